@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Lints the contract with Redocly, then Spectral, from the repository root (both configurations,
+// redocly.yaml and .spectral.yaml, live there and name their files relative to it). Both always run, so
+// one report shows every finding. Exits non-zero if either linter fails or prints any warning: a warning
+// that is allowed to stay becomes the noise that hides the next one.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = resolve(packageDir, '..', '..');
+const require = createRequire(join(packageDir, 'package.json'));
+
+// The linters' own entry points, run with this Node: no shell, no PATH lookup, no .bin shim.
+function binOf(packageName, binName) {
+  const manifestPath = require.resolve(`${packageName}/package.json`);
+  const { bin } = require(manifestPath);
+  return join(dirname(manifestPath), typeof bin === 'string' ? bin : bin[binName]);
+}
+
+const linters = [
+  {
+    name: 'Redocly',
+    bin: binOf('@redocly/cli', 'redocly'),
+    args: ['lint', '--config', 'redocly.yaml', '--format', 'stylish'],
+  },
+  {
+    name: 'Spectral',
+    bin: binOf('@stoplight/spectral-cli', 'spectral'),
+    args: [
+      'lint',
+      'spec/openapi.yaml',
+      '--ruleset',
+      '.spectral.yaml',
+      // Markdown descriptions and deeply shared components; see the file.
+      '--resolver',
+      'spec/rules/spectral-resolver.cjs',
+      '--fail-severity=warn',
+    ],
+  },
+];
+
+function run({ bin, args }) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      process.stderr.write(chunk);
+    });
+    child.on('error', (error) => resolvePromise({ code: 1, output: `${output}\n${error.message}` }));
+    child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}
+
+// Lines that report a warning. Some lines merely contain the word: Redocly's boxed notice that Node 20
+// support is ending (printed on every run on these machines; it says nothing about the contract), a summary
+// count of zero ("0 warnings"), and Spectral's all-clear ("No results with a severity of 'warn' or higher").
+const NOT_WARNINGS = [/\b0 warnings?\b/gi, /severity of '?warn'? or higher/gi];
+
+function warningLines(output) {
+  const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/);
+  const found = [];
+  let inBox = false;
+  for (const line of lines) {
+    if (line.includes('╔')) inBox = true;
+    const rest = NOT_WARNINGS.reduce((text, pattern) => text.replace(pattern, ''), line);
+    if (!inBox && /\bwarn(?:ing)?s?\b/i.test(rest)) found.push(line.trim());
+    if (line.includes('╚')) inBox = false;
+  }
+  return found;
+}
+
+let failed = false;
+for (const linter of linters) {
+  console.log(`\n> ${linter.name}: ${[linter.bin, ...linter.args].join(' ')}\n`);
+  const { code, output } = await run(linter);
+  const warnings = warningLines(output);
+  if (code !== 0) {
+    failed = true;
+    console.error(`\n${linter.name} failed (exit code ${code}).`);
+  } else if (warnings.length > 0) {
+    failed = true;
+    console.error(`\n${linter.name} printed ${warnings.length} warning line(s); warnings fail the lint:`);
+    for (const line of warnings) console.error(`  ${line}`);
+  }
+}
+
+console.log(failed ? '\nLint failed.' : '\nLint passed.');
+process.exit(failed ? 1 : 0);
