@@ -10,7 +10,6 @@ const DEFAULTS = {
   requiredResponses: ['401', '429', '500'],
   apiKeyScheme: 'ApiKeyAuth',
   apiKeyResponses: ['403'],
-  anyAreaOperations: [],
   bearerScheme: 'BearerAuth',
   bearerOnlyPrefixes: [],
 };
@@ -28,7 +27,6 @@ function onlyScheme(security, scheme) {
 export default function operationContract(document, options) {
   const opts = { ...DEFAULTS, ...(options || {}) };
   const publicOperations = new Set(opts.publicOperations);
-  const anyAreaOperations = new Set(opts.anyAreaOperations);
   const results = [];
   for (const { pathKey, method, operation, path } of operations(document)) {
     const label = operationLabel(method, pathKey);
@@ -75,7 +73,7 @@ export default function operationContract(document, options) {
     if (security.length === 0) continue;
 
     const usesApiKey = security.some((requirement) => isObject(requirement) && opts.apiKeyScheme in requirement);
-    if (usesApiKey && !anyAreaOperations.has(label)) {
+    if (usesApiKey) {
       for (const status of opts.apiKeyResponses) {
         if (!responseKeys.has(status)) {
           results.push({

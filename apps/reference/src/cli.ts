@@ -1,0 +1,284 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import type { KeyArea } from '@cls-api/server';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createDomain } from './domain/index.js';
+import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
+import { ApiError } from './errors.js';
+import { createLogger, type Clock } from './framework.js';
+import { baseUrlOf, shutdownOnSignals, startServer } from './server.js';
+import { monthKey, startOfNextMonth } from './service-time.js';
+import { KEY_AREAS, KEY_ENVS, ProvisioningError, SqliteAccountStore, type KeyEnv } from './store/accounts.js';
+import { openDatabase, type Db } from './store/db.js';
+
+const USAGE = `Usage: cls-reference <command> [options]
+
+  serve [--demo]                                   start the server (--demo: load demo data into an empty database)
+  seed                                             load the demo data set into an empty database; prints its keys
+  admin account create --name NAME [--paid] [--link wms,manager,cam]
+  admin account update --account ID (--paid | --unpaid)
+  admin account link --account ID --area wms|manager|cam [--ref SERVICE_ACCOUNT]
+  admin key create --account ID --area wms|manager|cam --env test|live   (prints the key once)
+  admin key revoke --key API_KEY
+  admin client create --account ID                 (prints client_id and client_secret once)
+  admin order ship ORDER_NO [--account ID]         mark an order shipped (status 30, with an invoice number)
+  admin quota reset --account ID                   reset the account's test-key usage of this month
+
+  --json   print one JSON object (fields: account_id, api_key, client_id, client_secret, …)
+
+Environment: PORT (3000), HOST (127.0.0.1), DATABASE (./data/reference.db, or :memory:), SERVICE_TIME_ZONE,
+GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST, TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
+JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, STRICT_CONTRACT.`;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  clock?: Clock;
+  /** `serve` installs SIGINT/SIGTERM handlers unless this is false (tests). */
+  handleSignals?: boolean;
+  /** Receives the running server of `serve`. */
+  onServe?: (app: FastifyInstance) => void;
+}
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  demo: { type: 'boolean' },
+  paid: { type: 'boolean' },
+  unpaid: { type: 'boolean' },
+  name: { type: 'string' },
+  account: { type: 'string' },
+  area: { type: 'string' },
+  env: { type: 'string' },
+  key: { type: 'string' },
+  link: { type: 'string' },
+  ref: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(flags: Flags, name: 'name' | 'account' | 'area' | 'env' | 'key'): string {
+  const value = flags[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function keyArea(value: string): KeyArea {
+  if (!(KEY_AREAS as readonly string[]).includes(value)) throw new UsageError(`--area must be one of ${KEY_AREAS.join(', ')} (no API key is issued for pay)`);
+  return value as KeyArea;
+}
+
+function keyEnv(value: string): KeyEnv {
+  if (!(KEY_ENVS as readonly string[]).includes(value)) throw new UsageError(`--env must be test or live`);
+  return value as KeyEnv;
+}
+
+function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string {
+  const lines = ['Demo accounts (keys are shown only now; the database keeps hashes):'];
+  for (const a of accounts) {
+    lines.push('', `  ${a.name}  account_id=${a.account_id}  ${a.paid ? 'paid' : 'not paid'}`);
+    for (const k of a.api_keys) lines.push(`    ${`${k.area} ${k.env}`.padEnd(13)} X-API-Key: ${k.api_key}`);
+    lines.push(`    client_id=${a.client_id}  client_secret=${a.client_secret}`);
+  }
+  const first = accounts[0];
+  const managerKey = first?.api_keys.find((k) => k.area === 'manager' && k.env === 'test');
+  if (baseUrl && first && managerKey) {
+    lines.push(
+      '',
+      'Try it:',
+      `  curl -sS "${baseUrl}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${managerKey.api_key}" -H "Accept: application/json"`,
+      '',
+      'A JWT for /v3/pay/:',
+      `  curl -sS -X POST "${baseUrl}/v3/auth/token" -H "Content-Type: application/json" -d '{"client_id":"${first.client_id}","client_secret":"${first.client_secret}"}'`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T> | T): Promise<T> {
+  const db = openDatabase(config.database);
+  try {
+    return await work(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function admin(positionals: string[], flags: Flags, config: Config, io: CliIo, now: Date): Promise<Record<string, unknown>> {
+  const [noun, verb, arg] = positionals;
+  return withDatabase(config, async (db) => {
+    const accounts = new SqliteAccountStore(db);
+    switch (`${noun} ${verb}`) {
+      case 'account create': {
+        const link = flags.link === undefined ? KEY_AREAS : flags.link.split(',').map((a) => keyArea(a.trim()));
+        const a = accounts.createAccount({ name: required(flags, 'name'), paid: flags.paid === true, link }, now);
+        return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
+      }
+      case 'account update': {
+        if (flags.paid === flags.unpaid) throw new UsageError('give exactly one of --paid and --unpaid');
+        const a = accounts.setPaid(required(flags, 'account'), flags.paid === true);
+        return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
+      }
+      case 'account link': {
+        const area = keyArea(required(flags, 'area'));
+        const accountId = required(flags, 'account');
+        const a = accounts.linkServiceAccount(accountId, area, flags.ref ?? `${area}-${accountId}`, now);
+        return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
+      }
+      case 'key create': {
+        const accountId = required(flags, 'account');
+        const area = keyArea(required(flags, 'area'));
+        const env = keyEnv(required(flags, 'env'));
+        const { api_key } = accounts.createApiKey(accountId, area, env, now);
+        return { account_id: accountId, area, env, api_key };
+      }
+      case 'key revoke': {
+        const revoked = accounts.revokeApiKey(required(flags, 'key'), now);
+        if (!revoked) throw new ProvisioningError('no active API key matches');
+        return { revoked: true };
+      }
+      case 'client create': {
+        const accountId = required(flags, 'account');
+        return { account_id: accountId, ...accounts.createClient(accountId, now) };
+      }
+      case 'order ship': {
+        if (!arg) throw new UsageError('admin order ship needs ORDER_NO');
+        const domain = createDomain(db, { timeZone: config.serviceTimeZone });
+        return { ...(await domain.shipOrder(flags.account ?? null, arg, now)) };
+      }
+      case 'quota reset': {
+        const accountId = required(flags, 'account');
+        const month = monthKey(now, config.serviceTimeZone);
+        accounts.resetUsage(accountId, month, 'test');
+        return {
+          account_id: accountId,
+          month,
+          limit: config.testKeyMonthlyQuota,
+          remaining: config.testKeyMonthlyQuota,
+          reset: Math.floor(startOfNextMonth(now, config.serviceTimeZone).getTime() / 1000),
+        };
+      }
+      default:
+        void io;
+        throw new UsageError(`unknown command: admin ${positionals.join(' ')}`);
+    }
+  });
+}
+
+function humanText(result: Record<string, unknown>): string {
+  return Object.entries(result)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+    .join('\n');
+}
+
+/**
+ * Runs one command. `serve` resolves once the server listens (it keeps running); the other commands resolve with
+ * the process exit code when done.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.stderr(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values: flags, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  const json = flags.json === true;
+  if (flags.help || !command) {
+    (command ? io.stdout : io.stderr)(USAGE);
+    return command ? 0 : 2;
+  }
+  const clock = io.clock ?? (() => new Date());
+
+  const fail = (code: number, message: string, apiCode?: string): number => {
+    if (json) io.stderr(JSON.stringify({ error: { ...(apiCode ? { code: apiCode } : {}), message } }));
+    else io.stderr(`error: ${message}`);
+    return code;
+  };
+
+  try {
+    if (command === 'serve') {
+      const config = loadConfig(io.env);
+      const logger = createLogger(config);
+      if (config.jwtSecretGenerated) logger.warn('JWT_SECRET is not set: using a random secret, so JWTs stop working when the server restarts');
+      const db = openDatabase(config.database);
+      let demo: DemoAccount[] | undefined;
+      let demoSkipped = false;
+      try {
+        if (flags.demo) {
+          try {
+            demo = await provisionDemo(new SqliteAccountStore(db), createDomain(db, { timeZone: config.serviceTimeZone }), clock());
+          } catch (err) {
+            if (!(err instanceof NotEmptyError)) throw err;
+            demoSkipped = true;
+          }
+        }
+        const app = await startServer({ config, db, closeDb: true, logger, ...(io.clock ? { clock: io.clock } : {}) });
+        if (io.handleSignals !== false) shutdownOnSignals(app);
+        io.onServe?.(app);
+        const baseUrl = baseUrlOf(app);
+        if (json) io.stdout(JSON.stringify({ base_url: baseUrl, ...(demo ? { accounts: demo } : {}), ...(demoSkipped ? { demo_loaded: false } : {}) }));
+        else {
+          if (demo) io.stdout(demoText(demo, baseUrl));
+          if (demoSkipped) io.stdout('The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …');
+          io.stdout(`Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${config.database}). Ctrl-C stops it.`);
+        }
+        return 0;
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+    }
+
+    const config = loadConfig(io.env, undefined, { needsJwtSecret: false });
+    if (command === 'seed') {
+      const accounts = await withDatabase(config, (db) =>
+        provisionDemo(new SqliteAccountStore(db), createDomain(db, { timeZone: config.serviceTimeZone }), clock()),
+      );
+      io.stdout(json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`));
+      return 0;
+    }
+    if (command === 'admin') {
+      const result = await admin(rest, flags, config, io, clock());
+      io.stdout(json ? JSON.stringify(result) : humanText(result));
+      return 0;
+    }
+    throw new UsageError(`unknown command: ${command}`);
+  } catch (err) {
+    if (err instanceof UsageError) return fail(2, `${err.message}\n\n${USAGE}`);
+    if (err instanceof ConfigError) return fail(2, err.message);
+    if (err instanceof ProvisioningError || err instanceof NotEmptyError) return fail(1, err.message);
+    if (err instanceof ApiError) return fail(1, err.message, err.code);
+    return fail(1, err instanceof Error ? err.message : String(err));
+  }
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+/** The CLI on this process's arguments, environment and standard streams (used by the bin and `pnpm reference`). */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const code = await runCli(argv, {
+    env: process.env,
+    stdout: (text) => process.stdout.write(`${text}\n`),
+    stderr: (text) => process.stderr.write(`${text}\n`),
+  });
+  if (code !== 0) process.exitCode = code;
+}
+
+if (isMain()) await main();

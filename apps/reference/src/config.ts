@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { contract, type Contract } from './contract.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** SQLite file path, or `:memory:`. */
+  database: string;
+  /** Time zone of the monthly reset, the 18:00 return window and every `YYYY-MM-DD HH:MM:SS` time. */
+  serviceTimeZone: string;
+  gatewayRatePerSecond: number;
+  gatewayBurst: number;
+  mcpRatePerSecond: number;
+  mcpBurst: number;
+  testKeyMonthlyQuota: number;
+  jwtSecret: string;
+  /** True when JWT_SECRET was not set and a random one was generated for this process. */
+  jwtSecretGenerated: boolean;
+  jwtTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** Addresses or CIDR ranges whose `X-Forwarded-For` is believed; empty: the socket address is the client. */
+  trustedProxies: string[];
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  /**
+   * Contract assertions at run time: every response is validated against the contract and every error code is
+   * checked against the operation's `x-error-codes`; a mismatch becomes a 500 and is recorded. On in tests.
+   */
+  strictContract: boolean;
+  production: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n- ${problems.join('\n- ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export interface LoadOptions {
+  /** Operator commands that never sign a JWT do not need JWT_SECRET, even in production. */
+  needsJwtSecret?: boolean;
+}
+
+/** Reads and validates the configuration; every problem is reported at once. */
+export function loadConfig(env: Env = process.env, spec: Contract = contract(), options: LoadOptions = {}): Config {
+  const problems: string[] = [];
+  const raw = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number, note = ''): number => {
+    const value = raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}${note}, got "${value}"`);
+      return fallback;
+    }
+    return Number(value);
+  };
+  const number = (name: string, fallback: number, min: number, note = ''): number => {
+    const value = raw(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n) || n < min) {
+      problems.push(`${name} must be a number of at least ${min}${note}, got "${value}"`);
+      return fallback;
+    }
+    return n;
+  };
+
+  const production = raw('NODE_ENV') === 'production';
+  const port = integer('PORT', 3000, 0, 65535);
+  const host = raw('HOST') ?? '127.0.0.1';
+  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) problems.push(`HOST must be an IP address or host name, got "${host}"`);
+  const database = raw('DATABASE') ?? './data/reference.db';
+
+  const serviceTimeZone = raw('SERVICE_TIME_ZONE') ?? spec.timeZone;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: serviceTimeZone });
+  } catch {
+    problems.push(`SERVICE_TIME_ZONE must be an IANA time zone such as ${spec.timeZone}, got "${serviceTimeZone}"`);
+  }
+
+  // The contract's limits are the floor: the reference may be more generous (load tests), never stricter.
+  const { gateway, gatewayMcp } = spec.limits;
+  const floor = (v: number) => ` (the contract's value ${v} or more)`;
+  const gatewayRatePerSecond = number('GATEWAY_RATE_PER_SECOND', gateway.ratePerSecond, gateway.ratePerSecond, floor(gateway.ratePerSecond));
+  const gatewayBurst = number('GATEWAY_BURST', gateway.burst, gateway.burst, floor(gateway.burst));
+  const mcpRatePerSecond = number('MCP_RATE_PER_SECOND', gatewayMcp.ratePerSecond, gatewayMcp.ratePerSecond, floor(gatewayMcp.ratePerSecond));
+  const mcpBurst = number('MCP_BURST', gatewayMcp.burst, gatewayMcp.burst, floor(gatewayMcp.burst));
+  const testKeyMonthlyQuota = integer('TEST_KEY_MONTHLY_QUOTA', spec.limits.testKeyMonthlyQuota, 1, 2_147_483_647);
+
+  let jwtSecret = raw('JWT_SECRET');
+  let jwtSecretGenerated = false;
+  if (jwtSecret === undefined) {
+    if (production && options.needsJwtSecret !== false) problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
+    jwtSecret = randomBytes(32).toString('base64url');
+    jwtSecretGenerated = true;
+  } else if (jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters (HS256 needs a 256-bit key)');
+  }
+  const { access, refresh } = spec.tokenLifetime;
+  const jwtTtlSeconds = integer('JWT_TTL_SECONDS', Math.min(3600, access.max), access.min, access.max);
+  const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', Math.min(14 * 86400, refresh.max), refresh.min, refresh.max);
+
+  const trustedProxies = (raw('TRUSTED_PROXIES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of trustedProxies) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (!family || !bitsOk || extra !== undefined) {
+      problems.push(`TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges, got "${entry}"`);
+    }
+  }
+
+  const logLevel = (raw('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+
+  const strictRaw = raw('STRICT_CONTRACT');
+  if (strictRaw !== undefined && !['0', '1', 'true', 'false'].includes(strictRaw)) {
+    problems.push(`STRICT_CONTRACT must be 1/true or 0/false, got "${strictRaw}"`);
+  }
+  const strictContract = strictRaw === undefined ? raw('NODE_ENV') === 'test' : strictRaw === '1' || strictRaw === 'true';
+
+  if (problems.length) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    database,
+    serviceTimeZone,
+    gatewayRatePerSecond,
+    gatewayBurst,
+    mcpRatePerSecond,
+    mcpBurst,
+    testKeyMonthlyQuota,
+    jwtSecret,
+    jwtSecretGenerated,
+    jwtTtlSeconds,
+    refreshTokenTtlSeconds,
+    trustedProxies,
+    logLevel,
+    bodyLimitBytes,
+    strictContract,
+    production,
+  };
+}

@@ -1,0 +1,88 @@
+import { errorCatalog, loadSpec, operations, type ErrorCatalogEntry, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+
+/** A token bucket of the gateway limit, as `info.x-limits` states it. */
+export interface BucketLimit {
+  /** Path prefix the bucket applies to (`/v3/`, `/v3/mcp/`). */
+  appliesTo: string;
+  ratePerSecond: number;
+  burst: number;
+}
+
+export interface ContractLimits {
+  gateway: BucketLimit;
+  gatewayMcp: BucketLimit;
+  testKeyMonthlyQuota: number;
+}
+
+/** What the server reads from the bundled contract at run time. */
+export interface Contract {
+  doc: OpenApiDocument;
+  operations: ReadonlyMap<string, OperationInfo>;
+  catalog: ReadonlyMap<string, ErrorCatalogEntry>;
+  limits: ContractLimits;
+  /** `info.x-service-time-zone`. */
+  timeZone: string;
+  /** Bounds of the token lifetimes (`Token.expires_in`, `Token.refresh_token_expires_in`). */
+  tokenLifetime: { access: { min: number; max: number }; refresh: { min: number; max: number } };
+}
+
+function fail(what: string): never {
+  throw new Error(`the contract (@cls-api/spec) does not state ${what}`);
+}
+
+function positiveNumber(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !(value > 0)) fail(`${what} as a positive number`);
+  return value;
+}
+
+function object(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) fail(what);
+  return value as Record<string, unknown>;
+}
+
+function bucket(limits: Record<string, unknown>, key: string): BucketLimit {
+  const raw = object(limits[key], `info.x-limits.${key}`);
+  if (typeof raw.applies_to !== 'string' || !raw.applies_to.startsWith('/')) fail(`info.x-limits.${key}.applies_to`);
+  return {
+    appliesTo: raw.applies_to,
+    ratePerSecond: positiveNumber(raw.rate_per_second, `info.x-limits.${key}.rate_per_second`),
+    burst: positiveNumber(raw.burst, `info.x-limits.${key}.burst`),
+  };
+}
+
+function bounds(doc: OpenApiDocument, property: string): { min: number; max: number } {
+  const token = object(doc.components?.schemas?.Token, 'components.schemas.Token');
+  const props = object(token.properties, 'components.schemas.Token.properties');
+  const schema = object(props[property], `components.schemas.Token.properties.${property}`) as JsonSchema;
+  return {
+    min: positiveNumber(schema.minimum, `Token.${property}.minimum`),
+    max: positiveNumber(schema.maximum, `Token.${property}.maximum`),
+  };
+}
+
+export function readContract(doc: OpenApiDocument): Contract {
+  const limits = object(doc.info['x-limits'], 'info.x-limits');
+  const quota = object(object(limits.monthly_quota, 'info.x-limits.monthly_quota').test, 'info.x-limits.monthly_quota.test');
+  const timeZone = doc.info['x-service-time-zone'];
+  if (typeof timeZone !== 'string' || !timeZone) fail('info.x-service-time-zone');
+  return {
+    doc,
+    operations: new Map(operations(doc).map((op) => [op.operationId, op])),
+    catalog: errorCatalog(doc),
+    limits: {
+      gateway: bucket(limits, 'gateway'),
+      gatewayMcp: bucket(limits, 'gateway_mcp'),
+      testKeyMonthlyQuota: positiveNumber(quota.calls_per_month, 'info.x-limits.monthly_quota.test.calls_per_month'),
+    },
+    timeZone,
+    tokenLifetime: { access: bounds(doc, 'expires_in'), refresh: bounds(doc, 'refresh_token_expires_in') },
+  };
+}
+
+let cached: Contract | undefined;
+
+/** The bundled contract, read once per process. */
+export function contract(): Contract {
+  cached ??= readContract(loadSpec());
+  return cached;
+}

@@ -1,0 +1,98 @@
+// The domain half of the reference server: every operation of the contract except the two token operations,
+// on a storage interface (`DomainStore`) with SQLite behind it.
+
+import type Database from 'better-sqlite3';
+import { type OpenApiDocument, loadDereferencedSpec, operations } from '@cls-api/spec';
+import { type DomainHandlers, mcpToolsOf } from './contract.js';
+import { depositHandlers } from './deposits.js';
+import { mcpHandlers } from './mcp.js';
+import { orderHandlers, orderLifecycle } from './orders.js';
+import { productHandlers } from './products.js';
+import { returnHandlers } from './returns.js';
+import { type DemoSummary, seedDemo } from './seed.js';
+import { SqliteDomainStore } from './sqlite-store.js';
+import type { DomainStore } from './store.js';
+import { ServiceTime } from './time.js';
+import { videoHandlers } from './videos.js';
+import type { Domain as DomainParts } from './views.js';
+
+export type { DomainHandlers } from './contract.js';
+export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './contract.js';
+export type { DemoAccountSummary, DemoSummary } from './seed.js';
+export { SqliteDomainStore } from './sqlite-store.js';
+export type * from './store.js';
+export { ServiceTime } from './time.js';
+
+export interface DomainOptions {
+  /** The service time zone (IANA name), for every shown time, date filter and the return window. */
+  timeZone: string;
+  /**
+   * The dereferenced contract (`loadDereferencedSpec()`, the default). The MCP tools and a few limits are read
+   * from it; tests pass an edited copy.
+   */
+  spec?: OpenApiDocument;
+  /** Where camera videos are served; `video_url` is this plus the video id. */
+  videoBaseUrl?: string;
+}
+
+export interface Domain {
+  handlers: DomainHandlers;
+  /** Loads the demo data set into empty accounts: the first gets a rich set, each further one a small set. */
+  seedDemo(accounts: { accountIds: string[]; now?: Date }): Promise<DemoSummary>;
+  /**
+   * Marks an order shipped (status 30) with a new numeric invoice number, as the warehouse does when it hands the
+   * parcel to the carrier; its packing video becomes visible in the camera area. `accountId` null finds the order
+   * across all sellers (the operator's CLI).
+   */
+  shipOrder(accountId: string | null, orderNo: string, now: Date): Promise<{ order_no: string; invoice_no: string }>;
+}
+
+const DEFAULT_VIDEO_BASE_URL = 'https://video.example.com/v/';
+
+/** `maxItems` of the `data` array of an operation's success response. */
+function dataMaxItems(doc: OpenApiDocument, operationId: string): number {
+  const op = operations(doc).find((o) => o.operationId === operationId);
+  const schema = op?.responses['200']?.schema as { properties?: { data?: { maxItems?: unknown } } } | undefined;
+  const max = schema?.properties?.data?.maxItems;
+  if (typeof max !== 'number') throw new Error(`the contract gives no maxItems for the data of ${operationId}`);
+  return max;
+}
+
+function withdrawalDeadline(doc: OpenApiDocument): { hour: number; minute: number } {
+  const limits = (doc.info as { 'x-limits'?: { return_withdrawal_deadline?: unknown } })['x-limits'];
+  const match = /^([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(String(limits?.return_withdrawal_deadline ?? ''));
+  if (!match) throw new Error('the contract gives no info.x-limits.return_withdrawal_deadline (HH:MM)');
+  return { hour: Number(match[1]), minute: Number(match[2]) };
+}
+
+/** The domain on any `DomainStore` implementation. */
+export function createDomainWithStore(store: DomainStore, options: DomainOptions): Domain {
+  const spec = options.spec ?? loadDereferencedSpec();
+  const base = options.videoBaseUrl ?? DEFAULT_VIDEO_BASE_URL;
+  const parts: DomainParts = {
+    store,
+    time: new ServiceTime(options.timeZone),
+    videoBaseUrl: base.endsWith('/') ? base : `${base}/`,
+    videosPerInvoice: dataMaxItems(spec, 'listInvoiceVideos'),
+    returnWithdrawalDeadline: withdrawalDeadline(spec),
+  };
+  const wrapped = {
+    ...orderHandlers(parts),
+    ...productHandlers(parts),
+    ...returnHandlers(parts),
+    ...depositHandlers(parts),
+    ...videoHandlers(parts),
+  };
+  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped) };
+  const lifecycle = orderLifecycle(parts);
+  return {
+    handlers,
+    seedDemo: ({ accountIds, now }) => seedDemo(parts, handlers, lifecycle, accountIds, now ?? new Date()),
+    shipOrder: (accountId, orderNo, now) => lifecycle.ship(accountId, orderNo, now),
+  };
+}
+
+/** The domain on one better-sqlite3 database, after the migrations (`store/migrations/002_domain.sql` on) ran. */
+export function createDomain(db: Database.Database, options: DomainOptions): Domain {
+  return createDomainWithStore(new SqliteDomainStore(db), options);
+}

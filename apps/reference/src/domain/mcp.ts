@@ -1,0 +1,92 @@
+// The MCP area: the tools are the contract's operations marked `x-mcp-tool`, called through their own handlers.
+
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { HandlerContext } from '@cls-api/server';
+import { ApiError } from '../errors.js';
+import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './contract.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+type WrappedHandlers = Omit<DomainHandlers, 'listMcpTools' | 'callMcpTool'>;
+type AnyInput = { params: Record<string, unknown>; query: Record<string, unknown>; body: undefined };
+type AnyHandler = (input: AnyInput, ctx: HandlerContext) => Promise<{ data: unknown; pagination?: Pagination }>;
+
+interface CallableTool {
+  definition: McpToolDefinition;
+  validate: ValidateFunction;
+  handler: AnyHandler;
+}
+
+function argumentsValidator(): Ajv2020 {
+  // Defaults (page 1, size 10) are filled in, as the request validator does for the wrapped operation's own route.
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, strictTypes: false });
+  addFormats(ajv);
+  // OpenAPI's integer formats, which ajv-formats does not know.
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  return ajv;
+}
+
+function argumentError(errors: ErrorObject[]): ApiError {
+  const missing = errors.find((e) => e.keyword === 'required');
+  if (missing) {
+    const name = (missing.params as { missingProperty: string }).missingProperty;
+    return new ApiError('REQUIRED_PARAMETER', `arguments.${name} is required.`);
+  }
+  const first = errors[0];
+  if (first?.keyword === 'additionalProperties') {
+    const name = (first.params as { additionalProperty: string }).additionalProperty;
+    return new ApiError('INVALID_PARAMETER', `arguments.${name} is not an argument of this tool.`);
+  }
+  const where = `arguments${(first?.instancePath ?? '').replaceAll('/', '.')}`;
+  return new ApiError('INVALID_PARAMETER', `${where} ${first?.message ?? 'is invalid'}.`);
+}
+
+export function mcpHandlers(definitions: McpToolDefinition[], wrapped: WrappedHandlers): Pick<DomainHandlers, 'listMcpTools' | 'callMcpTool'> {
+  const ajv = argumentsValidator();
+  const tools = new Map<string, CallableTool>();
+  for (const definition of definitions) {
+    const handler = (wrapped as unknown as Record<string, AnyHandler | undefined>)[definition.operation_id];
+    if (!handler) throw new Error(`MCP tool ${definition.name} wraps ${definition.operation_id}, which has no handler`);
+    tools.set(definition.name, { definition, validate: ajv.compile(definition.input_schema), handler });
+  }
+  const listing: McpTool[] = definitions.map(({ name, description, area, operation_id, input_schema }) => ({
+    name,
+    description,
+    area,
+    operation_id,
+    input_schema,
+  }));
+
+  return {
+    async listMcpTools() {
+      return { data: structuredClone(listing) };
+    },
+
+    async callMcpTool({ params, body }, ctx) {
+      const tool = tools.get(params.tool_name);
+      if (!tool) throw new ApiError('NOT_FOUND', `Tool ${params.tool_name} was not found.`);
+      const { definition } = tool;
+      // DECISIONS G8: a key may call the tools of its own area only.
+      if (ctx.keyArea !== definition.area) {
+        throw new ApiError('AUTH_FORBIDDEN', `Tool ${definition.name} needs an API key of the ${definition.area} area.`);
+      }
+      const args = structuredClone(body.arguments) as Record<string, unknown>;
+      if (!tool.validate(args)) throw argumentError(tool.validate.errors ?? []);
+      const input: AnyInput = { params: {}, query: {}, body: undefined };
+      for (const [name, value] of Object.entries(args)) {
+        input[definition.argumentLocations[name] === 'path' ? 'params' : 'query'][name] = value;
+      }
+      // The wrapped operation's errors propagate unchanged: same status, same code.
+      const result = await tool.handler(input, { ...ctx, area: definition.area satisfies McpArea });
+      return {
+        data: {
+          tool: definition.name,
+          result: result.data as Record<string, unknown>,
+          ...(result.pagination === undefined ? {} : { pagination: result.pagination }),
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,337 @@
+// Warehouse orders and draft (open) orders: the two bulk registrations, reads, the update, and the order's life
+// after registration (preparing, shipping, delivery, cancellation). WMS and manager see the same orders.
+
+import type { components } from '@cls-api/server';
+import { ApiError } from '../errors.js';
+import {
+  DRAFT_STATUS_OPEN,
+  type DomainHandlers,
+  isShipped,
+  ORDER_STATUS,
+  type OrderStatusCode,
+  paginationOf,
+  windowOf,
+} from './contract.js';
+import type { OrderChanges, OrderFields, OrderRecord, StoreTransaction } from './store.js';
+import { type EpochSeconds, ServiceTime } from './time.js';
+import { dailyNumber, dateFilter, type Domain, draftView, managerOrderView, orderView, timeFilter } from './views.js';
+
+type OrderRow = components['schemas']['OrderRow'];
+type OrderResult = components['schemas']['OrderResult'];
+type DraftResult = components['schemas']['DraftResult'];
+
+function fieldsOf(row: OrderRow): OrderFields {
+  return {
+    mall_order_no: row.mall_order_no,
+    mall_product_name: row.mall_product_name,
+    product_code: row.product_code,
+    option_code: row.option_code ?? null,
+    quantity: row.quantity,
+    receiver_name: row.receiver_name,
+    receiver_phone: row.receiver_phone,
+    receiver_address: row.receiver_address,
+    memo: row.memo ?? '',
+  };
+}
+
+function stockName(productCode: string, optionCode: string | null): string {
+  return optionCode === null ? `product ${productCode}` : `option ${optionCode} of product ${productCode}`;
+}
+
+/** Why a row's product or option cannot be used, or undefined when both exist. */
+async function missingItem(tx: StoreTransaction, accountId: string, f: OrderFields): Promise<string | undefined> {
+  if (!(await tx.findProduct(accountId, f.product_code))) return `Product ${f.product_code} was not found.`;
+  if (f.option_code !== null && !(await tx.findOption(accountId, f.product_code, f.option_code))) {
+    return `Option ${f.option_code} of product ${f.product_code} was not found.`;
+  }
+  return undefined;
+}
+
+/**
+ * Takes `quantity` from the stock the order draws on (the option's, or the product's own when no option is given).
+ * When too little is free nothing is taken, and the free quantity is returned.
+ */
+async function allocate(tx: StoreTransaction, accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<{ free: number } | undefined> {
+  if (await tx.allocateStock(accountId, productCode, optionCode, quantity, at)) return undefined;
+  return { free: (await tx.findStock(accountId, productCode, optionCode))?.quantity ?? 0 };
+}
+
+function shortageText(f: Pick<OrderFields, 'product_code' | 'option_code'>, requested: string, free: number): string {
+  return `Insufficient stock for ${stockName(f.product_code, f.option_code)}: ${requested}, ${free} available.`;
+}
+
+/** Remembers each `mall_order_no` of a request, so a later row repeating one fails. */
+class RepeatedInRequest {
+  private readonly firstRow = new Map<string, number>();
+  constructor(private readonly arrayName: string) {}
+
+  /** The failure text when `key` appeared in an earlier row, else undefined (and the row is remembered). */
+  check(label: string, key: string, row: number): string | undefined {
+    const earlier = this.firstRow.get(key);
+    if (earlier !== undefined) return `${label} ${key} repeats ${this.arrayName}[${earlier}] of this request.`;
+    this.firstRow.set(key, row);
+    return undefined;
+  }
+}
+
+async function nextOrderNo(tx: StoreTransaction, time: ServiceTime, at: EpochSeconds): Promise<string> {
+  const date = time.compactDateOf(at);
+  return dailyNumber('ORD', date, await tx.nextSequence('order_no', date));
+}
+
+/** Invoice numbers are numeric (components.schemas.InvoiceNo): a 12-digit carrier range, one per shipment. */
+async function nextInvoiceNo(tx: StoreTransaction): Promise<string> {
+  return String(600_000_000_000 + (await tx.nextSequence('invoice_no', '')));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The order's life after registration
+
+export interface OrderLifecycle {
+  /** Hands an order to the carrier: status `30`, a new invoice number, and the packing camera's video of it. */
+  ship(accountId: string | null, orderNo: string, now: Date): Promise<{ order_no: string; invoice_no: string }>;
+  /** `10` → `20`: picking and packing starts. */
+  prepare(accountId: string, orderNo: string, now: Date): Promise<void>;
+  /** `30` → `40`. */
+  deliver(accountId: string, orderNo: string, now: Date): Promise<void>;
+  /** An unshipped order is cancelled (`90`) and its stock is freed. */
+  cancel(accountId: string, orderNo: string, now: Date): Promise<void>;
+}
+
+export function orderLifecycle(d: Domain): OrderLifecycle {
+  const { store } = d;
+
+  async function load(tx: StoreTransaction, accountId: string | null, orderNo: string) {
+    const order = await tx.findOrder(accountId, orderNo);
+    if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
+    return order;
+  }
+
+  function refuseFinished(order: OrderRecord): void {
+    if (isShipped(order.order_status_code)) {
+      throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped.`);
+    }
+    if (order.order_status_code === ORDER_STATUS.cancelled) {
+      throw new ApiError('INVALID_PARAMETER', `Order ${order.order_no} is cancelled.`);
+    }
+  }
+
+  return {
+    ship: (accountId, orderNo, now) =>
+      store.transaction(async (tx) => {
+        const at = ServiceTime.seconds(now);
+        const order = await load(tx, accountId, orderNo);
+        refuseFinished(order);
+        const invoice_no = await nextInvoiceNo(tx);
+        await tx.updateOrder(order.account_id, orderNo, { order_status_code: ORDER_STATUS.shipped, invoice_no, updated_at: at });
+        // The warehouse's packing camera records every parcel it ships; the camera area looks videos up by invoice.
+        const sequence = await tx.nextSequence('video_id', '');
+        const duration = 30 + ((sequence * 37) % 90);
+        await tx.insertVideo(order.account_id, {
+          video_id: `VID-${String(sequence).padStart(6, '0')}`,
+          invoice_no,
+          recorded_at: at - duration,
+          duration_seconds: duration,
+        });
+        return { order_no: orderNo, invoice_no };
+      }),
+
+    prepare: (accountId, orderNo, now) =>
+      store.transaction(async (tx) => {
+        const order = await load(tx, accountId, orderNo);
+        if (order.order_status_code !== ORDER_STATUS.registered) {
+          throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.registered}.`);
+        }
+        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.preparing, updated_at: ServiceTime.seconds(now) });
+      }),
+
+    deliver: (accountId, orderNo, now) =>
+      store.transaction(async (tx) => {
+        const order = await load(tx, accountId, orderNo);
+        if (order.order_status_code !== ORDER_STATUS.shipped) {
+          throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.shipped}.`);
+        }
+        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.delivered, updated_at: ServiceTime.seconds(now) });
+      }),
+
+    cancel: (accountId, orderNo, now) =>
+      store.transaction(async (tx) => {
+        const at = ServiceTime.seconds(now);
+        const order = await load(tx, accountId, orderNo);
+        refuseFinished(order);
+        await tx.releaseStock(accountId, order.product_code, order.option_code, order.quantity, at);
+        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.cancelled, updated_at: at });
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Handlers
+
+type OrderHandlers = Pick<
+  DomainHandlers,
+  | 'listWmsOrders'
+  | 'registerOrders'
+  | 'getWmsOrder'
+  | 'updateWmsOrder'
+  | 'registerDraftOrders'
+  | 'getDraftOrder'
+  | 'listManagerOrders'
+  | 'getManagerOrder'
+>;
+
+export function orderHandlers(d: Domain): OrderHandlers {
+  const { store, time } = d;
+
+  async function readOrder(accountId: string, orderNo: string) {
+    const order = await store.findOrder(accountId, orderNo);
+    // Another seller's order is not found either (DECISIONS G9): 404, never 403.
+    if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
+    return order;
+  }
+
+  async function listOrders(accountId: string, query: { page: number; size: number; updated_after?: string; date_from?: string; order_status_code?: OrderStatusCode }) {
+    const filter = {
+      updatedAfter: timeFilter(time, 'updated_after', query.updated_after),
+      registeredFrom: dateFilter(time, 'date_from', query.date_from),
+      statusCode: query.order_status_code,
+    };
+    const slice = await store.listOrders(accountId, filter, windowOf(query.page, query.size));
+    return { items: slice.items, pagination: paginationOf(query.page, query.size, slice.total) };
+  }
+
+  return {
+    async listWmsOrders({ query }, ctx) {
+      const { items, pagination } = await listOrders(ctx.accountId, query);
+      return { data: items.map((o) => orderView(o, time)), pagination };
+    },
+
+    async listManagerOrders({ query }, ctx) {
+      const { items, pagination } = await listOrders(ctx.accountId, query);
+      return { data: items.map((o) => managerOrderView(o, time)), pagination };
+    },
+
+    async getWmsOrder({ params }, ctx) {
+      return { data: orderView(await readOrder(ctx.accountId, params.order_no), time) };
+    },
+
+    async getManagerOrder({ params }, ctx) {
+      return { data: orderView(await readOrder(ctx.accountId, params.order_no), time) };
+    },
+
+    async registerOrders({ body }, ctx) {
+      const at = ServiceTime.seconds(ctx.now);
+      const created_at = time.format(at);
+      const accountId = ctx.accountId;
+      // Every accepted row of the request is written in this one transaction; a row that fails writes nothing.
+      const results = await store.transaction(async (tx) => {
+        const repeated = new RepeatedInRequest('orders');
+        const out: OrderResult[] = [];
+        for (const [i, row] of body.orders.entries()) {
+          const f = fieldsOf(row);
+          const failure =
+            repeated.check('mall_order_no', f.mall_order_no, i) ??
+            ((await tx.findOrderByMallOrderNo(accountId, f.mall_order_no))
+              ? `An order with mall_order_no ${f.mall_order_no} already exists.`
+              : undefined) ??
+            (await missingItem(tx, accountId, f)) ??
+            (await allocate(tx, accountId, f.product_code, f.option_code, f.quantity, at).then(
+              (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
+            ));
+          if (failure !== undefined) {
+            out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, order_no: '', created_at: '', success: false, result_message: failure });
+            continue;
+          }
+          const order_no = await nextOrderNo(tx, time, at);
+          await tx.insertOrder(accountId, {
+            ...f,
+            order_no,
+            order_status_code: ORDER_STATUS.registered,
+            invoice_no: null,
+            registered_at: at,
+            updated_at: at,
+          });
+          out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, order_no, created_at, success: true, result_message: '' });
+        }
+        return out;
+      });
+      const created_count = results.filter((r) => r.success).length;
+      const failed_count = results.length - created_count;
+      ctx.log.info({ created_count, failed_count }, 'orders registered');
+      return { data: { created_count, failed_count, results } };
+    },
+
+    async updateWmsOrder({ params, body }, ctx) {
+      const at = ServiceTime.seconds(ctx.now);
+      const updated = await store.transaction(async (tx) => {
+        const order = await tx.findOrder(ctx.accountId, params.order_no);
+        if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${params.order_no} was not found.`);
+        if (isShipped(order.order_status_code)) {
+          throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped and cannot be modified.`);
+        }
+        if (order.order_status_code === ORDER_STATUS.cancelled) {
+          throw new ApiError('INVALID_PARAMETER', `Order ${order.order_no} is cancelled and cannot be modified.`);
+        }
+        const changes: OrderChanges = { updated_at: at };
+        if (body.quantity !== undefined && body.quantity !== order.quantity) {
+          const difference = body.quantity - order.quantity;
+          if (difference > 0) {
+            const short = await allocate(tx, ctx.accountId, order.product_code, order.option_code, difference, at);
+            // Thrown inside the transaction, so the order and the stock stay exactly as they were.
+            if (short) throw new ApiError('INVENTORY_INSUFFICIENT', shortageText(order, `${difference} more requested`, short.free));
+          } else {
+            await tx.releaseStock(ctx.accountId, order.product_code, order.option_code, -difference, at);
+          }
+          changes.quantity = body.quantity;
+        }
+        if (body.receiver_name !== undefined) changes.receiver_name = body.receiver_name;
+        if (body.receiver_phone !== undefined) changes.receiver_phone = body.receiver_phone;
+        if (body.receiver_address !== undefined) changes.receiver_address = body.receiver_address;
+        if (body.memo !== undefined) changes.memo = body.memo;
+        await tx.updateOrder(ctx.accountId, order.order_no, changes);
+        return { ...order, ...changes };
+      });
+      return { data: orderView(updated, time) };
+    },
+
+    async registerDraftOrders({ body }, ctx) {
+      const at = ServiceTime.seconds(ctx.now);
+      const created_at = time.format(at);
+      const date = time.compactDateOf(at);
+      const accountId = ctx.accountId;
+      const drafts = await store.transaction(async (tx) => {
+        const repeated = new RepeatedInRequest('orders');
+        const out: DraftResult[] = [];
+        for (const [i, row] of body.orders.entries()) {
+          const f = fieldsOf(row);
+          // A draft allocates no stock: only duplicates and unknown products or options fail a row.
+          const failure =
+            repeated.check('mall_order_no', f.mall_order_no, i) ??
+            ((await tx.findDraftByMallOrderNo(accountId, f.mall_order_no))
+              ? `A draft with mall_order_no ${f.mall_order_no} already exists.`
+              : undefined) ??
+            (await missingItem(tx, accountId, f));
+          if (failure !== undefined) {
+            // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
+            out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id: '', status: '', created_at: '', success: false, result_message: failure });
+            continue;
+          }
+          const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
+          await tx.insertDraft(accountId, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
+          out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id, status: DRAFT_STATUS_OPEN, created_at, success: true, result_message: '' });
+        }
+        return out;
+      });
+      const created_count = drafts.filter((r) => r.success).length;
+      const failed_count = drafts.length - created_count;
+      ctx.log.info({ created_count, failed_count }, 'draft orders registered');
+      return { data: { created_count, failed_count, drafts } };
+    },
+
+    async getDraftOrder({ params }, ctx) {
+      const draft = await store.findDraft(ctx.accountId, params.draft_id);
+      if (!draft) throw new ApiError('ORDER_DRAFT_NOT_FOUND', `Draft order ${params.draft_id} was not found.`);
+      return { data: draftView(draft, time) };
+    },
+  };
+}

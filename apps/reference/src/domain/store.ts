@@ -1,0 +1,201 @@
+// The storage seam of the domain. Handlers depend on these interfaces only; `sqlite-store.ts` implements them on
+// better-sqlite3, and another backend (PostgreSQL) implements the same methods. Every method is asynchronous so a
+// networked database fits, and every write happens inside `transaction`, so a bulk request is one unit of work.
+//
+// Records use the API's field names. Times are epoch seconds (see time.ts); the handlers format them.
+
+import type { EpochSeconds } from './time.js';
+
+export interface SupplierRecord {
+  supplier_code: string;
+  supplier_name: string;
+  updated_at: EpochSeconds;
+}
+
+export interface ProductRecord {
+  product_code: string;
+  product_name: string;
+  price: number;
+  supplier_code: string | null;
+  option_count: number;
+  created_at: EpochSeconds;
+  updated_at: EpochSeconds;
+}
+
+export interface OptionRecord {
+  product_code: string;
+  option_code: string;
+  option_name: string;
+  additional_price: number;
+  created_at: EpochSeconds;
+}
+
+/** Stock of a product itself (`option_code` null) or of one option. */
+export interface StockRecord {
+  product_code: string;
+  option_code: string | null;
+  quantity: number;
+  updated_at: EpochSeconds;
+}
+
+/** The fields a seller submits for an order or a draft (one bulk row). */
+export interface OrderFields {
+  mall_order_no: string;
+  mall_product_name: string;
+  product_code: string;
+  option_code: string | null;
+  quantity: number;
+  receiver_name: string;
+  receiver_phone: string;
+  receiver_address: string;
+  memo: string;
+}
+
+export interface OrderRecord extends OrderFields {
+  order_no: string;
+  order_status_code: number;
+  invoice_no: string | null;
+  registered_at: EpochSeconds;
+  updated_at: EpochSeconds;
+}
+
+export interface DraftRecord extends OrderFields {
+  draft_id: string;
+  status: string;
+  created_at: EpochSeconds;
+}
+
+export interface ReturnRecord {
+  return_no: string;
+  order_no: string;
+  reason: string;
+  registered_at: EpochSeconds;
+  cancellable_until: EpochSeconds;
+  /** Null while the return is requested. */
+  withdrawn_at: EpochSeconds | null;
+}
+
+export interface DepositRecord {
+  deposit_id: string;
+  amount: number;
+  depositor_name: string;
+  deposited_at: EpochSeconds;
+}
+
+export interface VideoRecord {
+  video_id: string;
+  invoice_no: string;
+  recorded_at: EpochSeconds;
+  duration_seconds: number;
+}
+
+/** A window of a list: `offset` items skipped, at most `limit` returned. */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+export interface Slice<T> {
+  items: T[];
+  /** Number of matching items over the whole list, not only this window. */
+  total: number;
+}
+
+export interface OrderFilter {
+  /** Only orders changed strictly after this time. */
+  updatedAfter?: EpochSeconds;
+  /** Only orders registered at or after this time. */
+  registeredFrom?: EpochSeconds;
+  statusCode?: number;
+}
+
+export interface ChangeFilter {
+  /** Only items changed strictly after this time. */
+  updatedAfter?: EpochSeconds;
+}
+
+export interface StockFilter extends ChangeFilter {
+  productCode?: string;
+}
+
+/** A period `[from, until)`. */
+export interface Period {
+  from: EpochSeconds;
+  until: EpochSeconds;
+}
+
+export type OrderChanges = Partial<
+  Pick<OrderRecord, 'quantity' | 'receiver_name' | 'receiver_phone' | 'receiver_address' | 'memo' | 'order_status_code' | 'invoice_no'>
+> & { updated_at: EpochSeconds };
+
+/** Reads; available outside and inside a transaction. `accountId` scopes every read to one seller. */
+export interface StoreReader {
+  listSuppliers(accountId: string, window: Window): Promise<Slice<SupplierRecord>>;
+
+  findProduct(accountId: string, productCode: string): Promise<ProductRecord | undefined>;
+  /** Products in the order they were created. */
+  listProducts(accountId: string, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>>;
+  findOption(accountId: string, productCode: string, optionCode: string): Promise<OptionRecord | undefined>;
+  /** Options of one product in the order they were added. */
+  listOptions(accountId: string, productCode: string, window: Window): Promise<Slice<OptionRecord>>;
+  findStock(accountId: string, productCode: string, optionCode: string | null): Promise<StockRecord | undefined>;
+  /** Stock rows by product (creation order), each product's own row first, then its options in the order added. */
+  listStock(accountId: string, filter: StockFilter, window: Window): Promise<Slice<StockRecord>>;
+
+  /** `accountId` null looks an order up across every seller (the operator's tools). */
+  findOrder(accountId: string | null, orderNo: string): Promise<(OrderRecord & { account_id: string }) | undefined>;
+  findOrderByMallOrderNo(accountId: string, mallOrderNo: string): Promise<OrderRecord | undefined>;
+  /** Newest registration first. */
+  listOrders(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>>;
+
+  findDraft(accountId: string, draftId: string): Promise<DraftRecord | undefined>;
+  findDraftByMallOrderNo(accountId: string, mallOrderNo: string): Promise<DraftRecord | undefined>;
+
+  findReturn(accountId: string, returnNo: string): Promise<ReturnRecord | undefined>;
+  /** The order's return that is not withdrawn, if any. */
+  findOpenReturn(accountId: string, orderNo: string): Promise<ReturnRecord | undefined>;
+
+  /** Newest first. */
+  listDeposits(accountId: string, period: Period, window: Window): Promise<Slice<DepositRecord>>;
+  /** Oldest first. */
+  listVideos(accountId: string, invoiceNo: string, limit: number): Promise<VideoRecord[]>;
+}
+
+/** Writes; only inside `DomainStore.transaction`. */
+export interface StoreWriter {
+  /** The next value (1, 2, …) of a named counter within a scope, such as order numbers of one day. */
+  nextSequence(name: string, scope: string): Promise<number>;
+
+  insertSupplier(accountId: string, supplier: SupplierRecord): Promise<void>;
+  /** Inserts the product and its own stock row. */
+  insertProduct(accountId: string, product: Omit<ProductRecord, 'option_count'>, stockQuantity: number): Promise<void>;
+  /** Inserts the option and its stock row, and marks the product changed at the option's creation time. */
+  insertOption(accountId: string, option: OptionRecord, stockQuantity: number): Promise<void>;
+
+  /**
+   * Takes `quantity` units from a stock row when at least that many are free; returns false (and changes nothing)
+   * otherwise. The check and the decrement are one statement, so concurrent allocations cannot oversell.
+   */
+  allocateStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean>;
+  releaseStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void>;
+
+  insertOrder(accountId: string, order: OrderRecord): Promise<void>;
+  updateOrder(accountId: string, orderNo: string, changes: OrderChanges): Promise<void>;
+  insertDraft(accountId: string, draft: DraftRecord): Promise<void>;
+
+  insertReturn(accountId: string, ret: ReturnRecord): Promise<void>;
+  markReturnWithdrawn(accountId: string, returnNo: string, at: EpochSeconds): Promise<void>;
+
+  insertDeposit(accountId: string, deposit: DepositRecord): Promise<void>;
+  insertVideo(accountId: string, video: VideoRecord): Promise<void>;
+}
+
+export type StoreTransaction = StoreReader & StoreWriter;
+
+export interface DomainStore extends StoreReader {
+  /**
+   * Runs `work` as one transaction: committed when it resolves, rolled back when it rejects, so a failure part-way
+   * leaves nothing behind. Transactions do not interleave.
+   */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+}

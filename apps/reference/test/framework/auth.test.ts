@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SignJWT } from 'jose';
+import { TestClock } from '../support/clock.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
+
+const clock = new TestClock('2026-11-20T03:00:00Z');
+let s: TestServer;
+let seller: string;
+
+beforeEach(async () => {
+  clock.set('2026-11-20T03:00:00Z');
+  s = await startTestServer({ clock: clock.now });
+  seller = s.account({ paid: true });
+});
+afterEach(() => s.close());
+
+const codeOf = (r: { status: number; body: { error?: { code: string } } }) => [r.status, r.body.error?.code];
+
+async function jwtFor(accountId: string): Promise<string> {
+  const client = s.app.accounts.createClient(accountId, clock.now());
+  const r = await s.post('/v3/auth/token', client);
+  expect(r.status).toBe(200);
+  return r.body.data.access_token as string;
+}
+
+describe('API-key areas', () => {
+  it('no X-API-Key is 401 AUTH_MISSING_TOKEN', async () => {
+    expect(codeOf(await s.get('/v3/wms/suppliers'))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos'))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+    expect(codeOf(await s.get('/v3/mcp/tools'))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+  });
+
+  it('a JWT alone on an API-key area is 401 AUTH_MISSING_TOKEN: the X-API-Key header is what is missing', async () => {
+    const token = await jwtFor(seller);
+    expect(codeOf(await s.get('/v3/manager/orders', { bearer: token }))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+  });
+
+  it('an unknown, malformed or revoked key is 401 AUTH_INVALID_TOKEN', async () => {
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'not-a-key' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    const key = s.key(seller, 'wms');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key.toUpperCase() }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    s.app.accounts.revokeApiKey(key, clock.now());
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('a valid key of another area is 403 AUTH_FORBIDDEN (DECISIONS G8)', async () => {
+    const manager = s.key(seller, 'manager');
+    const cam = s.key(seller, 'cam');
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: manager }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get('/v3/manager/orders', { apiKey: cam }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: s.key(seller, 'wms') }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect((await s.get('/v3/manager/orders', { apiKey: manager })).status).toBe(200);
+  });
+
+  it('/v3/mcp/ accepts a key of any area and hands its area to the domain', async () => {
+    for (const area of ['wms', 'manager', 'cam'] as const) {
+      const r = await s.get('/v3/mcp/tools', { apiKey: s.key(seller, area) });
+      expect(r.status).toBe(200);
+    }
+    // The tool-area check is the domain's, from ctx.keyArea: a cam key may not call a wms tool.
+    const r = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: s.key(seller, 'cam') });
+    expect(codeOf(r)).toEqual([403, 'AUTH_FORBIDDEN']);
+    const ok = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: s.key(seller, 'wms') });
+    expect(ok.status).toBe(200);
+  });
+
+  it('live keys need a paid account, at issue and on every call', async () => {
+    const unpaid = s.account({ paid: false });
+    expect(() => s.key(unpaid, 'wms', 'live')).toThrow(/paid/);
+    const live = s.key(seller, 'wms', 'live');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
+    s.app.accounts.setPaid(seller, false);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    // Test keys do not need the subscription.
+    expect((await s.get('/v3/wms/suppliers', { apiKey: s.key(seller, 'wms') })).status).toBe(200);
+  });
+
+  it('a key is issued only for a linked service account', () => {
+    const accountId = s.app.accounts.createAccount({ name: 'Only WMS', paid: false, link: ['wms'] }, clock.now()).account_id;
+    expect(() => s.key(accountId, 'cam')).toThrow(/has not linked a cam service account/);
+    expect(s.key(accountId, 'wms')).toMatch(/^wms_test_[A-Za-z0-9]{32}$/);
+  });
+
+  it('keys are stored only as hashes', () => {
+    const key = s.key(seller, 'wms');
+    const rows = s.app.db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(key);
+    expect(stored).not.toContain(key.slice(-20));
+  });
+});
+
+describe('/v3/pay/ (JWT only)', () => {
+  const deposits = '/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20';
+
+  it('no credential is 401 AUTH_MISSING_TOKEN', async () => {
+    expect(codeOf(await s.get(deposits))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+  });
+
+  it('only X-API-Key is 403 AUTH_FORBIDDEN, whether or not the key is valid', async () => {
+    expect(codeOf(await s.get(deposits, { apiKey: s.key(seller, 'wms') }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get(deposits, { apiKey: 'junk' }))).toEqual([403, 'AUTH_FORBIDDEN']);
+  });
+
+  it('a bad JWT is 401 AUTH_INVALID_TOKEN', async () => {
+    const token = await jwtFor(seller);
+    const now = Math.floor(clock.now().getTime() / 1000);
+    const key = new TextEncoder().encode(TEST_JWT_SECRET);
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(seller).setAudience('pay').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const wrongAudience = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(seller).setAudience('wms').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(key);
+    const unknownAccount = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject('acc_nobody').setAudience('pay').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(key);
+    const [header, payload] = token.split('.');
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
+    for (const bad of [forged, wrongAudience, unknownAccount, unsigned, `${header}.${payload}.AAAA`, 'garbage']) {
+      expect(codeOf(await s.get(deposits, { bearer: bad })), bad).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    }
+    expect(codeOf(await s.get(deposits, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('a valid JWT is accepted; after expiry it is 401 AUTH_EXPIRED_TOKEN', async () => {
+    const token = await jwtFor(seller);
+    expect((await s.get(deposits, { bearer: token })).status).toBe(200);
+    clock.advance(s.config.jwtTtlSeconds * 1000 - 1000);
+    expect((await s.get(deposits, { bearer: token })).status).toBe(200);
+    clock.advance(1000);
+    expect(codeOf(await s.get(deposits, { bearer: token }))).toEqual([401, 'AUTH_EXPIRED_TOKEN']);
+  });
+
+  it('sub is the account: the JWT carries the seller context', async () => {
+    const token = await jwtFor(seller);
+    const [, payload] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+    expect(claims).toMatchObject({ sub: seller, aud: 'pay' });
+    expect(claims.exp - claims.iat).toBe(s.config.jwtTtlSeconds);
+  });
+});
+
+describe('public operations', () => {
+  it('the token operations need no credential and ignore a key', async () => {
+    const client = s.app.accounts.createClient(seller, clock.now());
+    expect((await s.post('/v3/auth/token', client)).status).toBe(200);
+    expect((await s.post('/v3/auth/token', client, { apiKey: 'junk' })).status).toBe(200);
+  });
+});

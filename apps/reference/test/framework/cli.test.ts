@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import { openDatabase } from '../../src/store/db.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
+
+let dir: string;
+let env: Record<string, string>;
+let server: TestServer | undefined;
+let served: FastifyInstance | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cls-reference-cli-'));
+  env = { DATABASE: join(dir, 'data', 'reference.db'), LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET };
+});
+afterEach(async () => {
+  await server?.close();
+  await served?.close();
+  server = undefined;
+  served = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { env, stdout: (t) => (out += `${t}\n`), stderr: (t) => (err += `${t}\n`), handleSignals: false, onServe: (app) => (served = app) });
+  let json: unknown;
+  try {
+    json = JSON.parse(out);
+  } catch {
+    json = undefined;
+  }
+  return { code, out, err, json };
+}
+
+/** A server on the CLI's database file. */
+async function serve(): Promise<TestServer> {
+  const { DATABASE, ...rest } = env;
+  server = await startTestServer({ db: openDatabase(DATABASE!), closeDb: true, env: rest });
+  return server;
+}
+
+describe('admin commands with --json', () => {
+  it('provision an account, keys and client credentials that work against the server', async () => {
+    const account = await cli('admin', 'account', 'create', '--name', 'Acme Trading', '--json');
+    expect(account.code).toBe(0);
+    expect(account.json).toEqual({ account_id: expect.stringMatching(/^acc_/), name: 'Acme Trading', paid: false, linked_areas: ['cam', 'manager', 'wms'] });
+    const id = account.json.account_id as string;
+
+    const key = await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test', '--json');
+    expect(key.code).toBe(0);
+    expect(key.json).toEqual({ account_id: id, area: 'wms', env: 'test', api_key: expect.stringMatching(/^wms_test_[A-Za-z0-9]{32}$/) });
+
+    const live = await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'live', '--json');
+    expect(live.code).toBe(1);
+    expect(JSON.parse(live.err)).toEqual({ error: { message: expect.stringContaining('paid subscription') } });
+
+    const client = await cli('admin', 'client', 'create', '--account', id, '--json');
+    expect(client.json).toEqual({ account_id: id, client_id: expect.stringMatching(/^cli_/), client_secret: expect.stringMatching(/^sec_/) });
+
+    const s = await serve();
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key.json.api_key })).status).toBe(200);
+    const token = await s.post('/v3/auth/token', { client_id: client.json.client_id, client_secret: client.json.client_secret });
+    expect(token.status).toBe(200);
+  });
+
+  it('account update --paid enables live keys; --unpaid makes them 403', async () => {
+    const id = (await cli('admin', 'account', 'create', '--name', 'Shop', '--json')).json.account_id as string;
+    expect((await cli('admin', 'account', 'update', '--account', id, '--paid', '--json')).json.paid).toBe(true);
+    const live = (await cli('admin', 'key', 'create', '--account', id, '--area', 'manager', '--env', 'live', '--json')).json.api_key as string;
+    expect(live).toMatch(/^manager_live_/);
+    expect((await cli('admin', 'account', 'update', '--account', id, '--unpaid', '--json')).json.paid).toBe(false);
+    const s = await serve();
+    expect((await s.get('/v3/manager/orders', { apiKey: live })).status).toBe(403);
+  });
+
+  it('a key needs the area\'s linked service account', async () => {
+    const id = (await cli('admin', 'account', 'create', '--name', 'Cam only', '--link', 'cam', '--json')).json.account_id as string;
+    expect((await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test')).code).toBe(1);
+    expect((await cli('admin', 'account', 'link', '--account', id, '--area', 'wms', '--json')).json.linked_areas).toEqual(['cam', 'wms']);
+    expect((await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test')).code).toBe(0);
+  });
+
+  it('quota reset gives back the allowance', async () => {
+    const id = (await cli('admin', 'account', 'create', '--name', 'Q', '--json')).json.account_id as string;
+    const key = (await cli('admin', 'key', 'create', '--account', id, '--area', 'cam', '--env', 'test', '--json')).json.api_key as string;
+    env.TEST_KEY_MONTHLY_QUOTA = '1';
+    const s = await serve();
+    await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key });
+    expect((await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key })).status).toBe(429);
+    const reset = await cli('admin', 'quota', 'reset', '--account', id, '--json');
+    expect(reset.json).toMatchObject({ account_id: id, limit: 1, remaining: 1 });
+    expect((await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key })).status).not.toBe(429);
+  });
+
+  it('usage errors exit 2 with the usage text; unknown accounts exit 1', async () => {
+    expect((await cli('admin', 'key', 'create', '--account', 'acc_x', '--area', 'pay', '--env', 'test')).code).toBe(2);
+    expect((await cli('admin', 'frobnicate')).code).toBe(2);
+    expect((await cli('admin', 'account', 'create', '--name', 'x', '--bogus')).code).toBe(2);
+    expect((await cli('nothing')).err).toContain('Usage: cls-reference');
+    expect((await cli('admin', 'client', 'create', '--account', 'acc_missing', '--json')).code).toBe(1);
+  });
+
+  it('invalid configuration exits 2 with the problems', async () => {
+    env.SERVICE_TIME_ZONE = 'Nowhere/Never';
+    const r = await cli('admin', 'account', 'create', '--name', 'x');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('SERVICE_TIME_ZONE');
+  });
+});
+
+describe('seed and the demo', () => {
+  it('seed loads the demo data into an empty database and prints working keys; a second seed is refused', async () => {
+    const seed = await cli('seed', '--json');
+    expect(seed.code).toBe(0);
+    const accounts = seed.json.accounts as Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }>; client_id: string; client_secret: string; order_nos?: string[] }>;
+    expect(accounts.length).toBeGreaterThanOrEqual(2);
+    const s = await serve();
+    for (const a of accounts) {
+      for (const k of a.api_keys) {
+        const path = k.area === 'wms' ? '/v3/wms/orders' : k.area === 'manager' ? '/v3/manager/orders' : '/v3/mcp/tools';
+        const r = await s.get(path, { apiKey: k.api_key });
+        expect(r.status, `${k.area} ${k.env}`).toBe(200);
+      }
+      expect((await s.post('/v3/auth/token', { client_id: a.client_id, client_secret: a.client_secret })).status).toBe(200);
+    }
+    const orders = await s.get('/v3/manager/orders', { apiKey: accounts[0]!.api_keys.find((k) => k.area === 'manager')!.api_key });
+    expect(orders.body.data.length).toBeGreaterThan(0);
+    await server!.close();
+    server = undefined;
+
+    const again = await cli('seed', '--json');
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.err).error.message).toMatch(/empty database/);
+  });
+
+  it('admin order ship marks an order shipped with an invoice number; it can no longer be modified', async () => {
+    const seed = (await cli('seed', '--json')).json;
+    const first = seed.accounts[0];
+    const wms = first.api_keys.find((k: { area: string; env: string }) => k.area === 'wms' && k.env === 'test').api_key as string;
+    let s = await serve();
+    const open = (await s.get('/v3/wms/orders?order_status_code=10', { apiKey: wms })).body.data[0];
+    expect(open).toBeDefined();
+    await server!.close();
+    server = undefined;
+
+    const shipped = await cli('admin', 'order', 'ship', open.order_no, '--json');
+    expect(shipped.code).toBe(0);
+    expect(shipped.json).toEqual({ order_no: open.order_no, invoice_no: expect.stringMatching(/^\d{6,20}$/) });
+    s = await serve();
+    const order = (await s.get(`/v3/wms/orders/${open.order_no}`, { apiKey: wms })).body.data;
+    expect(order).toMatchObject({ order_status_code: 30, invoice_no: shipped.json.invoice_no });
+    const patch = await s.request('PATCH', `/v3/wms/orders/${open.order_no}`, { apiKey: wms, body: { memo: 'late change' } });
+    expect([patch.status, patch.body.error.code]).toEqual([409, 'ORDER_ALREADY_SHIPPED']);
+    expect((await cli('admin', 'order', 'ship', 'NO-SUCH-ORDER')).code).toBe(1);
+  });
+
+  it('serve --demo loads the demo into an empty database, listens, and prints a working curl line', async () => {
+    env.PORT = '0';
+    const r = await cli('serve', '--demo');
+    expect(r.code).toBe(0);
+    const curl = /curl -sS "(http:\/\/127\.0\.0\.1:\d+)(\/v3\/manager\/orders[^"]*)" -H "X-API-Key: ([^"]+)"/.exec(r.out);
+    expect(curl, r.out).not.toBeNull();
+    const [, base, path, key] = curl!;
+    const res = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key! } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { success: boolean; data: unknown[] };
+    expect(body.success).toBe(true);
+    expect(body.data.length).toBeGreaterThan(0);
+    await served!.close();
+    served = undefined;
+
+    // Run again on the same (now not empty) database: it serves without loading anything.
+    const again = await cli('serve', '--demo', '--json');
+    expect(again.code).toBe(0);
+    expect(again.json).toMatchObject({ base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), demo_loaded: false });
+  });
+});

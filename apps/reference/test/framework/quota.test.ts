@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { contract } from '../../src/contract.js';
+import { TestClock } from '../support/clock.js';
+import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+
+// Lifted gateway limits: these tests are about the monthly quota, and send more than 50 requests at once.
+const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000', MCP_RATE_PER_SECOND: '1000000', MCP_BURST: '1000000' };
+const QUOTA = contract().limits.testKeyMonthlyQuota;
+// 12:00 on 20 November 2026 in Seoul; the quota resets at 00:00 on 1 December Seoul time = 15:00 UTC on 30 November.
+const NOW = '2026-11-20T03:00:00Z';
+const RESET = Date.parse('2026-11-30T15:00:00Z') / 1000;
+
+const clock = new TestClock(NOW);
+let s: TestServer | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+async function start(env: Record<string, string> = {}): Promise<TestServer> {
+  clock.set(NOW);
+  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env } });
+  return s;
+}
+
+function expectQuota429(r: TestResponse, retryAfter: number, limit = QUOTA) {
+  expect(r.status).toBe(429);
+  expect(r.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+  expect(r.headers['retry-after']).toBe(String(retryAfter));
+  expect(r.headers['x-ratelimit-limit']).toBe(String(limit));
+  expect(r.headers['x-ratelimit-remaining']).toBe('0');
+  expect(r.headers['x-ratelimit-reset']).toBe(String(RESET));
+}
+
+describe('monthly quota of test keys', () => {
+  it('the contract states 1,000 calls a month per account', () => {
+    expect(QUOTA).toBe(1000);
+  });
+
+  it('counts every test key of the account together; the 1,001st call is the quota 429 with all four headers', async () => {
+    const t = await start();
+    const seller = t.account();
+    const keys = [t.key(seller, 'wms'), t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const paths = ['/v3/wms/suppliers', '/v3/wms/inventory', '/v3/manager/orders', '/v3/mcp/tools'];
+    for (let i = 1; i <= QUOTA; i++) {
+      const r = await t.get(paths[i % 4]!, { apiKey: keys[i % 4]! });
+      expect(r.status).toBe(200);
+      expect(r.headers['x-ratelimit-limit']).toBe(String(QUOTA));
+      expect(r.headers['x-ratelimit-remaining']).toBe(String(QUOTA - i));
+      expect(r.headers['x-ratelimit-reset']).toBe(String(RESET));
+      expect(r.headers['retry-after']).toBeUndefined();
+    }
+    const retryAfter = RESET - Date.parse(NOW) / 1000;
+    expectQuota429(await t.get('/v3/wms/suppliers', { apiKey: keys[0]! }), retryAfter);
+    expectQuota429(await t.get('/v3/manager/orders', { apiKey: keys[2]! }), retryAfter);
+    // Another account's test keys have their own allowance.
+    expect((await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') })).status).toBe(200);
+  });
+
+  it('1,200 concurrent calls from three test keys of one account: exactly 1,000 succeed', async () => {
+    const t = await start();
+    const seller = t.account();
+    const keys = [t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
+    const results = await Promise.all(Array.from({ length: 1200 }, (_, i) => t.get(paths[i % 3]!, { apiKey: keys[i % 3]! })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(QUOTA);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(200);
+    for (const r of refused) expect(r.headers['retry-after']).toBeDefined();
+    const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-remaining']));
+    expect(new Set(remaining).size).toBe(QUOTA);
+    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(QUOTA);
+  });
+
+  it('quota headers go on 2xx, 400 and 404 of a test key; never on 401 or 403, which are not counted', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '10' });
+    const seller = t.account();
+    const wms = t.key(seller, 'wms');
+    const ok = await t.get('/v3/wms/suppliers', { apiKey: wms });
+    expect(ok.headers['x-ratelimit-remaining']).toBe('9');
+    const bad = await t.get('/v3/wms/suppliers?size=1000', { apiKey: wms });
+    expect([bad.status, bad.headers['x-ratelimit-remaining']]).toEqual([400, '8']);
+    const missing = await t.get('/v3/wms/orders/NO-SUCH-ORDER', { apiKey: wms });
+    expect([missing.status, missing.headers['x-ratelimit-remaining']]).toEqual([404, '7']);
+    const forbidden = await t.get('/v3/manager/orders', { apiKey: wms });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers['x-ratelimit-limit']).toBeUndefined();
+    expect((await t.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).headers['x-ratelimit-limit']).toBeUndefined();
+    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
+  });
+
+  it('live keys are counted and never refused, with no headers', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '3' });
+    const seller = t.account({ paid: true });
+    const test = t.key(seller, 'wms');
+    const live = t.key(seller, 'wms', 'live');
+    for (let i = 0; i < 3; i++) expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(200);
+    expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(429);
+    for (let i = 0; i < 10; i++) {
+      const r = await t.get('/v3/wms/suppliers', { apiKey: live });
+      expect(r.status).toBe(200);
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) expect(r.headers[h]).toBeUndefined();
+    }
+    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
+  });
+
+  it('JWT calls have no quota and no headers', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
+    const seller = t.account();
+    const client = t.app.accounts.createClient(seller, clock.now());
+    const token = (await t.post('/v3/auth/token', client)).body.data.access_token;
+    for (let i = 0; i < 5; i++) {
+      const r = await t.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: token });
+      expect(r.status).toBe(200);
+      expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+  });
+
+  it('the month is the service time zone\'s: the quota renews at 00:00 on the 1st, Seoul time', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '2' });
+    const wms = t.key(t.account(), 'wms');
+    clock.set('2026-11-30T14:59:59Z'); // 23:59:59 on 30 November in Seoul
+    await t.get('/v3/wms/suppliers', { apiKey: wms });
+    await t.get('/v3/wms/suppliers', { apiKey: wms });
+    expectQuota429(await t.get('/v3/wms/suppliers', { apiKey: wms }), 1, 2);
+    clock.set('2026-11-30T15:00:00Z'); // 00:00 on 1 December in Seoul, still 30 November in UTC
+    const r = await t.get('/v3/wms/suppliers', { apiKey: wms });
+    expect(r.status).toBe(200);
+    expect(r.headers['x-ratelimit-remaining']).toBe('1');
+    expect(r.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-12-31T15:00:00Z') / 1000));
+  });
+
+  it('SERVICE_TIME_ZONE moves the reset', async () => {
+    const t = await start({ SERVICE_TIME_ZONE: 'UTC' });
+    const r = await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') });
+    expect(r.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-12-01T00:00:00Z') / 1000));
+  });
+
+  it('admin quota reset gives the account its allowance back', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
+    const seller = t.account();
+    const wms = t.key(seller, 'wms');
+    await t.get('/v3/wms/suppliers', { apiKey: wms });
+    expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
+    t.app.accounts.resetUsage(seller, '2026-11', 'test');
+    expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
+  });
+});

@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const clock = new TestClock('2026-11-20T03:00:00Z');
+let s: TestServer;
+let seller: string;
+let client: { client_id: string; client_secret: string };
+const deposits = '/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20';
+const codeOf = (r: { status: number; body: { error?: { code: string } } }) => [r.status, r.body.error?.code];
+
+beforeEach(async () => {
+  clock.set('2026-11-20T03:00:00Z');
+  s = await startTestServer({ clock: clock.now, env: { JWT_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '3600' } });
+  seller = s.account();
+  client = s.app.accounts.createClient(seller, clock.now());
+});
+afterEach(() => s.close());
+
+describe('POST /v3/auth/token', () => {
+  it('issues a JWT and a refresh token for valid client credentials', async () => {
+    const r = await s.post('/v3/auth/token', client);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ token_type: 'Bearer', expires_in: 600, refresh_token_expires_in: 3600 });
+    expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('an unknown client or a wrong secret is 401 AUTH_INVALID_TOKEN', async () => {
+    // Change the last character to a different one: a fixed replacement would be a no-op for 1 secret in 64.
+    const last = client.client_secret.slice(-1);
+    const wrongSecret = `${client.client_secret.slice(0, -1)}${last === 'x' ? 'y' : 'x'}`;
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_secret: wrongSecret }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'cli_unknown00000' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('a malformed body is 400, with REQUIRED_PARAMETER for a missing item', async () => {
+    expect(codeOf(await s.post('/v3/auth/token', { client_id: client.client_id }))).toEqual([400, 'REQUIRED_PARAMETER']);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'short' }))).toEqual([400, 'INVALID_PARAMETER']);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, extra: 1 }))).toEqual([400, 'INVALID_PARAMETER']);
+  });
+
+  it('client secrets are stored only as hashes', () => {
+    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM client_credentials').all())).not.toContain(client.client_secret);
+  });
+});
+
+describe('POST /v3/auth/token/refresh', () => {
+  it('exchanges a refresh token for a new pair; the JWT works again after expiry', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    clock.advance(600_000);
+    expect(codeOf(await s.get(deposits, { bearer: first.access_token }))).toEqual([401, 'AUTH_EXPIRED_TOKEN']);
+    const second = await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token });
+    expect(second.status).toBe(200);
+    expect(second.body.data.refresh_token).not.toBe(first.refresh_token);
+    expect((await s.get(deposits, { bearer: second.body.data.access_token })).status).toBe(200);
+  });
+
+  it('a refresh token works once; presenting it again ends its whole family', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    const second = (await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })).body.data;
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    // The token issued from the copied one stops working too.
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: second.refresh_token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    // Another grant is not affected.
+    const other = (await s.post('/v3/auth/token', client)).body.data;
+    expect((await s.post('/v3/auth/token/refresh', { refresh_token: other.refresh_token })).status).toBe(200);
+  });
+
+  it('concurrent refreshes with one token: exactly one succeeds', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    const results = await Promise.all(Array.from({ length: 8 }, () => s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 401)).toHaveLength(7);
+  });
+
+  it('an expired refresh token is 401 AUTH_EXPIRED_TOKEN; an unknown one AUTH_INVALID_TOKEN', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    clock.advance(3600_000);
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([401, 'AUTH_EXPIRED_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: 'rft_unknownunknownunknown' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('refresh tokens are stored only as hashes', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM refresh_tokens').all())).not.toContain(first.refresh_token);
+  });
+});

@@ -1,0 +1,153 @@
+// Starts the reference server on an ephemeral port and talks to it over real HTTP. Every response is checked
+// against the contract (./contract.ts) and the server's own strict-contract record; a test fails on any mismatch.
+import { Agent, request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { expect } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDomain } from '../../src/domain/index.js';
+import { assembleApp, type Clock, type DomainFactory } from '../../src/framework.js';
+import type { KeyEnv } from '../../src/store/accounts.js';
+import type { Db } from '../../src/store/db.js';
+import { contractProblems } from './contract.js';
+
+export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ DATABASE: ':memory:', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, STRICT_CONTRACT: '1', ...env });
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** A value is sent as JSON; a string is sent as it is (with the given or a JSON content type). */
+  body?: unknown;
+  /** The client address, sent as X-Forwarded-For (the server must trust 127.0.0.1 as a proxy). */
+  ip?: string;
+  apiKey?: string;
+  bearer?: string;
+  /** Skip the contract check (only for deliberately non-conforming scenarios). */
+  unchecked?: boolean;
+}
+
+export interface LogLine {
+  level: number;
+  msg?: string;
+  reqId?: string;
+  [key: string]: unknown;
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  baseUrl: string;
+  config: Config;
+  logs: LogLine[];
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  get(path: string, options?: RequestOptions): Promise<TestResponse>;
+  post(path: string, body: unknown, options?: RequestOptions): Promise<TestResponse>;
+  /** Account with linked wms, manager and cam service accounts. */
+  account(options?: { paid?: boolean; name?: string }): string;
+  key(accountId: string, area: 'wms' | 'manager' | 'cam', env?: KeyEnv): string;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  createDomain?: DomainFactory;
+  db?: Db;
+  /** Close the given `db` with the server. */
+  closeDb?: boolean;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const config = testConfig({ LOG_LEVEL: 'info', ...options.env });
+  const logs: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  const logger = pino({ level: config.logLevel }, sink);
+  const app = await assembleApp({
+    config,
+    createDomain: options.createDomain ?? createDomain,
+    ...(options.db ? { db: options.db, closeDb: options.closeDb === true } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    logger,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('not listening');
+  const baseUrl = `http://127.0.0.1:${address.port}`;
+  const clock = options.clock ?? (() => new Date());
+
+  function request(method: string, path: string, o: RequestOptions = {}): Promise<TestResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...o.headers };
+    if (o.apiKey !== undefined) headers['x-api-key'] = o.apiKey;
+    if (o.bearer !== undefined) headers.authorization = `Bearer ${o.bearer}`;
+    if (o.ip !== undefined) headers['x-forwarded-for'] = o.ip;
+    let payload: string | undefined;
+    if (o.body !== undefined) {
+      payload = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            body = undefined;
+          }
+          const response: TestResponse = { status: res.statusCode ?? 0, headers: res.headers, text, body };
+          try {
+            if (!o.unchecked) {
+              expect(contractProblems({ method, path, status: response.status, headers: res.headers, text }), `${method} ${path}`).toEqual([]);
+            }
+            resolve(response);
+          } catch (err) {
+            reject(err);
+          }
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  return {
+    app,
+    baseUrl,
+    config,
+    logs,
+    request,
+    get: (path, o) => request('GET', path, o),
+    post: (path, body, o) => request('POST', path, { ...o, body }),
+    account: ({ paid = false, name = 'Test Seller' } = {}) =>
+      app.accounts.createAccount({ name, paid, link: ['wms', 'manager', 'cam'] }, clock()).account_id,
+    key: (accountId, area, env = 'test') => app.accounts.createApiKey(accountId, area, env, clock()).api_key,
+    async close() {
+      await app.close();
+      // Strict-contract mode records anything the contract does not allow that a test did not look at.
+      expect(app.contractViolations, 'contract violations recorded by the server').toEqual([]);
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from '../generated/routes.js';
+export type * from '../generated/handlers.js';
+export type { components, operations, paths } from '../generated/openapi-types.js';
+export type { Area, HandlerContext, KeyArea } from './context.js';
+export { missingHandlers, assertHandlersComplete } from './check.js';
