@@ -1,0 +1,54 @@
+// The docs-only copy of the bundle: the contract plus what only the site needs. spec/ is never touched.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
+import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
+import { parseDecisions, renderProvisionalList } from './provisional.js';
+import { samplesOf, type SampleFile } from './samples.js';
+
+/** The guide tag that the generated list of provisional elements is appended to. */
+export const PROVISIONAL_TAG = 'Provisional elements';
+
+export interface DocsSpec {
+  doc: OpenApiDocument;
+  samples: SampleFile[];
+}
+
+/**
+ * Markdown with the code spans of its headings turned into plain text. Redoc 3 drops a code span from a heading's
+ * sidebar entry and anchor (`## Branch on \`error.code\`` becomes "Branch on "), so the docs copy has none.
+ */
+export function plainHeadings(markdown: string): string {
+  return markdown.replace(/^(#{1,6} .*)$/gm, (line) => line.replace(/`/g, ''));
+}
+
+/** A copy of `contract` with `x-codeSamples` on every operation and the provisional list in its guide. */
+export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string): DocsSpec {
+  const doc = structuredClone(contract);
+  const samples: SampleFile[] = [];
+  for (const op of operations(contract)) {
+    const { codeSamples, file } = samplesOf(contract, op);
+    doc.paths![op.path]![op.method]!['x-codeSamples'] = codeSamples;
+    samples.push(file);
+  }
+  const tag = (doc.tags as Array<{ name: string; description?: string }> | undefined)?.find((t) => t.name === PROVISIONAL_TAG);
+  if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
+  const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
+  tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;
+  for (const t of doc.tags as Array<{ description?: string }>) {
+    if (t.description) t.description = plainHeadings(t.description);
+  }
+  if (typeof doc.info.description === 'string') doc.info.description = plainHeadings(doc.info.description);
+  return { doc, samples };
+}
+
+/** Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log. */
+export async function generate(): Promise<DocsSpec> {
+  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'));
+  await mkdir(generatedDir, { recursive: true });
+  await rm(samplesDir, { recursive: true, force: true });
+  await mkdir(samplesDir, { recursive: true });
+  await Promise.all(result.samples.map((s) => writeFile(join(samplesDir, s.name), s.source)));
+  await writeFile(docsSpecPath, `${JSON.stringify(result.doc, null, 2)}\n`);
+  return result;
+}

@@ -1,0 +1,118 @@
+// The "Provisional elements" list: every `x-provisional` element of the bundle with its decision and reason from
+// spec/DECISIONS.md, plus the decision log's general decisions.
+import { deref, type OpenApiDocument, type ParameterObject } from '@cls-api/spec';
+import { HTTP_METHODS } from '@cls-api/spec';
+
+export interface Decision {
+  /** `G1`, or an element such as `operation listWmsOrders`, `parameter Size`, `schema Order`. */
+  key: string;
+  decision: string;
+  reason: string;
+}
+
+export interface DecisionLog {
+  general: Decision[];
+  elements: Map<string, Decision>;
+}
+
+function cells(line: string): string[] {
+  // Split on pipes that are not escaped; the log's cells hold no escaped pipes today, but one must not break a row.
+  return line
+    .replace(/^\|/, '')
+    .replace(/\|\s*$/, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.trim());
+}
+
+/** Parses the rows of spec/DECISIONS.md: `| G1 | decision | reason |` and `| \`schema X\` | decision | reason |`. */
+export function parseDecisions(markdown: string): DecisionLog {
+  const log: DecisionLog = { general: [], elements: new Map() };
+  for (const line of markdown.split('\n')) {
+    const general = /^\|\s*(G\d+)\s*\|/.exec(line);
+    const element = /^\|\s*`((?:operation|parameter|schema) [A-Za-z0-9_]+)`\s*\|/.exec(line);
+    if (!general && !element) continue;
+    const [, decision, reason] = cells(line);
+    if (!decision || !reason) throw new Error(`spec/DECISIONS.md: a row without decision or reason: ${line}`);
+    const entry = { key: (general ?? element)![1]!, decision, reason };
+    if (general) log.general.push(entry);
+    else log.elements.set(entry.key, entry);
+  }
+  return log;
+}
+
+export interface ProvisionalElement {
+  kind: 'operation' | 'parameter' | 'schema';
+  name: string;
+  /** Where it shows in the reference: `GET /v3/wms/orders` for an operation, `query size` for a parameter. */
+  where: string;
+}
+
+/** Every `x-provisional` operation, component parameter and component schema of the bundle. */
+export function provisionalElements(doc: OpenApiDocument): ProvisionalElement[] {
+  const found: ProvisionalElement[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (op?.['x-provisional'] === true && op.operationId) {
+        found.push({ kind: 'operation', name: op.operationId, where: `${method.toUpperCase()} ${path}` });
+      }
+    }
+  }
+  for (const [name, raw] of Object.entries(doc.components?.parameters ?? {})) {
+    const p = deref<ParameterObject>(doc, raw);
+    if (p['x-provisional'] === true) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
+  }
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
+    if (schema['x-provisional'] === true) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
+  }
+  return found;
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+/**
+ * The markdown appended to the "Provisional elements" guide. Throws when a marked element has no decision: the
+ * list would otherwise show an element without its reason.
+ */
+export function renderProvisionalList(doc: OpenApiDocument, log: DecisionLog): string {
+  const elements = provisionalElements(doc);
+  const missing = elements.filter((e) => !log.elements.has(`${e.kind} ${e.name}`));
+  if (missing.length > 0) {
+    throw new Error(`spec/DECISIONS.md has no row for ${missing.map((e) => `${e.kind} ${e.name}`).join(', ')}`);
+  }
+  const section = (title: string, kind: ProvisionalElement['kind'], first: string) => {
+    const rows = elements.filter((e) => e.kind === kind);
+    if (rows.length === 0) return [];
+    return [
+      `### ${title}`,
+      '',
+      `| ${first} | Decision | Reason |`,
+      '|---|---|---|',
+      ...rows.map((e) => {
+        const d = log.elements.get(`${e.kind} ${e.name}`)!;
+        const label = kind === 'operation' ? `\`${e.where}\` (${e.name})` : kind === 'parameter' ? `${e.where} (${e.name})` : e.where;
+        return `| ${cell(label)} | ${cell(d.decision)} | ${cell(d.reason)} |`;
+      }),
+      '',
+    ];
+  };
+  return [
+    '## Every provisional element',
+    '',
+    `This contract marks ${elements.length} elements \`x-provisional: true\`. Each is listed below with the decision`,
+    'and its reason, as logged in `spec/DECISIONS.md`. The list is generated from the contract when this site is',
+    'built.',
+    '',
+    ...section('Operations', 'operation', 'Operation'),
+    ...section('Parameters', 'parameter', 'Parameter'),
+    ...section('Schemas', 'schema', 'Schema'),
+    '### General decisions',
+    '',
+    'Rules that apply across the contract rather than to one element.',
+    '',
+    '| # | Decision | Reason |',
+    '|---|---|---|',
+    ...log.general.map((d) => `| ${d.key} | ${cell(d.decision)} | ${cell(d.reason)} |`),
+    '',
+  ].join('\n');
+}

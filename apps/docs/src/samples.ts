@@ -1,0 +1,187 @@
+// Code samples of every operation, curl and the TypeScript client, built from the operation's own examples: path
+// and required query values from the parameter schemas' `examples`, parameters with a `default` at that default
+// (`page=1&size=10`), and the body from each request example.
+import { deref, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+
+/** One entry of Redoc's `x-codeSamples`. */
+export interface CodeSample {
+  lang: 'Shell' | 'TypeScript';
+  label: string;
+  source: string;
+}
+
+/** The labels of the samples; Redoc 3 matches them against `codeSamples.languages` of redocly.yaml. */
+export const SAMPLE_LABELS = { curl: 'curl', typescript: 'TypeScript' } as const;
+
+/** A TypeScript sample as a file, for the compiler. */
+export interface SampleFile {
+  name: string;
+  source: string;
+}
+
+interface RequestShape {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** Request examples by name, in document order. */
+  bodies: Array<{ name: string; value: unknown }>;
+  /** `apiKey`, `jwt` or none (public). */
+  credential: 'apiKey' | 'jwt' | 'none';
+  apiKeyHeader?: string;
+}
+
+function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick: 'example' | 'default'): unknown {
+  if (!schema) return undefined;
+  const s = deref<JsonSchema>(doc, schema);
+  if (pick === 'default') return s.default;
+  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
+  return s.example ?? s.default;
+}
+
+function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
+  const shape: RequestShape = { path: {}, query: {}, bodies: [], credential: 'none' };
+  for (const p of op.parameters) {
+    if (p.in !== 'path' && p.in !== 'query') continue;
+    const value = p.required ? schemaValue(doc, p.schema, 'example') : schemaValue(doc, p.schema, 'default');
+    if (value === undefined) {
+      if (p.required) throw new Error(`${op.operationId}: parameter ${p.name} has no example in its schema`);
+      continue;
+    }
+    shape[p.in][p.name] = value;
+  }
+  for (const [name, example] of Object.entries(op.requestBody?.examples ?? {})) {
+    shape.bodies.push({ name, value: example.value });
+  }
+  if (op.requestBody && shape.bodies.length === 0) throw new Error(`${op.operationId}: the request body has no example`);
+  for (const name of op.security) {
+    const scheme = deref<Record<string, unknown>>(doc, doc.components?.securitySchemes?.[name] ?? {});
+    if (scheme.type === 'apiKey' && typeof scheme.name === 'string') {
+      shape.credential = 'apiKey';
+      shape.apiKeyHeader = scheme.name;
+      break;
+    }
+    if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
+      shape.credential = 'jwt';
+      break;
+    }
+  }
+  return shape;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// curl
+
+function curlSample(op: OperationInfo, shape: RequestShape, body: unknown): string {
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(shape.path[name])));
+  const query = new URLSearchParams(Object.entries(shape.query).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const lines = [`curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${path}${query ? `?${query}` : ''}"`];
+  if (shape.credential === 'apiKey') lines.push(`-H "${shape.apiKeyHeader}: $CLS_API_KEY"`);
+  if (shape.credential === 'jwt') lines.push('-H "Authorization: Bearer $ACCESS_TOKEN"');
+  lines.push('-H "Accept: application/json"');
+  if (body !== undefined) {
+    lines.push('-H "Content-Type: application/json"');
+    lines.push(`-d @- <<'JSON'\n${JSON.stringify(body, null, 2)}\nJSON`);
+  }
+  return lines.join(' \\\n  ');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// TypeScript
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The widest line a sample writes on one line before breaking an object or array over several. */
+const LINE_WIDTH = 80;
+
+function inlineLiteral(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(inlineLiteral).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (entries.length === 0) return '{}';
+    return `{ ${entries.map(([k, v]) => `${keyOf(k)}: ${inlineLiteral(v)}`).join(', ')} }`;
+  }
+  return scalar(value);
+}
+
+const keyOf = (k: string) => (IDENTIFIER.test(k) ? k : `'${k}'`);
+
+function scalar(value: unknown): string {
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null) return 'null';
+  throw new Error(`no TypeScript literal for ${typeof value}`);
+}
+
+/**
+ * A value as a TypeScript literal the way a person would write it: on one line when it fits in `LINE_WIDTH`
+ * (counting `indent` and the `lead` text before it), else one property or item per line, two-space indented.
+ */
+export function tsLiteral(value: unknown, indent = '', lead = 0): string {
+  const inline = inlineLiteral(value);
+  if (value === null || typeof value !== 'object' || indent.length + lead + inline.length <= LINE_WIDTH) return inline;
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    return `[\n${value.map((v) => `${inner}${tsLiteral(v, inner, 1)},`).join('\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  return `{\n${entries.map(([k, v]) => `${inner}${keyOf(k)}: ${tsLiteral(v, inner, keyOf(k).length + 3)},`).join('\n')}\n${indent}}`;
+}
+
+function clientSetup(shape: RequestShape): string {
+  const options = ['  baseUrl: process.env.BASE_URL!,'];
+  if (shape.credential === 'apiKey') options.push('  apiKey: process.env.CLS_API_KEY!,');
+  if (shape.credential === 'jwt') {
+    options.push('  // The client obtains the JWT with these and renews it when it expires.');
+    options.push('  jwt: { clientId: process.env.CLS_CLIENT_ID!, clientSecret: process.env.CLS_CLIENT_SECRET! },');
+  }
+  return `const client = createClient({\n${options.join('\n')}\n});`;
+}
+
+function typescriptSample(op: OperationInfo, shape: RequestShape, body: unknown): string {
+  const init: Record<string, unknown> = {};
+  const params: Record<string, unknown> = {};
+  if (Object.keys(shape.path).length > 0) params.path = shape.path;
+  if (Object.keys(shape.query).length > 0) params.query = shape.query;
+  if (Object.keys(params).length > 0) init.params = params;
+  if (body !== undefined) init.body = body;
+  const call = `const { data, error } = await client.${op.method.toUpperCase()}('${op.path}'`;
+  const args = Object.keys(init).length > 0 ? `${call}, ${tsLiteral(init, '', call.length + 4)});` : `${call});`;
+  return [
+    "import { createClient } from '@cls-api/client';",
+    '',
+    clientSetup(shape),
+    '',
+    args,
+    'if (error) {',
+    '  // Branch on error.error.code; the message is for people and can change.',
+    '  throw new Error(`${error.error.code}: ${error.error.message}`);',
+    '}',
+    'console.log(data.data);',
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export interface OperationSamples {
+  codeSamples: CodeSample[];
+  /** The TypeScript sample as a file, to be type-checked against the client. */
+  file: SampleFile;
+}
+
+/**
+ * The samples of one operation, with its first request example as the body. Redoc 3 shows one sample per language
+ * (matched by label against `codeSamples.languages` in redocly.yaml), so further request examples get none; the
+ * reference shows them as bodies.
+ */
+export function samplesOf(doc: OpenApiDocument, op: OperationInfo): OperationSamples {
+  const shape = shapeOf(doc, op);
+  const body = shape.bodies[0]?.value;
+  const ts = typescriptSample(op, shape, body);
+  return {
+    codeSamples: [
+      { lang: 'Shell', label: SAMPLE_LABELS.curl, source: curlSample(op, shape, body) },
+      { lang: 'TypeScript', label: SAMPLE_LABELS.typescript, source: ts },
+    ],
+    file: { name: `${op.operationId}.ts`, source: ts },
+  };
+}

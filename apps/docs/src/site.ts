@@ -1,0 +1,77 @@
+// The static site in dist/index.html: one self-contained file that works offline (`--inlineBundle` embeds Redoc
+// instead of loading it from a CDN).
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from './docs-spec.js';
+import { docsSpecPath, packageDir, redoclyConfigPath, siteDir, siteIndex, templatePath } from './paths.js';
+
+/** The Redocly CLI, resolved when a build runs: serving the site (startDocs) does not need it installed. */
+function redoclyBin(): string {
+  return join(createRequire(import.meta.url).resolve('@redocly/cli/package.json'), '..', 'bin', 'cli.js');
+}
+
+/**
+ * Redoc 3 shows a "docs by Redocly" logo that it loads from cdn.redoc.ly. Offline that request fails and logs a
+ * console error, so the page gets the logo's text as an inline SVG instead.
+ */
+const CDN_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn.redoc.ly/redoc/logo-mini.svg'];
+const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' width='64' height='16'><text x='0' y='12' font-family='sans-serif' font-size='12' fill='#888'>Redocly</text></svg>",
+)}`;
+
+/** `html` with nothing left that Redoc would load from the network. */
+export function offline(html: string): string {
+  let out = html;
+  for (const url of CDN_LOGOS) {
+    if (!out.includes(url)) throw new Error(`the page no longer references ${url}: check what Redoc loads from the network now`);
+    out = out.split(url).join(INLINE_LOGO);
+  }
+  return out;
+}
+
+/** Writes dist/index.html and dist/openapi.json from the current bundle; dist/ keeps its previous page on failure. */
+export async function buildSite(): Promise<{ bytes: number }> {
+  const { doc } = await generate();
+  const staging = await mkdtemp(join(tmpdir(), 'cls-api-docs-'));
+  try {
+    const output = join(staging, 'index.html');
+    const args = [
+      redoclyBin(),
+      'build-docs',
+      docsSpecPath,
+      '--inlineBundle',
+      '--config',
+      redoclyConfigPath,
+      // An option Redocly does not know would be ignored silently; make it an error.
+      '--lint-config',
+      'error',
+      '--template',
+      templatePath,
+      '--title',
+      `${doc.info.title} ${doc.info.version}`,
+      '--output',
+      output,
+    ];
+    const res = spawnSync(process.execPath, args, {
+      cwd: packageDir,
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
+    });
+    if (res.status !== 0) {
+      throw new Error(`redocly build-docs failed with exit code ${res.status}:\n${res.stdout}${res.stderr}`);
+    }
+    await writeFile(output, offline(await readFile(output, 'utf8')));
+    const bytes = (await stat(output)).size;
+    if (bytes < 100_000) throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
+    await mkdir(siteDir, { recursive: true });
+    // Replace the site's files only once the new page exists; dist/lib (this code) stays.
+    await copyFile(output, siteIndex);
+    await copyFile(docsSpecPath, join(siteDir, 'openapi.json'));
+    return { bytes };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}

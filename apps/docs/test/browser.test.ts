@@ -1,0 +1,184 @@
+// The built site in a real browser (Debian's Chromium through playwright-core): every guide and every operation is
+// there with its code samples, nothing is loaded from the network, and the console stays clean. Screenshots go to
+// reports/screenshots/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { operations, type OpenApiDocument } from '@cls-api/spec';
+import { PROVISIONAL_TAG, provisionalElements, startDocs, type DocsServer } from '../src/index.js';
+import { docsSpecPath } from '../src/paths.js';
+import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+
+const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
+// The document the site was built from (the global set-up builds it): the contract plus the docs additions.
+const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
+const ops = operations(doc);
+type Tag = { name: string; description?: string; 'x-traitTag'?: boolean };
+const tags = (doc.tags ?? []) as Tag[];
+const guides = tags.filter((t) => t['x-traitTag'] === true);
+const tagGroups = (doc['x-tagGroups'] ?? []) as Array<{ name: string; tags: string[] }>;
+// Redoc renders a long page lazily; the generous waits are for a loaded 2-core machine, never fixed sleeps.
+const WAIT = { timeout: 60_000 };
+
+let docs: DocsServer;
+let browser: Browser;
+let page: Page;
+const consoleErrors: string[] = [];
+const offSiteRequests: string[] = [];
+/** Sidebar links of the tags, by tag name: Redoc's page path of each tag (`/wms-orders`). */
+const tagPaths = new Map<string, string>();
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  docs = await startDocs();
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 120_000 });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(WAIT.timeout);
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${msg.location().url})`);
+  });
+  page.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}`));
+  page.on('request', (req) => {
+    const url = req.url();
+    if (!url.startsWith(docs.url) && !url.startsWith('data:') && !url.startsWith('blob:')) offSiteRequests.push(url);
+  });
+  mkdirSync(screenshots, { recursive: true });
+  await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await docs?.close();
+});
+
+async function show(hash: string, id: string): Promise<void> {
+  await page.evaluate((h) => {
+    window.location.hash = h;
+  }, hash);
+  const section = page.locator(`[id="${id}"]`);
+  await section.waitFor({ state: 'attached', ...WAIT });
+  await section.scrollIntoViewIfNeeded();
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(screenshots, `${name}.png`) });
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The `## ` and `### ` headings of a markdown description. */
+function headingsOf(markdown: string | undefined): string[] {
+  return (markdown ?? '')
+    .split('\n')
+    .map((l) => /^#{2,3} (.+)$/.exec(l)?.[1]?.replace(/[`*]/g, '').trim())
+    .filter((h): h is string => Boolean(h));
+}
+
+/** The string nearest the top of a JSON value (breadth first): the part of an example Redoc shows unfolded. */
+function shallowestString(value: unknown): string | undefined {
+  let level: unknown[] = [value];
+  while (level.length > 0) {
+    const next: unknown[] = [];
+    for (const node of level) {
+      if (typeof node === 'string' && node.length > 0) return node;
+      if (node && typeof node === 'object') next.push(...Object.values(node as object));
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+describe('the documentation site in Chromium', () => {
+  it('opens with the API title and description', async () => {
+    await page.getByRole('heading', { name: new RegExp(doc.info.title) }).first().waitFor(WAIT);
+    await shot('home');
+  });
+
+  it('lists every tag group, every guide and every operation tag in the sidebar', async () => {
+    for (const group of tagGroups) {
+      await expect(page.getByText(group.name, { exact: true }).first().isVisible(), group.name).resolves.toBe(true);
+    }
+    for (const tag of tags) {
+      const link = page.getByRole('link', { name: tag.name, exact: true }).first();
+      await link.waitFor({ state: 'attached', ...WAIT });
+      const href = await link.getAttribute('href');
+      expect(href, tag.name).toMatch(/^\/[a-z0-9-]+$/);
+      tagPaths.set(tag.name, href!);
+    }
+    expect([...tagPaths.keys()].sort()).toEqual(tags.map((t) => t.name).sort());
+  });
+
+  it.each(guides.map((g) => [g.name, g] as const))('shows the guide "%s" with every heading in the sidebar and the page', async (name, guide) => {
+    const path = tagPaths.get(name)!;
+    await show(`#${path}`, path.slice(1));
+    const headings = headingsOf(guide.description);
+    expect(headings.length, `${name} has headings`).toBeGreaterThan(0);
+    for (const heading of headings) {
+      // The active guide's headings are its sidebar entries; Redoc renders the page around the one shown.
+      const link = page.locator(`a[href^="#${path}/"]`).filter({ hasText: new RegExp(`^${escapeRegExp(heading)}$`) }).first();
+      await link.waitFor({ state: 'attached', ...WAIT });
+      const href = (await link.getAttribute('href'))!;
+      await show(href, href.slice(2));
+      await expect.poll(() => page.locator(`[id="${href.slice(2)}"]`).innerText(), { ...WAIT, message: `${name}: ${heading}` }).toContain(heading);
+    }
+    if (name === 'Rate limits and quotas') {
+      await show(`#${path}`, path.slice(1));
+      await shot('guide-rate-limits');
+    }
+  });
+
+  it('lists every provisional element in the "Provisional elements" guide', async () => {
+    const path = tagPaths.get(PROVISIONAL_TAG)!;
+    const sections = { operation: 'Operations', parameter: 'Parameters', schema: 'Schemas' } as const;
+    const missing: string[] = [];
+    for (const [kind, title] of Object.entries(sections)) {
+      await show(`#${path}`, path.slice(1));
+      const link = page.locator(`a[href^="#${path}/"]`).filter({ hasText: new RegExp(`^${title}$`) }).first();
+      const href = (await link.getAttribute('href', WAIT))!;
+      await show(href, href.slice(2));
+      const text = await page.locator(`[id="${href.slice(2)}"]`).innerText();
+      for (const e of provisionalElements(doc).filter((x) => x.kind === kind)) {
+        const shown = e.kind === 'operation' ? e.name : e.where.replace(/`/g, '');
+        if (!text.includes(shown)) missing.push(`${e.kind} ${e.name}`);
+      }
+      if (kind === 'operation') await shot('guide-provisional-elements');
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it.each(ops.map((op) => [op.operationId, op] as const))('shows operation %s with its examples and curl sample', async (_, op) => {
+    const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+    await show(`#/${id}`, id);
+    const section = page.locator(`[id="${id}"]`);
+    await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
+    // The right panel: the curl sample of this very operation, and its first success example.
+    const curl = page.locator('pre').filter({ hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${op.path.split('{')[0]}` });
+    await curl.first().waitFor({ state: 'attached', ...WAIT });
+    const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
+    const value = shallowestString(Object.values(success.examples)[0]!.value);
+    expect(value, `${op.operationId}'s success example has a string to look for`).toBeDefined();
+    await page.locator('pre').filter({ hasText: `"${value}"` }).first().waitFor({ state: 'attached', ...WAIT });
+    if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-curl');
+  });
+
+  it('switches every operation\'s sample to the TypeScript client', async () => {
+    const first = ops[0]!;
+    const firstId = `${tagPaths.get(first.tags[0]!)!.slice(1)}/${first.operationId.toLowerCase()}`;
+    await show(`#/${firstId}`, firstId);
+    await page.getByRole('button', { name: 'curl', exact: true }).first().click();
+    await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
+    for (const op of ops) {
+      const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+      await show(`#/${id}`, id);
+      const call = `client.${op.method.toUpperCase()}('${op.path}'`;
+      await page.locator('pre').filter({ hasText: call }).first().waitFor({ state: 'attached', ...WAIT });
+      if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-typescript');
+    }
+  });
+
+  it('logged no console error and loaded nothing from outside the local server', () => {
+    expect(consoleErrors).toEqual([]);
+    expect(offSiteRequests).toEqual([]);
+  });
+});

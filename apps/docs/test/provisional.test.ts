@@ -1,0 +1,56 @@
+// The "Provisional elements" guide lists every x-provisional element with its reason from spec/DECISIONS.md.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadSpec } from '@cls-api/spec';
+import { PROVISIONAL_TAG, docsSpec, parseDecisions, plainHeadings, provisionalElements, renderProvisionalList } from '../src/index.js';
+import { decisionsPath } from '../src/paths.js';
+
+const decisions = readFileSync(decisionsPath, 'utf8');
+const doc = loadSpec();
+const log = parseDecisions(decisions);
+
+describe('the provisional list', () => {
+  it('reads the general decisions and the designed elements of the log', () => {
+    expect(log.general.length).toBeGreaterThan(0);
+    expect(log.general[0]!.key).toBe('G1');
+    for (const d of [...log.general, ...log.elements.values()]) {
+      expect(d.decision.length, d.key).toBeGreaterThan(0);
+      expect(d.reason.length, d.key).toBeGreaterThan(0);
+    }
+  });
+
+  it('names every x-provisional element of the bundle with its decision and reason', () => {
+    const list = renderProvisionalList(doc, log);
+    const elements = provisionalElements(doc);
+    expect(elements.length).toBeGreaterThan(0);
+    for (const e of elements) {
+      const row = list.split('\n').find((l) => l.startsWith('| ') && l.includes(e.kind === 'schema' ? `schema \`${e.name}\` |` : `(${e.name})`));
+      expect(row, `${e.kind} ${e.name}`).toBeDefined();
+      const d = log.elements.get(`${e.kind} ${e.name}`)!;
+      expect(row).toContain(d.reason.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim());
+    }
+    for (const g of log.general) expect(list).toContain(`| ${g.key} |`);
+  });
+
+  it('fails the build when a marked element has no row in the log', () => {
+    const copy = loadSpec();
+    copy.components!.schemas!.Pagination!['x-provisional'] = true;
+    expect(() => renderProvisionalList(copy, log)).toThrow(/schema Pagination/);
+  });
+
+  it('is appended to the guide in the docs copy only; the bundle itself is untouched', () => {
+    const before = JSON.stringify(doc);
+    const { doc: docs } = docsSpec(doc, decisions);
+    expect(JSON.stringify(doc)).toBe(before);
+    const tag = (docs.tags as Array<{ name: string; description: string }>).find((t) => t.name === PROVISIONAL_TAG)!;
+    expect(tag.description).toContain('## Every provisional element');
+    const original = (doc.tags as Array<{ name: string; description: string }>).find((t) => t.name === PROVISIONAL_TAG)!;
+    expect(tag.description.startsWith(plainHeadings(original.description).trimEnd())).toBe(true);
+  });
+});
+
+describe('plainHeadings', () => {
+  it('drops code spans from headings only (Redoc 3 cuts them from the sidebar)', () => {
+    expect(plainHeadings('## Branch on `error.code`\nUse `error.code` here.')).toBe('## Branch on error.code\nUse `error.code` here.');
+  });
+});

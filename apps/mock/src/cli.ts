@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// `pnpm mock`: the mock on port 4010 (PORT and HOST override) until Ctrl-C.
+import { loadSpec } from '@cls-api/spec';
+import { Contract } from './contract.js';
+import { curlFor, exampleRequest } from './requests.js';
+import { startMock } from './index.js';
+
+const DEFAULT_PORT = 4010;
+
+function portFromEnv(): number {
+  const raw = process.env.PORT;
+  if (raw === undefined || raw === '') return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+    process.exit(2);
+  }
+  return port;
+}
+
+const quiet = process.argv.includes('--quiet');
+const doc = loadSpec();
+console.log(`Starting the mock of ${doc.info.title} ${doc.info.version} (Prism)...`);
+const mock = await startMock({
+  spec: doc,
+  port: portFromEnv(),
+  host: process.env.HOST || '127.0.0.1',
+  ...(quiet ? {} : { onRequest: (line: string) => console.log(`  ${line}`) }),
+});
+
+// The first operation the service itself describes (not a designed one) without path parameters.
+const contract = new Contract(doc);
+const first =
+  contract.operations.find((op) => !op.provisional && op.method === 'get' && op.security.length > 0) ??
+  contract.operations[0]!;
+console.log(`Mock listening on ${mock.url}`);
+console.log(`Try:  ${curlFor(mock.url, exampleRequest(doc, first))}`);
+console.log(`Any documented scenario: add -H "Prefer: example=<name>" (see apps/mock/README.md). Ctrl-C stops.`);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping the mock...`);
+  mock.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));

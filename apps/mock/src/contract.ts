@@ -1,0 +1,209 @@
+// What the mock needs to know about the contract, read from the bundled document: the operations and their routes,
+// every named response example, and the error codes the mock answers with when Prism cannot.
+import {
+  deref,
+  errorCatalog,
+  operations,
+  type ErrorCatalogEntry,
+  type ExampleObject,
+  type JsonSchema,
+  type MediaTypeObject,
+  type OpenApiDocument,
+  type OperationInfo,
+  type Reference,
+  type ResponseObject,
+} from '@cls-api/spec';
+
+/**
+ * Example-object extension naming the response headers that come with one scenario, such as the `Retry-After` of
+ * the monthly-quota 429. OpenAPI ties headers to a response, not to one of its examples, so without it the mock
+ * cannot tell the two 429s apart.
+ */
+export const RESPONSE_HEADERS_EXTENSION = 'x-response-headers';
+
+/** One named response example of one operation: a scenario the mock can be asked for. */
+export interface Scenario {
+  operationId: string;
+  method: string;
+  path: string;
+  /** The response key, e.g. `200` or `429`. */
+  status: string;
+  /** The example's key: what `Prefer: example=` names. */
+  example: string;
+  summary: string;
+  /** The example body. */
+  value: unknown;
+  /** `error.code` of an error example. */
+  errorCode?: string;
+  /** Header values the example declares with `x-response-headers`. */
+  headers: Record<string, string>;
+}
+
+export interface Route {
+  op: OperationInfo;
+  /** Matches the request path; capture groups are the path parameters in template order. */
+  pattern: RegExp;
+  /** Literal segments: the more, the more specific (`/orders/draft` before `/orders/{order_no}`). */
+  literalSegments: number;
+}
+
+/**
+ * The roles the mock answers itself, mapped to catalogue codes. The codes are checked against the catalogue when
+ * the mock starts, and their HTTP status is always the catalogue's.
+ */
+export const ERROR_ROLES = {
+  /** No operation at this method and path. */
+  unknownRoute: 'NOT_FOUND',
+  /** A parameter or body fails its schema (DECISIONS G5). */
+  invalid: 'INVALID_PARAMETER',
+  /** A required parameter, body or property is missing (DECISIONS G5). */
+  missing: 'REQUIRED_PARAMETER',
+  /** No credential of the operation's scheme was sent. */
+  noCredential: 'AUTH_MISSING_TOKEN',
+  /** Only a credential of a scheme the operation does not accept was sent (an API key on /v3/pay/). */
+  wrongCredential: 'AUTH_FORBIDDEN',
+  /** Prism failed. */
+  internal: 'INTERNAL_ERROR',
+} as const;
+export type ErrorRole = keyof typeof ERROR_ROLES;
+
+export interface CredentialScheme {
+  name: string;
+  /** The request header that carries it. */
+  header: string;
+  /** For `http` schemes, the authorization scheme (`bearer`). */
+  httpScheme?: string;
+}
+
+export class Contract {
+  readonly doc: OpenApiDocument;
+  readonly catalog: Map<string, ErrorCatalogEntry>;
+  readonly operations: OperationInfo[];
+  readonly routes: Route[];
+  readonly schemes: Map<string, CredentialScheme>;
+
+  constructor(doc: OpenApiDocument) {
+    this.doc = doc;
+    this.catalog = errorCatalog(doc);
+    this.operations = operations(doc);
+    for (const [role, code] of Object.entries(ERROR_ROLES)) {
+      if (!this.catalog.has(code)) {
+        throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);
+      }
+    }
+    this.routes = this.operations
+      .map((op) => routeOf(op))
+      .sort((a, b) => b.literalSegments - a.literalSegments);
+    this.schemes = new Map();
+    for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
+      const scheme = deref<Record<string, unknown>>(doc, raw);
+      if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') {
+        this.schemes.set(name, { name, header: scheme.name.toLowerCase() });
+      } else if (scheme.type === 'http' && typeof scheme.scheme === 'string') {
+        this.schemes.set(name, { name, header: 'authorization', httpScheme: scheme.scheme.toLowerCase() });
+      }
+    }
+  }
+
+  /** The code the mock answers for `role`, with its catalogue status. */
+  errorFor(role: ErrorRole): { code: string; status: number } {
+    const code = ERROR_ROLES[role];
+    return { code, status: this.catalog.get(code)!.status };
+  }
+
+  /** The operation serving `method` and `pathname`, or undefined when the contract has none. */
+  match(method: string, pathname: string): { route: Route; pathMatches: Route[] } | undefined {
+    const m = method.toLowerCase();
+    const pathMatches = this.routes.filter((r) => r.pattern.test(pathname));
+    const route = pathMatches.find((r) => r.op.method === m);
+    return route ? { route, pathMatches } : undefined;
+  }
+
+  /** Whether any operation has this path, whatever its method. */
+  hasPath(pathname: string): boolean {
+    return this.routes.some((r) => r.pattern.test(pathname));
+  }
+
+  /** Every named response example of `op`, in response order. */
+  scenariosOf(op: OperationInfo): Scenario[] {
+    const out: Scenario[] = [];
+    for (const [status, response] of Object.entries(op.responses)) {
+      for (const [example, info] of Object.entries(response.examples)) {
+        const raw = this.rawExample(op, status, example);
+        const scenario: Scenario = {
+          operationId: op.operationId,
+          method: op.method,
+          path: op.path,
+          status,
+          example,
+          summary: info.summary ?? '',
+          value: info.value,
+          headers: headersOf(raw),
+        };
+        const code = errorCodeOf(info.value);
+        if (code !== undefined) scenario.errorCode = code;
+        out.push(scenario);
+      }
+    }
+    return out;
+  }
+
+  /** Every scenario of every operation. */
+  scenarios(): Scenario[] {
+    return this.operations.flatMap((op) => this.scenariosOf(op));
+  }
+
+  /** The example object as written, extensions included (the spec helpers keep only summary and value). */
+  private rawExample(op: OperationInfo, status: string, key: string): ExampleObject | undefined {
+    const item = this.doc.paths?.[op.path];
+    const operation = item?.[op.method];
+    const rawResponse = operation?.responses?.[status];
+    if (!rawResponse) return undefined;
+    const response = deref<ResponseObject>(this.doc, rawResponse);
+    const media = jsonMedia(response.content);
+    const rawExample = media?.examples?.[key];
+    return rawExample ? deref<ExampleObject>(this.doc, rawExample as ExampleObject | Reference) : undefined;
+  }
+
+  /** The response schema of `op` at `status`, as a schema that can be compiled against the whole document. */
+  responseSchema(op: OperationInfo, status: string): JsonSchema | undefined {
+    return op.responses[status]?.schema;
+  }
+}
+
+function jsonMedia(content: Record<string, MediaTypeObject> | undefined): MediaTypeObject | undefined {
+  if (!content) return undefined;
+  return content['application/json'] ?? Object.entries(content).find(([t]) => /json/.test(t))?.[1];
+}
+
+function headersOf(example: ExampleObject | undefined): Record<string, string> {
+  const declared = example?.[RESPONSE_HEADERS_EXTENSION];
+  const out: Record<string, string> = {};
+  if (declared && typeof declared === 'object') {
+    for (const [name, value] of Object.entries(declared as Record<string, unknown>)) {
+      if (value !== null && value !== undefined) out[name] = String(value);
+    }
+  }
+  return out;
+}
+
+export function errorCodeOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const error = (body as { error?: { code?: unknown } }).error;
+  return typeof error?.code === 'string' ? error.code : undefined;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function routeOf(op: OperationInfo): Route {
+  const segments = op.path.split('/').filter(Boolean);
+  let literalSegments = 0;
+  const parts = segments.map((segment) => {
+    if (/^\{[^}]+\}$/.test(segment)) return '([^/]+)';
+    literalSegments += 1;
+    return escapeRegExp(segment);
+  });
+  return { op, pattern: new RegExp(`^/${parts.join('/')}/?$`), literalSegments };
+}

@@ -1,0 +1,151 @@
+// Runs the Prism CLI as a child process on a private loopback port, serving a snapshot of the document.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OpenApiDocument } from '@cls-api/spec';
+
+export interface PrismProcess {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface PrismOptions {
+  /** How long Prism may take to listen. Loading the contract takes seconds on a busy machine. */
+  startupTimeoutMs?: number;
+  /** Receives Prism's own output, line by line. */
+  onOutput?: (line: string) => void;
+}
+
+const require = createRequire(import.meta.url);
+const prismBin = join(require.resolve('@stoplight/prism-cli/package.json'), '..', 'dist', 'index.js');
+
+/** A port nobody listens on right now. Prism takes a port number, not a listening socket, hence the short race. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something answers HTTP on the port. */
+function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: '127.0.0.1', port, method: 'OPTIONS', path: '/', timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(false));
+    req.end();
+  });
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A parent that exits without close() must not leave Prism running.
+  process.once('exit', () => {
+    for (const child of live) child.kill('SIGTERM');
+  });
+}
+
+async function startOnce(documentPath: string, port: number, options: PrismOptions): Promise<PrismProcess> {
+  const startupTimeoutMs = options.startupTimeoutMs ?? 120_000;
+  const child = spawn(
+    process.execPath,
+    [prismBin, 'mock', documentPath, '--port', String(port), '--host', '127.0.0.1', '--multiprocess=false'],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'development', FORCE_COLOR: '0' } },
+  );
+  live.add(child);
+  installExitHook();
+  const output: string[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      output.push(line);
+      if (output.length > 40) output.shift();
+      options.onOutput?.(line);
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    });
+  });
+  let hasExited = false;
+  void exited.then(() => {
+    hasExited = true;
+  });
+
+  const deadline = Date.now() + startupTimeoutMs;
+  for (;;) {
+    if (hasExited) {
+      throw new Error(`Prism exited before listening on port ${port}:\n${output.join('\n')}`);
+    }
+    if (await answers(port)) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`Prism did not listen on port ${port} within ${startupTimeoutMs} ms:\n${output.join('\n')}`);
+    }
+    // Poll Prism's port rather than parse its log, whose format is not an interface.
+    await Promise.race([new Promise((r) => setTimeout(r, 150)), exited]);
+  }
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    async close() {
+      if (hasExited) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Starts Prism on a snapshot of `doc`. The snapshot keeps Prism and the front server on the same document, and
+ * keeps Prism's file watcher from restarting it (and dropping requests) when the spec package is rebuilt.
+ */
+export async function startPrism(doc: OpenApiDocument, options: PrismOptions = {}): Promise<PrismProcess> {
+  const dir = await mkdtemp(join(tmpdir(), 'cls-api-mock-'));
+  const documentPath = join(dir, 'openapi.json');
+  await writeFile(documentPath, JSON.stringify(doc));
+  let lastError: unknown;
+  // Another process can take the probed port before Prism binds it; a fresh port fixes that.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const prism = await startOnce(documentPath, await freePort(), options);
+      return {
+        ...prism,
+        async close() {
+          await prism.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      lastError = err;
+      if (!/EADDRINUSE/.test(String(err))) break;
+    }
+  }
+  await rm(dir, { recursive: true, force: true });
+  throw lastError;
+}

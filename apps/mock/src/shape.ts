@@ -1,0 +1,350 @@
+// Turns what Prism answered into what this API answers: every error in the envelope
+// `{success: false, error: {code, message}}` with a catalogue code, and only the headers the contract gives values
+// for. Pure functions, so every rule can be tested without a running Prism.
+import { isDeepStrictEqual } from 'node:util';
+import type { OperationInfo } from '@cls-api/spec';
+import { errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
+
+/** A violation as Prism reports it in its `sl-violations` header. */
+export interface Violation {
+  location: Array<string | number>;
+  severity?: string;
+  code: string | number;
+  message: string;
+}
+
+export interface Preference {
+  code?: string;
+  example?: string;
+  /** Tokens other than code and example (Prism's `dynamic=true`), passed on unchanged. */
+  rest: string[];
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+export interface ShapedResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+  /** The named example served, when the body is one. */
+  example?: string;
+  /** Why the mock rewrote Prism's answer, when it did. */
+  rewritten?: string;
+}
+
+export interface RequestFacts {
+  method: string;
+  pathname: string;
+  /** Lower-cased request headers. */
+  headers: Record<string, string | string[] | undefined>;
+  op?: OperationInfo;
+  prefer: Preference;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
+/** Prism's header for request problems: kept, because it tells a mock user exactly what was wrong. */
+export const VIOLATIONS_HEADER = 'sl-violations';
+
+export function parsePrefer(value: string | string[] | undefined): Preference {
+  const out: Preference = { rest: [] };
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  for (const token of text.split(/[,;]/)) {
+    const trimmed = token.trim();
+    if (!trimmed) continue;
+    const eq = trimmed.indexOf('=');
+    const key = (eq < 0 ? trimmed : trimmed.slice(0, eq)).trim().toLowerCase();
+    const raw = eq < 0 ? '' : trimmed.slice(eq + 1).trim();
+    const val = raw.replace(/^"(.*)"$/, '$1');
+    if (key === 'code') out.code = val;
+    else if (key === 'example') out.example = val;
+    else out.rest.push(trimmed);
+  }
+  return out;
+}
+
+export function formatPrefer(p: Preference): string {
+  return [...(p.code ? [`code=${p.code}`] : []), ...(p.example ? [`example=${p.example}`] : []), ...p.rest].join(', ');
+}
+
+/**
+ * Checks a `Prefer` header against the operation's documented responses and completes it: `example=` alone gets
+ * the status that documents that example (Prism alone only looks under the default 2xx response).
+ * Returns an error message for a status or example the operation does not document.
+ */
+export function resolvePrefer(
+  contract: Contract,
+  op: OperationInfo,
+  prefer: Preference,
+): { prefer: Preference } | { error: string } {
+  const scenarios = contract.scenariosOf(op);
+  const list = () => scenarios.map((s) => `${s.example} (${s.status})`).join(', ');
+  if (prefer.example !== undefined) {
+    const matches = scenarios.filter((s) => s.example === prefer.example);
+    const chosen = prefer.code !== undefined ? matches.find((s) => s.status === prefer.code) : matches[0];
+    if (!chosen) {
+      const where = prefer.code !== undefined ? ` under status ${prefer.code}` : '';
+      return {
+        error: `Mock: Prefer example=${prefer.example} names no example of ${op.operationId}${where}. Its examples: ${list()}.`,
+      };
+    }
+    return { prefer: { ...prefer, code: chosen.status } };
+  }
+  if (prefer.code !== undefined && !(prefer.code in op.responses)) {
+    const statuses = Object.keys(op.responses).join(', ');
+    return { error: `Mock: Prefer code=${prefer.code} is not a documented status of ${op.operationId} (${statuses}).` };
+  }
+  return { prefer };
+}
+
+export function parseViolations(value: string | string[] | undefined): Violation[] {
+  if (value === undefined) return [];
+  try {
+    const parsed: unknown = JSON.parse(Array.isArray(value) ? value[0]! : value);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (v): v is Violation =>
+        typeof v === 'object' && v !== null && Array.isArray(v.location) && typeof v.message === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** One line of at most 1,000 characters: the contract's `Text`. */
+export function asText(message: string): string {
+  const line = message.replace(/[\x00-\x1F\x7F]+/g, ' ').trim();
+  return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
+}
+
+/** `['request', 'body', 'orders', '0', 'quantity']` as `orders[0].quantity`. */
+export function fieldOf(location: Array<string | number>): string {
+  let field = '';
+  for (const part of location.slice(2)) {
+    const text = String(part);
+    field += /^\d+$/.test(text) ? `[${text}]` : field ? `.${text}` : text;
+  }
+  return field;
+}
+
+const isRequired = (v: Violation) => v.code === 'required';
+
+/** A sentence naming the field, from one of Prism's violations. */
+export function describeViolation(v: Violation): string {
+  const field = fieldOf(v.location);
+  const property = /required property '([^']+)'/.exec(v.message)?.[1];
+  if (isRequired(v)) {
+    if (property) return `${field ? `${field}.${property}` : property} is required.`;
+    if (v.location[1] === undefined) return 'The request body is required.';
+  }
+  if (v.code === 415) return `Unsupported Content-Type. ${v.message}.`;
+  const dotted = v.location.slice(2).map(String).join('.');
+  const at = dotted ? v.message.indexOf(`${dotted} `) : -1;
+  if (at >= 0) return `${field} ${v.message.slice(at + dotted.length + 1)}.`;
+  return `${v.message}.`;
+}
+
+function envelope(code: string, message: string): Buffer {
+  return Buffer.from(JSON.stringify({ success: false, error: { code, message: asText(message) } }));
+}
+
+function isEnvelope(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && typeof (body as { success?: unknown }).success === 'boolean';
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A mock-made error: a catalogue code with its catalogue status, or the status the operation documents. */
+export function errorResponse(
+  contract: Contract,
+  role: ErrorRole,
+  message: string,
+  op?: OperationInfo,
+): ShapedResponse {
+  let { code, status } = contract.errorFor(role);
+  // Prefer a code this operation documents for that status, so clients only ever see documented codes.
+  const documented = op?.responses[String(status)]?.errorCodes;
+  if (documented && documented.length > 0 && !documented.includes(code)) code = documented[0]!;
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: envelope(code, message),
+    rewritten: role,
+  };
+}
+
+/** The operation's documented example for `status` with `error.code`, served as written. */
+function documentedError(contract: Contract, op: OperationInfo, status: number, code: string): Scenario | undefined {
+  return contract.scenariosOf(op).find((s) => s.status === String(status) && s.errorCode === code);
+}
+
+function credentialSent(contract: Contract, req: RequestFacts, schemeName: string): boolean {
+  const scheme = contract.schemes.get(schemeName);
+  if (!scheme) return false;
+  const value = req.headers[scheme.header];
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text || !text.trim()) return false;
+  return scheme.httpScheme ? text.trim().toLowerCase().startsWith(`${scheme.httpScheme} `) : true;
+}
+
+/** Answers a failed security check: 401 when no credential was sent, 403 when only one of another scheme was. */
+function securityFailure(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse {
+  const foreign = [...contract.schemes.keys()].some(
+    (name) => !op.security.includes(name) && credentialSent(contract, req, name),
+  );
+  const role: ErrorRole = foreign ? 'wrongCredential' : 'noCredential';
+  const { code, status } = contract.errorFor(role);
+  const example = documentedError(contract, op, status, code);
+  if (example) {
+    return {
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: Buffer.from(JSON.stringify(example.value)),
+      example: example.example,
+      rewritten: role,
+    };
+  }
+  const accepted = op.security.map((s) => contract.schemes.get(s)?.header ?? s).join(' or ');
+  return errorResponse(
+    contract,
+    role,
+    foreign ? `This operation accepts only ${accepted}.` : `Send ${accepted}.`,
+    op,
+  );
+}
+
+/** Answers a request Prism found invalid: REQUIRED_PARAMETER when something is missing, else INVALID_PARAMETER. */
+function validationFailure(contract: Contract, op: OperationInfo | undefined, violations: Violation[], fallback: string): ShapedResponse {
+  const first = violations.find(isRequired) ?? violations[0];
+  const role: ErrorRole = first && isRequired(first) ? 'missing' : 'invalid';
+  let message = first ? describeViolation(first) : fallback;
+  if (violations.length > 1) message += ` (${violations.length - 1} more: see the ${VIOLATIONS_HEADER} header)`;
+  return errorResponse(contract, role, message, op);
+}
+
+/**
+ * The response the mock sends for Prism's `upstream` answer to `req`:
+ * - Prism's own errors (`application/problem+json`, or JSON without `success`) become envelopes with a catalogue
+ *   code: unknown route or method 404, invalid request 400, Prism failure 500.
+ * - A request that failed validation gets the code that fits its first problem and a message naming the field,
+ *   instead of Prism's first documented 400 example.
+ * - A failed security check gets the operation's documented `AUTH_MISSING_TOKEN` example, or `AUTH_FORBIDDEN`
+ *   when only a credential of another scheme was sent (an API key on the JWT-only /v3/pay/).
+ * - Optional headers are sent only with the values the served example declares (`x-response-headers`): Prism
+ *   fills them with placeholders such as `0`, which the service never sends.
+ */
+export function shapeResponse(contract: Contract, req: RequestFacts, upstream: UpstreamResponse): ShapedResponse {
+  const contentType = String(upstream.headers['content-type'] ?? '').toLowerCase();
+  const json = /json/.test(contentType) ? parseJson(upstream.body) : undefined;
+  const violations = parseViolations(upstream.headers[VIOLATIONS_HEADER]).filter((v) => v.location[0] === 'request');
+  const { op } = req;
+  const chosen = req.prefer.example;
+
+  let shaped: ShapedResponse;
+  if (/json/.test(contentType) && !isEnvelope(json)) {
+    shaped = prismError(contract, req, upstream.status, json, violations);
+  } else if (
+    op &&
+    upstream.status === 401 &&
+    violations.some((v) => v.code === 401) &&
+    !(chosen && documentedStatus(contract, op, chosen) === '401')
+  ) {
+    shaped = securityFailure(contract, req, op);
+  } else if (op && violations.length > 0 && upstream.status >= 400 && upstream.status < 500) {
+    shaped = validationFailure(contract, op, violations, 'The request is invalid.');
+  } else {
+    shaped = { status: upstream.status, headers: {}, body: upstream.body };
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name.toLowerCase())) shaped.headers[name.toLowerCase()] = value;
+    }
+    if (op && json !== undefined) {
+      const served = servedExample(contract, op, String(upstream.status), json, chosen);
+      if (served) shaped.example = served.example;
+    }
+  }
+
+  // Keep Prism's CORS and violation headers on rewritten answers too.
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    const lower = name.toLowerCase();
+    if (value !== undefined && (lower.startsWith('access-control-') || lower === 'vary' || lower === VIOLATIONS_HEADER)) {
+      shaped.headers[lower] ??= value;
+    }
+  }
+  return withContractHeaders(contract, op, shaped);
+}
+
+function documentedStatus(contract: Contract, op: OperationInfo, example: string): string | undefined {
+  return contract.scenariosOf(op).find((s) => s.example === example)?.status;
+}
+
+function servedExample(
+  contract: Contract,
+  op: OperationInfo,
+  status: string,
+  body: unknown,
+  chosen: string | undefined,
+): Scenario | undefined {
+  const candidates = contract.scenariosOf(op).filter((s) => s.status === status);
+  return (
+    candidates.find((s) => s.example === chosen && isDeepStrictEqual(s.value, body)) ??
+    candidates.find((s) => isDeepStrictEqual(s.value, body))
+  );
+}
+
+function prismError(
+  contract: Contract,
+  req: RequestFacts,
+  status: number,
+  json: unknown,
+  violations: Violation[],
+): ShapedResponse {
+  const problem = (json ?? {}) as { type?: string; title?: string; detail?: string; error?: { message?: string } };
+  const detail =
+    [problem.title, problem.detail].filter(Boolean).join(': ') || problem.error?.message || `Prism answered ${status}`;
+  const { op } = req;
+  if (status === 404 || status === 405) {
+    if (!op) {
+      const known = contract.hasPath(req.pathname);
+      const message = known
+        ? `${req.method} is not an operation of ${req.pathname}.`
+        : `No operation at ${req.pathname}. Every path starts with /v3/; see the API reference.`;
+      return errorResponse(contract, 'unknownRoute', message);
+    }
+    // The operation exists, so Prism refused a mock control (an unknown example or status).
+    return errorResponse(contract, 'invalid', `Mock: ${detail}`, op);
+  }
+  if (status === 401 && op) return securityFailure(contract, req, op);
+  if (status >= 400 && status < 500) {
+    if (/invalid.json/i.test(`${detail} ${JSON.stringify(json ?? '')}`)) {
+      return errorResponse(contract, 'invalid', 'The request body is not valid JSON.', op);
+    }
+    return validationFailure(contract, op, violations, `${detail.replace(/\.$/, '')}.`);
+  }
+  return errorResponse(contract, 'internal', `Mock: Prism failed: ${detail}`, op);
+}
+
+/** Drops optional headers Prism made up and adds the values the served example declares. */
+function withContractHeaders(contract: Contract, op: OperationInfo | undefined, shaped: ShapedResponse): ShapedResponse {
+  const declared = op?.responses[String(shaped.status)]?.headers ?? {};
+  const example = shaped.example && op
+    ? contract.scenariosOf(op).find((s) => s.status === String(shaped.status) && s.example === shaped.example)
+    : undefined;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(shaped.headers)) headers[name.toLowerCase()] = value;
+  for (const [name, info] of Object.entries(declared)) {
+    if (!info.required) delete headers[name.toLowerCase()];
+  }
+  for (const [name, value] of Object.entries(example?.headers ?? {})) headers[name.toLowerCase()] = value;
+  return { ...shaped, headers };
+}
+
+export { errorCodeOf };

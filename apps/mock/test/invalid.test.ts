@@ -1,0 +1,247 @@
+// Invalid requests get this API's error envelope with a documented catalogue code, never problem+json.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deref, loadSpec, type JsonSchema, type OperationInfo, type RequestBodyObject } from '@cls-api/spec';
+import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
+import { schemaValidator, send, type Answer } from './support.js';
+
+const doc = loadSpec();
+const contract = new Contract(doc);
+const validator = schemaValidator(doc);
+const envelopeSchema = { $ref: '#/components/schemas/ErrorEnvelope' };
+const code = (role: Parameters<Contract['errorFor']>[0]) => contract.errorFor(role).code;
+/** REQUIRED_PARAMETER where the operation documents it; an operation that does not gets INVALID_PARAMETER. */
+const missingCode = (op: OperationInfo) => {
+  const documented = op.responses[String(contract.errorFor('missing').status)]?.errorCodes ?? [];
+  return documented.includes(code('missing')) ? code('missing') : code('invalid');
+};
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(async () => {
+  await mock?.close();
+});
+
+/**
+ * The answer is the error envelope with `expected` (a catalogue code), sent with the catalogue's status for it,
+ * and a code the operation documents for that status.
+ */
+function expectEnvelope(answer: Answer, expected: string, op?: OperationInfo): void {
+  const context = `${answer.status} ${answer.text}`;
+  expect(answer.headers.get('content-type'), context).toMatch(/^application\/json/);
+  expect(validator.errors(envelopeSchema, answer.body), context).toEqual([]);
+  const body = answer.body as { error: { code: string; message: string } };
+  expect(body.error.code, context).toBe(expected);
+  expect(answer.status, context).toBe(contract.catalog.get(expected)!.status);
+  expect(Object.keys(answer.body as object)[0]).toBe('success');
+  if (op) {
+    const documented = op.responses[String(answer.status)];
+    expect(documented, `${op.operationId} documents ${answer.status}`).toBeDefined();
+    if (documented!.schema) expect(validator.errors(documented!.schema, answer.body), context).toEqual([]);
+    expect(documented!.errorCodes, context).toContain(expected);
+  }
+}
+
+const secured = contract.operations.filter((op) => op.security.length > 0);
+const byId = (op: OperationInfo) => [op.operationId, op] as const;
+
+function withoutHeader(headers: Record<string, string>, names: string[]): Record<string, string> {
+  const drop = new Set(names.map((n) => n.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([n]) => !drop.has(n.toLowerCase())));
+}
+
+describe('authentication (source: Authentication 6 and 9)', () => {
+  it.each(secured.map(byId))('%s without a credential: 401 AUTH_MISSING_TOKEN', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
+    const answer = await send(mock.url, req.method, req.url, withoutHeader(req.headers, schemeHeaders), req.body);
+    expectEnvelope(answer, code('noCredential'), op);
+  });
+
+  // Operations that accept no API key (the JWT-only /v3/pay/) refuse one with 403 AUTH_FORBIDDEN.
+  const apiKeyScheme = [...contract.schemes.values()].find((s) => !s.httpScheme)!;
+  const jwtOnly = secured.filter((op) => !op.security.includes(apiKeyScheme.name));
+  it('the contract has a JWT-only operation to check', () => {
+    expect(jwtOnly.length).toBeGreaterThan(0);
+  });
+  it.each(jwtOnly.map(byId))('%s with only an API key: 403 AUTH_FORBIDDEN', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
+    const headers = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: 'wms_test_mock' };
+    const answer = await send(mock.url, req.method, req.url, headers, req.body);
+    expectEnvelope(answer, code('wrongCredential'), op);
+  });
+});
+
+describe('parameters', () => {
+  const schemaOf = (s: JsonSchema | undefined) => (s ? deref<JsonSchema>(doc, s) : {});
+
+  const bounded = contract.operations.flatMap((op) =>
+    op.parameters
+      .filter((p) => p.in === 'query' && typeof schemaOf(p.schema).maximum === 'number')
+      .map((p) => [`${op.operationId} ${p.name}`, op, p.name, schemaOf(p.schema).maximum as number] as const),
+  );
+  it('the contract has bounded query parameters to check', () => expect(bounded.length).toBeGreaterThan(0));
+  it.each(bounded)('%s above its maximum: 400 INVALID_PARAMETER naming it', async (_, op, name, maximum) => {
+    const req = exampleRequest(doc, op);
+    const url = new URL(req.url, 'http://x');
+    url.searchParams.set(name, String(maximum + 1));
+    const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+    expectEnvelope(answer, code('invalid'), op);
+    expect((answer.body as { error: { message: string } }).error.message).toContain(name);
+  });
+
+  const requiredQuery = contract.operations.flatMap((op) =>
+    op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [`${op.operationId} ${p.name}`, op, p.name] as const),
+  );
+  it('the contract has required query parameters to check', () => expect(requiredQuery.length).toBeGreaterThan(0));
+  it.each(requiredQuery)('%s missing: 400 REQUIRED_PARAMETER naming it', async (_, op, name) => {
+    const req = exampleRequest(doc, op);
+    const url = new URL(req.url, 'http://x');
+    url.searchParams.delete(name);
+    const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+    expectEnvelope(answer, missingCode(op), op);
+    expect((answer.body as { error: { message: string } }).error.message).toContain(name);
+  });
+
+  const patterned = contract.operations.flatMap((op) =>
+    op.parameters
+      .filter((p) => p.in === 'path' && typeof schemaOf(p.schema).pattern === 'string')
+      .map((p) => [`${op.operationId} ${p.name}`, op, p.name] as const),
+  );
+  it.each(patterned)('%s breaking its pattern: 400 INVALID_PARAMETER naming it', async (_, op, name) => {
+    const req = exampleRequest(doc, op);
+    const [path, query] = req.url.split('?');
+    const segments = path!.split('/');
+    segments[op.path.split('/').indexOf(`{${name}}`)] = encodeURIComponent('no such!');
+    const url = segments.join('/') + (query ? `?${query}` : '');
+    const answer = await send(mock.url, req.method, url, req.headers, req.body);
+    expectEnvelope(answer, code('invalid'), op);
+    expect((answer.body as { error: { message: string } }).error.message).toContain(name);
+  });
+});
+
+describe('request bodies (source: Errors, rule 5)', () => {
+  const withBody = contract.operations.filter((op) => op.requestBody);
+
+  it.each(withBody.map(byId))('%s without a body: 400 REQUIRED_PARAMETER (where documented)', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const answer = await send(mock.url, req.method, req.url, req.headers);
+    expectEnvelope(answer, missingCode(op), op);
+  });
+
+  it.each(withBody.map(byId))('%s with a body that is not JSON: 400 INVALID_PARAMETER', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const answer = await send(mock.url, req.method, req.url, req.headers, '{"orders": [');
+    expectEnvelope(answer, code('invalid'), op);
+  });
+
+  it.each(withBody.map(byId))('%s with a text/plain body: 400 INVALID_PARAMETER', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const answer = await send(mock.url, req.method, req.url, { ...req.headers, 'Content-Type': 'text/plain' }, 'hello');
+    expectEnvelope(answer, code('invalid'), op);
+  });
+
+  it.each(withBody.map(byId))('%s with an empty object: 400, the code the contract gives', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const schema = deref<JsonSchema>(doc, op.requestBody!.schema!);
+    const required = Array.isArray(schema.required) && schema.required.length > 0;
+    const answer = await send(mock.url, req.method, req.url, req.headers, '{}');
+    expectEnvelope(answer, required ? missingCode(op) : code('invalid'), op);
+  });
+
+  // The contract's own deliberately invalid bodies, each with the answer it must get.
+  const invalidExamples = contract.operations.flatMap((op) => {
+    const raw = deref<RequestBodyObject>(doc, doc.paths![op.path]![op.method]!.requestBody ?? { content: {} });
+    const examples = (raw['x-invalid-examples'] ?? {}) as Record<string, { value: unknown; expected: { status: number; code: string } }>;
+    return Object.entries(examples).map(([name, ex]) => [`${op.operationId} ${name}`, op, ex] as const);
+  });
+  it('the contract has x-invalid-examples to send', () => expect(invalidExamples.length).toBeGreaterThan(0));
+  it.each(invalidExamples)('%s: the expected status and code', async (_, op, ex) => {
+    const req = exampleRequest(doc, op);
+    const answer = await send(mock.url, req.method, req.url, req.headers, JSON.stringify(ex.value));
+    expect(answer.status).toBe(ex.expected.status);
+    expectEnvelope(answer, ex.expected.code, op);
+  });
+
+  // Bulk bodies: more rows than the contract allows is a format error of the whole request.
+  const bulk = withBody.flatMap((op) => {
+    const schema = deref<JsonSchema>(doc, op.requestBody!.schema!);
+    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    return Object.entries(props)
+      .map(([name, prop]) => [name, deref<JsonSchema>(doc, prop)] as const)
+      .filter(([, prop]) => typeof prop.maxItems === 'number')
+      .map(([name, prop]) => [`${op.operationId} ${name}`, op, name, prop.maxItems as number] as const);
+  });
+  it('the bulk row limit is the one of x-limits', () => {
+    const limit = (doc.info['x-limits'] as { bulk_rows_per_request: number }).bulk_rows_per_request;
+    expect(bulk.length).toBeGreaterThan(0);
+    for (const [, , , max] of bulk) expect(max).toBe(limit);
+  });
+  it.each(bulk)('%s with one row more than maxItems: 400 INVALID_PARAMETER', async (_, op, name, maxItems) => {
+    const req = exampleRequest(doc, op);
+    const body = JSON.parse(req.body!) as Record<string, unknown[]>;
+    const row = body[name]![0];
+    body[name] = Array.from({ length: maxItems + 1 }, () => row);
+    const answer = await send(mock.url, req.method, req.url, req.headers, JSON.stringify(body));
+    expectEnvelope(answer, code('invalid'), op);
+  });
+  it.each(bulk)('%s with exactly maxItems rows: accepted', async (_, op, name, maxItems) => {
+    const req = exampleRequest(doc, op);
+    const body = JSON.parse(req.body!) as Record<string, unknown[]>;
+    const row = body[name]![0];
+    body[name] = Array.from({ length: maxItems }, () => row);
+    const answer = await send(mock.url, req.method, req.url, req.headers, JSON.stringify(body));
+    expect(answer.status).toBe(200);
+  });
+});
+
+describe('routes and mock controls', () => {
+  const anyKey = { 'X-API-Key': 'wms_test_mock', Accept: 'application/json' };
+
+  it('an unknown path: 404 NOT_FOUND', async () => {
+    expectEnvelope(await send(mock.url, 'GET', '/v3/wms/no-such-thing', anyKey), code('unknownRoute'));
+    expectEnvelope(await send(mock.url, 'GET', '/', anyKey), code('unknownRoute'));
+    expectEnvelope(await send(mock.url, 'GET', '/v2/manager/orders', anyKey), code('unknownRoute'));
+  });
+
+  it('a method the path does not have: 404 NOT_FOUND', async () => {
+    for (const op of contract.operations) {
+      const unused = ['delete', 'put', 'patch', 'post', 'get'].find((m) => !doc.paths![op.path]![m as 'get']);
+      if (!unused) continue;
+      const req = exampleRequest(doc, op);
+      const answer = await send(mock.url, unused.toUpperCase(), req.url, req.headers);
+      expectEnvelope(answer, code('unknownRoute'));
+      expect((answer.body as { error: { message: string } }).error.message).toContain(unused.toUpperCase());
+    }
+  });
+
+  it('an Accept header that excludes JSON: 400 INVALID_PARAMETER, in JSON', async () => {
+    const op = contract.operations.find((o) => o.method === 'get' && o.security.length > 0)!;
+    const req = exampleRequest(doc, op);
+    expectEnvelope(await send(mock.url, 'GET', req.url, { ...req.headers, Accept: 'text/html' }), code('invalid'), op);
+  });
+
+  it.each(contract.operations.map(byId))('%s: an undocumented example or status in Prefer is refused with the list', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const names = contract.scenariosOf(op).map((s) => s.example);
+    for (const prefer of ['example=no_such_example', 'code=418', `code=${Object.keys(op.responses)[0] === '200' ? '500' : '200'}, example=${names.find((n) => contract.scenariosOf(op).find((s) => s.example === n)!.status !== '500')}`]) {
+      const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: prefer }, req.body);
+      expect(answer.status, prefer).toBe(contract.errorFor('invalid').status);
+      const body = answer.body as { error: { code: string; message: string } };
+      expect(body.error.message, prefer).toMatch(/^Mock: /);
+      expect(validator.errors(envelopeSchema, answer.body)).toEqual([]);
+      if (prefer.startsWith('example=')) for (const name of names) expect(body.error.message).toContain(name);
+    }
+  });
+
+  it('a missing credential wins over a Prefer for a success example', async () => {
+    const op = secured.find((o) => o.method === 'get')!;
+    const req = exampleRequest(doc, op);
+    const headers = withoutHeader(req.headers, op.security.map((s) => contract.schemes.get(s)!.header));
+    const success = contract.scenariosOf(op).find((s) => s.status.startsWith('2'))!;
+    const answer = await send(mock.url, 'GET', req.url, { ...headers, Prefer: `example=${success.example}` });
+    expectEnvelope(answer, code('noCredential'), op);
+  });
+});

@@ -1,0 +1,134 @@
+// Starting and stopping the mock, serving another document, and the `pnpm mock` command.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSpec, type ExampleObject } from '@cls-api/spec';
+import { Contract, RESPONSE_HEADERS_EXTENSION, exampleRequest, startMock } from '../src/index.js';
+import { startPrism } from '../src/prism.js';
+import { send } from './support.js';
+
+const pkgDir = resolve(import.meta.dirname, '..');
+
+async function refused(url: string): Promise<boolean> {
+  try {
+    await fetch(url);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+describe('startMock', () => {
+  it('answers as soon as it resolves, and close() stops both the front server and Prism', async () => {
+    const doc = loadSpec();
+    const lines: string[] = [];
+    const mock = await startMock({ onRequest: (line) => lines.push(line) });
+    const op = new Contract(doc).operations[0]!;
+    const req = exampleRequest(doc, op);
+    const answer = await send(mock.url, req.method, req.url, req.headers, req.body);
+    expect(answer.status).toBe(200);
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`^${req.method} ${req.url.replace(/[?]/g, '\\?')} -> 200`))]);
+    expect(mock.url).toBe(`http://127.0.0.1:${mock.port}`);
+    await mock.close();
+    await mock.close(); // twice is harmless
+    expect(await refused(`${mock.url}/v3/manager/orders`)).toBe(true);
+  });
+
+  it('runs Prism on a private port that stops with it', async () => {
+    const prism = await startPrism(loadSpec());
+    expect(await refused(`${prism.url}/`)).toBe(false);
+    await prism.close();
+    expect(await refused(`${prism.url}/`)).toBe(true);
+  });
+
+  it('fails when the port is taken, and leaves no Prism behind', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    const prismLines: string[] = [];
+    await expect(startMock({ port, onPrismOutput: (l) => prismLines.push(l) })).rejects.toThrow(/EADDRINUSE/);
+    blocker.close();
+    const prismPort = prismLines.join('\n').match(/listening on http:\/\/127\.0\.0\.1:(\d+)/)?.[1];
+    expect(prismPort, 'Prism logged its port').toBeDefined();
+    expect(await refused(`http://127.0.0.1:${prismPort}/`)).toBe(true);
+  });
+
+  it('serves the document it is given, including the headers an example declares', async () => {
+    const doc = loadSpec();
+    const contract = new Contract(doc);
+    // A copy where one shared error example declares its headers and has a different message.
+    const scenario = contract.scenarios().find((s) => s.status === '429')!;
+    const ref = (() => {
+      const op = doc.paths![scenario.path]![scenario.method as 'get']!;
+      const response = op.responses![scenario.status] as { $ref?: string };
+      return response.$ref;
+    })();
+    expect(ref).toBeDefined();
+    const responseName = ref!.split('/').pop()!;
+    const response = doc.components!.responses![responseName] as { content: Record<string, { examples: Record<string, { $ref: string }> }> };
+    const exampleName = response.content['application/json']!.examples[scenario.example]!.$ref.split('/').pop()!;
+    const example = doc.components!.examples![exampleName] as ExampleObject;
+    example.value = { success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Changed in this copy.' } };
+    example[RESPONSE_HEADERS_EXTENSION] = { 'Retry-After': 120 };
+
+    const mock = await startMock({ spec: doc });
+    try {
+      const op = contract.operations.find((o) => o.operationId === scenario.operationId)!;
+      const req = exampleRequest(doc, op);
+      const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: `example=${scenario.example}` }, req.body);
+      expect(answer.status).toBe(429);
+      expect(answer.body).toEqual(example.value);
+      expect(answer.headers.get('retry-after')).toBe('120');
+      // Headers the example does not declare stay away.
+      expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('the pnpm mock command', () => {
+  it('prints the URL and a working curl line, and stops on SIGINT', async () => {
+    const child = spawn(process.execPath, [join(pkgDir, 'dist', 'cli.js')], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    try {
+      const tryLine = await new Promise<string>((resolveLine, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          output += c.toString();
+          const line = output.split('\n').find((l) => l.startsWith('Try:') );
+          if (line) resolveLine(line);
+        });
+        void exited.then(() => reject(new Error(`the command exited:\n${output}`)));
+      });
+      expect(output).toMatch(/Mock listening on http:\/\/127\.0\.0\.1:\d+/);
+      // Run the printed curl line's request.
+      const url = /"(http[^"]+)"/.exec(tryLine)![1]!;
+      const headers = Object.fromEntries([...tryLine.matchAll(/-H "([^:]+): ([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+      const answer = await fetch(url, { headers });
+      expect(answer.status).toBe(200);
+      expect(((await answer.json()) as { success: boolean }).success).toBe(true);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/stopping the mock/);
+  });
+
+  it('refuses a PORT that is not a port', async () => {
+    const child = spawn(process.execPath, [join(pkgDir, 'dist', 'cli.js')], {
+      env: { ...process.env, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(2);
+    expect(err).toMatch(/PORT must be an integer/);
+  });
+});

@@ -1,0 +1,114 @@
+// The front server's rules on their own, without Prism.
+import { describe, expect, it } from 'vitest';
+import { loadSpec } from '@cls-api/spec';
+import { Contract } from '../src/contract.js';
+import {
+  asText,
+  describeViolation,
+  fieldOf,
+  formatPrefer,
+  parsePrefer,
+  resolvePrefer,
+  shapeResponse,
+  type RequestFacts,
+} from '../src/shape.js';
+
+const doc = loadSpec();
+const contract = new Contract(doc);
+const op = contract.operations.find((o) => contract.scenariosOf(o).some((s) => s.example === 'monthly_quota_exhausted'))!;
+
+describe('Prefer', () => {
+  it('parses code, example and other tokens', () => {
+    expect(parsePrefer('code=429, example=monthly_quota_exhausted')).toEqual({ code: '429', example: 'monthly_quota_exhausted', rest: [] });
+    expect(parsePrefer('example="no_orders"; dynamic=true')).toEqual({ example: 'no_orders', rest: ['dynamic=true'] });
+    expect(parsePrefer(undefined)).toEqual({ rest: [] });
+    expect(formatPrefer({ code: '200', example: 'x', rest: ['dynamic=false'] })).toBe('code=200, example=x, dynamic=false');
+  });
+
+  it('gives example= alone the status that documents it', () => {
+    const s = contract.scenariosOf(op).find((x) => x.example === 'monthly_quota_exhausted')!;
+    expect(resolvePrefer(contract, op, { example: s.example, rest: [] })).toEqual({ prefer: { example: s.example, code: s.status, rest: [] } });
+  });
+
+  it('refuses an example under the wrong status, an unknown example and an undocumented status', () => {
+    for (const prefer of [{ code: '200', example: 'monthly_quota_exhausted' }, { example: 'nope' }, { code: '418' }]) {
+      const result = resolvePrefer(contract, op, { ...prefer, rest: [] });
+      expect('error' in result && result.error).toMatch(/^Mock: /);
+    }
+  });
+});
+
+describe('violations', () => {
+  it('name the field the way the contract does (orders[2].receiver_name)', () => {
+    expect(fieldOf(['request', 'body', 'orders', '2', 'receiver_name'])).toBe('orders[2].receiver_name');
+    expect(fieldOf(['request', 'query', 'size'])).toBe('size');
+    expect(
+      describeViolation({ location: ['request', 'body', 'orders', '2'], code: 'required', message: "Request body property orders.2 must have required property 'receiver_name'" }),
+    ).toBe('orders[2].receiver_name is required.');
+    expect(describeViolation({ location: ['request', 'query', 'size'], code: 'maximum', message: 'Request query parameter size must be <= 100' })).toBe(
+      'size must be <= 100.',
+    );
+    expect(describeViolation({ location: ['request'], code: 'required', message: 'Body parameter is required' })).toBe('The request body is required.');
+  });
+
+  it('messages are one line of at most 1,000 characters', () => {
+    expect(asText('a\nb\tc')).toBe('a b c');
+    expect(asText('x'.repeat(2000))).toHaveLength(1000);
+  });
+});
+
+describe('shapeResponse', () => {
+  const facts: RequestFacts = { method: 'GET', pathname: op.path, headers: {}, op, prefer: { rest: [] } };
+
+  it('drops placeholder headers Prism invents for optional response headers', () => {
+    const s = contract.scenariosOf(op).find((x) => x.status === '200')!;
+    const shaped = shapeResponse(contract, facts, {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0', 'access-control-allow-origin': '*' },
+      body: Buffer.from(JSON.stringify(s.value)),
+    });
+    expect(shaped.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(shaped.headers['x-ratelimit-remaining']).toBeUndefined();
+    expect(shaped.headers['access-control-allow-origin']).toBe('*');
+    expect(shaped.example).toBe(s.example);
+  });
+
+  it('turns problem+json into the envelope with a catalogue code', () => {
+    const shaped = shapeResponse(
+      contract,
+      { method: 'GET', pathname: '/v3/nothing', headers: {}, prefer: { rest: [] } },
+      {
+        status: 404,
+        headers: { 'content-type': 'application/problem+json' },
+        body: Buffer.from(JSON.stringify({ type: 'https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR', title: 'Route not resolved', status: 404 })),
+      },
+    );
+    const { code, status } = contract.errorFor('unknownRoute');
+    expect(shaped.status).toBe(status);
+    expect(JSON.parse(shaped.body.toString())).toEqual({ success: false, error: { code, message: expect.any(String) } });
+  });
+
+  it('turns a Prism failure into INTERNAL_ERROR', () => {
+    const shaped = shapeResponse(contract, facts, {
+      status: 500,
+      headers: { 'content-type': 'application/problem+json' },
+      body: Buffer.from(JSON.stringify({ title: 'boom', status: 500 })),
+    });
+    expect(shaped.status).toBe(contract.errorFor('internal').status);
+    expect(JSON.parse(shaped.body.toString()).error.code).toBe(contract.errorFor('internal').code);
+  });
+
+  it('every role maps to a catalogue code', () => {
+    for (const role of ['unknownRoute', 'invalid', 'missing', 'noCredential', 'wrongCredential', 'internal'] as const) {
+      const { code, status } = contract.errorFor(role);
+      expect(contract.catalog.get(code)?.status).toBe(status);
+    }
+  });
+
+  it('refuses a contract whose catalogue lacks a code the mock answers with', () => {
+    const copy = loadSpec();
+    const schema = copy.components!.schemas!.ErrorCode as { oneOf: Array<{ const?: string }> };
+    schema.oneOf = schema.oneOf.filter((b) => b.const !== 'NOT_FOUND');
+    expect(() => new Contract(copy)).toThrow(/NOT_FOUND/);
+  });
+});

@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+// `generate`: writes generated/openapi.ts (openapi-typescript types of the bundled contract) and
+// generated/contract.ts (the runtime facts the client acts on, read from the same bundle).
+//
+// The client runs in browsers, Deno and Bun with nothing but fetch, so it cannot read the bundle at run time;
+// instead the facts it needs are extracted here, once, into plain constants. Every fact comes from the document:
+// if the contract changes, the constants change with it, and if a fact the client depends on disappears, this
+// script fails instead of generating a client that silently ignores it.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { deref, errorCatalog, openapiJsonPath, operations } from '@cls-api/spec';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+// `--spec <bundle.json>` generates from another bundle and `--out <dir>` writes elsewhere: the tests use them to
+// show that a change of the contract changes what the client is generated with.
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : resolve(args[i + 1]);
+};
+const specPath = option('--spec') ?? openapiJsonPath;
+const outDir = option('--out') ?? join(packageDir, 'generated');
+
+function fail(message) {
+  throw new Error(`generate: ${message} (in ${specPath})`);
+}
+
+/** The component name of a `#/components/schemas/Name` reference, or undefined. */
+function schemaName(schema) {
+  const ref = schema?.$ref;
+  if (typeof ref !== 'string') return undefined;
+  const match = /^#\/components\/schemas\/([^/]+)$/.exec(ref);
+  return match ? match[1] : undefined;
+}
+
+/** Follows schema `$ref`s to the schema object itself. */
+function resolveSchema(doc, schema) {
+  return deref(doc, schema ?? {});
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const doc = JSON.parse(readFileSync(specPath, 'utf8'));
+const ops = operations(doc);
+
+// Error codes: the `oneOf` consts of components.schemas.ErrorCode, with their HTTP status.
+const catalog = errorCatalog(doc);
+if (catalog.size === 0) fail('components.schemas.ErrorCode lists no codes');
+const errorStatus = Object.fromEntries([...catalog].map(([code, entry]) => [code, entry.status]));
+
+// Security schemes: the header the API key travels in, and the bearer scheme of the JWT.
+const schemes = doc.components?.securitySchemes ?? {};
+const securitySchemes = {};
+for (const [name, raw] of Object.entries(schemes)) {
+  const scheme = deref(doc, raw);
+  if (scheme.type === 'apiKey') {
+    if (scheme.in !== 'header') fail(`security scheme ${name} is not sent in a header`);
+    securitySchemes[name] = { type: 'apiKey', header: scheme.name };
+  } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
+    securitySchemes[name] = { type: 'bearer', header: 'Authorization' };
+  } else {
+    fail(`security scheme ${name} (${scheme.type}) is not supported by the client`);
+  }
+}
+if (!Object.values(securitySchemes).some((s) => s.type === 'apiKey')) fail('no API-key security scheme');
+if (!Object.values(securitySchemes).some((s) => s.type === 'bearer')) fail('no bearer (JWT) security scheme');
+
+/** Whether a schema refers to `target` (a `#/components/schemas/...` reference), directly or through others. */
+function reaches(doc, schema, target, seen = new Set()) {
+  if (Array.isArray(schema)) return schema.some((s) => reaches(doc, s, target, seen));
+  if (typeof schema !== 'object' || schema === null) return false;
+  if (typeof schema.$ref === 'string') {
+    if (schema.$ref === target) return true;
+    if (seen.has(schema.$ref)) return false;
+    seen.add(schema.$ref);
+    return reaches(doc, deref(doc, schema), target, seen);
+  }
+  return Object.values(schema).some((v) => reaches(doc, v, target, seen));
+}
+
+// Stock quantities must never be cached (the source's Limits rule 7); an operation whose success body carries the
+// stock-quantity schema anywhere is flagged, whatever its path.
+const stockRef = '#/components/schemas/StockQuantity';
+if (!doc.components?.schemas?.StockQuantity) fail('components.schemas.StockQuantity is missing');
+
+// Operations: security, paging, and the shape of the data they return (for the cache policy).
+const operationTable = [];
+for (const op of ops) {
+  for (const name of op.security) {
+    if (!securitySchemes[name]) fail(`${op.operationId} uses unknown security scheme ${name}`);
+  }
+  const ok = op.responses['200'];
+  let paged = false;
+  let data;
+  if (ok?.schema) {
+    const body = resolveSchema(doc, ok.schema);
+    paged = Boolean(body.properties?.pagination);
+    const dataSchema = body.properties?.data;
+    if (dataSchema) {
+      const resolved = resolveSchema(doc, dataSchema);
+      if (resolved.type === 'array') data = { list: true, schema: schemaName(resolved.items) ?? null };
+      else data = { list: false, schema: schemaName(dataSchema) ?? null };
+    }
+  }
+  operationTable.push({
+    method: op.method,
+    path: op.path,
+    operationId: op.operationId,
+    security: op.security,
+    paged,
+    data: data ?? null,
+    carriesStock: ok?.schema ? reaches(doc, ok.schema, stockRef) : false,
+  });
+}
+if (!operationTable.some((o) => o.paged)) fail('no operation returns `pagination`');
+
+// Areas whose every operation uses only the bearer scheme (the source: /v3/pay/ is JWT-only). Used for paths the
+// table does not know, so that a JWT-only area never gets an API key.
+const byArea = new Map();
+for (const op of ops) {
+  if (op.security.length === 0) continue;
+  const area = op.path.split('/').filter(Boolean).slice(0, 2).join('/');
+  if (!byArea.has(area)) byArea.set(area, []);
+  byArea.get(area).push(op);
+}
+const bearerOnlyPrefixes = [...byArea]
+  .filter(([, list]) => list.every((op) => op.security.every((s) => securitySchemes[s].type === 'bearer')))
+  .map(([area]) => `/${area}/`);
+if (bearerOnlyPrefixes.length === 0) fail('no JWT-only area (the source makes /v3/pay/ JWT-only)');
+
+// Bulk operations: a body with one array of rows bounded by `maxItems`, answered with `failed_count`, a
+// success count and one result array (the source's bulk wrapper).
+const bulkOperations = {};
+for (const op of ops) {
+  if (!op.requestBody?.schema || !op.responses['200']?.schema) continue;
+  const body = resolveSchema(doc, op.requestBody.schema);
+  const arrays = Object.entries(body.properties ?? {}).filter(([, s]) => resolveSchema(doc, s).type === 'array');
+  if (arrays.length !== 1) continue;
+  const [rowsField, rowsSchema] = arrays[0];
+  const maxRows = resolveSchema(doc, rowsSchema).maxItems;
+  const okBody = resolveSchema(doc, op.responses['200'].schema);
+  const data = resolveSchema(doc, okBody.properties?.data);
+  const props = Object.keys(data.properties ?? {});
+  if (!props.includes('failed_count')) continue;
+  const successCounts = props.filter((p) => p.endsWith('_count') && p !== 'failed_count');
+  const results = props.filter((p) => resolveSchema(doc, data.properties[p]).type === 'array');
+  if (successCounts.length !== 1 || results.length !== 1) {
+    fail(`bulk operation ${op.operationId} has no single success count and result array`);
+  }
+  if (!Number.isInteger(maxRows) || maxRows < 1) fail(`bulk operation ${op.operationId} has no maxItems on ${rowsField}`);
+  bulkOperations[op.operationId] = {
+    method: op.method,
+    path: op.path,
+    rowsField,
+    maxRows,
+    successCountField: successCounts[0],
+    failedCountField: 'failed_count',
+    resultsField: results[0],
+  };
+}
+if (Object.keys(bulkOperations).length === 0) fail('no bulk operations found');
+
+// Limits: the gateway buckets (per source IP) and the rows per bulk request.
+const xLimits = doc.info?.['x-limits'];
+if (!xLimits) fail('info.x-limits is missing');
+const gatewayBuckets = Object.entries(xLimits)
+  .filter(([, v]) => v && typeof v === 'object' && typeof v.rate_per_second === 'number')
+  .map(([name, v]) => {
+    if (typeof v.applies_to !== 'string' || !Number.isInteger(v.burst)) fail(`info.x-limits.${name} is incomplete`);
+    return { name, appliesTo: v.applies_to, ratePerSecond: v.rate_per_second, burst: v.burst };
+  });
+if (gatewayBuckets.length === 0) fail('info.x-limits names no gateway rate');
+const bulkRowsPerRequest = xLimits.bulk_rows_per_request;
+if (!Number.isInteger(bulkRowsPerRequest)) fail('info.x-limits.bulk_rows_per_request is missing');
+for (const [id, b] of Object.entries(bulkOperations)) {
+  if (b.maxRows > bulkRowsPerRequest) fail(`${id} allows ${b.maxRows} rows, above bulk_rows_per_request`);
+}
+
+// Quota headers: the headers of the 429 response that carries them (the monthly-quota 429).
+const quotaHeaderNames = new Set();
+for (const op of ops) {
+  for (const name of Object.keys(op.responses['429']?.headers ?? {})) quotaHeaderNames.add(name);
+}
+const quotaHeaders = {
+  retryAfter: 'Retry-After',
+  limit: 'X-RateLimit-Limit',
+  remaining: 'X-RateLimit-Remaining',
+  reset: 'X-RateLimit-Reset',
+};
+for (const name of Object.values(quotaHeaders)) {
+  if (!quotaHeaderNames.has(name)) fail(`no 429 response documents the ${name} header`);
+}
+
+const serviceTimeZone = doc.info?.['x-service-time-zone'];
+if (typeof serviceTimeZone !== 'string') fail('info.x-service-time-zone is missing');
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const json = (value) => JSON.stringify(value, null, 2);
+const contract = `// Generated by scripts/generate.mjs from @cls-api/spec (dist/openapi.json). Do not edit: run \`pnpm generate\`.
+/* eslint-disable */
+
+/** \`info.version\` of the contract this client was generated from. */
+export const contractVersion = ${json(doc.info.version)} as const;
+
+/** \`info.x-service-time-zone\`: the zone of every service time. */
+export const serviceTimeZone = ${json(serviceTimeZone)} as const;
+
+/** The \`oneOf\` consts of \`components.schemas.ErrorCode\`, in catalogue order. */
+export const errorCodes = ${json([...catalog.keys()])} as const;
+
+/** The HTTP status of each error code (\`x-http-status\`). */
+export const errorStatus = ${json(errorStatus)} as const;
+
+/** The security schemes and the header each travels in. */
+export const securitySchemes = ${json(securitySchemes)} as const;
+
+/** Path prefixes whose every operation takes the JWT only. */
+export const bearerOnlyPrefixes = ${json(bearerOnlyPrefixes)} as const;
+
+/** Every operation: its security schemes, whether it is a paged list, and the schema of its \`data\`. */
+export const operations = ${json(operationTable)} as const;
+
+/** The bulk operations: the body's row array, its row limit (\`maxItems\`), and the wrapper's fields. */
+export const bulkOperations = ${json(bulkOperations)} as const;
+
+/** \`info.x-limits\`: gateway speed buckets (per source IP) and rows per bulk request. */
+export const limits = ${json({ gateway: gatewayBuckets, bulkRowsPerRequest })} as const;
+
+/** The rate-limit headers of the monthly quota (Limits rule 2 of the source). */
+export const quotaHeaders = ${json(quotaHeaders)} as const;
+`;
+
+// openapi-typescript reads the bundle by URL so that its own \`$ref\` handling sees the file's location.
+// A free-form object (McpToolCall.arguments, McpTool.input_schema) must accept any members, not none.
+const ast = await openapiTS(pathToFileURL(specPath), { emptyObjectsUnknown: true });
+const types = `// Generated by scripts/generate.mjs with openapi-typescript from @cls-api/spec (dist/openapi.json). Do not edit.\n\n${astToString(ast)}`;
+
+mkdirSync(outDir, { recursive: true });
+for (const [name, text] of [
+  ['openapi.ts', types],
+  ['contract.ts', contract],
+]) {
+  const file = join(outDir, name);
+  let previous;
+  try {
+    previous = readFileSync(file, 'utf8');
+  } catch {
+    previous = undefined;
+  }
+  if (previous === text) continue;
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+console.log(`generated/openapi.ts and generated/contract.ts from contract ${doc.info.version}`);

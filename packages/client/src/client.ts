@@ -1,0 +1,139 @@
+import createOpenApiClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../generated/openapi.js';
+import { authMiddleware, chooseCredential, credentialFingerprint, TokenSource, type AuthConfig, type JwtOptions } from './auth.js';
+import { createBulkHelpers, type BulkHelpers } from './bulk.js';
+import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
+import { items, paginate } from './paging.js';
+import { Pacer, pacingLayer, type PacerOptions } from './pacing.js';
+import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
+import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
+import { realTimers, type Timers } from './timers.js';
+import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
+import { errorTypingMiddleware } from './typing.js';
+import type { GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
+
+export interface ClientOptions {
+  /** The service's base address, without `/v3` (`https://api.example.com`). */
+  baseUrl: string;
+  /** An API key (`X-API-Key`), for every area except `/v3/pay/`. */
+  apiKey?: string;
+  /**
+   * A JWT source, for `/v3/pay/` (which takes nothing else): `{ token, refresh }` when you manage the token, or
+   * `{ clientId, clientSecret }` to let the client obtain and renew it through `POST /v3/auth/token`.
+   */
+  jwt?: JwtOptions;
+  /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */
+  retry?: RetryOptions | false;
+  /**
+   * Pacing under the gateway speed limits (30/s burst 50; 10/s burst 10 on `/v3/mcp/`). Default on, with a pacer
+   * of this client's own; pass one `Pacer` to every client that shares a source IP address. `false` turns it off.
+   */
+  pacing?: boolean | Pacer | PacerOptions;
+  /** Caching of products, options, suppliers and order lists. Default off; `true` uses the recommended times. */
+  cache?: boolean | CacheOptions;
+  /** Throw `ApiError` for error responses instead of returning `{ error }`. Default false. */
+  throwOnError?: boolean;
+  /** The fetch to send with. Default `globalThis.fetch`. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** The clock and sleep used for backoff, pacing, caching and token expiry. Default: real time. */
+  timers?: Timers;
+}
+
+export interface ClientExtensions {
+  /** Every page of a paged list, following `pagination.has_next` (throws `ApiError` on an error response). */
+  paginate<P extends PagedPath>(path: P, ...init: InitArgs<GetInit<P>>): AsyncGenerator<Page<P>, void, undefined>;
+  /** Every item of a paged list, page after page (throws `ApiError` on an error response). */
+  items<P extends PagedPath>(path: P, ...init: InitArgs<GetInit<P>>): AsyncGenerator<PageItem<P>, void, undefined>;
+  /** Bulk helpers: any number of rows, in chunks within the contract's row limit, one merged result. */
+  readonly bulk: BulkHelpers;
+  /** The monthly quota as the last response carrying `X-RateLimit-*` headers reported it; undefined before. */
+  readonly quota: QuotaState | undefined;
+  /** Drops every cached response of this client's store. */
+  clearCache(): void;
+}
+
+/** An openapi-fetch client of the API (`GET`, `POST`, … with every path typed) with this SDK's extensions. */
+export type ClsClient = Client<paths> & ClientExtensions;
+
+function validate(options: ClientOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(`baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  if (/\/v3\/?$/.test(url.pathname)) {
+    throw new TypeError('baseUrl must not end with /v3: every path of the API already starts with /v3/');
+  }
+  if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
+    throw new TypeError('apiKey must be a non-empty string');
+  }
+}
+
+/**
+ * Creates a client of the Commerce and Logistics Service API v3.
+ *
+ * The request pipeline, one concern per step. openapi-fetch middleware, in order: cache (opt-in) → error typing →
+ * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → fetch.
+ */
+export function createClient(options: ClientOptions): ClsClient {
+  validate(options);
+  const timers = options.timers ?? realTimers;
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const baseFetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+
+  const quota = new QuotaTracker();
+  const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
+  const pacing = options.pacing ?? true;
+  if (pacing !== false) {
+    const pacer = pacing instanceof Pacer ? pacing : new Pacer({ timers, ...(pacing === true ? {} : pacing) });
+    layers.push(pacingLayer(pacer, baseUrl));
+  }
+  layers.push(quotaLayer(quota, timers), stampLayer(timers));
+  const transport = composeTransport(baseFetch, layers);
+
+  const headers = { Accept: 'application/json', ...options.headers };
+  const client = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+  // The token operations go straight to the transport: they are public and must not pass through auth.
+  const tokenClient = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+
+  const auth: AuthConfig = {
+    apiKey: options.apiKey,
+    tokens: options.jwt === undefined ? undefined : new TokenSource(options.jwt, tokenClient, baseUrl, timers),
+  };
+
+  let store: CacheStore | undefined;
+  if (options.cache) {
+    const cacheOptions = options.cache === true ? {} : options.cache;
+    store = cacheOptions.store ?? new Map();
+    client.use(
+      cacheMiddleware({
+        ttl: resolveCacheTtls(cacheOptions.ttl),
+        store,
+        timers,
+        fingerprint: (method, schemaPath) => credentialFingerprint(auth, chooseCredential(auth, method, schemaPath)),
+      }),
+    );
+  }
+  // Registration order is onRequest order; onResponse runs in reverse, so auth sees a response first (and renews an
+  // expired JWT) before error typing turns what is left into an ApiError.
+  client.use(errorTypingMiddleware({ throwOnError: options.throwOnError ?? false, timers }), authMiddleware(auth));
+
+  const get = client.GET as unknown as Parameters<typeof paginate>[0];
+  const post = client.POST as unknown as Parameters<typeof createBulkHelpers>[0];
+  const extensions: ClientExtensions = {
+    paginate: (path, ...init) => paginate(get, path, ...init),
+    items: (path, ...init) => items(get, path, ...init),
+    bulk: createBulkHelpers(post),
+    get quota() {
+      return quota.state;
+    },
+    clearCache() {
+      store?.clear();
+    },
+  };
+  return Object.defineProperties(client, Object.getOwnPropertyDescriptors(extensions)) as ClsClient;
+}

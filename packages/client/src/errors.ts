@@ -1,0 +1,224 @@
+import { serviceTimeZone } from '../generated/contract.js';
+import type { ErrorCode } from './contract.js';
+
+export interface ApiErrorInit {
+  status: number;
+  /** The envelope's `error.code`; undefined when the body is not the API's envelope or the code is unknown. */
+  code: ErrorCode | undefined;
+  /** The envelope's `error.message`, or a description of the response when there is no envelope. */
+  message: string;
+  method: string;
+  /** The full URL, query string included. */
+  url: string;
+  /** When the request that got this response was sent. */
+  requestedAt: Date;
+  /** The path template of the operation (`/v3/wms/orders/{order_no}`), when known. */
+  path?: string | undefined;
+  /** The request body as sent (text), when there was one. */
+  requestBody?: string | undefined;
+  /** The response body, parsed as JSON when it is JSON. */
+  body: unknown;
+  /** The response headers. */
+  headers: Headers;
+}
+
+/** What the operations team needs to reproduce a 500 (the source's Errors rule 7). */
+export interface ErrorReport {
+  status: number;
+  code: ErrorCode | undefined;
+  message: string;
+  method: string;
+  /** The full URL including the query string. */
+  url: string;
+  /** The reproducible request body, exactly as sent (undefined for requests without a body). */
+  body: string | undefined;
+  /** The request time to the minute in the service time zone: `YYYY-MM-DD HH:MM`. */
+  requestedAt: string;
+  /** The service time zone `requestedAt` is written in (`info.x-service-time-zone`). */
+  timeZone: string;
+  /** The same minute in UTC, ISO 8601 (`2026-11-20T01:15Z`). */
+  requestedAtUtc: string;
+  /** All of the above as one text, ready to paste into a report. */
+  text: string;
+}
+
+const minuteFormat = new Intl.DateTimeFormat('en-CA', {
+  timeZone: serviceTimeZone,
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** `YYYY-MM-DD HH:MM` of an instant in the service time zone. */
+export function serviceMinute(date: Date): string {
+  const parts = Object.fromEntries(minuteFormat.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+/**
+ * An error response of the API, typed: `code` is the contract's union of error codes, so `switch (err.code)` is
+ * checked by the compiler. Thrown with `throwOnError: true`; otherwise available as `apiErrorOf(response)` next
+ * to openapi-fetch's `{ data, error }`.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly code: ErrorCode | undefined;
+  readonly method: string;
+  readonly url: string;
+  readonly requestedAt: Date;
+  readonly path: string | undefined;
+  readonly requestBody: string | undefined;
+  readonly body: unknown;
+  readonly headers: Headers;
+
+  constructor(init: ApiErrorInit) {
+    // The stack's first line carries the whole context (an uncaught error prints it); `message` stays the
+    // service's own text, as the envelope gives it.
+    const summary = `${init.status}${init.code ? ` ${init.code}` : ''} on ${init.method} ${init.url}: ${init.message}`;
+    super(summary);
+    const stack = this.stack;
+    this.message = init.message;
+    if (typeof stack === 'string') this.stack = stack.replace(/^[^\n]*/, `${new.target.name}: ${summary}`);
+    this.status = init.status;
+    this.code = init.code;
+    this.method = init.method;
+    this.url = init.url;
+    this.requestedAt = init.requestedAt;
+    this.path = init.path;
+    this.requestBody = init.requestBody;
+    this.body = init.body;
+    this.headers = init.headers;
+  }
+
+  /**
+   * The report the source asks for when a 500 `INTERNAL_ERROR` happens: the reproducible request body, the full
+   * URL including the query string, and the request time to the minute. Available on every status.
+   */
+  report(): ErrorReport {
+    const minute = serviceMinute(this.requestedAt);
+    const utc = `${this.requestedAt.toISOString().slice(0, 16)}Z`;
+    const lines = [
+      `${this.status}${this.code ? ` ${this.code}` : ''}: ${this.message}`,
+      `Request: ${this.method} ${this.url}`,
+      `Time: ${minute} (${serviceTimeZone}) = ${utc}`,
+      `Body: ${this.requestBody === undefined ? '(none)' : this.requestBody}`,
+    ];
+    return {
+      status: this.status,
+      code: this.code,
+      message: this.message,
+      method: this.method,
+      url: this.url,
+      body: this.requestBody,
+      requestedAt: minute,
+      timeZone: serviceTimeZone,
+      requestedAtUtc: utc,
+      text: lines.join('\n'),
+    };
+  }
+}
+
+export interface QuotaExceededInit extends ApiErrorInit {
+  limit: number | undefined;
+  remaining: number | undefined;
+  resetAt: Date | undefined;
+  retryAfterSeconds: number | undefined;
+}
+
+/**
+ * The monthly quota of the account's test keys is used up: 429 with `Retry-After` (the source's Limits rules 5 and
+ * 6). Never retried, because retrying cannot help until the quota resets or a live key is used. Every field is
+ * taken from a header and is undefined when the service did not send that header.
+ */
+export class QuotaExceededError extends ApiError {
+  override name = 'QuotaExceededError';
+  /** `X-RateLimit-Limit`: the allowance for the month. */
+  readonly limit: number | undefined;
+  /** `X-RateLimit-Remaining`: calls left this month. */
+  readonly remaining: number | undefined;
+  /** `X-RateLimit-Reset`: when the allowance resets. */
+  readonly resetAt: Date | undefined;
+  /** `Retry-After`: seconds to wait. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(init: QuotaExceededInit) {
+    super(init);
+    this.limit = init.limit;
+    this.remaining = init.remaining;
+    this.resetAt = init.resetAt;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+  }
+}
+
+/**
+ * The request never got a response (connection refused, reset, DNS…). For a GET it was already retried; a write
+ * is never repeated, and `mayHaveWritten` says that the service may or may not have stored it.
+ */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  readonly method: string;
+  readonly url: string;
+  readonly requestedAt: Date;
+  readonly mayHaveWritten: boolean;
+
+  constructor(init: { method: string; url: string; requestedAt: Date; cause: unknown }) {
+    const mayHaveWritten = !isIdempotent(init.method);
+    super(
+      `${init.method} ${init.url} got no response (${describe(init.cause)})` +
+        (mayHaveWritten ? '; it was not repeated, and the service may or may not have stored it' : ''),
+      { cause: init.cause },
+    );
+    this.method = init.method;
+    this.url = init.url;
+    this.requestedAt = init.requestedAt;
+    this.mayHaveWritten = mayHaveWritten;
+  }
+}
+
+/** The client has no credential this operation accepts; raised before anything is sent. */
+export class CredentialError extends Error {
+  override name = 'CredentialError';
+  readonly method: string;
+  readonly path: string;
+  readonly accepted: readonly ('apiKey' | 'jwt')[];
+
+  constructor(method: string, path: string, accepted: readonly ('apiKey' | 'jwt')[], message: string) {
+    super(message);
+    this.method = method;
+    this.path = path;
+    this.accepted = accepted;
+  }
+}
+
+export function isIdempotent(method: string): boolean {
+  const m = method.toUpperCase();
+  return m === 'GET' || m === 'HEAD';
+}
+
+function describe(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = (cause as { cause?: unknown }).cause;
+    const code = inner && typeof inner === 'object' ? (inner as { code?: unknown }).code : undefined;
+    return typeof code === 'string' ? `${cause.message}: ${code}` : cause.message;
+  }
+  return String(cause);
+}
+
+// The ApiError of each error response the client has seen, so that the non-throwing style can get at it.
+const errorsByResponse = new WeakMap<Response, ApiError>();
+
+export function rememberError(response: Response, error: ApiError): void {
+  errorsByResponse.set(response, error);
+}
+
+/**
+ * The typed `ApiError` (or `QuotaExceededError`) of an error response returned by this client, for the
+ * non-throwing style: `const { error, response } = await client.GET(...); if (error) apiErrorOf(response)?.report()`.
+ */
+export function apiErrorOf(response: Response): ApiError | undefined {
+  return errorsByResponse.get(response);
+}

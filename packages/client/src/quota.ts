@@ -1,0 +1,83 @@
+import { quotaHeaders } from '../generated/contract.js';
+import type { Timers } from './timers.js';
+import type { TransportLayer } from './transport.js';
+
+/** The monthly quota as last reported by the service. A field is present only when its header was sent. */
+export interface QuotaState {
+  /** `X-RateLimit-Limit`: the allowance for the month. */
+  limit?: number;
+  /** `X-RateLimit-Remaining`: calls left this month. */
+  remaining?: number;
+  /** `X-RateLimit-Reset`: when the allowance resets (00:00 on the 1st of next month, service time). */
+  resetAt?: Date;
+  /** When the response carrying these headers arrived. */
+  observedAt: Date;
+}
+
+/**
+ * A header's value as a non-negative integer, or undefined. The service omits a header whose value it does not
+ * have and never sends placeholders, so anything that is not a plain integer is treated as absent.
+ */
+export function integerHeader(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name)?.trim();
+  if (raw === undefined || !/^\d+$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+export interface QuotaHeaders {
+  limit: number | undefined;
+  remaining: number | undefined;
+  resetAt: Date | undefined;
+  retryAfterSeconds: number | undefined;
+}
+
+export function readQuotaHeaders(headers: Headers): QuotaHeaders {
+  const reset = integerHeader(headers, quotaHeaders.reset);
+  return {
+    limit: integerHeader(headers, quotaHeaders.limit),
+    remaining: integerHeader(headers, quotaHeaders.remaining),
+    resetAt: reset === undefined ? undefined : new Date(reset * 1000),
+    retryAfterSeconds: integerHeader(headers, quotaHeaders.retryAfter),
+  };
+}
+
+/**
+ * The distinguishing rule of the source (Limits rule 6): a 429 with `Retry-After` is the monthly quota; without
+ * it, the gateway speed limit.
+ */
+export function isQuota429(response: Response): boolean {
+  return response.status === 429 && response.headers.has(quotaHeaders.retryAfter);
+}
+
+export function isGateway429(response: Response): boolean {
+  return response.status === 429 && !response.headers.has(quotaHeaders.retryAfter);
+}
+
+export class QuotaTracker {
+  #state: QuotaState | undefined;
+
+  get state(): QuotaState | undefined {
+    return this.#state === undefined ? undefined : { ...this.#state };
+  }
+
+  /** Keeps the quota headers of a response, when it carries any; responses without them change nothing. */
+  observe(response: Response, now: Date): void {
+    const h = readQuotaHeaders(response.headers);
+    if (h.limit === undefined && h.remaining === undefined && h.resetAt === undefined) return;
+    const state: QuotaState = { observedAt: now };
+    if (h.limit !== undefined) state.limit = h.limit;
+    if (h.remaining !== undefined) state.remaining = h.remaining;
+    if (h.resetAt !== undefined) state.resetAt = h.resetAt;
+    this.#state = state;
+  }
+}
+
+/** Observes every response on the wire, retried attempts and token calls included. */
+export function quotaLayer(tracker: QuotaTracker, timers: Timers): TransportLayer {
+  return (next) => async (request) => {
+    const response = await next(request);
+    tracker.observe(response, new Date(timers.now()));
+    return response;
+  };
+}

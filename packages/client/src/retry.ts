@@ -1,0 +1,111 @@
+import { isIdempotent } from './errors.js';
+import { isGateway429 } from './quota.js';
+import type { Timers } from './timers.js';
+import { attemptOf, setAttempt, type TransportLayer } from './transport.js';
+
+export interface RetryOptions {
+  /** Tries per request, the first included. Default 5 (waits of about 1, 2, 4 and 8 s). 1 turns retrying off. */
+  maxTries?: number;
+  /** The first wait. Default 1,000 ms; each later wait doubles (the source: 1, 2, 4, 8, 16 … s). */
+  baseDelayMs?: number;
+  /** No wait is longer than this, jitter included. Default 60,000 ms (the source's cap). */
+  maxDelayMs?: number;
+  /** Random spread of each wait, as a fraction: 0.2 (the default) waits between 80% and 120% of the step. */
+  jitter?: number;
+  /**
+   * Whether a write (POST, PATCH…) refused by the gateway speed limit (429 without `Retry-After`) is sent again.
+   * Default true: the gateway refuses the request before it reaches the service, so nothing was written, and the
+   * source recommends retrying that 429 with backoff. A write is never repeated after a 5xx or a network error.
+   */
+  retryWritesOnGatewayLimit?: boolean;
+  /** Source of randomness for the jitter, in [0, 1). Default `Math.random`. */
+  random?: () => number;
+  /** Called before each wait. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export interface RetryEvent {
+  method: string;
+  url: string;
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  /** How long the client waits before the next attempt. */
+  delayMs: number;
+  reason: 'gateway_limit' | 'network_error';
+}
+
+export interface ResolvedRetry {
+  maxTries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  jitter: number;
+  retryWritesOnGatewayLimit: boolean;
+  random: () => number;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+}
+
+export function resolveRetry(options: RetryOptions | false | undefined): ResolvedRetry {
+  const o = options === false ? { maxTries: 1 } : (options ?? {});
+  const resolved: ResolvedRetry = {
+    maxTries: o.maxTries ?? 5,
+    baseDelayMs: o.baseDelayMs ?? 1_000,
+    maxDelayMs: o.maxDelayMs ?? 60_000,
+    jitter: o.jitter ?? 0.2,
+    retryWritesOnGatewayLimit: o.retryWritesOnGatewayLimit ?? true,
+    random: o.random ?? Math.random,
+    onRetry: o.onRetry,
+  };
+  if (!Number.isInteger(resolved.maxTries) || resolved.maxTries < 1) {
+    throw new TypeError(`retry.maxTries must be an integer of at least 1, got ${resolved.maxTries}`);
+  }
+  if (!(resolved.baseDelayMs >= 0) || !(resolved.maxDelayMs >= resolved.baseDelayMs)) {
+    throw new TypeError('retry delays must satisfy 0 <= baseDelayMs <= maxDelayMs');
+  }
+  if (!(resolved.jitter >= 0 && resolved.jitter < 1)) {
+    throw new TypeError(`retry.jitter must be in [0, 1), got ${resolved.jitter}`);
+  }
+  return resolved;
+}
+
+/**
+ * The wait before retry number `retry` (1 for the first retry): `baseDelayMs * 2^(retry-1)`, capped at
+ * `maxDelayMs`, spread by ±`jitter`, and never above `maxDelayMs`.
+ */
+export function backoffDelay(retry: number, options: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'random'>): number {
+  const step = Math.min(options.baseDelayMs * 2 ** (retry - 1), options.maxDelayMs);
+  const spread = 1 + options.jitter * (2 * options.random() - 1);
+  return Math.min(options.maxDelayMs, Math.round(step * spread));
+}
+
+/**
+ * Retries what cannot have written anything: a GET or HEAD after a gateway 429 or a network error, and (unless
+ * turned off) a write refused by the gateway 429. The quota 429 (with `Retry-After`), every 5xx, and a write that
+ * failed on the network are returned or thrown as they are. Each attempt sends a fresh clone of the request, so the
+ * body is the same every time.
+ */
+export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLayer {
+  return (next) => async (request) => {
+    const idempotent = isIdempotent(request.method);
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= options.maxTries;
+      // The original stays unread until the last attempt, so every attempt can be cloned from it.
+      const sending = last ? request : request.clone();
+      let reason: RetryEvent['reason'];
+      try {
+        const response = await next(sending);
+        const stamped = attemptOf(response);
+        if (stamped) setAttempt(response, { ...stamped, attempt });
+        if (last || !isGateway429(response) || !(idempotent || options.retryWritesOnGatewayLimit)) return response;
+        // The body of the refused attempt is not needed; release the connection.
+        await response.body?.cancel().catch(() => undefined);
+        reason = 'gateway_limit';
+      } catch (error) {
+        if (last || !idempotent || request.signal.aborted) throw error;
+        reason = 'network_error';
+      }
+      const delayMs = backoffDelay(attempt, options);
+      options.onRetry?.({ method: request.method, url: request.url, attempt, delayMs, reason });
+      await timers.sleep(delayMs, request.signal);
+    }
+  };
+}

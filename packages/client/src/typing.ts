@@ -1,0 +1,111 @@
+import type { Middleware } from 'openapi-fetch';
+import { isErrorCode, isErrorEnvelope } from './contract.js';
+import { ApiError, CredentialError, NetworkError, QuotaExceededError, rememberError } from './errors.js';
+import { isQuota429, readQuotaHeaders } from './quota.js';
+import type { Timers } from './timers.js';
+import { attemptOf } from './transport.js';
+
+/** What the client knew about a request when it was sent. */
+export interface RequestRecord {
+  method: string;
+  url: string;
+  requestedAt: Date;
+  path?: string | undefined;
+  body?: string | undefined;
+}
+
+/**
+ * Builds the typed error of an error response, without consuming the response's body; `parsed` is the body when
+ * the caller has already read it (openapi-fetch's `error`).
+ */
+export async function toApiError(response: Response, record: RequestRecord, parsed?: { body: unknown }): Promise<ApiError> {
+  let body: unknown;
+  if (parsed) {
+    body = parsed.body;
+  } else {
+    let text = '';
+    try {
+      text = await response.clone().text();
+    } catch {
+      // A body that cannot be read leaves only the status to go by.
+    }
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // Not JSON (a proxy's HTML page, for example): keep the text.
+      body = text;
+    }
+  }
+  const envelope = isErrorEnvelope(body) ? body : undefined;
+  const code = envelope && isErrorCode(envelope.error.code) ? envelope.error.code : undefined;
+  const message =
+    envelope && typeof envelope.error.message === 'string'
+      ? envelope.error.message
+      : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} without the API's error envelope`;
+  const init = {
+    status: response.status,
+    code,
+    message,
+    method: record.method,
+    url: record.url,
+    // The time the final attempt went out, when the transport saw it; retries and pacing may come between.
+    requestedAt: attemptOf(response)?.sentAt ?? record.requestedAt,
+    path: record.path,
+    requestBody: record.body,
+    body,
+    headers: response.headers,
+  };
+  if (isQuota429(response)) return new QuotaExceededError({ ...init, ...readQuotaHeaders(response.headers) });
+  return new ApiError(init);
+}
+
+/**
+ * Turns every error response into an `ApiError` (`QuotaExceededError` for the monthly quota). With
+ * `throwOnError` it is thrown; otherwise the response goes back to openapi-fetch's `{ data, error }` and the typed
+ * error is kept for `apiErrorOf(response)`. The quota error is always thrown: no call can succeed until the quota
+ * resets, and a loop that checks only `data` must not spin on it. A request that got no response becomes a
+ * `NetworkError` saying whether it may have been written.
+ */
+export function errorTypingMiddleware(options: { throwOnError: boolean; timers: Timers }): Middleware {
+  // Keyed by the request object, so that a request stopped by a later middleware leaves nothing behind.
+  const records = new WeakMap<Request, RequestRecord>();
+  return {
+    async onRequest({ request, schemaPath }) {
+      records.set(request, {
+        method: request.method,
+        url: request.url,
+        requestedAt: new Date(options.timers.now()),
+        path: schemaPath,
+        // Kept for the 500 report: the body exactly as sent.
+        body: request.body === null ? undefined : await request.clone().text(),
+      });
+      return undefined;
+    },
+    async onResponse({ request, response, schemaPath }) {
+      const record = records.get(request) ?? {
+        method: request.method,
+        url: request.url,
+        requestedAt: new Date(options.timers.now()),
+        path: schemaPath,
+      };
+      records.delete(request);
+      if (response.ok) return undefined;
+      const error = await toApiError(response, record);
+      rememberError(response, error);
+      if (options.throwOnError || error instanceof QuotaExceededError) throw error;
+      return undefined;
+    },
+    onError({ request, error }) {
+      const record = records.get(request);
+      records.delete(request);
+      if (request.signal.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
+      if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return undefined;
+      return new NetworkError({
+        method: request.method,
+        url: request.url,
+        requestedAt: record?.requestedAt ?? new Date(options.timers.now()),
+        cause: error,
+      });
+    },
+  };
+}

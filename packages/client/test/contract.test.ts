@@ -1,0 +1,118 @@
+// The client's runtime rules come from the contract. These tests tie the generated constants to the bundle, and
+// show that changing the bundle changes them (or stops generation), so nothing is silently left behind.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCatalog, loadSpec, openapiJsonPath, operations as specOperations } from '@cls-api/spec';
+import * as generated from '../generated/contract.js';
+import { credentialsFor } from '../src/contract.js';
+
+const run = promisify(execFile);
+const packageDir = join(import.meta.dirname, '..');
+const generator = join(packageDir, 'scripts', 'generate.mjs');
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'cls-client-generate-'));
+});
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function generateFrom(doc: unknown, name: string) {
+  const spec = join(work, `${name}.json`);
+  const out = join(work, name);
+  writeFileSync(spec, JSON.stringify(doc));
+  await run(process.execPath, [generator, '--spec', spec, '--out', out]);
+  const contract = (await import(join(out, 'contract.ts'))) as typeof generated;
+  return { contract, types: readFileSync(join(out, 'openapi.ts'), 'utf8') };
+}
+
+describe('generated/contract.ts', () => {
+  it('is what the generator makes of the current bundle (never edited by hand)', { timeout: 120_000 }, async () => {
+    const out = join(work, 'current');
+    await run(process.execPath, [generator, '--spec', openapiJsonPath, '--out', out]);
+    for (const file of ['contract.ts', 'openapi.ts']) {
+      expect(readFileSync(join(out, file), 'utf8'), file).toBe(readFileSync(join(packageDir, 'generated', file), 'utf8'));
+    }
+  });
+
+  it('holds exactly the error codes of the catalogue, with their statuses', () => {
+    const catalog = errorCatalog(loadSpec());
+    expect([...generated.errorCodes]).toEqual([...catalog.keys()]);
+    for (const [code, entry] of catalog) expect(generated.errorStatus[code as keyof typeof generated.errorStatus]).toBe(entry.status);
+  });
+
+  it('knows every operation of the bundle, with its security and paging', () => {
+    const doc = loadSpec();
+    const ops = specOperations(doc);
+    expect(generated.operations.map((o) => `${o.method} ${o.path}`)).toEqual(ops.map((o) => `${o.method} ${o.path}`));
+    for (const op of ops) {
+      const facts = generated.operations.find((o) => o.method === op.method && o.path === op.path)!;
+      expect([...facts.security]).toEqual(op.security);
+    }
+    // The source: /v3/pay/ is JWT-only; every other area takes the API key; the token operations are public.
+    expect(credentialsFor('GET', '/v3/pay/deposits')).toEqual(['jwt']);
+    expect(credentialsFor('GET', '/v3/pay/something-newer')).toEqual(['jwt']);
+    expect(credentialsFor('GET', '/v3/manager/orders')).toEqual(['apiKey']);
+    expect(credentialsFor('POST', '/v3/auth/token')).toEqual([]);
+    expect(generated.operations.find((o) => o.path === '/v3/manager/orders' && o.method === 'get')!.paged).toBe(true);
+  });
+
+  it('holds the limits of the source', () => {
+    expect(generated.limits.gateway.map((b) => [b.appliesTo, b.ratePerSecond, b.burst])).toEqual([
+      ['/v3/', 30, 50],
+      ['/v3/mcp/', 10, 10],
+    ]);
+    expect(generated.limits.bulkRowsPerRequest).toBe(1000);
+    expect(generated.bulkOperations).toEqual({
+      registerOrders: expect.objectContaining({ path: '/v3/wms/orders', rowsField: 'orders', successCountField: 'created_count', failedCountField: 'failed_count', resultsField: 'results', maxRows: 1000 }),
+      registerDraftOrders: expect.objectContaining({ path: '/v3/wms/orders/draft', rowsField: 'orders', successCountField: 'created_count', resultsField: 'drafts', maxRows: 1000 }),
+      addProductOptions: expect.objectContaining({ path: '/v3/wms/products/{product_code}/options', rowsField: 'options', successCountField: 'added_count', resultsField: 'options', maxRows: 1000 }),
+    });
+  });
+});
+
+describe('a change of the contract', () => {
+  it('changes the generated codes, limits, bulk fields and security', { timeout: 120_000 }, async () => {
+    const doc = loadSpec() as any;
+    doc.components.schemas.ErrorCode.oneOf.push({ title: 'NEW_CODE', const: 'NEW_CODE', description: 'New.', 'x-http-status': 409, 'x-areas': ['wms'] });
+    doc.components.schemas.DraftBulkRequest.properties.orders.maxItems = 500;
+    doc.info['x-limits'].bulk_rows_per_request = 500;
+    doc.info['x-limits'].gateway.rate_per_second = 20;
+    const drafts = doc.components.schemas.DraftBulkResult;
+    drafts.properties.draft_rows = drafts.properties.drafts;
+    delete drafts.properties.drafts;
+    for (const op of Object.values(doc.paths['/v3/pay/deposits']) as any[]) op.security = [{ ApiKeyAuth: [] }];
+    doc.paths['/v3/cam/invoices/{invoice_no}/videos'].get.security = [{ BearerAuth: [] }];
+    // Orders and products must not exceed the new limit either.
+    doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 500;
+    doc.components.schemas.OptionBulkRequest.properties.options.maxItems = 500;
+
+    const { contract, types } = await generateFrom(doc, 'changed');
+    expect(contract.errorCodes).toContain('NEW_CODE');
+    expect(types).toContain('"NEW_CODE"');
+    expect(contract.limits.gateway[0]!.ratePerSecond).toBe(20);
+    expect(contract.limits.bulkRowsPerRequest).toBe(500);
+    expect(contract.bulkOperations.registerDraftOrders.maxRows).toBe(500);
+    expect(contract.bulkOperations.registerDraftOrders.resultsField).toBe('draft_rows');
+    expect(contract.bearerOnlyPrefixes).toEqual(['/v3/cam/']);
+  });
+
+  it('stops generation when a fact the client acts on disappears', { timeout: 240_000 }, async () => {
+    const cases: [string, (doc: any) => void, RegExp][] = [
+      ['no-limits', (doc) => delete doc.info['x-limits'], /x-limits is missing/],
+      ['no-retry-after', (doc) => delete doc.components.responses.TooManyRequests.headers['Retry-After'], /Retry-After/],
+      ['no-bearer', (doc) => delete doc.components.securitySchemes.BearerAuth, /unknown security scheme BearerAuth|no bearer/],
+      ['over-limit', (doc) => (doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 5000), /above bulk_rows_per_request/],
+    ];
+    for (const [name, mutate, message] of cases) {
+      const doc = loadSpec();
+      mutate(doc);
+      await expect(generateFrom(doc, name), name).rejects.toThrow(message);
+    }
+  });
+});

@@ -1,0 +1,162 @@
+// The package as an integrator gets it: `pnpm pack`, install the tarball into a fresh project with npm, type-check
+// a consumer file, and run it against the mock.
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock } from '@cls-api/mock';
+
+const run = promisify(execFile);
+const packageDir = join(import.meta.dirname, '..');
+const require = createRequire(import.meta.url);
+const tscBin = join(require.resolve('typescript/package.json'), '..', 'bin', 'tsc');
+
+let work: string;
+let project: string;
+let tarball: string;
+let mock: { url: string; close(): Promise<void> };
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ when it is missing or older than the sources (turbo builds it first; a direct `vitest` may not). */
+function ensureBuilt(): void {
+  const entry = join(packageDir, 'dist', 'src', 'index.js');
+  const sources = Math.max(newestMtime(join(packageDir, 'src')), newestMtime(join(packageDir, 'generated')));
+  if (existsSync(entry) && statSync(entry).mtimeMs >= sources) return;
+  execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'pipe' });
+}
+
+const consumerTs = `import { ApiError, QuotaExceededError, createClient, type ErrorCode } from '@cls-api/client';
+
+const client = createClient({ baseUrl: process.argv[2]!, apiKey: 'manager_test_mock', throwOnError: true });
+const { data } = await client.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } });
+const first: string | undefined = data?.data[0]?.order_no;
+const code: ErrorCode = 'ORDER_NOT_FOUND';
+let quotaError = '';
+try {
+  await client.GET('/v3/manager/orders', { headers: { Prefer: 'example=internal_error' } });
+} catch (err) {
+  if (err instanceof ApiError && !(err instanceof QuotaExceededError)) quotaError = err.report().url;
+}
+console.log(JSON.stringify({ first, hasNext: data?.pagination.has_next, code, reported: quotaError }));
+`;
+
+// A wrong parameter type must not compile for the integrator either.
+const badTs = `import { createClient } from '@cls-api/client';
+const client = createClient({ baseUrl: 'https://api.example.com', apiKey: 'k' });
+await client.GET('/v3/manager/orders', { params: { query: { page: 'first' } } });
+`;
+
+const tsconfig = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+    // Our declarations (and openapi-fetch's) are checked; TypeScript's own lib files need not be.
+    skipLibCheck: false,
+    skipDefaultLibCheck: true,
+    outDir: 'out',
+  },
+};
+
+beforeAll(async () => {
+  ensureBuilt();
+  work = mkdtempSync(join(tmpdir(), 'cls-client-pack-'));
+  const packDir = join(work, 'pack');
+  mkdirSync(packDir);
+  await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir });
+  tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
+
+  project = join(work, 'consumer');
+  mkdirSync(project);
+  // process.argv is typed by hand: the consumer has no @types/node, like a browser or Deno project.
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(join(project, 'globals.d.ts'), 'declare const process: { argv: string[] };\n');
+  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: project,
+    timeout: 240_000,
+  });
+  mock = await startMock({ port: 0 });
+}, 300_000);
+
+afterAll(async () => {
+  await mock?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds the compiled client and its declarations, and no sources, tests or workspace references', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    expect(files).toContain('dist/src/index.js');
+    expect(files).toContain('dist/src/index.d.ts');
+    expect(files).toContain('dist/generated/contract.js');
+    expect(files).toContain('dist/generated/openapi.d.ts');
+    expect(files).toContain('README.md');
+    expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('generated/'))).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'package.json'), 'utf8'));
+    expect(JSON.stringify(manifest.dependencies)).not.toContain('workspace:');
+    expect(manifest.dependencies).toEqual({ 'openapi-fetch': '0.17.0' });
+  });
+
+  it('has a core that uses only web APIs (no Node built-ins)', () => {
+    const dir = join(project, 'node_modules', '@cls-api', 'client', 'dist');
+    const js = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? js(join(d, e.name)) : e.name.endsWith('.js') ? [join(d, e.name)] : []));
+    for (const file of js(dir)) {
+      const text = readFileSync(file, 'utf8');
+      expect(text, file).not.toMatch(/from ['"]node:|require\(|\bprocess\.|\bBuffer\b/);
+    }
+  });
+
+  it('type-checks a consumer, and refuses a wrong parameter type', { timeout: 180_000 }, async () => {
+    writeFileSync(join(project, 'consumer.ts'), consumerTs);
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['globals.d.ts', 'consumer.ts'] }));
+    await run(process.execPath, [tscBin, '-p', 'tsconfig.json'], { cwd: project });
+    expect(existsSync(join(project, 'out', 'consumer.js'))).toBe(true);
+
+    writeFileSync(join(project, 'bad.ts'), badTs);
+    writeFileSync(join(project, 'tsconfig.bad.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['bad.ts'] }));
+    const failed = await run(process.execPath, [tscBin, '-p', 'tsconfig.bad.json'], { cwd: project }).then(
+      () => undefined,
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(failed).toMatch(/bad\.ts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  });
+
+  it('runs the consumer against the mock', { timeout: 60_000 }, async () => {
+    const { stdout } = await run(process.execPath, [join(project, 'out', 'consumer.js'), mock.url], { cwd: project });
+    const out = JSON.parse(stdout.trim());
+    expect(out.first).toEqual(expect.any(String));
+    expect(out.hasNext).toEqual(expect.any(Boolean));
+    expect(out.code).toBe('ORDER_NOT_FOUND');
+    expect(out.reported).toBe(`${mock.url}/v3/manager/orders`);
+  });
+
+  it('runs the example the README starts with', { timeout: 60_000 }, async () => {
+    const readme = readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
+    const match = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme);
+    expect(match, 'the README starts with a js example').not.toBeNull();
+    const example = match![1]!;
+    expect(example.trim().split('\n')).toHaveLength(5);
+    expect(example).toContain('http://127.0.0.1:4010');
+    writeFileSync(join(project, 'readme-example.mjs'), example.replace('http://127.0.0.1:4010', mock.url));
+    const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project });
+    const lines = stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+});

@@ -1,0 +1,155 @@
+// The client against the reference server (apps/reference), run the way an integrator runs it: its CLI seeds a
+// database in a temporary directory (`seed --json` prints the demo keys and client credentials) and serves it as a
+// separate process. Nothing here is faked: these are the server's real rules meeting the client's.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, CredentialError, createClient, type BulkRow } from '../src/index.js';
+
+interface DemoAccount {
+  account_id: string;
+  api_keys: Array<{ area: 'wms' | 'manager' | 'cam'; env: 'test' | 'live'; api_key: string }>;
+  client_id: string;
+  client_secret: string;
+}
+
+const cli = join(dirname(createRequire(import.meta.url).resolve('@cls-api/reference/package.json')), 'dist', 'cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'cls-client-reference-'));
+const env = {
+  ...process.env,
+  DATABASE: join(dir, 'reference.db'),
+  HOST: '127.0.0.1',
+  JWT_SECRET: 'client-integration-secret-0123456789-abcdefghij',
+  LOG_LEVEL: 'silent',
+};
+let server: ChildProcess | undefined;
+let baseUrl: string;
+let seller: DemoAccount;
+let other: DemoAccount;
+
+const keyOf = (account: DemoAccount, area: 'wms' | 'manager' | 'cam') =>
+  account.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the reference server did not answer /health within 30 s');
+}
+
+beforeAll(async () => {
+  const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env, encoding: 'utf8' });
+  if (seeded.status !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
+  [seller, other] = (JSON.parse(seeded.stdout) as { accounts: DemoAccount[] }).accounts as [DemoAccount, DemoAccount];
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [cli, 'serve'], { env: { ...env, PORT: String(port), JWT_TTL_SECONDS: '60' }, stdio: 'ignore' });
+  await waitForHealth(baseUrl, server);
+}, 60_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the client against the reference server', () => {
+  it('walks every page of the manager order list and sees exactly the total the server reports', async () => {
+    const client = createClient({ baseUrl, apiKey: keyOf(seller, 'manager') });
+    const first = await client.GET('/v3/manager/orders', { params: { query: { page: 1, size: 2 } } });
+    expect(first.error).toBeUndefined();
+    const total = first.data!.pagination.total;
+    expect(total).toBeGreaterThan(2);
+    const seen: string[] = [];
+    for await (const order of client.items('/v3/manager/orders', { params: { query: { size: 2 } } })) seen.push(order.order_no);
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+  });
+
+  it('tracks the monthly quota the server reports for a test key', async () => {
+    const client = createClient({ baseUrl, apiKey: keyOf(seller, 'wms') });
+    const r = await client.GET('/v3/wms/suppliers', {});
+    expect(r.error).toBeUndefined();
+    expect(client.quota?.limit).toBe(1000);
+    expect(client.quota?.remaining).toBeLessThan(1000);
+    expect(client.quota?.resetAt).toBeInstanceOf(Date);
+  });
+
+  it('registers 2,500 draft rows in chunks of 1,000 with the results merged in submission order', async () => {
+    const client = createClient({ baseUrl, apiKey: keyOf(seller, 'wms') });
+    const products = await client.GET('/v3/wms/products', { params: { query: { size: 1 } } });
+    const productCode = products.data!.data[0]!.product_code;
+    const rows: BulkRow<'registerDraftOrders'>[] = Array.from({ length: 2500 }, (_, i) => ({
+      mall_order_no: `CLIENT-IT-${i}`,
+      mall_product_name: 'Integration row',
+      product_code: i === 1234 ? 'NO-SUCH-PRODUCT' : productCode,
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    }));
+    const progress: number[] = [];
+    const result = await client.bulk.registerDraftOrders(rows, { onProgress: (p) => progress.push(p.rowsSent) });
+    expect(progress).toEqual([1000, 2000, 2500]);
+    expect(result.created_count).toBe(2499);
+    expect(result.failed_count).toBe(1);
+    expect(result.drafts.map((d) => d.mall_order_no)).toEqual(rows.map((r) => r.mall_order_no));
+    expect(result.drafts[1234]!.success).toBe(false);
+    const read = await client.GET('/v3/wms/orders/draft/{draft_id}', { params: { path: { draft_id: result.drafts[2499]!.draft_id } } });
+    expect(read.data?.data.mall_order_no).toBe('CLIENT-IT-2499');
+  });
+
+  it('types the contract errors: a shipped order cannot be modified, and another seller sees no such order', async () => {
+    const client = createClient({ baseUrl, apiKey: keyOf(seller, 'wms'), throwOnError: true });
+    const shipped = await client.GET('/v3/wms/orders', { params: { query: { order_status_code: 30, size: 1 } } });
+    const orderNo = shipped.data!.data[0]!.order_no;
+    const refused = await client
+      .PATCH('/v3/wms/orders/{order_no}', { params: { path: { order_no: orderNo } }, body: { memo: 'too late' } })
+      .then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).status).toBe(409);
+    expect((refused as ApiError).code).toBe('ORDER_ALREADY_SHIPPED');
+
+    const stranger = createClient({ baseUrl, apiKey: keyOf(other, 'manager') });
+    const hidden = await stranger.GET('/v3/manager/orders/{order_no}', { params: { path: { order_no: orderNo } } });
+    expect(hidden.response.status).toBe(404);
+    expect(hidden.error?.error.code).toBe('ORDER_NOT_FOUND');
+  });
+
+  it('gets a JWT with client credentials for /v3/pay/, and refuses an API key there before any request', async () => {
+    const jwtClient = createClient({ baseUrl, jwt: { clientId: seller.client_id, clientSecret: seller.client_secret } });
+    const deposits = await jwtClient.GET('/v3/pay/deposits', { params: { query: { date_from: '2000-01-01', date_to: '2000-01-31' } } });
+    expect(deposits.response.status).toBe(200);
+    expect(deposits.data?.data).toEqual([]);
+
+    const keyOnly = createClient({ baseUrl, apiKey: keyOf(seller, 'wms') });
+    await expect(
+      keyOnly.GET('/v3/pay/deposits', { params: { query: { date_from: '2026-01-01', date_to: '2026-01-31' } } }),
+    ).rejects.toBeInstanceOf(CredentialError);
+  });
+});

@@ -1,0 +1,139 @@
+// Type tests of the public API: checked by `pnpm typecheck` (tsc -p test/tsconfig.json), never executed.
+// Every `@ts-expect-error` below must stay an error: if a change made the line compile, tsc reports the directive
+// as unused and the typecheck fails.
+import {
+  ApiError,
+  createClient,
+  errorCodes,
+  type BulkResult,
+  type BulkRow,
+  type ClsClient,
+  type ErrorCode,
+  type PagedPath,
+  type PageItem,
+  type QuotaState,
+  type components,
+} from '../src/index.js';
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function assertType<T extends true>(): T | undefined {
+  return undefined;
+}
+
+declare const client: ClsClient;
+
+export async function parameters() {
+  // Correct calls compile, and their data is typed.
+  const { data, error } = await client.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } });
+  if (data) {
+    const orderNo: string = data.data[0]!.order_no;
+    const hasNext: boolean = data.pagination.has_next;
+    void orderNo;
+    void hasNext;
+  }
+  if (error) {
+    const code: ErrorCode = error.error.code;
+    void code;
+  }
+
+  // @ts-expect-error page is an integer, not a string
+  await client.GET('/v3/manager/orders', { params: { query: { page: 'one' } } });
+  // @ts-expect-error there is no seller parameter on the manager area
+  await client.GET('/v3/manager/orders', { params: { query: { seller_id: 'S1' } } });
+  // @ts-expect-error unknown path
+  await client.GET('/v3/manager/customers');
+  // @ts-expect-error the order number is a required path parameter
+  await client.GET('/v3/wms/orders/{order_no}');
+  // @ts-expect-error the deposit lookup requires date_from and date_to
+  await client.GET('/v3/pay/deposits', { params: { query: { date_from: '2026-11-01' } } });
+  // @ts-expect-error there is no DELETE on orders
+  await client.DELETE('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'X' } } });
+  await client.POST('/v3/wms/orders/draft', {
+    // @ts-expect-error quantity is a number
+    body: { orders: [{ mall_order_no: 'M', mall_product_name: 'P', product_code: 'C', quantity: '1', receiver_name: 'R', receiver_phone: '010', receiver_address: 'A' }] },
+  });
+}
+
+export async function paging() {
+  for await (const order of client.items('/v3/manager/orders', { params: { query: { updated_after: '2026-11-20 00:00:00' } } })) {
+    const no: string = order.order_no;
+    void no;
+  }
+  for await (const p of client.paginate('/v3/wms/inventory')) {
+    const quantity: number = p.data[0]!.quantity;
+    void quantity;
+  }
+  // @ts-expect-error a single order is not a paged list
+  client.paginate('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'X' } } });
+  // @ts-expect-error updated_after is a string
+  client.items('/v3/wms/orders', { params: { query: { updated_after: 20261120 } } });
+  // @ts-expect-error the options list needs its product_code
+  client.items('/v3/wms/products/{product_code}/options');
+
+  assertType<Equal<PageItem<'/v3/manager/orders'>, components['schemas']['ManagerOrderListItem']>>();
+  assertType<Equal<'/v3/manager/orders' extends PagedPath ? true : false, true>>();
+  assertType<Equal<'/v3/wms/orders/{order_no}' extends PagedPath ? true : false, false>>();
+}
+
+export async function bulk() {
+  const row: BulkRow<'registerOrders'> = {
+    mall_order_no: 'M',
+    mall_product_name: 'P',
+    product_code: 'C',
+    quantity: 1,
+    receiver_name: 'R',
+    receiver_phone: '010-1234-5678',
+    receiver_address: 'A',
+  };
+  const merged = await client.bulk.registerOrders([row], { onProgress: (p) => void p.rowsSent });
+  const created: number = merged.created_count;
+  const rows: components['schemas']['OrderResult'][] = merged.results;
+  void created;
+  void rows;
+  const drafts = await client.bulk.registerDraftOrders([row]);
+  const draftRows: components['schemas']['DraftResult'][] = drafts.drafts;
+  void draftRows;
+  const options = await client.bulk.addProductOptions([{ option_code: 'O', option_name: 'N' }], {
+    params: { path: { product_code: 'C' } },
+  });
+  const added: number = options.added_count;
+  void added;
+
+  assertType<Equal<BulkResult<'registerDraftOrders'>, components['schemas']['DraftBulkResult']>>();
+  assertType<Equal<BulkRow<'addProductOptions'>, components['schemas']['OptionRow']>>();
+
+  // @ts-expect-error a row without its required fields
+  await client.bulk.registerOrders([{ mall_order_no: 'M' }]);
+  // @ts-expect-error the options operation needs its product_code
+  await client.bulk.addProductOptions([{ option_code: 'O', option_name: 'N' }]);
+  // @ts-expect-error an option row is not an order row
+  await client.bulk.registerDraftOrders([{ option_code: 'O', option_name: 'N' }]);
+}
+
+export function errorsAndOptions(err: unknown) {
+  // The code union is the contract's, and the runtime list is the same union.
+  assertType<Equal<ErrorCode, components['schemas']['ErrorCode']>>();
+  assertType<Equal<(typeof errorCodes)[number], ErrorCode>>();
+  if (err instanceof ApiError) {
+    switch (err.code) {
+      case 'ORDER_ALREADY_SHIPPED':
+      case 'RATE_LIMIT_EXCEEDED':
+      case undefined:
+        break;
+      // @ts-expect-error not a code of the contract
+      case 'ORDER_SHIPPED':
+        break;
+    }
+  }
+  const quota: QuotaState | undefined = client.quota;
+  void quota;
+
+  createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', jwt: { clientId: 'c', clientSecret: 's' } });
+  createClient({ baseUrl: 'https://api.example.com', jwt: { token: 't', refresh: async () => 't2' } });
+  // @ts-expect-error baseUrl is required
+  createClient({ apiKey: 'k' });
+  // @ts-expect-error refresh returns a Promise of the token
+  createClient({ baseUrl: 'https://api.example.com', jwt: { token: 't', refresh: () => 't2' } });
+  // @ts-expect-error stock is never cached: there is no TTL for it
+  createClient({ baseUrl: 'https://api.example.com', cache: { ttl: { inventory: 1000 } } });
+}

@@ -1,0 +1,159 @@
+// Bulk bodies and the rules of their responses: one result row per submitted row, in order, echoing it; counts that
+// agree with the rows; empty success-only fields on failed rows; nothing registered from a rejected body.
+import type { JsonSchema, OperationInfo } from '@cls-api/spec';
+import { dataOf, type CaseContext } from './case.js';
+import type { BulkShape } from './contract.js';
+import { ensureFixtureProduct, knownPathValues } from './fixtures.js';
+import { draw } from './generate.js';
+import type { Exchange } from './http.js';
+import { freshId } from './inputs.js';
+
+export type Row = Record<string, unknown>;
+
+export interface BulkTarget {
+  op: OperationInfo;
+  shape: BulkShape;
+  path: Record<string, string>;
+  /** The row property that identifies a row (`mall_order_no`, `option_code`): the first echoed one. */
+  identity: string;
+}
+
+export function bulkOperations(t: CaseContext | { contract: CaseContext['contract'] }): Array<{ op: OperationInfo; shape: BulkShape }> {
+  const contract = t.contract;
+  return contract.operations.flatMap((op) => {
+    const shape = contract.bulk(op);
+    return shape ? [{ op, shape }] : [];
+  });
+}
+
+export async function bulkTarget(t: CaseContext, op: OperationInfo, shape: BulkShape): Promise<BulkTarget> {
+  const path = await knownPathValues(t, op);
+  const identity = shape.echoedProperties[0];
+  if (!identity) t.skip(`${op.operationId}: result rows echo no property of the submitted row`);
+  return { op, shape, path, identity };
+}
+
+/**
+ * `n` rows valid on their own and at the storage stage: required items only, integers at their minimum, a fresh
+ * identity, and the kit's product wherever a row names a product.
+ */
+export async function freshRows(t: CaseContext, target: BulkTarget, n: number): Promise<Row[]> {
+  const { rowSchema } = target.shape;
+  const props = (rowSchema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((rowSchema.required ?? []) as string[]);
+  const product = 'product_code' in props ? await ensureFixtureProduct(t) : undefined;
+  const template = draw(t.env.generator.valid(rowSchema), t.env.random) as Row;
+  const base: Row = {};
+  for (const [name, value] of Object.entries(template)) {
+    if (!required.has(name)) continue;
+    const s = t.contract.resolve(props[name]);
+    base[name] = s.type === 'integer' && typeof s.minimum === 'number' ? s.minimum : value;
+  }
+  if (product) base.product_code = product.product_code;
+  const rows: Row[] = [];
+  for (let i = 0; i < n; i++) rows.push({ ...base, [target.identity]: freshId(t, props[target.identity], 'R') });
+  const validate = t.contract.validator(rowSchema);
+  for (const row of rows) {
+    if (!validate(row)) throw new Error(`the kit built an invalid ${target.op.operationId} row: ${JSON.stringify(row)}`);
+  }
+  return rows;
+}
+
+export function bodyOf(target: BulkTarget, rows: unknown[]): Row {
+  return { [target.shape.rowsProperty]: rows };
+}
+
+export function send(t: CaseContext, target: BulkTarget, rows: unknown[]): Promise<Exchange> {
+  return t.call(target.op, { path: target.path, body: bodyOf(target, rows) });
+}
+
+export interface BulkResult {
+  rows: Row[];
+  successCount: number;
+  failedCount: number;
+}
+
+export function resultOf(target: BulkTarget, ex: Exchange): BulkResult | undefined {
+  const data = dataOf<Record<string, unknown>>(ex);
+  if (!data || typeof data !== 'object') return undefined;
+  const rows = data[target.shape.resultsProperty];
+  if (!Array.isArray(rows)) return undefined;
+  return {
+    rows: rows as Row[],
+    successCount: data[target.shape.successCountProperty] as number,
+    failedCount: data[target.shape.failedCountProperty] as number,
+  };
+}
+
+/**
+ * Holds an accepted bulk response to the source's rules. `expectSuccess[i]` is whether row i should succeed.
+ * Returns the result rows when the response could be read.
+ */
+export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[], ex: Exchange, expectSuccess?: boolean[]): Row[] | undefined {
+  const { op, shape } = target;
+  if (!t.expect(ex, op, { status: t.contract.successStatus(op), why: 'an accepted bulk request is HTTP 200 even when rows fail' })) return undefined;
+  const result = resultOf(target, ex);
+  if (!result) {
+    t.assert(false, 'bulk_rows_in_order', `data.${shape.resultsProperty} as an array`, ex.response.text.slice(0, 200), ex, op);
+    return undefined;
+  }
+  const { rows } = result;
+  t.assert(rows.length === sent.length, 'bulk_rows_in_order', `${sent.length} result rows, one per submitted row`, `${rows.length} rows`, ex, op);
+  let inOrder = true;
+  const mismatches: string[] = [];
+  sent.forEach((row, i) => {
+    const got = rows[i];
+    for (const field of shape.echoedProperties) {
+      if (field in row && got?.[field] !== row[field]) {
+        inOrder = false;
+        mismatches.push(`row ${i}: ${field} ${JSON.stringify(got?.[field])} instead of ${JSON.stringify(row[field])}`);
+      }
+    }
+  });
+  t.assert(inOrder, 'bulk_rows_in_order', `rows in the order submitted, echoing ${shape.echoedProperties.join(', ')}`, mismatches.slice(0, 3).join('; '), ex, op);
+
+  const succeeded = rows.filter((r) => r.success === true).length;
+  const failed = rows.filter((r) => r.success === false).length;
+  t.assert(
+    result.successCount === succeeded && result.failedCount === failed && succeeded + failed === sent.length,
+    'bulk_counts',
+    `${shape.successCountProperty} ${succeeded} and ${shape.failedCountProperty} ${failed}, adding up to ${sent.length}`,
+    `${shape.successCountProperty} ${result.successCount}, ${shape.failedCountProperty} ${result.failedCount}`,
+    ex,
+    op,
+  );
+  // Success-only fields (an id, a time, a status) are empty strings on a failed row; result_message is empty on a
+  // successful one and says why on a failed one.
+  const problems: string[] = [];
+  rows.forEach((r, i) => {
+    if (r.success === true && r.result_message !== '') problems.push(`row ${i} succeeded with result_message ${JSON.stringify(r.result_message)}`);
+    if (r.success === false) {
+      if (typeof r.result_message !== 'string' || r.result_message === '') problems.push(`row ${i} failed without a result_message`);
+      for (const [field, value] of Object.entries(r)) {
+        if (field === 'result_message' || shape.echoedProperties.includes(field) || typeof value !== 'string') continue;
+        if (value !== '') problems.push(`row ${i} failed but ${field} is ${JSON.stringify(value)}`);
+      }
+    }
+  });
+  t.assert(problems.length === 0, 'bulk_rows_in_order', 'failed rows with empty success-only fields and a reason; successful rows with an empty result_message', problems.slice(0, 3).join('; '), ex, op);
+
+  if (expectSuccess) {
+    const wrong = expectSuccess.flatMap((want, i) => (rows[i] && rows[i].success !== want ? [`row ${i} success ${String(rows[i].success)} (expected ${want})`] : []));
+    t.assert(wrong.length === 0, 'bulk_rows_in_order', 'each row to succeed or fail as set up', wrong.slice(0, 3).join('; '), ex, op);
+  }
+  return rows;
+}
+
+/**
+ * The read operation of what a bulk operation creates: the GET at the bulk path plus one parameter that a result
+ * row carries (`/v3/wms/orders/draft` → `/v3/wms/orders/draft/{draft_id}`).
+ */
+export function readOperation(t: CaseContext, target: BulkTarget): { op: OperationInfo; param: string } | undefined {
+  for (const op of t.contract.operations) {
+    if (op.method !== 'get' || !op.path.startsWith(`${target.op.path}/{`)) continue;
+    const rest = op.path.slice(target.op.path.length + 1);
+    const m = /^\{([^}]+)\}$/.exec(rest);
+    if (m) return { op, param: m[1]! };
+  }
+  return undefined;
+}

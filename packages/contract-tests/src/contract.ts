@@ -1,0 +1,348 @@
+// The contract as the kit reads it: everything here is derived from the bundled document at run time, so a change
+// of the spec changes what the kit checks without a change of code.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import {
+  deref,
+  errorCatalog,
+  isReference,
+  loadSpec,
+  operations,
+  type ErrorCatalogEntry,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  type ParameterInfo,
+  type RequestBodyObject,
+  type ResponseInfo,
+} from '@cls-api/spec';
+
+// ajv-formats is CommonJS with a default export; under NodeNext its namespace arrives as the module object.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
+
+const DOC_ID = 'https://contract.cls-api.invalid/openapi.json';
+
+export interface InvalidExample {
+  name: string;
+  summary?: string;
+  value: unknown;
+  expected: { status: number; code: string };
+}
+
+export interface RateLimitScope {
+  name: string;
+  appliesTo: string;
+  ratePerSecond: number;
+  burst: number;
+}
+
+export interface Limits {
+  /** Gateway speed limits, most specific (longest `applies_to`) first. */
+  gateway: RateLimitScope[];
+  /** Monthly quota per key environment (`test`, `live`); null means not limited. */
+  monthlyQuota: Map<string, number | null>;
+  bulkRowsPerRequest: number | undefined;
+}
+
+/** The shape of a bulk operation, read from its request and success schemas. */
+export interface BulkShape {
+  /** Body property holding the rows (`orders`, `options`). */
+  rowsProperty: string;
+  rowSchema: JsonSchema;
+  maxRows: number;
+  minRows: number;
+  /** data property holding one result row per submitted row (`results`, `drafts`, `options`). */
+  resultsProperty: string;
+  /** data properties counting the rows (`created_count` or `added_count`, and `failed_count`). */
+  successCountProperty: string;
+  failedCountProperty: string;
+  /** Properties of a result row that echo the submitted row (`mall_order_no`, `option_code`, …). */
+  echoedProperties: string[];
+}
+
+export interface PagedShape {
+  /** Query parameter names of the page number and page size. */
+  pageParameter: ParameterInfo;
+  sizeParameter: ParameterInfo;
+}
+
+export class Contract {
+  readonly doc: OpenApiDocument;
+  readonly operations: OperationInfo[];
+  readonly catalog: Map<string, ErrorCatalogEntry>;
+  readonly limits: Limits;
+  readonly serviceTimeZone: string | undefined;
+  private readonly ajv: Ajv2020;
+  private readonly validators = new Map<string, ValidateFunction>();
+  /** Every response header the contract names anywhere, lower-cased. */
+  readonly contractHeaders: Set<string>;
+
+  constructor(doc: OpenApiDocument = loadSpec()) {
+    this.doc = doc;
+    this.operations = operations(doc);
+    this.catalog = errorCatalog(doc);
+    this.limits = readLimits(doc);
+    const tz = (doc.info as Record<string, unknown>)['x-service-time-zone'];
+    this.serviceTimeZone = typeof tz === 'string' ? tz : undefined;
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {}, paths: doc.paths ?? {} } as object);
+    this.contractHeaders = new Set();
+    for (const op of this.operations) {
+      for (const res of Object.values(op.responses)) {
+        for (const name of Object.keys(res.headers)) this.contractHeaders.add(name.toLowerCase());
+      }
+    }
+  }
+
+  operation(operationId: string): OperationInfo {
+    const op = this.operations.find((o) => o.operationId === operationId);
+    if (!op) throw new ContractGap(`the contract has no operation ${operationId}`);
+    return op;
+  }
+
+  findOperation(operationId: string): OperationInfo | undefined {
+    return this.operations.find((o) => o.operationId === operationId);
+  }
+
+  /** Resolves a schema's `$ref` chain (not its children). */
+  resolve(schema: JsonSchema | undefined): JsonSchema {
+    if (!schema) return {};
+    return deref<JsonSchema>(this.doc, schema as JsonSchema);
+  }
+
+  /** A validator for any schema of the document, `$ref`s resolved against the bundle. */
+  validator(schema: JsonSchema): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let fn = this.validators.get(key);
+    if (!fn) {
+      fn = this.ajv.compile(absolutize(schema) as object);
+      this.validators.set(key, fn);
+    }
+    return fn;
+  }
+
+  validate(schema: JsonSchema, value: unknown): string[] {
+    const fn = this.validator(schema);
+    if (fn(value)) return [];
+    return formatErrors(fn.errors ?? []);
+  }
+
+  /** The response documented for a status: the exact code, then `4XX`-style ranges, then `default`. */
+  responseFor(op: OperationInfo, status: number): ResponseInfo | undefined {
+    return op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
+  }
+
+  /** The one documented 2xx status of an operation. */
+  successStatus(op: OperationInfo): number {
+    const statuses = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s));
+    if (statuses.length === 0) throw new ContractGap(`${op.operationId} documents no 2xx response`);
+    return Number(statuses[0]);
+  }
+
+  /** The status an error code is returned with (`x-http-status`), from the catalogue. */
+  statusOf(code: string): number {
+    const entry = this.catalog.get(code);
+    if (!entry) throw new ContractGap(`the error catalogue has no ${code}`);
+    return entry.status;
+  }
+
+  /** Whether the operation documents `code` on the status the catalogue gives it. */
+  documents(op: OperationInfo, code: string): boolean {
+    const entry = this.catalog.get(code);
+    if (!entry) return false;
+    return this.responseFor(op, entry.status)?.errorCodes.includes(code) ?? false;
+  }
+
+  securityScheme(name: string): Record<string, unknown> | undefined {
+    return this.doc.components?.securitySchemes?.[name];
+  }
+
+  /** `x-invalid-examples` of the operation's request body: each a rejected body with its expected status and code. */
+  invalidExamples(op: OperationInfo): InvalidExample[] {
+    const item = deref(this.doc, this.doc.paths?.[op.path] ?? {});
+    const raw = (item as Record<string, unknown>)[op.method] as Record<string, unknown> | undefined;
+    if (!raw?.requestBody) return [];
+    const body = deref<RequestBodyObject>(this.doc, raw.requestBody as RequestBodyObject);
+    const map = body['x-invalid-examples'];
+    if (!map || typeof map !== 'object') return [];
+    const out: InvalidExample[] = [];
+    for (const [name, rawEntry] of Object.entries(map as Record<string, unknown>)) {
+      const entry = deref<Record<string, unknown>>(this.doc, rawEntry as Record<string, unknown>);
+      const expected = entry.expected as { status?: unknown; code?: unknown } | undefined;
+      if (!expected || typeof expected.status !== 'number' || typeof expected.code !== 'string') {
+        throw new ContractGap(`${op.operationId} x-invalid-examples.${name} has no expected {status, code}`);
+      }
+      const example: InvalidExample = {
+        name,
+        value: entry.value,
+        expected: { status: expected.status, code: expected.code },
+      };
+      if (typeof entry.summary === 'string') example.summary = entry.summary;
+      out.push(example);
+    }
+    return out;
+  }
+
+  /**
+   * The headers a named response example states it carries (`x-response-headers`), lower-cased; undefined when
+   * the example states none.
+   */
+  exampleHeaders(op: OperationInfo, status: string, name: string): Record<string, string> | undefined {
+    const item = deref(this.doc, this.doc.paths?.[op.path] ?? {}) as Record<string, unknown>;
+    const rawOp = item[op.method] as { responses?: Record<string, unknown> } | undefined;
+    const rawResponse = rawOp?.responses?.[status];
+    if (!rawResponse) return undefined;
+    const response = deref<{ content?: Record<string, { examples?: Record<string, unknown> }> }>(this.doc, rawResponse as object);
+    for (const media of Object.values(response.content ?? {})) {
+      const rawExample = media.examples?.[name];
+      if (!rawExample) continue;
+      const example = deref<Record<string, unknown>>(this.doc, rawExample as Record<string, unknown>);
+      const headers = example['x-response-headers'];
+      if (!headers || typeof headers !== 'object') return undefined;
+      return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+    }
+    return undefined;
+  }
+
+  /** The page and size parameters when the success schema has `pagination`, else undefined. */
+  paged(op: OperationInfo): PagedShape | undefined {
+    const success = op.responses[String(this.successStatus(op))];
+    const schema = this.resolve(success?.schema);
+    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    if (!props.pagination) return undefined;
+    // The paging parameters are the shared components the conventions name (Page, Size), matched by name and place.
+    const shared = this.doc.components?.parameters ?? {};
+    const page = shared.Page ? deref<{ name: string; in: string }>(this.doc, shared.Page) : undefined;
+    const size = shared.Size ? deref<{ name: string; in: string }>(this.doc, shared.Size) : undefined;
+    const pageParameter = op.parameters.find((p) => p.name === page?.name && p.in === page?.in);
+    const sizeParameter = op.parameters.find((p) => p.name === size?.name && p.in === size?.in);
+    if (!pageParameter || !sizeParameter) {
+      throw new ContractGap(`${op.operationId} returns pagination but takes no page/size parameters`);
+    }
+    return { pageParameter, sizeParameter };
+  }
+
+  /** The pagination property names as the Pagination schema declares them. */
+  paginationFields(op: OperationInfo): string[] {
+    const success = this.resolve(op.responses[String(this.successStatus(op))]?.schema);
+    const pagination = this.resolve((success.properties as Record<string, JsonSchema>).pagination);
+    return Object.keys((pagination.properties ?? {}) as Record<string, unknown>);
+  }
+
+  /** The bulk shape when the body holds an array of rows with `maxItems` and the result rows report success. */
+  bulk(op: OperationInfo): BulkShape | undefined {
+    if (!op.requestBody?.schema) return undefined;
+    const body = this.resolve(op.requestBody.schema);
+    const bodyProps = (body.properties ?? {}) as Record<string, JsonSchema>;
+    const rowsEntry = Object.entries(bodyProps).find(([, s]) => {
+      const r = this.resolve(s);
+      return r.type === 'array' && typeof r.maxItems === 'number';
+    });
+    if (!rowsEntry) return undefined;
+    const rowsSchema = this.resolve(rowsEntry[1]);
+    const success = this.resolve(op.responses[String(this.successStatus(op))]?.schema);
+    const data = this.resolve(((success.properties ?? {}) as Record<string, JsonSchema>).data);
+    const dataProps = (data.properties ?? {}) as Record<string, JsonSchema>;
+    const resultsEntry = Object.entries(dataProps).find(([, s]) => this.resolve(s).type === 'array');
+    if (!resultsEntry) return undefined;
+    const resultRow = this.resolve(this.resolve(resultsEntry[1]).items as JsonSchema);
+    const resultProps = Object.keys((resultRow.properties ?? {}) as Record<string, unknown>);
+    if (!resultProps.includes('success') || !resultProps.includes('result_message')) return undefined;
+    const counts = Object.entries(dataProps)
+      .filter(([, s]) => this.resolve(s).type === 'integer')
+      .map(([name]) => name);
+    const failedCountProperty = counts.find((c) => c.startsWith('failed'));
+    const successCountProperty = counts.find((c) => c !== failedCountProperty);
+    if (!failedCountProperty || !successCountProperty) {
+      throw new ContractGap(`${op.operationId}: bulk result has no success and failure counts`);
+    }
+    const rowSchema = this.resolve(rowsSchema.items as JsonSchema);
+    const rowProps = Object.keys((rowSchema.properties ?? {}) as Record<string, unknown>);
+    return {
+      rowsProperty: rowsEntry[0],
+      rowSchema,
+      maxRows: rowsSchema.maxItems as number,
+      minRows: typeof rowsSchema.minItems === 'number' ? rowsSchema.minItems : 0,
+      resultsProperty: resultsEntry[0],
+      successCountProperty,
+      failedCountProperty,
+      echoedProperties: resultProps.filter((p) => rowProps.includes(p)),
+    };
+  }
+
+  /** Integer enum values of a named schema with their `x-enumDescriptions`. */
+  enumDescriptions(schemaName: string): Map<number | string, string> {
+    const schema = this.doc.components?.schemas?.[schemaName];
+    if (!schema) throw new ContractGap(`the contract has no schema ${schemaName}`);
+    const descriptions = (schema['x-enumDescriptions'] ?? {}) as Record<string, string>;
+    const out = new Map<number | string, string>();
+    for (const value of (schema.enum ?? []) as Array<number | string>) {
+      out.set(value, descriptions[String(value)] ?? '');
+    }
+    return out;
+  }
+
+  /** The gateway scopes a path falls under, most specific first. */
+  gatewayScopes(path: string): RateLimitScope[] {
+    return this.limits.gateway.filter((g) => path.startsWith(g.appliesTo));
+  }
+}
+
+/** The contract lacks something a check needs: the kit reports it instead of guessing. */
+export class ContractGap extends Error {
+  override name = 'ContractGap';
+}
+
+function readLimits(doc: OpenApiDocument): Limits {
+  const raw = (doc.info as Record<string, unknown>)['x-limits'];
+  const limits = (raw && typeof raw === 'object' ? deref(doc, raw as JsonSchema) : {}) as Record<string, unknown>;
+  const gateway: RateLimitScope[] = [];
+  const monthlyQuota = new Map<string, number | null>();
+  for (const [name, value] of Object.entries(limits)) {
+    if (!value || typeof value !== 'object') continue;
+    const v = value as Record<string, unknown>;
+    if (typeof v.rate_per_second === 'number' && typeof v.burst === 'number' && typeof v.applies_to === 'string') {
+      gateway.push({ name, appliesTo: v.applies_to, ratePerSecond: v.rate_per_second, burst: v.burst });
+    }
+  }
+  const quota = limits.monthly_quota as Record<string, { calls_per_month?: number | null }> | undefined;
+  for (const [env, entry] of Object.entries(quota ?? {})) {
+    monthlyQuota.set(env, typeof entry?.calls_per_month === 'number' ? entry.calls_per_month : null);
+  }
+  gateway.sort((a, b) => b.appliesTo.length - a.appliesTo.length);
+  const rows = limits.bulk_rows_per_request;
+  return { gateway, monthlyQuota, bulkRowsPerRequest: typeof rows === 'number' ? rows : undefined };
+}
+
+/** Rewrites document-local `$ref`s so that a schema compiled on its own resolves them against the bundle. */
+function absolutize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(absolutize);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : absolutize(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function formatErrors(errors: ErrorObject[]): string[] {
+  // oneOf over a $ref and null reports every branch; the deepest errors say what is wrong.
+  return errors.slice(0, 5).map((e) => {
+    const where = e.instancePath === '' ? '(root)' : e.instancePath;
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+        : e.keyword === 'enum' || e.keyword === 'const'
+          ? ` (${JSON.stringify((e.params as { allowedValues?: unknown; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue)})`
+          : '';
+    return `${where} ${e.message ?? e.keyword}${extra}`;
+  });
+}
+
+export { isReference };

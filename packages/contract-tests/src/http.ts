@@ -1,0 +1,290 @@
+// The kit's only way to the server. It keeps the kit a good citizen: it paces requests under the gateway limit of
+// `info.x-limits`, backs off exponentially on a gateway 429, counts every call, honours the request budget, and
+// stops before a test key's monthly quota would run out (the case is skipped, not failed).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Contract } from './contract.js';
+import { Redactor, type Credential, type Seller } from './credentials.js';
+
+export interface HttpRequest {
+  method: string;
+  /** Path with parameters filled in, e.g. `/v3/wms/orders/ORD-1`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** A JSON value, or `{ raw }` for a body that is not valid JSON on purpose. */
+  body?: unknown;
+  rawBody?: string;
+  credential: Credential;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Header names lower-cased. */
+  headers: Record<string, string>;
+  text: string;
+  json?: unknown;
+  /** Why the body is not JSON, when it is not. */
+  jsonError?: string;
+}
+
+export interface Exchange {
+  request: HttpRequest & { url: string; bodyText?: string };
+  response: HttpResponse;
+  ms: number;
+  /** 1 for the first attempt; more after gateway-429 retries. */
+  attempt: number;
+}
+
+/** The case cannot run or go on for a reason outside the server's contract (budget, quota, missing input). */
+export class Skip extends Error {
+  override name = 'Skip';
+}
+
+/** The server could not be reached: exit code 2. */
+export class ConnectionError extends Error {
+  override name = 'ConnectionError';
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  contract: Contract;
+  redactor: Redactor;
+  /** Stop (skip) once this many requests were sent. */
+  maxRequests?: number;
+  /** Calls of a test key's monthly quota left untouched; the kit stops before `X-RateLimit-Remaining` reaches it. */
+  quotaReserve: number;
+  /** Fraction of the gateway's rate the kit paces itself to; 0 turns pacing off (the kit's own tests). */
+  paceFraction: number;
+  /** First backoff wait after a gateway 429, doubled per retry up to `backoffMaxMs`, with ±20 % jitter. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  maxRetries: number;
+  timeoutMs: number;
+  /** Where request bodies too long for a console line are written for their curl reproduction. */
+  artifactsDir?: string;
+  /** Called for every response, retries included, so that every response is checked. */
+  onExchange?: (exchange: Exchange) => void;
+  random?: () => number;
+  /**
+   * Read X-RateLimit-Remaining and quota 429s to protect the quota (default true). Off against a mock, whose
+   * headers are examples, not a real allowance.
+   */
+  trackQuota?: boolean;
+}
+
+interface QuotaPool {
+  remaining?: number;
+  limit?: number;
+  exhausted: boolean;
+}
+
+export class Transport {
+  readonly options: TransportOptions;
+  private readonly lastSent = new Map<string, number>();
+  /** Every request sent, retries included. */
+  sent = 0;
+  /** Requests made with a key whose environment has a monthly quota. */
+  metered = 0;
+  gatewayRetries = 0;
+  private readonly pools = new Map<Seller, QuotaPool>();
+  private artifactCount = 0;
+
+  constructor(options: TransportOptions) {
+    this.options = options;
+  }
+
+  quota(seller: Seller): QuotaPool {
+    let pool = this.pools.get(seller);
+    if (!pool) {
+      pool = { exhausted: false };
+      this.pools.set(seller, pool);
+    }
+    return pool;
+  }
+
+  quotaSummary(): Record<string, { remaining?: number; limit?: number; exhausted: boolean }> {
+    return Object.fromEntries(this.pools);
+  }
+
+  private meteredBy(credential: Credential): Seller | undefined {
+    if (credential.kind !== 'apiKey') return undefined;
+    const limit = this.options.contract.limits.monthlyQuota.get(credential.env);
+    return typeof limit === 'number' ? credential.seller : undefined;
+  }
+
+  /** Throws Skip when the budget or the quota reserve would be crossed by one more request. */
+  guard(credential: Credential): void {
+    const { maxRequests, quotaReserve } = this.options;
+    if (maxRequests !== undefined && this.sent >= maxRequests) {
+      throw new Skip(`the request budget is spent (--max-requests ${maxRequests})`);
+    }
+    const seller = this.meteredBy(credential);
+    if (seller) {
+      const pool = this.quota(seller);
+      if (pool.exhausted) throw new Skip(`the monthly quota of the ${seller} seller's test keys is exhausted`);
+      if (pool.remaining !== undefined && pool.remaining <= quotaReserve) {
+        throw new Skip(
+          `stopped before the monthly quota runs out: X-RateLimit-Remaining is ${pool.remaining}, the reserve is ${quotaReserve} (--quota-reserve)`,
+        );
+      }
+    }
+  }
+
+  url(req: HttpRequest): string {
+    const base = this.options.baseUrl.replace(/\/+$/, '');
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) params.append(k, String(v));
+    const qs = params.toString();
+    return `${base}${req.path}${qs ? `?${qs}` : ''}`;
+  }
+
+  private async pace(path: string): Promise<void> {
+    const fraction = this.options.paceFraction;
+    if (fraction <= 0) return;
+    for (const scope of this.options.contract.gatewayScopes(path)) {
+      const interval = 1000 / (scope.ratePerSecond * fraction);
+      const last = this.lastSent.get(scope.name) ?? 0;
+      const wait = last + interval - Date.now();
+      if (wait > 0) await sleep(wait);
+    }
+    const now = Date.now();
+    for (const scope of this.options.contract.gatewayScopes(path)) this.lastSent.set(scope.name, now);
+  }
+
+  /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
+  async sendRaw(req: HttpRequest, attempt = 1): Promise<Exchange> {
+    const url = this.url(req);
+    const headers: Record<string, string> = { Accept: 'application/json', ...(req.headers ?? {}) };
+    const cred = req.credential;
+    if (cred.kind === 'apiKey') headers['X-API-Key'] = cred.key;
+    else if (cred.kind === 'bearer') headers.Authorization = `Bearer ${cred.token}`;
+    else if (cred.kind === 'raw') Object.assign(headers, cred.headers);
+    let bodyText: string | undefined;
+    if (req.rawBody !== undefined) bodyText = req.rawBody;
+    else if (req.body !== undefined) bodyText = JSON.stringify(req.body);
+    if (bodyText !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['Content-Type'] = 'application/json';
+    }
+    const started = Date.now();
+    this.sent += 1;
+    if (this.meteredBy(cred)) this.metered += 1;
+    let res: Response;
+    let text: string;
+    try {
+      const init: RequestInit = { method: req.method.toUpperCase(), headers, signal: AbortSignal.timeout(this.options.timeoutMs) };
+      if (bodyText !== undefined) init.body = bodyText;
+      res = await fetch(url, init);
+      text = await res.text();
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      const detail = cause?.code ?? cause?.message ?? (err as Error).message;
+      throw new ConnectionError(`${req.method.toUpperCase()} ${url}: ${detail}`);
+    }
+    const responseHeaders: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      responseHeaders[name.toLowerCase()] = value;
+    });
+    const response: HttpResponse = { status: res.status, headers: responseHeaders, text };
+    try {
+      response.json = text === '' ? undefined : JSON.parse(text);
+      if (text === '') response.jsonError = 'the body is empty';
+    } catch (err) {
+      response.jsonError = (err as Error).message;
+    }
+    const exchange: Exchange = { request: { ...req, url, ...(bodyText !== undefined ? { bodyText } : {}) }, response, ms: Date.now() - started, attempt };
+    this.observeQuota(cred, response);
+    return exchange;
+  }
+
+  private observeQuota(cred: Credential, response: HttpResponse): void {
+    const seller = this.meteredBy(cred);
+    if (!seller || this.options.trackQuota === false) return;
+    const pool = this.quota(seller);
+    const remaining = response.headers['x-ratelimit-remaining'];
+    const limit = response.headers['x-ratelimit-limit'];
+    if (remaining !== undefined && /^\d+$/.test(remaining)) pool.remaining = Number(remaining);
+    if (limit !== undefined && /^\d+$/.test(limit)) pool.limit = Number(limit);
+    if (response.status === 429 && response.headers['retry-after'] !== undefined) pool.exhausted = true;
+  }
+
+  /**
+   * Sends a request the polite way: paced, within budget and quota, retried with exponential backoff while the
+   * gateway answers 429 without Retry-After. Every response (retries too) is handed to `onExchange`.
+   */
+  async send(req: HttpRequest, onExchange?: (exchange: Exchange) => void, deliberate = false): Promise<Exchange> {
+    for (let attempt = 1; ; attempt++) {
+      this.guard(req.credential);
+      await this.pace(req.path);
+      const exchange = await this.sendRaw(req, attempt);
+      (onExchange ?? this.options.onExchange)?.(exchange);
+      // A status the request asked for (a mock's Prefer) is the answer itself, never a reason to back off.
+      if (deliberate) return exchange;
+      const { status, headers } = exchange.response;
+      if (status === 429 && headers['retry-after'] !== undefined) {
+        throw new Skip('the server answered with the monthly-quota 429 (Retry-After present): the test key is used up');
+      }
+      if (status !== 429) return exchange;
+      if (attempt > this.options.maxRetries) {
+        throw new Skip(`the gateway still answered 429 after ${this.options.maxRetries} retries with backoff`);
+      }
+      this.gatewayRetries += 1;
+      await sleep(this.backoff(attempt));
+    }
+  }
+
+  /** 1, 2, 4, 8 … times the base, at most the cap, with about 20 % jitter either way. */
+  backoff(attempt: number): number {
+    const { backoffBaseMs, backoffMaxMs } = this.options;
+    const wait = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1));
+    const jitter = (((this.options.random ?? Math.random)() * 2 - 1) * 0.2) * wait;
+    return Math.max(0, Math.round(wait + jitter));
+  }
+
+  /** A curl command that replays the request, secrets shown as environment variable references. */
+  curl(exchange: Exchange): string {
+    const r = this.options.redactor;
+    const req = exchange.request;
+    const parts = [`curl -sS -i -X ${req.method.toUpperCase()} ${shellQuote(r.redact(req.url))}`];
+    const cred = req.credential;
+    if (cred.kind === 'apiKey') parts.push(`-H "X-API-Key: $${cred.ref}"`);
+    else if (cred.kind === 'bearer') parts.push(`-H "Authorization: Bearer $${cred.ref}"`);
+    else if (cred.kind === 'raw') {
+      for (const [k, v] of Object.entries(cred.headers)) parts.push(`-H ${shellQuote(`${k}: ${r.redact(v)}`)}`);
+    }
+    for (const [k, v] of Object.entries(req.headers ?? {})) parts.push(`-H ${shellQuote(`${k}: ${r.redact(v)}`)}`);
+    if (req.bodyText !== undefined) {
+      if (!Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'content-type')) {
+        parts.push(`-H 'Content-Type: application/json'`);
+      }
+      const body = r.redact(req.bodyText);
+      if (body.length > 2000 && this.options.artifactsDir) {
+        mkdirSync(this.options.artifactsDir, { recursive: true });
+        this.artifactCount += 1;
+        const file = join(this.options.artifactsDir, `request-body-${this.artifactCount}.json`);
+        writeFileSync(file, body);
+        parts.push(`--data-binary @${shellQuote(file)}`);
+      } else if (/\$CLS_[A-Z0-9_]+/.test(body)) {
+        parts.push(`--data-raw ${doubleQuoteWithRefs(body)}`);
+      } else {
+        parts.push(`--data-raw ${shellQuote(body)}`);
+      }
+    }
+    return parts.join(' ');
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function shellQuote(s: string): string {
+  if (/^[A-Za-z0-9_\-./:=@%+,]+$/.test(s)) return s;
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Double-quoted so that `$CLS_…` references expand; every other shell-special character is escaped. */
+function doubleQuoteWithRefs(s: string): string {
+  const escaped = s.replace(/[\\"`]/g, (c) => `\\${c}`).replace(/\$(?!CLS_[A-Z0-9_]+)/g, '\\$');
+  return `"${escaped}"`;
+}

@@ -1,0 +1,132 @@
+// Request inputs derived from the contract: path values, query strings and bodies, valid or deliberately broken.
+import { randomBytes } from 'node:crypto';
+import type { JsonSchema, OperationInfo, ParameterInfo } from '@cls-api/spec';
+import type { CaseContext } from './case.js';
+import { draw } from './generate.js';
+
+/** A value for `key` anywhere in a JSON value (first match, depth first). */
+export function findDeep(value: unknown, key: string): unknown {
+  if (!value || typeof value !== 'object') return undefined;
+  if (!Array.isArray(value) && key in (value as Record<string, unknown>)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && v !== '' && typeof v !== 'object') return v;
+  }
+  for (const child of Object.values(value as Record<string, unknown>)) {
+    const found = findDeep(child, key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Path values for an operation: taken from the operation's own response examples when they name the parameter
+ * (so a request example addresses the resource its response example shows), else drawn from the schema.
+ */
+export function examplePathValues(t: CaseContext, op: OperationInfo): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const p of op.parameters.filter((x) => x.in === 'path')) {
+    let value: unknown;
+    for (const res of Object.values(op.responses)) {
+      if (Number(res.status) >= 400) continue;
+      for (const ex of Object.values(res.examples)) {
+        value ??= findDeep(ex.value, p.name);
+      }
+    }
+    if (value !== undefined && p.schema && t.contract.validate(p.schema, value).length === 0) {
+      out[p.name] = value as string | number;
+    } else {
+      out[p.name] = unknownValue(t, p);
+    }
+  }
+  return out;
+}
+
+/** A valid value for a path parameter that names no existing resource. */
+export function unknownValue(t: CaseContext, p: ParameterInfo): string {
+  return t.env.generator.unknownIdentifier(p.schema ?? { type: 'string' }, t.env.random);
+}
+
+export function unknownPathValues(t: CaseContext, op: OperationInfo): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of op.parameters.filter((x) => x.in === 'path')) out[p.name] = unknownValue(t, p);
+  return out;
+}
+
+/** Whether values of this schema look like the contract's dates (so that pairs can be put in order). */
+function isDateLike(t: CaseContext, schema: JsonSchema | undefined): boolean {
+  const s = t.contract.resolve(schema);
+  return typeof s.pattern === 'string' && new RegExp(s.pattern, 'u').test('2026-11-20');
+}
+
+/**
+ * A valid query: required parameters always, optional ones at random. Date-like values are put in ascending
+ * order of declaration, so a `date_from` never follows its `date_to`.
+ */
+export function validQuery(t: CaseContext, op: OperationInfo, options: { optional?: boolean } = {}): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  const dated: string[] = [];
+  for (const p of op.parameters.filter((x) => x.in === 'query')) {
+    if (!p.required && !(options.optional ?? true)) continue;
+    if (!p.required && t.env.random() < 0.5) continue;
+    if (!p.schema) continue;
+    out[p.name] = draw(t.env.generator.valid(p.schema), t.env.random) as string | number;
+    if (isDateLike(t, p.schema)) dated.push(p.name);
+  }
+  const sorted = dated.map((n) => String(out[n])).sort();
+  dated.forEach((n, i) => {
+    out[n] = sorted[i]!;
+  });
+  return out;
+}
+
+/** A request body: the first request example, else a value drawn from the schema. */
+export function someValidBody(t: CaseContext, op: OperationInfo): unknown {
+  const body = op.requestBody;
+  if (!body) return undefined;
+  const first = Object.values(body.examples)[0];
+  if (first) return first.value;
+  return body.schema ? draw(t.env.generator.valid(body.schema), t.env.random) : undefined;
+}
+
+/**
+ * The code for a format error: REQUIRED_PARAMETER when an item is missing, INVALID_PARAMETER otherwise, as the
+ * catalogue describes them, each only where the operation documents it.
+ */
+export function formatErrorCodes(t: CaseContext, op: OperationInfo, missing: boolean): string[] {
+  const documented = t.contract.responseFor(op, 400)?.errorCodes ?? [];
+  const wanted = missing ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
+  return documented.includes(wanted) ? [wanted] : documented;
+}
+
+/** Today's date in the service time zone, minus `days`: the `YYYY-MM-DD` the list filters take. */
+export function serviceDate(t: CaseContext, daysAgo = 0): string {
+  const at = new Date(t.env.now() - daysAgo * 86_400_000);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: t.contract.serviceTimeZone ?? 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/**
+ * A short token unique to this run, for identifiers the kit creates (`CT…`). Not drawn from the seed: a rerun
+ * with the same seed against the same server must not collide with what the first run registered.
+ */
+export function runToken(t: CaseContext): string {
+  let token = t.env.shared.get('run_token') as string | undefined;
+  if (!token) {
+    const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+    const bytes = randomBytes(6);
+    token = `CT${Date.now().toString(36).toUpperCase().slice(-4)}`;
+    for (const b of bytes) token += alphabet[b % alphabet.length];
+    t.env.shared.set('run_token', token);
+  }
+  return token;
+}
+
+let counter = 0;
+/** A fresh identifier valid for `schema`: the run token plus a counter. */
+export function freshId(t: CaseContext, schema: JsonSchema | undefined, prefix = ''): string {
+  counter += 1;
+  const id = `${runToken(t)}${prefix}${counter.toString(36).toUpperCase().padStart(4, '0')}`;
+  if (schema && t.contract.validate(schema, id).length > 0) {
+    throw new Error(`a generated identifier ${id} does not fit its schema`);
+  }
+  return id;
+}

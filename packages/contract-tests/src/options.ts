@@ -1,0 +1,146 @@
+// Command line and environment → RunOptions. Secrets may come from the environment only, so that CI never shows
+// them on a command line.
+import { parseArgs } from 'node:util';
+import { PHASES, type Phase } from './case.js';
+import { UsageError } from './credentials.js';
+import type { RunOptions } from './run.js';
+
+export const USAGE = `Usage: cls-contract --base-url URL [options]
+
+Proves that a server honours the Commerce and Logistics Service API v3 contract.
+
+Target and credentials (each also read from the environment variable shown):
+  --base-url URL            the API's base address, without /v3            CLS_BASE_URL
+  --api-key KEY             an API key {area}_{env}_…; repeat per area     CLS_API_KEYS (comma-separated)
+                                                                           or CLS_API_KEY_WMS, _MANAGER, _CAM
+  --other-api-key KEY       a key of another seller (isolation checks)     CLS_OTHER_API_KEYS
+                                                                           or CLS_OTHER_API_KEY_WMS, _MANAGER, …
+  --client-id ID            client id for the JWT (POST /v3/auth/token)    CLS_CLIENT_ID
+  --client-secret SECRET    client secret for the JWT                      CLS_CLIENT_SECRET
+
+What to run:
+  --read-only               GET requests only (plus the token request); safe for production-like targets
+  --examples-only           only the contract's examples; for a mock answering Prefer: code=…, example=…
+  --probe-limits            also burst over the gateway rate limits (disruptive)
+  --tag TAG                 only operations with this tag (repeatable)
+  --operation ID            only this operationId (repeatable)
+  --phase NAME              only this phase (repeatable): ${PHASES.join(', ')}
+  --seed N                  seed of the generated inputs (printed on every run)
+  --runs N                  generated inputs per operation and kind (default 1)
+
+Being a good citizen:
+  --max-requests N          send at most N requests; the rest is skipped, not failed
+  --quota-reserve N         stop before a test key's X-RateLimit-Remaining reaches N (default 50)
+
+Reports:
+  --junit FILE              write JUnit XML
+  --json FILE               write the full report as JSON
+  --quiet                   no progress lines, only the summary
+  -h, --help                this text
+
+Exit codes: 0 all passed (skips allowed), 1 contract failures, 2 usage or connection errors.`;
+
+export interface CliOptions {
+  run: RunOptions;
+  junit?: string;
+  json?: string;
+  quiet: boolean;
+  help: boolean;
+}
+
+function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Keys from CLS_<PREFIX>S (comma-separated) and CLS_<PREFIX>_<AREA> variables. */
+function keysFromEnv(env: NodeJS.ProcessEnv, prefix: string): string[] {
+  const keys = splitList(env[`${prefix}S`]);
+  for (const [name, value] of Object.entries(env)) {
+    if (value && new RegExp(`^${prefix}_[A-Z0-9]+(_\\d+)?$`).test(name)) keys.push(value.trim());
+  }
+  return [...new Set(keys)];
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string', multiple: true },
+        'other-api-key': { type: 'string', multiple: true },
+        'client-id': { type: 'string' },
+        'client-secret': { type: 'string' },
+        seed: { type: 'string' },
+        runs: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'examples-only': { type: 'boolean' },
+        'probe-limits': { type: 'boolean' },
+        tag: { type: 'string', multiple: true },
+        operation: { type: 'string', multiple: true },
+        phase: { type: 'string', multiple: true },
+        'max-requests': { type: 'string' },
+        'quota-reserve': { type: 'string' },
+        junit: { type: 'string' },
+        json: { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true };
+  const baseUrl = v['base-url'] ?? env.CLS_BASE_URL;
+  if (!baseUrl) throw new UsageError('--base-url (or CLS_BASE_URL) is required');
+  const phases = (v.phase ?? []).flatMap((p) => splitList(p));
+  for (const p of phases) {
+    if (!PHASES.includes(p as Phase)) throw new UsageError(`unknown phase ${p}: one of ${PHASES.join(', ')}`);
+  }
+  const apiKeys = [...(v['api-key'] ?? []), ...keysFromEnv(env, 'CLS_API_KEY')];
+  const otherApiKeys = [...(v['other-api-key'] ?? []), ...keysFromEnv(env, 'CLS_OTHER_API_KEY')];
+  const clientId = v['client-id'] ?? env.CLS_CLIENT_ID;
+  const clientSecret = v['client-secret'] ?? env.CLS_CLIENT_SECRET;
+  if (Boolean(clientId) !== Boolean(clientSecret)) throw new UsageError('--client-id and --client-secret go together');
+  if (v['examples-only'] && v['probe-limits']) throw new UsageError('--examples-only and --probe-limits exclude each other');
+  const seed = integer('--seed', v.seed);
+  const runs = integer('--runs', v.runs);
+  const maxRequests = integer('--max-requests', v['max-requests']);
+  const quotaReserve = integer('--quota-reserve', v['quota-reserve']);
+  const run: RunOptions = {
+    baseUrl,
+    apiKeys: [...new Set(apiKeys)],
+    otherApiKeys: [...new Set(otherApiKeys)],
+    readOnly: v['read-only'] ?? false,
+    examplesOnly: v['examples-only'] ?? false,
+    probeLimits: v['probe-limits'] ?? false,
+    tags: v.tag ?? [],
+    operations: v.operation ?? [],
+    ...(clientId ? { clientId } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+    ...(phases.length > 0 ? { phases: phases as Phase[] } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(runs !== undefined ? { runs } : {}),
+    ...(maxRequests !== undefined ? { maxRequests } : {}),
+    ...(quotaReserve !== undefined ? { quotaReserve } : {}),
+  };
+  return {
+    run,
+    quiet: v.quiet ?? false,
+    help: false,
+    ...(v.junit ? { junit: v.junit } : {}),
+    ...(v.json ? { json: v.json } : {}),
+  };
+}

@@ -1,0 +1,136 @@
+// Property-based inputs drawn from the schemas (seeded): valid queries and bodies must not be rejected as format
+// errors, and each deliberately broken parameter, path value or body must be rejected with 400 and a documented
+// code. `--runs N` draws N of each per operation.
+import type { JsonSchema, OperationInfo } from '@cls-api/spec';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import { draw } from '../generate.js';
+import { knownPathValues } from '../fixtures.js';
+import { Skip } from '../http.js';
+import { formatErrorCodes, unknownPathValues, validQuery } from '../inputs.js';
+
+/** An object schema with no declared properties hands its validation to something else (an MCP tool's arguments). */
+function hasOpenObject(t: CaseContext, schema: JsonSchema | undefined, depth = 0): boolean {
+  if (!schema || depth > 6) return false;
+  const s = t.contract.resolve(schema);
+  if (s.type === 'object' && !s.properties) return true;
+  for (const sub of Object.values((s.properties ?? {}) as Record<string, JsonSchema>)) {
+    if (hasOpenObject(t, sub, depth + 1)) return true;
+  }
+  return s.items ? hasOpenObject(t, s.items as JsonSchema, depth + 1) : false;
+}
+
+export function generatedCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const cases: CaseDef[] = [];
+  for (const op of contract.operations) {
+    const writes = op.method !== 'get' && op.security.length > 0;
+    const hasPath = op.parameters.some((p) => p.in === 'path');
+    const hasQuery = op.parameters.some((p) => p.in === 'query');
+    if (!hasQuery && !op.requestBody && !hasPath) continue;
+
+    cases.push({
+      id: `generated/${op.operationId}/valid`,
+      phase: 'generated',
+      title: `${op.method.toUpperCase()} ${op.path} with ${env.runs} generated valid input(s): never a format error`,
+      operations: [op.operationId],
+      writes,
+      run: async (t) => {
+        for (let i = 0; i < env.runs; i++) {
+          const body = op.requestBody?.schema ? draw(t.env.generator.valid(op.requestBody.schema), t.env.random) : undefined;
+          const ex = await t.call(op, {
+            path: unknownPathValues(t, op),
+            query: validQuery(t, op),
+            ...(body !== undefined ? { body } : {}),
+          });
+          const status = ex.response.status;
+          const code = errorCode(ex.response.json);
+          // A valid request may name resources the server does not hold (404), repeat one (409), or, on a public
+          // operation, carry credentials nobody issued (401); it is never a format error, unless part of the body
+          // is an open object validated elsewhere.
+          const allowed = [contract.successStatus(op), 404, 409, ...(op.security.length === 0 ? [401] : [])];
+          if (hasOpenObject(t, op.requestBody?.schema)) allowed.push(400);
+          t.expect(ex, op, { status: allowed.filter((s) => s === contract.successStatus(op) || contract.responseFor(op, s)), why: 'a request valid against the contract' });
+          if (status === 400) t.note(`400 ${code ?? ''} for a valid body with an open object`);
+        }
+      },
+    });
+
+    cases.push({
+      id: `generated/${op.operationId}/invalid`,
+      phase: 'generated',
+      title: `${op.method.toUpperCase()} ${op.path} with ${env.runs} generated invalid input(s): 400`,
+      operations: [op.operationId],
+      writes,
+      run: async (t) => {
+        const variants = await invalidInputs(t, op);
+        if (variants.length === 0) t.skip('no input of this operation can be made invalid without naming an unknown resource');
+        for (let i = 0; i < env.runs && variants.length > 0; i++) {
+          const pick = variants.splice(Math.floor(t.env.random() * variants.length), 1)[0]!;
+          t.note(pick.label);
+          const ex = await t.call(op, pick.input);
+          t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, pick.missing), why: pick.label });
+        }
+      },
+    });
+  }
+  return cases;
+}
+
+interface InvalidInput {
+  label: string;
+  missing: boolean;
+  input: { path: Record<string, string | number>; query: Record<string, string | number>; body?: unknown; rawBody?: string };
+}
+
+/**
+ * Broken inputs that cannot be mistaken for an unknown resource: a malformed path value on its own; a bad query or
+ * body with path values that name resources the kit knows exist (else 404 may rightly come first).
+ */
+async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<InvalidInput[]> {
+  const out: InvalidInput[] = [];
+  const gen = t.env.generator;
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  const baseQuery = validQuery(t, op, { optional: false });
+  const baseBody = op.requestBody?.schema ? draw(gen.valid(op.requestBody.schema), t.env.random) : undefined;
+  const unknownPath = unknownPathValues(t, op);
+  const withBody = baseBody !== undefined ? { body: baseBody } : {};
+
+  for (const p of pathParams) {
+    for (const v of gen.breakScalar(t.contract.resolve(p.schema), unknownPath[p.name])) {
+      if (typeof v.value !== 'string' || v.value === '' || v.value.includes('\n')) continue;
+      out.push({ label: `path ${p.name}: ${v.label}`, missing: false, input: { path: { ...unknownPath, [p.name]: v.value }, query: baseQuery, ...withBody } });
+    }
+  }
+  let path: Record<string, string | number> = {};
+  if (pathParams.length > 0) {
+    try {
+      path = await knownPathValues(t, op);
+    } catch (err) {
+      if (err instanceof Skip) return out;
+      throw err;
+    }
+  }
+
+  for (const p of op.parameters.filter((x) => x.in === 'query')) {
+    const schema = t.contract.resolve(p.schema);
+    if (p.required) {
+      const query = { ...baseQuery };
+      delete query[p.name];
+      out.push({ label: `query ${p.name}: required parameter missing`, missing: true, input: { path, query, ...withBody } });
+    }
+    for (const v of gen.breakScalar(schema, baseQuery[p.name])) {
+      if (typeof v.value === 'number' || (typeof v.value === 'string' && !v.value.includes('\n'))) {
+        // A query string carries text: 12345 as a "wrong type" for a string is still a string there.
+        if (schema.type === 'string' && typeof v.value === 'number') continue;
+        out.push({ label: `query ${p.name}: ${v.label}`, missing: false, input: { path, query: { ...baseQuery, [p.name]: v.value }, ...withBody } });
+      }
+    }
+  }
+  if (op.requestBody?.schema && baseBody !== undefined) {
+    for (const v of gen.invalidVariants(op.requestBody.schema, baseBody)) {
+      out.push({ label: v.label, missing: v.missing, input: { path, query: baseQuery, body: v.value } });
+    }
+    out.push({ label: 'body: not JSON', missing: false, input: { path, query: baseQuery, rawBody: '{"unterminated": ' } });
+  }
+  return out;
+}

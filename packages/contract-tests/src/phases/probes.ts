@@ -1,0 +1,82 @@
+// Rate-limit probes, only with --probe-limits: a burst over the gateway's burst allowance from one address, on
+// the general scope and on the MCP scope, must get 429 RATE_LIMIT_EXCEEDED without Retry-After or X-RateLimit-*,
+// and must clear soon after. Probes send no credential, so they spend no monthly quota.
+import type { OperationInfo } from '@cls-api/spec';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import type { RateLimitScope } from '../contract.js';
+import { sleep, type Exchange } from '../http.js';
+import { unknownPathValues } from '../inputs.js';
+
+export function probeCases(env: RunEnv): CaseDef[] {
+  const cases: CaseDef[] = [];
+  for (const scope of env.contract.limits.gateway) {
+    // The cheapest target in the scope and in no narrower one: a GET that needs a credential (we send none).
+    const target = env.contract.operations.find(
+      (op) => op.method === 'get' && op.security.length > 0 && env.contract.gatewayScopes(op.path)[0]?.name === scope.name,
+    );
+    if (!target) continue;
+    cases.push({
+      id: `probes/${scope.name}_burst`,
+      phase: 'probes',
+      title: `A burst over ${scope.burst} requests on ${scope.appliesTo} gets gateway 429s that clear`,
+      operations: [target.operationId],
+      writes: false,
+      run: (t) => burst(t, scope, target),
+    });
+  }
+  return cases;
+}
+
+async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): Promise<void> {
+  const transport = t.env.transport;
+  const path = t.fillPath(op, unknownPathValues(t, op));
+  // Let the server's bucket refill from the paced traffic before.
+  await sleep(Math.ceil((scope.burst / scope.ratePerSecond) * 1000) + 200);
+  let count = scope.burst + 1;
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    transport.guard({ kind: 'none' });
+    const started = Date.now();
+    const exchanges = await Promise.all(
+      Array.from({ length: count }, () => transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } })),
+    );
+    const elapsed = (Date.now() - started) / 1000;
+    for (const ex of exchanges) t.inspect(op, ex);
+    const limited = exchanges.filter((ex) => ex.response.status === 429);
+    if (limited.length > 0) {
+      for (const ex of limited) {
+        t.assert(errorCode(ex.response.json) === 'RATE_LIMIT_EXCEEDED', 'rate_limit_probe', '429 with RATE_LIMIT_EXCEEDED', `code ${errorCode(ex.response.json)}`, ex, op);
+        t.assert(ex.response.headers['retry-after'] === undefined, 'rate_limit_probe', 'no Retry-After on a gateway 429', `Retry-After: ${ex.response.headers['retry-after']}`, ex, op);
+      }
+      t.note(`${limited.length} of ${count} requests limited in ${elapsed.toFixed(2)} s`);
+      await clears(t, op, path);
+      return;
+    }
+    // The bucket refills while the burst is on the wire; only a burst beyond what could have refilled proves a
+    // missing limit. Otherwise send a bigger one.
+    const allowance = scope.burst + scope.ratePerSecond * elapsed;
+    if (count > allowance + Math.max(5, scope.burst * 0.2)) {
+      t.assert(false, 'rate_limit_probe', `a 429 among ${count} requests sent in ${elapsed.toFixed(2)} s (at most ${Math.floor(allowance)} allowed)`, 'no 429', exchanges[exchanges.length - 1], op);
+      return;
+    }
+    count = Math.ceil((scope.burst + scope.ratePerSecond * elapsed) * 3 + 10);
+    await sleep(Math.ceil((scope.burst / scope.ratePerSecond) * 1000) + 200);
+  }
+  t.skip(`could not send a burst fast enough to exceed ${scope.burst} + ${scope.ratePerSecond}/s from here`);
+}
+
+/** The limit clears: within a few backoff steps a request is no longer 429. */
+async function clears(t: CaseContext, op: OperationInfo, path: string): Promise<void> {
+  const transport = t.env.transport;
+  let last: Exchange | undefined;
+  for (let attempt = 1; attempt <= 6; attempt++) {
+    await sleep(transport.backoff(attempt));
+    transport.guard({ kind: 'none' });
+    last = await transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } });
+    t.inspect(op, last);
+    if (last.response.status !== 429) {
+      t.assert(true, 'rate_limit_probe', '', '');
+      return;
+    }
+  }
+  t.assert(false, 'rate_limit_probe', 'the gateway limit to clear after backing off', `still 429 after ${6} waits`, last, op);
+}

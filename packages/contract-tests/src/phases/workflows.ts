@@ -1,0 +1,290 @@
+// Stateful workflows: a product created and read back; a mixed bulk body (rows that register and rows that fail at
+// the storage stage) reported row by row, then read back; a shipped order that cannot be modified; the same seller
+// seeing its new order in the manager list and another seller not seeing it; the JWT refresh; the MCP tool list.
+// The same flows are written as Arazzo workflows in spec/arazzo/ for `redocly respect`.
+import { isDeepStrictEqual } from 'node:util';
+import type { OperationInfo } from '@cls-api/spec';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import { bulkTarget, checkBulkResponse, freshRows, readOperation, send, type BulkTarget, type Row } from '../bulk.js';
+import { createProductBody } from '../fixtures.js';
+import { draw } from '../generate.js';
+import { serviceDate, unknownValue, validQuery } from '../inputs.js';
+
+export function workflowCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const cases: CaseDef[] = [];
+  const has = (...ids: string[]) => ids.every((id) => contract.findOperation(id));
+
+  if (has('createProduct', 'getWmsProduct')) {
+    cases.push({
+      id: 'workflows/product_created_read_back',
+      phase: 'workflows',
+      title: 'A created product reads back unchanged, the same code again is 409 DUPLICATE, the manager area sees it',
+      operations: ['createProduct', 'getWmsProduct', 'getManagerProduct'],
+      writes: true,
+      run: async (t) => {
+        const create = t.op('createProduct');
+        const get = t.op('getWmsProduct');
+        const body = createProductBody(t, { stock: 10 });
+        const created = await t.call(create, { body });
+        if (!t.expect(created, create, { status: contract.successStatus(create) })) return;
+        const data = dataOf<Row>(created);
+        t.assert(submittedFieldsEqual(body, data), 'read_back', `the created product to echo ${JSON.stringify(body)}`, JSON.stringify(data), created, create);
+        const read = await t.call(get, { path: { product_code: String(body.product_code) } });
+        if (t.expect(read, get, { status: contract.successStatus(get) })) {
+          t.assert(isDeepStrictEqual(dataOf(read), data), 'read_back', 'the product as created', JSON.stringify(dataOf(read)), read, get);
+        }
+        const again = await t.call(create, { body });
+        t.expect(again, create, { status: contract.statusOf('DUPLICATE'), code: 'DUPLICATE', why: 'the product_code is taken' });
+        const manager = contract.findOperation('getManagerProduct');
+        if (manager && t.hasKey(manager.area)) {
+          const seen = await t.call(manager, { path: { product_code: String(body.product_code) } });
+          if (t.expect(seen, manager, { status: contract.successStatus(manager), why: 'the same seller, on the manager area' })) {
+            t.assert(isDeepStrictEqual(dataOf(seen), data), 'read_back', 'the same product on the manager area', JSON.stringify(dataOf(seen)), seen, manager);
+          }
+        } else {
+          t.note('no manager key: the manager read of the product was not checked');
+        }
+      },
+    });
+  }
+
+  for (const op of contract.operations) {
+    const shape = contract.bulk(op);
+    if (!shape) continue;
+    cases.push({
+      id: `workflows/${op.operationId}/mixed_rows_read_back`,
+      phase: 'workflows',
+      title: `${op.method.toUpperCase()} ${op.path}: rows that register and rows that fail, reported in order, then read back`,
+      operations: [op.operationId],
+      writes: true,
+      run: async (t) => {
+        const target = await bulkTarget(t, op, shape);
+        const first = await freshRows(t, target, 2);
+        const firstEx = await send(t, target, first);
+        const firstRows = checkBulkResponse(t, target, first, firstEx, [true, true]);
+        if (!firstRows) return;
+        const fresh = await freshRows(t, target, 2);
+        const failing = storageFailure(first[0]!);
+        // good, failing (a duplicate of a stored row, or a reference to nothing), good
+        const mixed = [fresh[0]!, failing, fresh[1]!];
+        const mixedEx = await send(t, target, mixed);
+        const rows = checkBulkResponse(t, target, mixed, mixedEx, [true, false, true]);
+        if (!rows) return;
+        await readBack(t, target, [...first, fresh[0]!, fresh[1]!], [...firstRows, rows[0]!, rows[2]!]);
+      },
+    });
+  }
+
+  if (has('listWmsOrders', 'updateWmsOrder', 'getWmsOrder')) {
+    cases.push({
+      id: 'workflows/shipped_order_unmodifiable',
+      phase: 'workflows',
+      title: 'A shipped order (found by order_status_code) cannot be modified: 409 ORDER_ALREADY_SHIPPED, nothing changed',
+      operations: ['updateWmsOrder', 'listWmsOrders', 'getWmsOrder'],
+      writes: true,
+      run: async (t) => {
+        const list = t.op('listWmsOrders');
+        const update = t.op('updateWmsOrder');
+        const get = t.op('getWmsOrder');
+        const shipped = shippedStatusCodes(t);
+        let order: Row | undefined;
+        for (const code of shipped) {
+          const ex = await t.call(list, { query: { order_status_code: code, page: 1, size: 1 } });
+          if (!t.expect(ex, list, { status: contract.successStatus(list) })) return;
+          order = (dataOf<Row[]>(ex) ?? [])[0];
+          if (order) break;
+        }
+        if (!order) return t.skip(`no order with order_status_code ${shipped.join(' or ')}: ship one on the server first (the reference server: admin order ship ORDER_NO)`);
+        const orderNo = String(order.order_no);
+        const before = await t.call(get, { path: { order_no: orderNo } });
+        if (!t.expect(before, get, { status: contract.successStatus(get) })) return;
+        const change = draw(t.env.generator.valid(update.requestBody!.schema!), t.env.random);
+        const attempt = await t.call(update, { path: { order_no: orderNo }, body: change });
+        t.expect(attempt, update, { status: contract.statusOf('ORDER_ALREADY_SHIPPED'), code: 'ORDER_ALREADY_SHIPPED', check: 'shipped_order_unmodifiable', why: `order ${orderNo} has shipped` });
+        const after = await t.call(get, { path: { order_no: orderNo } });
+        if (t.expect(after, get, { status: contract.successStatus(get) })) {
+          t.assert(isDeepStrictEqual(dataOf(after), dataOf(before)), 'shipped_order_unmodifiable', 'the shipped order unchanged', JSON.stringify(dataOf(after)), after, get);
+        }
+      },
+    });
+  }
+
+  if (has('registerOrders', 'listManagerOrders', 'getManagerOrder')) {
+    cases.push({
+      id: 'workflows/seller_isolation',
+      phase: 'workflows',
+      title: 'A new order shows in its seller\'s manager list and reads by number; another seller sees neither',
+      operations: ['registerOrders', 'listManagerOrders', 'getManagerOrder'],
+      writes: true,
+      run: async (t) => {
+        const register = t.op('registerOrders');
+        const list = t.op('listManagerOrders');
+        const getManager = t.op('getManagerOrder');
+        t.key(register.area);
+        t.key(list.area);
+        const other = t.key(list.area, 'other');
+        const shape = contract.bulk(register)!;
+        const target = await bulkTarget(t, register, shape);
+        const rows = await freshRows(t, target, 1);
+        const ex = await send(t, target, rows);
+        const result = checkBulkResponse(t, target, rows, ex, [true]);
+        const orderNo = result?.[0]?.order_no;
+        if (typeof orderNo !== 'string' || orderNo === '') return;
+
+        const own = await findInList(t, list, orderNo, 'primary');
+        t.assert(own.found !== undefined, 'seller_isolation', `order ${orderNo} in the seller's own manager list`, `not among ${own.scanned} orders listed${own.truncated ? ' (stopped early)' : ''}`, t.last, list);
+        if (own.found) {
+          t.assert(own.found.mall_product_name === rows[0]!.mall_product_name, 'seller_isolation', `mall_product_name ${JSON.stringify(rows[0]!.mall_product_name)}`, JSON.stringify(own.found.mall_product_name), t.last, list);
+        }
+        const read = await t.call(getManager, { path: { order_no: orderNo } });
+        t.expect(read, getManager, { status: contract.successStatus(getManager), check: 'seller_isolation', why: 'the seller reads its own order' });
+
+        const theirs = await findInList(t, list, orderNo, 'other');
+        t.assert(theirs.found === undefined, 'seller_isolation', `order ${orderNo} absent from another seller's list`, 'listed for the other seller', t.last, list);
+        const foreign = await t.call(getManager, { path: { order_no: orderNo }, credential: other });
+        t.expect(foreign, getManager, { status: contract.statusOf('ORDER_NOT_FOUND'), code: 'ORDER_NOT_FOUND', check: 'seller_isolation', why: "another seller's order is not found, never forbidden" });
+        const getWms = contract.findOperation('getWmsOrder');
+        if (getWms && t.hasKey(getWms.area, 'other')) {
+          const wms = await t.call(getWms, { path: { order_no: orderNo }, credential: t.key(getWms.area, 'other') });
+          t.expect(wms, getWms, { status: contract.statusOf('ORDER_NOT_FOUND'), code: 'ORDER_NOT_FOUND', check: 'seller_isolation', why: "another seller's order is not found" });
+        }
+      },
+    });
+  }
+
+  if (has('createAccessToken', 'refreshAccessToken')) {
+    cases.push({
+      id: 'workflows/token_refresh',
+      phase: 'workflows',
+      title: 'A JWT is obtained and refreshed; the used refresh token stops working; the new token is accepted',
+      operations: ['createAccessToken', 'refreshAccessToken'],
+      writes: false,
+      run: async (t) => {
+        const create = t.op('createAccessToken');
+        const refresh = t.op('refreshAccessToken');
+        if (!env.clientId || !env.clientSecret) t.skip('no client credentials: pass --client-id and --client-secret');
+        const issued = await t.call(create, { body: { client_id: env.clientId, client_secret: env.clientSecret }, credential: { kind: 'none' } });
+        if (!t.expect(issued, create, { status: contract.successStatus(create) })) return;
+        const refreshToken = String(dataOf<Row>(issued).refresh_token);
+        env.transport.options.redactor.add(refreshToken, 'CLS_REFRESH_TOKEN');
+        env.transport.options.redactor.add(String(dataOf<Row>(issued).access_token), 'CLS_ACCESS_TOKEN');
+        const renewed = await t.call(refresh, { body: { refresh_token: refreshToken }, credential: { kind: 'none' } });
+        if (!t.expect(renewed, refresh, { status: contract.successStatus(refresh) })) return;
+        const newToken = String(dataOf<Row>(renewed).access_token);
+        env.transport.options.redactor.add(newToken, 'CLS_ACCESS_TOKEN');
+        env.transport.options.redactor.add(String(dataOf<Row>(renewed).refresh_token), 'CLS_REFRESH_TOKEN');
+        const reused = await t.call(refresh, { body: { refresh_token: refreshToken }, credential: { kind: 'none' } });
+        t.expect(reused, refresh, { status: 401, code: refresh.responses['401']?.errorCodes ?? [], why: 'a refresh token works once' });
+        const bearerOp = contract.operations.find((o) => o.security.some((s) => t.isBearerScheme(s)) && o.method === 'get');
+        if (bearerOp) {
+          const ok = await t.call(bearerOp, { query: validQuery(t, bearerOp, { optional: false }), credential: { kind: 'bearer', token: newToken, ref: 'CLS_ACCESS_TOKEN' } });
+          t.expect(ok, bearerOp, { status: contract.successStatus(bearerOp), why: 'the refreshed access token is accepted' });
+        }
+      },
+    });
+  }
+
+  if (has('listMcpTools')) {
+    cases.push({
+      id: 'workflows/mcp_tools',
+      phase: 'workflows',
+      title: 'The MCP tool list holds exactly the operations marked x-mcp-tool; a tool of another area is refused',
+      operations: ['listMcpTools', 'callMcpTool'],
+      writes: false,
+      run: async (t) => {
+        const listOp = t.op('listMcpTools');
+        const ex = await t.call(listOp);
+        if (!t.expect(ex, listOp, { status: contract.successStatus(listOp) })) return;
+        const tools = dataOf<Array<{ name: string; operation_id: string; area: string }>>(ex) ?? [];
+        const want = contract.operations.filter((o) => o.mcpTool).map((o) => `${o.mcpTool}→${o.operationId}`).sort();
+        const got = tools.map((tool) => `${tool.name}→${tool.operation_id}`).sort();
+        t.assert(isDeepStrictEqual(got, want), 'expected_outcome', `the tools ${want.join(', ')}`, got.join(', '), ex, listOp);
+        const call = contract.findOperation('callMcpTool');
+        if (!call) return;
+        if (env.readOnly) {
+          t.note('read-only run: tool calls (POST) not sent');
+          return;
+        }
+        // A tool of an area the caller's key is not for: 403, like the wrapped operation.
+        const tool = tools.find((x) => env.keys.some((k) => k.area !== x.area) && !env.keys.some((k) => k.area === x.area)) ??
+          tools.find((x) => env.keys.some((k) => k.area !== x.area));
+        const key = tool ? env.keys.find((k) => k.area !== tool.area) : undefined;
+        if (tool && key) {
+          const refused = await t.call(call, { path: { tool_name: tool.name }, body: { arguments: {} }, credential: key });
+          t.expect(refused, call, { status: contract.statusOf('AUTH_FORBIDDEN'), code: 'AUTH_FORBIDDEN', why: `a ${key.area} key calling the ${tool.area} tool ${tool.name}` });
+        }
+        const toolParam = call.parameters.find((p) => p.in === 'path')!;
+        const unknown = await t.call(call, { path: { [toolParam.name]: unknownValue(t, toolParam) }, body: { arguments: {} }, credential: env.keys[0] ?? t.skip('no API key') });
+        t.expect(unknown, call, { status: 404, code: contract.responseFor(call, 404)?.errorCodes ?? [], why: 'no tool of that name' });
+      },
+    });
+  }
+  return cases;
+}
+
+/** Every submitted field the record carries comes back with the value submitted (stock is not a product field). */
+function submittedFieldsEqual(sent: Row, data: Row | undefined): boolean {
+  if (!data) return false;
+  return Object.entries(sent).every(([k, v]) => !(k in data) || isDeepStrictEqual(data[k], v));
+}
+
+/**
+ * A row valid in format that the storage stage refuses: a repeat of a row already stored. Every bulk operation
+ * fails such a row (DECISIONS G6: duplicate mall_order_no or option code; the draft example's third row).
+ */
+function storageFailure(stored: Row): Row {
+  return { ...stored };
+}
+
+async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results: Row[]): Promise<void> {
+  const read = readOperation(t, target);
+  if (!read) {
+    t.note(`no read operation for ${target.op.operationId}: nothing read back`);
+    return;
+  }
+  // Three reads are enough to show the rows were stored as sent.
+  for (let i = 0; i < Math.min(sent.length, 3); i++) {
+    const id = results[i]?.[read.param];
+    if (typeof id !== 'string' || id === '') continue;
+    const ex = await t.call(read.op, { path: { ...target.path, [read.param]: id } });
+    if (!t.expect(ex, read.op, { status: t.contract.successStatus(read.op), check: 'read_back', why: `${read.param} ${id} was just created` })) continue;
+    const data = dataOf<Row>(ex);
+    const diff = Object.entries(sent[i]!).filter(([k, v]) => data && k in data && !isDeepStrictEqual(data[k], v));
+    t.assert(diff.length === 0, 'read_back', `${read.param} ${id} to read back as submitted`, diff.map(([k]) => `${k}: ${JSON.stringify(data?.[k])} instead of ${JSON.stringify(sent[i]![k])}`).join('; '), ex, read.op);
+  }
+}
+
+/** Status codes the contract describes as shipped (`x-enumDescriptions` starting "Shipped"). */
+function shippedStatusCodes(t: CaseContext): Array<number | string> {
+  const out: Array<number | string> = [];
+  for (const [value, description] of t.contract.enumDescriptions('OrderStatusCode')) {
+    if (/^shipped\b/i.test(description)) out.push(value);
+  }
+  if (out.length === 0) t.skip('the contract describes no shipped order status');
+  return out;
+}
+
+async function findInList(t: CaseContext, list: OperationInfo, orderNo: string, seller: 'primary' | 'other'): Promise<{ found?: Row; scanned: number; truncated: boolean }> {
+  const paged = t.contract.paged(list)!;
+  const sizeSchema = t.contract.resolve(paged.sizeParameter.schema);
+  const size = typeof sizeSchema.maximum === 'number' ? sizeSchema.maximum : 100;
+  const credential = t.key(list.area, seller);
+  const dateFrom = list.parameters.find((p) => p.name === 'date_from');
+  let scanned = 0;
+  for (let page = 1; page <= 5; page++) {
+    const query: Record<string, string | number> = { [paged.pageParameter.name]: page, [paged.sizeParameter.name]: size };
+    // Yesterday in service time: the new order is at most this old, whatever the clocks' skew.
+    if (dateFrom) query[dateFrom.name] = serviceDate(t, 1);
+    const ex = await t.call(list, { query, credential });
+    if (!t.expect(ex, list, { status: t.contract.successStatus(list) })) return { scanned, truncated: true };
+    const items = dataOf<Row[]>(ex) ?? [];
+    scanned += items.length;
+    const found = items.find((o) => o.order_no === orderNo);
+    if (found) return { found, scanned, truncated: false };
+    const pagination = (ex.response.json as { pagination?: { has_next?: boolean } }).pagination;
+    if (!pagination?.has_next) return { scanned, truncated: false };
+  }
+  return { scanned, truncated: true };
+}
+

@@ -1,0 +1,218 @@
+// The report: a JSON-friendly object, a console rendering (summary tables and every failure with a curl line),
+// and JUnit XML for any CI.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CaseResult, CheckTally, Phase } from './case.js';
+import type { CheckInfo } from './checks.js';
+import type { Contract } from './contract.js';
+import type { Transport } from './http.js';
+import type { RunOptions } from './run.js';
+
+export interface Report {
+  tool: { name: string; version: string };
+  spec: { title: string; version: string };
+  baseUrl: string;
+  seed: number;
+  phases: Phase[];
+  startedAt: string;
+  durationMs: number;
+  options: {
+    readOnly: boolean;
+    probeLimits: boolean;
+    examplesOnly: boolean;
+    tags: string[];
+    operations: string[];
+    maxRequests?: number;
+    quotaReserve: number;
+    runs: number;
+  };
+  totals: { cases: number; passed: number; failed: number; skipped: number; failures: number };
+  requests: { sent: number; metered: number; gatewayRetries: number };
+  quota: Record<string, { remaining?: number; limit?: number; exhausted: boolean }>;
+  checks: Array<CheckInfo & CheckTally>;
+  cases: CaseResult[];
+  /** 0 all passed, 1 contract failures, 2 usage or connection error. */
+  exitCode: 0 | 1 | 2;
+  /** Why the run stopped early (connection lost, wrong base URL). */
+  error?: string;
+}
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+export const TOOL = { name: pkg.name, version: pkg.version };
+
+export function buildReport(input: {
+  contract: Contract;
+  options: RunOptions;
+  seed: number;
+  phases: Phase[];
+  startedAt: Date;
+  results: CaseResult[];
+  tally: Map<string, CheckTally>;
+  transport: Transport;
+  checks: readonly CheckInfo[];
+  fatal?: string;
+}): Report {
+  const { results, options } = input;
+  const redact = (s: string) => input.transport.options.redactor.redact(s);
+  const failedCases = results.filter((r) => r.status === 'failed').length;
+  const known = new Set(input.checks.map((c) => c.name));
+  const checks: Array<CheckInfo & CheckTally> = input.checks.map((c) => ({ ...c, ...(input.tally.get(c.name) ?? { evaluated: 0, failed: 0 }) }));
+  for (const [name, t] of input.tally) {
+    if (!known.has(name)) checks.push({ name, kind: 'case', description: name, ...t });
+  }
+  const report: Report = {
+    tool: TOOL,
+    spec: { title: input.contract.doc.info.title, version: input.contract.doc.info.version },
+    baseUrl: redact(options.baseUrl),
+    seed: input.seed,
+    phases: input.phases,
+    startedAt: input.startedAt.toISOString(),
+    durationMs: Date.now() - input.startedAt.getTime(),
+    options: {
+      readOnly: options.readOnly ?? false,
+      probeLimits: options.probeLimits ?? false,
+      examplesOnly: options.examplesOnly ?? false,
+      tags: options.tags ?? [],
+      operations: options.operations ?? [],
+      ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
+      quotaReserve: input.transport.options.quotaReserve,
+      runs: Math.max(1, options.runs ?? 1),
+    },
+    totals: {
+      cases: results.length,
+      passed: results.filter((r) => r.status === 'passed').length,
+      failed: failedCases,
+      skipped: results.filter((r) => r.status === 'skipped').length,
+      failures: results.reduce((n, r) => n + r.failures.length, 0),
+    },
+    requests: { sent: input.transport.sent, metered: input.transport.metered, gatewayRetries: input.transport.gatewayRetries },
+    quota: input.transport.quotaSummary(),
+    checks,
+    // Secrets never leave the run: every text of every case passes the redactor.
+    cases: JSON.parse(redact(JSON.stringify(results))) as CaseResult[],
+    exitCode: input.fatal ? 2 : failedCases > 0 ? 1 : 0,
+    ...(input.fatal ? { error: redact(input.fatal) } : {}),
+  };
+  return report;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r, ri) => {
+    const line = r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+    return ri === 0 ? `${line}\n${widths.map((w) => '-'.repeat(w)).join('  ')}` : line;
+  });
+}
+
+/** The console summary: cases per phase, checks, every failure with its reproduction, calls spent. */
+export function formatSummary(report: Report): string {
+  const out: string[] = [];
+  out.push('');
+  out.push('Summary by phase');
+  const phaseRows: string[][] = [['phase', 'cases', 'passed', 'failed', 'skipped', 'requests']];
+  for (const phase of report.phases) {
+    const cs = report.cases.filter((c) => c.phase === phase);
+    phaseRows.push([
+      phase,
+      String(cs.length),
+      String(cs.filter((c) => c.status === 'passed').length),
+      String(cs.filter((c) => c.status === 'failed').length),
+      String(cs.filter((c) => c.status === 'skipped').length),
+      String(cs.reduce((n, c) => n + c.requests, 0)),
+    ]);
+  }
+  out.push(...table(phaseRows));
+  out.push('');
+  out.push('Checks');
+  const checkRows: string[][] = [['check', 'evaluated', 'failed']];
+  for (const c of report.checks) {
+    if (c.evaluated === 0 && c.failed === 0) continue;
+    checkRows.push([c.name, String(c.evaluated), String(c.failed)]);
+  }
+  out.push(...table(checkRows));
+
+  const failures = report.cases.flatMap((c) => c.failures.map((f) => ({ c, f })));
+  if (failures.length > 0) {
+    out.push('');
+    out.push(`Failures (${failures.length})`);
+    failures.forEach(({ c, f }, i) => {
+      out.push('');
+      out.push(`${i + 1}) [${f.check}] ${f.operation} · ${c.id}`);
+      out.push(`   expected: ${f.expected}`);
+      out.push(`   seen:     ${f.seen}`);
+      if (f.curl) out.push(`   reproduce: ${f.curl}`);
+    });
+  }
+  const skipped = report.cases.filter((c) => c.status === 'skipped');
+  if (skipped.length > 0) {
+    const reasons = new Map<string, number>();
+    for (const c of skipped) reasons.set(c.skipReason ?? '', (reasons.get(c.skipReason ?? '') ?? 0) + 1);
+    out.push('');
+    out.push('Skipped');
+    for (const [reason, n] of reasons) out.push(`  ${n} × ${reason}`);
+  }
+  out.push('');
+  if (report.error) out.push(`Stopped: ${report.error}`);
+  const quota = Object.entries(report.quota)
+    .filter(([, q]) => q.remaining !== undefined)
+    .map(([seller, q]) => `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month`)
+    .join('; ');
+  out.push(
+    `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped · calls spent: ${report.requests.sent} (${report.requests.metered} on test-key quota, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
+  );
+  return out.join('\n');
+}
+
+function xml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // Control characters other than tab and newline are not allowed in XML 1.0.
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+}
+
+/** JUnit XML: one testsuite per phase, one testcase per case, each failure with its curl reproduction. */
+export function toJUnit(report: Report): string {
+  const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  lines.push(
+    `<testsuites name="${xml(`${report.tool.name} ${report.spec.title} ${report.spec.version}`)}" tests="${report.totals.cases}" failures="${report.totals.failed}" skipped="${report.totals.skipped}" errors="${report.error ? 1 : 0}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+  );
+  for (const phase of report.phases) {
+    const cs = report.cases.filter((c) => c.phase === phase);
+    const time = cs.reduce((n, c) => n + c.ms, 0) / 1000;
+    lines.push(
+      `  <testsuite name="${xml(phase)}" tests="${cs.length}" failures="${cs.filter((c) => c.status === 'failed').length}" skipped="${cs.filter((c) => c.status === 'skipped').length}" errors="0" time="${time.toFixed(3)}" timestamp="${xml(report.startedAt)}">`,
+    );
+    lines.push(`    <properties><property name="base_url" value="${xml(report.baseUrl)}"/><property name="seed" value="${report.seed}"/></properties>`);
+    for (const c of cs) {
+      lines.push(`    <testcase classname="${xml(`${phase}.${c.operations.join('+')}`)}" name="${xml(c.id)}" time="${(c.ms / 1000).toFixed(3)}">`);
+      if (c.status === 'skipped') lines.push(`      <skipped message="${xml(c.skipReason ?? '')}"/>`);
+      for (const f of c.failures) {
+        const text = [`expected: ${f.expected}`, `seen: ${f.seen}`, ...(f.curl ? [`reproduce: ${f.curl}`] : [])].join('\n');
+        lines.push(`      <failure type="${xml(f.check)}" message="${xml(`[${f.check}] ${f.operation}: expected ${f.expected}`)}">${xml(text)}</failure>`);
+      }
+      if (c.notes.length > 0) lines.push(`      <system-out>${xml(c.notes.join('\n'))}</system-out>`);
+      lines.push('    </testcase>');
+    }
+    lines.push('  </testsuite>');
+  }
+  if (report.error) {
+    lines.push(`  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="connection"><error message="${xml(report.error)}"/></testcase></testsuite>`);
+  }
+  lines.push('</testsuites>');
+  return `${lines.join('\n')}\n`;
+}
+
+export function writeReport(report: Report, files: { junit?: string; json?: string }): void {
+  if (files.junit) {
+    mkdirSync(dirname(files.junit), { recursive: true });
+    writeFileSync(files.junit, toJUnit(report));
+  }
+  if (files.json) {
+    mkdirSync(dirname(files.json), { recursive: true });
+    writeFileSync(files.json, `${JSON.stringify(report, null, 2)}\n`);
+  }
+}

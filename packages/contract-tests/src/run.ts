@@ -1,0 +1,269 @@
+// runContractTests: builds the cases from the contract, runs them one after another against the server, and
+// returns the report (also written as JUnit XML and JSON when asked).
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { OpenApiDocument } from '@cls-api/spec';
+import { CaseContext, dataOf, PHASES, type CaseDef, type CaseResult, type CheckTally, type Phase, type RunEnv } from './case.js';
+import { CHECKS } from './checks.js';
+import { Contract, ContractGap } from './contract.js';
+import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
+import { Generator, seededRandom } from './generate.js';
+import { ConnectionError, Skip, Transport } from './http.js';
+import { bulkCases } from './phases/bulk.js';
+import { exampleCases } from './phases/examples.js';
+import { generatedCases } from './phases/generated.js';
+import { negativeCases } from './phases/negative.js';
+import { pagingCases } from './phases/paging.js';
+import { probeCases } from './phases/probes.js';
+import { workflowCases } from './phases/workflows.js';
+import { buildReport, type Report } from './report.js';
+
+export interface RunOptions {
+  /** The server's base address, without `/v3`. */
+  baseUrl: string;
+  /** API keys of one seller, `{area}_{env}_…`, at most one per area needed. */
+  apiKeys?: string[];
+  /** API keys of another seller, for the isolation checks. */
+  otherApiKeys?: string[];
+  /** Client credentials for the JWT (POST /v3/auth/token). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Seed of every generated input; printed in the report so that a run can be repeated. */
+  seed?: number;
+  /** GET requests only (plus the token request when client credentials are given). */
+  readOnly?: boolean;
+  /** Also run the rate-limit probes (bursts over the gateway limit). */
+  probeLimits?: boolean;
+  /** Only the examples: for a mock, which answers with the examples when asked with Prefer. */
+  examplesOnly?: boolean;
+  /** Only cases about operations with these tags or operationIds. */
+  tags?: string[];
+  operations?: string[];
+  /** Only these phases. */
+  phases?: Phase[];
+  /** Stop (skip the rest) after this many requests. */
+  maxRequests?: number;
+  /** Leave this many calls of a test key's monthly quota unspent (default 50). */
+  quotaReserve?: number;
+  /** Generated inputs per operation and kind (default 1). */
+  runs?: number;
+  /** Progress lines; default: none (the CLI prints them). */
+  log?: (line: string) => void;
+  /** Directory for request bodies too long to show inline in a curl line (default: a temp directory). */
+  artifactsDir?: string;
+  /** Another contract document (default: the bundled @cls-api/spec). */
+  spec?: OpenApiDocument;
+  /** Fraction of the gateway rate to pace at (default 0.5); 0 disables pacing. */
+  paceFraction?: number;
+  /** First wait after a gateway 429 in ms (default 1000), doubling up to backoffMaxMs (default 60000). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Retries of a request the gateway keeps answering 429 (default 5). */
+  maxRetries?: number;
+  /** Per-request timeout in ms (default 30000). */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_QUOTA_RESERVE = 50;
+
+function selectPhases(options: RunOptions): Phase[] {
+  if (options.examplesOnly) return ['examples'];
+  const wanted = options.phases ?? PHASES.filter((p) => p !== 'probes' || options.probeLimits);
+  return wanted.filter((p) => p !== 'probes' || options.probeLimits);
+}
+
+export async function runContractTests(options: RunOptions): Promise<Report> {
+  const startedAt = new Date();
+  const log = options.log ?? (() => {});
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  try {
+    new URL(options.baseUrl);
+  } catch {
+    throw new UsageError(`--base-url must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
+  }
+  const contract = new Contract(options.spec);
+  const redactor = new Redactor();
+  const keys = keyCredentials(options.apiKeys ?? [], 'primary');
+  const otherKeys = keyCredentials(options.otherApiKeys ?? [], 'other');
+  for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
+  redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
+  redactor.add(options.clientId, 'CLS_CLIENT_ID');
+  if (options.examplesOnly) synthesizeMockKeys(contract, keys);
+  if (options.clientId && options.clientSecret) {
+    const tokenOp = contract.findOperation('createAccessToken');
+    const errors = tokenOp?.requestBody?.schema ? contract.validate(tokenOp.requestBody.schema, { client_id: options.clientId, client_secret: options.clientSecret }) : [];
+    if (errors.length > 0) throw new UsageError(`--client-id/--client-secret do not fit the token request: ${errors.join('; ')}`);
+  }
+
+  const random = seededRandom(seed);
+  const tally = new Map<string, CheckTally>();
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    contract,
+    redactor,
+    ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
+    quotaReserve: options.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
+    paceFraction: options.paceFraction ?? 0.5,
+    backoffBaseMs: options.backoffBaseMs ?? 1000,
+    backoffMaxMs: options.backoffMaxMs ?? 60_000,
+    maxRetries: options.maxRetries ?? 5,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    artifactsDir: options.artifactsDir ?? join(tmpdir(), `cls-contract-${startedAt.getTime()}`),
+    random,
+    trackQuota: !options.examplesOnly,
+  });
+
+  const env: RunEnv = {
+    contract,
+    generator: new Generator(contract),
+    transport,
+    random,
+    seed,
+    keys,
+    otherKeys,
+    ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
+    ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+    examplesOnly: options.examplesOnly ?? false,
+    readOnly: options.readOnly ?? false,
+    runs: Math.max(1, options.runs ?? 1),
+    tally,
+    shared: new Map(),
+    now: () => Date.now(),
+    jwt: async (t) => obtainJwt(env, t),
+  };
+
+  const phases = selectPhases(options);
+  const all: CaseDef[] = [
+    ...(phases.includes('examples') ? exampleCases(env) : []),
+    ...(phases.includes('negative') ? negativeCases(env) : []),
+    ...(phases.includes('generated') ? generatedCases(env) : []),
+    ...(phases.includes('paging') ? pagingCases(env) : []),
+    ...(phases.includes('bulk') ? bulkCases(env) : []),
+    ...(phases.includes('workflows') ? workflowCases(env) : []),
+    ...(phases.includes('probes') ? probeCases(env) : []),
+  ];
+  const selected = all.filter((c) => matches(contract, c, options));
+  const results: CaseResult[] = [];
+  let fatal: string | undefined;
+
+  log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
+  log(`seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${options.readOnly ? ' · read-only' : ''}`);
+  try {
+    await preflight(transport, contract);
+  } catch (err) {
+    fatal = (err as Error).message;
+  }
+
+  for (const def of fatal ? [] : selected) {
+    const t = new CaseContext(env, def);
+    const started = Date.now();
+    let status: CaseResult['status'] = 'passed';
+    let skipReason: string | undefined;
+    try {
+      if (def.writes && env.readOnly) throw new Skip('writes data: left out by --read-only');
+      await def.run(t);
+    } catch (err) {
+      if (err instanceof Skip) {
+        skipReason = err.message;
+        status = 'skipped';
+      } else if (err instanceof ConnectionError) {
+        fatal = `connection lost: ${err.message}`;
+        t.fail('connection', 'a response', err.message);
+      } else if (err instanceof ContractGap) {
+        t.fail('expected_outcome', 'the contract to describe what the check needs', err.message);
+      } else {
+        t.fail('kit_error', 'the case to run to its end', (err as Error).stack ?? String(err));
+      }
+    }
+    if (t.failures.length > 0) status = 'failed';
+    const result: CaseResult = {
+      id: def.id,
+      phase: def.phase,
+      title: def.title,
+      operations: def.operations,
+      status,
+      failures: t.failures,
+      notes: t.notes,
+      requests: t.requests,
+      ms: Date.now() - started,
+      ...(skipReason ? { skipReason } : {}),
+    };
+    results.push(result);
+    log(progressLine(result));
+    if (fatal) break;
+  }
+
+  return buildReport({
+    contract,
+    options,
+    seed,
+    phases,
+    startedAt,
+    results,
+    tally,
+    transport,
+    checks: CHECKS,
+    ...(fatal ? { fatal } : {}),
+  });
+}
+
+function progressLine(r: CaseResult): string {
+  const mark = r.status === 'passed' ? '✓' : r.status === 'failed' ? '✗' : '-';
+  const tail = r.status === 'skipped' ? ` (skipped: ${r.skipReason})` : r.status === 'failed' ? ` (${r.failures.length} failure${r.failures.length === 1 ? '' : 's'})` : '';
+  return `  ${mark} ${r.id} · ${r.requests} req${tail}`;
+}
+
+function matches(contract: Contract, c: CaseDef, options: RunOptions): boolean {
+  const tags = options.tags ?? [];
+  const ids = options.operations ?? [];
+  if (tags.length === 0 && ids.length === 0) return true;
+  return c.operations.some((id) => {
+    if (ids.includes(id)) return true;
+    const op = contract.findOperation(id);
+    return op ? op.tags.some((tag) => tags.includes(tag)) : false;
+  });
+}
+
+/** One unauthenticated request, so that a wrong base URL is a usage error (exit 2), not a page of failures. */
+async function preflight(transport: Transport, contract: Contract): Promise<void> {
+  const op = contract.operations.find((o) => o.method === 'get' && !o.path.includes('{'));
+  if (!op) return;
+  const ex = await transport.sendRaw({ method: 'get', path: op.path, credential: { kind: 'none' } });
+  const type = ex.response.headers['content-type'] ?? '';
+  if (ex.response.status === 404 && !type.includes('json')) {
+    throw new ConnectionError(`${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`);
+  }
+}
+
+/** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */
+function synthesizeMockKeys(contract: Contract, keys: ApiKeyCredential[]): void {
+  const areas = new Set(contract.operations.filter((o) => o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey')).map((o) => o.area));
+  const env = [...contract.limits.monthlyQuota.keys()][0] ?? 'test';
+  for (const area of areas) {
+    if (keys.some((k) => k.area === area)) continue;
+    keys.push({ kind: 'apiKey', key: `${area}_${env}_examplesonly0000000000`, area, env, seller: 'primary', ref: `CLS_API_KEY_${area.toUpperCase()}` });
+  }
+}
+
+async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential> {
+  if (env.bearer) return env.bearer;
+  if (env.examplesOnly && (!env.clientId || !env.clientSecret)) {
+    env.bearer = { kind: 'bearer', token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb2NrIn0.bW9jaw', ref: 'CLS_ACCESS_TOKEN' };
+    return env.bearer;
+  }
+  if (!env.clientId || !env.clientSecret) t.skip('no JWT: pass --client-id and --client-secret (or CLS_CLIENT_ID / CLS_CLIENT_SECRET)');
+  const op = env.contract.operation('createAccessToken');
+  const body = { client_id: env.clientId, client_secret: env.clientSecret };
+  const ex = await t.call(op, { body, credential: { kind: 'none' } });
+  if (!t.expect(ex, op, { status: env.contract.successStatus(op), why: 'obtaining a JWT with the given client credentials' })) {
+    t.skip('no JWT: the token request failed');
+  }
+  const token = String(dataOf<{ access_token?: string }>(ex)?.access_token ?? '');
+  const refresh = String(dataOf<{ refresh_token?: string }>(ex)?.refresh_token ?? '');
+  env.transport.options.redactor.add(token, 'CLS_ACCESS_TOKEN');
+  env.transport.options.redactor.add(refresh, 'CLS_REFRESH_TOKEN');
+  env.bearer = { kind: 'bearer', token, ref: 'CLS_ACCESS_TOKEN' };
+  return env.bearer;
+}
+
+export type { Report };

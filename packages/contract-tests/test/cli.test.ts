@@ -1,0 +1,125 @@
+// The command a partner runs: exit codes, reports written, failures with curl lines that use environment variable
+// references (never literal keys), and credentials taken from the environment.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { startFake, type FakeServer } from './support/fake-server.js';
+
+const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+function envFor(f: FakeServer): Record<string, string> {
+  return {
+    CLS_BASE_URL: f.url,
+    CLS_API_KEYS: Object.values(f.keys.primary).join(','),
+    CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
+    CLS_CLIENT_ID: f.client.id,
+    CLS_CLIENT_SECRET: f.client.secret,
+  };
+}
+
+describe('usage', () => {
+  test('--help prints the options and every exit code, exit 0', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const flag of ['--base-url', '--api-key', '--other-api-key', '--client-id', '--client-secret', '--seed', '--read-only', '--probe-limits', '--tag', '--operation', '--max-requests', '--junit', '--json', '--examples-only']) {
+      expect(r.stdout).toContain(flag);
+    }
+    expect(r.stdout).toMatch(/0 all passed.*1 contract failures.*2 usage or connection errors/s);
+  });
+
+  test('no base URL, a malformed key, an unknown flag: exit 2 with the reason', async () => {
+    expect((await run([])).code).toBe(2);
+    const badKey = await run(['--base-url', 'http://127.0.0.1:9', '--api-key', 'not-a-key']);
+    expect(badKey.code).toBe(2);
+    expect(badKey.stderr).toContain('{area}_{env}_{random}');
+    expect((await run(['--base-url', 'http://127.0.0.1:9', '--frobnicate'])).code).toBe(2);
+  });
+
+  test('an unreachable server: exit 2', async () => {
+    fake = await startFake();
+    const url = fake.url;
+    await fake.close();
+    fake = undefined;
+    const r = await run(['--base-url', url, '--quiet']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/Stopped: .*(ECONNREFUSED|fetch failed)/);
+  });
+});
+
+describe('against a server', () => {
+  test('a conforming server: exit 0, JUnit and JSON written, credentials only from the environment', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
+    const junit = join(dir, 'junit.xml');
+    const json = join(dir, 'report.json');
+    const r = await run(['--phase', 'negative', '--phase', 'paging', '--tag', 'WMS suppliers', '--tag', 'Payment deposits', '--junit', junit, '--json', json, '--seed', '42'], envFor(fake));
+    expect(r.stderr).toBe('');
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/✓ negative\/listSuppliers\/missing_credential/);
+    expect(r.stdout).toMatch(/Summary by phase/);
+    expect(r.stdout).toMatch(/calls spent: \d+/);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.seed).toBe(42);
+    expect(report.exitCode).toBe(0);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.startsWith('<?xml')).toBe(true);
+    expect((xml.match(/<testcase /g) ?? []).length).toBe(report.totals.cases);
+    expect(xml).toContain('<testsuite name="negative"');
+  });
+
+  test('a faulty server: exit 1, each failure with its check, operation and a curl line without secrets', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
+    const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
+    const junit = join(dir, 'junit.xml');
+    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--junit', junit], envFor(fake));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/\[error_code_documented\] getWmsOrder/);
+    expect(r.stdout).toMatch(/expected: error\.code one of ORDER_NOT_FOUND on 404/);
+    expect(r.stdout).toMatch(/seen: +NOT_FOUND/);
+    const curl = r.stdout.split('\n').find((l) => l.includes('reproduce: curl'))!;
+    expect(curl).toContain('"X-API-Key: $CLS_API_KEY_WMS"');
+    for (const key of Object.values(fake.keys.primary)) expect(r.stdout + readFileSync(junit, 'utf8')).not.toContain(key);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<failure type="error_code_documented"/);
+  });
+
+  const hasCurl = spawnSync('curl', ['--version']).status === 0;
+  test.skipIf(!hasCurl)('the printed curl line reproduces the failure when the key is in the environment (needs curl)', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
+    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], envFor(fake));
+    const line = r.stdout.split('\n').find((l) => l.includes('reproduce: curl'))!.replace(/^\s*reproduce: /, '');
+    // Asynchronous: the fake server answers from this very process.
+    const replay = await new Promise<string>((done) => {
+      const child = spawn('bash', ['-c', line], { env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: fake!.keys.primary.wms! } });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('close', () => done(out));
+    });
+    expect(replay).toMatch(/HTTP\/1\.1 404/);
+    expect(replay).toContain('"code":"NOT_FOUND"');
+  });
+});
+
+test('the package exposes the command as its bin', () => {
+  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8'));
+  expect(Object.values(pkg.bin)).toContain('./dist/cli.js');
+  expect(existsSync(cli)).toBe(true);
+  expect(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+});

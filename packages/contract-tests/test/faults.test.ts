@@ -1,0 +1,112 @@
+// The core proof of the kit: for every check, a server that breaks exactly that rule is caught by that check, and
+// the same run against the server without the fault passes. Each fault is one switch of the fake server.
+import { afterEach, describe, expect, test } from 'vitest';
+import { CHECKS, type Phase, type RunOptions } from '../src/index.js';
+import { FAULTS, startFake, type Fault, type FakeOptions, type FakeServer } from './support/fake-server.js';
+import { describeFailures, failedChecks, runKit } from './support/run.js';
+
+interface FaultCase {
+  /** The check that must catch the fault. */
+  check: string;
+  /** Other checks the same fault may also trip (a consequence of the one broken rule). */
+  alsoAllowed?: string[];
+  /** The smallest run that exercises the rule. */
+  run: Partial<RunOptions> & { phases?: Phase[] };
+  fake?: Omit<FakeOptions, 'faults'>;
+  /** Set the server up (ship an order) before the run. */
+  prepare?: (fake: FakeServer) => void;
+}
+
+const shipSeeded = (fake: FakeServer) => {
+  const order = fake.accounts.primary.orders[0];
+  if (order) fake.ship(String(order.order_no));
+};
+
+const CASES: Record<Fault, FaultCase> = {
+  status_undocumented: { check: 'status_documented', alsoAllowed: ['expected_outcome'], run: { operations: ['createProduct'], phases: ['workflows', 'generated'] } },
+  content_type_text: { check: 'content_type_json', run: { operations: ['getWmsOrder'], phases: ['negative'] } },
+  schema_extra_field: { check: 'schema_valid', run: { operations: ['getWmsOrder'], phases: ['workflows'] }, prepare: shipSeeded },
+  envelope_not_first: { check: 'envelope_first_field', run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  success_flag_wrong: { check: 'success_matches_status', alsoAllowed: ['schema_valid'], run: { operations: ['getWmsProduct'], phases: ['negative'] } },
+  error_code_undocumented: { check: 'error_code_documented', alsoAllowed: ['expected_outcome'], run: { operations: ['getWmsOrder'], phases: ['negative'] } },
+  ratelimit_placeholder: { check: 'ratelimit_headers_integers', run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  quota_headers_on_401: { check: 'headers_documented', alsoAllowed: ['quota_headers_consistent'], run: { operations: ['listSuppliers'], phases: ['negative'] } },
+  quota_limit_wrong: { check: 'quota_headers_consistent', run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  quota_429_remaining_nonzero: {
+    check: 'quota_429_headers',
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+    fake: { quotaUsedAtStart: 1000 },
+  },
+  gateway_429_with_headers: {
+    check: 'gateway_429_headers',
+    run: { operations: ['listSuppliers'], phases: ['paging', 'generated'] },
+    fake: { gateway: { gateway: { ratePerSecond: 20, burst: 2 } } },
+  },
+  pagination_has_next_wrong: { check: 'pagination_consistent', alsoAllowed: ['pagination_across_pages'], run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  pagination_total_drift: { check: 'pagination_across_pages', alsoAllowed: ['pagination_consistent'], run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  server_error_on_invalid_query: { check: 'no_server_error', alsoAllowed: ['expected_outcome'], run: { operations: ['listSuppliers'], phases: ['generated', 'negative'], runs: 8 } },
+  invalid_example_accepted: { check: 'expected_outcome', run: { operations: ['registerDraftOrders'], phases: ['examples'] } },
+  missing_credential_wrong_code: { check: 'expected_outcome', run: { operations: ['listSuppliers'], phases: ['negative'] } },
+  api_key_on_pay_accepted: { check: 'expected_outcome', run: { operations: ['listDeposits'], phases: ['negative'] } },
+  wrong_area_key_accepted: { check: 'expected_outcome', run: { operations: ['listManagerOrders'], phases: ['negative'] } },
+  size_unbounded: { check: 'expected_outcome', alsoAllowed: ['schema_valid', 'pagination_consistent'], run: { operations: ['listSuppliers'], phases: ['negative'] } },
+  unknown_resource_200: { check: 'expected_outcome', alsoAllowed: ['schema_valid'], run: { operations: ['getWmsProduct'], phases: ['negative'] } },
+  bulk_limit_off_by_one: {
+    check: 'bulk_row_limit',
+    alsoAllowed: ['bulk_nothing_registered', 'schema_valid'],
+    run: { operations: ['registerDraftOrders'], phases: ['bulk'] },
+  },
+  bulk_bad_row_registers_good_rows: { check: 'bulk_nothing_registered', run: { operations: ['registerDraftOrders'], phases: ['bulk'] } },
+  bulk_rows_reordered: { check: 'bulk_rows_in_order', alsoAllowed: ['read_back'], run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
+  bulk_counts_wrong: { check: 'bulk_counts', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
+  read_back_mismatch: { check: 'read_back', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
+  shipped_order_modifiable: { check: 'shipped_order_unmodifiable', run: { operations: ['updateWmsOrder'], phases: ['workflows'] }, prepare: shipSeeded },
+  seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  no_gateway_limit: { check: 'rate_limit_probe', run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 }, fake: { gateway: 'contract' } },
+};
+
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+async function runWith(faults: Fault[], c: FaultCase) {
+  fake = await startFake({ gateway: 'off', ...c.fake, faults });
+  c.prepare?.(fake);
+  const report = await runKit(fake, c.run);
+  await fake.close();
+  fake = undefined;
+  return report;
+}
+
+test('every fault of the fake server has a case, and every response and case check is proven by one', () => {
+  expect(Object.keys(CASES).sort()).toEqual([...FAULTS].sort());
+  const proven = new Set(Object.values(CASES).map((c) => c.check));
+  // Checks not proven by a fault here are proven elsewhere: mock_example_served in mock.test.ts.
+  const unproven = CHECKS.map((c) => c.name).filter((name) => !proven.has(name) && name !== 'mock_example_served');
+  expect(unproven).toEqual([]);
+});
+
+describe.each(Object.entries(CASES) as Array<[Fault, FaultCase]>)('fault %s', (fault, c) => {
+  test(`the correct server passes the same run, and ${c.check} is evaluated`, async () => {
+    const report = await runWith([], c);
+    expect(describeFailures(report)).toBe('');
+    expect(report.exitCode).toBe(0);
+    expect(report.checks.find((x) => x.name === c.check)?.evaluated ?? 0).toBeGreaterThan(0);
+  });
+
+  test(`${c.check} catches it, and nothing unrelated fails`, async () => {
+    const report = await runWith([fault], c);
+    const checks = failedChecks(report);
+    expect([...checks], describeFailures(report)).toContain(c.check);
+    const allowed = new Set([c.check, ...(c.alsoAllowed ?? [])]);
+    expect([...checks].filter((x) => !allowed.has(x)), describeFailures(report)).toEqual([]);
+    expect(report.exitCode).toBe(1);
+    // Every failure names its operation and, where a request was made, how to reproduce it.
+    for (const f of report.cases.flatMap((x) => x.failures)) {
+      expect(f.operation).not.toBe('');
+      if (f.status !== undefined) expect(f.curl).toMatch(/^curl /);
+    }
+  });
+});

@@ -1,0 +1,162 @@
+// The kit as a whole against the correct fake server: a full run passes, and the good-citizen rules hold (pacing,
+// backoff, request budget, quota reserve, quota exhaustion, read-only), the seed reproduces inputs, secrets stay out
+// of reports, and what the kit expects changes when the contract changes.
+import { afterEach, describe, expect, test } from 'vitest';
+import { loadSpec, operations } from '@cls-api/spec';
+import { CHECKS, formatSummary, runContractTests, toJUnit, type Report } from '../src/index.js';
+import { startFake, type FakeServer } from './support/fake-server.js';
+import { describeFailures, failedChecks, runKit } from './support/run.js';
+
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+const skippedWith = (report: Report, text: string) => report.cases.filter((c) => c.status === 'skipped' && (c.skipReason ?? '').includes(text));
+
+describe('a full run against a server that honours the contract', () => {
+  test('passes every case, paced under the gateway limit, probes included', async () => {
+    fake = await startFake({ gateway: 'contract' });
+    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
+    const report = await runKit(fake, { paceFraction: 0.5, probeLimits: true, backoffBaseMs: 1000 });
+    expect(describeFailures(report)).toBe('');
+    expect(report.totals.skipped, report.cases.filter((c) => c.status === 'skipped').map((c) => `${c.id}: ${c.skipReason}`).join('\n')).toBe(0);
+    expect(report.exitCode).toBe(0);
+    // Paced at half the gateway rate, the kit never met a gateway 429 outside the probes.
+    expect(report.requests.gatewayRetries).toBe(0);
+    expect(report.phases).toEqual(['examples', 'negative', 'generated', 'paging', 'bulk', 'workflows', 'probes']);
+    // Every check ran, except those only a quota-exhausted server or a mock can trigger.
+    const idle = report.checks.filter((c) => c.evaluated === 0).map((c) => c.name);
+    expect(idle.sort()).toEqual(['mock_example_served', 'quota_429_headers'].sort());
+    const summary = formatSummary(report);
+    expect(summary).toMatch(/calls spent: \d+ \(\d+ on test-key quota, 0 gateway retries\)/);
+    expect(summary).toContain(`seed ${report.seed}`);
+    expect(CHECKS.length).toBeGreaterThan(20);
+  });
+});
+
+describe('being a good citizen', () => {
+  test('backs off on gateway 429s and still passes', async () => {
+    fake = await startFake({ gateway: { gateway: { ratePerSecond: 40, burst: 3 }, gateway_mcp: { ratePerSecond: 40, burst: 3 } } });
+    const report = await runKit(fake, { phases: ['paging', 'negative'], tags: ['WMS suppliers', 'WMS inventory'] });
+    expect(describeFailures(report)).toBe('');
+    expect(report.requests.gatewayRetries).toBeGreaterThan(0);
+    expect(fake.log.filter((l) => l.status === 429).length).toBe(report.requests.gatewayRetries);
+  });
+
+  test('honours --max-requests: stops there and reports the rest as skipped, not failed', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { maxRequests: 15 });
+    expect(report.requests.sent).toBeLessThanOrEqual(15);
+    expect(fake.requests).toBe(report.requests.sent);
+    expect(skippedWith(report, '--max-requests 15').length).toBeGreaterThan(10);
+    expect(report.totals.failed).toBe(0);
+    expect(report.exitCode).toBe(0);
+  });
+
+  test('stops before a test key quota runs out, keeping the reserve', async () => {
+    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 940 });
+    const report = await runKit(fake, { quotaReserve: 50 });
+    // 60 calls were left: the kit spends at most 10 of them and never meets the quota 429.
+    expect(fake.accounts.primary.used).toBeLessThanOrEqual(950);
+    expect(fake.log.some((l) => l.status === 429)).toBe(false);
+    expect(skippedWith(report, 'X-RateLimit-Remaining is').length).toBeGreaterThan(0);
+    expect(report.totals.failed).toBe(0);
+    expect(report.exitCode).toBe(0);
+  });
+
+  test('meeting an exhausted quota, it checks the 429 and stops using the key, skipping the rest', async () => {
+    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 1000 });
+    const report = await runKit(fake, { phases: ['paging', 'workflows'] });
+    const quota429 = fake.log.filter((l) => l.status === 429);
+    expect(quota429.length).toBe(1);
+    expect(report.checks.find((c) => c.name === 'quota_429_headers')?.evaluated).toBe(1);
+    expect(skippedWith(report, 'monthly quota').length).toBeGreaterThan(3);
+    expect(report.totals.failed).toBe(0);
+  });
+
+  test('--read-only sends GET requests only (and the public token requests)', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { readOnly: true });
+    const publicPaths = new Set(operations(loadSpec()).filter((o) => o.security.length === 0).map((o) => o.path));
+    const writes = fake.log.filter((l) => l.method !== 'GET');
+    expect(writes.every((l) => publicPaths.has(l.path)), JSON.stringify(writes)).toBe(true);
+    expect(skippedWith(report, '--read-only').length).toBeGreaterThan(10);
+    expect(describeFailures(report)).toBe('');
+  });
+
+  test('--tag and --operation select the cases about those operations', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const byTag = await runKit(fake, { tags: ['WMS suppliers'], phases: ['negative', 'generated', 'paging'] });
+    expect(byTag.cases.length).toBeGreaterThan(0);
+    expect(byTag.cases.every((c) => c.operations.includes('listSuppliers'))).toBe(true);
+    const byId = await runKit(fake, { operations: ['getDraftOrder'], phases: ['negative'] });
+    expect(new Set(byId.cases.flatMap((c) => c.operations))).toEqual(new Set(['getDraftOrder']));
+  });
+});
+
+describe('reproducibility and reports', () => {
+  test('the same seed draws the same generated inputs; another seed draws others', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const notes = async (seed: number) =>
+      (await runKit(fake!, { seed, phases: ['generated'], runs: 3 })).cases.map((c) => `${c.id}: ${c.notes.join(' | ')}`).join('\n');
+    const first = await notes(7);
+    expect(await notes(7)).toBe(first);
+    expect(await notes(8)).not.toBe(first);
+  });
+
+  test('no secret reaches a report: keys, client secret and tokens appear as $CLS_… references', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['seller_leak', 'error_code_undocumented'] });
+    const report = await runKit(fake, { phases: ['negative', 'workflows'] });
+    expect(report.totals.failed).toBeGreaterThan(0);
+    const text = JSON.stringify(report) + toJUnit(report) + formatSummary(report);
+    for (const secret of [...Object.values(fake.keys.primary), ...Object.values(fake.keys.other), fake.client.secret, fake.client.id]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).not.toMatch(/eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.eyJzdWIiOiJB/);
+    expect(text).toContain('$CLS_API_KEY_WMS');
+    expect(text).toContain('$CLS_OTHER_API_KEY_MANAGER');
+  });
+
+  test('an unreachable server is a connection error: exit code 2, nothing run', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const url = fake.url;
+    await fake.close();
+    fake = undefined;
+    const report = await runContractTests({ baseUrl: url, apiKeys: ['wms_test_x1234567'], paceFraction: 0 });
+    expect(report.exitCode).toBe(2);
+    expect(report.error).toMatch(/ECONNREFUSED|fetch failed/);
+    expect(report.cases).toEqual([]);
+  });
+});
+
+describe('what the kit expects comes from the contract', () => {
+  test('a contract with a smaller page size bound makes the same server fail the size rule', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const spec = loadSpec();
+    const size = spec.components!.parameters!.Size as unknown as { schema: { maximum: number } };
+    size.schema.maximum = 50;
+    const report = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
+    const failure = report.cases.flatMap((c) => c.failures).find((f) => f.expected.includes('size=51'));
+    expect(failure, describeFailures(report)).toBeDefined();
+  });
+
+  test('a contract without PRODUCT_NOT_FOUND on a 404 makes the same server fail error_code_documented', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const spec = loadSpec();
+    const responses = spec.components!.responses as unknown as Record<string, { "x-error-codes": string[] }>;
+    responses.ProductNotFound!['x-error-codes'] = ['NOT_FOUND'];
+    const report = await runKit(fake, { spec, phases: ['negative'], operations: ['getWmsProduct'] });
+    expect(failedChecks(report).has('error_code_documented'), describeFailures(report)).toBe(true);
+  });
+
+  test('a contract with a lower bulk row limit makes the same server fail bulk_row_limit', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const spec = loadSpec();
+    const draft = spec.components!.schemas!.DraftBulkRequest as unknown as { properties: { orders: { maxItems: number } } };
+    draft.properties.orders.maxItems = 10;
+    const report = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
+    expect(failedChecks(report).has('bulk_row_limit'), describeFailures(report)).toBe(true);
+  });
+});

@@ -1,0 +1,34 @@
+// The kit in --examples-only mode against the repository's Prism mock (apps/mock): every named example of the
+// contract, request and response, is served as written and passes every response check.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Contract, formatSummary, runContractTests } from '../src/index.js';
+import { appState, mockDir, mockEntry, startMockServer, type MockServer } from './support/apps.js';
+
+const state = appState(mockDir, mockEntry);
+if (state === 'absent') console.warn('skipped: apps/mock is not in this workspace, so the kit is not run against the mock');
+
+describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), examples only', () => {
+  let mock: MockServer | undefined;
+  beforeAll(async () => {
+    if (state === 'unbuilt') throw new Error(`${mockEntry} is missing: build the mock first (pnpm --filter @cls-api/mock build)`);
+    mock = await startMockServer();
+  }, 180_000);
+  afterAll(async () => {
+    await mock?.close();
+  });
+
+  test('every example is served as written and passes every check', async () => {
+    const report = await runContractTests({ baseUrl: mock!.url, examplesOnly: true, seed: 1, paceFraction: 0 });
+    const summary = formatSummary(report);
+    expect(report.totals.failed, summary).toBe(0);
+    expect(report.totals.skipped, summary).toBe(0);
+    const contract = new Contract();
+    const responseExamples = contract.operations.reduce(
+      (n, op) => n + Object.entries(op.responses).filter(([s]) => /^\d{3}$/.test(s)).reduce((m, [, r]) => m + Object.keys(r.examples).length, 0),
+      0,
+    );
+    const requestExamples = contract.operations.reduce((n, op) => n + Object.keys(op.requestBody?.examples ?? {}).length + contract.invalidExamples(op).length, 0);
+    expect(report.totals.cases).toBe(responseExamples + requestExamples);
+  }, 600_000);
+});
+

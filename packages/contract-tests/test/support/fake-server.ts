@@ -1,0 +1,672 @@
+// A small but honest implementation of the contract in plain node:http, for the kit's own tests. By default it
+// follows every rule the kit checks, so the whole kit passes against it; each `Fault` breaks exactly one rule at
+// one place, so a test can prove that the check for that rule catches it.
+//
+// It reads the contract like the kit does (routes, parameter and body schemas, error catalogue, documented
+// headers, limits) and holds its data in memory.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JsonSchema, OperationInfo } from '@cls-api/spec';
+import { Contract } from '../../src/contract.js';
+
+export const FAULTS = [
+  'status_undocumented',
+  'content_type_text',
+  'schema_extra_field',
+  'envelope_not_first',
+  'success_flag_wrong',
+  'error_code_undocumented',
+  'ratelimit_placeholder',
+  'quota_headers_on_401',
+  'quota_limit_wrong',
+  'quota_429_remaining_nonzero',
+  'gateway_429_with_headers',
+  'pagination_has_next_wrong',
+  'pagination_total_drift',
+  'server_error_on_invalid_query',
+  'invalid_example_accepted',
+  'missing_credential_wrong_code',
+  'api_key_on_pay_accepted',
+  'wrong_area_key_accepted',
+  'size_unbounded',
+  'unknown_resource_200',
+  'bulk_limit_off_by_one',
+  'bulk_bad_row_registers_good_rows',
+  'bulk_rows_reordered',
+  'bulk_counts_wrong',
+  'read_back_mismatch',
+  'shipped_order_modifiable',
+  'seller_leak',
+  'no_gateway_limit',
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+export interface FakeOptions {
+  faults?: Fault[];
+  /** Gateway buckets: the contract's (default), none, or given numbers (per scope name). */
+  gateway?: 'contract' | 'off' | Record<string, { ratePerSecond: number; burst: number }>;
+  /** Monthly calls already used by each account's test keys when the server starts. */
+  quotaUsedAtStart?: number;
+  contract?: Contract;
+}
+
+type Row = Record<string, unknown>;
+
+interface Account {
+  id: string;
+  products: Map<string, Row>;
+  options: Map<string, Map<string, Row>>;
+  stock: Map<string, number>; // product_code or product_code/option_code
+  orders: Row[];
+  drafts: Map<string, Row>;
+  returns: Map<string, Row>;
+  deposits: Row[];
+  videos: Map<string, Row[]>;
+  used: number;
+}
+
+interface KeyInfo {
+  account: Account;
+  area: string;
+  env: string;
+}
+
+class HttpError {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly message: string,
+  ) {}
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+export interface FakeServer {
+  url: string;
+  close: () => Promise<void>;
+  keys: { primary: Record<string, string>; other: Record<string, string> };
+  client: { id: string; secret: string };
+  accounts: { primary: Account; other: Account };
+  /** Marks an order shipped (status 30 with an invoice), as the warehouse would. */
+  ship: (orderNo: string) => void;
+  requests: number;
+  /** Every request answered: method, path and status. */
+  log: Array<{ method: string; path: string; status: number }>;
+}
+
+export async function startFake(options: FakeOptions = {}): Promise<FakeServer> {
+  const contract = options.contract ?? new Contract();
+  const faults = new Set(options.faults ?? []);
+  const zone = contract.serviceTimeZone ?? 'UTC';
+  const quotaLimit = contract.limits.monthlyQuota.get('test') ?? 1000;
+
+  const fmt = (at: number) => {
+    const p = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+        .formatToParts(new Date(at))
+        .map((x) => [x.type, x.value]),
+    );
+    return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  };
+  const now = () => fmt(Date.now());
+  let serial = 0;
+  const nextId = (prefix: string) => `${prefix}-${now().slice(0, 10).replace(/-/g, '')}-${pad(++serial, 5)}`;
+
+  const account = (id: string): Account => ({
+    id,
+    products: new Map(),
+    options: new Map(),
+    stock: new Map(),
+    orders: [],
+    drafts: new Map(),
+    returns: new Map(),
+    deposits: [],
+    videos: new Map(),
+    used: options.quotaUsedAtStart ?? 0,
+  });
+  const primary = account('A');
+  const other = account('B');
+  const keys = new Map<string, KeyInfo>();
+  const keyNames = { primary: {} as Record<string, string>, other: {} as Record<string, string> };
+  for (const [acc, names] of [
+    [primary, keyNames.primary],
+    [other, keyNames.other],
+  ] as const) {
+    for (const area of ['wms', 'manager', 'cam']) {
+      const key = `${area}_test_${randomBytes(12).toString('hex')}`;
+      keys.set(key, { account: acc, area, env: 'test' });
+      names[area] = key;
+    }
+  }
+  const client = { id: `client_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+  const tokens = new Map<string, Account>();
+  const refreshTokens = new Map<string, { account: Account; used: boolean }>();
+
+  // Seed: a shipped order, deposits, videos and suppliers, as a sandbox would hold.
+  const seedTime = fmt(Date.now() - 3 * 86_400_000);
+  primary.products.set('SEED-01', { product_code: 'SEED-01', product_name: 'Seed product', price: 1000, supplier_code: 'SUP-01', option_count: 0, created_at: seedTime, updated_at: seedTime });
+  primary.stock.set('SEED-01', 10);
+  primary.orders.push({
+    order_no: 'ORD-SEED-0001', mall_order_no: 'MALL-SEED-1', mall_product_name: 'Seed product', product_code: 'SEED-01', option_code: null, quantity: 1,
+    receiver_name: 'Kim Minji', receiver_phone: '010-1234-5678', receiver_address: '12 Teheran-ro, Seoul', memo: '', order_status_code: 30,
+    invoice_no: '612345678901', registered_date: seedTime, updated_at: seedTime,
+  });
+  primary.videos.set('612345678901', [{ video_id: 'VID-1', invoice_no: '612345678901', recorded_at: seedTime, duration_seconds: 42, video_url: 'https://videos.example.com/VID-1.mp4' }]);
+  for (let i = 1; i <= 3; i++) primary.deposits.push({ deposit_id: `DEP-${i}`, amount: 10000 * i, depositor_name: 'Kim Minji', deposited_at: fmt(Date.now() - i * 86_400_000) });
+  const suppliers = Array.from({ length: 3 }, (_, i) => ({ supplier_code: `SUP-0${i + 1}`, supplier_name: `Supplier ${i + 1}`, updated_at: seedTime }));
+
+  // Gateway buckets per scope.
+  const buckets = new Map<string, { tokens: number; at: number; rate: number; burst: number; appliesTo: string }>();
+  if (options.gateway !== 'off' && !faults.has('no_gateway_limit')) {
+    for (const scope of contract.limits.gateway) {
+      const custom = typeof options.gateway === 'object' ? options.gateway[scope.name] : undefined;
+      const rate = custom?.ratePerSecond ?? scope.ratePerSecond;
+      const burst = custom?.burst ?? scope.burst;
+      buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
+    }
+  }
+  const gatewayAllows = (path: string) => {
+    const t = Date.now();
+    const applicable = [...buckets.values()].filter((b) => path.startsWith(b.appliesTo));
+    for (const b of applicable) {
+      b.tokens = Math.min(b.burst, b.tokens + ((t - b.at) / 1000) * b.rate);
+      b.at = t;
+    }
+    if (applicable.some((b) => b.tokens < 1)) return false;
+    for (const b of applicable) b.tokens -= 1;
+    return true;
+  };
+
+  const routes = contract.operations.map((op) => ({
+    op,
+    re: new RegExp(`^${op.path.replace(/\{([^}]+)\}/g, '(?<$1>[^/]+)')}$`),
+  }));
+  // Literal segments win over parameters (/v3/wms/orders/draft before /v3/wms/orders/{order_no}).
+  routes.sort((a, b) => a.op.path.split('{').length - b.op.path.split('{').length);
+
+  const nextMonthReset = () => {
+    const d = new Date();
+    const p = Object.fromEntries(new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit' }).formatToParts(d).map((x) => [x.type, x.value]));
+    const y = Number(p.year);
+    const m = Number(p.month);
+    const guess = Date.UTC(m === 12 ? y + 1 : y, m === 12 ? 0 : m, 1);
+    const local = new Date(new Date(guess).toLocaleString('en-US', { timeZone: zone }));
+    const utc = new Date(new Date(guess).toLocaleString('en-US', { timeZone: 'UTC' }));
+    return Math.floor((guess - (local.getTime() - utc.getTime())) / 1000);
+  };
+
+  const state = { requests: 0, log: [] as Array<{ method: string; path: string; status: number }> };
+
+  const send = (res: ServerResponse, op: OperationInfo | undefined, status: number, body: Record<string, unknown>, quota?: Account) => {
+    let text = JSON.stringify(body);
+    if (faults.has('envelope_not_first') && status === 200) {
+      const { success, ...rest } = body;
+      text = JSON.stringify({ ...rest, success });
+    }
+    const headers: Record<string, string> = { 'Content-Type': faults.has('content_type_text') && status >= 400 ? 'text/plain' : 'application/json' };
+    const documented = op ? contract.responseFor(op, status) : undefined;
+    const declares = (h: string) => Object.keys(documented?.headers ?? {}).some((n) => n.toLowerCase() === h);
+    if (quota && declares('x-ratelimit-remaining')) {
+      headers['X-RateLimit-Limit'] = faults.has('quota_limit_wrong') ? String(quotaLimit / 2) : String(quotaLimit);
+      headers['X-RateLimit-Remaining'] = faults.has('ratelimit_placeholder') ? '-1' : String(Math.max(0, quotaLimit - quota.used));
+      headers['X-RateLimit-Reset'] = String(nextMonthReset());
+    }
+    if (faults.has('quota_headers_on_401') && status === 401) {
+      headers['X-RateLimit-Limit'] = String(quotaLimit);
+      headers['X-RateLimit-Remaining'] = String(quotaLimit);
+      headers['X-RateLimit-Reset'] = String(nextMonthReset());
+    }
+    res.writeHead(status, headers);
+    res.end(text);
+  };
+  const error = (code: string, message: string) => new HttpError(contract.statusOf(code), code, message);
+
+  const paginate = (items: Row[], query: Record<string, unknown>) => {
+    const page = Number(query.page ?? 1);
+    const size = Number(query.size ?? 10);
+    const total = items.length;
+    const totalPages = Math.ceil(total / size);
+    let start = (page - 1) * size;
+    if (faults.has('pagination_total_drift') && page > 1) start -= 1;
+    const data = items.slice(start, start + size);
+    const pagination = {
+      page,
+      size,
+      total: faults.has('pagination_total_drift') && page > 1 ? total + 1 : total,
+      total_pages: totalPages,
+      has_next: faults.has('pagination_has_next_wrong') ? true : page < totalPages,
+    };
+    return { data, pagination };
+  };
+
+  const productOf = (acc: Account, code: string) => {
+    const p = acc.products.get(code);
+    if (!p) throw error('PRODUCT_NOT_FOUND', `Product ${code} was not found.`);
+    return p;
+  };
+  const orderOf = (acc: Account, no: string) => {
+    const o = acc.orders.find((x) => x.order_no === no);
+    if (!o) throw error('ORDER_NOT_FOUND', `Order ${no} was not found.`);
+    return o;
+  };
+
+  const bulkRows = (
+    rows: Row[],
+    each: (row: Row, i: number) => { ok: true; fields: Row } | { ok: false; message: string },
+    fields: (row: Row) => Row,
+    empty: Row,
+  ) => {
+    const results = rows.map((row, i) => {
+      const r = each(row, i);
+      return r.ok
+        ? { ...fields(row), ...r.fields, success: true, result_message: '' }
+        : { ...fields(row), ...empty, success: false, result_message: r.message };
+    });
+    if (faults.has('bulk_rows_reordered')) results.sort((a, b) => Number(b.success) - Number(a.success));
+    return results;
+  };
+  const counts = (results: Row[], successName: string) => {
+    const ok = results.filter((r) => r.success).length;
+    return { [successName]: ok, failed_count: faults.has('bulk_counts_wrong') ? 0 : results.length - ok };
+  };
+
+  const handlers: Record<string, (ctx: { acc: Account; params: Record<string, string>; query: Record<string, unknown>; body: Row; keyArea?: string }) => { data: unknown; pagination?: unknown }> = {
+    listWmsOrders: ({ acc, query }) => paginate(filterOrders(acc.orders, query), query),
+    getWmsOrder: ({ acc, params }) => ({ data: orderOf(acc, params.order_no!) }),
+    getManagerOrder: ({ acc, params }) => {
+      const leaked = faults.has('seller_leak') ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no)) : undefined;
+      return { data: orderOf(leaked ?? acc, params.order_no!) };
+    },
+    listManagerOrders: ({ acc, query }) => {
+      const source = faults.has('seller_leak') ? [...primary.orders, ...other.orders] : acc.orders;
+      const items = filterOrders(source, query).map((o) => ({ order_no: o.order_no, mall_product_name: o.mall_product_name, order_status_code: o.order_status_code, registered_date: o.registered_date }));
+      return paginate(items, query);
+    },
+    updateWmsOrder: ({ acc, params, body }) => {
+      const order = orderOf(acc, params.order_no!);
+      const status = order.order_status_code as number;
+      if ((status === 30 || status === 40) && !faults.has('shipped_order_modifiable')) throw error('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has shipped and cannot be modified.`);
+      if (status === 90) throw error('INVALID_PARAMETER', 'A cancelled order cannot be modified.');
+      if (typeof body.quantity === 'number' && body.quantity > (order.quantity as number)) {
+        const key = order.option_code ? `${order.product_code}/${order.option_code}` : String(order.product_code);
+        const more = body.quantity - (order.quantity as number);
+        if ((acc.stock.get(key) ?? 0) < more) throw error('INVENTORY_INSUFFICIENT', 'Not enough stock for the new quantity.');
+        acc.stock.set(key, (acc.stock.get(key) ?? 0) - more);
+      }
+      Object.assign(order, body, { updated_at: now() });
+      return { data: order };
+    },
+    registerOrders: ({ acc, body }) => {
+      const rows = body.orders as Row[];
+      const results = bulkRows(
+        rows,
+        (row) => {
+          if (!acc.products.has(String(row.product_code))) return { ok: false, message: `Product ${row.product_code} was not found.` };
+          if (row.option_code && !acc.options.get(String(row.product_code))?.has(String(row.option_code))) return { ok: false, message: `Option ${row.option_code} was not found.` };
+          if (acc.orders.some((o) => o.mall_order_no === row.mall_order_no)) return { ok: false, message: `An order with mall_order_no ${row.mall_order_no} already exists.` };
+          const key = row.option_code ? `${row.product_code}/${row.option_code}` : String(row.product_code);
+          if ((acc.stock.get(key) ?? 0) < (row.quantity as number)) return { ok: false, message: 'Not enough stock.' };
+          acc.stock.set(key, (acc.stock.get(key) ?? 0) - (row.quantity as number));
+          const t = now();
+          const order = { order_no: nextId('ORD'), mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', order_status_code: 10, invoice_no: null, registered_date: t, updated_at: t };
+          acc.orders.unshift(order);
+          return { ok: true, fields: { order_no: order.order_no, created_at: t } };
+        },
+        (row) => ({ mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name }),
+        { order_no: '', created_at: '' },
+      );
+      return { data: { ...counts(results, 'created_count'), results } };
+    },
+    registerDraftOrders: ({ acc, body }) => {
+      const rows = body.orders as Row[];
+      const results = bulkRows(
+        rows,
+        (row) => {
+          if ([...acc.drafts.values()].some((d) => d.mall_order_no === row.mall_order_no)) return { ok: false, message: `A draft with mall_order_no ${row.mall_order_no} already exists.` };
+          const t = now();
+          const draft = { draft_id: nextId('DRF'), status: 'open', mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', created_at: t };
+          acc.drafts.set(draft.draft_id, draft);
+          return { ok: true, fields: { draft_id: draft.draft_id, status: 'open', created_at: t } };
+        },
+        (row) => ({ mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name }),
+        { draft_id: '', status: '', created_at: '' },
+      );
+      return { data: { ...counts(results, 'created_count'), drafts: results } };
+    },
+    getDraftOrder: ({ acc, params }) => {
+      const d = acc.drafts.get(params.draft_id!);
+      if (!d) throw error('ORDER_DRAFT_NOT_FOUND', `Draft ${params.draft_id} was not found.`);
+      return { data: faults.has('read_back_mismatch') ? { ...d, quantity: (d.quantity as number) + 1 } : d };
+    },
+    listWmsProducts: ({ acc, query }) => paginate(filterUpdated([...acc.products.values()], query), query),
+    listManagerProducts: ({ acc, query }) => paginate(filterUpdated([...acc.products.values()], query), query),
+    createProduct: ({ acc, body }) => {
+      if (acc.products.has(String(body.product_code))) throw error('DUPLICATE', `Product ${body.product_code} already exists.`);
+      const t = now();
+      const product = { product_code: body.product_code, product_name: body.product_name, price: body.price, supplier_code: body.supplier_code ?? null, option_count: 0, created_at: t, updated_at: t };
+      acc.products.set(String(body.product_code), product);
+      acc.stock.set(String(body.product_code), (body.stock_quantity as number | undefined) ?? 0);
+      return { data: product };
+    },
+    getWmsProduct: ({ acc, params }) => ({ data: productOf(acc, params.product_code!) }),
+    getManagerProduct: ({ acc, params }) => ({ data: productOf(acc, params.product_code!) }),
+    listProductOptions: ({ acc, params, query }) => {
+      productOf(acc, params.product_code!);
+      return paginate([...(acc.options.get(params.product_code!)?.values() ?? [])], query);
+    },
+    addProductOptions: ({ acc, params, body }) => {
+      const product = productOf(acc, params.product_code!);
+      const options = acc.options.get(params.product_code!) ?? new Map<string, Row>();
+      acc.options.set(params.product_code!, options);
+      const results = bulkRows(
+        body.options as Row[],
+        (row) => {
+          if (options.has(String(row.option_code))) return { ok: false, message: `Option ${row.option_code} already exists.` };
+          const t = now();
+          options.set(String(row.option_code), { product_code: params.product_code, option_code: row.option_code, option_name: row.option_name, additional_price: row.additional_price ?? 0, created_at: t });
+          acc.stock.set(`${params.product_code}/${row.option_code}`, (row.stock_quantity as number | undefined) ?? 0);
+          product.option_count = options.size;
+          return { ok: true, fields: { created_at: t } };
+        },
+        (row) => ({ option_code: row.option_code, option_name: row.option_name }),
+        { created_at: '' },
+      );
+      return { data: { ...counts(results, 'added_count'), options: results } };
+    },
+    getProductOption: ({ acc, params }) => optionOf(acc, params),
+    getManagerProductOption: ({ acc, params }) => optionOf(acc, params),
+    listInventory: ({ acc, query }) => {
+      if (query.product_code !== undefined) productOf(acc, String(query.product_code));
+      const items: Row[] = [];
+      for (const [key, quantity] of acc.stock) {
+        const [product, option] = key.split('/');
+        if (query.product_code !== undefined && product !== query.product_code) continue;
+        items.push({ product_code: product, option_code: option ?? null, quantity, updated_at: seedTime });
+      }
+      return paginate(items, query);
+    },
+    listSuppliers: ({ query }) => paginate(suppliers, query),
+    registerReturn: ({ acc, body }) => {
+      orderOf(acc, String(body.order_no));
+      if ([...acc.returns.values()].some((r) => r.order_no === body.order_no && r.status === 'requested')) throw error('DUPLICATE', 'The order already has an open return.');
+      const t = now();
+      const ret = { return_no: nextId('RTN'), order_no: body.order_no, reason: body.reason, status: 'requested', registered_at: t, cancellable_until: `${t.slice(0, 10)} 18:00:00`, withdrawn_at: null };
+      acc.returns.set(ret.return_no, ret);
+      return { data: ret };
+    },
+    getReturn: ({ acc, params }) => ({ data: returnOf(acc, params.return_no!) }),
+    cancelReturn: ({ acc, params }) => {
+      const ret = returnOf(acc, params.return_no!);
+      if (ret.status === 'withdrawn') return { data: ret };
+      if (now() > String(ret.cancellable_until)) throw error('RETURN_CANCEL_EXPIRED', 'The withdrawal window (18:00) has passed.');
+      Object.assign(ret, { status: 'withdrawn', withdrawn_at: now() });
+      return { data: ret };
+    },
+    listDeposits: ({ acc, query }) => {
+      if (String(query.date_to) < String(query.date_from)) throw error('INVALID_PARAMETER', 'date_to is before date_from.');
+      const items = acc.deposits.filter((d) => String(d.deposited_at).slice(0, 10) >= String(query.date_from) && String(d.deposited_at).slice(0, 10) <= String(query.date_to));
+      return paginate(items, query);
+    },
+    listInvoiceVideos: ({ acc, params }) => {
+      const videos = acc.videos.get(params.invoice_no!);
+      if (!videos) throw error('CAM_INVOICE_NOT_FOUND', `No video for invoice ${params.invoice_no}.`);
+      return { data: videos };
+    },
+    listMcpTools: () => ({
+      data: contract.operations
+        .filter((o) => o.mcpTool)
+        .map((o) => ({
+          name: o.mcpTool,
+          description: String((o as unknown as { summary?: string }).summary ?? o.operationId),
+          area: o.area,
+          operation_id: o.operationId,
+          input_schema: { type: 'object', properties: Object.fromEntries(o.parameters.map((p) => [p.name, { type: 'string' }])) },
+        })),
+    }),
+  };
+
+  function optionOf(acc: Account, params: Record<string, string>) {
+    productOf(acc, params.product_code!);
+    const o = acc.options.get(params.product_code!)?.get(params.option_code!);
+    if (!o) throw error('OPTION_NOT_FOUND', `Option ${params.option_code} was not found.`);
+    return { data: o };
+  }
+  function returnOf(acc: Account, no: string) {
+    const r = acc.returns.get(no);
+    if (!r) throw error('NOT_FOUND', `Return ${no} was not found.`);
+    return r;
+  }
+  function filterOrders(orders: Row[], query: Record<string, unknown>) {
+    return orders.filter(
+      (o) =>
+        (query.order_status_code === undefined || o.order_status_code === Number(query.order_status_code)) &&
+        (query.date_from === undefined || String(o.registered_date).slice(0, 10) >= String(query.date_from)) &&
+        (query.updated_after === undefined || String(o.updated_at) > String(query.updated_after)),
+    );
+  }
+  function filterUpdated(items: Row[], query: Record<string, unknown>) {
+    return items.filter((i) => query.updated_after === undefined || String(i.updated_at) > String(query.updated_after));
+  }
+
+  /** Query and path values coerced by their schemas, then validated: REQUIRED_PARAMETER or INVALID_PARAMETER. */
+  const readParameters = (op: OperationInfo, url: URL, pathValues: Record<string, string>) => {
+    const query: Record<string, unknown> = {};
+    const params: Record<string, string> = {};
+    for (const p of op.parameters) {
+      const raw = p.in === 'path' ? pathValues[p.name] : url.searchParams.get(p.name) ?? undefined;
+      if (raw === undefined) {
+        if (p.required) throw error('REQUIRED_PARAMETER', `${p.name} is required.`);
+        const def = contract.resolve(p.schema).default;
+        if (def !== undefined && p.in === 'query') query[p.name] = def;
+        continue;
+      }
+      const schema = contract.resolve(p.schema);
+      let value: unknown = raw;
+      if (schema.type === 'integer' || (Array.isArray(schema.enum) && typeof schema.enum[0] === 'number')) {
+        value = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+      }
+      if (faults.has('server_error_on_invalid_query') && p.in === 'query' && typeof value === 'string' && schema.type === 'integer') {
+        throw new HttpError(500, 'INTERNAL_ERROR', 'parseInt failed');
+      }
+      const unbounded = faults.has('size_unbounded') && p.name === 'size';
+      if (!unbounded && p.schema && contract.validate(p.schema, value).length > 0) throw error('INVALID_PARAMETER', `${p.name} is not valid.`);
+      if (p.in === 'path') params[p.name] = String(value);
+      else query[p.name] = value;
+    }
+    return { query, params };
+  };
+
+  const readBody = async (req: IncomingMessage, op: OperationInfo): Promise<Row> => {
+    if (!op.requestBody) return {};
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw error('INVALID_PARAMETER', 'The body is not JSON.');
+    }
+    const schema = op.requestBody.schema as JsonSchema;
+    const validate = contract.validator(schema);
+    if (!validate(body)) {
+      const errors = validate.errors ?? [];
+      const onlyLimit = faults.has('bulk_limit_off_by_one') && errors.every((e) => e.keyword === 'maxItems') && Array.isArray((body as Row)[Object.keys(body as Row)[0]!]) && ((body as Record<string, unknown[]>)[Object.keys(body as Row)[0]!]!.length === (contract.bulk(op)?.maxRows ?? 0) + 1);
+      if (faults.has('invalid_example_accepted') && op.operationId === 'registerDraftOrders') return body as Row;
+      if (faults.has('bulk_bad_row_registers_good_rows') && contract.bulk(op)) {
+        const shape = contract.bulk(op)!;
+        const rows = (body as Record<string, unknown>)[shape.rowsProperty];
+        if (Array.isArray(rows)) {
+          const rowValidate = contract.validator(shape.rowSchema);
+          const good = rows.filter((r) => rowValidate(r));
+          if (good.length > 0 && good.length < rows.length) return { ...(body as Row), [shape.rowsProperty]: good, __then400: true };
+        }
+      }
+      if (!onlyLimit) {
+        const missing = errors.some((e) => e.keyword === 'required');
+        throw error(missing ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER', `Format error at ${errors[0]?.instancePath || 'body'}: ${errors[0]?.message ?? ''}. Nothing was registered.`);
+      }
+    }
+    return body as Row;
+  };
+
+  const server = createServer(async (req, res) => {
+    state.requests += 1;
+    const url = new URL(req.url ?? '/', 'http://fake');
+    res.on('finish', () => state.log.push({ method: req.method ?? 'GET', path: url.pathname, status: res.statusCode }));
+    let op: OperationInfo | undefined;
+    let meteredAccount: Account | undefined;
+    try {
+      if (!gatewayAllows(url.pathname)) {
+        const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+        if (faults.has('gateway_429_with_headers')) headers['X-RateLimit-Remaining'] = '0';
+        res.writeHead(429, headers);
+        res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests. Slow down and retry with backoff.' } }));
+        return;
+      }
+      let pathValues: Record<string, string> = {};
+      const method = (req.method ?? 'GET').toLowerCase();
+      for (const r of routes) {
+        if (r.op.method !== method) continue;
+        const m = r.re.exec(url.pathname);
+        if (m) {
+          op = r.op;
+          pathValues = Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+          break;
+        }
+      }
+      if (!op) throw error('NOT_FOUND', `No route ${req.method} ${url.pathname}.`);
+
+      // Authentication.
+      let acc: Account | undefined;
+      let keyArea: string | undefined;
+      const apiKey = req.headers['x-api-key'] as string | undefined;
+      const authorization = req.headers.authorization;
+      const apiKeyOp = op.security.some((s) => contract.securityScheme(s)?.type === 'apiKey');
+      const bearerOp = op.security.some((s) => contract.securityScheme(s)?.type === 'http');
+      if (apiKeyOp) {
+        if (!apiKey) throw error(faults.has('missing_credential_wrong_code') ? 'AUTH_INVALID_TOKEN' : 'AUTH_MISSING_TOKEN', 'The X-API-Key header is missing.');
+        const info = keys.get(apiKey);
+        if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
+        if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted')) throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
+        acc = info.account;
+        keyArea = info.area;
+        if (info.env === 'test') meteredAccount = acc;
+      } else if (bearerOp) {
+        if (!authorization) {
+          if (apiKey && faults.has('api_key_on_pay_accepted') && keys.get(apiKey)) acc = keys.get(apiKey)!.account;
+          else if (apiKey) throw error('AUTH_FORBIDDEN', 'This area accepts a JWT only.');
+          else throw error('AUTH_MISSING_TOKEN', 'The Authorization header is missing.');
+        } else {
+          const token = authorization.replace(/^Bearer\s+/i, '');
+          acc = tokens.get(token);
+          if (!acc) throw error('AUTH_INVALID_TOKEN', 'The token is not valid.');
+        }
+      }
+
+      // Monthly quota of test keys.
+      if (meteredAccount) {
+        if (meteredAccount.used >= quotaLimit) {
+          const reset = nextMonthReset();
+          res.writeHead(429, {
+            'Content-Type': 'application/json',
+            'Retry-After': String(Math.max(0, reset - Math.floor(Date.now() / 1000))),
+            'X-RateLimit-Limit': String(quotaLimit),
+            'X-RateLimit-Remaining': faults.has('quota_429_remaining_nonzero') ? '3' : '0',
+            'X-RateLimit-Reset': String(reset),
+          });
+          res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'The monthly quota of the test keys is used up.' } }));
+          return;
+        }
+        meteredAccount.used += 1;
+      }
+
+      const { query, params } = readParameters(op, url, pathValues);
+      const body = await readBody(req, op);
+
+      if (op.operationId === 'createAccessToken') {
+        if (body.client_id !== client.id || body.client_secret !== client.secret) throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
+        return send(res, op, 200, { success: true, data: issueToken(primary) });
+      }
+      if (op.operationId === 'refreshAccessToken') {
+        const entry = refreshTokens.get(String(body.refresh_token));
+        if (!entry || entry.used) throw error('AUTH_INVALID_TOKEN', 'The refresh token is not valid.');
+        entry.used = true;
+        return send(res, op, 200, { success: true, data: issueToken(entry.account) });
+      }
+      if (op.operationId === 'callMcpTool') {
+        const target = contract.operations.find((o) => o.mcpTool === params.tool_name);
+        if (!target) throw error('NOT_FOUND', `No tool ${params.tool_name}.`);
+        if (target.area !== keyArea) throw error('AUTH_FORBIDDEN', `A ${keyArea} key cannot call ${params.tool_name}.`);
+        const args = (body.arguments ?? {}) as Record<string, unknown>;
+        const inner = new URL(`http://fake${target.path}`);
+        const innerPath: Record<string, string> = {};
+        for (const p of target.parameters) {
+          if (args[p.name] === undefined) continue;
+          if (p.in === 'path') innerPath[p.name] = String(args[p.name]);
+          else inner.searchParams.set(p.name, String(args[p.name]));
+        }
+        const parsed = readParameters(target, inner, innerPath);
+        const out = handlers[target.operationId]!({ acc: acc!, params: parsed.params, query: parsed.query, body: {} });
+        return send(res, op, 200, { success: true, data: { tool: params.tool_name, result: out.data, ...(out.pagination ? { pagination: out.pagination } : {}) } }, meteredAccount);
+      }
+
+      const handler = handlers[op.operationId];
+      if (!handler) throw error('NOT_FOUND', `${op.operationId} is not implemented.`);
+      const then400 = body.__then400 === true;
+      delete body.__then400;
+      const out = handler({ acc: acc!, params, query, body, ...(keyArea ? { keyArea } : {}) });
+      if (then400) throw error('INVALID_PARAMETER', 'A row has a format error.');
+      let data = out.data;
+      if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder') data = { ...(data as Row), internal_id: 7 };
+      if (faults.has('status_undocumented') && op.operationId === 'createProduct') {
+        return send(res, op, 201, { success: true, data }, meteredAccount);
+      }
+      send(res, op, 200, { success: true, data, ...(out.pagination ? { pagination: out.pagination } : {}) }, meteredAccount);
+    } catch (err) {
+      if (err instanceof HttpError) {
+        let { status, code } = err;
+        if (faults.has('error_code_undocumented') && code === 'ORDER_NOT_FOUND') code = 'NOT_FOUND';
+        if (faults.has('unknown_resource_200') && status === 404 && op?.method === 'get') {
+          return send(res, op, 200, { success: true, data: {} }, meteredAccount);
+        }
+        const body = { success: faults.has('success_flag_wrong') && status === 404 ? true : false, error: { code, message: err.message } };
+        // Quota headers belong to responses that passed authentication (not 401/403).
+        return send(res, op, status, body, status === 401 || status === 403 ? undefined : meteredAccount);
+      }
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: String(err) } }));
+    }
+  });
+
+  function issueToken(acc: Account) {
+    const b64 = (s: string) => Buffer.from(s).toString('base64url');
+    const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
+    const refresh = randomBytes(24).toString('base64url');
+    tokens.set(access, acc);
+    refreshTokens.set(refresh, { account: acc, used: false });
+    return { access_token: access, token_type: 'Bearer', expires_in: 900, refresh_token: refresh, refresh_token_expires_in: 86400 };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    keys: keyNames,
+    client,
+    accounts: { primary, other },
+    ship: (orderNo: string) => {
+      const order = primary.orders.find((o) => o.order_no === orderNo);
+      if (order) Object.assign(order, { order_status_code: 30, invoice_no: '600000000001', updated_at: now() });
+    },
+    get requests() {
+      return state.requests;
+    },
+    log: state.log,
+  };
+}

@@ -1,0 +1,146 @@
+// The kit's building blocks: what it reads from the contract, the inputs it generates, the reset time it expects,
+// its command-line parsing and its curl lines.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
+import { Redactor } from '../src/credentials.js';
+import { Generator, seededRandom } from '../src/generate.js';
+import { Transport } from '../src/http.js';
+
+const contract = new Contract();
+const generator = new Generator(contract);
+
+describe('reading the contract', () => {
+  test('the bulk operations and their shapes come from the request and result schemas', () => {
+    const shapes = Object.fromEntries(contract.operations.flatMap((op) => {
+      const s = contract.bulk(op);
+      return s ? [[op.operationId, [s.rowsProperty, s.resultsProperty, s.successCountProperty, s.failedCountProperty, s.maxRows]]] : [];
+    }));
+    // The source's bulk wrapper table, and its 1,000-row limit (info.x-limits agrees with each maxItems).
+    expect(shapes).toEqual({
+      registerOrders: ['orders', 'results', 'created_count', 'failed_count', contract.limits.bulkRowsPerRequest],
+      registerDraftOrders: ['orders', 'drafts', 'created_count', 'failed_count', contract.limits.bulkRowsPerRequest],
+      addProductOptions: ['options', 'options', 'added_count', 'failed_count', contract.limits.bulkRowsPerRequest],
+    });
+  });
+
+  test('paged operations are those whose success schema has pagination, each with page and size', () => {
+    const paged = contract.operations.filter((op) => contract.paged(op)).map((op) => op.operationId);
+    expect(paged).toContain('listManagerOrders');
+    expect(paged).toContain('listDeposits');
+    expect(paged).not.toContain('listInvoiceVideos');
+  });
+
+  test('limits come from info.x-limits: gateway scopes most specific first, quotas per key environment', () => {
+    expect(contract.gatewayScopes('/v3/mcp/tools').map((s) => s.name)).toEqual(['gateway_mcp', 'gateway']);
+    expect(contract.gatewayScopes('/v3/wms/orders').map((s) => s.name)).toEqual(['gateway']);
+    expect(contract.limits.monthlyQuota.get('test')).toBe(1000);
+    expect(contract.limits.monthlyQuota.get('live')).toBeNull();
+  });
+
+  test('x-invalid-examples are read with their expected status and code', () => {
+    const examples = contract.operations.flatMap((op) => contract.invalidExamples(op).map((e) => `${op.operationId}.${e.name}:${e.expected.status}:${e.expected.code}`));
+    expect(examples.length).toBeGreaterThan(0);
+    for (const e of examples) expect(e).toMatch(/:400:(INVALID_PARAMETER|REQUIRED_PARAMETER)$/);
+  });
+});
+
+describe('generated inputs', () => {
+  const schemas = contract.operations.flatMap((op) => [
+    ...(op.requestBody?.schema ? [{ name: `${op.operationId} body`, schema: op.requestBody.schema }] : []),
+    ...op.parameters.filter((p) => p.schema).map((p) => ({ name: `${op.operationId} ${p.in} ${p.name}`, schema: p.schema! })),
+  ]);
+
+  test.each(schemas)('$name: drawn values are valid, every variant is invalid', ({ schema }) => {
+    const values = fc.sample(generator.valid(schema), { numRuns: 15, seed: 99 });
+    for (const v of values) expect(contract.validate(schema, v)).toEqual([]);
+    for (const variant of generator.invalidVariants(schema, values[0])) {
+      expect(contract.validate(schema, variant.value).length, variant.label).toBeGreaterThan(0);
+    }
+  });
+
+  test('an unknown identifier fits its schema', () => {
+    const rng = seededRandom(5);
+    for (const op of contract.operations) {
+      for (const p of op.parameters.filter((x) => x.in === 'path')) {
+        expect(contract.validate(p.schema!, generator.unknownIdentifier(p.schema!, rng))).toEqual([]);
+      }
+    }
+  });
+
+  test('one seed, one sequence', () => {
+    const a = seededRandom(11);
+    const b = seededRandom(11);
+    expect([a(), a(), a()]).toEqual([b(), b(), b()]);
+  });
+});
+
+describe('the quota reset', () => {
+  test('is 00:00 on the 1st of next month in the service time zone', () => {
+    // 2026-11-22 in Seoul: next reset 2026-12-01 00:00 KST = 2026-11-30 15:00 UTC.
+    expect(nextMonthStart(Date.UTC(2026, 10, 22, 3), 'Asia/Seoul')).toBe(Date.UTC(2026, 10, 30, 15) / 1000);
+    // 2026-12-31 20:00 UTC is already 2027-01-01 in Seoul: the next reset is 2027-02-01 00:00 KST.
+    expect(nextMonthStart(Date.UTC(2026, 11, 31, 20), 'Asia/Seoul')).toBe(Date.UTC(2027, 0, 31, 15) / 1000);
+    expect(nextMonthStart(Date.UTC(2026, 11, 10), 'UTC')).toBe(Date.UTC(2027, 0, 1) / 1000);
+  });
+});
+
+describe('the command line', () => {
+  test('credentials come from flags or from the environment', () => {
+    const cli = parseCli(['--seed', '3'], {
+      CLS_BASE_URL: 'http://api.example',
+      CLS_API_KEYS: 'wms_test_aaaaaaaa, manager_test_bbbbbbbb',
+      CLS_API_KEY_CAM: 'cam_live_cccccccc',
+      CLS_OTHER_API_KEY_MANAGER: 'manager_test_dddddddd',
+      CLS_CLIENT_ID: 'client-1234',
+      CLS_CLIENT_SECRET: 'secret-secret-secret',
+    });
+    expect(cli.run.baseUrl).toBe('http://api.example');
+    expect(cli.run.apiKeys).toEqual(['wms_test_aaaaaaaa', 'manager_test_bbbbbbbb', 'cam_live_cccccccc']);
+    expect(cli.run.otherApiKeys).toEqual(['manager_test_dddddddd']);
+    expect(cli.run.clientId).toBe('client-1234');
+    expect(cli.run.seed).toBe(3);
+  });
+
+  test('usage errors', () => {
+    expect(() => parseCli([], {})).toThrow(UsageError);
+    expect(() => parseCli(['--base-url', 'http://x', '--client-id', 'only-id'], {})).toThrow(/go together/);
+    expect(() => parseCli(['--base-url', 'http://x', '--phase', 'nope'], {})).toThrow(/unknown phase/);
+    expect(() => parseCli(['--base-url', 'http://x', '--max-requests', 'ten'], {})).toThrow(/whole number/);
+  });
+});
+
+describe('curl lines', () => {
+  const redactor = new Redactor();
+  redactor.add('wms_test_secretsecret', 'CLS_API_KEY_WMS');
+  redactor.add('client-secret-value', 'CLS_CLIENT_SECRET');
+  const transport = new Transport({ baseUrl: 'http://api.example', contract, redactor, quotaReserve: 0, paceFraction: 0, backoffBaseMs: 1, backoffMaxMs: 1, maxRetries: 0, timeoutMs: 1000 });
+
+  test('name the key by its environment variable and quote the body for the shell', () => {
+    const line = transport.curl({
+      request: { method: 'post', path: '/v3/wms/orders', url: 'http://api.example/v3/wms/orders', credential: { kind: 'apiKey', key: 'wms_test_secretsecret', area: 'wms', env: 'test', seller: 'primary', ref: 'CLS_API_KEY_WMS' }, bodyText: `{"memo":"it's"}` },
+      response: { status: 400, headers: {}, text: '' },
+      ms: 1,
+      attempt: 1,
+    });
+    expect(line).toBe(`curl -sS -i -X POST http://api.example/v3/wms/orders -H "X-API-Key: $CLS_API_KEY_WMS" -H 'Content-Type: application/json' --data-raw '{"memo":"it'\\''s"}'`);
+  });
+
+  test('a secret inside a body becomes a reference that the shell expands', () => {
+    const line = transport.curl({
+      request: { method: 'post', path: '/v3/auth/token', url: 'http://api.example/v3/auth/token', credential: { kind: 'none' }, bodyText: '{"client_secret":"client-secret-value"}' },
+      response: { status: 401, headers: {}, text: '' },
+      ms: 1,
+      attempt: 1,
+    });
+    expect(line).toContain(`--data-raw "{\\"client_secret\\":\\"$CLS_CLIENT_SECRET\\"}"`);
+    expect(line).not.toContain('client-secret-value');
+  });
+
+  test('backoff doubles from the base up to the cap, with at most 20 % jitter', () => {
+    const t = new Transport({ baseUrl: 'http://x', contract, redactor, quotaReserve: 0, paceFraction: 0, backoffBaseMs: 1000, backoffMaxMs: 60_000, maxRetries: 5, timeoutMs: 1, random: () => 1 });
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => t.backoff(n))).toEqual([1200, 2400, 4800, 9600, 19200, 38400, 72000, 72000]);
+    const low = new Transport({ ...t.options, random: () => 0 });
+    expect(low.backoff(1)).toBe(800);
+  });
+});
