@@ -30,7 +30,32 @@ export interface ZonedParts {
   second: number;
 }
 
+/**
+ * Wall-clock readings already computed, per zone, by Unix second. `formatToParts` costs microseconds and a server
+ * formats the same few instants over and over (the request time within a second, the times of the orders a list
+ * shows), so that is worth remembering. The readings are frozen: callers share them.
+ */
+const readings = new Map<string, Map<number, Readonly<ZonedParts>>>();
+const READINGS_PER_ZONE = 10_000;
+
 export function zonedParts(instant: Date, timeZone: string): ZonedParts {
+  const ms = instant.getTime();
+  // Intl shows whole seconds, rounded down (also before 1970), so every instant within a second reads the same.
+  const second = Math.floor(ms / 1000);
+  let zone = readings.get(timeZone);
+  const known = zone?.get(second);
+  if (known) return known;
+  const parts = computeZonedParts(instant, timeZone);
+  if (Number.isFinite(ms)) {
+    if (!zone) readings.set(timeZone, (zone = new Map()));
+    // A bounded memory: when full, start over (the instants a server keeps formatting come back quickly).
+    if (zone.size >= READINGS_PER_ZONE) zone.clear();
+    zone.set(second, Object.freeze(parts));
+  }
+  return parts;
+}
+
+function computeZonedParts(instant: Date, timeZone: string): ZonedParts {
   const parts: Record<string, number> = {};
   for (const p of formatter(timeZone).formatToParts(instant)) {
     if (p.type !== 'literal') parts[p.type] = Number(p.value);

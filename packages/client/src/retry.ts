@@ -88,8 +88,10 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
     const idempotent = isIdempotent(request.method);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= options.maxTries;
-      // The original stays unread until the last attempt, so every attempt can be cloned from it.
-      const sending = last ? request : request.clone();
+      // A body can be read once, so an attempt that may be followed by another sends a clone and the original
+      // stays unread; a request without a body (every GET) can be sent again as it is, and cloning it would only
+      // cost time on every call.
+      const sending = last || request.body === null ? request : request.clone();
       let reason: RetryEvent['reason'];
       try {
         const response = await next(sending);

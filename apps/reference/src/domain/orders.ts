@@ -12,7 +12,7 @@ import {
   paginationOf,
   windowOf,
 } from './contract.js';
-import type { OrderChanges, OrderFields, OrderRecord, StoreTransaction } from './store.js';
+import type { OrderChanges, OrderFields, OrderFilter, OrderRecord, Slice, StoreTransaction, Window } from './store.js';
 import { type EpochSeconds, ServiceTime } from './time.js';
 import { dailyNumber, dateFilter, type Domain, draftView, managerOrderView, orderView, timeFilter } from './views.js';
 
@@ -190,24 +190,31 @@ export function orderHandlers(d: Domain): OrderHandlers {
     return order;
   }
 
-  async function listOrders(accountId: string, query: { page: number; size: number; updated_after?: string; date_from?: string; order_status_code?: OrderStatusCode }) {
+  type ListQuery = { page: number; size: number; updated_after?: string; date_from?: string; order_status_code?: OrderStatusCode };
+
+  /** One page of the seller's orders, read by `read` (whole orders, or only what a summary shows). */
+  async function listOrders<T>(
+    accountId: string,
+    query: ListQuery,
+    read: (accountId: string, filter: OrderFilter, window: Window) => Promise<Slice<T>>,
+  ) {
     const filter = {
       updatedAfter: timeFilter(time, 'updated_after', query.updated_after),
       registeredFrom: dateFilter(time, 'date_from', query.date_from),
       statusCode: query.order_status_code,
     };
-    const slice = await store.listOrders(accountId, filter, windowOf(query.page, query.size));
+    const slice = await read(accountId, filter, windowOf(query.page, query.size));
     return { items: slice.items, pagination: paginationOf(query.page, query.size, slice.total) };
   }
 
   return {
     async listWmsOrders({ query }, ctx) {
-      const { items, pagination } = await listOrders(ctx.accountId, query);
+      const { items, pagination } = await listOrders(ctx.accountId, query, (...args) => store.listOrders(...args));
       return { data: items.map((o) => orderView(o, time)), pagination };
     },
 
     async listManagerOrders({ query }, ctx) {
-      const { items, pagination } = await listOrders(ctx.accountId, query);
+      const { items, pagination } = await listOrders(ctx.accountId, query, (...args) => store.listOrderSummaries(...args));
       return { data: items.map((o) => managerOrderView(o, time)), pagination };
     },
 

@@ -59,6 +59,9 @@ export interface OrderRecord extends OrderFields {
   updated_at: EpochSeconds;
 }
 
+/** What the manager's order list shows of an order. */
+export type OrderSummaryRecord = Pick<OrderRecord, 'order_no' | 'mall_product_name' | 'order_status_code' | 'registered_at'>;
+
 export interface DraftRecord extends OrderFields {
   draft_id: string;
   status: string;
@@ -147,6 +150,8 @@ export interface StoreReader {
   findOrderByMallOrderNo(accountId: string, mallOrderNo: string): Promise<OrderRecord | undefined>;
   /** Newest registration first. */
   listOrders(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>>;
+  /** The same list as `listOrders`, each order read only as far as a summary needs (fewer columns, less work). */
+  listOrderSummaries(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>>;
 
   findDraft(accountId: string, draftId: string): Promise<DraftRecord | undefined>;
   findDraftByMallOrderNo(accountId: string, mallOrderNo: string): Promise<DraftRecord | undefined>;

@@ -9,6 +9,7 @@ import type {
   DraftRecord,
   OptionRecord,
   OrderRecord,
+  OrderSummaryRecord,
   ProductRecord,
   ReturnRecord,
   StockRecord,
@@ -50,7 +51,7 @@ export function orderView(o: OrderRecord, time: ServiceTime): Schemas['Order'] {
   };
 }
 
-export function managerOrderView(o: OrderRecord, time: ServiceTime): Schemas['ManagerOrderListItem'] {
+export function managerOrderView(o: OrderSummaryRecord, time: ServiceTime): Schemas['ManagerOrderListItem'] {
   return {
     order_no: o.order_no,
     mall_product_name: o.mall_product_name,

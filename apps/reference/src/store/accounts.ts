@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type Database from 'better-sqlite3';
 import type { KeyArea } from '@cls-api/server';
 import type { Db } from './db.js';
 
@@ -91,10 +92,22 @@ interface AccountRow {
 }
 
 export class SqliteAccountStore implements AccountStore {
+  /** Prepared once per SQL text: preparing costs more than running these small statements. */
+  private readonly statements = new Map<string, Database.Statement>();
+
   constructor(private readonly db: Db) {}
 
+  private statement(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
   countAccounts(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
+    return (this.statement('SELECT COUNT(*) AS n FROM accounts').get() as { n: number }).n;
   }
 
   createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Account {
@@ -104,8 +117,7 @@ export class SqliteAccountStore implements AccountStore {
     }
     const accountId = `acc_${randomBase62(16)}`;
     this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO accounts (account_id, name, paid, created_at) VALUES (?, ?, ?, ?)')
+      this.statement('INSERT INTO accounts (account_id, name, paid, created_at) VALUES (?, ?, ?, ?)')
         .run(accountId, name, input.paid ? 1 : 0, epoch(now));
       for (const area of new Set(input.link)) this.insertLink(accountId, area, `${area}-${accountId}`, now);
     })();
@@ -113,9 +125,9 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   getAccount(accountId: string): Account | undefined {
-    const row = this.db.prepare('SELECT * FROM accounts WHERE account_id = ?').get(accountId) as AccountRow | undefined;
+    const row = this.statement('SELECT * FROM accounts WHERE account_id = ?').get(accountId) as AccountRow | undefined;
     if (!row) return undefined;
-    const areas = (this.db.prepare('SELECT area FROM service_accounts WHERE account_id = ? ORDER BY area').all(accountId) as Array<{ area: KeyArea }>).map(
+    const areas = (this.statement('SELECT area FROM service_accounts WHERE account_id = ? ORDER BY area').all(accountId) as Array<{ area: KeyArea }>).map(
       (r) => r.area,
     );
     return { account_id: row.account_id, name: row.name, paid: row.paid === 1, linked_areas: areas, created_at: row.created_at };
@@ -129,14 +141,13 @@ export class SqliteAccountStore implements AccountStore {
 
   setPaid(accountId: string, paid: boolean): Account {
     this.requireAccount(accountId);
-    this.db.prepare('UPDATE accounts SET paid = ? WHERE account_id = ?').run(paid ? 1 : 0, accountId);
+    this.statement('UPDATE accounts SET paid = ? WHERE account_id = ?').run(paid ? 1 : 0, accountId);
     return this.getAccount(accountId)!;
   }
 
   private insertLink(accountId: string, area: KeyArea, ref: string, now: Date): void {
     if (!KEY_AREAS.includes(area)) throw new ProvisioningError(`no service area ${area}; use one of ${KEY_AREAS.join(', ')}`);
-    this.db
-      .prepare('INSERT OR IGNORE INTO service_accounts (account_id, area, service_account_ref, linked_at) VALUES (?, ?, ?, ?)')
+    this.statement('INSERT OR IGNORE INTO service_accounts (account_id, area, service_account_ref, linked_at) VALUES (?, ?, ?, ?)')
       .run(accountId, area, ref, epoch(now));
   }
 
@@ -156,15 +167,13 @@ export class SqliteAccountStore implements AccountStore {
     if (env === 'live' && !account.paid) throw new ProvisioningError(`live keys need a paid subscription; account ${accountId} is not paid`);
     const apiKey = `${area}_${env}_${randomBase62(32)}`;
     const keyId = `key_${randomBase62(16)}`;
-    this.db
-      .prepare('INSERT INTO api_keys (key_id, account_id, area, env, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.statement('INSERT INTO api_keys (key_id, account_id, area, env, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(keyId, accountId, area, env, sha256(apiKey), apiKey.slice(0, area.length + env.length + 6), epoch(now));
     return { api_key: apiKey, key_id: keyId };
   }
 
   findApiKey(apiKey: string): ApiKeyIdentity | undefined {
-    const row = this.db
-      .prepare(
+    const row = this.statement(
         `SELECT k.account_id, k.area, k.env, a.paid FROM api_keys k JOIN accounts a ON a.account_id = k.account_id
          WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
       )
@@ -173,22 +182,20 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   revokeApiKey(apiKey: string, now: Date): boolean {
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL').run(epoch(now), sha256(apiKey)).changes === 1;
+    return this.statement('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL').run(epoch(now), sha256(apiKey)).changes === 1;
   }
 
   createClient(accountId: string, now: Date): { client_id: string; client_secret: string } {
     this.requireAccount(accountId);
     const clientId = `cli_${randomBase62(20)}`;
     const clientSecret = `sec_${randomBase62(40)}`;
-    this.db
-      .prepare('INSERT INTO client_credentials (client_id, account_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
+    this.statement('INSERT INTO client_credentials (client_id, account_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
       .run(clientId, accountId, sha256(clientSecret), epoch(now));
     return { client_id: clientId, client_secret: clientSecret };
   }
 
   verifyClient(clientId: string, clientSecret: string): string | undefined {
-    const row = this.db
-      .prepare('SELECT account_id, secret_hash FROM client_credentials WHERE client_id = ? AND revoked_at IS NULL')
+    const row = this.statement('SELECT account_id, secret_hash FROM client_credentials WHERE client_id = ? AND revoked_at IS NULL')
       .get(clientId) as { account_id: string; secret_hash: string } | undefined;
     const given = Buffer.from(sha256(clientSecret), 'hex');
     // Compare even when the client is unknown, so the response time does not tell which half was wrong.
@@ -199,8 +206,7 @@ export class SqliteAccountStore implements AccountStore {
   issueRefreshToken(input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number }, now: Date): { refresh_token: string; family_id: string } {
     const token = `rft_${randomBase62(40)}`;
     const familyId = input.familyId ?? randomUUID();
-    this.db
-      .prepare(
+    this.statement(
         'INSERT INTO refresh_tokens (token_hash, family_id, account_id, client_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
       .run(sha256(token), familyId, input.accountId, input.clientId, epoch(now), epoch(now) + input.ttlSeconds);
@@ -210,8 +216,7 @@ export class SqliteAccountStore implements AccountStore {
   useRefreshToken(refreshToken: string, now: Date): RefreshOutcome {
     const hash = sha256(refreshToken);
     return this.db.transaction((): RefreshOutcome => {
-      const row = this.db
-        .prepare(
+      const row = this.statement(
           `SELECT t.account_id, t.client_id, t.family_id, t.expires_at, t.used_at, c.revoked_at AS client_revoked_at
            FROM refresh_tokens t JOIN client_credentials c ON c.client_id = t.client_id WHERE t.token_hash = ?`,
         )
@@ -221,11 +226,11 @@ export class SqliteAccountStore implements AccountStore {
       if (!row || row.client_revoked_at !== null) return { kind: 'invalid' };
       if (row.used_at !== null) {
         // A spent token presented again was copied: end every token of its family.
-        this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE family_id = ? AND used_at IS NULL').run(epoch(now), row.family_id);
+        this.statement('UPDATE refresh_tokens SET used_at = ? WHERE family_id = ? AND used_at IS NULL').run(epoch(now), row.family_id);
         return { kind: 'invalid' };
       }
       if (epoch(now) >= row.expires_at) return { kind: 'expired' };
-      const spent = this.db.prepare('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(epoch(now), hash);
+      const spent = this.statement('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(epoch(now), hash);
       if (spent.changes !== 1) return { kind: 'invalid' };
       return { kind: 'ok', account_id: row.account_id, client_id: row.client_id, family_id: row.family_id };
     }).immediate();
@@ -234,8 +239,7 @@ export class SqliteAccountStore implements AccountStore {
   countTestCall(accountId: string, month: string, limit: number): { allowed: boolean; calls: number } {
     // One statement: the increment happens only below the limit, so concurrent callers (in this process or in
     // another one on the same file) can never push the count past it.
-    const row = this.db
-      .prepare(
+    const row = this.statement(
         `INSERT INTO usage_counters (account_id, month, env, calls) SELECT ?, ?, 'test', 1 WHERE ? >= 1
          ON CONFLICT (account_id, month, env) DO UPDATE SET calls = calls + 1 WHERE calls < ?
          RETURNING calls`,
@@ -246,8 +250,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   countLiveCall(accountId: string, month: string): number {
-    const row = this.db
-      .prepare(
+    const row = this.statement(
         `INSERT INTO usage_counters (account_id, month, env, calls) VALUES (?, ?, 'live', 1)
          ON CONFLICT (account_id, month, env) DO UPDATE SET calls = calls + 1 RETURNING calls`,
       )
@@ -256,7 +259,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   usage(accountId: string, month: string, env: KeyEnv): number {
-    const row = this.db.prepare('SELECT calls FROM usage_counters WHERE account_id = ? AND month = ? AND env = ?').get(accountId, month, env) as
+    const row = this.statement('SELECT calls FROM usage_counters WHERE account_id = ? AND month = ? AND env = ?').get(accountId, month, env) as
       | { calls: number }
       | undefined;
     return row?.calls ?? 0;
@@ -264,6 +267,6 @@ export class SqliteAccountStore implements AccountStore {
 
   resetUsage(accountId: string, month: string, env: KeyEnv): void {
     this.requireAccount(accountId);
-    this.db.prepare('DELETE FROM usage_counters WHERE account_id = ? AND month = ? AND env = ?').run(accountId, month, env);
+    this.statement('DELETE FROM usage_counters WHERE account_id = ? AND month = ? AND env = ?').run(accountId, month, env);
   }
 }

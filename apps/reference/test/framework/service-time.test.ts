@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthKey, startOfNextMonth, zonedTimeToInstant } from '../../src/service-time.js';
+import { monthKey, startOfNextMonth, zonedParts, zonedTimeToInstant } from '../../src/service-time.js';
 
 describe('service time zone calendar', () => {
   it('the quota month and its reset follow the service time zone, not UTC', () => {
@@ -17,5 +17,32 @@ describe('service time zone calendar', () => {
     expect(startOfNextMonth(new Date('2026-11-10T12:00:00Z'), 'America/New_York').toISOString()).toBe('2026-12-01T05:00:00.000Z');
     expect(zonedTimeToInstant(2026, 3, 1, 'Europe/Berlin').toISOString()).toBe('2026-02-28T23:00:00.000Z');
     expect(zonedTimeToInstant(2026, 4, 1, 'Europe/Berlin').toISOString()).toBe('2026-03-31T22:00:00.000Z');
+  });
+});
+
+describe('zonedParts remembers readings per zone and second', () => {
+  // Intl's own reading, uncached: what every remembered reading must equal.
+  function intl(instant: Date, timeZone: string) {
+    const parts: Record<string, number> = {};
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    });
+    for (const p of format.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+    return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+  }
+
+  it('a remembered reading equals Intl, for the same second asked again, in another zone, and across the clearing', () => {
+    const zones = ['Asia/Seoul', 'UTC', 'America/New_York', 'Europe/Berlin'];
+    // Deterministic instants around daylight-saving changes, before 1970, and within one second (ms differ).
+    const base = [Date.UTC(2026, 2, 8, 6, 59, 59, 999), Date.UTC(2026, 9, 25, 0, 30), Date.UTC(1969, 11, 31, 23, 59, 59, 500), Date.UTC(2026, 10, 20, 8, 59, 59, 1)];
+    const instants = base.flatMap((t) => [t, t + 1, t + 998, t + 1000, t - 1000]);
+    for (let round = 0; round < 2; round++) {
+      for (const timeZone of zones) {
+        for (const t of instants) expect(zonedParts(new Date(t), timeZone)).toEqual(intl(new Date(t), timeZone));
+      }
+    }
+    // More distinct seconds than one zone remembers, then the first ones again.
+    for (let s = 0; s < 10_050; s++) zonedParts(new Date(Date.UTC(2026, 0, 1) + s * 1000), 'Asia/Seoul');
+    for (const t of instants) expect(zonedParts(new Date(t), 'Asia/Seoul')).toEqual(intl(new Date(t), 'Asia/Seoul'));
   });
 });

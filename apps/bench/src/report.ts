@@ -1,0 +1,303 @@
+// BENCHMARKS.md: written by the harness from a run's results, never by hand.
+import { fmt } from './context.js';
+import type { MachineInfo } from './machine.js';
+import { SCENARIO_TITLES, SCENARIOS, type ScenarioName, type Settings } from './options.js';
+import type { ClientResult } from './scenarios/client.js';
+import type { DraftResult } from './scenarios/draft.js';
+import type { GetResult, GetServerKey } from './scenarios/get.js';
+import type { PipelineResult } from './scenarios/pipeline.js';
+import type { ProfileResult } from './scenarios/profile.js';
+import { MISSED_TARGET_NOTES } from './notes.js';
+import type { TargetResult } from './targets.js';
+
+export interface Results {
+  get?: GetResult;
+  draft?: DraftResult;
+  client?: ClientResult;
+  profile?: ProfileResult;
+  pipeline?: PipelineResult;
+  /** Scenarios that were asked for but failed, with why. */
+  errors: Partial<Record<ScenarioName, string>>;
+}
+
+export interface Report {
+  title: string;
+  quick: boolean;
+  command: string;
+  machine: MachineInfo;
+  commit: { commit: string; dirty: boolean } | undefined;
+  scenarios: ScenarioName[];
+  settings: Settings;
+  results: Results;
+  targets: TargetResult[];
+  finishedAt: string;
+  /** Load averages when the run ended: with the start's, how busy the machine was meanwhile. */
+  loadAverageAtEnd: [number, number, number];
+  durationSec: number;
+}
+
+const pct = (n: number, digits = 0) => `${fmt(n * 100, digits)}%`;
+
+function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): string {
+  const sep = header.map((_, i) => ((align?.[i] ?? 'l') === 'r' ? '---:' : '---'));
+  return [header, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+function statusMark(status: TargetResult['status']): string {
+  return { met: '✅ met', missed: '❌ missed', 'not run': '— not run', invalid: '⚠️ invalid run' }[status];
+}
+
+function machineSection(r: Report): string {
+  const m = r.machine;
+  return [
+    '## Machine',
+    '',
+    table(
+      ['', ''],
+      [
+        ['CPU', `${m.cores} cores, ${m.cpuModel}`],
+        ['Memory', `${fmt(m.memoryGiB, 1)} GiB (${fmt(m.freeMemoryGiB, 1)} GiB free at start)`],
+        ['Node', m.node],
+        ['OS', m.os],
+        ['Load average (1, 5, 15 min) at start / at end', `${m.loadAverage.map((n) => fmt(n, 1)).join(', ')} / ${r.loadAverageAtEnd.map((n) => fmt(n, 1)).join(', ')}`],
+        ['Run', `${m.startedAt} → ${r.finishedAt} (${fmt(r.durationSec)} s)`],
+        ['Commit', r.commit ? `${r.commit.commit.slice(0, 12)}${r.commit.dirty ? ' with uncommitted changes' : ''}` : 'unknown'],
+      ],
+    ),
+    '',
+    'The load generator (autocannon) runs in the harness process on the same machine as the servers, each server in ' +
+      'a child process of its own. Numbers from a machine with other work on it are noisy: a 1-minute load average ' +
+      `well above 1 (the harness alone) means other work shared the ${m.cores} cores; see also the spread over rounds.`,
+  ].join('\n');
+}
+
+function targetsSection(r: Report): string {
+  const rows = r.targets.map((t) => [t.target, t.measured, statusMark(t.status)]);
+  const out = ['## Targets', '', table(['Target', 'Measured', 'Status'], rows)];
+  const missed = r.targets.filter((t) => t.status === 'missed');
+  for (const t of missed) {
+    const note = MISSED_TARGET_NOTES[t.id];
+    if (note) out.push('', `**${t.target}: missed.** ${note(r)}`);
+  }
+  return out.join('\n');
+}
+
+function getSection(g: GetResult): string {
+  const keys: GetServerKey[] = ['reference', 'bare', 'prism'];
+  const s = g.servers;
+  const spread = (k: GetServerKey) => {
+    const rps = s[k].rounds.map((r) => r.rps);
+    return `${fmt(Math.min(...rps))}–${fmt(Math.max(...rps))}`;
+  };
+  const rows = keys.map((k) => [
+    `**${s[k].label}**`,
+    fmt(s[k].median.rps),
+    spread(k),
+    fmt(s[k].median.p50Ms, 2),
+    fmt(s[k].median.p99Ms, 2),
+    fmt(s[k].peakRssMiB, 1),
+    `${pct(s[k].median.serverCpu)} (${s[k].processes} process${s[k].processes === 1 ? '' : 'es'})`,
+    fmt(s[k].median.serverCpuUsPerRequest),
+    pct(s[k].median.loadGeneratorCpu),
+    fmt(s[k].bodyBytes),
+  ]);
+  const perRound = keys.map((k) => [s[k].label, ...s[k].rounds.map((r) => fmt(r.rps))]);
+  return [
+    `## ${SCENARIO_TITLES.get}`,
+    '',
+    `\`${g.request}\`, the same request bytes to each server (a live key of a paid account, \`Accept: application/json\`, ` +
+      `\`Prefer: example=first_page\`). ${g.connections} connections, no pipelining; ${fmt(g.warmupSec)} s warm-up per server, ` +
+      `then ${g.rounds} rounds of ${fmt(g.roundSec)} s, interleaved (reference, bare, Prism, reference, …) so that machine ` +
+      'noise hits all three alike. Every figure is the median over rounds; p50 and p99 are exact percentiles of every 2xx ' +
+      'response of a round.',
+    '',
+    table(
+      ['Server', 'Requests/s', 'Rounds min–max', 'p50 ms', 'p99 ms', 'Peak RSS MiB', 'Server CPU (of one core)', 'Server CPU µs/request', 'Load generator CPU', 'Body bytes'],
+      rows,
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    table(
+      ['Ratio (median of per-round ratios)', 'Value'],
+      [
+        ['reference ÷ bare Fastify', `**${fmt(g.ratios.referenceToBare, 2)} ×**`],
+        ['reference ÷ Prism mock', `**${fmt(g.ratios.referenceToPrism, 1)} ×**`],
+        ['bare Fastify ÷ Prism mock', `${fmt(g.ratios.bareToPrism, 1)} ×`],
+      ],
+      ['l', 'r'],
+    ),
+    '',
+    '<details><summary>Requests/s per round</summary>',
+    '',
+    table(['Server', ...g.servers.reference.rounds.map((_, i) => `Round ${i + 1}`)], perRound),
+    '',
+    '</details>',
+    '',
+    ...keys.map((k) => `- **${s[k].label}**: ${s[k].description}.`),
+    '- Peak RSS is the sum of the peak resident set (VmHWM) of the server\'s processes over its life, start-up included. ' +
+      'Server CPU comes from /proc (user + system time of the server\'s processes during each round).',
+    g.valid
+      ? '- Every measured response was 2xx (no throttling, no errors, no timeouts).'
+      : `- ⚠️ Some responses were not 2xx or failed: these numbers are not valid. ${keys
+          .filter((k) => s[k].failed > 0)
+          .map((k) => `${s[k].label}: ${Object.entries(s[k].failures).map(([what, n]) => `${fmt(n)} × ${what}`).join(', ')}`)
+          .join('; ')}.`,
+  ].join('\n');
+}
+
+function draftSection(d: DraftResult): string {
+  return [
+    `## ${SCENARIO_TITLES.draft}`,
+    '',
+    `\`${d.request}\` with ${fmt(d.rowsPerRequest)} rows (the contract's \`maxItems\`), built from the contract's own request ` +
+      'example with a new `mall_order_no` on every row, so that every row opens a draft (each response is checked: ' +
+      `\`created_count\` ${fmt(d.rowsPerRequest)}, \`failed_count\` 0). One request at a time over one keep-alive ` +
+      `connection, with a live key; ${d.warmupRequests} warm-up requests, then ${d.rounds.length} rounds of ` +
+      `${d.rounds[0]?.requests ?? 0} requests.`,
+    '',
+    table(
+      ['p50 ms (median of rounds)', 'p99 ms (all requests)', 'Rows/s (median of rounds)', 'Server CPU ms/request', 'Peak RSS MiB', 'Request / response bytes'],
+      [
+        [
+          `**${fmt(d.p50Ms, 1)}**`,
+          fmt(d.p99Ms, 1),
+          fmt(d.rowsPerSecond),
+          fmt(d.serverCpuMsPerRequest, 1),
+          fmt(d.peakRssMiB, 1),
+          `${fmt(d.requestBytes)} / ${fmt(d.responseBytes)}`,
+        ],
+      ],
+      ['r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    'Measured: end-to-end latency from writing the request to reading the last byte of the response, as a client on ' +
+      'the same machine sees it. It covers sending and parsing the JSON body, auth and quota counting, Ajv validation ' +
+      'of every row against the contract, one SQLite transaction that checks each row (repeats, existing drafts, ' +
+      'products and options) and inserts it, and serializing the result rows. Rows/s is rows opened per second of ' +
+      `wall time with requests one after another. p99 over ${d.measuredRequests} requests` +
+      `${d.measuredRequests < 100 ? ' is the slowest of them' : ''}. Drafts accumulate during the run ` +
+      `(${fmt(d.draftsBeforeLastRequest)} before the last request).`,
+  ].join('\n');
+}
+
+function clientSection(c: ClientResult): string {
+  return [
+    `## ${SCENARIO_TITLES.client}`,
+    '',
+    `\`${c.request}\` against the reference server, from the harness process: ${c.rounds.length} rounds of ` +
+      `${fmt(c.callsPerRound)} calls each way, one call each way in turn (a, b, b, a, …) so that whatever else the ` +
+      `machine does slows both alike, after ${fmt(c.warmupCalls)} warm-up calls each. Bare: \`fetch(url, { headers })\` ` +
+      `then \`res.json()\`. Client: ${c.clientOptions}, \`client.GET(path, { params: { query } })\`, which also parses ` +
+      "the body. Pacing is off because it would hold the calls to the contract's 30 per second and measure the gateway " +
+      'limit, not the client; caching is off because a cached answer sends no request.',
+    '',
+    table(
+      ['Bare fetch µs/call', 'Client µs/call', 'Overhead', 'Overhead µs', 'Caller CPU µs/call: fetch', 'Caller CPU µs/call: client'],
+      [[fmt(c.fetchMedianUs), fmt(c.clientMedianUs), `**${pct(c.overhead, 1)}**`, fmt(c.overheadUs), fmt(c.fetchCpuUs), fmt(c.clientCpuUs)]],
+      ['r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    'Per-call times are medians within a round; the overhead is the median over rounds of (client − fetch) ÷ fetch. ' +
+      'Caller CPU is the harness process\'s CPU time per call (median over rounds): the part of the difference that is ' +
+      'the client\'s own work, whatever the server and the scheduler did.',
+  ].join('\n');
+}
+
+function profileSection(p: ProfileResult): string {
+  return [
+    `## ${SCENARIO_TITLES.profile}`,
+    '',
+    `A separate reference server run with \`node --cpu-prof\`, under the GET scenario's load for ${fmt(p.durationSec)} s ` +
+      `(${fmt(p.rps)} requests/s while profiled). ${p.windowed ? 'Only samples from the load window count' : 'The whole profile counts (the load window could not be matched to the profile clock)'}; ` +
+      `the server was busy ${pct(p.busyShare)} of that window. Shares are of busy time. A JavaScript function's self ` +
+      'time includes the native calls it makes (SQLite statements, Intl formatting).' +
+      (p.savedAs ? ` Raw profile: \`${p.savedAs}\` (Chrome DevTools or speedscope).` : ''),
+    '',
+    table(
+      ['Self time', 'Function', 'Origin'],
+      p.topFunctions.map((f) => [pct(f.share, 1), `\`${f.name}\``, f.origin]),
+      ['r', 'l', 'l'],
+    ),
+    '',
+    table(
+      ['Layer', 'Share of busy time'],
+      p.byLayer.map((o) => [o.layer, pct(o.share, 1)]),
+      ['l', 'r'],
+    ),
+    '',
+    '<details><summary>By package</summary>',
+    '',
+    table(
+      ['Origin', 'Share of busy time'],
+      p.byOrigin.slice(0, 15).map((o) => [o.origin, pct(o.share, 1)]),
+      ['l', 'r'],
+    ),
+    '',
+    '</details>',
+  ].join('\n');
+}
+
+function pipelineSection(p: PipelineResult): string {
+  const run = (label: string, r: { seconds: number; cached?: number; total?: number; fullTurbo: boolean }) => [
+    label,
+    `${fmt(r.seconds, 2)} s`,
+    r.total === undefined ? '—' : `${r.cached} of ${r.total}${r.fullTurbo ? ' (FULL TURBO)' : ''}`,
+  ];
+  return [
+    `## ${SCENARIO_TITLES.pipeline}`,
+    '',
+    `A \`git clone\` of commit \`${p.commit.slice(0, 12)}\` into a temporary directory, ` +
+      '`pnpm install --frozen-lockfile --offline` there (from the local store; not a target), then the root ' +
+      '`pnpm build` (`turbo run build`) with no turbo cache and no build outputs, then unchanged again. ' +
+      (p.workingTreeDirty ? 'The working tree had uncommitted changes; a clone does not have them, so they are not measured. ' : ''),
+    '',
+    table(
+      ['Run', 'Wall time', 'Tasks cached'],
+      [
+        run('install (offline)', p.install),
+        run('cold build', p.cold),
+        ...p.warm.map((w, i) => run(`unchanged build ${i + 1}`, w)),
+        [`**unchanged build, median of ${p.warm.length}**`, `**${fmt(p.warmSeconds, 2)} s**`, ''],
+      ],
+      ['l', 'r', 'r'],
+    ),
+  ].join('\n');
+}
+
+export function renderMarkdown(r: Report): string {
+  const parts: string[] = [
+    `# ${r.title}`,
+    '',
+    `Written by \`${r.command}\` (apps/bench). Do not edit: run it again.` +
+      (r.quick ? '\n\n> **Quick run** (`--quick`): few, short rounds. A smoke test of the harness, not numbers to quote.' : ''),
+    '',
+    machineSection(r),
+    '',
+    targetsSection(r),
+  ];
+  const res = r.results;
+  for (const name of SCENARIOS) {
+    if (!r.scenarios.includes(name)) continue;
+    parts.push('');
+    const error = res.errors[name];
+    if (error) {
+      parts.push(`## ${SCENARIO_TITLES[name]}`, '', `**The scenario failed:** ${error.split('\n')[0]}`);
+      continue;
+    }
+    if (name === 'get' && res.get) parts.push(getSection(res.get));
+    if (name === 'draft' && res.draft) parts.push(draftSection(res.draft));
+    if (name === 'client' && res.client) parts.push(clientSection(res.client));
+    if (name === 'profile' && res.profile) parts.push(profileSection(res.profile));
+    if (name === 'pipeline' && res.pipeline) parts.push(pipelineSection(res.pipeline));
+  }
+  parts.push(
+    '',
+    '## Re-running',
+    '',
+    '`pnpm bench` (everything, a few minutes), `pnpm bench --quick` (a smoke run), `pnpm bench --only get,client` ' +
+      '(some scenarios). Options: `--rounds N`, `--seconds S`, `--out FILE`, `--json FILE`. Ports are ephemeral and on ' +
+      'loopback only; every load loop has a fixed duration or count.',
+    '',
+  );
+  return parts.join('\n');
+}

@@ -1,0 +1,176 @@
+// Starting the servers under test, each in a child process of its own, on loopback ports chosen by the system.
+import { execFile, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServerProcess, track } from '../processes.js';
+import type { Ready } from './announce.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+export interface RunningServer {
+  label: string;
+  url: string;
+  process: ServerProcess;
+  close(): Promise<void>;
+}
+
+interface ForkOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  execArgv?: string[];
+}
+
+/** Forks one of this package's server entries and waits for its address. */
+async function forkServer(entry: string, args: string[], label: string, timeoutMs: number, options: ForkOptions = {}): Promise<RunningServer> {
+  const child = fork(join(here, entry), args, {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    execArgv: options.execArgv ?? [],
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
+  const server = track(new ServerProcess(child, label));
+  const stderr: string[] = [];
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr.push(chunk.toString('utf8'));
+    if (stderr.length > 50) stderr.shift();
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${label} did not start within ${timeoutMs} ms`)), timeoutMs);
+      child.once('message', (message: Ready) => {
+        clearTimeout(timer);
+        resolve(message.url);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${label} exited (${code}) before it was ready:\n${stderr.join('')}`));
+      });
+    });
+    server.refreshTree();
+    return { label, url, process: server, close: () => server.stop() };
+  } catch (err) {
+    await server.stop(1_000);
+    throw err;
+  }
+}
+
+/** The bare Fastify ceiling, answering `path` with exactly `body`. */
+export async function startBare(path: string, body: Buffer, contentType: string): Promise<RunningServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'cls-bench-bare-'));
+  const bodyFile = join(dir, 'body');
+  await writeFile(bodyFile, body);
+  const server = await forkServer('bare.js', [path, bodyFile, contentType], 'bare Fastify', 30_000);
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The Prism mock of `@cls-api/mock` (front server and Prism). Prism takes seconds to load the contract. */
+export function startPrismMock(): Promise<RunningServer> {
+  return forkServer('mock.js', [], 'Prism mock', 180_000);
+}
+
+export interface DemoKey {
+  area: string;
+  env: string;
+  api_key: string;
+}
+
+export interface DemoAccount {
+  account_id: string;
+  name: string;
+  paid: boolean;
+  api_keys: DemoKey[];
+  product_codes?: string[];
+}
+
+export interface ReferenceServer extends RunningServer {
+  /** The demo account the keys belong to: paid, so that its live keys are accepted. */
+  account: DemoAccount;
+  /** A live key of the paid demo account for `area`: quota counting runs on every call and never refuses one. */
+  liveKey(area: 'wms' | 'manager'): string;
+  env: Record<string, string>;
+}
+
+export interface ReferenceOptions {
+  /** Extra node options for the server process, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
+  /** Extra environment for the server process. */
+  env?: Record<string, string>;
+}
+
+/** The reference server's command line entry (`bin` of @cls-api/reference). */
+export function referenceCli(): string {
+  const pkgPath = require.resolve('@cls-api/reference/package.json');
+  const pkg = require(pkgPath) as { bin?: Record<string, string> };
+  const bin = Object.values(pkg.bin ?? {})[0];
+  if (!bin) throw new Error('@cls-api/reference declares no bin');
+  return join(dirname(pkgPath), bin);
+}
+
+function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [cli, ...args], { env, cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`cls-reference ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/**
+ * The reference server as partners run it (`cls-reference serve`, in `servers/reference.ts`), on a SQLite file in a fresh temporary directory
+ * loaded with the demo data set (`cls-reference seed`, in a process of its own so that the server's memory is
+ * only the server's). Configuration is production's (NODE_ENV=production, a fixed JWT secret), with the gateway
+ * limit raised so that a load test from one address is not throttled (the limiter still runs on every request),
+ * strict-contract response checking off (a test-only mode), and request logging off (LOG_LEVEL=warn).
+ */
+export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const cli = referenceCli();
+  const dir = await mkdtemp(join(tmpdir(), 'cls-bench-ref-'));
+  const env: Record<string, string> = {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE: join(dir, 'reference.db'),
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    STRICT_CONTRACT: '0',
+    GATEWAY_RATE_PER_SECOND: '1000000000',
+    GATEWAY_BURST: '1000000000',
+    ...options.env,
+  };
+  const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env };
+  try {
+    const seeded = JSON.parse(await runReferenceCli(cli, ['seed', '--json'], childEnv, dir)) as { accounts: DemoAccount[] };
+    const account = seeded.accounts.find((a) => a.paid && a.api_keys.some((k) => k.env === 'live'));
+    if (!account) throw new Error('the demo data set has no paid account with live keys');
+
+    const server = await forkServer('reference.js', [], 'reference', 60_000, { env: childEnv, cwd: dir, execArgv: options.nodeArgs ?? [] });
+    return {
+      ...server,
+      account,
+      env,
+      liveKey(area) {
+        const key = account.api_keys.find((k) => k.area === area && k.env === 'live');
+        if (!key) throw new Error(`the demo account has no live ${area} key`);
+        return key.api_key;
+      },
+      async close() {
+        await server.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}

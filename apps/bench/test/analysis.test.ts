@@ -1,0 +1,106 @@
+// The parts of the harness that turn measurements into the report: the profile summary and the target checks.
+import { describe, expect, it } from 'vitest';
+import { LAYERS, layerOf, originOf, summarizeProfile, type CpuProfile } from '../src/cpuprofile.js';
+import type { Results } from '../src/report.js';
+import type { GetResult } from '../src/scenarios/get.js';
+import { evaluateTargets } from '../src/targets.js';
+
+const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+
+describe('originOf and layerOf', () => {
+  it('name the package or workspace directory of a frame', () => {
+    const fastify = frame('serialize', 'file:///r/node_modules/.pnpm/fastify@5.12.8/node_modules/fastify/lib/reply.js');
+    expect(originOf(fastify)).toBe('fastify');
+    expect(layerOf(fastify)).toBe(LAYERS.fastify);
+    const sqlite = frame('all', 'file:///r/node_modules/.pnpm/better-sqlite3@12.11.1/node_modules/better-sqlite3/lib/methods/wrappers.js');
+    expect(layerOf(sqlite)).toBe(LAYERS.sqlite);
+    const store = frame('countLiveCall', 'file:///r/apps/reference/dist/store/accounts.js');
+    expect(originOf(store)).toBe('apps/reference');
+    expect(layerOf(store)).toBe(LAYERS.sqlite);
+    expect(layerOf(frame('all', 'file:///r/apps/reference/dist/domain/sqlite-store.js'))).toBe(LAYERS.sqlite);
+    expect(layerOf(frame('zonedParts', 'file:///r/apps/reference/dist/service-time.js'))).toBe(LAYERS.reference);
+    expect(originOf(frame('writevGeneric', 'node:internal/stream_base_commons'))).toBe('node: stream_base_commons');
+    expect(layerOf(frame('writev', ''))).toBe(LAYERS.node);
+    expect(layerOf(frame('(garbage collector)', ''))).toBe(LAYERS.v8);
+    expect(originOf(frame('(idle)', ''))).toBe('idle');
+    expect(originOf(frame('x', 'file:///r/node_modules/@scope/pkg/node_modules/inner/a.js'))).toBe('inner');
+  });
+});
+
+describe('summarizeProfile', () => {
+  // Samples every 100 µs from t = 1,000 µs: idle, then handler, then handler, then GC, then idle, then handler.
+  const profile: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: frame('(idle)', '') },
+      { id: 2, callFrame: frame('handler', 'file:///r/apps/reference/dist/routes.js') },
+      { id: 3, callFrame: frame('(garbage collector)', '') },
+    ],
+    startTime: 1_000,
+    endTime: 1_700,
+    samples: [1, 2, 2, 3, 1, 2, 1],
+    timeDeltas: [100, 100, 100, 100, 100, 100, 100],
+  };
+
+  it('gives self time per function as a share of busy time, idle left out', () => {
+    const s = summarizeProfile(profile, 10);
+    expect(s.windowed).toBe(false);
+    expect(s.topFunctions.map((f) => [f.name.split(' ')[0], f.share])).toEqual([
+      ['handler', 0.75],
+      ['(garbage', 0.25],
+    ]);
+    expect(s.busyShare).toBeCloseTo(400 / 700, 10);
+    expect(s.byLayer).toEqual([
+      { layer: LAYERS.reference, share: 0.75 },
+      { layer: LAYERS.v8, share: 0.25 },
+    ]);
+  });
+
+  it('keeps only samples inside the window when it overlaps the profile', () => {
+    const s = summarizeProfile(profile, 10, { fromUs: 1_150, toUs: 1_350 });
+    expect(s.windowed).toBe(true);
+    expect(s.topFunctions.map((f) => f.name.split(' ')[0])).toEqual(['handler']);
+    expect(s.windowMs).toBeCloseTo(0.2, 10);
+  });
+
+  it('falls back to the whole profile when the window misses it', () => {
+    expect(summarizeProfile(profile, 10, { fromUs: 5_000, toUs: 6_000 }).windowed).toBe(false);
+  });
+});
+
+function getResult(referenceToBare: number, referenceToPrism: number, valid = true): GetResult {
+  return { ratios: { referenceToBare, referenceToPrism, bareToPrism: referenceToPrism / referenceToBare }, valid } as GetResult;
+}
+
+describe('evaluateTargets', () => {
+  const status = (results: Results) => Object.fromEntries(evaluateTargets(results).map((t) => [t.id, t.status]));
+
+  it('marks each target met or missed on its own threshold', () => {
+    const results = {
+      errors: {},
+      get: getResult(0.6, 4.99),
+      draft: { p50Ms: 49.9, rowsPerRequest: 1000 },
+      client: { overhead: 0.1, overheadUs: 100 },
+      pipeline: { warmSeconds: 2.99 },
+    } as unknown as Results;
+    expect(status(results)).toEqual({
+      'get-vs-bare': 'met',
+      'get-vs-prism': 'missed',
+      'draft-p50': 'met',
+      'client-overhead': 'missed',
+      'unchanged-rebuild': 'met',
+    });
+  });
+
+  it('says "not run" for a scenario left out or failed, and "invalid" for a run with failed responses', () => {
+    const results = { errors: { pipeline: 'boom' }, get: getResult(0.9, 9, false) } as unknown as Results;
+    const targets = evaluateTargets(results);
+    expect(status(results)).toEqual({
+      'get-vs-bare': 'invalid',
+      'get-vs-prism': 'invalid',
+      'draft-p50': 'not run',
+      'client-overhead': 'not run',
+      'unchanged-rebuild': 'not run',
+    });
+    expect(targets.find((t) => t.id === 'unchanged-rebuild')!.measured).toBe('scenario failed');
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { FULL, parseOptions, QUICK, SCENARIOS, UsageError } from '../src/options.js';
+
+describe('parseOptions', () => {
+  it('runs every scenario with the full preset by default', () => {
+    const o = parseOptions([]);
+    expect(o.only).toEqual([...SCENARIOS]);
+    expect(o.quick).toBe(false);
+    expect(o.settings).toEqual(FULL);
+    expect(o.out).toBeUndefined();
+  });
+
+  it('--quick takes the quick preset, which has fewer and shorter rounds', () => {
+    const o = parseOptions(['--quick']);
+    expect(o.settings).toEqual(QUICK);
+    expect(QUICK.get.rounds).toBeLessThan(FULL.get.rounds);
+    expect(QUICK.get.roundSec).toBeLessThan(FULL.get.roundSec);
+  });
+
+  it('--only takes repeated and comma-separated names, in the order given, once each', () => {
+    expect(parseOptions(['--only', 'client,get', '--only', 'get']).only).toEqual(['client', 'get']);
+  });
+
+  it('--rounds and --seconds override the preset', () => {
+    const o = parseOptions(['--quick', '--rounds', '1', '--seconds', '0.5']);
+    expect([o.settings.get.rounds, o.settings.draft.rounds, o.settings.client.rounds]).toEqual([1, 1, 1]);
+    expect(o.settings.get.roundSec).toBe(0.5);
+    expect(o.settings.get.warmupSec).toBe(0.5);
+    expect(o.settings.profile.durationSec).toBe(0.5);
+  });
+
+  it('refuses unknown scenarios, options and bad numbers', () => {
+    expect(() => parseOptions(['--only', 'nope'])).toThrow(UsageError);
+    expect(() => parseOptions(['--fast'])).toThrow(UsageError);
+    expect(() => parseOptions(['--rounds', '0'])).toThrow(UsageError);
+    expect(() => parseOptions(['--rounds', '1.5'])).toThrow(UsageError);
+    expect(() => parseOptions(['--seconds', 'x'])).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,96 @@
+// The harness end to end, as `pnpm bench` runs it, on one scenario with very short rounds: the report's structure
+// is checked (every number present, the ratios computed from the rounds), never its performance.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Report } from '../src/report.js';
+
+const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
+
+let dir: string;
+let exitCode: number | null;
+let output: string;
+let report: Report;
+let markdown: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cls-bench-smoke-'));
+  const args = [cli, '--quick', '--only', 'get', '--rounds', '1', '--seconds', '1', '--out', join(dir, 'BENCHMARKS.md'), '--json', join(dir, 'bench.json')];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  exitCode = await new Promise((done) => child.once('exit', done));
+  report = JSON.parse(await readFile(join(dir, 'bench.json'), 'utf8')) as Report;
+  markdown = await readFile(join(dir, 'BENCHMARKS.md'), 'utf8');
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const positive = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n > 0;
+
+describe('pnpm bench --quick --only get', () => {
+  it('runs to the end without a failed scenario', () => {
+    expect(exitCode, output).toBe(0);
+    expect(report.results.errors).toEqual({});
+    expect(report.scenarios).toEqual(['get']);
+    expect(report.quick).toBe(true);
+  });
+
+  it('describes the machine', () => {
+    expect(report.machine.cores).toBeGreaterThan(0);
+    expect(report.machine.memoryGiB).toBeGreaterThan(0);
+    expect(report.machine.node).toBe(process.version);
+    expect(Date.parse(report.machine.startedAt)).not.toBeNaN();
+  });
+
+  it('measures each of the three servers', () => {
+    const get = report.results.get!;
+    for (const key of ['reference', 'bare', 'prism'] as const) {
+      const s = get.servers[key];
+      expect(s.rounds, key).toHaveLength(1);
+      for (const n of [s.median.rps, s.median.p50Ms, s.median.p99Ms, s.median.serverCpuUsPerRequest, s.peakRssMiB, s.bodyBytes]) {
+        expect(positive(n), `${key}: ${JSON.stringify(s.median)}`).toBe(true);
+      }
+      expect(s.median.p99Ms).toBeGreaterThanOrEqual(s.median.p50Ms);
+      // Failed responses are counted, by kind, and make the run invalid (a starved machine may have some).
+      expect(s.failed).toBe(Object.values(s.failures).reduce((a, b) => a + b, 0));
+    }
+    expect(get.valid).toBe(Object.values(get.servers).every((s) => s.failed === 0));
+    // The ceiling serves the reference's own bytes; the mock is two processes (front server and Prism).
+    expect(get.servers.bare.bodyBytes).toBe(get.servers.reference.bodyBytes);
+    expect(get.servers.prism.processes).toBeGreaterThanOrEqual(2);
+  });
+
+  it('computes the ratios from the rounds', () => {
+    const { servers, ratios } = report.results.get!;
+    const rps = (key: 'reference' | 'bare' | 'prism') => servers[key].rounds[0]!.rps;
+    expect(ratios.referenceToBare).toBeCloseTo(rps('reference') / rps('bare'), 10);
+    expect(ratios.referenceToPrism).toBeCloseTo(rps('reference') / rps('prism'), 10);
+    expect(ratios.bareToPrism).toBeCloseTo(rps('bare') / rps('prism'), 10);
+  });
+
+  it('checks the GET targets and leaves the others not run', () => {
+    const byId = Object.fromEntries(report.targets.map((t) => [t.id, t]));
+    for (const id of ['get-vs-bare', 'get-vs-prism']) {
+      expect(report.results.get!.valid ? ['met', 'missed'] : ['invalid']).toContain(byId[id]!.status);
+      expect(positive(byId[id]!.value)).toBe(true);
+    }
+    for (const id of ['draft-p50', 'client-overhead', 'unchanged-rebuild']) expect(byId[id]!.status).toBe('not run');
+  });
+
+  it('writes the Markdown report with the same numbers', () => {
+    const get = report.results.get!;
+    expect(markdown).toMatch(/^# Benchmarks/);
+    expect(markdown).toContain('Quick run');
+    expect(markdown).toContain(`| CPU | ${report.machine.cores} cores`);
+    expect(markdown).toContain(`| Node | ${process.version} |`);
+    expect(markdown).toContain(`| reference ÷ bare Fastify | **${get.ratios.referenceToBare.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ×** |`);
+    expect(markdown).toMatch(/\| Reference GET throughput ≥ 5 × Prism mock \| [\d.,]+ × \| (✅ met|❌ missed|⚠️ invalid run) \|/);
+    expect(markdown).toMatch(/\| Unchanged rebuild .* \| — \| — not run \|/);
+  });
+});
