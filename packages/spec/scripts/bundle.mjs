@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 // Bundles the contract into dist/: openapi.json, openapi.yaml and openapi.dereferenced.json (`build` compiles src/).
 //
-//   node scripts/bundle.mjs [--spec <path/to/openapi.yaml>] [--strict] [--verbose]
+//   node scripts/bundle.mjs [--spec <path/to/openapi.yaml>] [--verbose]
 //
 // --spec     bundle another root document (default: <repo>/spec/openapi.yaml, or $CLS_SPEC_ENTRY)
-// --strict   fail instead of using empty placeholders for missing markdown descriptions
 // --verbose  print the Redocly CLI output even when it succeeds
 
 import { spawnSync } from 'node:child_process';
@@ -24,18 +23,16 @@ class BuildError extends Error {}
 function parseArgs(argv) {
   const opts = {
     spec: process.env.CLS_SPEC_ENTRY || path.join(repoRoot, 'spec', 'openapi.yaml'),
-    strict: false,
     verbose: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--strict') opts.strict = true;
-    else if (arg === '--verbose') opts.verbose = true;
+    if (arg === '--verbose') opts.verbose = true;
     else if (arg === '--spec') {
       if (!argv[i + 1]) throw new BuildError('--spec needs a path to the root OpenAPI document');
       opts.spec = path.resolve(argv[++i]);
     } else if (arg === '--help' || arg === '-h') {
-      console.log('usage: node scripts/bundle.mjs [--spec <openapi.yaml>] [--strict] [--verbose]');
+      console.log('usage: node scripts/bundle.mjs [--spec <openapi.yaml>] [--verbose]');
       process.exit(0);
     } else throw new BuildError(`unknown argument ${arg} (try --help)`);
   }
@@ -44,76 +41,7 @@ function parseArgs(argv) {
 
 const rel = (p) => path.relative(process.cwd(), p) || '.';
 
-function listFiles(dir) {
-  const out = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listFiles(full));
-    else out.push(full);
-  }
-  return out;
-}
-
-function collectRefs(node, found = []) {
-  if (Array.isArray(node)) for (const item of node) collectRefs(item, found);
-  else if (node && typeof node === 'object') {
-    for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref' && typeof value === 'string') found.push(value);
-      else collectRefs(value, found);
-    }
-  }
-  return found;
-}
-
-// The guides are written by someone else in parallel; a missing one must not block the build of everything
-// else, but it must never be created in spec/ itself, so placeholders only ever live in the snapshot.
-function fillMissingMarkdown(snapshotDir, label, strict) {
-  const missing = new Map();
-  for (const file of listFiles(snapshotDir)) {
-    if (!/\.(ya?ml|json)$/i.test(file)) continue;
-    let doc;
-    try {
-      doc = YAML.parse(fs.readFileSync(file, 'utf8'));
-    } catch {
-      continue; // Redocly reports unparsable files that are actually referenced, with their location
-    }
-    for (const ref of collectRefs(doc)) {
-      const target = ref.split('#')[0];
-      if (!/\.md$/i.test(target) || /^[a-z]+:/i.test(target)) continue;
-      const abs = path.resolve(path.dirname(file), decodeURIComponent(target));
-      if (!fs.existsSync(abs)) {
-        const from = path.relative(snapshotDir, file);
-        if (!missing.has(abs)) missing.set(abs, []);
-        missing.get(abs).push(from);
-      }
-    }
-  }
-  const placeholders = [];
-  for (const [abs, from] of missing) {
-    const relPath = path.relative(snapshotDir, abs);
-    if (relPath.startsWith('..')) {
-      throw new BuildError(
-        `markdown ${abs} (referenced from ${from.join(', ')}) does not exist and is outside the spec directory`,
-      );
-    }
-    placeholders.push({ file: relPath, from });
-    if (!strict) {
-      fs.mkdirSync(path.dirname(abs), { recursive: true });
-      fs.writeFileSync(abs, '');
-    }
-  }
-  if (strict && placeholders.length > 0) {
-    throw new BuildError(
-      'missing markdown descriptions (--strict):\n' +
-        placeholders.map((p) => `  ${label}/${p.file}  (referenced from ${p.from.join(', ')})`).join('\n'),
-    );
-  }
-  return placeholders;
-}
-
-// Redocly reports locations inside the snapshot; point them back at the files people actually edit.
-function runRedocly(args, cwd, verbose, snapshot, specDir) {
+function runRedocly(args, cwd, verbose) {
   const res = spawnSync(bin('redocly'), args, {
     cwd,
     encoding: 'utf8',
@@ -126,11 +54,9 @@ function runRedocly(args, cwd, verbose, snapshot, specDir) {
     .filter((line) => !/^\s*[║╔╚╟╠╗╝]/.test(line))
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
-    .split(snapshot)
-    .join(specDir)
     .trim();
   if (res.status !== 0) {
-    const shown = args.map((a) => a.split(snapshot).join(specDir).split(cwd).join('<tmp>')).join(' ');
+    const shown = args.map((a) => a.split(cwd).join('<tmp>')).join(' ');
     throw new BuildError(`redocly ${shown} failed (exit ${res.status}):\n${output}`);
   }
   if (verbose || /warning/i.test(output)) console.log(output);
@@ -194,65 +120,38 @@ function main() {
   }
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cls-spec-bundle-'));
-  // The staging directory sits next to dist/ so each final move is a rename on one file system.
-  const staging = fs.mkdtempSync(path.join(pkgDir, '.dist-staging-'));
   try {
-    // Bundle a snapshot: paths/ is edited while builds run, and a half-copied tree must not mix two states.
-    const snapshot = path.join(work, 'spec');
-    fs.cpSync(path.dirname(opts.spec), snapshot, {
-      recursive: true,
-      filter: (src) => !src.split(path.sep).includes('node_modules'),
-    });
-    const entry = path.join(snapshot, path.basename(opts.spec));
-    const specLabel = rel(path.dirname(opts.spec));
-    const placeholders = fillMissingMarkdown(snapshot, specLabel, opts.strict);
-
     const redoclyArgs = ['--component-renaming-conflicts-severity', 'error'];
     const config = path.join(repoRoot, 'redocly.yaml');
     if (fs.existsSync(config)) redoclyArgs.push('--config', config);
 
     const bundled = path.join(work, 'openapi.json');
     const dereferenced = path.join(work, 'openapi.dereferenced.json');
-    const specDir = path.dirname(opts.spec);
-    runRedocly(['bundle', entry, '--output', bundled, '--ext', 'json', ...redoclyArgs], work, opts.verbose, snapshot, specDir);
+    runRedocly(['bundle', opts.spec, '--output', bundled, '--ext', 'json', ...redoclyArgs], work, opts.verbose);
     runRedocly(
-      ['bundle', entry, '--output', dereferenced, '--ext', 'json', '--dereferenced', ...redoclyArgs],
+      ['bundle', opts.spec, '--output', dereferenced, '--ext', 'json', '--dereferenced', ...redoclyArgs],
       work,
       opts.verbose,
-      snapshot,
-      specDir,
     );
 
     const doc = readJson(bundled);
     const deref = readJson(dereferenced);
+    // Every check runs before dist/ is touched, so a failed build leaves the last good documents in place.
     checkBundle(doc, deref);
 
-    fs.writeFileSync(path.join(staging, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
-    // YAML is written from the same object as the JSON so the two files can never disagree.
-    fs.writeFileSync(
-      path.join(staging, 'openapi.yaml'),
-      YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }),
-    );
-    fs.writeFileSync(path.join(staging, 'openapi.dereferenced.json'), `${JSON.stringify(deref, null, 2)}\n`);
-
-    // Only the three documents are replaced: dist/ also holds the compiled helpers, which `build` (tsc) owns.
+    // Only the three documents are written: dist/ also holds the compiled helpers, which `build` (tsc) owns.
     fs.mkdirSync(distDir, { recursive: true });
-    for (const name of DOCUMENTS) fs.renameSync(path.join(staging, name), path.join(distDir, name));
+    fs.writeFileSync(path.join(distDir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
+    // YAML is written from the same object as the JSON so the two files can never disagree.
+    fs.writeFileSync(path.join(distDir, 'openapi.yaml'), YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    fs.writeFileSync(path.join(distDir, 'openapi.dereferenced.json'), `${JSON.stringify(deref, null, 2)}\n`);
 
     const sizes = DOCUMENTS.map((name) => `  ${rel(path.join(distDir, name))}  ${fs.statSync(path.join(distDir, name)).size} bytes`);
     const count = (o) => Object.keys(o ?? {}).length;
     console.log(`bundled ${rel(opts.spec)}: ${count(doc.paths)} paths, ${count(doc.components?.schemas)} schemas`);
     console.log(`wrote:\n${sizes.join('\n')}`);
-    if (placeholders.length > 0) {
-      console.warn(
-        `WARNING: ${placeholders.length} markdown description(s) missing; bundled with empty placeholders ` +
-          `(${specLabel}/ was not changed):\n` +
-          placeholders.map((p) => `  ${specLabel}/${p.file}  (referenced from ${p.from.join(', ')})`).join('\n'),
-      );
-    }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
-    fs.rmSync(staging, { recursive: true, force: true });
   }
 }
 

@@ -37,7 +37,7 @@ export default function setup(project: TestProject): void {
   const reason = process.env.CLS_SPEC_SKIP_BUILD ? null : needsBuild();
   if (reason) {
     console.log(`[spec] dist/ is ${reason}: running scripts/bundle.mjs`);
-    const res = spawnSync(process.execPath, [join(pkgDir, 'scripts', 'bundle.mjs'), '--strict'], { cwd: pkgDir, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [join(pkgDir, 'scripts', 'bundle.mjs')], { cwd: pkgDir, encoding: 'utf8' });
     if (res.status !== 0) {
       error = `scripts/bundle.mjs failed (exit ${res.status ?? res.signal}):\n${res.stderr || res.stdout}`;
       console.error(`[spec] ${error}`);

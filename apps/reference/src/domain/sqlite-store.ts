@@ -20,6 +20,7 @@ import type {
   VideoRecord,
   Window,
 } from './store.js';
+import { Statements } from '../store/statements.js';
 import type { EpochSeconds } from './time.js';
 
 const ORDER_COLUMNS = `order_no, mall_order_no, mall_product_name, product_code, option_code, quantity, receiver_name,
@@ -56,18 +57,15 @@ type Param = string | number | null;
  * queued one after another, so a `work` that did yield could not interleave with a second transaction.
  */
 export class SqliteDomainStore implements DomainStore {
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.statements = new Statements(db);
+  }
 
   private statement(sql: string): Database.Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.statements.get(sql);
   }
 
   private get<T>(sql: string, ...params: Param[]): T | undefined {

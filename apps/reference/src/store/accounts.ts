@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type Database from 'better-sqlite3';
 import type { KeyArea } from '@cls-api/server';
 import type { Db } from './db.js';
+import { Statements } from './statements.js';
 
 export type KeyEnv = 'test' | 'live';
 export const KEY_AREAS: readonly KeyArea[] = ['wms', 'manager', 'cam'];
@@ -92,18 +93,14 @@ interface AccountRow {
 }
 
 export class SqliteAccountStore implements AccountStore {
-  /** Prepared once per SQL text: preparing costs more than running these small statements. */
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.statements = new Statements(db);
+  }
 
   private statement(sql: string): Database.Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.statements.get(sql);
   }
 
   countAccounts(): number {
