@@ -2,7 +2,8 @@
 // (generated clients and the docs group by them); an explicit `security`, anonymous (`[]` or `{}`) only for
 // the operations listed as public; the responses every call can get (401, 429, 500), plus 403 where an API key
 // of another area can be refused; and the credential of the area: BearerAuth only under the JWT-only prefixes,
-// the API key scheme only everywhere else.
+// either credential (each as its own requirement) under the key-or-token prefixes, the API key scheme only
+// everywhere else.
 import { entries, isObject, operationLabel, operations } from './lib/openapi.js';
 
 const DEFAULTS = {
@@ -12,6 +13,7 @@ const DEFAULTS = {
   apiKeyResponses: ['403'],
   bearerScheme: 'BearerAuth',
   bearerOnlyPrefixes: [],
+  keyOrBearerPrefixes: [],
 };
 
 function onlyScheme(security, scheme) {
@@ -88,6 +90,15 @@ export default function operationContract(document, options) {
       if (!onlyScheme(security, opts.bearerScheme)) {
         results.push({
           message: `${label} is in a JWT-only area: its security must be ${opts.bearerScheme} and nothing else.`,
+          path: securityPath,
+        });
+      }
+    } else if (opts.keyOrBearerPrefixes.some((prefix) => pathKey.startsWith(prefix))) {
+      const schemes = security.map((requirement) => (isObject(requirement) ? Object.keys(requirement).join('+') : ''));
+      const wanted = [opts.apiKeyScheme, opts.bearerScheme];
+      if (schemes.length !== 2 || !wanted.every((scheme) => schemes.includes(scheme))) {
+        results.push({
+          message: `${label} takes a key or a token: its security must be two alternatives, ${opts.apiKeyScheme} and ${opts.bearerScheme}.`,
           path: securityPath,
         });
       }

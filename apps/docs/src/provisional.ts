@@ -1,6 +1,6 @@
 // The "Provisional elements" list: every `x-provisional` element of the bundle with its decision and reason from
 // spec/DECISIONS.md, plus the decision log's general decisions.
-import { deref, type OpenApiDocument, type ParameterObject } from '@cls-api/spec';
+import { deref, provisionalSchemaNodes, type OpenApiDocument, type ParameterObject } from '@cls-api/spec';
 import { HTTP_METHODS } from '@cls-api/spec';
 
 export interface Decision {
@@ -29,7 +29,7 @@ export function parseDecisions(markdown: string): DecisionLog {
   const log: DecisionLog = { general: [], elements: new Map() };
   for (const line of markdown.split('\n')) {
     const general = /^\|\s*(G\d+)\s*\|/.exec(line);
-    const element = /^\|\s*`((?:operation|parameter|schema) [A-Za-z0-9_]+)`\s*\|/.exec(line);
+    const element = /^\|\s*`((?:operation|parameter|schema) [A-Za-z0-9_][A-Za-z0-9_.]*)`\s*\|/.exec(line);
     if (!general && !element) continue;
     const [, decision, reason] = cells(line);
     if (!decision || !reason) throw new Error(`spec/DECISIONS.md: a row without decision or reason: ${line}`);
@@ -47,7 +47,10 @@ export interface ProvisionalElement {
   where: string;
 }
 
-/** Every `x-provisional` operation, component parameter and component schema of the bundle. */
+/**
+ * Every `x-provisional` operation, component parameter and schema node of the bundle (a nested node by its path,
+ * `Pagination.size`).
+ */
 export function provisionalElements(doc: OpenApiDocument): ProvisionalElement[] {
   const found: ProvisionalElement[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -62,9 +65,7 @@ export function provisionalElements(doc: OpenApiDocument): ProvisionalElement[] 
     const p = deref<ParameterObject>(doc, raw);
     if (p['x-provisional'] === true) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
   }
-  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
-    if (schema['x-provisional'] === true) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
-  }
+  for (const name of provisionalSchemaNodes(doc).keys()) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
   return found;
 }
 

@@ -1,7 +1,7 @@
 // Code samples of every operation, curl and the TypeScript client, built from the operation's own examples: path
 // and required query values from the parameter schemas' `examples`, parameters with a `default` at that default
 // (`page=1&size=10`), and the body from each request example.
-import { deref, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import { deref, isReference, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
 /** One entry of Redoc's `x-codeSamples`. */
 export interface CodeSample {
@@ -30,11 +30,15 @@ interface RequestShape {
 }
 
 function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick: 'example' | 'default'): unknown {
-  if (!schema) return undefined;
-  const s = deref<JsonSchema>(doc, schema);
-  if (pick === 'default') return s.default;
-  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
-  return s.example ?? s.default;
+  // A named schema that refines another (`ProductCode` is `$ref: Identifier` plus its own examples) speaks first:
+  // follow the `$ref` chain one hop at a time and take the nearest value.
+  let s: JsonSchema | undefined = schema;
+  for (let hops = 0; s && hops < 10; hops++) {
+    const value = pick === 'default' ? s.default : Array.isArray(s.examples) && s.examples.length > 0 ? s.examples[0] : (s.example ?? s.default);
+    if (value !== undefined) return value;
+    s = isReference(s) ? (resolvePointer(doc, s.$ref) as JsonSchema) : undefined;
+  }
+  return undefined;
 }
 
 function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
@@ -52,6 +56,7 @@ function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
     shape.bodies.push({ name, value: example.value });
   }
   if (op.requestBody && shape.bodies.length === 0) throw new Error(`${op.operationId}: the request body has no example`);
+  // An operation that takes either credential (the manager area) shows its first: the API key.
   for (const name of op.security) {
     const scheme = deref<Record<string, unknown>>(doc, doc.components?.securitySchemes?.[name] ?? {});
     if (scheme.type === 'apiKey' && typeof scheme.name === 'string') {

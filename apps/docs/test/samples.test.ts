@@ -25,9 +25,9 @@ describe('samplesOf', () => {
     expect(ts!.source).toContain(`await client.${op.method.toUpperCase()}('${op.path}'`);
     expect(file).toEqual({ name: `${op.operationId}.ts`, source: ts!.source });
 
-    // The credential of the operation's scheme, and none on public operations.
-    const apiKey = op.security.includes('ApiKeyAuth');
-    const jwt = op.security.includes('BearerAuth');
+    // The credential of the operation's first scheme (the manager area takes either), and none on public operations.
+    const apiKey = op.security[0] === 'ApiKeyAuth';
+    const jwt = op.security[0] === 'BearerAuth';
     expect(curl!.source.includes('X-API-Key: $CLS_API_KEY')).toBe(apiKey);
     expect(ts!.source.includes('apiKey: process.env.CLS_API_KEY!')).toBe(apiKey);
     expect(curl!.source.includes('Authorization: Bearer $ACCESS_TOKEN')).toBe(jwt);

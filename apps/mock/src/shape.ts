@@ -130,7 +130,9 @@ export function fieldOf(location: Array<string | number>): string {
   return field;
 }
 
-const isRequired = (v: Violation) => v.code === 'required';
+// A body that names none of the fields it must name at least one of (`minProperties`, an update with nothing to
+// change) misses a required item, like a missing property (DECISIONS G27).
+const isRequired = (v: Violation) => v.code === 'required' || v.code === 'minProperties';
 
 /** A sentence naming the field, from one of Prism's violations. */
 export function describeViolation(v: Violation): string {

@@ -413,3 +413,94 @@ export function findOperation(doc: OpenApiDocument, method: string, path: string
   const m = method.toLowerCase();
   return operations(doc).find((op) => op.method === m && op.path === path);
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Provisional constraints (spec/README.md, "Provisional")
+
+/**
+ * The keywords that constrain a value beyond its type. In a schema node marked `x-provisional: true`, and in every
+ * schema written inside it, these are designed, not shown by the source: `relaxProvisional` drops them. Types stay,
+ * and so does every schema the node only references (`$ref`), whose own marks decide for it.
+ */
+export const PROVISIONAL_KEYWORDS: readonly string[] = [
+  'enum',
+  'const',
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'dependentRequired',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+];
+
+/** `x-known-values`: the values of an open set that the contract knows of (a value outside them is allowed). */
+export const KNOWN_VALUES_KEYWORD = 'x-known-values';
+
+/** Whether a schema node (or a parameter) is marked `x-provisional: true`. */
+export function isProvisional(node: unknown): boolean {
+  return typeof node === 'object' && node !== null && (node as Record<string, unknown>)['x-provisional'] === true;
+}
+
+/**
+ * A copy of a schema (or of a whole document) in which every node marked `x-provisional: true` has lost its
+ * designed constraints (`PROVISIONAL_KEYWORDS`). A value the copy accepts and the original refuses departs only
+ * from the contract's designs; a value the copy refuses breaks what the source shows. References are kept, so a
+ * relaxed document must be used whole: `relaxProvisional(doc)` relaxes every component it references.
+ */
+export function relaxProvisional<T>(value: T): T {
+  return relax(value) as T;
+}
+
+function relax(value: unknown, inherited = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => relax(item, inherited));
+  if (!value || typeof value !== 'object') return value;
+  const provisional = inherited || isProvisional(value);
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (provisional && PROVISIONAL_KEYWORDS.includes(key)) continue;
+    // Examples and extension values are data, not schemas: copied as they are.
+    out[key] =
+      key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-') ? child : relax(child, provisional);
+  }
+  return out;
+}
+
+/** Every schema node marked `x-provisional` under `components.schemas`, named `Component` or `Component.path`. */
+export function provisionalSchemaNodes(doc: OpenApiDocument): Map<string, JsonSchema> {
+  const found = new Map<string, JsonSchema>();
+  const visit = (node: unknown, name: string): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      node.forEach((child, i) => visit(child, `${name}[${i}]`));
+      return;
+    }
+    if (isProvisional(node)) found.set(name, node as JsonSchema);
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-')) continue;
+      // `properties.size` reads as `.size`; other keywords (items, allOf, then) keep their own name.
+      if (key === 'properties' && child && typeof child === 'object') {
+        for (const [prop, sub] of Object.entries(child)) visit(sub, `${name}.${prop}`);
+      } else {
+        visit(child, `${name}.${key}`);
+      }
+    }
+  };
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, name);
+  return found;
+}

@@ -546,8 +546,22 @@ describe('authentication', () => {
     expect(schemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
   });
 
+  // "The seller is taken from the key or token"; "On the manager area the seller context is extracted from the
+  // credential".
+  it('every /v3/manager/ operation takes an API key or a JWT, each on its own, and documents 401 AUTH_EXPIRED_TOKEN', () => {
+    const manager = ops.filter((op) => op.area === 'manager');
+    expect(manager.length).toBeGreaterThan(0);
+    const rawOps = manager.map((op) => (doc.paths![op.path] as Record<string, { security?: unknown }>)[op.method]!);
+    for (const [i, op] of manager.entries()) {
+      expect(rawOps[i]!.security, label(op)).toEqual([{ ApiKeyAuth: [] }, { BearerAuth: [] }]);
+      expect(op.responses['401']?.errorCodes, `${label(op)} 401`).toEqual(
+        expect.arrayContaining(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN', 'AUTH_EXPIRED_TOKEN']),
+      );
+    }
+  });
+
   it('every other /v3/ operation except the token operations uses ApiKeyAuth only', () => {
-    const others = ops.filter((op) => !isPay(op) && !isTokenOperation(op));
+    const others = ops.filter((op) => !isPay(op) && !isTokenOperation(op) && op.area !== 'manager');
     expect(others.length).toBeGreaterThan(0);
     const wrong = others.filter((op) => op.security.join() !== 'ApiKeyAuth').map((op) => `${label(op)}: [${op.security.join(', ')}]`);
     expect(wrong).toEqual([]);
@@ -564,6 +578,15 @@ describe('authentication', () => {
       .filter((op) => !['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN'].every((c) => op.responses['401']?.errorCodes.includes(c)))
       .map(label);
     expect(wrong).toEqual([]);
+  });
+
+  // AUTH_EXPIRED_TOKEN means "JWT expired, refresh needed": the refresh operation cannot answer it.
+  it('the refresh operation does not list AUTH_EXPIRED_TOKEN; an expired refresh token is AUTH_INVALID_TOKEN', () => {
+    const refresh = operation('post', '/v3/auth/token/refresh');
+    expect(refresh.responses['401']?.errorCodes).toEqual(['AUTH_INVALID_TOKEN']);
+    for (const ex of Object.values(refresh.responses['401']!.examples)) {
+      expect((ex.value as { error: { code: string } }).error.code).toBe('AUTH_INVALID_TOKEN');
+    }
   });
 
   it('every JWT operation documents 401 AUTH_EXPIRED_TOKEN', () => {

@@ -18,14 +18,25 @@ export function schemaOf(doc: OpenApiDocument, schema: unknown): JsonSchema {
   return deref<JsonSchema>(doc, schema as JsonSchema);
 }
 
+/**
+ * The properties an object schema declares, its `allOf` branches' included (a bulk result row is
+ * `allOf: [BulkResultRow, DraftResult]`); the first declaration of a name wins.
+ */
+function declaredProperties(doc: OpenApiDocument, schema: unknown): Record<string, unknown> {
+  const resolved = schemaOf(doc, schema);
+  const out: Record<string, unknown> = {};
+  for (const branch of (resolved.allOf as unknown[] | undefined) ?? []) Object.assign(out, declaredProperties(doc, branch));
+  return { ...out, ...((resolved.properties as Record<string, unknown> | undefined) ?? {}) };
+}
+
 /** The resolved schema of property `name` of an object schema, or undefined. */
 export function propertyOf(doc: OpenApiDocument, schema: unknown, name: string): JsonSchema | undefined {
-  const props = schemaOf(doc, schema).properties as Record<string, unknown> | undefined;
-  return props && name in props ? schemaOf(doc, props[name]) : undefined;
+  const props = declaredProperties(doc, schema);
+  return name in props ? schemaOf(doc, props[name]) : undefined;
 }
 
 export function propertyNames(doc: OpenApiDocument, schema: unknown): string[] {
-  return Object.keys((schemaOf(doc, schema).properties as Record<string, unknown> | undefined) ?? {});
+  return Object.keys(declaredProperties(doc, schema));
 }
 
 /** `type` of a resolved schema, as one string ("integer", or "string|null" for a type list). */
@@ -34,9 +45,12 @@ export function typeOf(doc: OpenApiDocument, schema: unknown): string {
   return Array.isArray(type) ? type.join('|') : String(type);
 }
 
+/** The required properties of an object schema, its `allOf` branches' included. */
 export function requiredOf(doc: OpenApiDocument, schema: unknown): string[] {
-  const required = schemaOf(doc, schema).required;
-  return Array.isArray(required) ? (required as string[]) : [];
+  const resolved = schemaOf(doc, schema);
+  const own = Array.isArray(resolved.required) ? (resolved.required as string[]) : [];
+  const inherited = ((resolved.allOf as unknown[] | undefined) ?? []).flatMap((branch) => requiredOf(doc, branch));
+  return [...new Set([...inherited, ...own])];
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
