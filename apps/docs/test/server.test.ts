@@ -4,6 +4,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { offline, startDocs } from '../src/index.js';
 import { siteIndex } from '../src/paths.js';
@@ -33,6 +36,77 @@ describe('startDocs', () => {
       await docs.close();
     }
     await expect(fetch(docs.url)).rejects.toThrow();
+  });
+
+  it('answers an unknown path 404, and a path under a page route with the page', async () => {
+    const docs = await startDocs();
+    try {
+      for (const path of ['nope', 'wms-orders-x', 'wms-orders/a.b', 'index.htm', 'openapi.yaml']) {
+        expect((await fetch(`${docs.url}${path}`)).status, path).toBe(404);
+      }
+      for (const path of ['wms-orders/registerdraftorders', 'section/areas', 'tokens/', 'getting-started?x=1']) {
+        expect((await fetch(`${docs.url}${path}`)).status, path).toBe(200);
+      }
+    } finally {
+      await docs.close();
+    }
+  });
+
+  it('survives malformed request targets and HTTP: every one is answered and the server still serves', async () => {
+    const docs = await startDocs();
+    try {
+      const cases: Array<[string, number]> = [
+        ['GET // HTTP/1.1\r\nHost: x\r\n\r\n', 404],
+        ['GET //[ HTTP/1.1\r\nHost: x\r\n\r\n', 404],
+        ['GET /% HTTP/1.1\r\nHost: x\r\n\r\n', 404],
+        ['GET /%FF%FE HTTP/1.1\r\nHost: x\r\n\r\n', 404],
+        ['GET * HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+        ['GET http://evil.example/ HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+        ['GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400],
+        ['POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
+        [`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ];
+      for (const [raw, status] of cases) {
+        expect(await rawStatus(docs.port, raw), JSON.stringify(raw.slice(0, 40))).toBe(status);
+      }
+      expect((await fetch(docs.url)).status).toBe(200);
+    } finally {
+      await docs.close();
+    }
+  });
+
+  it('serves gzip and brotli by Accept-Encoding, with an ETag and Last-Modified that give a 304', async () => {
+    const docs = await startDocs();
+    try {
+      const page = readFileSync(siteIndex);
+      for (const [accept, encoding, decode] of [
+        ['br, gzip', 'br', brotliDecompressSync],
+        ['gzip', 'gzip', gunzipSync],
+        ['br;q=0, gzip', 'gzip', gunzipSync],
+        ['identity', null, (b: Buffer) => b],
+      ] as const) {
+        const res = await get(docs.port, '/', { 'accept-encoding': accept });
+        expect(res.status, accept).toBe(200);
+        expect(res.headers['content-encoding'] ?? null, accept).toBe(encoding);
+        expect(res.headers.vary).toBe('Accept-Encoding');
+        expect(Number(res.headers['content-length'])).toBe(res.body.length);
+        expect(decode(res.body).equals(page), accept).toBe(true);
+        if (encoding) expect(res.body.length, accept).toBeLessThan(page.length / 3);
+      }
+      const first = await get(docs.port, '/', {});
+      expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      expect(first.headers['cache-control']).toBe('no-cache');
+      const byTag = await get(docs.port, '/wms-orders', { 'if-none-match': first.headers.etag as string });
+      expect([byTag.status, byTag.body.length]).toEqual([304, 0]);
+      const byDate = await get(docs.port, '/', { 'if-modified-since': first.headers['last-modified'] as string });
+      expect(byDate.status).toBe(304);
+      const stale = await get(docs.port, '/', { 'if-none-match': '"other"' });
+      expect(stale.status).toBe(200);
+      const head = await get(docs.port, '/', {}, 'HEAD');
+      expect([head.status, head.body.length, Number(head.headers['content-length'])]).toEqual([200, 0, page.length]);
+    } finally {
+      await docs.close();
+    }
   });
 
   it('refuses to start without a built site', async () => {
@@ -79,3 +153,34 @@ describe('pnpm docs:preview', () => {
     expect(await exited).toBe(0);
   });
 });
+
+/** Sends raw bytes and reads the status line of the answer (0 when the server closed without one). */
+function rawStatus(port: number, raw: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+    socket.setTimeout(5000, () => socket.end());
+    // The server keeps a good connection open: stop reading once the head has arrived.
+    socket.on('data', () => {
+      if (text.includes('\r\n\r\n')) socket.end();
+    });
+  });
+}
+
+/** A GET (or HEAD) whose body is kept as bytes, without fetch's automatic decompression. */
+function get(port: number, path: string, headers: Record<string, string>, method = 'GET') {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,12 +1,14 @@
 // The mock of the Commerce and Logistics Service API v3: Prism serving the bundled contract, behind a small front
 // server that keeps every answer inside the contract (see shape.ts).
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
 import { Contract } from './contract.js';
-import { startPrism } from './prism.js';
+import { startPrism, type PrismOptions, type PrismProcess } from './prism.js';
 import {
   errorResponse,
+  unknownRoute,
   formatPrefer,
   parsePrefer,
   resolvePrefer,
@@ -34,6 +36,10 @@ export interface MockServer {
   /** Base address without a trailing slash, e.g. `http://127.0.0.1:4010`. Paths start with `/v3/`. */
   url: string;
   port: number;
+  /** The process id of the Prism engine now serving, undefined while it restarts. */
+  readonly enginePid: number | undefined;
+  /** How often the engine was restarted after it died. */
+  readonly engineRestarts: number;
   /** Stops the front server and Prism. */
   close(): Promise<void>;
 }
@@ -57,6 +63,85 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
     req.once('end', () => resolve(tooLarge ? 'too-large' : Buffer.concat(chunks)));
     req.once('error', reject);
   });
+}
+
+/** The path of an origin-form request target (`/a?b` is `/a`), without `new URL`, which throws on `//[`. */
+function pathOf(target: string | undefined): string | undefined {
+  if (!target || !target.startsWith('/')) return undefined;
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+/**
+ * Prism under supervision: Prism dies on some requests (a malformed percent escape reaches its router as an
+ * uncaught URIError), so when it exits without being asked to, a new one is started, with a growing pause between
+ * failed starts. Until it listens, `port` is undefined and the front server answers in the envelope itself.
+ */
+class Engine {
+  private current: PrismProcess | undefined;
+  private restarting: Promise<void> | undefined;
+  private closed = false;
+  restarts = 0;
+
+  constructor(
+    private readonly doc: OpenApiDocument,
+    private readonly options: PrismOptions,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.current = await startPrism(this.doc, this.options);
+    this.watch(this.current);
+  }
+
+  get port(): number | undefined {
+    return this.current?.port;
+  }
+
+  get pid(): number | undefined {
+    return this.current?.pid;
+  }
+
+  private watch(prism: PrismProcess): void {
+    void prism.exited.then((code) => {
+      if (this.closed || this.current !== prism) return;
+      this.current = undefined;
+      this.log(`Mock: Prism exited (${code ?? 'signal'}); restarting it`);
+      this.restart();
+    });
+  }
+
+  private restart(): void {
+    this.restarting ??= (async () => {
+      let pause = 250;
+      while (!this.closed) {
+        try {
+          const prism = await startPrism(this.doc, this.options);
+          if (this.closed) {
+            await prism.close();
+            return;
+          }
+          this.current = prism;
+          this.restarts += 1;
+          this.watch(prism);
+          this.log(`Mock: Prism is serving again (restart ${this.restarts})`);
+          return;
+        } catch (err) {
+          this.log(`Mock: Prism did not start: ${(err as Error).message.split('\n')[0]}; trying again`);
+          await new Promise((r) => setTimeout(r, pause));
+          pause = Math.min(pause * 2, 30_000);
+        }
+      }
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.restarting;
+    await this.current?.close();
+  }
 }
 
 function send(res: ServerResponse, shaped: ShapedResponse): void {
@@ -83,10 +168,13 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
   const prismOptions: Parameters<typeof startPrism>[1] = {};
   if (options.startupTimeoutMs !== undefined) prismOptions.startupTimeoutMs = options.startupTimeoutMs;
   if (options.onPrismOutput) prismOptions.onOutput = options.onPrismOutput;
-  const prism = await startPrism(doc, prismOptions);
+  const engine = new Engine(doc, prismOptions, (line) => options.onPrismOutput?.(line));
+  await engine.start();
   const agent = new Agent({ keepAlive: true });
+  const restarting = (op?: Parameters<typeof errorResponse>[3]) =>
+    errorResponse(contract, 'internal', "Mock: the mock's engine (Prism) stopped and is being restarted; retry in a moment.", op);
 
-  const forward = (req: IncomingMessage, body: Buffer, prefer: string | undefined) =>
+  const forward = (req: IncomingMessage, port: number, body: Buffer, prefer: string | undefined) =>
     new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(req.headers)) {
@@ -95,7 +183,7 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       if (prefer) headers.prefer = prefer;
       if (body.length > 0 || req.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
       const upstream = request(
-        { host: '127.0.0.1', port: prism.port, method: req.method, path: req.url, headers, agent },
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers, agent },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -107,9 +195,33 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       upstream.end(body);
     });
 
+  /** What the front server answers itself, before Prism sees the request: what Prism cannot take safely. */
+  const refuse = (method: string, pathname: string | undefined): ShapedResponse | undefined => {
+    if (pathname === undefined) return errorResponse(contract, 'invalid', 'The request target must be a path that starts with /.');
+    try {
+      decodeURIComponent(pathname);
+    } catch {
+      return errorResponse(
+        contract,
+        'invalid',
+        'The path has a malformed percent escape: each % must start two hex digits, and the bytes must be UTF-8.',
+        contract.match(method, pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))?.route.op,
+      );
+    }
+    return contract.match(method, pathname) ? undefined : unknownRoute(contract, method, pathname);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
-    const pathname = new URL(req.url ?? '/', 'http://mock.invalid').pathname;
+    const path = pathOf(req.url);
+    const refused = refuse(method, path);
+    if (refused) {
+      req.resume();
+      send(res, refused);
+      options.onRequest?.(`${method} ${req.url} -> ${refused.status} (${refused.rewritten})`);
+      return;
+    }
+    const pathname = path!;
     const matched = contract.match(method, pathname);
     const facts: RequestFacts = { method, pathname, headers: req.headers, prefer: parsePrefer(req.headers.prefer) };
     if (matched) facts.op = matched.route.op;
@@ -117,6 +229,8 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     const body = await readBody(req);
     if (body === 'too-large') {
       shaped = errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, facts.op);
+    } else if (exceedsJsonDepth(body)) {
+      shaped = errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, facts.op);
     } else {
       let prefer = req.headers.prefer;
       let preferError: string | undefined;
@@ -131,11 +245,20 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       if (preferError !== undefined) {
         shaped = errorResponse(contract, 'invalid', preferError, facts.op);
       } else {
-        try {
-          const upstream = await forward(req, body, Array.isArray(prefer) ? prefer.join(', ') : prefer);
-          shaped = shapeResponse(contract, facts, upstream);
-        } catch (err) {
-          shaped = errorResponse(contract, 'internal', `Mock: Prism did not answer: ${(err as Error).message}`, facts.op);
+        const port = engine.port;
+        if (port === undefined) {
+          shaped = restarting(facts.op);
+        } else {
+          try {
+            const upstream = await forward(req, port, body, Array.isArray(prefer) ? prefer.join(', ') : prefer);
+            shaped = shapeResponse(contract, facts, upstream);
+          } catch (err) {
+            // Prism died under this very request, or between the check and the call.
+            shaped =
+              engine.port === port && !/ECONNREFUSED|ECONNRESET|socket hang up/.test((err as Error).message)
+                ? errorResponse(contract, 'internal', `Mock: Prism did not answer: ${(err as Error).message}`, facts.op)
+                : restarting(facts.op);
+          }
         }
       }
     }
@@ -151,6 +274,24 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       else res.destroy();
     });
   });
+  // Malformed HTTP never reaches the handler (Node's parser refuses it): it still gets the envelope, with a status
+  // the contract uses, rather than Node's bare 400 or 431.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const shaped = errorResponse(
+      contract,
+      'invalid',
+      err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+    );
+    const head = [`HTTP/1.1 ${shaped.status} Bad Request`, 'connection: close', `content-length: ${shaped.body.length}`];
+    for (const [name, value] of Object.entries(shaped.headers)) head.push(`${name}: ${String(value)}`);
+    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), shaped.body]));
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
@@ -162,7 +303,7 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     });
   } catch (err) {
     agent.destroy();
-    await prism.close();
+    await engine.close();
     throw err;
   }
   const port = (server.address() as AddressInfo).port;
@@ -171,6 +312,12 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
   return {
     url: `http://${displayHost(host)}:${port}`,
     port,
+    get enginePid() {
+      return engine.pid;
+    },
+    get engineRestarts() {
+      return engine.restarts;
+    },
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
@@ -178,7 +325,7 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
           server.closeAllConnections();
         });
         agent.destroy();
-        await prism.close();
+        await engine.close();
       })();
       return closing;
     },

@@ -11,6 +11,10 @@ export interface PrismProcess {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
+  /** The child process's id. */
+  pid: number;
+  /** Resolves when the process ends, whoever ended it, with its exit code (null after a signal). */
+  exited: Promise<number | null>;
   close(): Promise<void>;
 }
 
@@ -111,6 +115,8 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
+    exited,
     async close() {
       if (hasExited) return;
       child.kill('SIGTERM');

@@ -271,6 +271,7 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
     if (op && json !== undefined) {
       const served = servedExample(contract, op, String(upstream.status), json, chosen);
       if (served) shaped.example = served.example;
+      else shaped = generatedBody(contract, op, shaped, json);
     }
   }
 
@@ -282,6 +283,37 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
     }
   }
   return withContractHeaders(contract, op, shaped);
+}
+
+/**
+ * A body Prism generated from the schema (`Prefer: dynamic=true`) rather than an example. Its generator follows
+ * neither the property order nor the codes of the contract: `success` goes first again, and an error whose code the
+ * operation does not document for that status becomes the operation's documented example for it.
+ */
+function generatedBody(contract: Contract, op: OperationInfo, shaped: ShapedResponse, json: unknown): ShapedResponse {
+  if (!isEnvelope(json)) return shaped;
+  const { success, ...rest } = json as { success: boolean } & Record<string, unknown>;
+  if (shaped.status >= 400) {
+    const code = (rest.error as { code?: unknown } | undefined)?.code;
+    const documented = op.responses[String(shaped.status)]?.errorCodes ?? [];
+    if (typeof code !== 'string' || !documented.includes(code)) {
+      const example = contract.scenariosOf(op).find((s) => s.status === String(shaped.status) && s.errorCode !== undefined);
+      if (example) {
+        return { ...shaped, body: Buffer.from(JSON.stringify(example.value)), example: example.example, rewritten: 'undocumented code' };
+      }
+      return errorResponse(contract, 'internal', `Mock: generated an undocumented error for ${shaped.status}.`, op);
+    }
+  }
+  const ordered = Buffer.from(JSON.stringify({ success, ...rest }));
+  return ordered.equals(shaped.body) ? shaped : { ...shaped, body: ordered, rewritten: shaped.rewritten ?? 'envelope order' };
+}
+
+/** The answer to a method and path that name no operation of the contract: 404 NOT_FOUND, in the envelope. */
+export function unknownRoute(contract: Contract, method: string, pathname: string): ShapedResponse {
+  const message = contract.hasPath(pathname)
+    ? `${method} is not an operation of ${pathname}.`
+    : `No operation at ${pathname}. Every path starts with /v3/; see the API reference.`;
+  return errorResponse(contract, 'unknownRoute', message);
 }
 
 function documentedStatus(contract: Contract, op: OperationInfo, example: string): string | undefined {
@@ -314,13 +346,7 @@ function prismError(
     [problem.title, problem.detail].filter(Boolean).join(': ') || problem.error?.message || `Prism answered ${status}`;
   const { op } = req;
   if (status === 404 || status === 405) {
-    if (!op) {
-      const known = contract.hasPath(req.pathname);
-      const message = known
-        ? `${req.method} is not an operation of ${req.pathname}.`
-        : `No operation at ${req.pathname}. Every path starts with /v3/; see the API reference.`;
-      return errorResponse(contract, 'unknownRoute', message);
-    }
+    if (!op) return unknownRoute(contract, req.method, req.pathname);
     // The operation exists, so Prism refused a mock control (an unknown example or status).
     return errorResponse(contract, 'invalid', `Mock: ${detail}`, op);
   }

@@ -1,0 +1,139 @@
+// What a careless or hostile client sends the mock: each answer is the envelope with a status the contract uses,
+// and the mock keeps serving. Prism itself dies on some of these; the front server keeps them from it, and
+// restarts Prism if it dies anyway.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec } from '@cls-api/spec';
+import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
+import { send } from './support.js';
+
+const doc = loadSpec();
+const contract = new Contract(doc);
+const contractStatuses = new Set([...contract.catalog.values()].map((e) => e.status));
+const listOrders = contract.operations.find((op) => op.operationId === 'listWmsOrders')!;
+const drafts = contract.operations.find((op) => op.operationId === 'registerDraftOrders')!;
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(async () => {
+  await mock?.close();
+});
+
+/** Sends raw bytes; resolves with the status and the parsed body of the answer. */
+function raw(bytes: string | Buffer): Promise<{ status: number; body: unknown; text: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(mock.port, '127.0.0.1', () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      const bodyText = text.slice(text.indexOf('\r\n\r\n') + 4);
+      let body: unknown;
+      try {
+        body = JSON.parse(bodyText);
+      } catch {
+        body = undefined;
+      }
+      resolve({ status, body, text });
+    });
+  });
+}
+
+function expectEnvelope(answer: { status: number; body: unknown; text?: string }, code: string): void {
+  const context = `${answer.status} ${answer.text ?? JSON.stringify(answer.body)}`.slice(0, 300);
+  expect(contractStatuses.has(answer.status), context).toBe(true);
+  expect(Object.keys(answer.body as object)[0], context).toBe('success');
+  expect((answer.body as { success: boolean }).success, context).toBe(false);
+  expect((answer.body as { error: { code: string } }).error.code, context).toBe(code);
+  expect(answer.status, context).toBe(contract.catalog.get(code)!.status);
+}
+
+async function stillServes(): Promise<void> {
+  const req = exampleRequest(doc, listOrders);
+  const answer = await send(mock.url, req.method, req.url, req.headers);
+  expect(answer.status).toBe(200);
+}
+
+describe('requests Prism cannot take', () => {
+  it.each(['/v3/wms/orders/%FF', '/v3/wms/orders/%', '/v3/wms/orders/%zz', '/v3/wms/orders/%E0%A4', '/v3/wms/products/a%2'])(
+    'a malformed percent escape (%s) is 400 INVALID_PARAMETER from the front server, and Prism lives on',
+    async (path) => {
+      const pid = mock.enginePid;
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nConnection: close\r\n\r\n`);
+      expectEnvelope(answer, 'INVALID_PARAMETER');
+      await stillServes();
+      expect(mock.enginePid).toBe(pid);
+      expect(mock.engineRestarts).toBe(0);
+    },
+  );
+
+  it.each(['//', '//[', '/[', '/v3//wms/orders'])('a path that names no operation (%s) is 404 NOT_FOUND, not 500', async (path) => {
+    const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectEnvelope(answer, 'NOT_FOUND');
+  });
+
+  it('a request target that is no path (absolute form, *) is 400 INVALID_PARAMETER', async () => {
+    for (const target of ['*', 'http://other.example/v3/wms/orders']) {
+      expectEnvelope(await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 'INVALID_PARAMETER');
+    }
+  });
+
+  it('a JSON body nested 10,000 deep is 400 INVALID_PARAMETER, not "Prism failed"', async () => {
+    const req = exampleRequest(doc, drafts);
+    const body = `{"orders":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const answer = await send(mock.url, req.method, req.url, req.headers, body);
+    expectEnvelope(answer, 'INVALID_PARAMETER');
+    expect((answer.body as { error: { message: string } }).error.message).toMatch(/nested deeper/);
+    await stillServes();
+  });
+
+  it('headers over Node\'s limit (20 KB) get the envelope with 400, not a bare 431', async () => {
+    const answer = await raw(`GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectEnvelope(answer, 'INVALID_PARAMETER');
+    await stillServes();
+  });
+
+  it('malformed HTTP (a bad Content-Length, a header name with a space) gets the envelope too', async () => {
+    expectEnvelope(await raw('POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'), 'INVALID_PARAMETER');
+    expectEnvelope(await raw('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 'INVALID_PARAMETER');
+    await stillServes();
+  });
+});
+
+describe('Prefer: dynamic=true', () => {
+  it('keeps success first and never answers a code the operation does not document', async () => {
+    for (const op of contract.operations) {
+      const req = exampleRequest(doc, op);
+      for (const code of Object.keys(op.responses)) {
+        const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: `code=${code}, dynamic=true` }, req.body);
+        const context = `${op.operationId} ${code}: ${answer.text.slice(0, 200)}`;
+        expect(Object.keys(answer.body as object)[0], context).toBe('success');
+        if (answer.status >= 400) {
+          expect(op.responses[String(answer.status)]?.errorCodes, context).toContain((answer.body as { error: { code: string } }).error.code);
+        }
+      }
+    }
+  });
+});
+
+describe('supervision', () => {
+  it('restarts Prism when it dies, answering in the envelope meanwhile, and then serves again', async () => {
+    const pid = mock.enginePid!;
+    process.kill(pid, 'SIGKILL');
+    const req = exampleRequest(doc, listOrders);
+    // Until the new Prism listens, every answer is the envelope: 500 INTERNAL_ERROR, a status the contract uses.
+    let answer = await send(mock.url, req.method, req.url, req.headers);
+    for (let tries = 0; answer.status !== 200 && tries < 600; tries++) {
+      expectEnvelope(answer, 'INTERNAL_ERROR');
+      await new Promise((r) => setTimeout(r, 100));
+      answer = await send(mock.url, req.method, req.url, req.headers);
+    }
+    expect(answer.status).toBe(200);
+    expect(mock.engineRestarts).toBe(1);
+    expect(mock.enginePid).not.toBe(pid);
+  });
+});

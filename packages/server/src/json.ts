@@ -1,0 +1,32 @@
+// What every server of this contract needs before it parses a JSON body: a bound on nesting. The contract's bodies
+// are a few levels deep (a bulk body is `{orders: [{…}]}`); a body nested thousands deep is an attack on the
+// parser's stack (a recursive JSON.parse or validator overflows), and must be refused as a format error before any
+// recursive code sees it.
+
+/** Nesting depth a server accepts in a JSON request body: far above any body of the contract. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether the JSON text opens more than `maxDepth` arrays or objects inside one another. Reads the text once,
+ * iteratively (no recursion), and skips brackets inside strings; it does not validate the JSON otherwise.
+ */
+export function exceedsJsonDepth(text: string | Uint8Array, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > maxDepth) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
