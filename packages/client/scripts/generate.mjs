@@ -8,9 +8,10 @@
 // script fails instead of generating a client that silently ignores it.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
-import { deref, errorCatalog, openapiJsonPath, operations } from '@cls-api/spec';
+import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString, NULL, NUMBER, STRING, tsLiteral } from 'openapi-typescript';
+import ts from 'typescript';
+import { deref, errorCatalog, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath, operations } from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -92,6 +93,14 @@ for (const op of ops) {
   for (const name of op.security) {
     if (!securitySchemes[name]) fail(`${op.operationId} uses unknown security scheme ${name}`);
   }
+  // Each requirement object of `security` is one way in, and the client sends one credential per request (the
+  // manager area lists the API key and the JWT as two ways). A requirement naming two schemes means both at once,
+  // which the client cannot do: stop rather than send half of it.
+  const declared = deref(doc, doc.paths[op.path])[op.method].security ?? doc.security ?? [];
+  for (const requirement of declared) {
+    const names = Object.keys(requirement);
+    if (names.length > 1) fail(`${op.operationId} requires ${names.join(' and ')} together; the client sends one credential per request`);
+  }
   const ok = op.responses['200'];
   let paged = false;
   let data;
@@ -117,8 +126,9 @@ for (const op of ops) {
 }
 if (!operationTable.some((o) => o.paged)) fail('no operation returns `pagination`');
 
-// Areas whose every operation uses only the bearer scheme (the source: /v3/pay/ is JWT-only). Used for paths the
-// table does not know, so that a JWT-only area never gets an API key.
+// Per area (`/v3/pay/`, `/v3/manager/`, …): the schemes its operations accept, when they all accept the same ones.
+// A path the table does not know (a newer server, a hand-built request) takes its area's schemes: a JWT-only area
+// (the source: /v3/pay/) never gets an API key, and an area that takes either credential gets the one the client has.
 const byArea = new Map();
 for (const op of ops) {
   if (op.security.length === 0) continue;
@@ -126,10 +136,14 @@ for (const op of ops) {
   if (!byArea.has(area)) byArea.set(area, []);
   byArea.get(area).push(op);
 }
-const bearerOnlyPrefixes = [...byArea]
-  .filter(([, list]) => list.every((op) => op.security.every((s) => securitySchemes[s].type === 'bearer')))
-  .map(([area]) => `/${area}/`);
-if (bearerOnlyPrefixes.length === 0) fail('no JWT-only area (the source makes /v3/pay/ JWT-only)');
+const areaSecurity = {};
+for (const [area, list] of byArea) {
+  const sets = new Set(list.map((op) => JSON.stringify([...op.security].sort())));
+  if (sets.size === 1) areaSecurity[`/${area}/`] = list[0].security;
+}
+if (!Object.values(areaSecurity).some((names) => names.every((s) => securitySchemes[s].type === 'bearer'))) {
+  fail('no JWT-only area (the source makes /v3/pay/ JWT-only)');
+}
 
 // Bulk operations: a body with one array of rows bounded by `maxItems`, answered with `failed_count`, a
 // success count and one result array (the source's bulk wrapper).
@@ -198,6 +212,102 @@ const serviceTimeZone = doc.info?.['x-service-time-zone'];
 if (typeof serviceTimeZone !== 'string') fail('info.x-service-time-zone is missing');
 
 // ---------------------------------------------------------------------------------------------------------------
+// Open value sets (spec/DECISIONS.md G24). Where the source leaves a set of values open it lists the known ones in
+// `x-known-values` (draft `status`, `OrderStatusCode`), and an `enum` inside a node marked `x-provisional` is a set
+// we designed, not one the source shows. A closed union would make a value the service may rightly send a compile
+// error in the integrator's code; plain `string` would drop the known values from the editor. Both become the known
+// literals plus an open branch, `'open' | (string & {})`. Closed sets the source shows (ErrorCode's `oneOf` of
+// consts, `const` fields such as `success: true`) are left exact.
+
+/** Keys whose value maps names (of properties, components, status codes such as `default`) to objects. */
+const NAME_MAPS = new Set([
+  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas',
+  'paths', 'webhooks', 'schemas', 'responses', 'parameters', 'headers', 'requestBodies', 'securitySchemes', 'links',
+  'callbacks', 'pathItems', 'content', 'encoding',
+]);
+/** Keywords whose values are data, not subschemas. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'example', 'examples']);
+const OPEN_TYPES = new Set(['string', 'integer', 'number']);
+
+function valueFits(value, type) {
+  if (type === 'string') return typeof value === 'string';
+  if (type === 'integer') return Number.isInteger(value);
+  if (type === 'number') return typeof value === 'number' && Number.isFinite(value);
+  return type === 'null' && value === null;
+}
+
+/** The JSON Schema `type` of an `enum` written without one: one scalar type, or that type and `null`. */
+function typeOfValues(values, where) {
+  const types = [...new Set(values.map((v) => (v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v)))];
+  const scalar = types.filter((t) => t !== 'null');
+  if (scalar.length !== 1) fail(`${where}: the enum mixes ${scalar.join(' and ')} values; give it a type`);
+  return types.length === 1 ? scalar[0] : [scalar[0], 'null'];
+}
+
+/** Checks a node carrying `x-known-values`: a scalar type, no closed set beside it, values of that type. */
+function checkKnownValues(node, where) {
+  const values = node[KNOWN_VALUES_KEYWORD];
+  if (!Array.isArray(values) || values.length === 0) fail(`${where}: ${KNOWN_VALUES_KEYWORD} must be a non-empty list`);
+  // Beside a reference, a closed set or a composition, the known values would say something the rest contradicts.
+  if (['$ref', 'enum', 'const', 'oneOf', 'anyOf', 'allOf', 'not'].some((k) => k in node)) {
+    fail(`${where}: ${KNOWN_VALUES_KEYWORD} beside $ref, enum, const or a composition (oneOf, anyOf, allOf, not)`);
+  }
+  const types = [node.type].flat();
+  const scalar = types.filter((t) => t !== 'null');
+  if (scalar.length === 0 || !scalar.every((t) => OPEN_TYPES.has(t))) {
+    fail(`${where}: ${KNOWN_VALUES_KEYWORD} needs a string, integer or number type, not ${JSON.stringify(node.type)}`);
+  }
+  for (const value of values) {
+    if (!types.some((t) => valueFits(value, t))) fail(`${where}: known value ${JSON.stringify(value)} is not of type ${JSON.stringify(node.type)}`);
+  }
+}
+
+/**
+ * A copy of the document for openapi-typescript in which every `enum` inside a node marked `x-provisional` (the
+ * node itself or one that contains it, e.g. `Return.status` inside the designed `Return`) has become
+ * `x-known-values`. Everything a designed operation, parameter or schema contains is designed.
+ */
+function openValueSets(document) {
+  const visit = (node, where, designed, names) => {
+    if (Array.isArray(node)) return node.map((child, i) => visit(child, `${where}/${i}`, designed, false));
+    if (!node || typeof node !== 'object') return node;
+    const inDesign = designed || (!names && isProvisional(node));
+    const out = {};
+    for (const [key, child] of Object.entries(node)) {
+      const data = !names && (DATA_KEYWORDS.has(key) || key.startsWith('x-'));
+      out[key] = data ? child : visit(child, `${where}/${key}`, inDesign, !names && NAME_MAPS.has(key));
+    }
+    if (names) return out;
+    // Only sets of strings or numbers have other values to leave room for (a designed `[true, false]` is all of them).
+    const openable = Array.isArray(out.enum) && out.enum.some((v) => v !== null) && out.enum.every((v) => v === null || typeof v === 'string' || typeof v === 'number');
+    if (inDesign && openable) {
+      if (KNOWN_VALUES_KEYWORD in out) fail(`${where}: both enum and ${KNOWN_VALUES_KEYWORD}`);
+      out[KNOWN_VALUES_KEYWORD] = out.enum;
+      delete out.enum;
+      if (out.type === undefined) out.type = typeOfValues(out[KNOWN_VALUES_KEYWORD], where);
+    }
+    if (KNOWN_VALUES_KEYWORD in out) checkKnownValues(out, where);
+    return out;
+  };
+  return visit(document, '#', false, false);
+}
+
+/** openapi-typescript `transform`: the type of a node with `x-known-values` (checked by openValueSets). */
+function openValueType(schema) {
+  if (!schema || typeof schema !== 'object' || !(KNOWN_VALUES_KEYWORD in schema)) return undefined;
+  const types = [schema.type].flat();
+  const members = schema[KNOWN_VALUES_KEYWORD].filter((v) => v !== null).map((v) => tsLiteral(v));
+  const openBranches = new Set(types.filter((t) => t !== 'null').map((t) => (t === 'string' ? 'string' : 'number')));
+  for (const branch of openBranches) {
+    // `string & {}` is every string, but TypeScript keeps it apart from the literals, so they still complete.
+    const base = branch === 'string' ? STRING : NUMBER;
+    members.push(ts.factory.createParenthesizedType(ts.factory.createIntersectionTypeNode([base, ts.factory.createTypeLiteralNode([])])));
+  }
+  if (types.includes('null')) members.push(NULL);
+  return ts.factory.createUnionTypeNode(members);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 const json = (value) => JSON.stringify(value, null, 2);
 const contract = `// Generated by scripts/generate.mjs from @cls-api/spec (dist/openapi.json). Do not edit: run \`pnpm generate\`.
@@ -218,8 +328,8 @@ export const errorStatus = ${json(errorStatus)} as const;
 /** The security schemes and the header each travels in. */
 export const securitySchemes = ${json(securitySchemes)} as const;
 
-/** Path prefixes whose every operation takes the JWT only. */
-export const bearerOnlyPrefixes = ${json(bearerOnlyPrefixes)} as const;
+/** Per area (path prefix): the security schemes every one of its operations accepts, when they all accept the same. */
+export const areaSecurity = ${json(areaSecurity)} as const;
 
 /** Every operation: its security schemes, whether it is a paged list, and the schema of its \`data\`. */
 export const operations = ${json(operationTable)} as const;
@@ -234,9 +344,10 @@ export const limits = ${json({ gateway: gatewayBuckets, bulkRowsPerRequest })} a
 export const quotaHeaders = ${json(quotaHeaders)} as const;
 `;
 
-// openapi-typescript reads the bundle by URL so that its own \`$ref\` handling sees the file's location.
+// openapi-typescript types a copy of the bundle whose designed value sets are open (see openValueSets). The bundle
+// has local references only, so the copy needs no file location.
 // A free-form object (McpToolCall.arguments, McpTool.input_schema) must accept any members, not none.
-const ast = await openapiTS(pathToFileURL(specPath), { emptyObjectsUnknown: true });
+const ast = await openapiTS(openValueSets(doc), { emptyObjectsUnknown: true, transform: openValueType });
 const types = `// Generated by scripts/generate.mjs with openapi-typescript from @cls-api/spec (dist/openapi.json). Do not edit.\n\n${astToString(ast)}`;
 
 mkdirSync(outDir, { recursive: true });

@@ -179,12 +179,17 @@ export interface AuthConfig {
 export function chooseCredential(config: AuthConfig, method: string, schemaPath: string): CredentialKind | 'none' {
   const accepted = credentialsFor(method, schemaPath);
   if (accepted.length === 0) return 'none';
+  // Where either is accepted (the manager area) the API key goes first: it is what the service serves such a
+  // request with when both arrive (spec/DECISIONS.md G22). A client without a key sends the JWT, which is unmetered.
   if (accepted.includes('apiKey') && config.apiKey !== undefined) return 'apiKey';
   if (accepted.includes('jwt') && config.tokens !== undefined) return 'jwt';
   const what = accepted.length === 1 && accepted[0] === 'jwt' ? 'takes a JWT only (no API key is accepted there)' : accepted.length === 1 ? 'takes an API key only' : 'takes an API key or a JWT';
-  const fix = accepted.includes('jwt')
-    ? 'pass `jwt: { clientId, clientSecret }` or `jwt: { token, refresh }` to createClient'
-    : 'pass `apiKey` to createClient';
+  const jwt = '`jwt: { clientId, clientSecret }` or `jwt: { token, refresh }`';
+  const fix = !accepted.includes('jwt')
+    ? 'pass `apiKey` to createClient'
+    : accepted.includes('apiKey')
+      ? `pass \`apiKey\`, or ${jwt}, to createClient`
+      : `pass ${jwt} to createClient`;
   throw new CredentialError(
     method.toUpperCase(),
     schemaPath,

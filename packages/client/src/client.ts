@@ -15,11 +15,12 @@ import type { GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
 export interface ClientOptions {
   /** The service's base address, without `/v3` (`https://api.example.com`). */
   baseUrl: string;
-  /** An API key (`X-API-Key`), for every area except `/v3/pay/`. */
+  /** An API key (`X-API-Key`), for every area except `/v3/pay/`. On `/v3/manager/` it goes first, before a JWT. */
   apiKey?: string;
   /**
-   * A JWT source, for `/v3/pay/` (which takes nothing else): `{ token, refresh }` when you manage the token, or
-   * `{ clientId, clientSecret }` to let the client obtain and renew it through `POST /v3/auth/token`.
+   * A JWT source, for `/v3/pay/` (which takes nothing else) and for `/v3/manager/` when there is no `apiKey`:
+   * `{ token, refresh }` when you manage the token, or `{ clientId, clientSecret }` to let the client obtain and
+   * renew it through `POST /v3/auth/token`.
    */
   jwt?: JwtOptions;
   /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */

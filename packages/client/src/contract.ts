@@ -1,6 +1,6 @@
 // Runtime reading of the facts generated from the contract (generated/contract.ts).
 import {
-  bearerOnlyPrefixes,
+  areaSecurity,
   errorCodes,
   operations,
   securitySchemes,
@@ -34,14 +34,19 @@ function kindOf(scheme: string): CredentialKind {
 
 /**
  * The credentials an operation accepts, read from its `security` in the contract: an empty list means public.
- * A path the contract does not know (a newer server, a hand-built request) gets the API key, unless it lies in an
- * area whose every operation is JWT-only (`/v3/pay/`): an API key must never travel there.
+ * A path the contract does not know (a newer server, a hand-built request) takes what every operation of its area
+ * takes, so an API key never travels to a JWT-only area (`/v3/pay/`) and a JWT still reaches the manager area;
+ * in an area without one rule, or outside the areas, it gets the API key.
  */
 export function credentialsFor(method: string, schemaPath: string): CredentialKind[] {
   const op = operationFacts(method, schemaPath);
-  if (op) return [...new Set(op.security.map(kindOf))];
-  if (bearerOnlyPrefixes.some((prefix) => schemaPath.startsWith(prefix))) return ['jwt'];
-  return ['apiKey'];
+  if (op) return kindsOf(op.security);
+  const area = Object.entries(areaSecurity as Record<string, readonly string[]>).find(([prefix]) => schemaPath.startsWith(prefix));
+  return area ? kindsOf(area[1]) : ['apiKey'];
+}
+
+function kindsOf(schemes: readonly string[]): CredentialKind[] {
+  return [...new Set(schemes.map(kindOf))];
 }
 
 /** The header an API key travels in (`components.securitySchemes`). */

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, CredentialError, createClient } from '../src/index.js';
+import { ApiError, CredentialError, createClient, type components } from '../src/index.js';
 import { BASE, VirtualClock, apiError, fakeFetch, json, managerOrder, page, testClient, type Sent } from './support.js';
 
 const deposits = () => json(200, page([], 1, 0));
 const depositQuery = { params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } } } as const;
 
-function tokenBody(access: string, refresh: string, expiresIn = 3600) {
+// Typed by the contract, so that a change of the token response breaks the fixture instead of passing it by.
+function tokenBody(access: string, refresh: string, expiresIn = 3600): components['schemas']['TokenResponse'] {
   return {
     success: true,
     data: {
@@ -14,6 +15,8 @@ function tokenBody(access: string, refresh: string, expiresIn = 3600) {
       expires_in: expiresIn,
       refresh_token: refresh,
       refresh_token_expires_in: 1209600,
+      // Client credentials are issued per environment (`cli_test_…`); the token says which one it reaches.
+      environment: 'test',
     },
   };
 }
@@ -158,7 +161,7 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
     const handler = (s: Sent) => {
       if (s.path === '/v3/auth/token') {
         const body = JSON.parse(s.body!);
-        if (body.client_id !== 'cli_1' || body.client_secret !== 'sec_1') return apiError(401, 'AUTH_INVALID_TOKEN');
+        if (body.client_id !== 'cli_test_Ab12Cd34' || body.client_secret !== 'sec_test_Q2x9vT4mN8pL1rZ6') return apiError(401, 'AUTH_INVALID_TOKEN');
         return issue();
       }
       if (s.path === '/v3/auth/token/refresh') {
@@ -176,11 +179,11 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('exchanges the client credentials for a JWT before the first JWT request, and sends no credential header to the token operation', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: 'wms_test_key', jwt: { clientId: 'cli_1', clientSecret: 'sec_1' } });
+    const { client, sent } = testClient(srv.handler, { apiKey: 'wms_test_key', jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(data?.success).toBe(true);
     expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /v3/auth/token', 'GET /v3/pay/deposits']);
-    expect(JSON.parse(sent[0]!.body!)).toEqual({ client_id: 'cli_1', client_secret: 'sec_1' });
+    expect(JSON.parse(sent[0]!.body!)).toEqual({ client_id: 'cli_test_Ab12Cd34', client_secret: 'sec_test_Q2x9vT4mN8pL1rZ6' });
     expect(sent[0]!.headers.get('x-api-key')).toBeNull();
     expect(bearer(sent[0]!)).toBeNull();
     expect(bearer(sent[1]!)).toBe('Bearer acc1.jwt.sig');
@@ -190,7 +193,7 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('on AUTH_EXPIRED_TOKEN uses the refresh token once, then retries', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_1', clientSecret: 'sec_1' } });
+    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
     await client.GET('/v3/pay/deposits', depositQuery);
     srv.expireAll();
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
@@ -212,7 +215,7 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('falls back to the client credentials when the refresh token is refused', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_1', clientSecret: 'sec_1' } });
+    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
     await client.GET('/v3/pay/deposits', depositQuery);
     srv.expireAll();
     srv.revokeRefresh();
@@ -228,7 +231,7 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('renews ahead of the expiry it was told (expires_in), without a failed request', async () => {
     const srv = server();
-    const { client, sent, clock } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_1', clientSecret: 'sec_1' } });
+    const { client, sent, clock } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
     await client.GET('/v3/pay/deposits', depositQuery);
     clock.advance(3600_000 - 29_000);
     await client.GET('/v3/pay/deposits', depositQuery);
@@ -237,12 +240,12 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('a refused client credential is an ApiError whose report hides the secret', async () => {
     const srv = server();
-    const { client } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_1', clientSecret: 'wrong' } });
+    const { client } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'wrong' } });
     const err = (await client.GET('/v3/pay/deposits', depositQuery).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('AUTH_INVALID_TOKEN');
     expect(err.url).toBe(`${BASE}/v3/auth/token`);
-    expect(err.report().body).toBe('{"client_id":"cli_1","client_secret":"(redacted)"}');
+    expect(err.report().body).toBe('{"client_id":"cli_test_Ab12Cd34","client_secret":"(redacted)"}');
     expect(err.report().text).not.toContain('wrong');
   });
 
@@ -257,9 +260,110 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
       return srv.handler(s);
     });
     const clock = new VirtualClock();
-    const client = createClient({ baseUrl: BASE, jwt: { clientId: 'cli_1', clientSecret: 'sec_1' }, fetch: net.fetch, timers: clock, pacing: false });
+    const client = createClient({ baseUrl: BASE, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' }, fetch: net.fetch, timers: clock, pacing: false });
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(data?.success).toBe(true);
     expect(net.sent.map((s) => s.path)).toEqual(['/v3/auth/token', '/v3/auth/token', '/v3/pay/deposits']);
+  });
+});
+
+describe('the manager area takes an API key or a JWT', () => {
+  // The same fake service as above, for the manager list: a valid access token or an API key is served.
+  function managerServer() {
+    let issued = 0;
+    const validAccess = new Set<string>();
+    const validRefresh = new Set<string>();
+    const issue = () => {
+      issued++;
+      validAccess.add(`acc${issued}.jwt.sig`);
+      validRefresh.add(`rft_${issued}`);
+      return json(200, tokenBody(`acc${issued}.jwt.sig`, `rft_${issued}`));
+    };
+    const handler = (s: Sent) => {
+      if (s.path === '/v3/auth/token') return issue();
+      if (s.path === '/v3/auth/token/refresh') {
+        const { refresh_token } = JSON.parse(s.body!);
+        return validRefresh.delete(refresh_token) ? issue() : apiError(401, 'AUTH_INVALID_TOKEN');
+      }
+      if (s.headers.get('x-api-key')) return json(200, page([managerOrder(1)], 1, 1));
+      const token = bearer(s)?.replace('Bearer ', '');
+      if (token === undefined) return apiError(401, 'AUTH_MISSING_TOKEN');
+      if (!validAccess.has(token)) return apiError(401, 'AUTH_EXPIRED_TOKEN', 'JWT expired');
+      return json(200, page([managerOrder(1)], 1, 1));
+    };
+    return { handler, expireAll: () => validAccess.clear() };
+  }
+  const credentials = { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' };
+  const route = (s: Sent) => `${s.method} ${s.path}`;
+
+  it('sends the API key when the client has one, even with a JWT too, and never a bearer token beside it', async () => {
+    const srv = managerServer();
+    const { client, sent } = testClient(srv.handler, { apiKey: 'manager_test_Ab12Cd34', jwt: credentials });
+    const { data } = await client.GET('/v3/manager/orders');
+    expect(data?.data).toHaveLength(1);
+    expect(sent.map(route)).toEqual(['GET /v3/manager/orders']);
+    expect(sent[0]!.headers.get('x-api-key')).toBe('manager_test_Ab12Cd34');
+    expect(bearer(sent[0]!)).toBeNull();
+  });
+
+  it('without an API key, obtains a JWT with the client credentials and sends it as a bearer token', async () => {
+    const srv = managerServer();
+    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: credentials });
+    const { data, error } = await client.GET('/v3/manager/orders/{order_no}', { params: { path: { order_no: 'ORD-1' } } });
+    expect(error).toBeUndefined();
+    expect(data?.success).toBe(true);
+    expect(sent.map(route)).toEqual(['POST /v3/auth/token', 'GET /v3/manager/orders/ORD-1']);
+    expect(bearer(sent[1]!)).toBe('Bearer acc1.jwt.sig');
+    expect(sent[1]!.headers.get('x-api-key')).toBeNull();
+    // Every manager operation of the contract takes it, lists included.
+    await client.GET('/v3/manager/products');
+    expect(bearer(sent[2]!)).toBe('Bearer acc1.jwt.sig');
+  });
+
+  it('renews the JWT with the refresh token after AUTH_EXPIRED_TOKEN on a manager call, and sends the call once more', async () => {
+    const srv = managerServer();
+    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: credentials });
+    await client.GET('/v3/manager/orders');
+    srv.expireAll();
+    const { data, error } = await client.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } });
+    expect(error).toBeUndefined();
+    expect(data?.data).toHaveLength(1);
+    expect(sent.map(route)).toEqual([
+      'POST /v3/auth/token',
+      'GET /v3/manager/orders',
+      'GET /v3/manager/orders',
+      'POST /v3/auth/token/refresh',
+      'GET /v3/manager/orders',
+    ]);
+    expect(JSON.parse(sent[3]!.body!)).toEqual({ refresh_token: 'rft_1' });
+    expect(bearer(sent[4]!)).toBe('Bearer acc2.jwt.sig');
+    expect(sent[4]!.search).toBe('?page=1&size=10');
+  });
+
+  it('renews a token you manage through your refresh callback on a manager call too', async () => {
+    let refreshes = 0;
+    const { client, sent } = testClient(
+      (s) => (bearer(s) === 'Bearer old.jwt.token' ? apiError(401, 'AUTH_EXPIRED_TOKEN') : json(200, page([managerOrder(1)], 1, 1))),
+      { apiKey: undefined, jwt: { token: 'old.jwt.token', refresh: async () => `new.jwt.token${++refreshes}` } },
+    );
+    const { data } = await client.GET('/v3/manager/orders');
+    expect(data?.success).toBe(true);
+    expect(refreshes).toBe(1);
+    expect(sent.map(bearer)).toEqual(['Bearer old.jwt.token', 'Bearer new.jwt.token1']);
+  });
+
+  it('with neither credential, fails locally and names both ways in', async () => {
+    const { client, sent } = testClient(() => json(200, page([], 1, 0)), { apiKey: undefined });
+    const err = await client.GET('/v3/manager/orders').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CredentialError);
+    expect((err as CredentialError).accepted).toEqual(['apiKey', 'jwt']);
+    expect((err as Error).message).toMatch(/takes an API key or a JWT, and this client has none: pass `apiKey`, or `jwt: \{ clientId, clientSecret \}`/);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('keeps a JWT-only client off the API-key areas, as before', async () => {
+    const { client, sent } = testClient(managerServer().handler, { apiKey: undefined, jwt: credentials });
+    await expect(client.GET('/v3/wms/inventory')).rejects.toBeInstanceOf(CredentialError);
+    expect(sent).toHaveLength(0);
   });
 });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalog, loadSpec, openapiJsonPath, operations as specOperations } from '@cls-api/spec';
+import { errorCatalog, KNOWN_VALUES_KEYWORD, loadSpec, openapiJsonPath, operations as specOperations } from '@cls-api/spec';
 import * as generated from '../generated/contract.js';
 import { credentialsFor } from '../src/contract.js';
 
@@ -54,10 +54,14 @@ describe('generated/contract.ts', () => {
       const facts = generated.operations.find((o) => o.method === op.method && o.path === op.path)!;
       expect([...facts.security]).toEqual(op.security);
     }
-    // The source: /v3/pay/ is JWT-only; every other area takes the API key; the token operations are public.
+    // The source: /v3/pay/ is JWT-only; the manager area takes an API key or a JWT (3.1); the other areas take the
+    // API key; the token operations are public. A path the contract does not know takes its area's rule.
     expect(credentialsFor('GET', '/v3/pay/deposits')).toEqual(['jwt']);
     expect(credentialsFor('GET', '/v3/pay/something-newer')).toEqual(['jwt']);
-    expect(credentialsFor('GET', '/v3/manager/orders')).toEqual(['apiKey']);
+    for (const op of ops.filter((o) => o.area === 'manager')) expect(credentialsFor(op.method, op.path), op.path).toEqual(['apiKey', 'jwt']);
+    expect(credentialsFor('GET', '/v3/manager/something-newer')).toEqual(['apiKey', 'jwt']);
+    expect(credentialsFor('GET', '/v3/wms/orders')).toEqual(['apiKey']);
+    expect(credentialsFor('GET', '/v3/wms/something-newer')).toEqual(['apiKey']);
     expect(credentialsFor('POST', '/v3/auth/token')).toEqual([]);
     expect(generated.operations.find((o) => o.path === '/v3/manager/orders' && o.method === 'get')!.paged).toBe(true);
   });
@@ -99,7 +103,46 @@ describe('a change of the contract', () => {
     expect(contract.limits.bulkRowsPerRequest).toBe(500);
     expect(contract.bulkOperations.registerDraftOrders.maxRows).toBe(500);
     expect(contract.bulkOperations.registerDraftOrders.resultsField).toBe('draft_rows');
-    expect(contract.bearerOnlyPrefixes).toEqual(['/v3/cam/']);
+    expect(contract.areaSecurity['/v3/cam/']).toEqual(['BearerAuth']);
+    expect(contract.areaSecurity['/v3/pay/']).toEqual(['ApiKeyAuth']);
+  });
+
+  it('opens the value sets the source leaves open or the contract designs, and keeps the others exact', { timeout: 120_000 }, async () => {
+    const doc = loadSpec() as any;
+    const schemas = doc.components.schemas;
+    // Not marked: a set the source would show. Stays closed.
+    schemas.Colour = { type: 'string', enum: ['red', 'blue'] };
+    // Marked itself, and nested in a marked object without a mark of its own (written without a `type`).
+    schemas.Shade = { 'x-provisional': true, type: 'string', enum: ['light', 'dark'] };
+    schemas.Parcel = {
+      'x-provisional': true,
+      type: 'object',
+      required: ['size', 'weight_class', 'success'],
+      properties: {
+        size: { enum: ['S', 'M'] },
+        weight_class: { type: 'integer', enum: [1, 2] },
+        success: { const: true },
+        // A boolean set has no other values to leave room for.
+        fragile: { type: 'boolean', enum: [true, false] },
+      },
+    };
+    // A set the source leaves open, nullable, and one whose members are integers.
+    schemas.Lane = { type: ['string', 'null'], [KNOWN_VALUES_KEYWORD]: ['north', 'south'] };
+    schemas.Level = { type: 'integer', [KNOWN_VALUES_KEYWORD]: [1, 5] };
+
+    const { types } = await generateFrom(doc, 'open-values');
+    expect(types).toContain('Colour: "red" | "blue";');
+    expect(types).toContain('Shade: "light" | "dark" | (string & {});');
+    const parcel = types.slice(types.indexOf('Parcel: {'), types.indexOf('\n        };', types.indexOf('Parcel: {')));
+    expect(parcel).toContain('size: "S" | "M" | (string & {});');
+    expect(parcel).toContain('weight_class: 1 | 2 | (number & {});');
+    expect(parcel).toContain('success: true;');
+    expect(parcel).toMatch(/fragile\?: true \| false;/);
+    expect(types).toContain('Lane: "north" | "south" | (string & {}) | null;');
+    expect(types).toContain('Level: 1 | 5 | (number & {});');
+    // The catalogue of error codes is closed, designed or not.
+    expect(types).toMatch(/ErrorCode: "AUTH_MISSING_TOKEN" \| "AUTH_INVALID_TOKEN" \|[^;]*"CAM_INVOICE_NOT_FOUND";/);
+    expect(types).not.toMatch(/ErrorCode: [^;]*string & \{\}/);
   });
 
   it('stops generation when a fact the client acts on disappears', { timeout: 240_000 }, async () => {
@@ -108,6 +151,12 @@ describe('a change of the contract', () => {
       ['no-retry-after', (doc) => delete doc.components.responses.TooManyRequests.headers['Retry-After'], /Retry-After/],
       ['no-bearer', (doc) => delete doc.components.securitySchemes.BearerAuth, /unknown security scheme BearerAuth|no bearer/],
       ['over-limit', (doc) => (doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 5000), /above bulk_rows_per_request/],
+      // The client sends one credential per request: a requirement of two schemes at once is beyond it.
+      ['both-at-once', (doc) => (doc.paths['/v3/manager/orders'].get.security = [{ ApiKeyAuth: [], BearerAuth: [] }]), /listManagerOrders requires ApiKeyAuth and BearerAuth together/],
+      // Known values make an open type of a scalar; anywhere else their meaning would be a guess.
+      ['known-values-object', (doc) => (doc.components.schemas.Pagination[KNOWN_VALUES_KEYWORD] = [1]), /Pagination: x-known-values needs a string, integer or number type/],
+      ['known-values-closed', (doc) => (doc.components.schemas.ErrorCode[KNOWN_VALUES_KEYWORD] = ['NEW_CODE']), /ErrorCode: x-known-values beside \$ref, enum, const or a composition/],
+      ['known-values-type', (doc) => (doc.components.schemas.OrderStatusCode[KNOWN_VALUES_KEYWORD] = [10, 'shipped']), /OrderStatusCode: known value "shipped" is not of type "integer"/],
     ];
     for (const [name, mutate, message] of cases) {
       const doc = loadSpec();

@@ -136,7 +136,7 @@ describe('against the mock', () => {
   });
 
   it('obtains a JWT through POST /v3/auth/token and calls /v3/pay/ with it', async () => {
-    const { client: c } = client({ apiKey: undefined, jwt: { clientId: 'cli_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' } });
+    const { client: c } = client({ apiKey: undefined, jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' } });
     const { result, requests } = await counted(() =>
       c.GET('/v3/pay/deposits', { params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } } }),
     );
@@ -145,6 +145,17 @@ describe('against the mock', () => {
     expect(requests).toHaveLength(2);
     expect(requests[0]).toMatch(/POST \/v3\/auth\/token/);
     expect(requests[1]).toMatch(/GET \/v3\/pay\/deposits/);
+  });
+
+  it('calls the manager area with a JWT when the client has no API key', async () => {
+    const { client: c } = client({ apiKey: undefined, jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' } });
+    const { result, requests } = await counted(() => c.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } }));
+    expect(result.error).toBeUndefined();
+    expect(result.response.status).toBe(200);
+    expect(typeof result.data!.data[0]!.order_no).toBe('string');
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatch(/POST \/v3\/auth\/token/);
+    expect(requests[1]).toMatch(/GET \/v3\/manager\/orders/);
   });
 
   it('refreshes once on AUTH_EXPIRED_TOKEN', async () => {

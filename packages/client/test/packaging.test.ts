@@ -36,19 +36,21 @@ function ensureBuilt(): void {
   execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'pipe' });
 }
 
-const consumerTs = `import { ApiError, QuotaExceededError, createClient, type ErrorCode } from '@cls-api/client';
+const consumerTs = `import { ApiError, QuotaExceededError, createClient, type ErrorCode, type components } from '@cls-api/client';
 
 const client = createClient({ baseUrl: process.argv[2]!, apiKey: 'manager_test_mock', throwOnError: true });
 const { data } = await client.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } });
 const first: string | undefined = data?.data[0]?.order_no;
 const code: ErrorCode = 'ORDER_NOT_FOUND';
+// Open value sets stay open in the published declarations: a status code the contract does not know compiles.
+const laterStatus: components['schemas']['OrderStatusCode'] = 55;
 let quotaError = '';
 try {
   await client.GET('/v3/manager/orders', { headers: { Prefer: 'example=internal_error' } });
 } catch (err) {
   if (err instanceof ApiError && !(err instanceof QuotaExceededError)) quotaError = err.report().url;
 }
-console.log(JSON.stringify({ first, hasNext: data?.pagination.has_next, code, reported: quotaError }));
+console.log(JSON.stringify({ first, hasNext: data?.pagination.has_next, code, laterStatus, reported: quotaError }));
 `;
 
 // A wrong parameter type must not compile for the integrator either.
@@ -143,6 +145,7 @@ describe('the packed tarball', () => {
     expect(out.first).toEqual(expect.any(String));
     expect(out.hasNext).toEqual(expect.any(Boolean));
     expect(out.code).toBe('ORDER_NOT_FOUND');
+    expect(out.laterStatus).toBe(55);
     expect(out.reported).toBe(`${mock.url}/v3/manager/orders`);
   });
 

@@ -141,6 +141,21 @@ describe('the client against the reference server', () => {
     expect(hidden.error?.error.code).toBe('ORDER_NOT_FOUND');
   });
 
+  it('reads the manager area with a JWT from client credentials: the orders the test key sees, unmetered', async () => {
+    const withKey = createClient({ baseUrl, apiKey: keyOf(seller, 'manager') });
+    const withJwt = createClient({ baseUrl, jwt: { clientId: seller.client_id, clientSecret: seller.client_secret } });
+    expect(seller.client_id).toMatch(/^cli_test_/);
+    const query = { params: { query: { page: 1, size: 5 } } };
+    const byKey = await withKey.GET('/v3/manager/orders', query);
+    const byJwt = await withJwt.GET('/v3/manager/orders', query);
+    expect(byJwt.error).toBeUndefined();
+    expect(byJwt.data!.pagination.total).toBe(byKey.data!.pagination.total);
+    expect(byJwt.data!.data.map((o) => o.order_no)).toEqual(byKey.data!.data.map((o) => o.order_no));
+    // A JWT call is not metered: no X-RateLimit-* headers, so no quota to report.
+    expect(byJwt.response.headers.has('X-RateLimit-Limit')).toBe(false);
+    expect(withJwt.quota).toBeUndefined();
+  });
+
   it('gets a JWT with client credentials for /v3/pay/, and refuses an API key there before any request', async () => {
     const jwtClient = createClient({ baseUrl, jwt: { clientId: seller.client_id, clientSecret: seller.client_secret } });
     const deposits = await jwtClient.GET('/v3/pay/deposits', { params: { query: { date_from: '2000-01-01', date_to: '2000-01-31' } } });

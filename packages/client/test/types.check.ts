@@ -137,3 +137,74 @@ export function errorsAndOptions(err: unknown) {
   // @ts-expect-error stock is never cached: there is no TTL for it
   createClient({ baseUrl: 'https://api.example.com', cache: { ttl: { inventory: 1000 } } });
 }
+
+// Open value sets (spec/DECISIONS.md G24): the known values plus any other value of the same type, so that a value
+// the service adds later compiles while the known ones still complete. Closed sets stay exact.
+type Schemas = components['schemas'];
+type DraftStatus = Schemas['DraftResult']['status'];
+type StatusCode = Schemas['OrderStatusCode'];
+
+export function openValues(draft: Schemas['DraftResult'], order: Schemas['ManagerOrderListItem']) {
+  // The exact types: the literals are members of the union (an editor offers them), and so is the open branch.
+  assertType<Equal<DraftStatus, 'open' | (string & {})>>();
+  assertType<Equal<Schemas['DraftOrder']['status'], 'open' | (string & {})>>();
+  assertType<Equal<StatusCode, 10 | 20 | 30 | 40 | 90 | (number & {})>>();
+  assertType<Equal<Schemas['ManagerOrderListItem']['order_status_code'], StatusCode>>();
+  // Designed value sets (an enum inside a node marked x-provisional) are open too.
+  assertType<Equal<Schemas['Return']['status'], 'requested' | 'withdrawn' | (string & {})>>();
+  assertType<Equal<Schemas['Token']['environment'], 'test' | 'live' | (string & {})>>();
+  // Not widened to plain string or number either.
+  assertType<Equal<Equal<DraftStatus, string>, false>>();
+  assertType<Equal<Equal<StatusCode, number>, false>>();
+
+  // A value the contract does not know yet is accepted where the service may send it...
+  const later: DraftStatus = 'paused';
+  const known: DraftStatus = 'open';
+  const newCode: StatusCode = 55;
+  const environment: Schemas['Token']['environment'] = 'sandbox';
+  void [later, known, newCode, environment];
+  // ...and as a filter.
+  void client.GET('/v3/wms/orders', { params: { query: { order_status_code: 55 } } });
+
+  // @ts-expect-error the status is a string, never a number
+  const wrongType: DraftStatus = 1;
+  // @ts-expect-error the status code is a number, never a string
+  const wrongCode: StatusCode = '30';
+  void [wrongType, wrongCode];
+
+  // Branching over a status: known cases, and a default branch for a value the contract does not know yet.
+  switch (draft.status) {
+    case 'open':
+      break;
+    default: {
+      const other: string = draft.status;
+      void other;
+    }
+  }
+  switch (order.order_status_code) {
+    case 10:
+    case 20:
+      break;
+    case 30:
+    case 40:
+    case 90:
+      break;
+    default: {
+      const other: number = order.order_status_code;
+      void other;
+    }
+  }
+}
+
+export function closedValues(body: Schemas['DraftBulkResponse']) {
+  // The error catalogue is the source's: a code outside it does not compile.
+  // @ts-expect-error not a code of the contract
+  const code: ErrorCode = 'ORDER_PAUSED';
+  void code;
+  // `const` envelope fields stay exact.
+  assertType<Equal<Schemas['ErrorEnvelope']['success'], false>>();
+  assertType<Equal<typeof body.success, true>>();
+  // @ts-expect-error a success body's `success` is `true`
+  const failed: Schemas['DraftBulkResponse']['success'] = false;
+  void failed;
+}
