@@ -23,7 +23,7 @@ const USAGE = `Usage: cls-reference <command> [options]
   admin account link --account ID --area wms|manager|cam [--ref SERVICE_ACCOUNT]
   admin key create --account ID --area wms|manager|cam --env test|live   (prints the key once)
   admin key revoke --key API_KEY
-  admin client create --account ID                 (prints client_id and client_secret once)
+  admin client create --account ID [--env test|live]   (prints client_id and client_secret once; default test)
   admin order ship ORDER_NO [--account ID]         mark an order shipped (status 30, with an invoice number)
   admin quota reset --account ID                   reset the account's test-key usage of this month
 
@@ -84,8 +84,9 @@ function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string 
   for (const a of accounts) {
     lines.push('', `  ${a.name}  account_id=${a.account_id}  ${a.paid ? 'paid' : 'not paid'}`);
     for (const k of a.api_keys) lines.push(`    ${`${k.area} ${k.env}`.padEnd(13)} X-API-Key: ${k.api_key}`);
-    lines.push(`    client_id=${a.client_id}  client_secret=${a.client_secret}`);
+    for (const c of a.clients) lines.push(`    ${`client ${c.env}`.padEnd(13)} client_id=${c.client_id}  client_secret=${c.client_secret}`);
   }
+  lines.push('', 'Test and live are separate data: a test key or token sees only test data, a live one only live data.');
   const first = accounts[0];
   const managerKey = first?.api_keys.find((k) => k.area === 'manager' && k.env === 'test');
   if (baseUrl && first && managerKey) {
@@ -94,7 +95,7 @@ function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string 
       'Try it:',
       `  curl -sS "${baseUrl}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${managerKey.api_key}" -H "Accept: application/json"`,
       '',
-      'A JWT for /v3/pay/:',
+      'A JWT for /v3/pay/ and /v3/manager/ (of the environment of the client credentials):',
       `  curl -sS -X POST "${baseUrl}/v3/auth/token" -H "Content-Type: application/json" -d '{"client_id":"${first.client_id}","client_secret":"${first.client_secret}"}'`,
     );
   }
@@ -145,7 +146,9 @@ async function admin(positionals: string[], flags: Flags, config: Config, io: Cl
       }
       case 'client create': {
         const accountId = required(flags, 'account');
-        return { account_id: accountId, ...accounts.createClient(accountId, now) };
+        // Client credentials reach one environment, like keys (DECISIONS G21); test unless asked otherwise.
+        const env = flags.env === undefined ? 'test' : keyEnv(flags.env);
+        return { account_id: accountId, env, ...accounts.createClient(accountId, env, now) };
       }
       case 'order ship': {
         if (!arg) throw new UsageError('admin order ship needs ORDER_NO');

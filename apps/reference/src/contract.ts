@@ -1,4 +1,4 @@
-import { errorCatalog, loadSpec, operations, type ErrorCatalogEntry, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import { errorCatalog, loadSpec, operations, resolvePointer, type ErrorCatalogEntry, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
 /** A token bucket of the gateway limit, as `info.x-limits` states it. */
 export interface BucketLimit {
@@ -12,7 +12,14 @@ export interface ContractLimits {
   gateway: BucketLimit;
   gatewayMcp: BucketLimit;
   testKeyMonthlyQuota: number;
+  /** `info.x-limits.query_integer_syntax`: how every integer query parameter is written (DECISIONS G23). */
+  queryIntegerSyntax: RegExp;
 }
+
+/** The security scheme of the JWT (`components.securitySchemes`). */
+export const BEARER_SCHEME = 'BearerAuth';
+/** The security scheme of the API key. */
+export const API_KEY_SCHEME = 'ApiKeyAuth';
 
 /** What the server reads from the bundled contract at run time. */
 export interface Contract {
@@ -24,6 +31,10 @@ export interface Contract {
   timeZone: string;
   /** Bounds of the token lifetimes (`Token.expires_in`, `Token.refresh_token_expires_in`). */
   tokenLifetime: { access: { min: number; max: number }; refresh: { min: number; max: number } };
+  /** The areas with an operation that accepts a JWT (`security` naming `BearerAuth`): the JWT's audience. */
+  jwtAudience: string[];
+  /** The largest `maxLength` of any path parameter: the router must pass every value up to it to validation. */
+  maxPathParameterLength: number;
 }
 
 function fail(what: string): never {
@@ -60,22 +71,59 @@ function bounds(doc: OpenApiDocument, property: string): { min: number; max: num
   };
 }
 
+function queryIntegerSyntax(limits: Record<string, unknown>): RegExp {
+  const raw = limits.query_integer_syntax;
+  if (typeof raw !== 'string' || !raw.startsWith('^') || !raw.endsWith('$')) fail('info.x-limits.query_integer_syntax as an anchored pattern');
+  return new RegExp(raw, 'u');
+}
+
+/** The `maxLength` a value must keep to under `schema`: the smallest bound along its chain of `$ref`s. */
+function maxLengthOf(doc: OpenApiDocument, schema: unknown): number | undefined {
+  let bound: number | undefined;
+  let current = schema as Record<string, unknown> | undefined;
+  for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
+    if (typeof current.maxLength === 'number') bound = bound === undefined ? current.maxLength : Math.min(bound, current.maxLength);
+    if (typeof current.$ref !== 'string') break;
+    current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
+  }
+  return bound;
+}
+
+function maxPathParameterLength(doc: OpenApiDocument, ops: OperationInfo[]): number {
+  let max = 0;
+  for (const op of ops) {
+    for (const p of op.parameters) {
+      if (p.in !== 'path') continue;
+      const bound = maxLengthOf(doc, p.schema);
+      if (bound === undefined) fail(`a maxLength for the path parameter ${p.name} of ${op.operationId}`);
+      max = Math.max(max, bound);
+    }
+  }
+  return max;
+}
+
 export function readContract(doc: OpenApiDocument): Contract {
   const limits = object(doc.info['x-limits'], 'info.x-limits');
   const quota = object(object(limits.monthly_quota, 'info.x-limits.monthly_quota').test, 'info.x-limits.monthly_quota.test');
   const timeZone = doc.info['x-service-time-zone'];
   if (typeof timeZone !== 'string' || !timeZone) fail('info.x-service-time-zone');
+  const ops = operations(doc);
+  const jwtAudience = [...new Set(ops.filter((op) => op.security.includes(BEARER_SCHEME)).map((op) => op.area))].sort();
+  if (jwtAudience.length === 0) fail(`an operation that accepts ${BEARER_SCHEME}`);
   return {
     doc,
-    operations: new Map(operations(doc).map((op) => [op.operationId, op])),
+    operations: new Map(ops.map((op) => [op.operationId, op])),
     catalog: errorCatalog(doc),
     limits: {
       gateway: bucket(limits, 'gateway'),
       gatewayMcp: bucket(limits, 'gateway_mcp'),
       testKeyMonthlyQuota: positiveNumber(quota.calls_per_month, 'info.x-limits.monthly_quota.test.calls_per_month'),
+      queryIntegerSyntax: queryIntegerSyntax(limits),
     },
     timeZone,
     tokenLifetime: { access: bounds(doc, 'expires_in'), refresh: bounds(doc, 'refresh_token_expires_in') },
+    jwtAudience,
+    maxPathParameterLength: maxPathParameterLength(doc, ops),
   };
 }
 

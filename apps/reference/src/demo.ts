@@ -1,6 +1,7 @@
 import type { KeyArea } from '@cls-api/server';
+import type { Owner } from './environment.js';
 import type { Domain } from './framework.js';
-import { KEY_AREAS, type AccountStore, type KeyEnv } from './store/accounts.js';
+import { KEY_AREAS, KEY_ENVS, type AccountStore, type KeyEnv } from './store/accounts.js';
 
 export interface DemoApiKey {
   area: KeyArea;
@@ -8,15 +9,24 @@ export interface DemoApiKey {
   api_key: string;
 }
 
+export interface DemoClient {
+  env: KeyEnv;
+  client_id: string;
+  client_secret: string;
+}
+
 export interface DemoAccount {
   account_id: string;
   name: string;
   paid: boolean;
   api_keys: DemoApiKey[];
+  /** The test environment's client credentials (every demo account has them). */
   client_id: string;
   client_secret: string;
-  /** What the domain's demo data set put in this account (order numbers, invoice numbers, …), when it says. */
-  [domainSummary: string]: unknown;
+  /** Client credentials of every environment the account has keys for, test first. */
+  clients: DemoClient[];
+  /** What the domain's demo data set put in each environment of this account (order numbers, …), when it says. */
+  environments: Partial<Record<KeyEnv, Record<string, unknown>>>;
 }
 
 export class NotEmptyError extends Error {
@@ -26,35 +36,46 @@ export class NotEmptyError extends Error {
   }
 }
 
-const PLAN: Array<{ name: string; paid: boolean; keys: Array<[KeyArea, KeyEnv]> }> = [
-  {
-    name: 'Demo Seller',
-    paid: true,
-    keys: [...KEY_AREAS.map((a): [KeyArea, KeyEnv] => [a, 'test']), ...KEY_AREAS.map((a): [KeyArea, KeyEnv] => [a, 'live'])],
-  },
-  { name: 'Second Seller', paid: false, keys: KEY_AREAS.map((a): [KeyArea, KeyEnv] => [a, 'test']) },
+const PLAN: Array<{ name: string; paid: boolean; envs: KeyEnv[] }> = [
+  { name: 'Demo Seller', paid: true, envs: ['test', 'live'] },
+  { name: 'Second Seller', paid: false, envs: ['test'] },
 ];
 
 /**
- * Two sellers (one paid with test and live keys, one unpaid with test keys), client credentials for each, and the
- * domain's demo data set in their accounts. Refuses a database that already has accounts: keys are stored only as
- * hashes, so a second run could not show the first run's keys.
+ * Two sellers (one paid with test and live keys, one unpaid with test keys), client credentials for each of their
+ * environments, and the domain's demo data set in each environment that has keys: test and live are separate
+ * data (DECISIONS G20), so a printed live key finds data of its own. Refuses a database that already has
+ * accounts: keys are stored only as hashes, so a second run could not show the first run's keys.
  */
 export async function provisionDemo(accounts: AccountStore, domain: Domain, now: Date): Promise<DemoAccount[]> {
   if (accounts.countAccounts() > 0) throw new NotEmptyError();
   const provisioned: DemoAccount[] = PLAN.map((plan) => {
     const account = accounts.createAccount({ name: plan.name, paid: plan.paid, link: KEY_AREAS }, now);
-    const api_keys = plan.keys.map(([area, env]) => ({ area, env, api_key: accounts.createApiKey(account.account_id, area, env, now).api_key }));
-    const client = accounts.createClient(account.account_id, now);
-    return { account_id: account.account_id, name: account.name, paid: account.paid, api_keys, ...client };
+    const envs = KEY_ENVS.filter((env) => plan.envs.includes(env));
+    const api_keys = envs.flatMap((env) => KEY_AREAS.map((area) => ({ area, env, api_key: accounts.createApiKey(account.account_id, area, env, now).api_key })));
+    const clients = envs.map((env) => ({ env, ...accounts.createClient(account.account_id, env, now) }));
+    const test = clients.find((c) => c.env === 'test')!;
+    return {
+      account_id: account.account_id,
+      name: account.name,
+      paid: account.paid,
+      api_keys,
+      client_id: test.client_id,
+      client_secret: test.client_secret,
+      clients,
+      environments: {},
+    };
   });
-  const summary = await domain.seedDemo({ accountIds: provisioned.map((a) => a.account_id), now });
-  const perAccount = (summary as { accounts?: unknown } | undefined)?.accounts;
-  if (Array.isArray(perAccount)) {
-    for (const entry of perAccount as Array<Record<string, unknown>>) {
+  const owners: Owner[] = provisioned.flatMap((a) => a.clients.map((c) => ({ accountId: a.account_id, environment: c.env })));
+  const summary = await domain.seedDemo({ owners, now });
+  const perOwner = (summary as { accounts?: unknown } | undefined)?.accounts;
+  if (Array.isArray(perOwner)) {
+    for (const entry of perOwner as Array<Record<string, unknown>>) {
       const target = provisioned.find((a) => a.account_id === entry.account_id);
-      if (!target) continue;
-      for (const [key, value] of Object.entries(entry)) if (!(key in target)) target[key] = value;
+      const env = KEY_ENVS.find((e) => e === entry.environment);
+      if (!target || !env) continue;
+      const { account_id: _account, environment: _environment, ...rest } = entry;
+      target.environments[env] = rest;
     }
   }
   return provisioned;

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { KeyArea, Route } from '@cls-api/server';
-import type { KeyEnv } from './store/accounts.js';
+import type { Environment } from './environment.js';
 
-/** Who is calling, as established by the auth plugin. */
+/** Who is calling, as established by the auth plugin: an account, and the environment its credential reaches. */
 export type Credential =
   | { kind: 'public' }
-  | { kind: 'api_key'; accountId: string; keyArea: KeyArea; env: KeyEnv }
-  | { kind: 'jwt'; accountId: string };
+  | { kind: 'api_key'; accountId: string; keyArea: KeyArea; environment: Environment }
+  | { kind: 'jwt'; accountId: string; environment: Environment };
 
 /** The caller's monthly-quota state, set by the quota plugin for test-key requests. */
 export interface QuotaState {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { assertHandlersComplete, type Handlers } from '@cls-api/server';
+import { assertHandlersComplete } from '@cls-api/server';
 import { JwtIssuer } from './auth/jwt.js';
-import { createTokenHandlers } from './auth/tokens.js';
+import { createTokenHandlers, type TokenHandlers } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { contract } from './contract.js';
+import type { DomainHandlers } from './domain/contract.js';
+import type { Owner } from './environment.js';
 import './fastify.js';
 import { auth } from './plugins/auth.js';
 import { contractCheck } from './plugins/contract-check.js';
@@ -24,10 +26,14 @@ type Awaitable<T> = T | Promise<T>;
 
 /** What the domain half of the server provides (src/domain/index.ts); the framework awaits either form. */
 export interface Domain {
-  handlers: Omit<Handlers, 'createAccessToken' | 'refreshAccessToken'>;
-  seedDemo(accounts: { accountIds: string[]; now?: Date }): Awaitable<unknown>;
+  handlers: DomainHandlers;
+  /** Loads demo data into owners (an account in an environment) that have none. */
+  seedDemo(input: { owners: Owner[]; now?: Date }): Awaitable<unknown>;
   shipOrder(accountId: string | null, orderNo: string, now: Date): Awaitable<{ order_no: string; invoice_no: string }>;
 }
+
+/** Every operation's handler: the domain's, which see the credential's environment, and the token operations. */
+export type ServerHandlers = DomainHandlers & TokenHandlers;
 export type DomainFactory = (db: Db, options: { timeZone: string }) => Domain;
 
 export interface AssembleOptions {
@@ -65,9 +71,9 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
 
   try {
     const accounts = new SqliteAccountStore(db);
-    const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds);
+    const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(db, { timeZone: config.serviceTimeZone });
-    const handlers: Handlers = {
+    const handlers: ServerHandlers = {
       ...domain.handlers,
       ...createTokenHandlers({ accounts, jwt, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds }),
     };
@@ -78,6 +84,10 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       loggerInstance: (options.logger ?? createLogger(config)) as FastifyBaseLogger,
       trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
       bodyLimit: config.bodyLimitBytes,
+      // find-my-way measures a parameter decoded. Every path value the contract allows (percent-encoded UTF-8, up
+      // to the longest path parameter's maxLength) must reach validation, and so should one somewhat longer, whose
+      // 400 then names the parameter; only a far longer one is refused by the router (400 via frameworkErrors).
+      routerOptions: { maxParamLength: 2 * spec.maxPathParameterLength },
       exposeHeadRoutes: false,
       requestIdHeader: false,
       genReqId: () => randomUUID(),

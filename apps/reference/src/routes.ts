@@ -1,19 +1,29 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { routes, type Area, type HandlerContext, type Handlers, type Route } from '@cls-api/server';
+import { routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
 import type { Contract } from './contract.js';
+import type { RequestContext } from './environment.js';
+import type { ServerHandlers } from './framework.js';
 import { contractAjv, requestValidator } from './validation.js';
 
-type AnyHandler = (input: { params: unknown; query: unknown; body: unknown }, ctx: HandlerContext) => Promise<unknown>;
+type AnyHandler = (input: { params: unknown; query: unknown; body: unknown }, ctx: HandlerContext | RequestContext) => Promise<unknown>;
 
-function context(request: FastifyRequest, route: Route): HandlerContext {
+/**
+ * The handler's context. An authenticated call carries the environment of its credential (DECISIONS G20), which
+ * every domain handler needs; the public token operations have none and get the generated context only.
+ */
+function context(request: FastifyRequest, route: Route): HandlerContext | RequestContext {
   const credential = request.credential;
-  return {
+  const base: HandlerContext = {
     accountId: credential && credential.kind !== 'public' ? credential.accountId : '',
     area: route.area as Area,
     keyArea: credential?.kind === 'api_key' ? credential.keyArea : null,
     now: request.now,
     log: request.log,
   };
+  if (credential && credential.kind !== 'public') return { ...base, environment: credential.environment };
+  // Only operations without `security` get here; a domain handler without an environment would be a bug.
+  if (route.security.length > 0) throw new Error(`${route.operationId} was reached without a credential`);
+  return base;
 }
 
 /**
@@ -21,12 +31,13 @@ function context(request: FastifyRequest, route: Route): HandlerContext {
  * against the contract's own schemas (Ajv 2020; params and query coerced from strings and defaulted, the body
  * taken as sent) before the handler runs.
  */
-export function registerRoutes(app: FastifyInstance, handlers: Handlers, spec: Contract): void {
+export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, spec: Contract): void {
   const ajv = { coercing: contractAjv(spec.doc, { coerceTypes: true, useDefaults: true }), strict: contractAjv(spec.doc, { coerceTypes: false, useDefaults: false }) };
+  const validatorOptions = { doc: spec.doc, integerSyntax: spec.limits.queryIntegerSyntax };
   for (const route of routes) {
     const op = spec.operations.get(route.operationId);
     if (!op) throw new Error(`the route table has ${route.operationId}, which the loaded contract does not: rebuild @cls-api/server`);
-    const validate = requestValidator(op, ajv);
+    const validate = requestValidator(op, ajv, validatorOptions);
     const handler = handlers[route.operationId] as AnyHandler;
     const [status] = route.successStatuses;
     app.route({

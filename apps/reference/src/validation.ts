@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema, OpenApiDocument, OperationInfo } from '@cls-api/spec';
+import { resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object with the plugin on `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -40,6 +40,8 @@ export function contractAjv(doc: OpenApiDocument, options: { coerceTypes: boolea
     strictTypes: false,
     strictRequired: false,
     allErrors: false,
+    // Errors carry the schema they failed (`parentSchema`), so a message can name what the client may send.
+    verbose: true,
     coerceTypes: options.coerceTypes,
     useDefaults: options.useDefaults,
   });
@@ -87,6 +89,15 @@ function describe(part: RequestPart, error: ErrorObject): RequestValidationError
     return new RequestValidationError(part, item, true, `${what} is required.`);
   }
   const item = itemName(error.instancePath);
+  if (error.keyword === 'minProperties') {
+    // An object that names fewer items than it needs lacks a required item, whichever one the client meant to
+    // send (`PATCH /v3/wms/orders/{order_no}` with `{}`: DECISIONS G27).
+    const subject = item === '' ? 'The request body' : item;
+    const properties = Object.keys(((error.parentSchema as JsonSchema | undefined)?.properties ?? {}) as object);
+    const choice = properties.length > 0 ? `: give at least ${String(p.limit)} of ${properties.join(', ')}` : '';
+    const names = p.limit === 1 ? 'names no field' : `names fewer than ${String(p.limit)} fields`;
+    return new RequestValidationError(part, item, true, `${subject} ${names}${choice}.`);
+  }
   if (error.keyword === 'additionalProperties') {
     const extra = itemName(error.instancePath, String(p.additionalProperty));
     return new RequestValidationError(part, extra, false, `${extra} is not allowed.`);
@@ -100,6 +111,27 @@ export interface RequestValidator {
   (request: { params: unknown; query: unknown; body: unknown }): void;
 }
 
+/** The `type` a schema finally has, following its `$ref`s through the document. */
+function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
+  let current = schema as Record<string, unknown> | undefined;
+  for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
+    if (current.type !== undefined) return current.type;
+    if (typeof current.$ref !== 'string') return undefined;
+    current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
+  }
+  return undefined;
+}
+
+export interface RequestValidatorOptions {
+  doc: OpenApiDocument;
+  /**
+   * How an integer query parameter is written (`info.x-limits.query_integer_syntax`). Checked on the raw text,
+   * before Ajv coerces it: coercion turns `1e1`, `0x10` or ` 10` into numbers and `Infinity` into a number that
+   * passes `minimum`/`maximum`, so only the text tells them from `10`.
+   */
+  integerSyntax: RegExp;
+}
+
 function parameterSchema(op: OperationInfo, location: 'path' | 'query'): JsonSchema | undefined {
   const params = op.parameters.filter((p) => p.in === location);
   if (params.length === 0) return undefined;
@@ -111,9 +143,11 @@ function parameterSchema(op: OperationInfo, location: 'path' | 'query'): JsonSch
 }
 
 /** The request validator of one operation, compiled from the contract's own parameter and body schemas. */
-export function requestValidator(op: OperationInfo, ajv: { coercing: Ajv2020; strict: Ajv2020 }): RequestValidator {
+export function requestValidator(op: OperationInfo, ajv: { coercing: Ajv2020; strict: Ajv2020 }, options: RequestValidatorOptions): RequestValidator {
   const compile = (ajvInstance: Ajv2020, schema: JsonSchema | undefined): ValidateFunction | undefined =>
     schema === undefined ? undefined : ajvInstance.compile(schema);
+  const integerQuery = op.parameters.filter((p) => p.in === 'query' && typeOf(options.doc, p.schema) === 'integer').map((p) => p.name);
+  const { integerSyntax } = options;
   const params = compile(ajv.coercing, parameterSchema(op, 'path'));
   const query = compile(ajv.coercing, parameterSchema(op, 'query'));
   const bodySchema = op.requestBody?.schema;
@@ -122,6 +156,16 @@ export function requestValidator(op: OperationInfo, ajv: { coercing: Ajv2020; st
 
   return (request) => {
     if (params && !params(request.params)) throw describe('params', params.errors![0]!);
+    const rawQuery = (request.query ?? {}) as Record<string, unknown>;
+    for (const name of integerQuery) {
+      const value = rawQuery[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || !integerSyntax.test(value)) {
+        // The value is not echoed: it may hold anything, control characters included, which a message may not.
+        const how = Array.isArray(value) ? 'given once' : `written as decimal digits only (${integerSyntax.source})`;
+        throw new RequestValidationError('query', name, false, `The query parameter ${name} must be ${how}.`);
+      }
+    }
     if (query && !query(request.query)) throw describe('query', query.errors![0]!);
     if (body) {
       if (request.body === undefined) {

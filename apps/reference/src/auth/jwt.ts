@@ -1,28 +1,36 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
+import { type Environment, isEnvironment } from '../environment.js';
 
-/** The JWT audience: the payment-deposit area is the only one that accepts a JWT. */
-export const JWT_AUDIENCE = 'pay';
 export const JWT_ISSUER = 'cls-reference';
 
-export type VerifyOutcome = { kind: 'ok'; accountId: string } | { kind: 'expired' } | { kind: 'invalid' };
+export type VerifyOutcome = { kind: 'ok'; accountId: string; environment: Environment } | { kind: 'expired' } | { kind: 'invalid' };
 
-/** HS256 JWTs following RFC 8725: one algorithm, explicit `typ`, audience, issuer, `sub`, `iat` and `exp`. */
+/**
+ * HS256 JWTs following RFC 8725: one algorithm, explicit `typ`, audience, issuer, `sub`, `iat` and `exp`, plus
+ * `env`, the environment of the client credentials the token was obtained with (DECISIONS G21).
+ */
 export class JwtIssuer {
   private readonly key: Uint8Array;
 
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
+    /**
+     * The areas whose operations accept a JWT, read from the contract (`security` naming `BearerAuth`): `pay`
+     * and `manager`. A token names them all in `aud`, and is accepted on an area only when `aud` names it.
+     */
+    readonly audience: readonly string[],
   ) {
+    if (audience.length === 0) throw new Error('a JWT needs at least one audience');
     this.key = new TextEncoder().encode(secret);
   }
 
-  async sign(accountId: string, now: Date): Promise<{ token: string; expiresIn: number }> {
+  async sign(accountId: string, environment: Environment, now: Date): Promise<{ token: string; expiresIn: number }> {
     const iat = Math.floor(now.getTime() / 1000);
-    const token = await new SignJWT({})
+    const token = await new SignJWT({ env: environment })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(accountId)
-      .setAudience(JWT_AUDIENCE)
+      .setAudience([...this.audience])
       .setIssuer(JWT_ISSUER)
       .setIssuedAt(iat)
       .setExpirationTime(iat + this.ttlSeconds)
@@ -30,18 +38,19 @@ export class JwtIssuer {
     return { token, expiresIn: this.ttlSeconds };
   }
 
-  async verify(token: string, now: Date): Promise<VerifyOutcome> {
+  /** Verifies a token for use on `area`: a token whose `aud` does not name the area is invalid there. */
+  async verify(token: string, now: Date, area: string): Promise<VerifyOutcome> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
         typ: 'JWT',
-        audience: JWT_AUDIENCE,
+        audience: area,
         issuer: JWT_ISSUER,
-        requiredClaims: ['sub', 'iat', 'exp'],
+        requiredClaims: ['sub', 'iat', 'exp', 'env'],
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || payload.sub === '') return { kind: 'invalid' };
-      return { kind: 'ok', accountId: payload.sub };
+      if (typeof payload.sub !== 'string' || payload.sub === '' || !isEnvironment(payload.env)) return { kind: 'invalid' };
+      return { kind: 'ok', accountId: payload.sub, environment: payload.env };
     } catch (err) {
       // Only a token that is otherwise valid is reported as expired: jose checks the signature first.
       if (err instanceof errors.JWTExpired) return { kind: 'expired' };

@@ -1,17 +1,25 @@
-// What the domain reads from the contract: status codes (checked against the generated types), paging and the
-// MCP tools (read from the bundled document at run time).
+// What the domain reads from the contract: status codes (checked against the contract's known values at start),
+// paging and the MCP tools (read from the bundled document at run time).
 
-import type { components, Handlers } from '@cls-api/server';
-import type { OpenApiDocument, JsonSchema, OperationInfo } from '@cls-api/spec';
-import { operations } from '@cls-api/spec';
+import type { components, HandlerInput, HandlerResult, OperationId } from '@cls-api/server';
+import { KNOWN_VALUES_KEYWORD, type JsonSchema, type OpenApiDocument, type OperationInfo, operations } from '@cls-api/spec';
+import type { RequestContext } from '../environment.js';
 import type { Window } from './store.js';
 
-export type DomainHandlers = Omit<Handlers, 'createAccessToken' | 'refreshAccessToken'>;
+/** Every operation but the two token operations, which the framework serves (`src/auth/tokens.ts`). */
+export type DomainOperationId = Exclude<OperationId, 'createAccessToken' | 'refreshAccessToken'>;
+/** A domain handler: the generated handler type, with the environment of the credential in its context. */
+export type DomainHandler<K extends DomainOperationId> = (input: HandlerInput<K>, ctx: RequestContext) => Promise<HandlerResult<K>>;
+export type DomainHandlers = { [K in DomainOperationId]: DomainHandler<K> };
 
 export type OrderStatusCode = components['schemas']['OrderStatusCode'];
 export type Pagination = components['schemas']['Pagination'];
 
-/** The meaning of each status code of `components.schemas.OrderStatusCode` (its `x-enumDescriptions`). */
+/**
+ * The meaning of each known status code of `components.schemas.OrderStatusCode` (its `x-known-values` and
+ * `x-enumDescriptions`). The set is open (DECISIONS G24): a client may meet other codes; this server assigns
+ * only these.
+ */
 export const ORDER_STATUS = {
   registered: 10,
   preparing: 20,
@@ -20,11 +28,6 @@ export const ORDER_STATUS = {
   cancelled: 90,
 } as const satisfies Record<string, OrderStatusCode>;
 
-// A status the contract adds (or drops) must be given a meaning here: this fails to compile until it is.
-type UnmappedStatus = Exclude<OrderStatusCode, (typeof ORDER_STATUS)[keyof typeof ORDER_STATUS]>;
-const everyStatusMapped: [UnmappedStatus] extends [never] ? true : false = true;
-void everyStatusMapped;
-
 /** Shipped orders (`30` shipped, `40` delivered) can no longer be modified. */
 export function isShipped(code: number): boolean {
   return code === ORDER_STATUS.shipped || code === ORDER_STATUS.delivered;
@@ -32,6 +35,32 @@ export function isShipped(code: number): boolean {
 
 /** The only draft status the service shows. */
 export const DRAFT_STATUS_OPEN = 'open' satisfies components['schemas']['DraftOrder']['status'];
+
+function knownValues(schema: unknown, where: string): unknown[] {
+  const values = (schema as Record<string, unknown> | undefined)?.[KNOWN_VALUES_KEYWORD];
+  if (!Array.isArray(values)) throw new Error(`the contract gives no ${KNOWN_VALUES_KEYWORD} for ${where}`);
+  return values;
+}
+
+/**
+ * Refuses to start when the contract's known values and this server's meanings differ: a status the contract adds
+ * (or drops) must be given a meaning in `ORDER_STATUS` first, and the draft status the server writes must be one
+ * the contract knows. `doc` is the dereferenced bundle.
+ */
+export function assertKnownValues(doc: OpenApiDocument): void {
+  const schemas = doc.components?.schemas ?? {};
+  const statuses = knownValues(schemas.OrderStatusCode, 'OrderStatusCode');
+  const mapped: unknown[] = Object.values(ORDER_STATUS);
+  const unmapped = statuses.filter((v) => !mapped.includes(v));
+  const unknown = mapped.filter((v) => !statuses.includes(v));
+  if (unmapped.length || unknown.length) {
+    throw new Error(`OrderStatusCode: the contract knows ${statuses.join(', ')}, this server gives meanings to ${mapped.join(', ')}`);
+  }
+  const draftStatus = (schemas.DraftOrder as { properties?: Record<string, unknown> } | undefined)?.properties?.status;
+  if (!knownValues(draftStatus, 'DraftOrder.status').includes(DRAFT_STATUS_OPEN)) {
+    throw new Error(`DraftOrder.status: the contract does not know the status ${DRAFT_STATUS_OPEN}, which this server writes`);
+  }
+}
 
 export function windowOf(page: number, size: number): Window {
   return { offset: (page - 1) * size, limit: size };

@@ -1,5 +1,6 @@
 // Payment deposits (the JWT-only pay area).
 
+import { ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
 import { type DomainHandlers, paginationOf, windowOf } from './contract.js';
 import { ServiceTime } from './time.js';
@@ -16,7 +17,7 @@ export function depositHandlers(d: Domain): Pick<DomainHandlers, 'listDeposits'>
       dateFilter(time, 'date_to', query.date_to);
       // date_to is inclusive: the period ends where the next day starts.
       const until = time.startOfDate(ServiceTime.addDays(query.date_to, 1))!;
-      const slice = await store.listDeposits(ctx.accountId, { from, until }, windowOf(query.page, query.size));
+      const slice = await store.listDeposits(ownerOf(ctx), { from, until }, windowOf(query.page, query.size));
       // No match is 200 with an empty array, never 404 (source, Errors rule 1).
       return { data: slice.items.map((x) => depositView(x, time)), pagination: paginationOf(query.page, query.size, slice.total) };
     },

@@ -3,7 +3,8 @@
 
 import type Database from 'better-sqlite3';
 import { type OpenApiDocument, loadDereferencedSpec, operations } from '@cls-api/spec';
-import { type DomainHandlers, mcpToolsOf } from './contract.js';
+import type { Owner } from '../environment.js';
+import { assertKnownValues, type DomainHandlers, mcpToolsOf } from './contract.js';
 import { depositHandlers } from './deposits.js';
 import { mcpHandlers } from './mcp.js';
 import { orderHandlers, orderLifecycle } from './orders.js';
@@ -12,11 +13,11 @@ import { returnHandlers } from './returns.js';
 import { type DemoSummary, seedDemo } from './seed.js';
 import { SqliteDomainStore } from './sqlite-store.js';
 import type { DomainStore } from './store.js';
-import { ServiceTime } from './time.js';
+import { ServiceTime, type TimeOfDay } from './time.js';
 import { videoHandlers } from './videos.js';
 import type { Domain as DomainParts } from './views.js';
 
-export type { DomainHandlers } from './contract.js';
+export type { DomainHandler, DomainHandlers, DomainOperationId } from './contract.js';
 export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './contract.js';
 export type { DemoAccountSummary, DemoSummary } from './seed.js';
 export { SqliteDomainStore } from './sqlite-store.js';
@@ -37,12 +38,15 @@ export interface DomainOptions {
 
 export interface Domain {
   handlers: DomainHandlers;
-  /** Loads the demo data set into empty accounts: the first gets a rich set, each further one a small set. */
-  seedDemo(accounts: { accountIds: string[]; now?: Date }): Promise<DemoSummary>;
+  /**
+   * Loads the demo data set into owners (an account in an environment) that have no data yet: every environment of
+   * the first account gets a rich set, every environment of each further account a small set.
+   */
+  seedDemo(input: { owners: Owner[]; now?: Date }): Promise<DemoSummary>;
   /**
    * Marks an order shipped (status 30) with a new numeric invoice number, as the warehouse does when it hands the
    * parcel to the carrier; its packing video becomes visible in the camera area. `accountId` null finds the order
-   * across all sellers (the operator's CLI).
+   * across all sellers (the operator's CLI); the order keeps its environment.
    */
   shipOrder(accountId: string | null, orderNo: string, now: Date): Promise<{ order_no: string; invoice_no: string }>;
 }
@@ -58,7 +62,7 @@ function dataMaxItems(doc: OpenApiDocument, operationId: string): number {
   return max;
 }
 
-function withdrawalDeadline(doc: OpenApiDocument): { hour: number; minute: number } {
+function withdrawalDeadline(doc: OpenApiDocument): TimeOfDay {
   const limits = (doc.info as { 'x-limits'?: { return_withdrawal_deadline?: unknown } })['x-limits'];
   const match = /^([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(String(limits?.return_withdrawal_deadline ?? ''));
   if (!match) throw new Error('the contract gives no info.x-limits.return_withdrawal_deadline (HH:MM)');
@@ -68,6 +72,7 @@ function withdrawalDeadline(doc: OpenApiDocument): { hour: number; minute: numbe
 /** The domain on any `DomainStore` implementation. */
 export function createDomainWithStore(store: DomainStore, options: DomainOptions): Domain {
   const spec = options.spec ?? loadDereferencedSpec();
+  assertKnownValues(spec);
   const base = options.videoBaseUrl ?? DEFAULT_VIDEO_BASE_URL;
   const parts: DomainParts = {
     store,
@@ -87,7 +92,7 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
   const lifecycle = orderLifecycle(parts);
   return {
     handlers,
-    seedDemo: ({ accountIds, now }) => seedDemo(parts, handlers, lifecycle, accountIds, now ?? new Date()),
+    seedDemo: ({ owners, now }) => seedDemo(parts, handlers, lifecycle, owners, now ?? new Date()),
     shipOrder: (accountId, orderNo, now) => lifecycle.ship(accountId, orderNo, now),
   };
 }

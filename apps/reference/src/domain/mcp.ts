@@ -2,7 +2,7 @@
 
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { HandlerContext } from '@cls-api/server';
+import type { RequestContext } from '../environment.js';
 import { ApiError } from '../errors.js';
 import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './contract.js';
 
@@ -10,7 +10,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type WrappedHandlers = Omit<DomainHandlers, 'listMcpTools' | 'callMcpTool'>;
 type AnyInput = { params: Record<string, unknown>; query: Record<string, unknown>; body: undefined };
-type AnyHandler = (input: AnyInput, ctx: HandlerContext) => Promise<{ data: unknown; pagination?: Pagination }>;
+type AnyHandler = (input: AnyInput, ctx: RequestContext) => Promise<{ data: unknown; pagination?: Pagination }>;
 
 interface CallableTool {
   definition: McpToolDefinition;
@@ -78,7 +78,8 @@ export function mcpHandlers(definitions: McpToolDefinition[], wrapped: WrappedHa
       for (const [name, value] of Object.entries(args)) {
         input[definition.argumentLocations[name] === 'path' ? 'params' : 'query'][name] = value;
       }
-      // The wrapped operation's errors propagate unchanged: same status, same code.
+      // The wrapped operation's errors propagate unchanged: same status, same code. The context is the caller's,
+      // so the tool acts in the environment of the key used (DECISIONS G20).
       const result = await tool.handler(input, { ...ctx, area: definition.area satisfies McpArea });
       return {
         data: {

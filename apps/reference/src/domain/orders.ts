@@ -2,6 +2,7 @@
 // after registration (preparing, shipping, delivery, cancellation). WMS and manager see the same orders.
 
 import type { components } from '@cls-api/server';
+import { type Owner, ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
 import {
   DRAFT_STATUS_OPEN,
@@ -39,9 +40,9 @@ function stockName(productCode: string, optionCode: string | null): string {
 }
 
 /** Why a row's product or option cannot be used, or undefined when both exist. */
-async function missingItem(tx: StoreTransaction, accountId: string, f: OrderFields): Promise<string | undefined> {
-  if (!(await tx.findProduct(accountId, f.product_code))) return `Product ${f.product_code} was not found.`;
-  if (f.option_code !== null && !(await tx.findOption(accountId, f.product_code, f.option_code))) {
+async function missingItem(tx: StoreTransaction, owner: Owner, f: OrderFields): Promise<string | undefined> {
+  if (!(await tx.findProduct(owner, f.product_code))) return `Product ${f.product_code} was not found.`;
+  if (f.option_code !== null && !(await tx.findOption(owner, f.product_code, f.option_code))) {
     return `Option ${f.option_code} of product ${f.product_code} was not found.`;
   }
   return undefined;
@@ -51,9 +52,9 @@ async function missingItem(tx: StoreTransaction, accountId: string, f: OrderFiel
  * Takes `quantity` from the stock the order draws on (the option's, or the product's own when no option is given).
  * When too little is free nothing is taken, and the free quantity is returned.
  */
-async function allocate(tx: StoreTransaction, accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<{ free: number } | undefined> {
-  if (await tx.allocateStock(accountId, productCode, optionCode, quantity, at)) return undefined;
-  return { free: (await tx.findStock(accountId, productCode, optionCode))?.quantity ?? 0 };
+async function allocate(tx: StoreTransaction, owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<{ free: number } | undefined> {
+  if (await tx.allocateStock(owner, productCode, optionCode, quantity, at)) return undefined;
+  return { free: (await tx.findStock(owner, productCode, optionCode))?.quantity ?? 0 };
 }
 
 function shortageText(f: Pick<OrderFields, 'product_code' | 'option_code'>, requested: string, free: number): string {
@@ -79,7 +80,7 @@ async function nextOrderNo(tx: StoreTransaction, time: ServiceTime, at: EpochSec
   return dailyNumber('ORD', date, await tx.nextSequence('order_no', date));
 }
 
-/** Invoice numbers are numeric (components.schemas.InvoiceNo): a 12-digit carrier range, one per shipment. */
+/** Invoice numbers are the carrier's: this server assigns digits, a 12-digit carrier range, one per shipment. */
 async function nextInvoiceNo(tx: StoreTransaction): Promise<string> {
   return String(600_000_000_000 + (await tx.nextSequence('invoice_no', '')));
 }
@@ -88,21 +89,25 @@ async function nextInvoiceNo(tx: StoreTransaction): Promise<string> {
 // The order's life after registration
 
 export interface OrderLifecycle {
-  /** Hands an order to the carrier: status `30`, a new invoice number, and the packing camera's video of it. */
+  /**
+   * Hands an order to the carrier: status `30`, a new invoice number, and the packing camera's video of it.
+   * `accountId` null finds the order across all sellers; order numbers are unique across the service, environments
+   * included, so the number alone names the order and its owner.
+   */
   ship(accountId: string | null, orderNo: string, now: Date): Promise<{ order_no: string; invoice_no: string }>;
   /** `10` → `20`: picking and packing starts. */
-  prepare(accountId: string, orderNo: string, now: Date): Promise<void>;
+  prepare(owner: Owner, orderNo: string, now: Date): Promise<void>;
   /** `30` → `40`. */
-  deliver(accountId: string, orderNo: string, now: Date): Promise<void>;
+  deliver(owner: Owner, orderNo: string, now: Date): Promise<void>;
   /** An unshipped order is cancelled (`90`) and its stock is freed. */
-  cancel(accountId: string, orderNo: string, now: Date): Promise<void>;
+  cancel(owner: Owner, orderNo: string, now: Date): Promise<void>;
 }
 
 export function orderLifecycle(d: Domain): OrderLifecycle {
   const { store } = d;
 
-  async function load(tx: StoreTransaction, accountId: string | null, orderNo: string) {
-    const order = await tx.findOrder(accountId, orderNo);
+  async function load(tx: StoreTransaction, owner: Owner | null, orderNo: string) {
+    const order = await tx.findOrder(owner, orderNo);
     if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
     return order;
   }
@@ -120,14 +125,16 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
     ship: (accountId, orderNo, now) =>
       store.transaction(async (tx) => {
         const at = ServiceTime.seconds(now);
-        const order = await load(tx, accountId, orderNo);
+        const order = await load(tx, null, orderNo);
+        // Another seller's order is not found either (DECISIONS G9).
+        if (accountId !== null && order.owner.accountId !== accountId) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
         refuseFinished(order);
         const invoice_no = await nextInvoiceNo(tx);
-        await tx.updateOrder(order.account_id, orderNo, { order_status_code: ORDER_STATUS.shipped, invoice_no, updated_at: at });
+        await tx.updateOrder(order.owner, orderNo, { order_status_code: ORDER_STATUS.shipped, invoice_no, updated_at: at });
         // The warehouse's packing camera records every parcel it ships; the camera area looks videos up by invoice.
         const sequence = await tx.nextSequence('video_id', '');
         const duration = 30 + ((sequence * 37) % 90);
-        await tx.insertVideo(order.account_id, {
+        await tx.insertVideo(order.owner, {
           video_id: `VID-${String(sequence).padStart(6, '0')}`,
           invoice_no,
           recorded_at: at - duration,
@@ -136,31 +143,31 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
         return { order_no: orderNo, invoice_no };
       }),
 
-    prepare: (accountId, orderNo, now) =>
+    prepare: (owner, orderNo, now) =>
       store.transaction(async (tx) => {
-        const order = await load(tx, accountId, orderNo);
+        const order = await load(tx, owner, orderNo);
         if (order.order_status_code !== ORDER_STATUS.registered) {
           throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.registered}.`);
         }
-        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.preparing, updated_at: ServiceTime.seconds(now) });
+        await tx.updateOrder(owner, orderNo, { order_status_code: ORDER_STATUS.preparing, updated_at: ServiceTime.seconds(now) });
       }),
 
-    deliver: (accountId, orderNo, now) =>
+    deliver: (owner, orderNo, now) =>
       store.transaction(async (tx) => {
-        const order = await load(tx, accountId, orderNo);
+        const order = await load(tx, owner, orderNo);
         if (order.order_status_code !== ORDER_STATUS.shipped) {
           throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.shipped}.`);
         }
-        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.delivered, updated_at: ServiceTime.seconds(now) });
+        await tx.updateOrder(owner, orderNo, { order_status_code: ORDER_STATUS.delivered, updated_at: ServiceTime.seconds(now) });
       }),
 
-    cancel: (accountId, orderNo, now) =>
+    cancel: (owner, orderNo, now) =>
       store.transaction(async (tx) => {
         const at = ServiceTime.seconds(now);
-        const order = await load(tx, accountId, orderNo);
+        const order = await load(tx, owner, orderNo);
         refuseFinished(order);
-        await tx.releaseStock(accountId, order.product_code, order.option_code, order.quantity, at);
-        await tx.updateOrder(accountId, orderNo, { order_status_code: ORDER_STATUS.cancelled, updated_at: at });
+        await tx.releaseStock(owner, order.product_code, order.option_code, order.quantity, at);
+        await tx.updateOrder(owner, orderNo, { order_status_code: ORDER_STATUS.cancelled, updated_at: at });
       }),
   };
 }
@@ -183,8 +190,8 @@ type OrderHandlers = Pick<
 export function orderHandlers(d: Domain): OrderHandlers {
   const { store, time } = d;
 
-  async function readOrder(accountId: string, orderNo: string) {
-    const order = await store.findOrder(accountId, orderNo);
+  async function readOrder(owner: Owner, orderNo: string) {
+    const order = await store.findOrder(owner, orderNo);
     // Another seller's order is not found either (DECISIONS G9): 404, never 403.
     if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
     return order;
@@ -193,43 +200,39 @@ export function orderHandlers(d: Domain): OrderHandlers {
   type ListQuery = { page: number; size: number; updated_after?: string; date_from?: string; order_status_code?: OrderStatusCode };
 
   /** One page of the seller's orders, read by `read` (whole orders, or only what a summary shows). */
-  async function listOrders<T>(
-    accountId: string,
-    query: ListQuery,
-    read: (accountId: string, filter: OrderFilter, window: Window) => Promise<Slice<T>>,
-  ) {
+  async function listOrders<T>(owner: Owner, query: ListQuery, read: (owner: Owner, filter: OrderFilter, window: Window) => Promise<Slice<T>>) {
     const filter = {
       updatedAfter: timeFilter(time, 'updated_after', query.updated_after),
       registeredFrom: dateFilter(time, 'date_from', query.date_from),
       statusCode: query.order_status_code,
     };
-    const slice = await read(accountId, filter, windowOf(query.page, query.size));
+    const slice = await read(owner, filter, windowOf(query.page, query.size));
     return { items: slice.items, pagination: paginationOf(query.page, query.size, slice.total) };
   }
 
   return {
     async listWmsOrders({ query }, ctx) {
-      const { items, pagination } = await listOrders(ctx.accountId, query, (...args) => store.listOrders(...args));
+      const { items, pagination } = await listOrders(ownerOf(ctx), query, (...args) => store.listOrders(...args));
       return { data: items.map((o) => orderView(o, time)), pagination };
     },
 
     async listManagerOrders({ query }, ctx) {
-      const { items, pagination } = await listOrders(ctx.accountId, query, (...args) => store.listOrderSummaries(...args));
+      const { items, pagination } = await listOrders(ownerOf(ctx), query, (...args) => store.listOrderSummaries(...args));
       return { data: items.map((o) => managerOrderView(o, time)), pagination };
     },
 
     async getWmsOrder({ params }, ctx) {
-      return { data: orderView(await readOrder(ctx.accountId, params.order_no), time) };
+      return { data: orderView(await readOrder(ownerOf(ctx), params.order_no), time) };
     },
 
     async getManagerOrder({ params }, ctx) {
-      return { data: orderView(await readOrder(ctx.accountId, params.order_no), time) };
+      return { data: orderView(await readOrder(ownerOf(ctx), params.order_no), time) };
     },
 
     async registerOrders({ body }, ctx) {
       const at = ServiceTime.seconds(ctx.now);
       const created_at = time.format(at);
-      const accountId = ctx.accountId;
+      const owner = ownerOf(ctx);
       // Every accepted row of the request is written in this one transaction; a row that fails writes nothing.
       const results = await store.transaction(async (tx) => {
         const repeated = new RepeatedInRequest('orders');
@@ -238,11 +241,11 @@ export function orderHandlers(d: Domain): OrderHandlers {
           const f = fieldsOf(row);
           const failure =
             repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findOrderByMallOrderNo(accountId, f.mall_order_no))
+            ((await tx.findOrderByMallOrderNo(owner, f.mall_order_no))
               ? `An order with mall_order_no ${f.mall_order_no} already exists.`
               : undefined) ??
-            (await missingItem(tx, accountId, f)) ??
-            (await allocate(tx, accountId, f.product_code, f.option_code, f.quantity, at).then(
+            (await missingItem(tx, owner, f)) ??
+            (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
               (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
             ));
           if (failure !== undefined) {
@@ -250,7 +253,7 @@ export function orderHandlers(d: Domain): OrderHandlers {
             continue;
           }
           const order_no = await nextOrderNo(tx, time, at);
-          await tx.insertOrder(accountId, {
+          await tx.insertOrder(owner, {
             ...f,
             order_no,
             order_status_code: ORDER_STATUS.registered,
@@ -270,8 +273,9 @@ export function orderHandlers(d: Domain): OrderHandlers {
 
     async updateWmsOrder({ params, body }, ctx) {
       const at = ServiceTime.seconds(ctx.now);
+      const owner = ownerOf(ctx);
       const updated = await store.transaction(async (tx) => {
-        const order = await tx.findOrder(ctx.accountId, params.order_no);
+        const order = await tx.findOrder(owner, params.order_no);
         if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${params.order_no} was not found.`);
         if (isShipped(order.order_status_code)) {
           throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped and cannot be modified.`);
@@ -283,11 +287,11 @@ export function orderHandlers(d: Domain): OrderHandlers {
         if (body.quantity !== undefined && body.quantity !== order.quantity) {
           const difference = body.quantity - order.quantity;
           if (difference > 0) {
-            const short = await allocate(tx, ctx.accountId, order.product_code, order.option_code, difference, at);
+            const short = await allocate(tx, owner, order.product_code, order.option_code, difference, at);
             // Thrown inside the transaction, so the order and the stock stay exactly as they were.
             if (short) throw new ApiError('INVENTORY_INSUFFICIENT', shortageText(order, `${difference} more requested`, short.free));
           } else {
-            await tx.releaseStock(ctx.accountId, order.product_code, order.option_code, -difference, at);
+            await tx.releaseStock(owner, order.product_code, order.option_code, -difference, at);
           }
           changes.quantity = body.quantity;
         }
@@ -295,7 +299,7 @@ export function orderHandlers(d: Domain): OrderHandlers {
         if (body.receiver_phone !== undefined) changes.receiver_phone = body.receiver_phone;
         if (body.receiver_address !== undefined) changes.receiver_address = body.receiver_address;
         if (body.memo !== undefined) changes.memo = body.memo;
-        await tx.updateOrder(ctx.accountId, order.order_no, changes);
+        await tx.updateOrder(owner, order.order_no, changes);
         return { ...order, ...changes };
       });
       return { data: orderView(updated, time) };
@@ -305,7 +309,7 @@ export function orderHandlers(d: Domain): OrderHandlers {
       const at = ServiceTime.seconds(ctx.now);
       const created_at = time.format(at);
       const date = time.compactDateOf(at);
-      const accountId = ctx.accountId;
+      const owner = ownerOf(ctx);
       const drafts = await store.transaction(async (tx) => {
         const repeated = new RepeatedInRequest('orders');
         const out: DraftResult[] = [];
@@ -314,17 +318,17 @@ export function orderHandlers(d: Domain): OrderHandlers {
           // A draft allocates no stock: only duplicates and unknown products or options fail a row.
           const failure =
             repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findDraftByMallOrderNo(accountId, f.mall_order_no))
+            ((await tx.findDraftByMallOrderNo(owner, f.mall_order_no))
               ? `A draft with mall_order_no ${f.mall_order_no} already exists.`
               : undefined) ??
-            (await missingItem(tx, accountId, f));
+            (await missingItem(tx, owner, f));
           if (failure !== undefined) {
             // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
             out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id: '', status: '', created_at: '', success: false, result_message: failure });
             continue;
           }
           const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
-          await tx.insertDraft(accountId, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
+          await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
           out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id, status: DRAFT_STATUS_OPEN, created_at, success: true, result_message: '' });
         }
         return out;
@@ -336,7 +340,7 @@ export function orderHandlers(d: Domain): OrderHandlers {
     },
 
     async getDraftOrder({ params }, ctx) {
-      const draft = await store.findDraft(ctx.accountId, params.draft_id);
+      const draft = await store.findDraft(ownerOf(ctx), params.draft_id);
       if (!draft) throw new ApiError('ORDER_DRAFT_NOT_FOUND', `Draft order ${params.draft_id} was not found.`);
       return { data: draftView(draft, time) };
     },

@@ -1,5 +1,6 @@
-// Returns of orders, withdrawable until 18:00 service time on the day they were registered.
+// Returns of orders, withdrawable until the first 18:00 service time after they were registered (DECISIONS G13).
 
+import { ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
 import type { DomainHandlers } from './contract.js';
 import { ServiceTime } from './time.js';
@@ -13,10 +14,11 @@ export function returnHandlers(d: Domain): ReturnHandlers {
   return {
     async registerReturn({ body }, ctx) {
       const at = ServiceTime.seconds(ctx.now);
+      const owner = ownerOf(ctx);
       const registered = await store.transaction(async (tx) => {
-        const order = await tx.findOrder(ctx.accountId, body.order_no);
+        const order = await tx.findOrder(owner, body.order_no);
         if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${body.order_no} was not found.`);
-        const open = await tx.findOpenReturn(ctx.accountId, body.order_no);
+        const open = await tx.findOpenReturn(owner, body.order_no);
         if (open) {
           throw new ApiError('DUPLICATE', `Order ${body.order_no} already has return ${open.return_no}, which is not withdrawn.`);
         }
@@ -26,17 +28,17 @@ export function returnHandlers(d: Domain): ReturnHandlers {
           order_no: body.order_no,
           reason: body.reason,
           registered_at: at,
-          cancellable_until: time.atTimeOnDayOf(at, deadline.hour, deadline.minute),
+          cancellable_until: time.nextTimeOfDay(at, deadline),
           withdrawn_at: null,
         };
-        await tx.insertReturn(ctx.accountId, record);
+        await tx.insertReturn(owner, record);
         return record;
       });
       return { data: returnView(registered, time) };
     },
 
     async getReturn({ params }, ctx) {
-      const found = await store.findReturn(ctx.accountId, params.return_no);
+      const found = await store.findReturn(ownerOf(ctx), params.return_no);
       // No return-specific code exists in the catalogue, so the common one applies (DECISIONS getReturn).
       if (!found) throw new ApiError('NOT_FOUND', `Return ${params.return_no} was not found.`);
       return { data: returnView(found, time) };
@@ -44,19 +46,20 @@ export function returnHandlers(d: Domain): ReturnHandlers {
 
     async cancelReturn({ params }, ctx) {
       const at = ServiceTime.seconds(ctx.now);
+      const owner = ownerOf(ctx);
       const result = await store.transaction(async (tx) => {
-        const found = await tx.findReturn(ctx.accountId, params.return_no);
+        const found = await tx.findReturn(owner, params.return_no);
         if (!found) throw new ApiError('NOT_FOUND', `Return ${params.return_no} was not found.`);
         // Withdrawing a withdrawn return changes nothing and succeeds, even after the window.
         if (found.withdrawn_at !== null) return found;
-        // The window is open strictly before its end: at 18:00:00 it has passed.
+        // The window is open strictly before its end: at the deadline itself it has passed.
         if (at >= found.cancellable_until) {
           throw new ApiError(
             'RETURN_CANCEL_EXPIRED',
             `Return ${found.return_no} could be withdrawn until ${time.format(found.cancellable_until)} (${time.timeZone}).`,
           );
         }
-        await tx.markReturnWithdrawn(ctx.accountId, found.return_no, at);
+        await tx.markReturnWithdrawn(owner, found.return_no, at);
         return { ...found, withdrawn_at: at };
       });
       return { data: returnView(result, time) };

@@ -2,8 +2,10 @@
 // real requests (so stock, numbers and times are consistent), with suppliers and deposits, which no operation
 // creates, written through the store. The first account gets a rich set, every further one a small set, so one
 // seller's data visibly never shows up for another (the small set even reuses a product code of the rich one).
+// Each environment of an account gets its own copy (DECISIONS G20): the same codes, its own records and numbers.
 
-import type { components, HandlerContext } from '@cls-api/server';
+import type { components } from '@cls-api/server';
+import type { Owner, RequestContext } from '../environment.js';
 import type { DomainHandlers } from './contract.js';
 import type { OrderLifecycle } from './orders.js';
 import type { EpochSeconds } from './time.js';
@@ -14,6 +16,7 @@ type OrderRow = components['schemas']['OrderRow'];
 
 export interface DemoAccountSummary {
   account_id: string;
+  environment: Owner['environment'];
   product_codes: string[];
   order_nos: string[];
   invoice_nos: string[];
@@ -153,7 +156,7 @@ const SMALL: AccountPlan = {
   deposits: [{ daysAgo: 3, amount: 340000 }],
 };
 
-const SILENT_LOG: HandlerContext['log'] = { info() {}, error() {} };
+const SILENT_LOG: RequestContext['log'] = { info() {}, error() {} };
 
 /** `MALL-A-09950`: a letter per account (A for the first), then the serial. */
 function mallOrderNo(accountIndex: number, serial: number): string {
@@ -165,7 +168,7 @@ export async function seedDemo(
   d: Domain,
   handlers: DomainHandlers,
   lifecycle: OrderLifecycle,
-  accountIds: string[],
+  owners: Owner[],
   now: Date,
 ): Promise<DemoSummary> {
   const { store, time } = d;
@@ -177,34 +180,47 @@ export async function seedDemo(
     return t;
   };
   const date = (t: EpochSeconds) => new Date(t * 1000);
-  const ctxFor = (accountId: string, t: EpochSeconds): HandlerContext => ({ accountId, area: 'wms', keyArea: 'wms', now: date(t), log: SILENT_LOG });
+  const ctxFor = (owner: Owner, t: EpochSeconds): RequestContext => ({ ...owner, area: 'wms', keyArea: 'wms', now: date(t), log: SILENT_LOG });
 
   // Seeding is meant for an empty database; refuse before writing anything rather than half-seed.
-  for (const accountId of accountIds) {
-    const existing = await store.listProducts(accountId, {}, { offset: 0, limit: 1 });
-    if (existing.total > 0) throw new Error(`account ${accountId} already has products: demo data is loaded into empty accounts only`);
+  for (const owner of owners) {
+    const existing = await store.listProducts(owner, {}, { offset: 0, limit: 1 });
+    if (existing.total > 0) {
+      throw new Error(`account ${owner.accountId} already has ${owner.environment} products: demo data is loaded into empty accounts only`);
+    }
   }
 
+  // The plan follows the account, not the environment: both worlds of the first account are rich.
+  const accountOrder = [...new Set(owners.map((o) => o.accountId))];
   const summaries: DemoAccountSummary[] = [];
-  for (const [index, accountId] of accountIds.entries()) {
+  for (const owner of owners) {
+    const index = accountOrder.indexOf(owner.accountId);
     const plan = index === 0 ? RICH : SMALL;
-    const summary: DemoAccountSummary = { account_id: accountId, product_codes: [], order_nos: [], invoice_nos: [], draft_ids: [], return_nos: [] };
+    const summary: DemoAccountSummary = {
+      account_id: owner.accountId,
+      environment: owner.environment,
+      product_codes: [],
+      order_nos: [],
+      invoice_nos: [],
+      draft_ids: [],
+      return_nos: [],
+    };
 
     await store.transaction(async (tx) => {
       for (const [code, name] of plan.suppliers) {
-        await tx.insertSupplier(accountId, { supplier_code: code, supplier_name: name, updated_at: at(90, '10:00:00') });
+        await tx.insertSupplier(owner, { supplier_code: code, supplier_name: name, updated_at: at(90, '10:00:00') });
       }
     });
 
     for (const p of plan.products) {
       await handlers.createProduct(
         { params: {}, query: {}, body: { product_code: p.product_code, product_name: p.product_name, price: p.price, supplier_code: p.supplier_code, stock_quantity: p.stock_quantity } },
-        ctxFor(accountId, at(60, '09:00:00')),
+        ctxFor(owner, at(60, '09:00:00')),
       );
       if (p.options.length > 0) {
         const added = await handlers.addProductOptions(
           { params: { product_code: p.product_code }, query: {}, body: { options: p.options } },
-          ctxFor(accountId, at(60, '09:30:00')),
+          ctxFor(owner, at(60, '09:30:00')),
         );
         if (added.data.failed_count > 0) throw new Error(`demo options of ${p.product_code} failed: ${JSON.stringify(added.data.options)}`);
       }
@@ -227,7 +243,7 @@ export async function seedDemo(
     const orderNos: string[] = [];
     const byTime = plan.orders.map((o, i) => ({ o, i, t: at(o.registered[0], o.registered[1]) })).sort((a, b) => a.t - b.t || a.i - b.i);
     for (const { i, t } of byTime) {
-      const result = await handlers.registerOrders({ params: {}, query: {}, body: { orders: [rows[i]!] } }, ctxFor(accountId, t));
+      const result = await handlers.registerOrders({ params: {}, query: {}, body: { orders: [rows[i]!] } }, ctxFor(owner, t));
       const row = result.data.results[0]!;
       if (!row.success) throw new Error(`demo order ${rows[i]!.mall_order_no} failed: ${row.result_message}`);
       orderNos[i] = row.order_no;
@@ -237,8 +253,8 @@ export async function seedDemo(
       .sort((a, b) => a.t - b.t || a.i - b.i);
     for (const { step, i, t } of steps) {
       const orderNo = orderNos[i]!;
-      if (step === 'ship') summary.invoice_nos.push((await lifecycle.ship(accountId, orderNo, date(t))).invoice_no);
-      else await lifecycle[step](accountId, orderNo, date(t));
+      if (step === 'ship') summary.invoice_nos.push((await lifecycle.ship(owner.accountId, orderNo, date(t))).invoice_no);
+      else await lifecycle[step](owner, orderNo, date(t));
     }
     summary.order_nos.push(...orderNos);
 
@@ -246,7 +262,7 @@ export async function seedDemo(
       const like = rows[draft.like]!;
       const result = await handlers.registerDraftOrders(
         { params: {}, query: {}, body: { orders: [{ ...like, mall_order_no: mallOrderNo(index, draft.no) }] } },
-        ctxFor(accountId, at(draft.daysAgo, draft.time)),
+        ctxFor(owner, at(draft.daysAgo, draft.time)),
       );
       const row = result.data.drafts[0]!;
       if (!row.success) throw new Error(`demo draft failed: ${row.result_message}`);
@@ -257,7 +273,7 @@ export async function seedDemo(
       const t = ret.daysAgo === null ? seedAt : at(ret.daysAgo, ret.time);
       const result = await handlers.registerReturn(
         { params: {}, query: {}, body: { order_no: orderNos[ret.order]!, reason: ret.reason } },
-        ctxFor(accountId, t),
+        ctxFor(owner, t),
       );
       summary.return_nos.push(result.data.return_no);
     }
@@ -266,7 +282,7 @@ export async function seedDemo(
       for (const dep of plan.deposits) {
         const t = at(dep.daysAgo, '06:00:00');
         const day = time.compactDateOf(t);
-        await tx.insertDeposit(accountId, {
+        await tx.insertDeposit(owner, {
           deposit_id: `DEP-${day}-${String(await tx.nextSequence('deposit_id', day)).padStart(4, '0')}`,
           amount: dep.amount,
           depositor_name: 'Commerce Settlement',

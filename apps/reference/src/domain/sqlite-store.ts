@@ -20,6 +20,7 @@ import type {
   VideoRecord,
   Window,
 } from './store.js';
+import type { Environment, Owner } from '../environment.js';
 import { Statements } from '../store/statements.js';
 import type { EpochSeconds } from './time.js';
 
@@ -32,8 +33,12 @@ const DRAFT_COLUMNS = `draft_id, status, mall_order_no, mall_product_name, produ
   receiver_name, receiver_phone, receiver_address, memo, created_at`;
 const RETURN_COLUMNS = 'return_no, order_no, reason, registered_at, cancellable_until, withdrawn_at';
 const PRODUCT_COLUMNS = `p.product_code, p.product_name, p.price, p.supplier_code,
-  (SELECT count(*) FROM product_options o WHERE o.account_id = p.account_id AND o.product_code = p.product_code) AS option_count,
+  (SELECT count(*) FROM product_options o
+   WHERE o.account_id = p.account_id AND o.environment = p.environment AND o.product_code = p.product_code) AS option_count,
   p.created_at, p.updated_at`;
+
+/** The owner's two key columns (`account_id = ? AND environment = ?`), as statement parameters. */
+const ownerParams = (owner: Owner): [string, Environment] => [owner.accountId, owner.environment];
 
 /** The columns `updateOrder` may set, in the API's names. */
 const ORDER_CHANGE_COLUMNS = [
@@ -50,7 +55,8 @@ const ORDER_CHANGE_COLUMNS = [
 type Param = string | number | null;
 
 /**
- * The domain store on one better-sqlite3 connection (the schema is `store/migrations/002_domain.sql`).
+ * The domain store on one better-sqlite3 connection (the schema is `store/migrations/002_domain.sql` as
+ * `003_environments.sql` changed it: every row belongs to an account and an environment).
  *
  * better-sqlite3 is synchronous, so every method completes before it returns its promise; a transaction whose work
  * awaits only this store therefore runs to its end without yielding to other requests. Transactions are still
@@ -111,17 +117,17 @@ export class SqliteDomainStore implements DomainStore {
   // -------------------------------------------------------------------------------------------------------------
   // Reads
 
-  async listSuppliers(accountId: string, window: Window): Promise<Slice<SupplierRecord>> {
-    return this.slice('supplier_code, supplier_name, updated_at', 'FROM suppliers WHERE account_id = ?', 'id', [accountId], window);
+  async listSuppliers(owner: Owner, window: Window): Promise<Slice<SupplierRecord>> {
+    return this.slice('supplier_code, supplier_name, updated_at', 'FROM suppliers WHERE account_id = ? AND environment = ?', 'id', ownerParams(owner), window);
   }
 
-  async findProduct(accountId: string, productCode: string): Promise<ProductRecord | undefined> {
-    return this.get(`SELECT ${PRODUCT_COLUMNS} FROM products p WHERE p.account_id = ? AND p.product_code = ?`, accountId, productCode);
+  async findProduct(owner: Owner, productCode: string): Promise<ProductRecord | undefined> {
+    return this.get(`SELECT ${PRODUCT_COLUMNS} FROM products p WHERE p.account_id = ? AND p.environment = ? AND p.product_code = ?`, ...ownerParams(owner), productCode);
   }
 
-  async listProducts(accountId: string, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>> {
-    const where = ['p.account_id = ?'];
-    const params: Param[] = [accountId];
+  async listProducts(owner: Owner, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>> {
+    const where = ['p.account_id = ?', 'p.environment = ?'];
+    const params: Param[] = ownerParams(owner);
     if (filter.updatedAfter !== undefined) {
       where.push('p.updated_at > ?');
       params.push(filter.updatedAfter);
@@ -129,39 +135,39 @@ export class SqliteDomainStore implements DomainStore {
     return this.slice(PRODUCT_COLUMNS, `FROM products p WHERE ${where.join(' AND ')}`, 'p.id', params, window);
   }
 
-  async findOption(accountId: string, productCode: string, optionCode: string): Promise<OptionRecord | undefined> {
+  async findOption(owner: Owner, productCode: string, optionCode: string): Promise<OptionRecord | undefined> {
     return this.get(
       `SELECT product_code, option_code, option_name, additional_price, created_at FROM product_options
-       WHERE account_id = ? AND product_code = ? AND option_code = ?`,
-      accountId,
+       WHERE account_id = ? AND environment = ? AND product_code = ? AND option_code = ?`,
+      ...ownerParams(owner),
       productCode,
       optionCode,
     );
   }
 
-  async listOptions(accountId: string, productCode: string, window: Window): Promise<Slice<OptionRecord>> {
+  async listOptions(owner: Owner, productCode: string, window: Window): Promise<Slice<OptionRecord>> {
     return this.slice(
       'product_code, option_code, option_name, additional_price, created_at',
-      'FROM product_options WHERE account_id = ? AND product_code = ?',
+      'FROM product_options WHERE account_id = ? AND environment = ? AND product_code = ?',
       'id',
-      [accountId, productCode],
+      [...ownerParams(owner), productCode],
       window,
     );
   }
 
-  async findStock(accountId: string, productCode: string, optionCode: string | null): Promise<StockRecord | undefined> {
+  async findStock(owner: Owner, productCode: string, optionCode: string | null): Promise<StockRecord | undefined> {
     return this.get(
       `SELECT product_code, option_code, quantity, updated_at FROM stock
-       WHERE account_id = ? AND product_code = ? AND ifnull(option_code, '') = ?`,
-      accountId,
+       WHERE account_id = ? AND environment = ? AND product_code = ? AND ifnull(option_code, '') = ?`,
+      ...ownerParams(owner),
       productCode,
       optionCode ?? '',
     );
   }
 
-  async listStock(accountId: string, filter: StockFilter, window: Window): Promise<Slice<StockRecord>> {
-    const where = ['s.account_id = ?'];
-    const params: Param[] = [accountId];
+  async listStock(owner: Owner, filter: StockFilter, window: Window): Promise<Slice<StockRecord>> {
+    const where = ['s.account_id = ?', 's.environment = ?'];
+    const params: Param[] = ownerParams(owner);
     if (filter.productCode !== undefined) {
       where.push('s.product_code = ?');
       params.push(filter.productCode);
@@ -173,9 +179,10 @@ export class SqliteDomainStore implements DomainStore {
     return this.slice(
       's.product_code, s.option_code, s.quantity, s.updated_at',
       `FROM stock s
-       JOIN products p ON p.account_id = s.account_id AND p.product_code = s.product_code
+       JOIN products p ON p.account_id = s.account_id AND p.environment = s.environment AND p.product_code = s.product_code
        LEFT JOIN product_options o
-         ON o.account_id = s.account_id AND o.product_code = s.product_code AND o.option_code = s.option_code
+         ON o.account_id = s.account_id AND o.environment = s.environment AND o.product_code = s.product_code
+        AND o.option_code = s.option_code
        WHERE ${where.join(' AND ')}`,
       'p.id, o.id NULLS FIRST',
       params,
@@ -183,27 +190,38 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async findOrder(accountId: string | null, orderNo: string): Promise<(OrderRecord & { account_id: string }) | undefined> {
-    return accountId === null
-      ? this.get(`SELECT account_id, ${ORDER_COLUMNS} FROM orders WHERE order_no = ?`, orderNo)
-      : this.get(`SELECT account_id, ${ORDER_COLUMNS} FROM orders WHERE order_no = ? AND account_id = ?`, orderNo, accountId);
+  async findOrder(owner: Owner | null, orderNo: string): Promise<(OrderRecord & { owner: Owner }) | undefined> {
+    const row =
+      owner === null
+        ? this.get<OrderRecord & { account_id: string; environment: Environment }>(
+            `SELECT account_id, environment, ${ORDER_COLUMNS} FROM orders WHERE order_no = ?`,
+            orderNo,
+          )
+        : this.get<OrderRecord & { account_id: string; environment: Environment }>(
+            `SELECT account_id, environment, ${ORDER_COLUMNS} FROM orders WHERE order_no = ? AND account_id = ? AND environment = ?`,
+            orderNo,
+            ...ownerParams(owner),
+          );
+    if (!row) return undefined;
+    const { account_id, environment, ...order } = row;
+    return { ...order, owner: { accountId: account_id, environment } };
   }
 
-  async findOrderByMallOrderNo(accountId: string, mallOrderNo: string): Promise<OrderRecord | undefined> {
-    return this.get(`SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = ? AND mall_order_no = ?`, accountId, mallOrderNo);
+  async findOrderByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<OrderRecord | undefined> {
+    return this.get(`SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`, ...ownerParams(owner), mallOrderNo);
   }
 
-  async listOrders(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>> {
-    return this.orderSlice(ORDER_COLUMNS, accountId, filter, window);
+  async listOrders(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>> {
+    return this.orderSlice(ORDER_COLUMNS, owner, filter, window);
   }
 
-  async listOrderSummaries(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>> {
-    return this.orderSlice(ORDER_SUMMARY_COLUMNS, accountId, filter, window);
+  async listOrderSummaries(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>> {
+    return this.orderSlice(ORDER_SUMMARY_COLUMNS, owner, filter, window);
   }
 
-  private orderSlice<T>(columns: string, accountId: string, filter: OrderFilter, window: Window): Slice<T> {
-    const where = ['account_id = ?'];
-    const params: Param[] = [accountId];
+  private orderSlice<T>(columns: string, owner: Owner, filter: OrderFilter, window: Window): Slice<T> {
+    const where = ['account_id = ?', 'environment = ?'];
+    const params: Param[] = ownerParams(owner);
     if (filter.updatedAfter !== undefined) {
       where.push('updated_at > ?');
       params.push(filter.updatedAfter);
@@ -219,41 +237,41 @@ export class SqliteDomainStore implements DomainStore {
     return this.slice(columns, `FROM orders WHERE ${where.join(' AND ')}`, 'registered_at DESC, id DESC', params, window);
   }
 
-  async findDraft(accountId: string, draftId: string): Promise<DraftRecord | undefined> {
-    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND draft_id = ?`, accountId, draftId);
+  async findDraft(owner: Owner, draftId: string): Promise<DraftRecord | undefined> {
+    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND draft_id = ?`, ...ownerParams(owner), draftId);
   }
 
-  async findDraftByMallOrderNo(accountId: string, mallOrderNo: string): Promise<DraftRecord | undefined> {
-    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND mall_order_no = ?`, accountId, mallOrderNo);
+  async findDraftByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<DraftRecord | undefined> {
+    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`, ...ownerParams(owner), mallOrderNo);
   }
 
-  async findReturn(accountId: string, returnNo: string): Promise<ReturnRecord | undefined> {
-    return this.get(`SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND return_no = ?`, accountId, returnNo);
+  async findReturn(owner: Owner, returnNo: string): Promise<ReturnRecord | undefined> {
+    return this.get(`SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND environment = ? AND return_no = ?`, ...ownerParams(owner), returnNo);
   }
 
-  async findOpenReturn(accountId: string, orderNo: string): Promise<ReturnRecord | undefined> {
+  async findOpenReturn(owner: Owner, orderNo: string): Promise<ReturnRecord | undefined> {
     return this.get(
-      `SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND order_no = ? AND withdrawn_at IS NULL`,
-      accountId,
+      `SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND environment = ? AND order_no = ? AND withdrawn_at IS NULL`,
+      ...ownerParams(owner),
       orderNo,
     );
   }
 
-  async listDeposits(accountId: string, period: Period, window: Window): Promise<Slice<DepositRecord>> {
+  async listDeposits(owner: Owner, period: Period, window: Window): Promise<Slice<DepositRecord>> {
     return this.slice(
       'deposit_id, amount, depositor_name, deposited_at',
-      'FROM deposits WHERE account_id = ? AND deposited_at >= ? AND deposited_at < ?',
+      'FROM deposits WHERE account_id = ? AND environment = ? AND deposited_at >= ? AND deposited_at < ?',
       'deposited_at DESC, id DESC',
-      [accountId, period.from, period.until],
+      [...ownerParams(owner), period.from, period.until],
       window,
     );
   }
 
-  async listVideos(accountId: string, invoiceNo: string, limit: number): Promise<VideoRecord[]> {
+  async listVideos(owner: Owner, invoiceNo: string, limit: number): Promise<VideoRecord[]> {
     return this.all(
       `SELECT video_id, invoice_no, recorded_at, duration_seconds FROM videos
-       WHERE account_id = ? AND invoice_no = ? ORDER BY recorded_at, id LIMIT ?`,
-      accountId,
+       WHERE account_id = ? AND environment = ? AND invoice_no = ? ORDER BY recorded_at, id LIMIT ?`,
+      ...ownerParams(owner),
       invoiceNo,
       limit,
     );
@@ -271,21 +289,21 @@ export class SqliteDomainStore implements DomainStore {
     return row.value;
   }
 
-  async insertSupplier(accountId: string, s: SupplierRecord): Promise<void> {
+  async insertSupplier(owner: Owner, s: SupplierRecord): Promise<void> {
     this.run(
-      'INSERT INTO suppliers (account_id, supplier_code, supplier_name, updated_at) VALUES (?, ?, ?, ?)',
-      accountId,
+      'INSERT INTO suppliers (account_id, environment, supplier_code, supplier_name, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ...ownerParams(owner),
       s.supplier_code,
       s.supplier_name,
       s.updated_at,
     );
   }
 
-  async insertProduct(accountId: string, p: Omit<ProductRecord, 'option_count'>, stockQuantity: number): Promise<void> {
+  async insertProduct(owner: Owner, p: Omit<ProductRecord, 'option_count'>, stockQuantity: number): Promise<void> {
     this.run(
-      `INSERT INTO products (account_id, product_code, product_name, price, supplier_code, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      accountId,
+      `INSERT INTO products (account_id, environment, product_code, product_name, price, supplier_code, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ...ownerParams(owner),
       p.product_code,
       p.product_name,
       p.price,
@@ -294,19 +312,19 @@ export class SqliteDomainStore implements DomainStore {
       p.updated_at,
     );
     this.run(
-      'INSERT INTO stock (account_id, product_code, option_code, quantity, updated_at) VALUES (?, ?, NULL, ?, ?)',
-      accountId,
+      'INSERT INTO stock (account_id, environment, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, NULL, ?, ?)',
+      ...ownerParams(owner),
       p.product_code,
       stockQuantity,
       p.created_at,
     );
   }
 
-  async insertOption(accountId: string, o: OptionRecord, stockQuantity: number): Promise<void> {
+  async insertOption(owner: Owner, o: OptionRecord, stockQuantity: number): Promise<void> {
     this.run(
-      `INSERT INTO product_options (account_id, product_code, option_code, option_name, additional_price, created_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-      accountId,
+      `INSERT INTO product_options (account_id, environment, product_code, option_code, option_name, additional_price, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ...ownerParams(owner),
       o.product_code,
       o.option_code,
       o.option_name,
@@ -314,28 +332,28 @@ export class SqliteDomainStore implements DomainStore {
       o.created_at,
     );
     this.run(
-      'INSERT INTO stock (account_id, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, ?, ?)',
-      accountId,
+      'INSERT INTO stock (account_id, environment, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ...ownerParams(owner),
       o.product_code,
       o.option_code,
       stockQuantity,
       o.created_at,
     );
     this.run(
-      'UPDATE products SET updated_at = max(updated_at, ?) WHERE account_id = ? AND product_code = ?',
+      'UPDATE products SET updated_at = max(updated_at, ?) WHERE account_id = ? AND environment = ? AND product_code = ?',
       o.created_at,
-      accountId,
+      ...ownerParams(owner),
       o.product_code,
     );
   }
 
-  async allocateStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean> {
+  async allocateStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean> {
     const result = this.run(
       `UPDATE stock SET quantity = quantity - ?, updated_at = ?
-       WHERE account_id = ? AND product_code = ? AND ifnull(option_code, '') = ? AND quantity >= ?`,
+       WHERE account_id = ? AND environment = ? AND product_code = ? AND ifnull(option_code, '') = ? AND quantity >= ?`,
       quantity,
       at,
-      accountId,
+      ...ownerParams(owner),
       productCode,
       optionCode ?? '',
       quantity,
@@ -343,23 +361,23 @@ export class SqliteDomainStore implements DomainStore {
     return result.changes === 1;
   }
 
-  async releaseStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void> {
+  async releaseStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void> {
     const result = this.run(
       `UPDATE stock SET quantity = quantity + ?, updated_at = ?
-       WHERE account_id = ? AND product_code = ? AND ifnull(option_code, '') = ?`,
+       WHERE account_id = ? AND environment = ? AND product_code = ? AND ifnull(option_code, '') = ?`,
       quantity,
       at,
-      accountId,
+      ...ownerParams(owner),
       productCode,
       optionCode ?? '',
     );
-    if (result.changes !== 1) throw new Error(`no stock row for ${productCode}/${optionCode ?? '-'} of account ${accountId}`);
+    if (result.changes !== 1) throw new Error(`no stock row for ${productCode}/${optionCode ?? '-'} of ${describeOwner(owner)}`);
   }
 
-  async insertOrder(accountId: string, o: OrderRecord): Promise<void> {
+  async insertOrder(owner: Owner, o: OrderRecord): Promise<void> {
     this.run(
-      `INSERT INTO orders (account_id, ${ORDER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      accountId,
+      `INSERT INTO orders (account_id, environment, ${ORDER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ...ownerParams(owner),
       o.order_no,
       o.mall_order_no,
       o.mall_product_name,
@@ -377,21 +395,21 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async updateOrder(accountId: string, orderNo: string, changes: OrderChanges): Promise<void> {
+  async updateOrder(owner: Owner, orderNo: string, changes: OrderChanges): Promise<void> {
     const columns = ORDER_CHANGE_COLUMNS.filter((c) => changes[c] !== undefined);
     const result = this.run(
-      `UPDATE orders SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE account_id = ? AND order_no = ?`,
+      `UPDATE orders SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE account_id = ? AND environment = ? AND order_no = ?`,
       ...columns.map((c) => changes[c] as Param),
-      accountId,
+      ...ownerParams(owner),
       orderNo,
     );
-    if (result.changes !== 1) throw new Error(`order ${orderNo} of account ${accountId} was not updated`);
+    if (result.changes !== 1) throw new Error(`order ${orderNo} of ${describeOwner(owner)} was not updated`);
   }
 
-  async insertDraft(accountId: string, d: DraftRecord): Promise<void> {
+  async insertDraft(owner: Owner, d: DraftRecord): Promise<void> {
     this.run(
-      `INSERT INTO draft_orders (account_id, ${DRAFT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      accountId,
+      `INSERT INTO draft_orders (account_id, environment, ${DRAFT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ...ownerParams(owner),
       d.draft_id,
       d.status,
       d.mall_order_no,
@@ -407,10 +425,10 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async insertReturn(accountId: string, r: ReturnRecord): Promise<void> {
+  async insertReturn(owner: Owner, r: ReturnRecord): Promise<void> {
     this.run(
-      `INSERT INTO returns (account_id, ${RETURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      accountId,
+      `INSERT INTO returns (account_id, environment, ${RETURN_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ...ownerParams(owner),
       r.return_no,
       r.order_no,
       r.reason,
@@ -420,20 +438,20 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async markReturnWithdrawn(accountId: string, returnNo: string, at: EpochSeconds): Promise<void> {
+  async markReturnWithdrawn(owner: Owner, returnNo: string, at: EpochSeconds): Promise<void> {
     const result = this.run(
-      'UPDATE returns SET withdrawn_at = ? WHERE account_id = ? AND return_no = ? AND withdrawn_at IS NULL',
+      'UPDATE returns SET withdrawn_at = ? WHERE account_id = ? AND environment = ? AND return_no = ? AND withdrawn_at IS NULL',
       at,
-      accountId,
+      ...ownerParams(owner),
       returnNo,
     );
-    if (result.changes !== 1) throw new Error(`return ${returnNo} of account ${accountId} is not open`);
+    if (result.changes !== 1) throw new Error(`return ${returnNo} of ${describeOwner(owner)} is not open`);
   }
 
-  async insertDeposit(accountId: string, d: DepositRecord): Promise<void> {
+  async insertDeposit(owner: Owner, d: DepositRecord): Promise<void> {
     this.run(
-      'INSERT INTO deposits (account_id, deposit_id, amount, depositor_name, deposited_at) VALUES (?, ?, ?, ?, ?)',
-      accountId,
+      'INSERT INTO deposits (account_id, environment, deposit_id, amount, depositor_name, deposited_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ...ownerParams(owner),
       d.deposit_id,
       d.amount,
       d.depositor_name,
@@ -441,14 +459,18 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async insertVideo(accountId: string, v: VideoRecord): Promise<void> {
+  async insertVideo(owner: Owner, v: VideoRecord): Promise<void> {
     this.run(
-      'INSERT INTO videos (account_id, video_id, invoice_no, recorded_at, duration_seconds) VALUES (?, ?, ?, ?, ?)',
-      accountId,
+      'INSERT INTO videos (account_id, environment, video_id, invoice_no, recorded_at, duration_seconds) VALUES (?, ?, ?, ?, ?, ?)',
+      ...ownerParams(owner),
       v.video_id,
       v.invoice_no,
       v.recorded_at,
       v.duration_seconds,
     );
   }
+}
+
+function describeOwner(owner: Owner): string {
+  return `account ${owner.accountId} (${owner.environment})`;
 }

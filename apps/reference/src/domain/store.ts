@@ -4,6 +4,7 @@
 //
 // Records use the API's field names. Times are epoch seconds (see time.ts); the handlers format them.
 
+import type { Owner } from '../environment.js';
 import type { EpochSeconds } from './time.js';
 
 export interface SupplierRecord {
@@ -131,39 +132,42 @@ export type OrderChanges = Partial<
   Pick<OrderRecord, 'quantity' | 'receiver_name' | 'receiver_phone' | 'receiver_address' | 'memo' | 'order_status_code' | 'invoice_no'>
 > & { updated_at: EpochSeconds };
 
-/** Reads; available outside and inside a transaction. `accountId` scopes every read to one seller. */
+/**
+ * Reads; available outside and inside a transaction. `owner` scopes every read to one seller's data in one
+ * environment (DECISIONS G20): nothing of another account or of the other environment is ever seen.
+ */
 export interface StoreReader {
-  listSuppliers(accountId: string, window: Window): Promise<Slice<SupplierRecord>>;
+  listSuppliers(owner: Owner, window: Window): Promise<Slice<SupplierRecord>>;
 
-  findProduct(accountId: string, productCode: string): Promise<ProductRecord | undefined>;
+  findProduct(owner: Owner, productCode: string): Promise<ProductRecord | undefined>;
   /** Products in the order they were created. */
-  listProducts(accountId: string, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>>;
-  findOption(accountId: string, productCode: string, optionCode: string): Promise<OptionRecord | undefined>;
+  listProducts(owner: Owner, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>>;
+  findOption(owner: Owner, productCode: string, optionCode: string): Promise<OptionRecord | undefined>;
   /** Options of one product in the order they were added. */
-  listOptions(accountId: string, productCode: string, window: Window): Promise<Slice<OptionRecord>>;
-  findStock(accountId: string, productCode: string, optionCode: string | null): Promise<StockRecord | undefined>;
+  listOptions(owner: Owner, productCode: string, window: Window): Promise<Slice<OptionRecord>>;
+  findStock(owner: Owner, productCode: string, optionCode: string | null): Promise<StockRecord | undefined>;
   /** Stock rows by product (creation order), each product's own row first, then its options in the order added. */
-  listStock(accountId: string, filter: StockFilter, window: Window): Promise<Slice<StockRecord>>;
+  listStock(owner: Owner, filter: StockFilter, window: Window): Promise<Slice<StockRecord>>;
 
-  /** `accountId` null looks an order up across every seller (the operator's tools). */
-  findOrder(accountId: string | null, orderNo: string): Promise<(OrderRecord & { account_id: string }) | undefined>;
-  findOrderByMallOrderNo(accountId: string, mallOrderNo: string): Promise<OrderRecord | undefined>;
+  /** `owner` null looks an order up across every seller and environment (the operator's tools). */
+  findOrder(owner: Owner | null, orderNo: string): Promise<(OrderRecord & { owner: Owner }) | undefined>;
+  findOrderByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<OrderRecord | undefined>;
   /** Newest registration first. */
-  listOrders(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>>;
+  listOrders(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>>;
   /** The same list as `listOrders`, each order read only as far as a summary needs (fewer columns, less work). */
-  listOrderSummaries(accountId: string, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>>;
+  listOrderSummaries(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>>;
 
-  findDraft(accountId: string, draftId: string): Promise<DraftRecord | undefined>;
-  findDraftByMallOrderNo(accountId: string, mallOrderNo: string): Promise<DraftRecord | undefined>;
+  findDraft(owner: Owner, draftId: string): Promise<DraftRecord | undefined>;
+  findDraftByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<DraftRecord | undefined>;
 
-  findReturn(accountId: string, returnNo: string): Promise<ReturnRecord | undefined>;
+  findReturn(owner: Owner, returnNo: string): Promise<ReturnRecord | undefined>;
   /** The order's return that is not withdrawn, if any. */
-  findOpenReturn(accountId: string, orderNo: string): Promise<ReturnRecord | undefined>;
+  findOpenReturn(owner: Owner, orderNo: string): Promise<ReturnRecord | undefined>;
 
   /** Newest first. */
-  listDeposits(accountId: string, period: Period, window: Window): Promise<Slice<DepositRecord>>;
+  listDeposits(owner: Owner, period: Period, window: Window): Promise<Slice<DepositRecord>>;
   /** Oldest first. */
-  listVideos(accountId: string, invoiceNo: string, limit: number): Promise<VideoRecord[]>;
+  listVideos(owner: Owner, invoiceNo: string, limit: number): Promise<VideoRecord[]>;
 }
 
 /** Writes; only inside `DomainStore.transaction`. */
@@ -171,28 +175,28 @@ export interface StoreWriter {
   /** The next value (1, 2, …) of a named counter within a scope, such as order numbers of one day. */
   nextSequence(name: string, scope: string): Promise<number>;
 
-  insertSupplier(accountId: string, supplier: SupplierRecord): Promise<void>;
+  insertSupplier(owner: Owner, supplier: SupplierRecord): Promise<void>;
   /** Inserts the product and its own stock row. */
-  insertProduct(accountId: string, product: Omit<ProductRecord, 'option_count'>, stockQuantity: number): Promise<void>;
+  insertProduct(owner: Owner, product: Omit<ProductRecord, 'option_count'>, stockQuantity: number): Promise<void>;
   /** Inserts the option and its stock row, and marks the product changed at the option's creation time. */
-  insertOption(accountId: string, option: OptionRecord, stockQuantity: number): Promise<void>;
+  insertOption(owner: Owner, option: OptionRecord, stockQuantity: number): Promise<void>;
 
   /**
    * Takes `quantity` units from a stock row when at least that many are free; returns false (and changes nothing)
    * otherwise. The check and the decrement are one statement, so concurrent allocations cannot oversell.
    */
-  allocateStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean>;
-  releaseStock(accountId: string, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void>;
+  allocateStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean>;
+  releaseStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void>;
 
-  insertOrder(accountId: string, order: OrderRecord): Promise<void>;
-  updateOrder(accountId: string, orderNo: string, changes: OrderChanges): Promise<void>;
-  insertDraft(accountId: string, draft: DraftRecord): Promise<void>;
+  insertOrder(owner: Owner, order: OrderRecord): Promise<void>;
+  updateOrder(owner: Owner, orderNo: string, changes: OrderChanges): Promise<void>;
+  insertDraft(owner: Owner, draft: DraftRecord): Promise<void>;
 
-  insertReturn(accountId: string, ret: ReturnRecord): Promise<void>;
-  markReturnWithdrawn(accountId: string, returnNo: string, at: EpochSeconds): Promise<void>;
+  insertReturn(owner: Owner, ret: ReturnRecord): Promise<void>;
+  markReturnWithdrawn(owner: Owner, returnNo: string, at: EpochSeconds): Promise<void>;
 
-  insertDeposit(accountId: string, deposit: DepositRecord): Promise<void>;
-  insertVideo(accountId: string, video: VideoRecord): Promise<void>;
+  insertDeposit(owner: Owner, deposit: DepositRecord): Promise<void>;
+  insertVideo(owner: Owner, video: VideoRecord): Promise<void>;
 }
 
 export type StoreTransaction = StoreReader & StoreWriter;

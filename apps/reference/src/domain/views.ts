@@ -2,7 +2,6 @@
 
 import type { components } from '@cls-api/server';
 import { ApiError } from '../errors.js';
-import type { OrderStatusCode } from './contract.js';
 import type {
   DepositRecord,
   DomainStore,
@@ -16,7 +15,7 @@ import type {
   SupplierRecord,
   VideoRecord,
 } from './store.js';
-import type { EpochSeconds, ServiceTime } from './time.js';
+import type { EpochSeconds, ServiceTime, TimeOfDay } from './time.js';
 
 type Schemas = components['schemas'];
 
@@ -28,8 +27,11 @@ export interface Domain {
   videoBaseUrl: string;
   /** At most this many videos are listed for one invoice (`maxItems` of the operation's `data`). */
   videosPerInvoice: number;
-  /** End of a return's withdrawal window on its registration day, service time (`x-limits`). */
-  returnWithdrawalDeadline: { hour: number; minute: number };
+  /**
+   * The time of day that ends a return's withdrawal window (`info.x-limits.return_withdrawal_deadline`): the
+   * window ends at the first such instant after the registration (DECISIONS G13).
+   */
+  returnWithdrawalDeadline: TimeOfDay;
 }
 
 export function orderView(o: OrderRecord, time: ServiceTime): Schemas['Order'] {
@@ -44,7 +46,7 @@ export function orderView(o: OrderRecord, time: ServiceTime): Schemas['Order'] {
     receiver_phone: o.receiver_phone,
     receiver_address: o.receiver_address,
     memo: o.memo,
-    order_status_code: o.order_status_code as OrderStatusCode,
+    order_status_code: o.order_status_code,
     invoice_no: o.invoice_no,
     registered_date: time.format(o.registered_at),
     updated_at: time.format(o.updated_at),
@@ -55,7 +57,7 @@ export function managerOrderView(o: OrderSummaryRecord, time: ServiceTime): Sche
   return {
     order_no: o.order_no,
     mall_product_name: o.mall_product_name,
-    order_status_code: o.order_status_code as OrderStatusCode,
+    order_status_code: o.order_status_code,
     registered_date: time.format(o.registered_at),
   };
 }
@@ -63,7 +65,7 @@ export function managerOrderView(o: OrderSummaryRecord, time: ServiceTime): Sche
 export function draftView(d: DraftRecord, time: ServiceTime): Schemas['DraftOrder'] {
   return {
     draft_id: d.draft_id,
-    status: d.status as Schemas['DraftOrder']['status'],
+    status: d.status,
     mall_order_no: d.mall_order_no,
     mall_product_name: d.mall_product_name,
     product_code: d.product_code,
@@ -149,7 +151,8 @@ export function videoView(v: VideoRecord, d: Domain, now: EpochSeconds): Schemas
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Query values that pass the contract's patterns but name no real time (`2026-02-31`)
+// Time and date filters. The contract's patterns admit only real times (DECISIONS G16), so over HTTP a value that
+// names no time never gets here; callers without that door (the MCP area's own validation, tests) still get a 400.
 
 export function timeFilter(time: ServiceTime, name: string, value: string | undefined): EpochSeconds | undefined {
   if (value === undefined) return undefined;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Route } from '@cls-api/server';
+import { routes, type Route } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract.js';
 import { ApiError } from '../errors.js';
 import { globalPlugin } from '../fastify.js';
 import { API_KEY_SHAPE, type AccountStore } from '../store/accounts.js';
@@ -13,39 +14,56 @@ export interface AuthOptions extends Record<string, unknown> {
 /** The area whose operations accept a key of any area (DECISIONS G8: the MCP area wraps the others). */
 const ANY_KEY_AREA = 'mcp';
 
+const IMPLEMENTED_SCHEMES: readonly string[] = [API_KEY_SCHEME, BEARER_SCHEME];
+
+/** A header's value; an empty header counts as not sent. */
 function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+  const raw = request.headers[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value === undefined || value === '' ? undefined : value;
 }
 
 /**
- * Establishes `request.credential` from the scheme the contract gives the operation (`security`): none for the
- * public token operations, `BearerAuth` (JWT) on /v3/pay/, `ApiKeyAuth` elsewhere.
+ * Establishes `request.credential` from the schemes the contract gives the operation (`security`): none for the
+ * public token operations, `ApiKeyAuth`, `BearerAuth` (JWT), or either (the manager area). Where either is
+ * accepted and both are sent, the API key is used (DECISIONS G22). The credential names the account and the
+ * environment its data lives in (G20, G21).
  */
 export const auth = globalPlugin<AuthOptions>('auth', async (app: FastifyInstance, { accounts, jwt }) => {
   app.decorateRequest('credential', undefined);
 
-  async function bearer(request: FastifyRequest): Promise<void> {
+  // A scheme this server does not implement would leave an operation open or shut: refuse to start instead.
+  for (const route of routes) {
+    const unknown = route.security.filter((s: string) => !IMPLEMENTED_SCHEMES.includes(s));
+    if (unknown.length) throw new Error(`operation ${route.operationId} uses security schemes ${unknown.join(', ')}, which this server does not implement`);
+  }
+
+  async function bearer(request: FastifyRequest, route: Route, alsoKey: boolean): Promise<void> {
     const authorization = header(request, 'authorization');
     if (authorization === undefined) {
-      if (header(request, 'x-api-key') !== undefined) {
+      if (!alsoKey && header(request, 'x-api-key') !== undefined) {
         throw new ApiError('AUTH_FORBIDDEN', 'The payment-deposit area accepts a JWT only.');
       }
-      throw new ApiError('AUTH_MISSING_TOKEN', 'Send a JWT in the Authorization header: Bearer <access_token>.');
+      throw new ApiError(
+        'AUTH_MISSING_TOKEN',
+        alsoKey
+          ? 'Send your API key in the X-API-Key header, or a JWT in the Authorization header: Bearer <access_token>.'
+          : 'Send a JWT in the Authorization header: Bearer <access_token>.',
+      );
     }
     const match = /^Bearer +([^ ]+)$/i.exec(authorization.trim());
     if (!match) throw new ApiError('AUTH_INVALID_TOKEN', 'The Authorization header must be Bearer <access_token>.');
-    const outcome = await jwt.verify(match[1]!, request.now);
+    const outcome = await jwt.verify(match[1]!, request.now, route.area);
     if (outcome.kind === 'expired') throw new ApiError('AUTH_EXPIRED_TOKEN', 'The JWT has expired. Refresh it and retry.');
-    if (outcome.kind === 'invalid' || !accounts.getAccount(outcome.accountId)) {
-      throw new ApiError('AUTH_INVALID_TOKEN', 'The JWT is invalid.');
-    }
-    request.credential = { kind: 'jwt', accountId: outcome.accountId };
+    const account = outcome.kind === 'ok' ? accounts.getAccount(outcome.accountId) : undefined;
+    if (outcome.kind === 'invalid' || !account) throw new ApiError('AUTH_INVALID_TOKEN', 'The JWT is invalid.');
+    // Live data needs the paid subscription on every call, whichever credential reaches it (DECISIONS G19).
+    if (outcome.environment === 'live' && !account.paid) throw new ApiError('AUTH_FORBIDDEN', 'Live access needs a paid subscription.');
+    request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
   }
 
-  function apiKey(request: FastifyRequest, route: Route): void {
-    const key = header(request, 'x-api-key');
-    if (key === undefined || key === '') throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
+  function apiKey(request: FastifyRequest, route: Route, key: string | undefined): void {
+    if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
     const identity = API_KEY_SHAPE.test(key) ? accounts.findApiKey(key) : undefined;
     if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
     if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
@@ -54,7 +72,7 @@ export const auth = globalPlugin<AuthOptions>('auth', async (app: FastifyInstanc
     if (identity.env === 'live' && !identity.paid) {
       throw new ApiError('AUTH_FORBIDDEN', 'Live keys need a paid subscription.');
     }
-    request.credential = { kind: 'api_key', accountId: identity.account_id, keyArea: identity.area, env: identity.env };
+    request.credential = { kind: 'api_key', accountId: identity.account_id, keyArea: identity.area, environment: identity.env };
   }
 
   app.addHook('onRequest', async (request) => {
@@ -65,14 +83,15 @@ export const auth = globalPlugin<AuthOptions>('auth', async (app: FastifyInstanc
       return; // no route at all: the not-found handler answers
     }
     const schemes: readonly string[] = route.security;
-    if (schemes.length === 0) {
+    const acceptsKey = schemes.includes(API_KEY_SCHEME);
+    const acceptsJwt = schemes.includes(BEARER_SCHEME);
+    const key = header(request, 'x-api-key');
+    if (!acceptsKey && !acceptsJwt) {
       request.credential = { kind: 'public' };
-    } else if (schemes.includes('BearerAuth')) {
-      await bearer(request);
-    } else if (schemes.includes('ApiKeyAuth')) {
-      apiKey(request, route);
+    } else if (acceptsKey && (!acceptsJwt || key !== undefined)) {
+      apiKey(request, route, key);
     } else {
-      throw new Error(`operation ${route.operationId} uses security schemes ${schemes.join(', ')}, which this server does not implement`);
+      await bearer(request, route, acceptsKey);
     }
   });
 });

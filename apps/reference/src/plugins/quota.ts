@@ -33,7 +33,7 @@ export const quota = globalPlugin<QuotaOptions>('quota', async (app: FastifyInst
     const credential = request.credential;
     if (credential?.kind !== 'api_key') return;
     const month = monthKey(request.now, timeZone);
-    if (credential.env === 'live') {
+    if (credential.environment === 'live') {
       accounts.countLiveCall(credential.accountId, month);
       return;
     }

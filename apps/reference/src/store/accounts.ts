@@ -1,12 +1,14 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { KeyArea } from '@cls-api/server';
+import { ENVIRONMENTS, type Environment } from '../environment.js';
 import type { Db } from './db.js';
 import { Statements } from './statements.js';
 
-export type KeyEnv = 'test' | 'live';
+/** The environment segment of a key or client id (DECISIONS G20, G21). */
+export type KeyEnv = Environment;
 export const KEY_AREAS: readonly KeyArea[] = ['wms', 'manager', 'cam'];
-export const KEY_ENVS: readonly KeyEnv[] = ['test', 'live'];
+export const KEY_ENVS: readonly KeyEnv[] = ENVIRONMENTS;
 
 /** `{area}_{env}_{random}`: the random part is base62, so `_` only ever separates the three parts. */
 export const API_KEY_SHAPE = /^(wms|manager|cam)_(test|live)_([A-Za-z0-9]{32})$/;
@@ -27,8 +29,14 @@ export interface ApiKeyIdentity {
   paid: boolean;
 }
 
+/** Valid client credentials: the account and the environment they were issued for. */
+export interface ClientIdentity {
+  account_id: string;
+  environment: Environment;
+}
+
 export type RefreshOutcome =
-  | { kind: 'ok'; account_id: string; client_id: string; family_id: string }
+  | { kind: 'ok'; account_id: string; client_id: string; family_id: string; environment: Environment }
   | { kind: 'invalid' }
   | { kind: 'expired' };
 
@@ -53,9 +61,10 @@ export interface AccountStore {
   createApiKey(accountId: string, area: KeyArea, env: KeyEnv, now: Date): { api_key: string; key_id: string };
   findApiKey(apiKey: string): ApiKeyIdentity | undefined;
   revokeApiKey(apiKey: string, now: Date): boolean;
-  createClient(accountId: string, now: Date): { client_id: string; client_secret: string };
-  /** The account of valid client credentials, else undefined. */
-  verifyClient(clientId: string, clientSecret: string): string | undefined;
+  /** Client credentials `cli_{env}_{random}` for one environment (live ones need a paid subscription, as live keys do). */
+  createClient(accountId: string, environment: Environment, now: Date): { client_id: string; client_secret: string };
+  /** The account and environment of valid client credentials, else undefined. */
+  verifyClient(clientId: string, clientSecret: string): ClientIdentity | undefined;
   issueRefreshToken(input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number }, now: Date): { refresh_token: string; family_id: string };
   /** Spends a refresh token: it works once. */
   useRefreshToken(refreshToken: string, now: Date): RefreshOutcome;
@@ -182,22 +191,27 @@ export class SqliteAccountStore implements AccountStore {
     return this.statement('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL').run(epoch(now), sha256(apiKey)).changes === 1;
   }
 
-  createClient(accountId: string, now: Date): { client_id: string; client_secret: string } {
-    this.requireAccount(accountId);
-    const clientId = `cli_${randomBase62(20)}`;
+  createClient(accountId: string, environment: Environment, now: Date): { client_id: string; client_secret: string } {
+    const account = this.requireAccount(accountId);
+    if (!KEY_ENVS.includes(environment)) throw new ProvisioningError(`the environment must be test or live, not ${environment}`);
+    if (environment === 'live' && !account.paid) {
+      throw new ProvisioningError(`live client credentials need a paid subscription; account ${accountId} is not paid`);
+    }
+    // The environment segment mirrors the API key's (DECISIONS G21); the stored column is what counts.
+    const clientId = `cli_${environment}_${randomBase62(20)}`;
     const clientSecret = `sec_${randomBase62(40)}`;
-    this.statement('INSERT INTO client_credentials (client_id, account_id, secret_hash, created_at) VALUES (?, ?, ?, ?)')
-      .run(clientId, accountId, sha256(clientSecret), epoch(now));
+    this.statement('INSERT INTO client_credentials (client_id, account_id, environment, secret_hash, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(clientId, accountId, environment, sha256(clientSecret), epoch(now));
     return { client_id: clientId, client_secret: clientSecret };
   }
 
-  verifyClient(clientId: string, clientSecret: string): string | undefined {
-    const row = this.statement('SELECT account_id, secret_hash FROM client_credentials WHERE client_id = ? AND revoked_at IS NULL')
-      .get(clientId) as { account_id: string; secret_hash: string } | undefined;
+  verifyClient(clientId: string, clientSecret: string): ClientIdentity | undefined {
+    const row = this.statement('SELECT account_id, environment, secret_hash FROM client_credentials WHERE client_id = ? AND revoked_at IS NULL')
+      .get(clientId) as { account_id: string; environment: Environment; secret_hash: string } | undefined;
     const given = Buffer.from(sha256(clientSecret), 'hex');
     // Compare even when the client is unknown, so the response time does not tell which half was wrong.
     const stored = Buffer.from(row?.secret_hash ?? sha256(`no client:${clientSecret}`), 'hex');
-    return row && timingSafeEqual(given, stored) ? row.account_id : undefined;
+    return row && timingSafeEqual(given, stored) ? { account_id: row.account_id, environment: row.environment } : undefined;
   }
 
   issueRefreshToken(input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number }, now: Date): { refresh_token: string; family_id: string } {
@@ -214,11 +228,19 @@ export class SqliteAccountStore implements AccountStore {
     const hash = sha256(refreshToken);
     return this.db.transaction((): RefreshOutcome => {
       const row = this.statement(
-          `SELECT t.account_id, t.client_id, t.family_id, t.expires_at, t.used_at, c.revoked_at AS client_revoked_at
+          `SELECT t.account_id, t.client_id, t.family_id, t.expires_at, t.used_at, c.revoked_at AS client_revoked_at, c.environment
            FROM refresh_tokens t JOIN client_credentials c ON c.client_id = t.client_id WHERE t.token_hash = ?`,
         )
         .get(hash) as
-        | { account_id: string; client_id: string; family_id: string; expires_at: number; used_at: number | null; client_revoked_at: number | null }
+        | {
+            account_id: string;
+            client_id: string;
+            family_id: string;
+            expires_at: number;
+            used_at: number | null;
+            client_revoked_at: number | null;
+            environment: Environment;
+          }
         | undefined;
       if (!row || row.client_revoked_at !== null) return { kind: 'invalid' };
       if (row.used_at !== null) {
@@ -229,7 +251,8 @@ export class SqliteAccountStore implements AccountStore {
       if (epoch(now) >= row.expires_at) return { kind: 'expired' };
       const spent = this.statement('UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(epoch(now), hash);
       if (spent.changes !== 1) return { kind: 'invalid' };
-      return { kind: 'ok', account_id: row.account_id, client_id: row.client_id, family_id: row.family_id };
+      // A refreshed token keeps the environment of the client credentials of its family (DECISIONS G21).
+      return { kind: 'ok', account_id: row.account_id, client_id: row.client_id, family_id: row.family_id, environment: row.environment };
     }).immediate();
   }
 

@@ -48,7 +48,8 @@ describe('listMcpTools', () => {
       type: 'object',
       additionalProperties: false,
       required: ['order_no'],
-      properties: { order_no: { type: 'string', description: 'The order number.', pattern: '^[A-Za-z0-9_-]{1,40}$' } },
+      // OrderNo is an Identifier (DECISIONS G25): the tool's schema carries the contract's own pattern, resolved.
+      properties: { order_no: { type: 'string', description: 'The order number.', pattern: (spec.components!.schemas!.Identifier as { pattern: string }).pattern } },
     });
     const listOrders = data.find((t) => t.name === 'wms_list_orders')!;
     const op = operations(spec).find((o) => o.operationId === 'listWmsOrders')!;
@@ -132,9 +133,15 @@ describe('callMcpTool', () => {
     const big = await expectApiError('callMcpTool', callTool('wms_list_orders', { size: 101 }), 'INVALID_PARAMETER');
     expect(big.message).toMatch(/size/);
     await expectApiError('callMcpTool', callTool('wms_list_orders', { page: '2' }), 'INVALID_PARAMETER');
-    await expectApiError('callMcpTool', callTool('wms_list_orders', { order_status_code: 55 }), 'INVALID_PARAMETER');
+    await expectApiError('callMcpTool', callTool('wms_list_orders', { order_status_code: 2.5 }), 'INVALID_PARAMETER');
     await expectApiError('callMcpTool', callTool('wms_list_orders', { date_from: '2026-13-01' }), 'INVALID_PARAMETER');
-    await expectApiError('callMcpTool', callTool('cam_list_invoice_videos', { invoice_no: 'ABC' }, ctx(SELLER_A, NOW, 'cam')), 'INVALID_PARAMETER');
+    await expectApiError('callMcpTool', callTool('cam_list_invoice_videos', { invoice_no: '' }, ctx(SELLER_A, NOW, 'cam')), 'INVALID_PARAMETER');
+    // The set of status codes is open (DECISIONS G24): an unknown code is a filter that matches nothing.
+    await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'MCP-STATUS', product_code: 'SCARF' }));
+    const byStatus = async (order_status_code: number) =>
+      (await call(h, 'callMcpTool', { params: { tool_name: 'wms_list_orders' }, body: { arguments: { order_status_code } } }, ctx(SELLER_A, NOW, 'wms'))).data.result;
+    expect(await byStatus(10)).toHaveLength(1);
+    expect(await byStatus(55)).toEqual([]);
   });
 
   it("the wrapped operation's errors come back unchanged", async () => {

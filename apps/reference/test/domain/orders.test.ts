@@ -14,6 +14,7 @@ import {
   orderRow,
   product,
   registerOne,
+  spec,
   stockOf,
 } from './support.js';
 
@@ -383,5 +384,18 @@ describe('seller isolation (DECISIONS G9)', () => {
     await registerOne(h, SELLER_B, orderRow({ mall_order_no: 'SAME-1', product_code: 'SCARF' }));
     expect(await stockOf(h, SELLER_A, 'SCARF', null)).toBe(2);
     expect(await stockOf(h, SELLER_B, 'SCARF', null)).toBe(0);
+  });
+});
+
+describe('the open sets of the contract (DECISIONS G24)', () => {
+  it('the domain refuses to start when the contract knows a status code it gives no meaning, or not the draft status it writes', () => {
+    const edited = structuredClone(spec);
+    const statuses = edited.components!.schemas!.OrderStatusCode as Record<string, unknown[]>;
+    statuses['x-known-values'] = [...statuses['x-known-values']!, 50];
+    expect(() => freshDomain({ spec: edited })).toThrow(/OrderStatusCode/);
+    const drafts = structuredClone(spec);
+    ((drafts.components!.schemas!.DraftOrder as { properties: Record<string, Record<string, unknown>> }).properties.status!)['x-known-values'] = ['pending'];
+    expect(() => freshDomain({ spec: drafts })).toThrow(/DraftOrder.status/);
+    expect(() => freshDomain({ spec })).not.toThrow();
   });
 });

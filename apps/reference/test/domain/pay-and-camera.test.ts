@@ -9,7 +9,7 @@ beforeEach(() => {
 /** Writes deposits straight into the store: no operation creates them. */
 async function deposit(accountId: string, id: string, depositedAtUtc: string, amount = 1000): Promise<void> {
   h.db
-    .prepare('INSERT INTO deposits (account_id, deposit_id, amount, depositor_name, deposited_at) VALUES (?, ?, ?, ?, ?)')
+    .prepare("INSERT INTO deposits (account_id, environment, deposit_id, amount, depositor_name, deposited_at) VALUES (?, 'test', ?, ?, ?, ?)")
     .run(accountId, id, amount, 'Commerce Settlement', Date.parse(depositedAtUtc) / 1000);
 }
 
@@ -87,7 +87,7 @@ describe('listInvoiceVideos', () => {
     const { invoice_no } = await h.domain.shipOrder(SELLER_A, orderNo, new Date('2026-11-20T03:00:00Z'));
     // A second, earlier recording (the loading dock camera), written straight into the store.
     h.db
-      .prepare('INSERT INTO videos (account_id, video_id, invoice_no, recorded_at, duration_seconds) VALUES (?, ?, ?, ?, ?)')
+      .prepare("INSERT INTO videos (account_id, environment, video_id, invoice_no, recorded_at, duration_seconds) VALUES (?, 'test', ?, ?, ?, ?)")
       .run(SELLER_A, 'VID-DOCK-1', invoice_no, Date.parse('2026-11-20T02:00:00Z') / 1000, 41);
     const { data } = await call(h, 'listInvoiceVideos', { params: { invoice_no } }, ctx(SELLER_A, NOW, 'cam'));
     expect(data.map((v) => v.video_id)[0]).toBe('VID-DOCK-1');

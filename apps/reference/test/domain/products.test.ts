@@ -193,7 +193,7 @@ describe('listInventory', () => {
 
 describe('listSuppliers', () => {
   it("lists the seller's own suppliers only, paged", async () => {
-    await h.domain.seedDemo({ accountIds: [SELLER_A, SELLER_B], now: new Date(NOW) });
+    await h.domain.seedDemo({ owners: [{ accountId: SELLER_A, environment: 'test' }, { accountId: SELLER_B, environment: 'test' }], now: new Date(NOW) });
     const a = await call(h, 'listSuppliers', { query: { size: 2 } }, ctx(SELLER_A, NOW));
     expect(a.data.map((s) => s.supplier_code)).toEqual(['SUP-001', 'SUP-002']);
     expect(a.pagination).toEqual({ page: 1, size: 2, total: 3, total_pages: 2, has_next: true });

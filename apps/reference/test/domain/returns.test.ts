@@ -63,10 +63,28 @@ describe('returns', () => {
     expect(read.data).toEqual(data);
   });
 
-  it('a return registered after 18:00 cannot be withdrawn that day', async () => {
+  it('the window ends at the first 18:00:00 after the registration (DECISIONS G13)', async () => {
+    // 3.0 ended it at 18:00 of the registration day, which left a return registered in the evening no window.
+    const cases: Array<[registeredUtc: string, registered: string, until: string]> = [
+      ['2026-11-20T08:59:59Z', '2026-11-20 17:59:59', '2026-11-20 18:00:00'],
+      ['2026-11-20T09:00:00Z', '2026-11-20 18:00:00', '2026-11-21 18:00:00'],
+      ['2026-11-20T10:00:00Z', '2026-11-20 19:00:00', '2026-11-21 18:00:00'],
+      ['2026-11-20T14:59:59Z', '2026-11-20 23:59:59', '2026-11-21 18:00:00'],
+      ['2026-11-20T15:00:00Z', '2026-11-21 00:00:00', '2026-11-21 18:00:00'],
+    ];
+    for (const [registeredUtc, registered, until] of cases) {
+      const { data } = await register(registeredUtc);
+      expect([data.registered_at, data.cancellable_until]).toEqual([registered, until]);
+      await cancel(data.return_no, registeredUtc); // withdrawn at once, so the next case may register a return
+    }
+  });
+
+  it('a return registered at 19:00 can be withdrawn the next day until 17:59:59, not at 18:00:00', async () => {
     const { data } = await register('2026-11-20T10:00:00Z'); // 19:00 Seoul
-    expect(data.cancellable_until).toBe('2026-11-20 18:00:00');
-    await expectApiError('cancelReturn', cancel(data.return_no, '2026-11-20T10:00:01Z'), 'RETURN_CANCEL_EXPIRED');
+    await expectApiError('cancelReturn', cancel(data.return_no, '2026-11-21T09:00:00Z'), 'RETURN_CANCEL_EXPIRED');
+    // The refused attempt changed nothing: a second earlier in the (fake) day the window is still open.
+    const withdrawn = await cancel(data.return_no, '2026-11-21T08:59:59Z');
+    expect(withdrawn.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-21 17:59:59', cancellable_until: '2026-11-21 18:00:00' });
   });
 
   it('withdrawing a withdrawn return succeeds and changes nothing, even after the window', async () => {

@@ -7,7 +7,7 @@ const LATER = '2026-11-20T02:00:00Z';
 
 async function seeded(): Promise<{ h: Harness; summary: Awaited<ReturnType<Harness['domain']['seedDemo']>> }> {
   const h = freshDomain();
-  const summary = await h.domain.seedDemo({ accountIds: [SELLER_A, SELLER_B], now: new Date(SEEDED_AT) });
+  const summary = await h.domain.seedDemo({ owners: [{ accountId: SELLER_A, environment: 'test' }, { accountId: SELLER_B, environment: 'test' }], now: new Date(SEEDED_AT) });
   return { h, summary };
 }
 
@@ -101,7 +101,9 @@ describe('seedDemo', () => {
   it('refuses to seed an account that already has data, writing nothing', async () => {
     const { h } = await seeded();
     const before = await everything(h, SELLER_A);
-    await expect(h.domain.seedDemo({ accountIds: ['acc_new', SELLER_A], now: new Date(SEEDED_AT) })).rejects.toThrow(/already has products/);
+    await expect(
+      h.domain.seedDemo({ owners: [{ accountId: 'acc_new', environment: 'test' }, { accountId: SELLER_A, environment: 'test' }], now: new Date(SEEDED_AT) }),
+    ).rejects.toThrow(/already has test products/);
     expect(await everything(h, SELLER_A)).toEqual(before);
     expect((await call(h, 'listWmsProducts', {}, ctx('acc_new', LATER))).data).toEqual([]);
   });

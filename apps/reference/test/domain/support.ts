@@ -5,8 +5,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
-import type { HandlerContext, HandlerInput, HandlerResult, KeyArea } from '@cls-api/server';
+import type { HandlerInput, HandlerResult, KeyArea } from '@cls-api/server';
 import { type OpenApiDocument, type OperationInfo, loadDereferencedSpec, operations } from '@cls-api/spec';
+import type { Environment, RequestContext } from '../../src/environment.js';
 import { ApiError } from '../../src/errors.js';
 import { type Db, openDatabase } from '../../src/store/db.js';
 import { createDomain, createDomainWithStore, type Domain, type DomainHandlers, type DomainStore } from '../../src/domain/index.js';
@@ -69,10 +70,10 @@ export function domainOnStore(store: DomainStore): Domain {
   return createDomainWithStore(store, { timeZone: TIME_ZONE });
 }
 
-/** A request context at an instant given in UTC (`2026-11-20T01:00:00Z` is 10:00 in Seoul). */
-export function ctx(accountId: string, nowUtc: string, keyArea: KeyArea | null = 'wms'): HandlerContext {
+/** A request context at an instant given in UTC (`2026-11-20T01:00:00Z` is 10:00 in Seoul), test data unless told. */
+export function ctx(accountId: string, nowUtc: string, keyArea: KeyArea | null = 'wms', environment: Environment = 'test'): RequestContext {
   const area = keyArea ?? 'pay';
-  return { accountId, area, keyArea, now: new Date(nowUtc), log: { info() {}, error() {} } };
+  return { accountId, environment, area, keyArea, now: new Date(nowUtc), log: { info() {}, error() {} } };
 }
 
 type Op = keyof DomainHandlers;
@@ -110,7 +111,7 @@ function expectValidInput(op: OperationInfo, input: { params: Record<string, unk
 }
 
 /** Calls a handler as the framework would, and checks the success body against the contract. */
-export async function call<K extends Op>(h: Harness | Domain, operationId: K, input: LooseInput<K>, context: HandlerContext): Promise<HandlerResult<K>> {
+export async function call<K extends Op>(h: Harness | Domain, operationId: K, input: LooseInput<K>, context: RequestContext): Promise<HandlerResult<K>> {
   const handlers = 'handlers' in h ? h.handlers : (h as Harness).handlers;
   const op = operation(operationId);
   const full = {
@@ -119,7 +120,7 @@ export async function call<K extends Op>(h: Harness | Domain, operationId: K, in
     body: input.body,
   };
   expectValidInput(op, full);
-  const handler = handlers[operationId] as unknown as (i: unknown, c: HandlerContext) => Promise<HandlerResult<K>>;
+  const handler = handlers[operationId] as unknown as (i: unknown, c: RequestContext) => Promise<HandlerResult<K>>;
   const result = await handler(full, context);
   expectConforms(operationId, result);
   return result;

@@ -53,6 +53,23 @@ describe('ServiceTime', () => {
     }
   });
 
+  it('nextTimeOfDay is the first such instant strictly after the given one, across days, months, years and leap days', () => {
+    const seoul = new ServiceTime('Asia/Seoul');
+    const six = { hour: 18, minute: 0 };
+    const next = (wall: string) => seoul.format(seoul.nextTimeOfDay(seoul.parseDateTime(wall)!, six));
+    expect(next('2026-11-20 17:59:59')).toBe('2026-11-20 18:00:00');
+    expect(next('2026-11-20 18:00:00')).toBe('2026-11-21 18:00:00');
+    expect(next('2026-11-20 19:00:00')).toBe('2026-11-21 18:00:00');
+    expect(next('2026-11-30 18:00:00')).toBe('2026-12-01 18:00:00');
+    expect(next('2026-12-31 23:59:59')).toBe('2027-01-01 18:00:00');
+    expect(next('2028-02-28 18:00:00')).toBe('2028-02-29 18:00:00');
+    expect(next('2026-02-28 18:00:00')).toBe('2026-03-01 18:00:00');
+    // In a zone with daylight saving, the next day's 18:00 is a wall-clock reading, not 24 hours later.
+    const ny = new ServiceTime('America/New_York');
+    expect(ny.format(ny.nextTimeOfDay(ny.parseDateTime('2026-03-07 19:00:00')!, six))).toBe('2026-03-08 18:00:00');
+    expect(ny.nextTimeOfDay(ny.parseDateTime('2026-03-07 19:00:00')!, six) - ny.parseDateTime('2026-03-07 18:00:00')!).toBe(23 * 3600);
+  });
+
   it('refuses an unknown time zone', () => {
     expect(() => new ServiceTime('Mars/Olympus')).toThrow(/unknown time zone/);
   });

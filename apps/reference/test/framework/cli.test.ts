@@ -60,12 +60,31 @@ describe('admin commands with --json', () => {
     expect(JSON.parse(live.err)).toEqual({ error: { message: expect.stringContaining('paid subscription') } });
 
     const client = await cli('admin', 'client', 'create', '--account', id, '--json');
-    expect(client.json).toEqual({ account_id: id, client_id: expect.stringMatching(/^cli_/), client_secret: expect.stringMatching(/^sec_/) });
+    expect(client.json).toEqual({ account_id: id, env: 'test', client_id: expect.stringMatching(/^cli_test_[A-Za-z0-9]{20}$/), client_secret: expect.stringMatching(/^sec_/) });
+    // Live client credentials, like live keys, need the paid subscription (DECISIONS G21).
+    const liveClient = await cli('admin', 'client', 'create', '--account', id, '--env', 'live', '--json');
+    expect(liveClient.code).toBe(1);
+    expect(JSON.parse(liveClient.err)).toEqual({ error: { message: expect.stringContaining('paid subscription') } });
+    expect((await cli('admin', 'client', 'create', '--account', id, '--env', 'staging')).code).toBe(2);
 
     const s = await serve();
     expect((await s.get('/v3/wms/suppliers', { apiKey: key.json.api_key })).status).toBe(200);
     const token = await s.post('/v3/auth/token', { client_id: client.json.client_id, client_secret: client.json.client_secret });
     expect(token.status).toBe(200);
+    expect(token.body.data.environment).toBe('test');
+  });
+
+  it('client create --env live issues live client credentials for a paid account; their token reaches live data', async () => {
+    const id = (await cli('admin', 'account', 'create', '--name', 'Paid shop', '--paid', '--json')).json.account_id as string;
+    const live = await cli('admin', 'client', 'create', '--account', id, '--env', 'live', '--json');
+    expect(live.json).toEqual({ account_id: id, env: 'live', client_id: expect.stringMatching(/^cli_live_[A-Za-z0-9]{20}$/), client_secret: expect.stringMatching(/^sec_/) });
+    const liveKey = (await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'live', '--json')).json.api_key as string;
+    const s = await serve();
+    await s.post('/v3/wms/products', { product_code: 'LIVE-1', product_name: 'Live product', price: 1000 }, { apiKey: liveKey });
+    const token = await s.post('/v3/auth/token', { client_id: live.json.client_id, client_secret: live.json.client_secret });
+    expect(token.body.data.environment).toBe('live');
+    const products = await s.get('/v3/manager/products', { bearer: token.body.data.access_token });
+    expect(products.body.data.map((p: { product_code: string }) => p.product_code)).toEqual(['LIVE-1']);
   });
 
   it('account update --paid enables live keys; --unpaid makes them 403', async () => {
@@ -130,6 +149,26 @@ describe('seed and the demo', () => {
     }
     const orders = await s.get('/v3/manager/orders', { apiKey: accounts[0]!.api_keys.find((k) => k.area === 'manager')!.api_key });
     expect(orders.body.data.length).toBeGreaterThan(0);
+
+    // Test and live are separate data (DECISIONS G20): both worlds of the paid seller are seeded, each with its own
+    // records, and every printed client reaches its own world.
+    const paid = seed.json.accounts.find((a: { paid: boolean }) => a.paid);
+    const managerKey = (env: string) => paid.api_keys.find((k: { area: string; env: string }) => k.area === 'manager' && k.env === env).api_key as string;
+    const listed: Record<string, string[]> = {};
+    for (const env of ['test', 'live']) {
+      const r = await s.get('/v3/manager/orders?size=100', { apiKey: managerKey(env) });
+      listed[env] = r.body.data.map((o: { order_no: string }) => o.order_no).sort();
+      expect(listed[env]).toEqual([...paid.environments[env].order_nos].sort());
+    }
+    expect(listed.test!.length).toBeGreaterThan(0);
+    expect(listed.live!.filter((n) => listed.test!.includes(n))).toEqual([]);
+    expect(paid.clients.map((c: { env: string }) => c.env)).toEqual(['test', 'live']);
+    for (const c of paid.clients as Array<{ env: string; client_id: string; client_secret: string }>) {
+      const token = await s.post('/v3/auth/token', { client_id: c.client_id, client_secret: c.client_secret });
+      expect(token.body.data.environment).toBe(c.env);
+      const viaJwt = await s.get('/v3/manager/orders?size=100', { bearer: token.body.data.access_token });
+      expect(viaJwt.body.data.map((o: { order_no: string }) => o.order_no).sort()).toEqual(listed[c.env]);
+    }
     await server!.close();
     server = undefined;
 

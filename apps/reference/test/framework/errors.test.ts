@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDomain } from '../../src/domain/index.js';
 import { ApiError } from '../../src/errors.js';
 import type { DomainFactory } from '../../src/framework.js';
+import { loadSpec } from '@cls-api/spec';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer | undefined;
@@ -87,25 +88,41 @@ describe('request validation against the contract', () => {
     const query = await s.get('/v3/wms/orders?size=abc', { apiKey: wms });
     expect([query.status, query.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(query.body.error.message).toContain('size');
-    const path = await s.get(`/v3/wms/orders/${'x'.repeat(41)}`, { apiKey: wms });
+    // Order numbers are Identifiers up to 100 characters (DECISIONS G25); the server enforces that design.
+    const path = await s.get(`/v3/wms/orders/${'x'.repeat(101)}`, { apiKey: wms });
     expect([path.status, path.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(path.body.error.message).toContain('order_no');
   });
 
   it('a required query parameter that is missing is REQUIRED_PARAMETER', async () => {
     s = await startTestServer();
-    const client = s.app.accounts.createClient(s.account(), new Date());
+    const client = s.app.accounts.createClient(s.account(), 'test', new Date());
     const token = (await s.post('/v3/auth/token', client)).body.data.access_token;
     const r = await s.get('/v3/pay/deposits?date_from=2026-11-01', { bearer: token });
     expect([r.status, r.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
     expect(r.body.error.message).toContain('date_to');
   });
 
-  it('an operation that does not document REQUIRED_PARAMETER gets INVALID_PARAMETER for an absent body', async () => {
+  it('an update that names no field, or has no body, is REQUIRED_PARAMETER and changes nothing (DECISIONS G27)', async () => {
+    // 3.0 answered INVALID_PARAMETER; 3.1 documents REQUIRED_PARAMETER for PATCH /v3/wms/orders/{order_no}.
     s = await startTestServer();
     const wms = s.key(s.account(), 'wms');
-    const r = await s.request('PATCH', '/v3/wms/orders/ORD-1', { apiKey: wms });
-    expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
+    await s.post('/v3/wms/products', { product_code: 'SHIRT-1', product_name: 'Linen shirt', price: 1000, stock_quantity: 5 }, { apiKey: wms });
+    const orderNo = (await s.post('/v3/wms/orders', { orders: [validRow(0)] }, { apiKey: wms })).body.data.results[0].order_no as string;
+    const before = (await s.get(`/v3/wms/orders/${orderNo}`, { apiKey: wms })).body.data;
+    const empty = await s.request('PATCH', `/v3/wms/orders/${orderNo}`, { apiKey: wms, body: {} });
+    expect([empty.status, empty.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
+    expect(empty.body.error.message).toMatch(/quantity, receiver_name, receiver_phone, receiver_address, memo/);
+    const none = await s.request('PATCH', `/v3/wms/orders/${orderNo}`, { apiKey: wms });
+    expect([none.status, none.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
+    const unknown = await s.request('PATCH', '/v3/wms/orders/ORD-NONE', { apiKey: wms, body: {} });
+    expect([unknown.status, unknown.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
+    expect((await s.get(`/v3/wms/orders/${orderNo}`, { apiKey: wms })).body.data).toEqual(before);
+    // The contract's own example of this case gives the same outcome.
+    const requestBody = loadSpec().paths!['/v3/wms/orders/{order_no}']!.patch!.requestBody as Record<string, unknown>;
+    const example = (requestBody['x-invalid-examples'] as Record<string, { value: unknown; expected: { status: number; code: string } }>).no_field_to_change!;
+    const sent = await s.request('PATCH', `/v3/wms/orders/${orderNo}`, { apiKey: wms, body: example.value });
+    expect([sent.status, sent.body.error.code]).toEqual([example.expected.status, example.expected.code]);
   });
 
   it('malformed JSON, a wrong content type, an empty or too large body are 400 in the envelope', async () => {

@@ -107,7 +107,7 @@ describe('monthly quota of test keys', () => {
   it('JWT calls have no quota and no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
     const seller = t.account();
-    const client = t.app.accounts.createClient(seller, clock.now());
+    const client = t.app.accounts.createClient(seller, 'test', clock.now());
     const token = (await t.post('/v3/auth/token', client)).body.data.access_token;
     for (let i = 0; i < 5; i++) {
       const r = await t.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: token });

@@ -13,7 +13,7 @@ beforeEach(async () => {
   clock.set('2026-11-20T03:00:00Z');
   s = await startTestServer({ clock: clock.now, env: { JWT_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '3600' } });
   seller = s.account();
-  client = s.app.accounts.createClient(seller, clock.now());
+  client = s.app.accounts.createClient(seller, 'test', clock.now());
 });
 afterEach(() => s.close());
 
@@ -23,6 +23,30 @@ describe('POST /v3/auth/token', () => {
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ token_type: 'Bearer', expires_in: 600, refresh_token_expires_in: 3600 });
     expect(r.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('the token reaches the environment of the client credentials: environment in the response, env in the JWT (DECISIONS G21)', async () => {
+    s.app.accounts.setPaid(seller, true);
+    for (const env of ['test', 'live'] as const) {
+      const creds = s.client(seller, env);
+      expect(creds.client_id).toMatch(new RegExp(`^cli_${env}_[A-Za-z0-9]{20}$`));
+      const r = await s.post('/v3/auth/token', creds);
+      expect(r.body.data.environment).toBe(env);
+      const claims = JSON.parse(Buffer.from(r.body.data.access_token.split('.')[1], 'base64url').toString('utf8'));
+      expect(claims.env).toBe(env);
+      // A refreshed token keeps it, through every renewal of the family.
+      let refresh = r.body.data.refresh_token as string;
+      for (let i = 0; i < 2; i++) {
+        const renewed = await s.post('/v3/auth/token/refresh', { refresh_token: refresh });
+        expect(renewed.body.data.environment).toBe(env);
+        expect(JSON.parse(Buffer.from(renewed.body.data.access_token.split('.')[1], 'base64url').toString('utf8')).env).toBe(env);
+        refresh = renewed.body.data.refresh_token;
+      }
+    }
+  });
+
+  it('live client credentials need a paid account', () => {
+    expect(() => s.client(seller, 'live')).toThrow(/paid subscription/);
   });
 
   it('an unknown client or a wrong secret is 401 AUTH_INVALID_TOKEN', async () => {
@@ -73,10 +97,16 @@ describe('POST /v3/auth/token/refresh', () => {
     expect(results.filter((r) => r.status === 401)).toHaveLength(7);
   });
 
-  it('an expired refresh token is 401 AUTH_EXPIRED_TOKEN; an unknown one AUTH_INVALID_TOKEN', async () => {
+  it('an expired refresh token is 401 AUTH_INVALID_TOKEN, never AUTH_EXPIRED_TOKEN; an unknown one too', async () => {
+    // 3.1: AUTH_EXPIRED_TOKEN means "refresh now", so it cannot answer a refresh (UnauthorizedRefresh.yaml).
     const first = (await s.post('/v3/auth/token', client)).body.data;
+    clock.advance(3600_000 - 1000);
+    const second = await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token });
+    expect(second.status).toBe(200);
     clock.advance(3600_000);
-    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([401, 'AUTH_EXPIRED_TOKEN']);
+    const expired = await s.post('/v3/auth/token/refresh', { refresh_token: second.body.data.refresh_token });
+    expect(codeOf(expired)).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(expired.body.error.message).toMatch(/expired/);
     expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: 'rft_unknownunknownunknown' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
 

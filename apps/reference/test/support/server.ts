@@ -56,6 +56,10 @@ export interface TestServer {
   /** Account with linked wms, manager and cam service accounts. */
   account(options?: { paid?: boolean; name?: string }): string;
   key(accountId: string, area: 'wms' | 'manager' | 'cam', env?: KeyEnv): string;
+  /** Client credentials of the account for one environment (test by default). */
+  client(accountId: string, env?: KeyEnv): { client_id: string; client_secret: string };
+  /** A JWT obtained over HTTP with new client credentials of the account (test by default). */
+  token(accountId: string, env?: KeyEnv): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -144,6 +148,12 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     account: ({ paid = false, name = 'Test Seller' } = {}) =>
       app.accounts.createAccount({ name, paid, link: ['wms', 'manager', 'cam'] }, clock()).account_id,
     key: (accountId, area, env = 'test') => app.accounts.createApiKey(accountId, area, env, clock()).api_key,
+    client: (accountId, env = 'test') => app.accounts.createClient(accountId, env, clock()),
+    async token(accountId, env = 'test') {
+      const r = await request('POST', '/v3/auth/token', { body: app.accounts.createClient(accountId, env, clock()) });
+      expect(r.status).toBe(200);
+      return r.body.data.access_token as string;
+    },
     async close() {
       await app.close();
       // Strict-contract mode records anything the contract does not allow that a test did not look at.
