@@ -1,5 +1,5 @@
 // Bulk bodies and the rules of their responses: one result row per submitted row, in order, echoing it; counts that
-// agree with the rows; empty success-only fields on failed rows; nothing registered from a rejected body.
+// agree with the rows; nothing registered from a rejected body. The shape of each row is the schema's.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext } from './case.js';
 import type { BulkShape } from './contract.js';
@@ -99,18 +99,24 @@ export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[
   }
   const { rows } = result;
   t.assert(rows.length === sent.length, 'bulk_rows_in_order', `${sent.length} result rows, one per submitted row`, `${rows.length} rows`, ex, op);
-  let inOrder = true;
+  // The order shows in the echoed fields. A row echoing another submitted row's value is out of order (the
+  // source's rule); a designed echo that is missing or changed departs from the design only.
   const mismatches: string[] = [];
+  const designed: string[] = [];
   sent.forEach((row, i) => {
     const got = rows[i];
     for (const field of shape.echoedProperties) {
-      if (field in row && got?.[field] !== row[field]) {
-        inOrder = false;
-        mismatches.push(`row ${i}: ${field} ${JSON.stringify(got?.[field])} instead of ${JSON.stringify(row[field])}`);
-      }
+      if (!(field in row) || got?.[field] === row[field]) continue;
+      const text = `row ${i}: ${field} ${JSON.stringify(got?.[field])} instead of ${JSON.stringify(row[field])}`;
+      const elsewhere = sent.some((other, j) => j !== i && other[field] === got?.[field]);
+      if (shape.sourceEchoedProperties.includes(field) || elsewhere) mismatches.push(text);
+      else designed.push(text);
     }
   });
-  t.assert(inOrder, 'bulk_rows_in_order', `rows in the order submitted, echoing ${shape.echoedProperties.join(', ')}`, mismatches.slice(0, 3).join('; '), ex, op);
+  t.assert(mismatches.length === 0, 'bulk_rows_in_order', `rows in the order submitted, echoing ${shape.echoedProperties.join(', ')}`, mismatches.slice(0, 3).join('; '), ex, op);
+  if (designed.length > 0) {
+    t.depart('bulk_rows_in_order', `rows echoing ${shape.echoedProperties.filter((f) => !shape.sourceEchoedProperties.includes(f)).join(', ')} as sent`, designed.slice(0, 3).join('; '), 'these result rows echoing the submitted fields is a design (the relaxed row schema does not require them)', ex, op);
+  }
 
   const succeeded = rows.filter((r) => r.success === true).length;
   const failed = rows.filter((r) => r.success === false).length;
@@ -122,20 +128,8 @@ export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[
     ex,
     op,
   );
-  // Success-only fields (an id, a time, a status) are empty strings on a failed row; result_message is empty on a
-  // successful one and says why on a failed one.
-  const problems: string[] = [];
-  rows.forEach((r, i) => {
-    if (r.success === true && r.result_message !== '') problems.push(`row ${i} succeeded with result_message ${JSON.stringify(r.result_message)}`);
-    if (r.success === false) {
-      if (typeof r.result_message !== 'string' || r.result_message === '') problems.push(`row ${i} failed without a result_message`);
-      for (const [field, value] of Object.entries(r)) {
-        if (field === 'result_message' || shape.echoedProperties.includes(field) || typeof value !== 'string') continue;
-        if (value !== '') problems.push(`row ${i} failed but ${field} is ${JSON.stringify(value)}`);
-      }
-    }
-  });
-  t.assert(problems.length === 0, 'bulk_rows_in_order', 'failed rows with empty success-only fields and a reason; successful rows with an empty result_message', problems.slice(0, 3).join('; '), ex, op);
+  // The shapes of a successful and a failed row (ids and times set or empty, result_message empty or not) are in
+  // the row schemas (if/then/else), held by schema_valid: the draft row's as the source's, the others as designs.
 
   if (expectSuccess) {
     const wrong = expectSuccess.flatMap((want, i) => (rows[i] && rows[i].success !== want ? [`row ${i} success ${String(rows[i].success)} (expected ${want})`] : []));

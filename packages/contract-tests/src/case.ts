@@ -19,6 +19,22 @@ export interface Failure {
   curl?: string;
 }
 
+/**
+ * A response or outcome that breaks only a design of ours (`x-provisional`, `x-known-values`; DECISIONS.md G24):
+ * the relaxed contract, which holds what the source shows, accepts it. Reported apart from failures, and counted as
+ * one only under `--strict-provisional`.
+ */
+export interface Departure {
+  check: string;
+  operation: string;
+  expected: string;
+  seen: string;
+  /** The design it departs from, and why that is not a failure. */
+  reason: string;
+  status?: number;
+  curl?: string;
+}
+
 export interface CaseResult {
   id: string;
   phase: Phase;
@@ -27,6 +43,7 @@ export interface CaseResult {
   status: 'passed' | 'failed' | 'skipped';
   skipReason?: string;
   failures: Failure[];
+  departures: Departure[];
   notes: string[];
   requests: number;
   ms: number;
@@ -46,6 +63,8 @@ export interface CaseDef {
 export interface CheckTally {
   evaluated: number;
   failed: number;
+  /** Provisional departures: a design of ours not followed (not failures unless --strict-provisional). */
+  departed: number;
 }
 
 /** Shared state of one run: the contract, inputs, transport and what cases learnt from the server. */
@@ -62,6 +81,8 @@ export interface RunEnv {
   examplesOnly: boolean;
   readOnly: boolean;
   runs: number;
+  /** Departures count as failures (`--strict-provisional`). */
+  strictProvisional: boolean;
   tally: Map<string, CheckTally>;
   /** A JWT once obtained. */
   bearer?: BearerCredential;
@@ -93,10 +114,21 @@ export interface Expectation {
   /** The check a mismatch is reported under. */
   check?: string;
   why?: string;
+  /**
+   * The outcome rests on a design only (the input is valid under the relaxed contract, or goes in a provisional
+   * parameter): when the server accepts the input instead, that is a departure with this reason, not a failure.
+   */
+  provisional?: string;
+}
+
+/** Statuses that say the server took the input as well-formed: a success, or a documented not-found or duplicate. */
+function accepted(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 404 || status === 409;
 }
 
 export class CaseContext {
   readonly failures: Failure[] = [];
+  readonly departures: Departure[] = [];
   readonly notes: string[] = [];
   requests = 0;
   private lastExchange: Exchange | undefined;
@@ -225,6 +257,10 @@ export class CaseContext {
     const { evaluated, findings } = checkResponse({ contract: this.contract, op, exchange, now: this.env.now(), clockRelative: !this.env.examplesOnly });
     for (const name of evaluated) this.tally(name).evaluated += 1;
     for (const f of findings) {
+      if (f.provisional) {
+        this.depart(f.check, f.expected, f.seen, f.provisional, exchange, op);
+        continue;
+      }
       this.tally(f.check).failed += 1;
       this.fail(f.check, f.expected, f.seen, exchange, op);
     }
@@ -239,7 +275,7 @@ export class CaseContext {
   private tally(name: string) {
     let t = this.env.tally.get(name);
     if (!t) {
-      t = { evaluated: 0, failed: 0 };
+      t = { evaluated: 0, failed: 0, departed: 0 };
       this.env.tally.set(name, t);
     }
     return t;
@@ -257,6 +293,26 @@ export class CaseContext {
       failure.curl = this.env.transport.curl(exchange);
     }
     this.failures.push(failure);
+  }
+
+  /**
+   * Records a provisional departure. Under `--strict-provisional` it is also a failure of the same check, so the
+   * case fails and the run exits 1.
+   */
+  depart(check: string, expected: string, seen: string, reason: string, exchange?: Exchange, op?: OperationInfo): void {
+    const redact = (text: string) => this.env.transport.options.redactor.redact(text);
+    const departure: Departure = { check, operation: op?.operationId ?? this.def.operations.join(', '), expected, seen: redact(seen), reason };
+    if (exchange) {
+      departure.status = exchange.response.status;
+      departure.curl = this.env.transport.curl(exchange);
+    }
+    this.departures.push(departure);
+    const t = this.tally(check);
+    t.departed += 1;
+    if (this.env.strictProvisional) {
+      t.failed += 1;
+      this.fail(check, `${expected} [provisional, failed by --strict-provisional: ${reason}]`, seen, exchange, op);
+    }
   }
 
   /** Records a case-level check result (counted in the summary table). */
@@ -280,7 +336,13 @@ export class CaseContext {
     const codeOk = codes === undefined || status < 400 || (code !== undefined && codes.includes(code));
     const expected = `HTTP ${statuses.join(' or ')}${codes ? ` ${codes.join(' or ')}` : ''}${want.why ? ` (${want.why})` : ''}`;
     const seen = `HTTP ${status}${code ? ` ${code}` : ''}`;
-    return this.assert(statusOk && codeOk, want.check ?? 'expected_outcome', expected, seen, exchange, op);
+    const check = want.check ?? 'expected_outcome';
+    if (!(statusOk && codeOk) && want.provisional !== undefined && accepted(status)) {
+      this.tally(check).evaluated += 1;
+      this.depart(check, expected, seen, want.provisional, exchange, op);
+      return false;
+    }
+    return this.assert(statusOk && codeOk, check, expected, seen, exchange, op);
   }
 
   get last(): Exchange | undefined {

@@ -6,9 +6,13 @@ import addFormatsModule from 'ajv-formats';
 import {
   deref,
   errorCatalog,
+  isProvisional,
   isReference,
+  KNOWN_VALUES_KEYWORD,
   loadSpec,
   operations,
+  relaxProvisional,
+  resolvePointer,
   type ErrorCatalogEntry,
   type JsonSchema,
   type OpenApiDocument,
@@ -24,6 +28,13 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 ) => void;
 
 const DOC_ID = 'https://contract.cls-api.invalid/openapi.json';
+
+/**
+ * The schema every identifier the source shows only as a placeholder refers to (`<product_code>`, `<order_no>`, …):
+ * spec/components/schemas/Identifier.yaml, DECISIONS.md G25. The kit finds identifiers by this reference, not by
+ * the shape of a pattern.
+ */
+export const IDENTIFIER_SCHEMA = '#/components/schemas/Identifier';
 
 export interface InvalidExample {
   name: string;
@@ -45,6 +56,17 @@ export interface Limits {
   /** Monthly quota per key environment (`test`, `live`); null means not limited. */
   monthlyQuota: Map<string, number | null>;
   bulkRowsPerRequest: number | undefined;
+  /** `query_integer_syntax`: how every integer query parameter must be written (decimal digits only). */
+  queryIntegerSyntax: RegExp | undefined;
+}
+
+/**
+ * What a body is against the contract: `errors` break the relaxed contract (what the source shows: a failure);
+ * `departures` break only the full one (a design of ours, `x-provisional`, or a value outside `x-known-values`).
+ */
+export interface Verdict {
+  errors: string[];
+  departures: string[];
 }
 
 /** The shape of a bulk operation, read from its request and success schemas. */
@@ -61,6 +83,11 @@ export interface BulkShape {
   failedCountProperty: string;
   /** Properties of a result row that echo the submitted row (`mall_order_no`, `option_code`, …). */
   echoedProperties: string[];
+  /**
+   * The echoed properties the relaxed row schema still requires: echoes the source shows (the draft row's). The
+   * others are designed (the order and option rows, DECISIONS.md G26).
+   */
+  sourceEchoedProperties: string[];
 }
 
 export interface PagedShape {
@@ -75,8 +102,12 @@ export class Contract {
   readonly catalog: Map<string, ErrorCatalogEntry>;
   readonly limits: Limits;
   readonly serviceTimeZone: string | undefined;
+  /** The document with every `x-provisional` node relaxed (`relaxProvisional`): what the source shows. */
+  readonly relaxedDoc: OpenApiDocument;
   private readonly ajv: Ajv2020;
+  private readonly relaxedAjv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly relaxedValidators = new Map<string, ValidateFunction>();
   /** Every response header the contract names anywhere, lower-cased. */
   readonly contractHeaders: Set<string>;
 
@@ -87,9 +118,12 @@ export class Contract {
     this.limits = readLimits(doc);
     const tz = (doc.info as Record<string, unknown>)['x-service-time-zone'];
     this.serviceTimeZone = typeof tz === 'string' ? tz : undefined;
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
-    addFormats(this.ajv);
-    this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {}, paths: doc.paths ?? {} } as object);
+    // Two validators with one setup: the full contract, and the relaxed one, compiled once each. Only the full one
+    // knows `x-known-values`, so a value outside the known ones is a departure, never an error.
+    this.relaxedDoc = relaxProvisional(doc);
+    this.ajv = newAjv(doc);
+    this.ajv.addKeyword(knownValuesKeyword());
+    this.relaxedAjv = newAjv(this.relaxedDoc);
     this.contractHeaders = new Set();
     for (const op of this.operations) {
       for (const res of Object.values(op.responses)) {
@@ -129,6 +163,79 @@ export class Contract {
     const fn = this.validator(schema);
     if (fn(value)) return [];
     return formatErrors(fn.errors ?? []);
+  }
+
+  /** A validator of the relaxed contract: the schema with its own provisional nodes relaxed, `$ref`s into the relaxed document. */
+  relaxedValidator(schema: JsonSchema): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let fn = this.relaxedValidators.get(key);
+    if (!fn) {
+      fn = this.relaxedAjv.compile(absolutize(relaxProvisional(schema)) as object);
+      this.relaxedValidators.set(key, fn);
+    }
+    return fn;
+  }
+
+  /** Errors of a value against the relaxed contract: what breaks the source, not merely a design. */
+  validateRelaxed(schema: JsonSchema, value: unknown): string[] {
+    const fn = this.relaxedValidator(schema);
+    if (fn(value)) return [];
+    return formatErrors(fn.errors ?? []);
+  }
+
+  /** A value judged by both contracts: failures against the relaxed one, departures where only the full one refuses. */
+  verdict(schema: JsonSchema, value: unknown): Verdict {
+    const full = this.validate(schema, value);
+    if (full.length === 0) return { errors: [], departures: [] };
+    const errors = this.validateRelaxed(schema, value);
+    return errors.length > 0 ? { errors, departures: [] } : { errors: [], departures: full };
+  }
+
+  /**
+   * Whether refusing `value` rests on a design only: the relaxed contract accepts it, or the parameter it goes in
+   * is itself marked `x-provisional` (its existence, requiredness and bounds are ours, DECISIONS.md G24).
+   */
+  provisionalInput(schema: JsonSchema | undefined, value: unknown, parameter?: { provisional?: boolean }): boolean {
+    if (parameter?.provisional) return true;
+    if (!schema) return false;
+    return this.relaxedValidator(schema)(value) === true;
+  }
+
+  /** Whether a schema is, or refers through its `$ref` chain to, the contract's `Identifier`. */
+  isIdentifier(schema: JsonSchema | undefined): boolean {
+    let node: unknown = schema;
+    const seen = new Set<string>();
+    while (isReference(node)) {
+      if (node.$ref === IDENTIFIER_SCHEMA) return true;
+      if (seen.has(node.$ref)) return false;
+      seen.add(node.$ref);
+      node = resolvePointer(this.doc, node.$ref);
+    }
+    return false;
+  }
+
+  /**
+   * A schema with its `$ref` resolved and its `allOf` parts merged into one (properties and `required` joined):
+   * what the kit reads a shape from (a result row is `allOf: [BulkResultRow, DraftResult]`). Not for validation.
+   */
+  merged(schema: JsonSchema | undefined, depth = 0, doc: OpenApiDocument = this.doc): JsonSchema {
+    const s = schema ? deref<JsonSchema>(doc, schema) : {};
+    if (!Array.isArray(s.allOf) || depth > 8) return s;
+    const { allOf, ...own } = s;
+    const out: JsonSchema = { ...own };
+    const properties: Record<string, JsonSchema> = { ...((own.properties ?? {}) as Record<string, JsonSchema>) };
+    const required = new Set<string>((own.required ?? []) as string[]);
+    for (const part of allOf as JsonSchema[]) {
+      const m = this.merged(part, depth + 1, doc);
+      for (const [k, v] of Object.entries(m)) {
+        if (k === 'properties') Object.assign(properties, v as Record<string, JsonSchema>);
+        else if (k === 'required') for (const r of v as string[]) required.add(r);
+        else if (!(k in out)) out[k] = v;
+      }
+    }
+    out.properties = properties;
+    out.required = [...required];
+    return out;
   }
 
   /** The response documented for a status: the exact code, then `4XX`-style ranges, then `default`. */
@@ -249,7 +356,10 @@ export class Contract {
     const dataProps = (data.properties ?? {}) as Record<string, JsonSchema>;
     const resultsEntry = Object.entries(dataProps).find(([, s]) => this.resolve(s).type === 'array');
     if (!resultsEntry) return undefined;
-    const resultRow = this.resolve(this.resolve(resultsEntry[1]).items as JsonSchema);
+    const items = this.resolve(resultsEntry[1]).items as JsonSchema;
+    const resultRow = this.merged(items);
+    // What the source shows a row to carry: the same row read in the relaxed document.
+    const sourceRequired = new Set((this.merged(relaxProvisional(items), 0, this.relaxedDoc).required ?? []) as string[]);
     const resultProps = Object.keys((resultRow.properties ?? {}) as Record<string, unknown>);
     if (!resultProps.includes('success') || !resultProps.includes('result_message')) return undefined;
     const counts = Object.entries(dataProps)
@@ -271,18 +381,21 @@ export class Contract {
       successCountProperty,
       failedCountProperty,
       echoedProperties: resultProps.filter((p) => rowProps.includes(p)),
+      sourceEchoedProperties: resultProps.filter((p) => rowProps.includes(p) && sourceRequired.has(p)),
     };
   }
 
-  /** Integer enum values of a named schema with their `x-enumDescriptions`. */
+  /**
+   * The values a named schema knows, with their `x-enumDescriptions`: its `x-known-values` (an open set, G24), else
+   * its `enum`.
+   */
   enumDescriptions(schemaName: string): Map<number | string, string> {
     const schema = this.doc.components?.schemas?.[schemaName];
     if (!schema) throw new ContractGap(`the contract has no schema ${schemaName}`);
     const descriptions = (schema['x-enumDescriptions'] ?? {}) as Record<string, string>;
+    const values = (schema[KNOWN_VALUES_KEYWORD] ?? schema.enum ?? []) as Array<number | string>;
     const out = new Map<number | string, string>();
-    for (const value of (schema.enum ?? []) as Array<number | string>) {
-      out.set(value, descriptions[String(value)] ?? '');
-    }
+    for (const value of values) out.set(value, descriptions[String(value)] ?? '');
     return out;
   }
 
@@ -315,7 +428,42 @@ function readLimits(doc: OpenApiDocument): Limits {
   }
   gateway.sort((a, b) => b.appliesTo.length - a.appliesTo.length);
   const rows = limits.bulk_rows_per_request;
-  return { gateway, monthlyQuota, bulkRowsPerRequest: typeof rows === 'number' ? rows : undefined };
+  const syntax = limits.query_integer_syntax;
+  return {
+    gateway,
+    monthlyQuota,
+    bulkRowsPerRequest: typeof rows === 'number' ? rows : undefined,
+    queryIntegerSyntax: typeof syntax === 'string' ? new RegExp(syntax, 'u') : undefined,
+  };
+}
+
+function newAjv(doc: OpenApiDocument): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
+  addFormats(ajv);
+  ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {}, paths: doc.paths ?? {} } as object);
+  return ajv;
+}
+
+/**
+ * `x-known-values`: the known members of an open set (spec/README.md, "Open value sets"). Any value of the type is
+ * valid; one outside the list is reported, and only the full validator has this keyword, so it is a departure.
+ */
+function knownValuesKeyword() {
+  const validate = (known: unknown[], data: unknown): boolean => {
+    if (known.some((k) => k === data)) return true;
+    const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
+    const shown = show(data);
+    validate.errors = [
+      {
+        keyword: KNOWN_VALUES_KEYWORD,
+        message: `${shown} is not a known value (${known.map(show).join(', ')}): the set is open`,
+        params: { knownValues: known },
+      },
+    ];
+    return false;
+  };
+  validate.errors = [] as Array<Partial<ErrorObject>>;
+  return { keyword: KNOWN_VALUES_KEYWORD, schemaType: 'array' as const, errors: true, validate };
 }
 
 /** Rewrites document-local `$ref`s so that a schema compiled on its own resolves them against the bundle. */
@@ -332,8 +480,10 @@ function absolutize(value: unknown): unknown {
 }
 
 export function formatErrors(errors: ErrorObject[]): string[] {
-  // oneOf over a $ref and null reports every branch; the deepest errors say what is wrong.
-  return errors.slice(0, 5).map((e) => {
+  // oneOf over a $ref and null reports every branch; the deepest errors say what is wrong. `if` only says that a
+  // `then` failed, whose own error follows, so it goes last.
+  const rank = (e: ErrorObject) => (e.keyword === KNOWN_VALUES_KEYWORD ? 0 : e.keyword === 'if' ? 2 : 1);
+  const lines = [...errors].sort((a, b) => rank(a) - rank(b)).map((e) => {
     const where = e.instancePath === '' ? '(root)' : e.instancePath;
     const extra =
       e.keyword === 'additionalProperties'
@@ -343,6 +493,8 @@ export function formatErrors(errors: ErrorObject[]): string[] {
           : '';
     return `${where} ${e.message ?? e.keyword}${extra}`;
   });
+  // The same message twice (both parts of an allOf hold `success`) says nothing more.
+  return [...new Set(lines)].slice(0, 5);
 }
 
-export { isReference };
+export { isProvisional, isReference };

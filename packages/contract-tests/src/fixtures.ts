@@ -3,7 +3,7 @@
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext } from './case.js';
 import { draw } from './generate.js';
-import { freshId } from './inputs.js';
+import { freshId, unknownValue } from './inputs.js';
 
 export interface FixtureProduct {
   product_code: string;
@@ -110,4 +110,22 @@ export async function knownPathValues(t: CaseContext, op: OperationInfo): Promis
     } else t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
   }
   return out;
+}
+
+/**
+ * Path values naming the kit's own resources where it has them (its product, its order), and values that name
+ * nothing for the rest: `known` says whether every value names something, so a success is due.
+ */
+export async function reachablePathValues(t: CaseContext, op: OperationInfo): Promise<{ path: Record<string, string>; known: boolean }> {
+  const path: Record<string, string> = {};
+  let known = true;
+  for (const p of op.parameters.filter((x) => x.in === 'path')) {
+    if (p.name === 'product_code') path[p.name] = (await ensureFixtureProduct(t)).product_code;
+    else if (p.name === 'order_no') path[p.name] = await ensureFixtureOrder(t);
+    else {
+      path[p.name] = unknownValue(t, p);
+      known = false;
+    }
+  }
+  return { path, known };
 }

@@ -2,7 +2,7 @@
 // use) and mutations that make a valid value invalid (each checked to really be invalid). Everything is drawn from
 // one seeded random source, so `--seed` reproduces a run.
 import fc from 'fast-check';
-import type { JsonSchema } from '@cls-api/spec';
+import { KNOWN_VALUES_KEYWORD, type JsonSchema } from '@cls-api/spec';
 import type { Contract } from './contract.js';
 
 // Free text in the contract is "any character but control characters". A readable alphabet with Hangul keeps
@@ -20,6 +20,36 @@ export interface GenerateOptions {
 
 const DATE_SAMPLE = '2026-11-20';
 const DATE_TIME_SAMPLE = '2026-11-20 10:15:02';
+// The same shapes on a day that does not exist (2026 is no leap year): the contract's patterns check the calendar
+// (DECISIONS.md G16), so these are off-pattern although they look right.
+const NO_DATE_SAMPLE = '2026-02-29';
+const NO_DATE_TIME_SAMPLE = '2026-02-29 10:15:02';
+
+/**
+ * Spellings of a number that a lenient parser reads as one (`Number('1e1')` is 10) but that are not decimal digits:
+ * each is sent only where `info.x-limits.query_integer_syntax` refuses it.
+ */
+export const NUMBER_SPELLINGS: readonly string[] = ['1e1', '10.0', '+10', '0x10', ' 10', 'Infinity', '-Infinity', '1e309'];
+
+/**
+ * How the kit spells an identifier that names nothing: plain, or with what sellers' own codes contain and the
+ * contract allows (`Identifier`, G25: dots, Hangul, spaces, slashes), so a run proves the server takes them.
+ */
+const IDENTIFIER_STYLES: ReadonlyArray<(core: string) => string> = [
+  (core) => core,
+  (core) => `SKU.${core}`,
+  (core) => `셔츠-${core}`,
+  (core) => `A B ${core}`,
+  (core) => `A/B ${core}`,
+];
+
+/**
+ * Whether a value survives as one path segment: not empty, not `.` or `..` (a URL parser removes those segments,
+ * even percent-encoded), and no white space at either end (which servers and proxies trim).
+ */
+export function isSafePathSegment(value: string): boolean {
+  return value !== '' && !/^(?:\.|%2e){1,2}$/i.test(value) && value.trim() === value;
+}
 
 function isFreeTextPattern(pattern: string): boolean {
   return /^\^\[\^[^\]]*\](\{\d+,\d+\}|\*|\+)\$$/.test(pattern);
@@ -58,13 +88,15 @@ export class Generator {
     const schema = this.contract.resolve(input);
     if ('const' in schema) return fc.constant(schema.const);
     if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+    // An open set: any value is valid, but the known ones are those a server surely takes (DECISIONS.md G24).
+    const known = schema[KNOWN_VALUES_KEYWORD];
+    if (Array.isArray(known) && known.length > 0) return fc.constantFrom(...(known as unknown[]));
     const branches = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
     if (Array.isArray(branches) && branches.length > 0) {
       return fc.oneof(...branches.map((b) => this.raw(b, depth + 1)));
     }
     if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-      const merged: JsonSchema = {};
-      for (const part of schema.allOf as JsonSchema[]) Object.assign(merged, this.contract.resolve(part));
+      const { allOf: _parts, ...merged } = this.contract.merged(schema);
       return this.raw(merged, depth + 1);
     }
     const types = Array.isArray(schema.type) ? (schema.type as string[]) : schema.type ? [schema.type as string] : [];
@@ -186,12 +218,15 @@ export class Generator {
       if (typeof s.maxLength === 'number') out.push({ label: 'too long', value: 'A'.repeat(s.maxLength + 1) });
       if (typeof s.minLength === 'number' && s.minLength > 0) out.push({ label: 'too short', value: 'A'.repeat(s.minLength - 1) });
       if (typeof s.pattern === 'string') {
+        const re = new RegExp(s.pattern, 'u');
         for (const candidate of ['bad value!', 'line\nbreak', '2026-13-45 99:99:99', '!']) {
-          if (!new RegExp(s.pattern, 'u').test(candidate)) {
+          if (!re.test(candidate)) {
             out.push({ label: 'does not match the pattern', value: candidate });
             break;
           }
         }
+        if (re.test(DATE_TIME_SAMPLE) && !re.test(NO_DATE_TIME_SAMPLE)) out.push({ label: 'a time that does not exist', value: NO_DATE_TIME_SAMPLE });
+        else if (re.test(DATE_SAMPLE) && !re.test(NO_DATE_SAMPLE)) out.push({ label: 'a date that does not exist', value: NO_DATE_SAMPLE });
       }
       if (Array.isArray(s.enum)) out.push({ label: 'not one of the enum', value: 'not-in-enum' });
       out.push({ label: 'wrong type', value: 12345 });
@@ -203,22 +238,31 @@ export class Generator {
 
   /**
    * A value valid for `schema` that no server holds: long and random where the schema allows, so that it names
-   * an unknown resource rather than a short one that may exist.
+   * an unknown resource rather than a short one that may exist. An `Identifier` is spelled in one of the ways
+   * sellers' codes are (plain, with a dot, Hangul, a space or a slash), `style` or one drawn at random. Never a
+   * value a URL would lose as a path segment.
    */
-  unknownIdentifier(schema: JsonSchema, rng: () => number): string {
+  unknownIdentifier(schema: JsonSchema, rng: () => number, style?: number): string {
     const s = this.contract.resolve(schema);
     const max = typeof s.maxLength === 'number' ? s.maxLength : 24;
     const length = Math.max(typeof s.minLength === 'number' ? s.minLength : 1, Math.min(max, 24));
     const validate = this.contract.validator(schema);
+    const fits = (id: string) => validate(id) === true && isSafePathSegment(id);
     const alphabets = ['ABCDEFGHJKLMNPQRSTUVWXYZ23456789', '0123456789', 'abcdefghijklmnopqrstuvwxyz'];
+    const pick = style ?? Math.floor(rng() * IDENTIFIER_STYLES.length);
+    const styled = this.contract.isIdentifier(schema) ? IDENTIFIER_STYLES[pick % IDENTIFIER_STYLES.length]! : IDENTIFIER_STYLES[0]!;
     for (const alphabet of alphabets) {
-      let id = '';
-      while (id.length < length) id += alphabet[Math.floor(rng() * alphabet.length)];
-      if (validate(id)) return id;
+      let core = '';
+      while (core.length < length) core += alphabet[Math.floor(rng() * alphabet.length)];
+      for (const id of [styled(core), core]) if (fits(id)) return id;
     }
     // Last resort: draw from the schema itself.
-    return fc.sample(this.valid(schema), { numRuns: 1, seed: Math.floor(rng() * 2 ** 31) })[0] as string;
+    const seed = Math.floor(rng() * 2 ** 31);
+    return fc.sample(this.valid(schema).filter((v) => typeof v === 'string' && isSafePathSegment(v)), { numRuns: 1, seed })[0] as string;
   }
+
+  /** How many spellings `unknownIdentifier` has for an `Identifier` (style 0 is plain). */
+  static readonly identifierStyles = IDENTIFIER_STYLES.length;
 }
 
 function intBound(schema: JsonSchema, side: 'min' | 'max'): number {

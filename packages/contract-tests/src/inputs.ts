@@ -41,15 +41,31 @@ export function examplePathValues(t: CaseContext, op: OperationInfo): Record<str
   return out;
 }
 
-/** A valid value for a path parameter that names no existing resource. */
-export function unknownValue(t: CaseContext, p: ParameterInfo): string {
-  return t.env.generator.unknownIdentifier(p.schema ?? { type: 'string' }, t.env.random);
+/** A valid value for a path parameter that names no existing resource (`style`: see `unknownIdentifier`). */
+export function unknownValue(t: CaseContext, p: ParameterInfo, style?: number): string {
+  return t.env.generator.unknownIdentifier(p.schema ?? { type: 'string' }, t.env.random, style);
 }
 
-export function unknownPathValues(t: CaseContext, op: OperationInfo): Record<string, string> {
+export function unknownPathValues(t: CaseContext, op: OperationInfo, style?: number): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const p of op.parameters.filter((x) => x.in === 'path')) out[p.name] = unknownValue(t, p);
+  for (const p of op.parameters.filter((x) => x.in === 'path')) out[p.name] = unknownValue(t, p, style);
   return out;
+}
+
+/**
+ * Why refusing an input rests on a design only, or undefined when the source's contract refuses it too: the
+ * parameter it goes in is `x-provisional` (its existence, requiredness and bounds are designed), or the relaxed
+ * contract accepts the value (spec/README.md, "Provisional"). The server may then rightly accept it.
+ */
+export function provisionalReason(
+  t: CaseContext,
+  schema: JsonSchema | undefined,
+  value: unknown,
+  parameter?: { name: string; in: string; provisional?: boolean },
+): string | undefined {
+  if (parameter?.provisional) return `the ${parameter.in} parameter ${parameter.name} is x-provisional: its bounds and syntax are designed, not shown by the source`;
+  if (schema && t.contract.provisionalInput(schema, value)) return 'only a design of ours refuses this input: the relaxed contract (what the source shows) accepts it';
+  return undefined;
 }
 
 /** Whether values of this schema look like the contract's dates (so that pairs can be put in order). */

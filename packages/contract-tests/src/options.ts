@@ -28,6 +28,12 @@ What to run:
   --seed N                  seed of the generated inputs (printed on every run)
   --runs N                  generated inputs per operation and kind (default 1)
 
+Provisional constraints (x-provisional, x-known-values: our designs, not shown by the service's source):
+                            a response or outcome that breaks only a design is a provisional departure,
+                            listed apart (console, JSON departures, JUnit suite "provisional"); exit code
+                            unaffected
+  --strict-provisional      count provisional departures as failures (exit 1)
+
 Being a good citizen:
   --max-requests N          send at most N requests; the rest is skipped, not failed
   --quota-reserve N         stop before a test key's X-RateLimit-Remaining reaches N (default 50)
@@ -38,7 +44,8 @@ Reports:
   --quiet                   no progress lines, only the summary
   -h, --help                this text
 
-Exit codes: 0 all passed (skips allowed), 1 contract failures, 2 usage or connection errors.`;
+Exit codes: 0 all passed (skips and provisional departures allowed), 1 contract failures (or departures with
+--strict-provisional), 2 usage or connection errors.`;
 
 export interface CliOptions {
   run: RunOptions;
@@ -87,6 +94,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
         'read-only': { type: 'boolean' },
         'examples-only': { type: 'boolean' },
         'probe-limits': { type: 'boolean' },
+        'strict-provisional': { type: 'boolean' },
         tag: { type: 'string', multiple: true },
         operation: { type: 'string', multiple: true },
         phase: { type: 'string', multiple: true },
@@ -126,6 +134,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     readOnly: v['read-only'] ?? false,
     examplesOnly: v['examples-only'] ?? false,
     probeLimits: v['probe-limits'] ?? false,
+    strictProvisional: v['strict-provisional'] ?? false,
     tags: v.tag ?? [],
     operations: v.operation ?? [],
     ...(clientId ? { clientId } : {}),

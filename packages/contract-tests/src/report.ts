@@ -2,7 +2,7 @@
 // and JUnit XML for any CI.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CaseResult, CheckTally, Phase } from './case.js';
+import type { CaseResult, CheckTally, Departure, Phase } from './case.js';
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import type { Transport } from './http.js';
@@ -25,16 +25,49 @@ export interface Report {
     maxRequests?: number;
     quotaReserve: number;
     runs: number;
+    strictProvisional: boolean;
   };
-  totals: { cases: number; passed: number; failed: number; skipped: number; failures: number };
+  /** `departures`: provisional departures, reported apart; failures only under --strict-provisional. */
+  totals: { cases: number; passed: number; failed: number; skipped: number; failures: number; departures: number };
   requests: { sent: number; metered: number; gatewayRetries: number };
   quota: Record<string, { remaining?: number; limit?: number; exhausted: boolean }>;
   checks: Array<CheckInfo & CheckTally>;
   cases: CaseResult[];
+  /** Every provisional departure of every case, with the case and phase it came from. */
+  departures: ReportDeparture[];
   /** 0 all passed, 1 contract failures, 2 usage or connection error. */
   exitCode: 0 | 1 | 2;
   /** Why the run stopped early (connection lost, wrong base URL). */
   error?: string;
+}
+
+export interface ReportDeparture extends Departure {
+  case: string;
+  phase: Phase;
+}
+
+/** Departures of one check on one operation: how the console and JUnit show them. */
+export interface DepartureGroup {
+  check: string;
+  operation: string;
+  count: number;
+  cases: string[];
+  first: ReportDeparture;
+}
+
+export function groupDepartures(departures: ReportDeparture[]): DepartureGroup[] {
+  const groups = new Map<string, DepartureGroup>();
+  for (const d of departures) {
+    const key = `${d.check}\u0000${d.operation}`;
+    const g = groups.get(key);
+    if (g) {
+      g.count += 1;
+      if (!g.cases.includes(d.case)) g.cases.push(d.case);
+    } else {
+      groups.set(key, { check: d.check, operation: d.operation, count: 1, cases: [d.case], first: d });
+    }
+  }
+  return [...groups.values()];
 }
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
@@ -56,7 +89,7 @@ export function buildReport(input: {
   const redact = (s: string) => input.transport.options.redactor.redact(s);
   const failedCases = results.filter((r) => r.status === 'failed').length;
   const known = new Set(input.checks.map((c) => c.name));
-  const checks: Array<CheckInfo & CheckTally> = input.checks.map((c) => ({ ...c, ...(input.tally.get(c.name) ?? { evaluated: 0, failed: 0 }) }));
+  const checks: Array<CheckInfo & CheckTally> = input.checks.map((c) => ({ ...c, ...(input.tally.get(c.name) ?? { evaluated: 0, failed: 0, departed: 0 }) }));
   for (const [name, t] of input.tally) {
     if (!known.has(name)) checks.push({ name, kind: 'case', description: name, ...t });
   }
@@ -77,6 +110,7 @@ export function buildReport(input: {
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
       quotaReserve: input.transport.options.quotaReserve,
       runs: Math.max(1, options.runs ?? 1),
+      strictProvisional: options.strictProvisional ?? false,
     },
     totals: {
       cases: results.length,
@@ -84,12 +118,14 @@ export function buildReport(input: {
       failed: failedCases,
       skipped: results.filter((r) => r.status === 'skipped').length,
       failures: results.reduce((n, r) => n + r.failures.length, 0),
+      departures: results.reduce((n, r) => n + r.departures.length, 0),
     },
     requests: { sent: input.transport.sent, metered: input.transport.metered, gatewayRetries: input.transport.gatewayRetries },
     quota: input.transport.quotaSummary(),
     checks,
     // Secrets never leave the run: every text of every case passes the redactor.
     cases: JSON.parse(redact(JSON.stringify(results))) as CaseResult[],
+    departures: JSON.parse(redact(JSON.stringify(results.flatMap((r) => r.departures.map((d) => ({ case: r.id, phase: r.phase, ...d })))))) as ReportDeparture[],
     exitCode: input.fatal ? 2 : failedCases > 0 ? 1 : 0,
     ...(input.fatal ? { error: redact(input.fatal) } : {}),
   };
@@ -124,10 +160,10 @@ export function formatSummary(report: Report): string {
   out.push(...table(phaseRows));
   out.push('');
   out.push('Checks');
-  const checkRows: string[][] = [['check', 'evaluated', 'failed']];
+  const checkRows: string[][] = [['check', 'evaluated', 'failed', 'provisional']];
   for (const c of report.checks) {
-    if (c.evaluated === 0 && c.failed === 0) continue;
-    checkRows.push([c.name, String(c.evaluated), String(c.failed)]);
+    if (c.evaluated === 0 && c.failed === 0 && c.departed === 0) continue;
+    checkRows.push([c.name, String(c.evaluated), String(c.failed), String(c.departed)]);
   }
   out.push(...table(checkRows));
 
@@ -141,6 +177,23 @@ export function formatSummary(report: Report): string {
       out.push(`   expected: ${f.expected}`);
       out.push(`   seen:     ${f.seen}`);
       if (f.curl) out.push(`   reproduce: ${f.curl}`);
+    });
+  }
+  const groups = groupDepartures(report.departures);
+  if (groups.length > 0) {
+    out.push('');
+    out.push(
+      `Provisional (${report.totals.departures} departure${report.totals.departures === 1 ? '' : 's'} from our designs, ${
+        report.options.strictProvisional ? 'counted as failures: --strict-provisional' : 'not failures; --strict-provisional counts them'
+      })`,
+    );
+    groups.forEach((g, i) => {
+      out.push('');
+      out.push(`${i + 1}) [${g.check}] ${g.operation} · ${g.count}× · ${g.cases.slice(0, 3).join(', ')}${g.cases.length > 3 ? ', …' : ''}`);
+      out.push(`   expected: ${g.first.expected}`);
+      out.push(`   seen:     ${g.first.seen}`);
+      out.push(`   reason:   ${g.first.reason}`);
+      if (g.first.curl) out.push(`   reproduce: ${g.first.curl}`);
     });
   }
   const skipped = report.cases.filter((c) => c.status === 'skipped');
@@ -158,7 +211,7 @@ export function formatSummary(report: Report): string {
     .map(([seller, q]) => `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month`)
     .join('; ');
   out.push(
-    `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped · calls spent: ${report.requests.sent} (${report.requests.metered} on test-key quota, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
+    `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} on test-key quota, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
   );
   return out.join('\n');
 }
@@ -174,11 +227,16 @@ function xml(s: string): string {
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
 }
 
-/** JUnit XML: one testsuite per phase, one testcase per case, each failure with its curl reproduction. */
+/**
+ * JUnit XML: one testsuite per phase, one testcase per case, each failure with its curl reproduction; then a
+ * `provisional` testsuite, one testcase per check and operation that departed from a design, each `<skipped>` with
+ * the reason (never a `<failure>`: under --strict-provisional the failures are in the phase suites).
+ */
 export function toJUnit(report: Report): string {
   const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  const groups = groupDepartures(report.departures);
   lines.push(
-    `<testsuites name="${xml(`${report.tool.name} ${report.spec.title} ${report.spec.version}`)}" tests="${report.totals.cases}" failures="${report.totals.failed}" skipped="${report.totals.skipped}" errors="${report.error ? 1 : 0}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `<testsuites name="${xml(`${report.tool.name} ${report.spec.title} ${report.spec.version}`)}" tests="${report.totals.cases + groups.length}" failures="${report.totals.failed}" skipped="${report.totals.skipped + groups.length}" errors="${report.error ? 1 : 0}" time="${(report.durationMs / 1000).toFixed(3)}">`,
   );
   for (const phase of report.phases) {
     const cs = report.cases.filter((c) => c.phase === phase);
@@ -199,6 +257,20 @@ export function toJUnit(report: Report): string {
     }
     lines.push('  </testsuite>');
   }
+  // Always present, so that a CI dashboard shows the count even when it is 0.
+  lines.push(`  <testsuite name="provisional" tests="${groups.length}" failures="0" skipped="${groups.length}" errors="0" time="0.000" timestamp="${xml(report.startedAt)}">`);
+  lines.push(
+    `    <properties><property name="departures" value="${report.totals.departures}"/><property name="strict_provisional" value="${report.options.strictProvisional}"/></properties>`,
+  );
+  for (const g of groups) {
+    const d = g.first;
+    lines.push(`    <testcase classname="${xml(`provisional.${g.check}`)}" name="${xml(`${g.check} · ${g.operation}`)}" time="0.000">`);
+    lines.push(`      <skipped message="${xml(`${g.count}× ${d.reason}`)}"/>`);
+    const text = [`expected: ${d.expected}`, `seen: ${d.seen}`, `reason: ${d.reason}`, `cases: ${g.cases.join(', ')}`, ...(d.curl ? [`reproduce: ${d.curl}`] : [])].join('\n');
+    lines.push(`      <system-out>${xml(text)}</system-out>`);
+    lines.push('    </testcase>');
+  }
+  lines.push('  </testsuite>');
   if (report.error) {
     lines.push(`  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="connection"><error message="${xml(report.error)}"/></testcase></testsuite>`);
   }

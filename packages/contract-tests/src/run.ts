@@ -47,6 +47,11 @@ export interface RunOptions {
   quotaReserve?: number;
   /** Generated inputs per operation and kind (default 1). */
   runs?: number;
+  /**
+   * Count provisional departures (a design of ours the server does not follow) as failures: the run exits 1. By
+   * default they are reported apart and do not change the exit code.
+   */
+  strictProvisional?: boolean;
   /** Progress lines; default: none (the CLI prints them). */
   log?: (line: string) => void;
   /** Directory for request bodies too long to show inline in a curl line (default: a temp directory). */
@@ -126,6 +131,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     examplesOnly: options.examplesOnly ?? false,
     readOnly: options.readOnly ?? false,
     runs: Math.max(1, options.runs ?? 1),
+    strictProvisional: options.strictProvisional ?? false,
     tally,
     shared: new Map(),
     now: () => Date.now(),
@@ -183,6 +189,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       operations: def.operations,
       status,
       failures: t.failures,
+      departures: t.departures,
       notes: t.notes,
       requests: t.requests,
       ms: Date.now() - started,
@@ -209,7 +216,15 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
 
 function progressLine(r: CaseResult): string {
   const mark = r.status === 'passed' ? '✓' : r.status === 'failed' ? '✗' : '-';
-  const tail = r.status === 'skipped' ? ` (skipped: ${r.skipReason})` : r.status === 'failed' ? ` (${r.failures.length} failure${r.failures.length === 1 ? '' : 's'})` : '';
+  const departed = r.departures.length > 0 ? `, ${r.departures.length} provisional departure${r.departures.length === 1 ? '' : 's'}` : '';
+  const tail =
+    r.status === 'skipped'
+      ? ` (skipped: ${r.skipReason})`
+      : r.status === 'failed'
+        ? ` (${r.failures.length} failure${r.failures.length === 1 ? '' : 's'}${departed})`
+        : departed
+          ? ` (${departed.slice(2)})`
+          : '';
   return `  ${mark} ${r.id} · ${r.requests} req${tail}`;
 }
 

@@ -39,7 +39,7 @@ describe('usage', () => {
   test('--help prints the options and every exit code, exit 0', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--base-url', '--api-key', '--other-api-key', '--client-id', '--client-secret', '--seed', '--read-only', '--probe-limits', '--tag', '--operation', '--max-requests', '--junit', '--json', '--examples-only']) {
+    for (const flag of ['--base-url', '--api-key', '--other-api-key', '--client-id', '--client-secret', '--seed', '--read-only', '--probe-limits', '--tag', '--operation', '--max-requests', '--junit', '--json', '--examples-only', '--strict-provisional']) {
       expect(r.stdout).toContain(flag);
     }
     expect(r.stdout).toMatch(/0 all passed.*1 contract failures.*2 usage or connection errors/s);
@@ -98,6 +98,30 @@ describe('against a server', () => {
     expect(curl).toContain('"X-API-Key: $CLS_API_KEY_WMS"');
     for (const key of Object.values(fake.keys.primary)) expect(r.stdout + readFileSync(junit, 'utf8')).not.toContain(key);
     expect(readFileSync(junit, 'utf8')).toMatch(/<failure type="error_code_documented"/);
+  });
+
+  test('a server departing from a design: exit 0 with the departures in the console, JSON and JUnit; --strict-provisional: exit 1', async () => {
+    fake = await startFake({ gateway: 'off', draftStatus: 'confirmed' });
+    const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
+    const junit = join(dir, 'junit.xml');
+    const json = join(dir, 'report.json');
+    const args = ['--phase', 'workflows', '--operation', 'registerDraftOrders', '--quiet', '--junit', junit, '--json', json];
+    const lenient = await run(args, envFor(fake));
+    expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
+    expect(lenient.stdout).toMatch(/Provisional \(\d+ departures? from our designs/);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report.totals.departures).toBeGreaterThan(0);
+    expect(report.departures.length).toBe(report.totals.departures);
+    expect(report.departures[0]).toMatchObject({ check: 'schema_valid', operation: 'registerDraftOrders' });
+    expect(report.options.strictProvisional).toBe(false);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuite name="provisional" tests="\d+" failures="0" skipped="\d+"/);
+    expect(xml).not.toContain('<failure');
+
+    const strict = await run([...args, '--strict-provisional'], envFor(fake));
+    expect(strict.code, strict.stdout).toBe(1);
+    expect(strict.stdout).toMatch(/\[schema_valid\] registerDraftOrders/);
+    expect(JSON.parse(readFileSync(json, 'utf8')).options.strictProvisional).toBe(true);
   });
 
   const hasCurl = spawnSync('curl', ['--version']).status === 0;

@@ -3,9 +3,9 @@
 // of reports, and what the kit expects changes when the contract changes.
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadSpec, operations } from '@cls-api/spec';
-import { CHECKS, formatSummary, runContractTests, toJUnit, type Report } from '../src/index.js';
+import { CHECKS, Contract, formatSummary, runContractTests, toJUnit, type Report } from '../src/index.js';
 import { startFake, type FakeServer } from './support/fake-server.js';
-import { describeFailures, failedChecks, runKit } from './support/run.js';
+import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
 
 let fake: FakeServer | undefined;
 afterEach(async () => {
@@ -21,6 +21,8 @@ describe('a full run against a server that honours the contract', () => {
     fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
     const report = await runKit(fake, { paceFraction: 0.5, probeLimits: true, backoffBaseMs: 1000 });
     expect(describeFailures(report)).toBe('');
+    // The fake follows every design too: nothing to report as provisional.
+    expect(describeDepartures(report)).toBe('');
     expect(report.totals.skipped, report.cases.filter((c) => c.status === 'skipped').map((c) => `${c.id}: ${c.skipReason}`).join('\n')).toBe(0);
     expect(report.exitCode).toBe(0);
     // Paced at half the gateway rate, the kit never met a gateway 429 outside the probes.
@@ -96,6 +98,31 @@ describe('being a good citizen', () => {
   });
 });
 
+describe('operations that take an API key or a JWT (the manager area)', () => {
+  const both = new Contract().operations.filter((op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'));
+
+  test('each is run with the JWT too, reading the seller\'s own data, and refuses a made-up bearer token', async () => {
+    expect(both.map((op) => op.area)).toEqual(both.map(() => 'manager'));
+    expect(both.length).toBeGreaterThan(3);
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { phases: ['negative', 'workflows'], operations: both.map((op) => op.operationId) });
+    expect(describeFailures(report)).toBe('');
+    const passed = new Set(report.cases.filter((c) => c.status === 'passed').map((c) => c.id));
+    for (const op of both) {
+      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_BearerAuth`);
+      expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/BearerAuth`);
+      expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/ApiKeyAuth`);
+      expect(passed, op.operationId).toContain(`negative/${op.operationId}/missing_credential`);
+    }
+  });
+
+  test('without client credentials there is no JWT to run them with: no such case, nothing skipped for it', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { phases: ['workflows'], operations: both.map((op) => op.operationId), clientId: undefined, clientSecret: undefined });
+    expect(report.cases.filter((c) => c.id.includes('/with_')).map((c) => c.id)).toEqual([]);
+  });
+});
+
 describe('reproducibility and reports', () => {
   test('the same seed draws the same generated inputs; another seed draws others', async () => {
     fake = await startFake({ gateway: 'off' });
@@ -132,14 +159,18 @@ describe('reproducibility and reports', () => {
 });
 
 describe('what the kit expects comes from the contract', () => {
-  test('a contract with a smaller page size bound makes the same server fail the size rule', async () => {
+  test('a contract with a smaller page size bound: the same server departs from it, and fails it once the bound is no longer provisional', async () => {
     fake = await startFake({ gateway: 'off' });
     const spec = loadSpec();
-    const size = spec.components!.parameters!.Size as unknown as { schema: { maximum: number } };
+    const size = spec.components!.parameters!.Size as unknown as { schema: { maximum: number }; 'x-provisional'?: boolean };
     size.schema.maximum = 50;
-    const report = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
-    const failure = report.cases.flatMap((c) => c.failures).find((f) => f.expected.includes('size=51'));
-    expect(failure, describeFailures(report)).toBeDefined();
+    const designed = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
+    expect(designed.exitCode, describeFailures(designed)).toBe(0);
+    expect(designed.departures.find((d) => d.expected.includes('size=51')), describeDepartures(designed)).toBeDefined();
+    delete size['x-provisional'];
+    const shown = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
+    const failure = shown.cases.flatMap((c) => c.failures).find((f) => f.expected.includes('size=51'));
+    expect(failure, describeFailures(shown)).toBeDefined();
   });
 
   test('a contract without PRODUCT_NOT_FOUND on a 404 makes the same server fail error_code_documented', async () => {
@@ -151,12 +182,19 @@ describe('what the kit expects comes from the contract', () => {
     expect(failedChecks(report).has('error_code_documented'), describeFailures(report)).toBe(true);
   });
 
-  test('a contract with a lower bulk row limit makes the same server fail bulk_row_limit', async () => {
+  test('a contract with a lower bulk row limit: a departure where the limit is designed, a bulk_row_limit failure where it is the source\'s', async () => {
     fake = await startFake({ gateway: 'off' });
     const spec = loadSpec();
-    const draft = spec.components!.schemas!.DraftBulkRequest as unknown as { properties: { orders: { maxItems: number } } };
-    draft.properties.orders.maxItems = 10;
-    const report = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
-    expect(failedChecks(report).has('bulk_row_limit'), describeFailures(report)).toBe(true);
+    // POST /v3/wms/orders: the 1,000-row limit is designed (DECISIONS G4), inside the provisional OrderBulkRequest.
+    const orders = spec.components!.schemas!.OrderBulkRequest as unknown as { properties: { orders: { maxItems: number } } };
+    orders.properties.orders.maxItems = 10;
+    const designed = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerOrders'] });
+    expect(designed.departures.some((d) => d.check === 'bulk_row_limit'), describeDepartures(designed)).toBe(true);
+    expect(failedChecks(designed).has('bulk_row_limit'), describeFailures(designed)).toBe(false);
+    // POST /v3/wms/orders/draft: the limit is the source's, in the unmarked DraftOrderRows.
+    const drafts = spec.components!.schemas!.DraftOrderRows as unknown as { maxItems: number };
+    drafts.maxItems = 10;
+    const shown = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
+    expect(failedChecks(shown).has('bulk_row_limit'), describeFailures(shown)).toBe(true);
   });
 });

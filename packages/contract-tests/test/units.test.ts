@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
 import { Redactor } from '../src/credentials.js';
-import { Generator, seededRandom } from '../src/generate.js';
+import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/generate.js';
 import { Transport } from '../src/http.js';
 
 const contract = new Contract();
@@ -22,6 +22,34 @@ describe('reading the contract', () => {
       registerDraftOrders: ['orders', 'drafts', 'created_count', 'failed_count', contract.limits.bulkRowsPerRequest],
       addProductOptions: ['options', 'options', 'added_count', 'failed_count', contract.limits.bulkRowsPerRequest],
     });
+  });
+
+  test('result rows are read through allOf; only the draft row echoes what the source shows', () => {
+    const echoes = Object.fromEntries(contract.operations.flatMap((op) => {
+      const s = contract.bulk(op);
+      return s ? [[op.operationId, { echoed: s.echoedProperties, source: s.sourceEchoedProperties }]] : [];
+    }));
+    expect(echoes.registerDraftOrders).toEqual({ echoed: ['mall_order_no', 'mall_product_name'], source: ['mall_order_no', 'mall_product_name'] });
+    expect(echoes.registerOrders).toEqual({ echoed: ['mall_order_no', 'mall_product_name'], source: [] });
+    expect(echoes.addProductOptions).toEqual({ echoed: ['option_code', 'option_name'], source: [] });
+  });
+
+  test('identifiers are found by their reference to Identifier, not by a pattern', () => {
+    const pathIds = contract.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'path' && contract.isIdentifier(p.schema)).map((p) => p.name));
+    expect(new Set(pathIds)).toEqual(new Set(['order_no', 'draft_id', 'product_code', 'option_code', 'return_no', 'invoice_no']));
+    expect(contract.isIdentifier({ $ref: '#/components/schemas/McpToolName' })).toBe(false);
+    expect(contract.isIdentifier({ type: 'string' })).toBe(false);
+  });
+
+  test('open sets: x-known-values is checked by the full contract only, as a departure', () => {
+    const schema = { $ref: '#/components/schemas/OrderStatusCode' };
+    expect(contract.verdict(schema, 30)).toEqual({ errors: [], departures: [] });
+    expect(contract.verdict(schema, 55)).toEqual({ errors: [], departures: ['(root) 55 is not a known value (10, 20, 30, 40, 90): the set is open'] });
+    expect(contract.verdict(schema, '30').errors.length).toBeGreaterThan(0);
+    // The shipped codes are read from the known values and their descriptions.
+    expect([...contract.enumDescriptions('OrderStatusCode').keys()]).toEqual([10, 20, 30, 40, 90]);
+    // Drawn values are known ones: a server surely takes them.
+    expect(new Set(fc.sample(generator.valid(schema), { numRuns: 30, seed: 4 }))).toEqual(new Set([10, 20, 30, 40, 90]));
   });
 
   test('paged operations are those whose success schema has pagination, each with page and size', () => {
@@ -68,6 +96,39 @@ describe('generated inputs', () => {
     }
   });
 
+  test('unknown identifiers are spelled as sellers spell theirs, and always survive as a path segment', () => {
+    const productCode = { $ref: '#/components/schemas/ProductCode' };
+    const rng = seededRandom(9);
+    const spelled = Array.from({ length: Generator.identifierStyles }, (_, style) => generator.unknownIdentifier(productCode, rng, style));
+    for (const id of spelled) {
+      expect(contract.validate(productCode, id)).toEqual([]);
+      expect(isSafePathSegment(id)).toBe(true);
+    }
+    expect(spelled[0]).toMatch(/^[A-Z0-9]+$/);
+    expect(spelled.slice(1).map((id) => id.slice(0, 3))).toEqual(['SKU', '셔츠-', 'A B', 'A/B']);
+    // Not an Identifier: plain, whatever the style.
+    expect(generator.unknownIdentifier({ $ref: '#/components/schemas/McpToolName' }, rng, 2)).toMatch(/^[a-z][a-z0-9_]*$/);
+  });
+
+  test('a path segment a URL would drop or trim is not safe', () => {
+    for (const bad of ['', '.', '..', '%2e', '%2E%2e', ' A', 'A ', '\tA']) expect(isSafePathSegment(bad), JSON.stringify(bad)).toBe(false);
+    for (const good of ['...', 'SKU.001', 'A B', '셔츠-01', 'A/B 01']) expect(isSafePathSegment(good), good).toBe(true);
+  });
+
+  test('dates that do not exist are invalid variants of the calendar-checking patterns', () => {
+    const date = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/Date' }), '2026-11-20');
+    expect(date.find((v) => v.label === 'a date that does not exist')?.value).toBe('2026-02-29');
+    const time = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/DateTime' }), '2026-11-20 10:00:00');
+    expect(time.find((v) => v.label === 'a time that does not exist')?.value).toBe('2026-02-29 10:15:02');
+    expect(contract.validate({ $ref: '#/components/schemas/Date' }, '2028-02-29')).toEqual([]);
+  });
+
+  test('every spelling of a number the kit sends is refused by query_integer_syntax', () => {
+    const syntax = contract.limits.queryIntegerSyntax!;
+    expect(syntax.test('10')).toBe(true);
+    for (const spelling of NUMBER_SPELLINGS) expect(syntax.test(spelling), spelling).toBe(false);
+  });
+
   test('one seed, one sequence', () => {
     const a = seededRandom(11);
     const b = seededRandom(11);
@@ -100,6 +161,11 @@ describe('the command line', () => {
     expect(cli.run.otherApiKeys).toEqual(['manager_test_dddddddd']);
     expect(cli.run.clientId).toBe('client-1234');
     expect(cli.run.seed).toBe(3);
+  });
+
+  test('--strict-provisional', () => {
+    expect(parseCli(['--base-url', 'http://x'], {}).run.strictProvisional).toBe(false);
+    expect(parseCli(['--base-url', 'http://x', '--strict-provisional'], {}).run.strictProvisional).toBe(true);
   });
 
   test('usage errors', () => {

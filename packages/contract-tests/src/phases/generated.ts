@@ -1,12 +1,13 @@
 // Property-based inputs drawn from the schemas (seeded): valid queries and bodies must not be rejected as format
 // errors, and each deliberately broken parameter, path value or body must be rejected with 400 and a documented
-// code. `--runs N` draws N of each per operation.
+// code. `--runs N` draws N of each per operation. A broken input that only a design refuses (the relaxed contract
+// accepts it, or its parameter is `x-provisional`) may rightly be accepted: then it is a provisional departure.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { draw } from '../generate.js';
+import { draw, NUMBER_SPELLINGS } from '../generate.js';
 import { knownPathValues } from '../fixtures.js';
 import { Skip } from '../http.js';
-import { formatErrorCodes, unknownPathValues, validQuery } from '../inputs.js';
+import { formatErrorCodes, provisionalReason, unknownPathValues, validQuery } from '../inputs.js';
 
 /** An object schema with no declared properties hands its validation to something else (an MCP tool's arguments). */
 function hasOpenObject(t: CaseContext, schema: JsonSchema | undefined, depth = 0): boolean {
@@ -68,7 +69,7 @@ export function generatedCases(env: RunEnv): CaseDef[] {
           const pick = variants.splice(Math.floor(t.env.random() * variants.length), 1)[0]!;
           t.note(pick.label);
           const ex = await t.call(op, pick.input);
-          t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, pick.missing), why: pick.label });
+          t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, pick.missing), why: pick.label, ...(pick.provisional ? { provisional: pick.provisional } : {}) });
         }
       },
     });
@@ -79,6 +80,8 @@ export function generatedCases(env: RunEnv): CaseDef[] {
 interface InvalidInput {
   label: string;
   missing: boolean;
+  /** Why refusing it rests on a design only, when it does. */
+  provisional?: string | undefined;
   input: { path: Record<string, string | number>; query: Record<string, string | number>; body?: unknown; rawBody?: string };
 }
 
@@ -98,7 +101,12 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
   for (const p of pathParams) {
     for (const v of gen.breakScalar(t.contract.resolve(p.schema), unknownPath[p.name])) {
       if (typeof v.value !== 'string' || v.value === '' || v.value.includes('\n')) continue;
-      out.push({ label: `path ${p.name}: ${v.label}`, missing: false, input: { path: { ...unknownPath, [p.name]: v.value }, query: baseQuery, ...withBody } });
+      out.push({
+        label: `path ${p.name}: ${v.label}`,
+        missing: false,
+        provisional: provisionalReason(t, p.schema, v.value, p),
+        input: { path: { ...unknownPath, [p.name]: v.value }, query: baseQuery, ...withBody },
+      });
     }
   }
   let path: Record<string, string | number> = {};
@@ -116,19 +124,37 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
     if (p.required) {
       const query = { ...baseQuery };
       delete query[p.name];
-      out.push({ label: `query ${p.name}: required parameter missing`, missing: true, input: { path, query, ...withBody } });
+      out.push({ label: `query ${p.name}: required parameter missing`, missing: true, provisional: provisionalReason(t, undefined, undefined, p), input: { path, query, ...withBody } });
     }
     for (const v of gen.breakScalar(schema, baseQuery[p.name])) {
       if (typeof v.value === 'number' || (typeof v.value === 'string' && !v.value.includes('\n'))) {
         // A query string carries text: 12345 as a "wrong type" for a string is still a string there.
         if (schema.type === 'string' && typeof v.value === 'number') continue;
-        out.push({ label: `query ${p.name}: ${v.label}`, missing: false, input: { path, query: { ...baseQuery, [p.name]: v.value }, ...withBody } });
+        out.push({
+          label: `query ${p.name}: ${v.label}`,
+          missing: false,
+          provisional: provisionalReason(t, p.schema, v.value, p),
+          input: { path, query: { ...baseQuery, [p.name]: v.value }, ...withBody },
+        });
+      }
+    }
+    // An integer written other than in decimal digits (info.x-limits.query_integer_syntax, DECISIONS.md G23): a
+    // lenient number parser takes `1e1` as 10 and `1e309` as Infinity; the contract's answer is 400.
+    const syntax = t.contract.limits.queryIntegerSyntax;
+    if (syntax && schema.type === 'integer') {
+      for (const spelling of NUMBER_SPELLINGS.filter((x) => !syntax.test(x))) {
+        out.push({
+          label: `query ${p.name}: ${JSON.stringify(spelling)} is not written in decimal digits`,
+          missing: false,
+          provisional: provisionalReason(t, undefined, undefined, p),
+          input: { path, query: { ...baseQuery, [p.name]: spelling }, ...withBody },
+        });
       }
     }
   }
   if (op.requestBody?.schema && baseBody !== undefined) {
     for (const v of gen.invalidVariants(op.requestBody.schema, baseBody)) {
-      out.push({ label: v.label, missing: v.missing, input: { path, query: baseQuery, body: v.value } });
+      out.push({ label: v.label, missing: v.missing, provisional: provisionalReason(t, op.requestBody.schema, v.value), input: { path, query: baseQuery, body: v.value } });
     }
     out.push({ label: 'body: not JSON', missing: false, input: { path, query: baseQuery, rawBody: '{"unterminated": ' } });
   }

@@ -1,10 +1,13 @@
-// The negative rules of the source: missing credential, invalid credential, an API key on the JWT-only area, a key
-// of another area, unknown resources, and page or size out of range. Codes are named here because the rules name
-// them; their statuses come from the catalogue and each must be documented by the operation.
+// The negative rules of the source: missing credential, invalid credential (for each scheme an operation accepts),
+// an API key on the JWT-only area, a key of another area, unknown resources, and page or size out of range. Codes
+// are named here because the rules name them; their statuses come from the catalogue and each must be documented by
+// the operation. Page and size bounds are designs (`x-provisional`): a server that takes a value out of them
+// departs from a design, it does not break the contract.
 import type { OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../case.js';
 import { knownPathValues } from '../fixtures.js';
-import { formatErrorCodes, someValidBody, unknownPathValues, unknownValue, validQuery } from '../inputs.js';
+import { Generator } from '../generate.js';
+import { formatErrorCodes, provisionalReason, someValidBody, unknownPathValues, unknownValue, validQuery } from '../inputs.js';
 
 function requireDocumented(t: CaseContext, op: OperationInfo, code: string): number {
   const status = t.contract.statusOf(code);
@@ -15,8 +18,8 @@ function requireDocumented(t: CaseContext, op: OperationInfo, code: string): num
   return status;
 }
 
-/** A pattern of codes and numbers (`^[A-Za-z0-9_-]{1,40}$`), as opposed to free text. */
-const IDENTIFIER = /^\^\[A-Za-z0-9_-\]/;
+/** A token well-formed as a JWT (three base64url parts) but signed by nobody. */
+const UNSIGNED_JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJub2JvZHkifQ.aW52YWxpZC1zaWduYXR1cmU';
 
 function madeUpKey(t: CaseContext, area: string): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -38,6 +41,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       const scheme = contract.securityScheme(s);
       return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
     });
+    const title = (what: string) => `${op.method.toUpperCase()} ${op.path} ${what}`;
     const request = (t: CaseContext) => ({
       path: unknownPathValues(t, op),
       query: validQuery(t, op, { optional: false }),
@@ -57,22 +61,31 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       },
     });
 
-    cases.push({
-      id: `negative/${op.operationId}/invalid_credential`,
-      phase: 'negative',
-      title: `${op.method.toUpperCase()} ${op.path} with an invalid credential: AUTH_INVALID_TOKEN`,
-      operations: [op.operationId],
-      writes,
-      run: async (t) => {
-        const status = requireDocumented(t, op, 'AUTH_INVALID_TOKEN');
-        const headers: Record<string, string> = usesApiKey
-          ? { [t.apiKeyHeader(op)]: madeUpKey(t, keyAreas.has(op.area) ? op.area : (env.keys[0]?.area ?? op.area)) }
-          : // Well-formed but signed by nobody: three base64url parts.
-            { Authorization: 'Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJub2JvZHkifQ.aW52YWxpZC1zaWduYXR1cmU' };
-        const ex = await t.call(op, { ...request(t), credential: { kind: 'raw', headers } });
-        t.expect(ex, op, { status, code: 'AUTH_INVALID_TOKEN', why: 'invalid key or token' });
-      },
+    // One case per scheme the operation accepts (the manager area takes an API key or a JWT): a made-up credential
+    // of that scheme is AUTH_INVALID_TOKEN. The schemes come from the operation's `security`.
+    const schemes = op.security.filter((s) => {
+      const type = contract.securityScheme(s)?.type;
+      return type === 'apiKey' || (type === 'http' && String(contract.securityScheme(s)?.scheme).toLowerCase() === 'bearer');
     });
+    for (const scheme of schemes) {
+      const apiKey = contract.securityScheme(scheme)?.type === 'apiKey';
+      cases.push({
+        id: `negative/${op.operationId}/invalid_credential${schemes.length > 1 ? `/${scheme}` : ''}`,
+        phase: 'negative',
+        title: `${op.method.toUpperCase()} ${op.path} with an invalid ${apiKey ? 'API key' : 'bearer token'}: AUTH_INVALID_TOKEN`,
+        operations: [op.operationId],
+        writes,
+        run: async (t) => {
+          const status = requireDocumented(t, op, 'AUTH_INVALID_TOKEN');
+          const name = contract.securityScheme(scheme)?.name;
+          const headers: Record<string, string> = apiKey
+            ? { [typeof name === 'string' ? name : t.apiKeyHeader(op)]: madeUpKey(t, keyAreas.has(op.area) ? op.area : (env.keys[0]?.area ?? op.area)) }
+            : { Authorization: `Bearer ${UNSIGNED_JWT}` };
+          const ex = await t.call(op, { ...request(t), credential: { kind: 'raw', headers } });
+          t.expect(ex, op, { status, code: 'AUTH_INVALID_TOKEN', why: `invalid ${apiKey ? 'key' : 'token'} (${scheme})` });
+        },
+      });
+    }
 
     if (usesBearer && !usesApiKey) {
       cases.push({
@@ -115,8 +128,12 @@ export function negativeCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes,
         run: async (t) => {
-          const ex = await t.call(op, { path: unknownPathValues(t, op), query: unknownQuery(t, op), ...(op.requestBody ? { body: unknownBody(t, op) } : {}) });
-          t.expect(ex, op, { status: 404, code: notFound.errorCodes, why: 'a resource that does not exist' });
+          // Spelled as sellers' codes are (a dot, Hangul, a space or a slash; never plain): a server must look such a
+          // value up, not refuse its format (Identifier, DECISIONS.md G25).
+          const style = 1 + Math.floor(t.env.random() * (Generator.identifierStyles - 1));
+          const path = unknownPathValues(t, op, style);
+          const ex = await t.call(op, { path, query: unknownQuery(t, op, style), ...(op.requestBody ? { body: unknownBody(t, op, style) } : {}) });
+          t.expect(ex, op, { status: 404, code: notFound.errorCodes, why: `a resource that does not exist${Object.keys(path).length > 0 ? ` (${Object.entries(path).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')})` : ''}` });
         },
       });
     }
@@ -131,15 +148,16 @@ export function negativeCases(env: RunEnv): CaseDef[] {
         writes: false,
         run: async (t) => {
           const path = await knownPathValues(t, op);
-          const out: Array<[string, number]> = [];
+          const out: Array<[typeof paged.sizeParameter, number]> = [];
           const size = t.contract.resolve(paged.sizeParameter.schema);
           const page = t.contract.resolve(paged.pageParameter.schema);
-          if (typeof size.maximum === 'number') out.push([paged.sizeParameter.name, size.maximum + 1]);
-          if (typeof size.minimum === 'number') out.push([paged.sizeParameter.name, size.minimum - 1]);
-          if (typeof page.minimum === 'number') out.push([paged.pageParameter.name, page.minimum - 1]);
-          for (const [name, value] of out) {
-            const ex = await t.call(op, { path, query: { ...validQuery(t, op, { optional: false }), [name]: value } });
-            t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, false), why: `${name}=${value} is out of range` });
+          if (typeof size.maximum === 'number') out.push([paged.sizeParameter, size.maximum + 1]);
+          if (typeof size.minimum === 'number') out.push([paged.sizeParameter, size.minimum - 1]);
+          if (typeof page.minimum === 'number') out.push([paged.pageParameter, page.minimum - 1]);
+          for (const [param, value] of out) {
+            const ex = await t.call(op, { path, query: { ...validQuery(t, op, { optional: false }), [param.name]: value } });
+            const provisional = provisionalReason(t, param.schema, value, param);
+            t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, false), why: `${param.name}=${value} is out of range`, ...(provisional ? { provisional } : {}) });
           }
         },
       });
@@ -150,30 +168,26 @@ export function negativeCases(env: RunEnv): CaseDef[] {
 
 /**
  * A valid body whose identifiers name nothing on the server: the first request example, with every value that the
- * schema types as an identifier pattern replaced by an unknown one where the operation can answer 404 for it.
+ * schema types as an `Identifier` replaced by an unknown one where the operation can answer 404 for it.
  */
-function unknownBody(t: CaseContext, op: OperationInfo): unknown {
+function unknownBody(t: CaseContext, op: OperationInfo, style: number): unknown {
   const body = someValidBody(t, op) as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object' || !op.requestBody?.schema) return body;
   const schema = t.contract.resolve(op.requestBody.schema);
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const out: Record<string, unknown> = { ...body };
   for (const [name, sub] of Object.entries(props)) {
-    const resolved = t.contract.resolve(sub);
-    // Identifier-like: a string with a code pattern and a bounded length; free text (names, reasons) is left alone.
-    if (resolved.type === 'string' && typeof resolved.pattern === 'string' && IDENTIFIER.test(resolved.pattern) && name in out) {
-      out[name] = t.env.generator.unknownIdentifier(sub, t.env.random);
-    }
+    // An identifier refers to the contract's Identifier; free text (names, reasons) is left alone.
+    if (t.contract.isIdentifier(sub) && name in out) out[name] = t.env.generator.unknownIdentifier(sub, t.env.random, style);
   }
   return out;
 }
 
-/** Required query values, plus every identifier-like filter set to a value that names nothing (`product_code`). */
-function unknownQuery(t: CaseContext, op: OperationInfo): Record<string, string | number> {
+/** Required query values, plus every identifier filter set to a value that names nothing (`product_code`). */
+function unknownQuery(t: CaseContext, op: OperationInfo, style: number): Record<string, string | number> {
   const query = validQuery(t, op, { optional: false });
   for (const p of op.parameters.filter((x) => x.in === 'query')) {
-    const s = t.contract.resolve(p.schema);
-    if (s.type === 'string' && typeof s.pattern === 'string' && IDENTIFIER.test(s.pattern)) query[p.name] = unknownValue(t, p);
+    if (t.contract.isIdentifier(p.schema)) query[p.name] = unknownValue(t, p, style);
   }
   return query;
 }

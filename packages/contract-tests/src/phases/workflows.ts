@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, readOperation, send, type BulkTarget, type Row } from '../bulk.js';
-import { createProductBody } from '../fixtures.js';
+import { createProductBody, reachablePathValues } from '../fixtures.js';
 import { draw } from '../generate.js';
 import { serviceDate, unknownValue, validQuery } from '../inputs.js';
 
@@ -151,6 +151,41 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         }
       },
     });
+  }
+
+  // An operation that takes an API key or a JWT (the manager area) is run with the JWT too, when the kit has
+  // client credentials: the seller comes from the token, so the kit's own product and order read with it, and no
+  // monthly quota applies (the response checks hold quota headers to that). The schemes are the operation's
+  // `security`; the API key is what every other case uses.
+  if (env.clientId && env.clientSecret) {
+    for (const op of contract.operations) {
+      const apiKey = op.security.filter((s) => contract.securityScheme(s)?.type === 'apiKey');
+      const bearer = op.security.filter((s) => {
+        const scheme = contract.securityScheme(s);
+        return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
+      });
+      if (apiKey.length === 0 || bearer.length === 0) continue;
+      cases.push({
+        id: `workflows/${op.operationId}/with_${bearer[0]}`,
+        phase: 'workflows',
+        title: `${op.method.toUpperCase()} ${op.path} with a JWT (${bearer.join(', ')}) instead of an API key: the seller's own data, no quota headers`,
+        operations: [op.operationId],
+        writes: op.method !== 'get',
+        run: async (t) => {
+          const token = await t.env.jwt(t);
+          const { path, known } = await reachablePathValues(t, op);
+          const success = contract.successStatus(op);
+          const notFound = contract.responseFor(op, 404) ? [404] : [];
+          const ex = await t.call(op, { path, query: validQuery(t, op, { optional: false }), credential: token });
+          t.expect(ex, op, {
+            status: known ? success : [success, ...notFound],
+            why: known
+              ? "a JWT of the seller reads the seller's own data (the client credentials must be the same seller's, in the keys' environment)"
+              : 'a JWT is accepted here (a value the kit has no resource for may be not found)',
+          });
+        },
+      });
+    }
   }
 
   if (has('createAccessToken', 'refreshAccessToken')) {

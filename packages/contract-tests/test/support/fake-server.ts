@@ -14,11 +14,14 @@ export const FAULTS = [
   'status_undocumented',
   'content_type_text',
   'schema_extra_field',
+  'schema_wrong_type',
+  'draft_row_shapes_mixed',
   'envelope_not_first',
   'success_flag_wrong',
   'error_code_undocumented',
   'ratelimit_placeholder',
   'quota_headers_on_401',
+  'quota_headers_for_jwt',
   'quota_limit_wrong',
   'quota_429_remaining_nonzero',
   'gateway_429_with_headers',
@@ -29,6 +32,7 @@ export const FAULTS = [
   'missing_credential_wrong_code',
   'api_key_on_pay_accepted',
   'wrong_area_key_accepted',
+  'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
   'bulk_limit_off_by_one',
@@ -48,7 +52,14 @@ export interface FakeOptions {
   gateway?: 'contract' | 'off' | Record<string, { ratePerSecond: number; burst: number }>;
   /** Monthly calls already used by each account's test keys when the server starts. */
   quotaUsedAtStart?: number;
+  /**
+   * The contract the server holds requests to (default: the bundled one). A copy with a design changed makes a
+   * server that is right where our design guessed wrong (longer identifiers, say): the kit, on the bundled
+   * contract, must report that as a provisional departure, not a failure.
+   */
   contract?: Contract;
+  /** The `status` of a successful draft (default `open`, the one value the source shows; the set is open). */
+  draftStatus?: string;
 }
 
 type Row = Record<string, unknown>;
@@ -110,6 +121,16 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
   };
   const now = () => fmt(Date.now());
+  // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
+  // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
+  const deadline = String((contract.doc.info as Record<string, { return_withdrawal_deadline?: string }>)['x-limits']?.return_withdrawal_deadline ?? '18:00');
+  const withdrawalDeadline = (registered: string) => {
+    const time = `${deadline}:00`.slice(0, 8);
+    if (registered.slice(11) < time) return `${registered.slice(0, 10)} ${time}`;
+    const day = new Date(`${registered.slice(0, 10)}T00:00:00Z`);
+    day.setUTCDate(day.getUTCDate() + 1);
+    return `${day.toISOString().slice(0, 10)} ${time}`;
+  };
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}-${now().slice(0, 10).replace(/-/g, '')}-${pad(++serial, 5)}`;
 
@@ -139,7 +160,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       names[area] = key;
     }
   }
-  const client = { id: `client_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+  const client = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const tokens = new Map<string, Account>();
   const refreshTokens = new Map<string, { account: Account; used: boolean }>();
 
@@ -325,9 +346,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         (row) => {
           if ([...acc.drafts.values()].some((d) => d.mall_order_no === row.mall_order_no)) return { ok: false, message: `A draft with mall_order_no ${row.mall_order_no} already exists.` };
           const t = now();
-          const draft = { draft_id: nextId('DRF'), status: 'open', mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', created_at: t };
+          const draft = { draft_id: nextId('DRF'), status: options.draftStatus ?? 'open', mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', created_at: t };
           acc.drafts.set(draft.draft_id, draft);
-          return { ok: true, fields: { draft_id: draft.draft_id, status: 'open', created_at: t } };
+          if (faults.has('draft_row_shapes_mixed')) return { ok: true, fields: { draft_id: '', status: draft.status, created_at: t } };
+          return { ok: true, fields: { draft_id: draft.draft_id, status: draft.status, created_at: t } };
         },
         (row) => ({ mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name }),
         { draft_id: '', status: '', created_at: '' },
@@ -391,7 +413,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       orderOf(acc, String(body.order_no));
       if ([...acc.returns.values()].some((r) => r.order_no === body.order_no && r.status === 'requested')) throw error('DUPLICATE', 'The order already has an open return.');
       const t = now();
-      const ret = { return_no: nextId('RTN'), order_no: body.order_no, reason: body.reason, status: 'requested', registered_at: t, cancellable_until: `${t.slice(0, 10)} 18:00:00`, withdrawn_at: null };
+      const ret = { return_no: nextId('RTN'), order_no: body.order_no, reason: body.reason, status: 'requested', registered_at: t, cancellable_until: withdrawalDeadline(t), withdrawn_at: null };
       acc.returns.set(ret.return_no, ret);
       return { data: ret };
     },
@@ -469,7 +491,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (faults.has('server_error_on_invalid_query') && p.in === 'query' && typeof value === 'string' && schema.type === 'integer') {
         throw new HttpError(500, 'INTERNAL_ERROR', 'parseInt failed');
       }
-      const unbounded = faults.has('size_unbounded') && p.name === 'size';
+      // Any page size of at least 1 is taken: the bound is gone, not the meaning of a size.
+      const unbounded = faults.has('size_unbounded') && p.name === 'size' && typeof value === 'number' && value >= 1;
       if (!unbounded && p.schema && contract.validate(p.schema, value).length > 0) throw error('INVALID_PARAMETER', `${p.name} is not valid.`);
       if (p.in === 'path') params[p.name] = String(value);
       else query[p.name] = value;
@@ -503,7 +526,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         }
       }
       if (!onlyLimit) {
-        const missing = errors.some((e) => e.keyword === 'required');
+        // A missing required item, or no item at all where one is needed (an empty update, DECISIONS.md G27).
+        const missing = errors.some((e) => e.keyword === 'required' || e.keyword === 'minProperties');
         throw error(missing ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER', `Format error at ${errors[0]?.instancePath || 'body'}: ${errors[0]?.message ?? ''}. Nothing was registered.`);
       }
     }
@@ -540,11 +564,14 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       // Authentication.
       let acc: Account | undefined;
       let keyArea: string | undefined;
+      let viaJwt = false;
       const apiKey = req.headers['x-api-key'] as string | undefined;
       const authorization = req.headers.authorization;
       const apiKeyOp = op.security.some((s) => contract.securityScheme(s)?.type === 'apiKey');
       const bearerOp = op.security.some((s) => contract.securityScheme(s)?.type === 'http');
-      if (apiKeyOp) {
+      // Where both are accepted (the manager area) and both are sent, the key is used (DECISIONS.md G22).
+      const jwtRefused = faults.has('manager_jwt_refused') && apiKeyOp;
+      if (apiKeyOp && (apiKey || !authorization || !bearerOp || jwtRefused)) {
         if (!apiKey) throw error(faults.has('missing_credential_wrong_code') ? 'AUTH_INVALID_TOKEN' : 'AUTH_MISSING_TOKEN', 'The X-API-Key header is missing.');
         const info = keys.get(apiKey);
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
@@ -553,6 +580,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         keyArea = info.area;
         if (info.env === 'test') meteredAccount = acc;
       } else if (bearerOp) {
+        viaJwt = true;
         if (!authorization) {
           if (apiKey && faults.has('api_key_on_pay_accepted') && keys.get(apiKey)) acc = keys.get(apiKey)!.account;
           else if (apiKey) throw error('AUTH_FORBIDDEN', 'This area accepts a JWT only.');
@@ -619,10 +647,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (then400) throw error('INVALID_PARAMETER', 'A row has a format error.');
       let data = out.data;
       if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder') data = { ...(data as Row), internal_id: 7 };
+      if (faults.has('schema_wrong_type') && op.operationId === 'getWmsOrder') data = { ...(data as Row), order_status_code: String((data as Row).order_status_code) };
       if (faults.has('status_undocumented') && op.operationId === 'createProduct') {
         return send(res, op, 201, { success: true, data }, meteredAccount);
       }
-      send(res, op, 200, { success: true, data, ...(out.pagination ? { pagination: out.pagination } : {}) }, meteredAccount);
+      const quotaOf = faults.has('quota_headers_for_jwt') && viaJwt ? acc : meteredAccount;
+      send(res, op, 200, { success: true, data, ...(out.pagination ? { pagination: out.pagination } : {}) }, quotaOf);
     } catch (err) {
       if (err instanceof HttpError) {
         let { status, code } = err;
@@ -645,7 +675,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     const refresh = randomBytes(24).toString('base64url');
     tokens.set(access, acc);
     refreshTokens.set(refresh, { account: acc, used: false });
-    return { access_token: access, token_type: 'Bearer', expires_in: 900, refresh_token: refresh, refresh_token_expires_in: 86400 };
+    return { access_token: access, token_type: 'Bearer', expires_in: 900, refresh_token: refresh, refresh_token_expires_in: 86400, environment: 'test' };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -40,3 +40,8 @@ export function describeFailures(report: Report): string {
 export function failedChecks(report: Report): Set<string> {
   return new Set(report.cases.flatMap((c) => c.failures.map((f) => f.check)));
 }
+
+/** Every provisional departure as `check · case · expected / seen`, for assertion messages. */
+export function describeDepartures(report: Report): string {
+  return report.departures.map((d) => `${d.check} · ${d.case} · expected ${d.expected} / seen ${d.seen}`).join('\n');
+}
