@@ -1,127 +1,262 @@
 #!/usr/bin/env node
-// `pnpm start`: the main job. Builds what it runs through turbo, then starts together the reference server with
-// demo data, the docs site and the mock, prints each URL and a working `curl` line, and stops them all on Ctrl-C.
+// `pnpm start`: the main job. Builds what it runs through turbo, then starts the reference server with demo data,
+// the docs site and the mock, each as its own process, prints each URL, the demo credentials and working `curl`
+// lines, and supervises them: if one dies, it says which and why (its last output), stops the others and exits 1;
+// Ctrl-C stops all three and exits 0.
 //
 //   PORT (3000) and DATABASE (./data/reference.db): the reference server, as for `pnpm reference serve`
-//   DOCS_PORT (8080), MOCK_PORT (4010)
+//   DOCS_PORT (8080), MOCK_PORT (4010), HOST (127.0.0.1)
+//   --no-build   skip the build (when you know it is current)
 //
-// The demo data is loaded once, into an empty database. API keys are stored only as hashes, so the demo keys
-// printed by that first load are kept beside the database in demo-keys.json (local, git-ignored) to be shown
-// again on later starts.
+// The servers run in process groups of their own, so that Ctrl-C reaches this supervisor alone and it stops them in
+// order; a stopped server never looks like a crashed one. The root package.json runs this file with `exec`, so
+// that no shell sits between pnpm and it: a shell that dies of the terminal's SIGINT makes pnpm report
+// "Command failed" although everything stopped cleanly. Their process ids are kept in start-pids.json beside
+// the database, so a start after this supervisor itself was killed first stops what it left behind (ports free).
+//
+// The demo data is loaded once, into an empty database. API keys are stored only as hashes, so the demo keys and
+// client credentials printed by that first load are kept beside the database in demo-keys.json (local,
+// git-ignored) to be shown again on later starts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' };
+const host = process.env.HOST || '127.0.0.1';
 const ports = {
   reference: Number(process.env.PORT ?? 3000),
   docs: Number(process.env.DOCS_PORT ?? 8080),
   mock: Number(process.env.MOCK_PORT ?? 4010),
 };
 const database = resolve(root, process.env.DATABASE ?? './data/reference.db');
-const demoKeysFile = resolve(dirname(database), 'demo-keys.json');
-const cli = resolve(root, 'apps/reference/dist/cli.js');
+const dataDir = dirname(database);
+const demoKeysFile = resolve(dataDir, 'demo-keys.json');
+const pidsFile = resolve(dataDir, 'start-pids.json');
+const referenceCli = resolve(root, 'apps/reference/dist/cli.js');
+const SHOWN_HOST = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 
 function step(message) {
   console.log(`\n▶ ${message}`);
 }
 
-step('Building the contract, the reference server, the docs site and the mock (turbo; cached after the first run)');
-const build = spawnSync(
-  'pnpm',
-  ['exec', 'turbo', 'run', 'build', '--filter=@cls-api/reference', '--filter=@cls-api/docs', '--filter=@cls-api/mock'],
-  { cwd: root, stdio: 'inherit', env },
-);
-if (build.status !== 0) {
-  console.error('\nThe build failed; see the output above.');
-  process.exit(build.status ?? 1);
+if (!process.argv.includes('--no-build')) {
+  step('Building the contract, the reference server, the docs site and the mock (turbo; cached after the first run)');
+  const build = spawnSync(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--filter=@cls-api/reference', '--filter=@cls-api/docs', '--filter=@cls-api/mock'],
+    { cwd: root, stdio: 'inherit', env },
+  );
+  if (build.status !== 0) {
+    console.error('\nThe build failed; see the output above.');
+    process.exit(build.status ?? 1);
+  }
 }
 
-const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: process.env.HOST ?? '127.0.0.1' };
+mkdirSync(dataDir, { recursive: true });
+stopLeftovers();
+
+const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: host };
 if (!existsSync(database)) {
   step(`Loading the demo data into ${database}`);
-  mkdirSync(dirname(database), { recursive: true });
-  const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { cwd: root, env: referenceEnv, encoding: 'utf8' });
+  const seeded = spawnSync(process.execPath, [referenceCli, 'seed', '--json'], { cwd: root, env: referenceEnv, encoding: 'utf8' });
   if (seeded.status !== 0) {
     console.error(seeded.stderr);
+    rmSync(database, { force: true });
     process.exit(seeded.status ?? 1);
   }
   writeFileSync(demoKeysFile, seeded.stdout, { mode: 0o600 });
 }
 const demo = existsSync(demoKeysFile) ? JSON.parse(readFileSync(demoKeysFile, 'utf8')) : null;
 
-const stops = [];
+const urls = {
+  reference: `http://${SHOWN_HOST}:${ports.reference}`,
+  docs: `http://${SHOWN_HOST}:${ports.docs}/`,
+  mock: `http://${SHOWN_HOST}:${ports.mock}`,
+};
+const servers = [
+  {
+    name: 'reference server',
+    args: [referenceCli, 'serve'],
+    env: referenceEnv,
+    ready: `${urls.reference}/health`,
+  },
+  {
+    name: 'docs site',
+    args: [resolve(root, 'apps/docs/dist/lib/preview.js')],
+    env: { ...env, PORT: String(ports.docs), HOST: host },
+    ready: urls.docs,
+  },
+  {
+    name: 'mock',
+    args: [resolve(root, 'apps/mock/dist/cli.js'), '--quiet'],
+    env: { ...env, PORT: String(ports.mock), HOST: host },
+    // Any answer will do: the mock answers an unknown path 404 in the envelope once Prism is up.
+    ready: `${urls.mock}/v3/`,
+  },
+];
+
 let stopping = false;
+const running = new Map();
+
+function recordPids() {
+  const pids = [...running.values()].map((s) => ({ name: s.name, pid: s.child.pid, command: s.args.join(' ') }));
+  writeFileSync(pidsFile, `${JSON.stringify(pids, null, 2)}\n`);
+}
+
+/** Stops the process groups a killed supervisor left running (their ports would make this start fail). */
+function stopLeftovers() {
+  if (!existsSync(pidsFile)) return;
+  let left = [];
+  try {
+    left = JSON.parse(readFileSync(pidsFile, 'utf8'));
+  } catch {
+    // unreadable: nothing to stop
+  }
+  for (const { name, pid, command } of left) {
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue; // gone
+    }
+    // Only a process still running our command: a recycled pid is someone else's.
+    if (!cmdline.includes(command.split(' ')[0])) continue;
+    console.log(`Stopping the ${name} (pid ${pid}) that an earlier start left running`);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(pidsFile, { force: true });
+}
+
+function start(server) {
+  const child = spawn(process.execPath, server.args, {
+    cwd: root,
+    env: server.env,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const entry = { ...server, child, tail: [] };
+  running.set(server.name, entry);
+  child.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      entry.tail.push(line);
+      if (entry.tail.length > 15) entry.tail.shift();
+    }
+  });
+  child.once('exit', (code, signal) => {
+    running.delete(server.name);
+    if (stopping) return;
+    console.error(`\n✖ The ${server.name} exited (${signal ? `signal ${signal}` : `code ${code}`}).`);
+    if (entry.tail.length > 0) console.error(`  Its last output:\n${entry.tail.map((l) => `    ${l}`).join('\n')}`);
+    console.error('  Stopping the others.');
+    void stopAll(1);
+  });
+  return entry;
+}
+
 async function stopAll(code) {
   if (stopping) return;
   stopping = true;
-  console.log('\nStopping…');
-  await Promise.allSettled(stops.map((stop) => stop()));
+  if (code === 0) console.log('\nStopping…');
+  await Promise.all(
+    [...running.values()].map(
+      ({ child }) =>
+        new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          const force = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(force);
+            done();
+          });
+          signalGroup(child.pid, 'SIGTERM');
+        }),
+    ),
+  );
+  rmSync(pidsFile, { force: true });
   process.exit(code);
 }
+
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+process.on('SIGHUP', () => void stopAll(0));
+// Whatever ends this process, no server outlives it.
+process.on('exit', () => {
+  for (const { child } of running.values()) signalGroup(child.pid, 'SIGKILL');
+});
 
 try {
-  step('Starting the reference server');
-  const reference = spawn(process.execPath, [cli, 'serve'], { cwd: root, env: referenceEnv, stdio: ['ignore', 'ignore', 'inherit'] });
-  stops.push(
-    () =>
-      new Promise((done) => {
-        if (reference.exitCode !== null) return done();
-        reference.once('exit', done);
-        reference.kill('SIGTERM');
-      }),
-  );
-  reference.once('exit', (code) => {
-    if (!stopping) {
-      console.error(`The reference server exited (${code}).`);
-      void stopAll(1);
-    }
-  });
-  const referenceUrl = `http://127.0.0.1:${ports.reference}`;
-  await waitFor(`${referenceUrl}/health`, 'the reference server');
-
-  step('Starting the docs site and the mock');
-  const { startDocs } = await import(pathToFileURL(resolve(root, 'apps/docs/dist/lib/index.js')).href);
-  const { startMock } = await import(pathToFileURL(resolve(root, 'apps/mock/dist/index.js')).href);
-  const docs = await startDocs({ port: ports.docs });
-  stops.push(() => docs.close());
-  const mock = await startMock({ port: ports.mock });
-  stops.push(() => mock.close());
-
-  const managerKey = demo?.accounts?.[0]?.api_keys?.find((k) => k.area === 'manager' && k.env === 'test')?.api_key;
+  step('Starting the reference server, the docs site and the mock');
+  for (const server of servers) start(server);
+  recordPids();
+  await Promise.all(servers.map((s) => waitFor(s.ready, s.name)));
+  if (stopping) await new Promise(() => {});
   console.log(`
 Running (Ctrl-C stops everything):
-  Reference server  ${referenceUrl}   (database ${database})
-  Docs site         ${docs.url}
-  Mock              ${mock.url}
-
-Try:
-${
-  managerKey
-    ? `  curl -sS "${referenceUrl}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${managerKey}"`
-    : `  (no demo keys are known for ${database}: create one with pnpm reference admin key create …)`
-}
-  curl -sS "${mock.url}/v3/manager/orders?page=1&size=10" -H "X-API-Key: manager_test_mock"
-  curl -sS "${mock.url}/v3/manager/orders" -H "X-API-Key: manager_test_mock" -H "Prefer: example=monthly_quota_exhausted" -i
-${demo ? `\nDemo keys and client credentials: ${demoKeysFile}` : ''}`);
+  Reference server  ${urls.reference}   (database ${database})
+  Docs site         ${urls.docs}
+  Mock              ${urls.mock}
+${credentials()}`);
 } catch (err) {
-  console.error(err instanceof Error ? err.message : err);
-  await stopAll(1);
+  if (!stopping) {
+    console.error(`\n✖ ${err instanceof Error ? err.message : err}`);
+    await stopAll(1);
+  }
+}
+
+/** One demo key per area, the client credentials for a JWT, and a curl line for each. */
+function credentials() {
+  const account = demo?.accounts?.[0];
+  if (!account) {
+    return `\nNo demo credentials are known for ${database}: create some with pnpm reference admin key create … (see apps/reference/README.md).`;
+  }
+  const lines = ['', 'Demo credentials (test environment; all of them in ' + demoKeysFile + '):'];
+  const keys = {};
+  for (const area of ['wms', 'manager', 'cam']) {
+    const key = account.api_keys?.find((k) => k.area === area && k.env === 'test')?.api_key;
+    if (key) {
+      keys[area] = key;
+      lines.push(`  ${`${area} key`.padEnd(12)} X-API-Key: ${key}`);
+    }
+  }
+  const client = account.clients?.find((c) => c.env === 'test') ?? account.clients?.[0];
+  if (client) lines.push(`  ${'JWT client'.padEnd(12)} client_id=${client.client_id}  client_secret=${client.client_secret}`);
+  lines.push('', 'Try:');
+  if (keys.manager) lines.push(`  curl -sS "${urls.reference}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${keys.manager}"`);
+  if (keys.wms) lines.push(`  curl -sS "${urls.reference}/v3/wms/products?page=1&size=10" -H "X-API-Key: ${keys.wms}"`);
+  if (client) {
+    lines.push(
+      `  curl -sS -X POST "${urls.reference}/v3/auth/token" -H "Content-Type: application/json" -d '{"client_id":"${client.client_id}","client_secret":"${client.client_secret}"}'`,
+    );
+  }
+  lines.push(`  curl -sS "${urls.mock}/v3/manager/orders?page=1&size=10" -H "X-API-Key: manager_test_mock"`);
+  return lines.join('\n');
 }
 
 async function waitFor(url, what) {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
+    if (stopping) return;
     try {
-      if ((await fetch(url)).ok) return;
+      await fetch(url);
+      return;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`${what} did not answer ${url} within 60 s`);
+  throw new Error(`the ${what} did not answer ${url} within 120 s`);
 }

@@ -1,5 +1,6 @@
 // The mock of the Commerce and Logistics Service API v3: Prism serving the bundled contract, behind a small front
 // server that keeps every answer inside the contract (see shape.ts).
+import { isUtf8 } from 'node:buffer';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
@@ -222,6 +223,13 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       return;
     }
     const pathname = path!;
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      // Refused before a byte of the body is read: waiting for gigabytes that may never come holds the connection.
+      res.setHeader('connection', 'close');
+      send(res, errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, contract.match(method, pathname)?.route.op));
+      return;
+    }
     const matched = contract.match(method, pathname);
     const facts: RequestFacts = { method, pathname, headers: req.headers, prefer: parsePrefer(req.headers.prefer) };
     if (matched) facts.op = matched.route.op;
@@ -229,6 +237,9 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     const body = await readBody(req);
     if (body === 'too-large') {
       shaped = errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, facts.op);
+    } else if (!isUtf8(body)) {
+      // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
+      shaped = errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', facts.op);
     } else if (exceedsJsonDepth(body)) {
       shaped = errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, facts.op);
     } else {

@@ -84,7 +84,7 @@ describe('a change of the contract', () => {
   it('changes the generated codes, limits, bulk fields and security', { timeout: 120_000 }, async () => {
     const doc = loadSpec() as any;
     doc.components.schemas.ErrorCode.oneOf.push({ title: 'NEW_CODE', const: 'NEW_CODE', description: 'New.', 'x-http-status': 409, 'x-areas': ['wms'] });
-    doc.components.schemas.DraftBulkRequest.properties.orders.maxItems = 500;
+    doc.components.schemas.DraftOrderRows.maxItems = 500;
     doc.info['x-limits'].bulk_rows_per_request = 500;
     doc.info['x-limits'].gateway.rate_per_second = 20;
     const drafts = doc.components.schemas.DraftBulkResult;

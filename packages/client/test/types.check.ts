@@ -146,7 +146,7 @@ type StatusCode = Schemas['OrderStatusCode'];
 
 export function openValues(draft: Schemas['DraftResult'], order: Schemas['ManagerOrderListItem']) {
   // The exact types: the literals are members of the union (an editor offers them), and so is the open branch.
-  assertType<Equal<DraftStatus, 'open' | (string & {})>>();
+  assertType<Equal<DraftStatus, 'open' | '' | (string & {})>>();
   assertType<Equal<Schemas['DraftOrder']['status'], 'open' | (string & {})>>();
   assertType<Equal<StatusCode, 10 | 20 | 30 | 40 | 90 | (number & {})>>();
   assertType<Equal<Schemas['ManagerOrderListItem']['order_status_code'], StatusCode>>();

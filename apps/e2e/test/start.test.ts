@@ -1,0 +1,145 @@
+// `pnpm start` supervises its three servers: it prints where they are and the demo credentials of every area, stops
+// them all on Ctrl-C without pnpm calling it a failure, stops the others when one dies and says which and why, and
+// starts again after any crash, its own included.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort, root, tempDir } from './support.js';
+
+interface Start {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+  ports: { reference: number; docs: number; mock: number };
+  dataDir: string;
+}
+
+async function launch(command: string[], dataDir: string): Promise<Start> {
+  const ports = { reference: await freePort(), docs: await freePort(), mock: await freePort() };
+  // Its own process group, like a shell job: a signal to the group is what Ctrl-C sends a terminal's job.
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: root,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      PORT: String(ports.reference),
+      DOCS_PORT: String(ports.docs),
+      MOCK_PORT: String(ports.mock),
+      DATABASE: join(dataDir, 'reference.db'),
+    },
+  });
+  let text = '';
+  child.stdout!.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (text += c.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => text, exited, ports, dataDir };
+}
+
+async function until(what: string, condition: () => boolean, start: Start): Promise<void> {
+  for (let i = 0; i < 1800 && !condition(); i++) {
+    if (start.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(condition(), `${what}; output so far:\n${start.output()}`).toBe(true);
+}
+
+const running = (s: Start) => until('the three servers run', () => s.output().includes('Running (Ctrl-C stops everything)'), s);
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pids(dataDir: string): Array<{ name: string; pid: number }> {
+  return JSON.parse(readFileSync(join(dataDir, 'start-pids.json'), 'utf8')) as Array<{ name: string; pid: number }>;
+}
+
+async function expectAllStopped(s: Start, children: Array<{ pid: number }>): Promise<void> {
+  for (const port of Object.values(s.ports)) expect(await listening(port), `port ${port} still held`).toBe(false);
+  for (const { pid } of children) expect(alive(pid), `pid ${pid} still running`).toBe(false);
+}
+
+describe('pnpm start', () => {
+  it('prints the URLs, a demo key per area and the JWT client credentials; Ctrl-C stops all three, exit 0', async () => {
+    const dataDir = tempDir('cls-e2e-start-');
+    // In a terminal, as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte 0x03 typed
+    // into it, which the terminal turns into SIGINT for the whole foreground job (pnpm, its shell, the supervisor).
+    const s = await launch(['script', '-qfec', 'pnpm start --no-build', '/dev/null'], dataDir);
+    await running(s);
+    const out = s.output();
+    for (const area of ['wms', 'manager', 'cam']) expect(out).toMatch(new RegExp(`${area} key\\s+X-API-Key: ${area}_test_[A-Za-z0-9]+`));
+    expect(out).toMatch(/JWT client\s+client_id=cli_test_\S+\s+client_secret=\S+/);
+    expect(out).toContain(`http://127.0.0.1:${s.ports.docs}/`);
+    const children = pids(dataDir);
+    expect(children.map((c) => c.name).sort()).toEqual(['docs site', 'mock', 'reference server']);
+    // The demo key printed works against the reference server it names.
+    const key = /manager key\s+X-API-Key: (\S+)/.exec(out)![1]!;
+    const res = await fetch(`http://127.0.0.1:${s.ports.reference}/v3/manager/orders?page=1&size=10`, { headers: { 'X-API-Key': key } });
+    expect(res.status).toBe(200);
+
+    s.child.stdin!.write('\x03');
+    expect(await s.exited).toBe(0);
+    expect(s.output()).toContain('Stopping…');
+    expect(s.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    await expectAllStopped(s, children);
+    expect(existsSync(join(dataDir, 'start-pids.json'))).toBe(false);
+  });
+
+  it('when one server dies, says which and why, stops the others and exits 1; the next start works', async () => {
+    const dataDir = tempDir('cls-e2e-crash-');
+    const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    await running(first);
+    const children = pids(dataDir);
+    const docs = children.find((c) => c.name === 'docs site')!;
+    process.kill(docs.pid, 'SIGKILL');
+    expect(await first.exited).toBe(1);
+    expect(first.output()).toMatch(/The docs site exited \(signal SIGKILL\)/);
+    expect(first.output()).toContain('Stopping the others');
+    await expectAllStopped(first, children);
+
+    const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    await running(second);
+    const again = pids(dataDir);
+    process.kill(-second.child.pid!, 'SIGTERM');
+    expect(await second.exited).toBe(0);
+    await expectAllStopped(second, again);
+  });
+
+  it('after the supervisor itself is killed, the next start stops what it left running and starts', async () => {
+    const dataDir = tempDir('cls-e2e-orphans-');
+    const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    await running(first);
+    const orphans = pids(dataDir);
+    process.kill(first.child.pid!, 'SIGKILL');
+    await first.exited;
+    // kill -9 leaves no chance to clean up: the servers run on, in their own process groups.
+    expect(orphans.every((o) => alive(o.pid))).toBe(true);
+
+    const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    await running(second);
+    expect(second.output()).toMatch(/Stopping the (reference server|docs site|mock) \(pid \d+\) that an earlier start left running/);
+    for (const o of orphans) expect(alive(o.pid), `${o.name} (pid ${o.pid}) left running`).toBe(false);
+    const children = pids(dataDir);
+    process.kill(-second.child.pid!, 'SIGINT');
+    expect(await second.exited).toBe(0);
+    await expectAllStopped(second, children);
+  });
+});
