@@ -1,7 +1,6 @@
 // The "Provisional elements" list: every `x-provisional` element of the bundle with its decision and reason from
 // spec/DECISIONS.md, plus the decision log's general decisions.
-import { deref, provisionalSchemaNodes, type OpenApiDocument, type ParameterObject } from '@cls-api/spec';
-import { HTTP_METHODS } from '@cls-api/spec';
+import { contractModel, type OpenApiDocument, type ProvisionalElement } from '@cls-api/spec';
 
 export interface Decision {
   /** `G1`, or an element such as `operation listWmsOrders`, `parameter Size`, `schema Order`. */
@@ -40,33 +39,11 @@ export function parseDecisions(markdown: string): DecisionLog {
   return log;
 }
 
-export interface ProvisionalElement {
-  kind: 'operation' | 'parameter' | 'schema';
-  name: string;
-  /** Where it shows in the reference: `GET /v3/wms/orders` for an operation, `query size` for a parameter. */
-  where: string;
-}
+export type { ProvisionalElement } from '@cls-api/spec';
 
-/**
- * Every `x-provisional` operation, component parameter and schema node of the bundle (a nested node by its path,
- * `Pagination.size`).
- */
+/** Every `x-provisional` operation, component parameter and schema node of the bundle, from the contract model. */
 export function provisionalElements(doc: OpenApiDocument): ProvisionalElement[] {
-  const found: ProvisionalElement[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const op = item[method];
-      if (op?.['x-provisional'] === true && op.operationId) {
-        found.push({ kind: 'operation', name: op.operationId, where: `${method.toUpperCase()} ${path}` });
-      }
-    }
-  }
-  for (const [name, raw] of Object.entries(doc.components?.parameters ?? {})) {
-    const p = deref<ParameterObject>(doc, raw);
-    if (p['x-provisional'] === true) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
-  }
-  for (const name of provisionalSchemaNodes(doc).keys()) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
-  return found;
+  return contractModel(doc).provisionalElements();
 }
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, NULL, NUMBER, STRING, tsLiteral } from 'openapi-typescript';
 import ts from 'typescript';
-import { deref, errorCatalog, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath, operations } from '@cls-api/spec';
+import { deref, errorCatalog, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath, operations, readLimits, readTimeZone } from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -177,18 +177,17 @@ for (const op of ops) {
 }
 if (Object.keys(bulkOperations).length === 0) fail('no bulk operations found');
 
-// Limits: the gateway buckets (per source IP) and the rows per bulk request.
-const xLimits = doc.info?.['x-limits'];
-if (!xLimits) fail('info.x-limits is missing');
-const gatewayBuckets = Object.entries(xLimits)
-  .filter(([, v]) => v && typeof v === 'object' && typeof v.rate_per_second === 'number')
-  .map(([name, v]) => {
-    if (typeof v.applies_to !== 'string' || !Number.isInteger(v.burst)) fail(`info.x-limits.${name} is incomplete`);
-    return { name, appliesTo: v.applies_to, ratePerSecond: v.rate_per_second, burst: v.burst };
-  });
-if (gatewayBuckets.length === 0) fail('info.x-limits names no gateway rate');
-const bulkRowsPerRequest = xLimits.bulk_rows_per_request;
-if (!Number.isInteger(bulkRowsPerRequest)) fail('info.x-limits.bulk_rows_per_request is missing');
+// Limits: the gateway buckets (per source IP) and the rows per bulk request, as the contract model reads them.
+let limits;
+let serviceTimeZone;
+try {
+  limits = readLimits(doc);
+  serviceTimeZone = readTimeZone(doc);
+} catch (err) {
+  fail(err.message);
+}
+const gatewayBuckets = limits.gateway.map(({ name, appliesTo, ratePerSecond, burst }) => ({ name, appliesTo, ratePerSecond, burst }));
+const bulkRowsPerRequest = limits.bulkRowsPerRequest;
 for (const [id, b] of Object.entries(bulkOperations)) {
   if (b.maxRows > bulkRowsPerRequest) fail(`${id} allows ${b.maxRows} rows, above bulk_rows_per_request`);
 }
@@ -208,8 +207,6 @@ for (const name of Object.values(quotaHeaders)) {
   if (!quotaHeaderNames.has(name)) fail(`no 429 response documents the ${name} header`);
 }
 
-const serviceTimeZone = doc.info?.['x-service-time-zone'];
-if (typeof serviceTimeZone !== 'string') fail('info.x-service-time-zone is missing');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Open value sets (spec/DECISIONS.md G24). Where the source leaves a set of values open it lists the known ones in

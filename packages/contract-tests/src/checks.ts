@@ -1,6 +1,6 @@
 // The checks run on every response. Each reads what it expects from the contract: the documented statuses,
 // content types, schemas, `x-error-codes`, headers and limits of the operation the request was made to.
-import type { OperationInfo } from '@cls-api/spec';
+import { ServiceTime, startOfNextMonth, type OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
 import type { Credential } from './credentials.js';
 import type { Exchange } from './http.js';
@@ -259,33 +259,9 @@ function checkQuotaValues(
   }
 }
 
-/** Epoch seconds of 00:00 on the 1st of the month after `at`, in `timeZone`. */
+/** Epoch seconds of 00:00 on the 1st of the month after `at` (epoch ms), in `timeZone`: the quota's reset. */
 export function nextMonthStart(at: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit' }).formatToParts(new Date(at));
-  const year = Number(parts.find((p) => p.type === 'year')!.value);
-  const month = Number(parts.find((p) => p.type === 'month')!.value);
-  const ny = month === 12 ? year + 1 : year;
-  const nm = month === 12 ? 1 : month + 1;
-  // Midnight local time: start from midnight UTC and correct by the zone's offset at that instant.
-  const utcGuess = Date.UTC(ny, nm - 1, 1, 0, 0, 0);
-  const offset = zoneOffsetMs(utcGuess, timeZone);
-  return Math.floor((utcGuess - offset) / 1000);
-}
-
-function zoneOffsetMs(at: number, timeZone: string): number {
-  const f = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
-  const p = Object.fromEntries(f.formatToParts(new Date(at)).map((x) => [x.type, x.value]));
-  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
-  return asUtc - at;
+  return ServiceTime.seconds(startOfNextMonth(new Date(at), timeZone));
 }
 
 /** Finds `{…, pagination}` objects with their sibling list: the envelope (`data`) or an MCP result (`result`). */

@@ -1,16 +1,12 @@
 // The contract as the kit reads it: everything here is derived from the bundled document at run time, so a change
 // of the spec changes what the kit checks without a change of code.
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import {
+  contractModel,
   deref,
-  errorCatalog,
   isProvisional,
   isReference,
   KNOWN_VALUES_KEYWORD,
   loadSpec,
-  operations,
   relaxProvisional,
   resolvePointer,
   type ErrorCatalogEntry,
@@ -20,14 +16,11 @@ import {
   type ParameterInfo,
   type RequestBodyObject,
   type ResponseInfo,
+  type SchemaValidator,
+  type ServiceTime,
+  type ErrorObject,
+  type ValidateFunction,
 } from '@cls-api/spec';
-
-// ajv-formats is CommonJS with a default export; under NodeNext its namespace arrives as the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv2020,
-) => void;
-
-const DOC_ID = 'https://contract.cls-api.invalid/openapi.json';
 
 /**
  * The schema every identifier the source shows only as a placeholder refers to (`<product_code>`, `<order_no>`, …):
@@ -104,26 +97,32 @@ export class Contract {
   readonly serviceTimeZone: string | undefined;
   /** The document with every `x-provisional` node relaxed (`relaxProvisional`): what the source shows. */
   readonly relaxedDoc: OpenApiDocument;
-  private readonly ajv: Ajv2020;
-  private readonly relaxedAjv: Ajv2020;
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly relaxedValidators = new Map<string, ValidateFunction>();
+  /** Wall-clock arithmetic in the service time zone (the quota reset, shown times). */
+  readonly time: ServiceTime;
+  private readonly full: SchemaValidator;
+  private readonly relaxed: SchemaValidator;
   /** Every response header the contract names anywhere, lower-cased. */
   readonly contractHeaders: Set<string>;
 
   constructor(doc: OpenApiDocument = loadSpec()) {
+    // Every fact and both validators come from the contract model (@cls-api/spec): one Ajv configuration, in which
+    // only the full validator knows `x-known-values`, so a value outside the known ones is a departure, never an
+    // error.
+    const model = contractModel(doc);
     this.doc = doc;
-    this.operations = operations(doc);
-    this.catalog = errorCatalog(doc);
-    this.limits = readLimits(doc);
-    const tz = (doc.info as Record<string, unknown>)['x-service-time-zone'];
-    this.serviceTimeZone = typeof tz === 'string' ? tz : undefined;
-    // Two validators with one setup: the full contract, and the relaxed one, compiled once each. Only the full one
-    // knows `x-known-values`, so a value outside the known ones is a departure, never an error.
+    this.operations = [...model.operations];
+    this.catalog = new Map(model.catalog);
+    this.limits = {
+      gateway: [...model.limits.gateway].sort((a, b) => b.appliesTo.length - a.appliesTo.length),
+      monthlyQuota: new Map(model.limits.monthlyQuota),
+      bulkRowsPerRequest: model.limits.bulkRowsPerRequest,
+      queryIntegerSyntax: model.limits.queryIntegerSyntax,
+    };
+    this.serviceTimeZone = model.timeZone;
+    this.time = model.time;
     this.relaxedDoc = relaxProvisional(doc);
-    this.ajv = newAjv(doc);
-    this.ajv.addKeyword(knownValuesKeyword());
-    this.relaxedAjv = newAjv(this.relaxedDoc);
+    this.full = model.validator();
+    this.relaxed = model.validator({ relaxed: true });
     this.contractHeaders = new Set();
     for (const op of this.operations) {
       for (const res of Object.values(op.responses)) {
@@ -150,13 +149,7 @@ export class Contract {
 
   /** A validator for any schema of the document, `$ref`s resolved against the bundle. */
   validator(schema: JsonSchema): ValidateFunction {
-    const key = JSON.stringify(schema);
-    let fn = this.validators.get(key);
-    if (!fn) {
-      fn = this.ajv.compile(absolutize(schema) as object);
-      this.validators.set(key, fn);
-    }
-    return fn;
+    return this.full.compile(schema);
   }
 
   validate(schema: JsonSchema, value: unknown): string[] {
@@ -167,13 +160,7 @@ export class Contract {
 
   /** A validator of the relaxed contract: the schema with its own provisional nodes relaxed, `$ref`s into the relaxed document. */
   relaxedValidator(schema: JsonSchema): ValidateFunction {
-    const key = JSON.stringify(schema);
-    let fn = this.relaxedValidators.get(key);
-    if (!fn) {
-      fn = this.relaxedAjv.compile(absolutize(relaxProvisional(schema)) as object);
-      this.relaxedValidators.set(key, fn);
-    }
-    return fn;
+    return this.relaxed.compile(schema);
   }
 
   /** Errors of a value against the relaxed contract: what breaks the source, not merely a design. */
@@ -408,75 +395,6 @@ export class Contract {
 /** The contract lacks something a check needs: the kit reports it instead of guessing. */
 export class ContractGap extends Error {
   override name = 'ContractGap';
-}
-
-function readLimits(doc: OpenApiDocument): Limits {
-  const raw = (doc.info as Record<string, unknown>)['x-limits'];
-  const limits = (raw && typeof raw === 'object' ? deref(doc, raw as JsonSchema) : {}) as Record<string, unknown>;
-  const gateway: RateLimitScope[] = [];
-  const monthlyQuota = new Map<string, number | null>();
-  for (const [name, value] of Object.entries(limits)) {
-    if (!value || typeof value !== 'object') continue;
-    const v = value as Record<string, unknown>;
-    if (typeof v.rate_per_second === 'number' && typeof v.burst === 'number' && typeof v.applies_to === 'string') {
-      gateway.push({ name, appliesTo: v.applies_to, ratePerSecond: v.rate_per_second, burst: v.burst });
-    }
-  }
-  const quota = limits.monthly_quota as Record<string, { calls_per_month?: number | null }> | undefined;
-  for (const [env, entry] of Object.entries(quota ?? {})) {
-    monthlyQuota.set(env, typeof entry?.calls_per_month === 'number' ? entry.calls_per_month : null);
-  }
-  gateway.sort((a, b) => b.appliesTo.length - a.appliesTo.length);
-  const rows = limits.bulk_rows_per_request;
-  const syntax = limits.query_integer_syntax;
-  return {
-    gateway,
-    monthlyQuota,
-    bulkRowsPerRequest: typeof rows === 'number' ? rows : undefined,
-    queryIntegerSyntax: typeof syntax === 'string' ? new RegExp(syntax, 'u') : undefined,
-  };
-}
-
-function newAjv(doc: OpenApiDocument): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
-  addFormats(ajv);
-  ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {}, paths: doc.paths ?? {} } as object);
-  return ajv;
-}
-
-/**
- * `x-known-values`: the known members of an open set (spec/README.md, "Open value sets"). Any value of the type is
- * valid; one outside the list is reported, and only the full validator has this keyword, so it is a departure.
- */
-function knownValuesKeyword() {
-  const validate = (known: unknown[], data: unknown): boolean => {
-    if (known.some((k) => k === data)) return true;
-    const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
-    const shown = show(data);
-    validate.errors = [
-      {
-        keyword: KNOWN_VALUES_KEYWORD,
-        message: `${shown} is not a known value (${known.map(show).join(', ')}): the set is open`,
-        params: { knownValues: known },
-      },
-    ];
-    return false;
-  };
-  validate.errors = [] as Array<Partial<ErrorObject>>;
-  return { keyword: KNOWN_VALUES_KEYWORD, schemaType: 'array' as const, errors: true, validate };
-}
-
-/** Rewrites document-local `$ref`s so that a schema compiled on its own resolves them against the bundle. */
-function absolutize(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(absolutize);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : absolutize(v);
-    }
-    return out;
-  }
-  return value;
 }
 
 export function formatErrors(errors: ErrorObject[]): string[] {

@@ -1,6 +1,6 @@
 // Request inputs derived from the contract: path values, query strings and bodies, valid or deliberately broken.
 import { randomBytes } from 'node:crypto';
-import type { JsonSchema, OperationInfo, ParameterInfo } from '@cls-api/spec';
+import { ServiceTime, type JsonSchema, type OperationInfo, type ParameterInfo } from '@cls-api/spec';
 import type { CaseContext } from './case.js';
 import { draw } from './generate.js';
 
@@ -117,7 +117,7 @@ export function formatErrorCodes(t: CaseContext, op: OperationInfo, missing: boo
 /** Today's date in the service time zone, minus `days`: the `YYYY-MM-DD` the list filters take. */
 export function serviceDate(t: CaseContext, daysAgo = 0): string {
   const at = new Date(t.env.now() - daysAgo * 86_400_000);
-  return new Intl.DateTimeFormat('en-CA', { timeZone: t.contract.serviceTimeZone ?? 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return t.contract.time.dateOf(ServiceTime.seconds(at));
 }
 
 /**

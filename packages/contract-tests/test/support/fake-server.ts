@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JsonSchema, OperationInfo } from '@cls-api/spec';
+import { contractModel, ServiceTime, type JsonSchema, type OperationInfo } from '@cls-api/spec';
 import { Contract } from '../../src/contract.js';
 
 export const FAULTS = [
@@ -109,28 +109,16 @@ export interface FakeServer {
 export async function startFake(options: FakeOptions = {}): Promise<FakeServer> {
   const contract = options.contract ?? new Contract();
   const faults = new Set(options.faults ?? []);
-  const zone = contract.serviceTimeZone ?? 'UTC';
   const quotaLimit = contract.limits.monthlyQuota.get('test') ?? 1000;
 
-  const fmt = (at: number) => {
-    const p = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-        .formatToParts(new Date(at))
-        .map((x) => [x.type, x.value]),
-    );
-    return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
-  };
+  // The service calendar of the contract model: the fake keeps time as the service does.
+  const time = contract.time;
+  const fmt = (atMs: number) => time.format(ServiceTime.seconds(new Date(atMs)));
   const now = () => fmt(Date.now());
   // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
   // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
-  const deadline = String((contract.doc.info as Record<string, { return_withdrawal_deadline?: string }>)['x-limits']?.return_withdrawal_deadline ?? '18:00');
-  const withdrawalDeadline = (registered: string) => {
-    const time = `${deadline}:00`.slice(0, 8);
-    if (registered.slice(11) < time) return `${registered.slice(0, 10)} ${time}`;
-    const day = new Date(`${registered.slice(0, 10)}T00:00:00Z`);
-    day.setUTCDate(day.getUTCDate() + 1);
-    return `${day.toISOString().slice(0, 10)} ${time}`;
-  };
+  const deadline = contractModel(contract.doc).limits.returnWithdrawalDeadline;
+  const withdrawalDeadline = (registered: string) => time.format(time.nextTimeOfDay(time.parseDateTime(registered)!, deadline));
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}-${now().slice(0, 10).replace(/-/g, '')}-${pad(++serial, 5)}`;
 
@@ -206,16 +194,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   // Literal segments win over parameters (/v3/wms/orders/draft before /v3/wms/orders/{order_no}).
   routes.sort((a, b) => a.op.path.split('{').length - b.op.path.split('{').length);
 
-  const nextMonthReset = () => {
-    const d = new Date();
-    const p = Object.fromEntries(new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit' }).formatToParts(d).map((x) => [x.type, x.value]));
-    const y = Number(p.year);
-    const m = Number(p.month);
-    const guess = Date.UTC(m === 12 ? y + 1 : y, m === 12 ? 0 : m, 1);
-    const local = new Date(new Date(guess).toLocaleString('en-US', { timeZone: zone }));
-    const utc = new Date(new Date(guess).toLocaleString('en-US', { timeZone: 'UTC' }));
-    return Math.floor((guess - (local.getTime() - utc.getTime())) / 1000);
-  };
+  const nextMonthReset = () => time.startOfNextMonth(ServiceTime.seconds(new Date()));
+
 
   const state = { requests: 0, log: [] as Array<{ method: string; path: string; status: number }> };
 

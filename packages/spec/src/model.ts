@@ -1,0 +1,293 @@
+// The contract model: every fact a tool reads from the contract, typed and checked once, and the one Ajv
+// configuration that validates against it. The server, the client's generator, the kit, the mock and the docs read
+// the contract through this module and never read an `x-` extension themselves, so that a new limit, code or
+// rule in `spec/` reaches all of them without an edit (ARCHITECTURE.md).
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parseTimeOfDay, ServiceTime, type TimeOfDay } from './calendar.js';
+import {
+  deref,
+  errorCatalog,
+  HTTP_METHODS,
+  isProvisional,
+  KNOWN_VALUES_KEYWORD,
+  loadSpec,
+  operations,
+  provisionalSchemaNodes,
+  relaxProvisional,
+  type ErrorCatalogEntry,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  type ParameterObject,
+} from './document.js';
+
+export type { ErrorObject, ValidateFunction };
+
+/** The contract lacks, or misstates, a fact a tool needs: the message names it. */
+export class ContractError extends Error {
+  override name = 'ContractError';
+}
+
+function fail(what: string): never {
+  throw new ContractError(`the contract (@cls-api/spec) does not state ${what}`);
+}
+
+function object(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(what);
+  return value as Record<string, unknown>;
+}
+
+function positive(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !(value > 0)) fail(`${what} as a positive number`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Limits (`info.x-limits`)
+
+/** A gateway speed limit: a token bucket per source address over the paths under `appliesTo`. */
+export interface GatewayLimit {
+  /** Its key in `info.x-limits` (`gateway`, `gateway_mcp`). */
+  name: string;
+  appliesTo: string;
+  ratePerSecond: number;
+  burst: number;
+}
+
+export interface Limits {
+  /** Every gateway limit, in the order `info.x-limits` states them (`gatewayLimits(path)` orders by specificity). */
+  gateway: GatewayLimit[];
+  /** Calls per month by credential (`test`, `live`, `jwt`); null where usage is not limited. */
+  monthlyQuota: ReadonlyMap<string, number | null>;
+  /** Rows of one bulk request. */
+  bulkRowsPerRequest: number;
+  /** The time of day that ends a return's withdrawal window (DECISIONS G13). */
+  returnWithdrawalDeadline: TimeOfDay;
+  /** How every integer query parameter is written (DECISIONS G23). */
+  queryIntegerSyntax: RegExp;
+}
+
+/** `info.x-limits`, checked: throws a `ContractError` naming what is missing or malformed. */
+export function readLimits(doc: OpenApiDocument): Limits {
+  const raw = object(deref(doc, (doc.info['x-limits'] ?? null) as JsonSchema), 'info.x-limits');
+  const gateway: GatewayLimit[] = [];
+  for (const [name, value] of Object.entries(raw)) {
+    if (!value || typeof value !== 'object' || !('rate_per_second' in value)) continue;
+    const v = value as Record<string, unknown>;
+    if (typeof v.applies_to !== 'string' || !v.applies_to.startsWith('/')) fail(`info.x-limits.${name}.applies_to as a path prefix`);
+    gateway.push({
+      name,
+      appliesTo: v.applies_to,
+      ratePerSecond: positive(v.rate_per_second, `info.x-limits.${name}.rate_per_second`),
+      burst: positive(v.burst, `info.x-limits.${name}.burst`),
+    });
+  }
+  if (gateway.length === 0) fail('a gateway limit in info.x-limits');
+  const monthlyQuota = new Map<string, number | null>();
+  for (const [credential, entry] of Object.entries(object(raw.monthly_quota, 'info.x-limits.monthly_quota'))) {
+    const calls = object(entry, `info.x-limits.monthly_quota.${credential}`).calls_per_month;
+    if (calls !== null && (typeof calls !== 'number' || !Number.isInteger(calls) || calls < 0)) {
+      fail(`info.x-limits.monthly_quota.${credential}.calls_per_month as a count or null`);
+    }
+    monthlyQuota.set(credential, calls);
+  }
+  const rows = raw.bulk_rows_per_request;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1) fail('info.x-limits.bulk_rows_per_request as a count');
+  const deadline = typeof raw.return_withdrawal_deadline === 'string' ? parseTimeOfDay(raw.return_withdrawal_deadline) : undefined;
+  if (!deadline) fail('info.x-limits.return_withdrawal_deadline as HH:MM');
+  const syntax = raw.query_integer_syntax;
+  if (typeof syntax !== 'string' || !syntax.startsWith('^') || !syntax.endsWith('$')) {
+    fail('info.x-limits.query_integer_syntax as an anchored pattern');
+  }
+  return { gateway, monthlyQuota, bulkRowsPerRequest: rows, returnWithdrawalDeadline: deadline, queryIntegerSyntax: new RegExp(syntax, 'u') };
+}
+
+/** `info.x-service-time-zone`, checked to be an IANA zone this runtime knows. */
+export function readTimeZone(doc: OpenApiDocument): string {
+  const zone = doc.info['x-service-time-zone'];
+  if (typeof zone !== 'string' || zone === '') fail('info.x-service-time-zone');
+  new ServiceTime(zone);
+  return zone;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Validation: one Ajv configuration for every tool
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const DOC_ID = 'https://contract.cls-api.invalid/openapi.json';
+
+export interface ValidatorOptions {
+  /**
+   * Validate against the relaxed contract (`relaxProvisional`): only what the source shows. A value the relaxed
+   * validator accepts and the full one refuses departs from a design only.
+   */
+  relaxed?: boolean;
+  /** Coerce strings to the schema's scalar types: request parameters arrive as text. */
+  coerceTypes?: boolean;
+}
+
+/** Validates values against schemas of the contract (`$ref`s resolve against the whole document). */
+export interface SchemaValidator {
+  /** The compiled validator of a schema, cached by the schema's text. */
+  compile(schema: JsonSchema): ValidateFunction;
+  /** The errors of `value` against `schema`; [] when valid. */
+  errors(schema: JsonSchema, value: unknown): ErrorObject[];
+}
+
+/**
+ * `x-known-values`: a value outside the list is an error of the full validator only, so that a value the source
+ * leaves open departs from the contract's knowledge without breaking it (spec/README.md, "Open value sets").
+ */
+function knownValuesKeyword() {
+  const show = (v: unknown) => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
+  const validate = (known: unknown[], data: unknown): boolean => {
+    if (known.some((k) => k === data)) return true;
+    validate.errors = [
+      { keyword: KNOWN_VALUES_KEYWORD, message: `${show(data)} is not a known value (${known.map(show).join(', ')}): the set is open`, params: { knownValues: known } },
+    ];
+    return false;
+  };
+  validate.errors = [] as Array<Partial<ErrorObject>>;
+  return { keyword: KNOWN_VALUES_KEYWORD, schemaType: 'array' as const, errors: true, validate };
+}
+
+/** Document-local `$ref`s made absolute, so a schema compiled on its own resolves them against the document. */
+function absolutize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(absolutize);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#') ? DOC_ID + v : absolutize(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+function createValidator(doc: OpenApiDocument, options: ValidatorOptions): SchemaValidator {
+  const relaxed = options.relaxed === true;
+  const source = relaxed ? relaxProvisional(doc) : doc;
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    validateFormats: true,
+    ...(options.coerceTypes ? { coerceTypes: true, useDefaults: true } : {}),
+  });
+  addFormats(ajv);
+  if (!relaxed) ajv.addKeyword(knownValuesKeyword());
+  ajv.addSchema({ $id: DOC_ID, components: source.components ?? {}, paths: source.paths ?? {} } as object);
+  const cache = new Map<string, ValidateFunction>();
+  const compile = (schema: JsonSchema): ValidateFunction => {
+    const key = JSON.stringify(schema);
+    let fn = cache.get(key);
+    if (!fn) {
+      fn = ajv.compile(absolutize(relaxed ? relaxProvisional(schema) : schema) as object);
+      cache.set(key, fn);
+    }
+    return fn;
+  };
+  return {
+    compile,
+    errors(schema, value) {
+      const fn = compile(schema);
+      return fn(value) ? [] : [...(fn.errors ?? [])];
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The model
+
+export interface ProvisionalElement {
+  kind: 'operation' | 'parameter' | 'schema';
+  /** operationId, component parameter name, or schema node (`Pagination.size`). */
+  name: string;
+  /** Where it shows: `GET /v3/wms/orders`, `query size`, `schema Pagination.size`. */
+  where: string;
+}
+
+/** Every fact of one contract document a tool reads, checked when the model is made. */
+export class ContractModel {
+  readonly doc: OpenApiDocument;
+  readonly operations: readonly OperationInfo[];
+  readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
+  readonly limits: Limits;
+  readonly timeZone: string;
+  /** Wall-clock arithmetic in the service time zone. */
+  readonly time: ServiceTime;
+  private readonly byId: Map<string, OperationInfo>;
+  private readonly validatorCache = new Map<string, SchemaValidator>();
+
+  constructor(doc: OpenApiDocument) {
+    this.doc = doc;
+    this.operations = operations(doc);
+    this.byId = new Map(this.operations.map((op) => [op.operationId, op]));
+    this.catalog = errorCatalog(doc);
+    this.limits = readLimits(doc);
+    this.timeZone = readTimeZone(doc);
+    this.time = new ServiceTime(this.timeZone);
+  }
+
+  /** The operation with this operationId; throws a `ContractError` when there is none. */
+  operation(operationId: string): OperationInfo {
+    return this.byId.get(operationId) ?? fail(`an operation ${operationId}`);
+  }
+
+  findOperation(operationId: string): OperationInfo | undefined {
+    return this.byId.get(operationId);
+  }
+
+  /** The codes an operation documents for a status (`x-error-codes`). */
+  errorCodes(op: OperationInfo, status: number | string): string[] {
+    return op.responses[String(status)]?.errorCodes ?? [];
+  }
+
+  /** The gateway limits a path falls under, most specific (longest `appliesTo`) first. */
+  gatewayLimits(path: string): GatewayLimit[] {
+    return this.limits.gateway.filter((g) => path.startsWith(g.appliesTo)).sort((a, b) => b.appliesTo.length - a.appliesTo.length);
+  }
+
+  /** The areas whose operations accept `scheme` (`BearerAuth`: `manager`, `pay`), sorted. */
+  areasAccepting(scheme: string): string[] {
+    return [...new Set(this.operations.filter((op) => op.security.includes(scheme)).map((op) => op.area))].sort();
+  }
+
+  /** A validator of this contract; one per set of options, compiled lazily and kept. */
+  validator(options: ValidatorOptions = {}): SchemaValidator {
+    const key = `${options.relaxed === true}/${options.coerceTypes === true}`;
+    let v = this.validatorCache.get(key);
+    if (!v) {
+      v = createValidator(this.doc, options);
+      this.validatorCache.set(key, v);
+    }
+    return v;
+  }
+
+  /** Every `x-provisional` operation, component parameter and schema node, in document order. */
+  provisionalElements(): ProvisionalElement[] {
+    const found: ProvisionalElement[] = [];
+    for (const [path, item] of Object.entries(this.doc.paths ?? {})) {
+      for (const method of HTTP_METHODS) {
+        const op = item[method];
+        if (op && isProvisional(op) && op.operationId) found.push({ kind: 'operation', name: op.operationId, where: `${method.toUpperCase()} ${path}` });
+      }
+    }
+    for (const [name, raw] of Object.entries(this.doc.components?.parameters ?? {})) {
+      const p = deref<ParameterObject>(this.doc, raw);
+      if (isProvisional(p)) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
+    }
+    for (const name of provisionalSchemaNodes(this.doc).keys()) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
+    return found;
+  }
+}
+
+let bundled: ContractModel | undefined;
+
+/** The model of the bundled contract (`dist/openapi.json`), made once per process; or of another document. */
+export function contractModel(doc?: OpenApiDocument): ContractModel {
+  if (doc) return new ContractModel(doc);
+  bundled ??= new ContractModel(loadSpec());
+  return bundled;
+}

@@ -1,0 +1,126 @@
+// The contract model: the facts every tool reads, checked once, and the one Ajv configuration.
+import { describe, expect, it } from 'vitest';
+import { ContractError, ContractModel, contractModel, readLimits, ServiceTime, type OpenApiDocument } from '../src/index.js';
+import { loadBuiltSpec } from './support.js';
+
+const doc = loadBuiltSpec();
+const copy = (): OpenApiDocument => JSON.parse(JSON.stringify(doc)) as OpenApiDocument;
+const limitsOf = (d: OpenApiDocument) => d.info['x-limits'] as Record<string, unknown>;
+
+describe('limits', () => {
+  it('reads the source\'s limits table as x-limits states it', () => {
+    const { limits } = new ContractModel(doc);
+    expect(limits.gateway.map((g) => [g.appliesTo, g.ratePerSecond, g.burst])).toEqual([
+      ['/v3/', 30, 50],
+      ['/v3/mcp/', 10, 10],
+    ]);
+    expect(Object.fromEntries(limits.monthlyQuota)).toEqual({ test: 1000, live: null, jwt: null });
+    expect(limits.bulkRowsPerRequest).toBe(1000);
+    expect(limits.returnWithdrawalDeadline).toEqual({ hour: 18, minute: 0 });
+    expect(limits.queryIntegerSyntax.test('10')).toBe(true);
+    expect(limits.queryIntegerSyntax.test('1e1')).toBe(false);
+  });
+
+  it('follows a change of the spec without a change of code', () => {
+    const changed = copy();
+    (limitsOf(changed).gateway as Record<string, unknown>).burst = 70;
+    (limitsOf(changed).monthly_quota as Record<string, Record<string, unknown>>).test!.calls_per_month = 500;
+    limitsOf(changed).return_withdrawal_deadline = '17:30';
+    const limits = readLimits(changed);
+    expect(limits.gateway.find((g) => g.name === 'gateway')!.burst).toBe(70);
+    expect(limits.monthlyQuota.get('test')).toBe(500);
+    expect(limits.returnWithdrawalDeadline).toEqual({ hour: 17, minute: 30 });
+  });
+
+  it.each([
+    ['a gateway burst', (d: OpenApiDocument) => delete (limitsOf(d).gateway as Record<string, unknown>).burst, /gateway\.burst/],
+    ['the row limit', (d: OpenApiDocument) => (limitsOf(d).bulk_rows_per_request = 'many'), /bulk_rows_per_request/],
+    ['the deadline', (d: OpenApiDocument) => (limitsOf(d).return_withdrawal_deadline = '6pm'), /return_withdrawal_deadline/],
+    ['an unanchored syntax', (d: OpenApiDocument) => (limitsOf(d).query_integer_syntax = '[0-9]+'), /query_integer_syntax/],
+    ['the time zone', (d: OpenApiDocument) => (d.info['x-service-time-zone'] = 'Mars/Olympus'), /time zone/],
+  ])('refuses a contract that misstates %s, naming it', (_, mutate, message) => {
+    const changed = copy();
+    mutate(changed);
+    expect(() => new ContractModel(changed)).toThrow(message);
+  });
+});
+
+describe('operations and codes', () => {
+  const model = contractModel();
+
+  it('is made once for the bundled contract', () => {
+    expect(contractModel()).toBe(model);
+  });
+
+  it('finds operations, their codes per status, and the areas a scheme opens', () => {
+    const op = model.operation('listManagerOrders');
+    expect(op.security).toEqual(['ApiKeyAuth', 'BearerAuth']);
+    expect(model.errorCodes(op, 401)).toEqual(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN', 'AUTH_EXPIRED_TOKEN']);
+    expect(model.areasAccepting('BearerAuth')).toEqual(['manager', 'pay']);
+    expect(model.gatewayLimits('/v3/mcp/tools').map((g) => g.name)).toEqual(['gateway_mcp', 'gateway']);
+    expect(() => model.operation('noSuchOperation')).toThrow(ContractError);
+  });
+
+  it('lists every provisional element: operations, parameters and nested schema nodes', () => {
+    const names = model.provisionalElements().map((e) => `${e.kind} ${e.name}`);
+    expect(names).toEqual(expect.arrayContaining(['operation listWmsOrders', 'parameter Size', 'schema Identifier', 'schema Pagination.size']));
+    expect(names).not.toContain('operation listManagerOrders');
+  });
+});
+
+describe('validators: one configuration, full and relaxed', () => {
+  const model = contractModel();
+  const row = { mall_order_no: 'M', mall_product_name: 'P', draft_id: 'D-1', status: 'open', created_at: '2026-11-20 10:00:00', success: true, result_message: '' };
+  const draftRow = { $ref: '#/components/schemas/DraftResult' };
+
+  it('the full validator knows x-known-values; the relaxed one does not', () => {
+    const full = model.validator().errors(draftRow, { ...row, status: 'confirmed' });
+    expect(full.map((e) => e.message)).toEqual(["'confirmed' is not a known value ('open', ''): the set is open"]);
+    expect(model.validator({ relaxed: true }).errors(draftRow, { ...row, status: 'confirmed' })).toEqual([]);
+  });
+
+  it('the relaxed validator keeps what the source shows', () => {
+    expect(model.validator({ relaxed: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
+    expect(model.validator({ relaxed: true }).errors({ $ref: '#/components/schemas/ProductCode' }, 'a'.repeat(101))).toEqual([]);
+    expect(model.validator().errors({ $ref: '#/components/schemas/ProductCode' }, 'a'.repeat(101))).not.toEqual([]);
+  });
+
+  it('coerces request text only when asked', () => {
+    const size = model.operation('listWmsOrders').parameters.find((p) => p.name === 'size')!.schema!;
+    expect(model.validator({ coerceTypes: true }).errors(size, '10')).toEqual([]);
+    expect(model.validator().errors(size, '10')).not.toEqual([]);
+  });
+
+  it('compiles a schema once', () => {
+    const v = model.validator();
+    expect(v.compile(draftRow)).toBe(v.compile({ $ref: '#/components/schemas/DraftResult' }));
+  });
+});
+
+describe('the service calendar', () => {
+  const time = new ServiceTime(contractModel().timeZone);
+  const at = (text: string) => time.parseDateTime(text)!;
+
+  it('resets the quota at 00:00 on the 1st of next month, service time', () => {
+    expect(time.format(time.startOfNextMonth(at('2026-11-20 14:03:12')))).toBe('2026-12-01 00:00:00');
+    expect(time.format(time.startOfNextMonth(at('2026-12-31 23:59:59')))).toBe('2027-01-01 00:00:00');
+    // 2026-12-01 00:30 in Seoul is still 30 November in UTC: the service clock decides the month.
+    expect(time.monthOf(at('2026-11-30 23:59:59'))).toBe('2026-11');
+    expect(time.monthOf(at('2026-12-01 00:30:00'))).toBe('2026-12');
+  });
+
+  it('ends the return window at the first deadline after registration (G13)', () => {
+    const deadline = contractModel().limits.returnWithdrawalDeadline;
+    const until = (registered: string) => time.format(time.nextTimeOfDay(at(registered), deadline));
+    expect(until('2026-11-20 17:59:59')).toBe('2026-11-20 18:00:00');
+    expect(until('2026-11-20 18:00:00')).toBe('2026-11-21 18:00:00');
+    expect(until('2026-11-20 19:00:00')).toBe('2026-11-21 18:00:00');
+    expect(until('2026-12-31 20:00:00')).toBe('2027-01-01 18:00:00');
+  });
+
+  it('reads and shows only real times', () => {
+    expect(time.parseDateTime('2026-02-29 00:00:00')).toBeUndefined();
+    expect(time.format(at('2028-02-29 23:59:59') + 1)).toBe('2028-03-01 00:00:00');
+    expect(time.startOfDate('2026-04-31')).toBeUndefined();
+  });
+});
