@@ -2,7 +2,7 @@
 // that it never describes a run other than the one it is printed with.
 import { LAYERS } from './cpuprofile.js';
 import { fmt } from './context.js';
-import type { Report } from './report.js';
+import type { Report } from './results.js';
 
 const pct = (n: number) => `${fmt(n * 100)}%`;
 

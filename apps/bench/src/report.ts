@@ -1,6 +1,5 @@
 // BENCHMARKS.md: written by the harness from a run's results, never by hand.
 import { fmt } from './context.js';
-import type { MachineInfo } from './machine.js';
 import { SCENARIO_TITLES, SCENARIOS, type ScenarioName, type Settings } from './options.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
@@ -8,33 +7,10 @@ import type { GetResult, GetServerKey } from './scenarios/get.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import { MISSED_TARGET_NOTES } from './notes.js';
-import type { TargetResult } from './targets.js';
+import type { Report, Results, TargetResult } from './results.js';
 
-export interface Results {
-  get?: GetResult;
-  draft?: DraftResult;
-  client?: ClientResult;
-  profile?: ProfileResult;
-  pipeline?: PipelineResult;
-  /** Scenarios that were asked for but failed, with why. */
-  errors: Partial<Record<ScenarioName, string>>;
-}
+export type { Report, Results } from './results.js';
 
-export interface Report {
-  title: string;
-  quick: boolean;
-  command: string;
-  machine: MachineInfo;
-  commit: { commit: string; dirty: boolean } | undefined;
-  scenarios: ScenarioName[];
-  settings: Settings;
-  results: Results;
-  targets: TargetResult[];
-  finishedAt: string;
-  /** Load averages when the run ended: with the start's, how busy the machine was meanwhile. */
-  loadAverageAtEnd: [number, number, number];
-  durationSec: number;
-}
 
 const pct = (n: number, digits = 0) => `${fmt(n * 100, digits)}%`;
 

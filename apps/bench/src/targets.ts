@@ -1,18 +1,10 @@
 // The targets of issue 7, checked against a run's results. They live here and in the report, never in tests.
 import { fmt } from './context.js';
 import type { ScenarioName } from './options.js';
-import type { Results } from './report.js';
+import type { Results, TargetResult, TargetStatus } from './results.js';
 
-export type TargetStatus = 'met' | 'missed' | 'not run' | 'invalid';
+export type { TargetResult, TargetStatus } from './results.js';
 
-export interface TargetResult {
-  id: string;
-  scenario: ScenarioName;
-  target: string;
-  measured: string;
-  value: number | undefined;
-  status: TargetStatus;
-}
 
 interface TargetDefinition {
   id: string;

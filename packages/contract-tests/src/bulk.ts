@@ -3,7 +3,7 @@
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext } from './case.js';
 import type { BulkShape } from './contract.js';
-import { ensureFixtureProduct, knownPathValues } from './fixtures.js';
+import { ensureFixtureProduct, productPathValue } from './fixtures.js';
 import { draw } from './generate.js';
 import type { Exchange } from './http.js';
 import { freshId } from './inputs.js';
@@ -27,7 +27,11 @@ export function bulkOperations(t: CaseContext | { contract: CaseContext['contrac
 }
 
 export async function bulkTarget(t: CaseContext, op: OperationInfo, shape: BulkShape): Promise<BulkTarget> {
-  const path = await knownPathValues(t, op);
+  // A bulk operation's path names at most the product it adds to (the options operation).
+  const path: Record<string, string> = {};
+  for (const p of op.parameters.filter((x) => x.in === 'path')) {
+    path[p.name] = (await productPathValue(t, p.name)) ?? t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
+  }
   const identity = shape.echoedProperties[0];
   if (!identity) t.skip(`${op.operationId}: result rows echo no property of the submitted row`);
   return { op, shape, path, identity };

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { PHASES, type Phase } from './case.js';
 import { UsageError } from './credentials.js';
-import type { RunOptions } from './run.js';
+import type { RunOptions } from './run-options.js';
 
 export const USAGE = `Usage: cls-contract --base-url URL [options]
 

@@ -6,7 +6,7 @@ import type { CaseResult, CheckTally, Departure, Phase } from './case.js';
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import type { Transport } from './http.js';
-import type { RunOptions } from './run.js';
+import type { RunOptions } from './run-options.js';
 
 export interface Report {
   tool: { name: string; version: string };

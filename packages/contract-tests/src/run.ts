@@ -17,57 +17,10 @@ import { pagingCases } from './phases/paging.js';
 import { probeCases } from './phases/probes.js';
 import { workflowCases } from './phases/workflows.js';
 import { buildReport, type Report } from './report.js';
+import type { RunOptions } from './run-options.js';
 
-export interface RunOptions {
-  /** The server's base address, without `/v3`. */
-  baseUrl: string;
-  /** API keys of one seller, `{area}_{env}_…`, at most one per area needed. */
-  apiKeys?: string[];
-  /** API keys of another seller, for the isolation checks. */
-  otherApiKeys?: string[];
-  /** Client credentials for the JWT (POST /v3/auth/token). */
-  clientId?: string;
-  clientSecret?: string;
-  /** Seed of every generated input; printed in the report so that a run can be repeated. */
-  seed?: number;
-  /** GET requests only (plus the token request when client credentials are given). */
-  readOnly?: boolean;
-  /** Also run the rate-limit probes (bursts over the gateway limit). */
-  probeLimits?: boolean;
-  /** Only the examples: for a mock, which answers with the examples when asked with Prefer. */
-  examplesOnly?: boolean;
-  /** Only cases about operations with these tags or operationIds. */
-  tags?: string[];
-  operations?: string[];
-  /** Only these phases. */
-  phases?: Phase[];
-  /** Stop (skip the rest) after this many requests. */
-  maxRequests?: number;
-  /** Leave this many calls of a test key's monthly quota unspent (default 50). */
-  quotaReserve?: number;
-  /** Generated inputs per operation and kind (default 1). */
-  runs?: number;
-  /**
-   * Count provisional departures (a design of ours the server does not follow) as failures: the run exits 1. By
-   * default they are reported apart and do not change the exit code.
-   */
-  strictProvisional?: boolean;
-  /** Progress lines; default: none (the CLI prints them). */
-  log?: (line: string) => void;
-  /** Directory for request bodies too long to show inline in a curl line (default: a temp directory). */
-  artifactsDir?: string;
-  /** Another contract document (default: the bundled @cls-api/spec). */
-  spec?: OpenApiDocument;
-  /** Fraction of the gateway rate to pace at (default 0.5); 0 disables pacing. */
-  paceFraction?: number;
-  /** First wait after a gateway 429 in ms (default 1000), doubling up to backoffMaxMs (default 60000). */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** Retries of a request the gateway keeps answering 429 (default 5). */
-  maxRetries?: number;
-  /** Per-request timeout in ms (default 30000). */
-  timeoutMs?: number;
-}
+export type { RunOptions } from './run-options.js';
+
 
 export const DEFAULT_QUOTA_RESERVE = 50;
 

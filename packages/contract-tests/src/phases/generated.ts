@@ -5,7 +5,7 @@
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import { draw, NUMBER_SPELLINGS } from '../generate.js';
-import { knownPathValues } from '../fixtures.js';
+import { knownPathValues } from '../paths.js';
 import { Skip } from '../http.js';
 import { formatErrorCodes, provisionalReason, unknownPathValues, validQuery } from '../inputs.js';
 

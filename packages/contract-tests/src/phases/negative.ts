@@ -5,7 +5,7 @@
 // departs from a design, it does not break the contract.
 import type { OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../case.js';
-import { knownPathValues } from '../fixtures.js';
+import { knownPathValues } from '../paths.js';
 import { Generator } from '../generate.js';
 import { formatErrorCodes, provisionalReason, someValidBody, unknownPathValues, unknownValue, validQuery } from '../inputs.js';
 

@@ -2,7 +2,7 @@
 // page past the end empty. Each single page is also held to `pagination_consistent` by the response checks.
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { knownPathValues } from '../fixtures.js';
+import { knownPathValues } from '../paths.js';
 import { validQuery } from '../inputs.js';
 
 interface Page {

@@ -6,7 +6,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, readOperation, send, type BulkTarget, type Row } from '../bulk.js';
-import { createProductBody, reachablePathValues } from '../fixtures.js';
+import { createProductBody } from '../fixtures.js';
+import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
 import { serviceDate, unknownValue, validQuery } from '../inputs.js';
 
