@@ -223,7 +223,7 @@ function credentials() {
   if (!account) {
     return `\nNo demo credentials are known for ${database}: create some with pnpm reference admin key create … (see apps/reference/README.md).`;
   }
-  const lines = ['', 'Demo credentials (test environment; all of them in ' + demoKeysFile + '):'];
+  const lines = ['', `Demo credentials (test environment; all of them in ${demoKeysFile}):`];
   const keys = {};
   for (const area of ['wms', 'manager', 'cam']) {
     const key = account.api_keys?.find((k) => k.area === area && k.env === 'test')?.api_key;

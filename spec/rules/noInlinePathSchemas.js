@@ -44,7 +44,7 @@ function startsWith(path, prefix) {
 }
 
 function sameDocument(a, b) {
-  return a === b || (Boolean(a && a.source) && a.source === (b && b.source));
+  return a === b || (Boolean(a?.source) && a.source === (b?.source));
 }
 
 // Without an inventory answer (for example an in-memory document), fall back to the unresolved root: a
@@ -60,7 +60,7 @@ function inlineInUnresolved(root, path) {
 }
 
 export default function noInlinePathSchemas(document, _options, context) {
-  const inventory = context && context.documentInventory;
+  const inventory = context?.documentInventory;
   const locate = (path) => (inventory ? inventory.findAssociatedItemForPath(path, true) : null);
   const results = [];
   const seen = new Set();
@@ -74,7 +74,7 @@ export default function noInlinePathSchemas(document, _options, context) {
       const inline =
         home && where
           ? sameDocument(where.document, home.document) && startsWith(where.path, home.path)
-          : inlineInUnresolved(context && context.document ? context.document.data : undefined, slot);
+          : inlineInUnresolved(context?.document ? context.document.data : undefined, slot);
       if (inline) {
         results.push({ message: 'Inline schema in a path item: use a `$ref` to components/schemas/.', path: slot });
       }

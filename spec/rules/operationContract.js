@@ -52,7 +52,7 @@ export default function operationContract(document, options) {
       }
     }
 
-    if (!Object.prototype.hasOwnProperty.call(operation, 'security')) {
+    if (!Object.hasOwn(operation, 'security')) {
       results.push({ message: `${label} must declare \`security\` explicitly rather than inherit it.`, path });
       continue;
     }

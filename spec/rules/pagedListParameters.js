@@ -3,7 +3,7 @@
 import { effectiveParameters, entries, isObject, operationLabel, operations, statusClass } from './lib/openapi.js';
 
 export default function pagedListParameters(document, options) {
-  const required = (options && options.parameters) || ['page', 'size'];
+  const required = (options?.parameters) || ['page', 'size'];
   const results = [];
   for (const { pathKey, pathItem, method, operation, path } of operations(document)) {
     const paged = entries(operation.responses).some(

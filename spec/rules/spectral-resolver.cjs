@@ -20,7 +20,7 @@ const path = require('node:path');
 // and no extra dependency); fall back to the one installed for packages/spec.
 function spectralRequire() {
   const candidates = [];
-  if (require.main && require.main.filename) candidates.push(require.main.filename);
+  if (require.main?.filename) candidates.push(require.main.filename);
   candidates.push(path.join(__dirname, '..', '..', 'packages', 'spec', 'package.json'));
   for (const from of candidates) {
     try {

@@ -66,25 +66,29 @@ function positive(name: string, value: string | undefined, integer: boolean): nu
   return n;
 }
 
-export function parseOptions(argv: string[]): BenchOptions {
-  let parsed;
+/** The command line parsed by node:util; its own errors become usage errors. */
+function parseArgv(argv: string[]) {
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        quick: { type: 'boolean' },
-        only: { type: 'string', multiple: true },
-        rounds: { type: 'string' },
-        seconds: { type: 'string' },
-        out: { type: 'string' },
-        json: { type: 'string' },
-      },
-      allowPositionals: false,
-      strict: true,
-    });
+    return parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      only: { type: 'string', multiple: true },
+      rounds: { type: 'string' },
+      seconds: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'string' },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const parsed = parseArgv(argv);
   const { values } = parsed;
   const only: ScenarioName[] = [];
   for (const name of (values.only ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {

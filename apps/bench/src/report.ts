@@ -1,13 +1,13 @@
 // BENCHMARKS.md: written by the harness from a run's results, never by hand.
 import { fmt } from './context.js';
-import { SCENARIO_TITLES, SCENARIOS, type ScenarioName, type Settings } from './options.js';
+import { SCENARIO_TITLES, SCENARIOS, } from './options.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult, GetServerKey } from './scenarios/get.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import { MISSED_TARGET_NOTES } from './notes.js';
-import type { Report, Results, TargetResult } from './results.js';
+import type { Report, TargetResult } from './results.js';
 
 export type { Report, Results } from './results.js';
 

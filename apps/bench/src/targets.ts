@@ -1,7 +1,7 @@
 // The targets of issue 7, checked against a run's results. They live here and in the report, never in tests.
 import { fmt } from './context.js';
 import type { ScenarioName } from './options.js';
-import type { Results, TargetResult, TargetStatus } from './results.js';
+import type { Results, TargetResult, } from './results.js';
 
 export type { TargetResult, TargetStatus } from './results.js';
 

@@ -158,6 +158,7 @@ function typescriptSample(op: OperationInfo, shape: RequestShape, body: unknown)
     args,
     'if (error) {',
     '  // Branch on error.error.code; the message is for people and can change.',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own template literal, shown as text
     '  throw new Error(`${error.error.code}: ${error.error.message}`);',
     '}',
     'console.log(data.data);',

@@ -75,7 +75,7 @@ export function pageRoutes(html: string): Set<string> {
 
 /** The path of a request target (`/a/b?x` is `/a/b`), or undefined when it is not an origin-form path. */
 function pathOf(target: string | undefined): string | undefined {
-  if (!target || !target.startsWith('/')) return undefined;
+  if (!target?.startsWith('/')) return undefined;
   const end = target.search(/[?#]/);
   return end === -1 ? target : target.slice(0, end);
 }

@@ -68,7 +68,7 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 /** The path of an origin-form request target (`/a?b` is `/a`), without `new URL`, which throws on `//[`. */
 function pathOf(target: string | undefined): string | undefined {
-  if (!target || !target.startsWith('/')) return undefined;
+  if (!target?.startsWith('/')) return undefined;
   const end = target.search(/[?#]/);
   return end === -1 ? target : target.slice(0, end);
 }

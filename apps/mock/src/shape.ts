@@ -194,7 +194,7 @@ function credentialSent(contract: Contract, req: RequestFacts, schemeName: strin
   if (!scheme) return false;
   const value = req.headers[scheme.header];
   const text = Array.isArray(value) ? value[0] : value;
-  if (!text || !text.trim()) return false;
+  if (!text?.trim()) return false;
   return scheme.httpScheme ? text.trim().toLowerCase().startsWith(`${scheme.httpScheme} `) : true;
 }
 

@@ -50,6 +50,7 @@ export type BulkOptions<K extends BulkOperationId> = {
 
 export type BulkFunction<K extends BulkOperationId> = (
   rows: readonly BulkRow<K>[],
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends T` is how a type asks whether every property of T is optional
   ...options: {} extends BulkOptions<K> ? [options?: BulkOptions<K>] : [options: BulkOptions<K>]
 ) => Promise<BulkResult<K>>;
 

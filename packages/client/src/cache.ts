@@ -56,7 +56,7 @@ const kindOfList: Record<string, CacheKind> = { ...kindOfRecord, Order: 'orderLi
 export function cacheKindOf(method: string, schemaPath: string): CacheKind | undefined {
   if (method.toUpperCase() !== 'GET') return undefined;
   const op = operationFacts(method, schemaPath);
-  if (!op || !op.data || op.data.schema === null || op.carriesStock) return undefined;
+  if (!op?.data || op.data.schema === null || op.carriesStock) return undefined;
   return (op.data.list ? kindOfList : kindOfRecord)[op.data.schema];
 }
 

@@ -30,4 +30,5 @@ export type PageItem<P extends PagedPath> = Page<P> extends { data: readonly (in
 export type GetInit<P extends GetPath> = FetchOptions<GetOperation<P>>;
 
 /** `[init]` when the operation has required parameters, `[init?]` otherwise (as openapi-fetch does). */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends T` is how a type asks whether every property of T is optional
 export type InitArgs<I> = {} extends I ? [init?: I] : [init: I];

@@ -4,7 +4,7 @@
 import {
   ApiError,
   createClient,
-  errorCodes,
+  type errorCodes,
   type BulkResult,
   type BulkRow,
   type ClsClient,

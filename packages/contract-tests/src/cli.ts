@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // cls-contract: the kit's command line. Exit codes: 0 all passed, 1 contract failures, 2 usage or connection errors.
 import { UsageError } from './credentials.js';
-import { parseCli, USAGE } from './options.js';
+import { type CliOptions, parseCli, USAGE } from './options.js';
 import { formatSummary, writeReport } from './report.js';
 import { runContractTests } from './run.js';
 
 async function main(argv: string[]): Promise<number> {
-  let cli;
+  let cli: CliOptions;
   try {
     cli = parseCli(argv);
   } catch (err) {

@@ -121,7 +121,6 @@ export class Generator {
         const max = Math.max(min, Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : 3, this.maxArrayLength));
         return fc.array(this.raw((schema.items ?? {}) as JsonSchema, depth + 1), { minLength: min, maxLength: max });
       }
-      case 'object':
       default: {
         const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
         const required = new Set((schema.required ?? []) as string[]);

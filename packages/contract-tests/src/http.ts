@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Contract } from './contract.js';
-import { Redactor, type Credential, type Seller } from './credentials.js';
+import type { Redactor, Credential, Seller } from './credentials.js';
 
 export interface HttpRequest {
   method: string;

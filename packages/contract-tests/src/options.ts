@@ -77,38 +77,42 @@ function keysFromEnv(env: NodeJS.ProcessEnv, prefix: string): string[] {
   return [...new Set(keys)];
 }
 
-export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
-  let parsed;
+/** The command line parsed by node:util; its own errors become usage errors. */
+function parseArgv(argv: string[]) {
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string', multiple: true },
-        'other-api-key': { type: 'string', multiple: true },
-        'client-id': { type: 'string' },
-        'client-secret': { type: 'string' },
-        seed: { type: 'string' },
-        runs: { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'examples-only': { type: 'boolean' },
-        'probe-limits': { type: 'boolean' },
-        'strict-provisional': { type: 'boolean' },
-        tag: { type: 'string', multiple: true },
-        operation: { type: 'string', multiple: true },
-        phase: { type: 'string', multiple: true },
-        'max-requests': { type: 'string' },
-        'quota-reserve': { type: 'string' },
-        junit: { type: 'string' },
-        json: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    return parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      'base-url': { type: 'string' },
+      'api-key': { type: 'string', multiple: true },
+      'other-api-key': { type: 'string', multiple: true },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      'examples-only': { type: 'boolean' },
+      'probe-limits': { type: 'boolean' },
+      'strict-provisional': { type: 'boolean' },
+      tag: { type: 'string', multiple: true },
+      operation: { type: 'string', multiple: true },
+      phase: { type: 'string', multiple: true },
+      'max-requests': { type: 'string' },
+      'quota-reserve': { type: 'string' },
+      junit: { type: 'string' },
+      json: { type: 'string' },
+      quiet: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+  const parsed = parseArgv(argv);
   const v = parsed.values;
   if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true };
   const baseUrl = v['base-url'] ?? env.CLS_BASE_URL;

@@ -2,7 +2,6 @@
 // returns the report (also written as JUnit XML and JSON when asked).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OpenApiDocument } from '@cls-api/spec';
 import { CaseContext, dataOf, PHASES, type CaseDef, type CaseResult, type CheckTally, type Phase, type RunEnv } from './case.js';
 import { CHECKS } from './checks.js';
 import { Contract, ContractGap } from './contract.js';

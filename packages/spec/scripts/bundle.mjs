@@ -63,7 +63,9 @@ function runRedocly(args, cwd, verbose) {
 }
 
 function findRefs(node, pointer = '#', found = []) {
-  if (Array.isArray(node)) node.forEach((item, i) => findRefs(item, `${pointer}/${i}`, found));
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) findRefs(item, `${pointer}/${i}`, found);
+  }
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
@@ -89,7 +91,7 @@ function checkBundle(doc, deref) {
   const external = findRefs(doc).filter((r) => !r.ref.startsWith('#/'));
   if (external.length > 0) {
     throw new BuildError(
-      'the bundle still has external $refs:\n' + external.map((r) => `  ${r.at}: ${r.ref}`).join('\n'),
+      `the bundle still has external $refs:\n${external.map((r) => `  ${r.at}: ${r.ref}`).join('\n')}`,
     );
   }
   const left = findRefs(deref);

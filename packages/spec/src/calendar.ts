@@ -50,7 +50,10 @@ export function zonedParts(instant: Date, timeZone: string): ZonedParts {
   if (known) return known;
   const parts = computeZonedParts(instant, timeZone);
   if (Number.isFinite(ms)) {
-    if (!zone) readings.set(timeZone, (zone = new Map()));
+    if (!zone) {
+      zone = new Map();
+      readings.set(timeZone, zone);
+    }
     // A bounded memory: when full, start over (the instants a server keeps formatting come back quickly).
     if (zone.size >= READINGS_PER_ZONE) zone.clear();
     zone.set(second, Object.freeze(parts));

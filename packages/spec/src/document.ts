@@ -487,7 +487,7 @@ export function provisionalSchemaNodes(doc: OpenApiDocument): Map<string, JsonSc
   const visit = (node: unknown, name: string): void => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) {
-      node.forEach((child, i) => visit(child, `${name}[${i}]`));
+      for (const [i, child] of node.entries()) visit(child, `${name}[${i}]`);
       return;
     }
     if (isProvisional(node)) found.set(name, node as JsonSchema);

@@ -166,7 +166,10 @@ describe('where the source is silent, the contract stays open', () => {
     const wrong: string[] = [];
     const visit = (node: unknown, where: string, underProvisional: boolean): void => {
       if (!node || typeof node !== 'object') return;
-      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${where}[${i}]`, underProvisional));
+      if (Array.isArray(node)) {
+        for (const [i, n] of node.entries()) visit(n, `${where}[${i}]`, underProvisional);
+        return;
+      }
       const provisional = underProvisional || isProvisional(node);
       const n = node as JsonSchema;
       for (const key of ['enum', 'const'] as const) {

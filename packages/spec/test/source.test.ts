@@ -198,7 +198,7 @@ function schemaExamples(): Array<{ where: string; schema: unknown; value: unknow
   const visit = (schema: unknown, where: string) => {
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
     const s = schema as JsonSchema;
-    if (Array.isArray(s.examples)) s.examples.forEach((value, i) => out.push({ where: `${where} examples[${i}]`, schema: s, value }));
+    if (Array.isArray(s.examples)) for (const [i, value] of s.examples.entries()) out.push({ where: `${where} examples[${i}]`, schema: s, value });
     if (s.example !== undefined) out.push({ where: `${where} example`, schema: s, value: s.example });
     for (const key of ['properties', 'patternProperties', '$defs', 'dependentSchemas']) {
       for (const [name, sub] of Object.entries((s[key] as Record<string, unknown>) ?? {})) visit(sub, `${where}/${key}/${name}`);
@@ -207,7 +207,7 @@ function schemaExamples(): Array<{ where: string; schema: unknown; value: unknow
       visit(s[key], `${where}/${key}`);
     }
     for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
-      if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((sub, i) => visit(sub, `${where}/${key}/${i}`));
+      if (Array.isArray(s[key])) for (const [i, sub] of (s[key] as unknown[]).entries()) visit(sub, `${where}/${key}/${i}`);
     }
   };
   for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, `#/components/schemas/${name}`);

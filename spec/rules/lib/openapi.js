@@ -13,7 +13,7 @@ export function entries(value) {
 
 // Every operation of a (resolved) document, with the JSON path of the operation.
 export function* operations(document) {
-  for (const [pathKey, pathItem] of entries(document && document.paths)) {
+  for (const [pathKey, pathItem] of entries(document?.paths)) {
     if (!isObject(pathItem)) continue;
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];

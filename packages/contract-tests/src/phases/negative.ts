@@ -41,7 +41,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       const scheme = contract.securityScheme(s);
       return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
     });
-    const title = (what: string) => `${op.method.toUpperCase()} ${op.path} ${what}`;
+    const _title = (what: string) => `${op.method.toUpperCase()} ${op.path} ${what}`;
     const request = (t: CaseContext) => ({
       path: unknownPathValues(t, op),
       query: validQuery(t, op, { optional: false }),

@@ -640,7 +640,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (faults.has('unknown_resource_200') && status === 404 && op?.method === 'get') {
           return send(res, op, 200, { success: true, data: {} }, meteredAccount);
         }
-        const body = { success: faults.has('success_flag_wrong') && status === 404 ? true : false, error: { code, message: err.message } };
+        const body = { success: !!(faults.has('success_flag_wrong') && status === 404 ), error: { code, message: err.message } };
         // Quota headers belong to responses that passed authentication (not 401/403).
         return send(res, op, status, body, status === 401 || status === 403 ? undefined : meteredAccount);
       }
