@@ -31,7 +31,9 @@ const USAGE = `Usage: cls-reference <command> [options]
 
 Environment: PORT (3000), HOST (127.0.0.1), DATABASE (./data/reference.db, or :memory:), SERVICE_TIME_ZONE,
 GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST, TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
-JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, STRICT_CONTRACT.`;
+JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS,
+REQUEST_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, DB_LOCK_TIMEOUT_MS,
+SHUTDOWN_GRACE_MS, CORS_ORIGINS, STRICT_CONTRACT.`;
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -225,7 +227,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           }
         }
         const app = await startServer({ config, db, closeDb: true, logger, ...(io.clock ? { clock: io.clock } : {}) });
-        if (io.handleSignals !== false) shutdownOnSignals(app);
+        if (io.handleSignals !== false) shutdownOnSignals(app, { graceMs: config.shutdownGraceMs });
         io.onServe?.(app);
         const baseUrl = baseUrlOf(app);
         if (json) io.stdout(JSON.stringify({ base_url: baseUrl, ...(demo ? { accounts: demo } : {}), ...(demoSkipped ? { demo_loaded: false } : {}) }));

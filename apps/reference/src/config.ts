@@ -25,7 +25,24 @@ export interface Config {
   /** Addresses or CIDR ranges whose `X-Forwarded-For` is believed; empty: the socket address is the client. */
   trustedProxies: string[];
   logLevel: LogLevel;
+  /** The largest request body read; by default the largest the contract allows (`src/body-limit.ts`). */
   bodyLimitBytes: number;
+  /** Time for a client to send a request's headers (Node's `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** Time for a client to send a whole request, body included (Node's and Fastify's `requestTimeout`). */
+  requestTimeoutMs: number;
+  /** A connection on which nothing moves for this long is closed (Fastify's `connectionTimeout`). */
+  connectionTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this long (`keepAliveTimeout`). */
+  keepAliveTimeoutMs: number;
+  /** Open connections one client address may hold; more are refused. */
+  maxConnectionsPerAddress: number;
+  /** How long a write waits for the SQLite write lock held by another connection before it fails (500). */
+  dbLockTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
+  shutdownGraceMs: number;
+  /** Origins a browser page may call the API from: `*`, or a list of `scheme://host[:port]`. */
+  corsOrigins: '*' | string[];
   /**
    * Contract assertions at run time: every response is validated against the contract and every error code is
    * checked against the operation's `x-error-codes`; a mismatch becomes a 500 and is recorded. On in tests.
@@ -127,7 +144,35 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
 
   const logLevel = (raw('LOG_LEVEL') ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024);
+  const bodyLimitBytes = integer('BODY_LIMIT_BYTES', spec.maxRequestBodyBytes, 1024, 1024 * 1024 * 1024);
+
+  // Slow clients: each stage of a request has its own bound, so that an idle or trickling connection cannot hold
+  // the server (README, "Limits and timeouts").
+  const headersTimeoutMs = integer('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+  }
+  const connectionTimeoutMs = integer('CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const keepAliveTimeoutMs = integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
+  const maxConnectionsPerAddress = integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 100_000);
+  const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000);
+  const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', 20_000, 0, 600_000);
+
+  const corsRaw = raw('CORS_ORIGINS') ?? '*';
+  let corsOrigins: '*' | string[] = '*';
+  if (corsRaw !== '*') {
+    corsOrigins = corsRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    for (const origin of corsOrigins) {
+      // An Origin header is exactly scheme://host[:port]: no path, no trailing slash (RFC 6454).
+      if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(origin)) {
+        problems.push(`CORS_ORIGINS must be * or a comma-separated list of origins such as https://shop.example:8443, got "${origin}"`);
+      }
+    }
+  }
 
   const strictRaw = raw('STRICT_CONTRACT');
   if (strictRaw !== undefined && !['0', '1', 'true', 'false'].includes(strictRaw)) {
@@ -153,6 +198,14 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     trustedProxies,
     logLevel,
     bodyLimitBytes,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    connectionTimeoutMs,
+    keepAliveTimeoutMs,
+    maxConnectionsPerAddress,
+    dbLockTimeoutMs,
+    shutdownGraceMs,
+    corsOrigins,
     strictContract,
     production,
   };

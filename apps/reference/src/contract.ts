@@ -1,3 +1,4 @@
+import { maxRequestBodyBytes } from './body-limit.js';
 import { errorCatalog, loadSpec, operations, resolvePointer, type ErrorCatalogEntry, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
 /** A token bucket of the gateway limit, as `info.x-limits` states it. */
@@ -35,6 +36,14 @@ export interface Contract {
   jwtAudience: string[];
   /** The largest `maxLength` of any path parameter: the router must pass every value up to it to validation. */
   maxPathParameterLength: number;
+  /** The largest request body the contract allows (a 1,000-row bulk request at every maximum length), bytes. */
+  maxRequestBodyBytes: number;
+  /** `maxLength` of an error's `message` (the `Text` schema of `Error.message`). */
+  messageMaxLength: number;
+  /** Request headers that carry a credential (`components.securitySchemes`): `X-API-Key`, `Authorization`. */
+  credentialHeaders: string[];
+  /** Every response header the contract declares on some response (`Retry-After`, `X-RateLimit-*`). */
+  declaredResponseHeaders: string[];
 }
 
 function fail(what: string): never {
@@ -102,6 +111,37 @@ function maxPathParameterLength(doc: OpenApiDocument, ops: OperationInfo[]): num
   return max;
 }
 
+function credentialHeaders(doc: OpenApiDocument): string[] {
+  const schemes = object(doc.components?.securitySchemes ?? {}, 'components.securitySchemes');
+  const headers = new Set<string>();
+  for (const [name, raw] of Object.entries(schemes)) {
+    const scheme = object(raw, `components.securitySchemes.${name}`);
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') headers.add(scheme.name);
+    // RFC 9110 §11.6.2: an HTTP authentication scheme's credentials travel in Authorization.
+    else if (scheme.type === 'http') headers.add('Authorization');
+  }
+  if (headers.size === 0) fail('a security scheme sent in a header');
+  return [...headers];
+}
+
+function declaredResponseHeaders(ops: OperationInfo[]): string[] {
+  const names = new Map<string, string>();
+  for (const op of ops) {
+    for (const response of Object.values(op.responses)) {
+      for (const name of Object.keys(response.headers ?? {})) names.set(name.toLowerCase(), name);
+    }
+  }
+  return [...names.values()].sort();
+}
+
+function messageMaxLength(doc: OpenApiDocument): number {
+  const error = object(doc.components?.schemas?.Error, 'components.schemas.Error');
+  const message = object(object(error.properties, 'components.schemas.Error.properties').message, 'components.schemas.Error.properties.message');
+  const bound = maxLengthOf(doc, message);
+  if (bound === undefined) fail('a maxLength for Error.message');
+  return bound;
+}
+
 export function readContract(doc: OpenApiDocument): Contract {
   const limits = object(doc.info['x-limits'], 'info.x-limits');
   const quota = object(object(limits.monthly_quota, 'info.x-limits.monthly_quota').test, 'info.x-limits.monthly_quota.test');
@@ -124,6 +164,10 @@ export function readContract(doc: OpenApiDocument): Contract {
     tokenLifetime: { access: bounds(doc, 'expires_in'), refresh: bounds(doc, 'refresh_token_expires_in') },
     jwtAudience,
     maxPathParameterLength: maxPathParameterLength(doc, ops),
+    maxRequestBodyBytes: maxRequestBodyBytes(doc, ops).bytes,
+    messageMaxLength: messageMaxLength(doc),
+    credentialHeaders: credentialHeaders(doc),
+    declaredResponseHeaders: declaredResponseHeaders(ops),
   };
 }
 

@@ -10,17 +10,25 @@ import type { DomainHandlers } from './domain/contract.js';
 import type { Owner } from './environment.js';
 import './fastify.js';
 import { auth } from './plugins/auth.js';
+import { connectionLimit } from './plugins/connection-limit.js';
 import { contractCheck } from './plugins/contract-check.js';
+import { cors, REQUEST_ID_HEADER } from './plugins/cors.js';
 import { envelope } from './plugins/envelope.js';
-import { errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
+import { clientErrorHandler, errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
+import { gracefulClose } from './plugins/graceful-close.js';
+import { jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import { registerRoutes } from './routes.js';
 import { SqliteAccountStore, type AccountStore } from './store/accounts.js';
+import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
 import { openDatabase, type Db } from './store/db.js';
 import { contractAjv } from './validation.js';
 
 export type Clock = () => Date;
+
+/** The largest request head Node's parser reads (its default); a larger one is 400 in the envelope. */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -34,7 +42,7 @@ export interface Domain {
 
 /** Every operation's handler: the domain's, which see the credential's environment, and the token operations. */
 export type ServerHandlers = DomainHandlers & TokenHandlers;
-export type DomainFactory = (db: Db, options: { timeZone: string }) => Domain;
+export type DomainFactory = (db: Db, options: { timeZone: string; lockTimeoutMs?: number }) => Domain;
 
 export interface AssembleOptions {
   config: Config;
@@ -70,18 +78,22 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
   const db = options.db ?? openDatabase(config.database);
 
   try {
+    // better-sqlite3 waits for a lock inside the call, holding the event loop: the server's connection waits only
+    // briefly, and a write that finds the lock held elsewhere waits on timers instead (src/store/busy.ts).
+    db.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
     const accounts = new SqliteAccountStore(db);
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
-    const domain = options.createDomain(db, { timeZone: config.serviceTimeZone });
+    const domain = options.createDomain(db, { timeZone: config.serviceTimeZone, lockTimeoutMs: config.dbLockTimeoutMs });
     const handlers: ServerHandlers = {
       ...domain.handlers,
-      ...createTokenHandlers({ accounts, jwt, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds }),
+      ...createTokenHandlers({ accounts, jwt, refreshTokenTtlSeconds: config.refreshTokenTtlSeconds, lockTimeoutMs: config.dbLockTimeoutMs }),
     };
     // The types make a missing handler a compile error; this catches it at start-up in builds that drifted.
     assertHandlersComplete(handlers);
 
+    const logger = (options.logger ?? createLogger(config)) as FastifyBaseLogger;
     const app = Fastify({
-      loggerInstance: (options.logger ?? createLogger(config)) as FastifyBaseLogger,
+      loggerInstance: logger,
       trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
       bodyLimit: config.bodyLimitBytes,
       // find-my-way measures a parameter decoded. Every path value the contract allows (percent-encoded UTF-8, up
@@ -92,9 +104,24 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       requestIdHeader: false,
       genReqId: () => randomUUID(),
       frameworkErrors: frameworkErrorReply(spec.catalog),
-      return503OnClosing: true,
+      // 503 is not a contract status: requests that arrive while the server closes are served, with Connection: close
+      // (src/plugins/graceful-close.ts).
+      return503OnClosing: false,
+      // Slow clients (README, "Limits and timeouts"): the headers, the whole request, an idle connection and an idle
+      // kept-alive connection each have a bound. Node checks the first two every `connectionsCheckingInterval`, so
+      // that interval follows them: a bound of 300 ms is enforced within 300 ms, not within Node's default 30 s.
+      requestTimeout: config.requestTimeoutMs,
+      connectionTimeout: config.connectionTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      http: {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4))),
+        maxHeaderSize: MAX_HEADER_BYTES,
+      },
+      clientErrorHandler: clientErrorHandler(spec.catalog, MAX_HEADER_BYTES, () => logger),
     });
-    app.removeContentTypeParser('text/plain');
+    if (ownsDb) app.addHook('onClose', async () => db.close());
     const violations: string[] = [];
     app.decorate('db', db);
     app.decorate('accounts', accounts);
@@ -108,21 +135,44 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       const route = request.routeOptions.config.operation;
       const params = Object.values((request.params ?? {}) as Record<string, string>);
       request.operation = route && params.every((p) => p !== '') ? route : undefined;
-      reply.header('X-Request-Id', request.id);
+      reply.header(REQUEST_ID_HEADER, request.id);
     });
 
-    // Order matters: the gateway limit counts every request before anything else; auth establishes the caller;
-    // the quota counts authenticated test-key calls; the envelope wraps successes; error mapping answers failures.
+    // Order matters: CORS answers preflights before anything counts them; the connection limit and the gateway
+    // limit count every other request; a declared body over the limit is refused before auth; auth establishes the
+    // caller; the quota counts authenticated test-key calls; the envelope wraps successes; error mapping answers
+    // failures; graceful close marks the responses sent while closing.
+    await app.register(cors, {
+      origins: config.corsOrigins,
+      operations: spec.operations,
+      credentialHeaders: spec.credentialHeaders,
+      declaredResponseHeaders: spec.declaredResponseHeaders,
+    });
+    await app.register(connectionLimit, { maxPerAddress: config.maxConnectionsPerAddress, trustedProxies: config.trustedProxies });
     await app.register(gatewayRateLimit, {
       limits: [
         { appliesTo: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
         { appliesTo: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
       ],
     });
+    await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
     await app.register(auth, { accounts, jwt });
-    await app.register(quota, { accounts, timeZone: config.serviceTimeZone, testKeyMonthlyQuota: config.testKeyMonthlyQuota, operations: spec.operations });
+    await app.register(quota, {
+      accounts,
+      timeZone: config.serviceTimeZone,
+      testKeyMonthlyQuota: config.testKeyMonthlyQuota,
+      operations: spec.operations,
+      lockTimeoutMs: config.dbLockTimeoutMs,
+    });
     await app.register(envelope);
-    await app.register(errorMapping, { catalog: spec.catalog, strict: config.strictContract, violations });
+    await app.register(errorMapping, {
+      catalog: spec.catalog,
+      strict: config.strictContract,
+      violations,
+      messageMaxLength: spec.messageMaxLength,
+      bodyLimit: config.bodyLimitBytes,
+    });
+    await app.register(gracefulClose);
     if (config.strictContract) {
       await app.register(contractCheck, { operations: spec.operations, ajv: contractAjv(spec.doc, { coerceTypes: false, useDefaults: false }), violations });
     }
@@ -133,7 +183,6 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     });
     registerRoutes(app, handlers, spec);
 
-    if (ownsDb) app.addHook('onClose', async () => db.close());
     await app.ready();
     return app;
   } catch (err) {

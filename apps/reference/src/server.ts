@@ -21,11 +21,19 @@ export async function startServer(options: BuildAppOptions): Promise<FastifyInst
   return app;
 }
 
+export interface ShutdownOptions {
+  /** How long in-flight requests may take (SHUTDOWN_GRACE_MS); then their connections are cut. */
+  graceMs: number;
+  onClosed?: () => void;
+}
+
 /**
- * Graceful shutdown on SIGINT/SIGTERM: stop accepting connections, answer 503 to new requests on open ones,
- * let in-flight requests finish, close the database. A second signal, or `timeoutMs`, forces the exit.
+ * Graceful shutdown on SIGINT/SIGTERM (src/plugins/graceful-close.ts): new connections are refused, in-flight
+ * requests finish and are answered with `Connection: close`, then the database closes and the process exits 0.
+ * Requests still running after `graceMs` have their connections cut, and the process exits 1; so does a second
+ * signal, at once.
  */
-export function shutdownOnSignals(app: FastifyInstance, options: { timeoutMs?: number; onClosed?: () => void } = {}): void {
+export function shutdownOnSignals(app: FastifyInstance, options: ShutdownOptions): void {
   let closing = false;
   const handler = (signal: NodeJS.Signals) => {
     if (closing) {
@@ -33,17 +41,22 @@ export function shutdownOnSignals(app: FastifyInstance, options: { timeoutMs?: n
       process.exit(1);
     }
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const timer = setTimeout(() => {
-      app.log.error('shutdown timed out: exiting');
-      process.exit(1);
-    }, options.timeoutMs ?? 30_000);
-    timer.unref();
+    app.log.info({ signal, graceMs: options.graceMs }, 'shutting down: refusing new connections, finishing in-flight requests');
+    let cut = false;
+    const grace = setTimeout(() => {
+      cut = true;
+      app.log.error({ graceMs: options.graceMs }, 'shutdown grace period over: cutting the connections of requests still running');
+      app.server.closeAllConnections();
+      // The close waits for nothing more now; if it still does not finish, do not hang.
+      setTimeout(() => process.exit(1), 1_000).unref();
+    }, options.graceMs);
+    grace.unref();
     app.close().then(
       () => {
+        clearTimeout(grace);
         options.onClosed?.();
         app.log.info('shut down');
-        process.exitCode = 0;
+        process.exitCode = cut ? 1 : 0;
       },
       (err: unknown) => {
         app.log.error({ err }, 'shutdown failed');

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import { shown } from './errors.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object with the plugin on `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -69,7 +70,10 @@ export class RequestValidationError extends Error {
   }
 }
 
-/** `/orders/2/receiver_name` → `orders[2].receiver_name` */
+/**
+ * `/orders/2/receiver_name` → `orders[2].receiver_name`, as a message may show it: a property name is the client's
+ * own text (`a\u0010b`), so it is escaped and bounded (`shown`).
+ */
 export function itemName(instancePath: string, child?: string): string {
   const segments = instancePath
     .split('/')
@@ -78,7 +82,7 @@ export function itemName(instancePath: string, child?: string): string {
   if (child !== undefined) segments.push(child);
   let out = '';
   for (const s of segments) out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
-  return out;
+  return shown(out);
 }
 
 function describe(part: RequestPart, error: ErrorObject): RequestValidationError {

@@ -3,6 +3,12 @@ import { type Environment, isEnvironment } from '../environment.js';
 
 export const JWT_ISSUER = 'cls-reference';
 
+/**
+ * How far ahead of the server's clock a token's `iat` may be: the clocks of the machines that share the signing
+ * secret differ a little. A token issued further in the future was not issued by this service.
+ */
+export const CLOCK_SKEW_SECONDS = 60;
+
 export type VerifyOutcome = { kind: 'ok'; accountId: string; environment: Environment } | { kind: 'expired' } | { kind: 'invalid' };
 
 /**
@@ -50,6 +56,12 @@ export class JwtIssuer {
         currentDate: now,
       });
       if (typeof payload.sub !== 'string' || payload.sub === '' || !isEnvironment(payload.env)) return { kind: 'invalid' };
+      // A token this service issued lives exactly the issued TTL from its issue time, which is not in the future.
+      // A well-signed token that says otherwise (`exp` in 2200, `iat` tomorrow) was made with a leaked secret or by a
+      // misconfigured signer: refused rather than honoured for as long as it claims.
+      const nowSeconds = Math.floor(now.getTime() / 1000);
+      const { iat, exp } = payload as { iat: number; exp: number };
+      if (iat > nowSeconds + CLOCK_SKEW_SECONDS || exp - iat > this.ttlSeconds) return { kind: 'invalid' };
       return { kind: 'ok', accountId: payload.sub, environment: payload.env };
     } catch (err) {
       // Only a token that is otherwise valid is reported as expired: jose checks the signature first.

@@ -34,6 +34,8 @@ export interface DomainOptions {
   spec?: OpenApiDocument;
   /** Where camera videos are served; `video_url` is this plus the video id. */
   videoBaseUrl?: string;
+  /** How long a write waits for the database's write lock held by another connection (src/store/busy.ts). */
+  lockTimeoutMs?: number;
 }
 
 export interface Domain {
@@ -99,5 +101,5 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
 
 /** The domain on one better-sqlite3 database, after the migrations (`store/migrations/002_domain.sql` on) ran. */
 export function createDomain(db: Database.Database, options: DomainOptions): Domain {
-  return createDomainWithStore(new SqliteDomainStore(db), options);
+  return createDomainWithStore(new SqliteDomainStore(db, options.lockTimeoutMs), options);
 }

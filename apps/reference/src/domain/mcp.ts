@@ -3,7 +3,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RequestContext } from '../environment.js';
-import { ApiError } from '../errors.js';
+import { ApiError, shown } from '../errors.js';
 import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './contract.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -32,14 +32,15 @@ function argumentError(errors: ErrorObject[]): ApiError {
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing) {
     const name = (missing.params as { missingProperty: string }).missingProperty;
-    return new ApiError('REQUIRED_PARAMETER', `arguments.${name} is required.`);
+    return new ApiError('REQUIRED_PARAMETER', `arguments.${shown(name)} is required.`);
   }
   const first = errors[0];
   if (first?.keyword === 'additionalProperties') {
     const name = (first.params as { additionalProperty: string }).additionalProperty;
-    return new ApiError('INVALID_PARAMETER', `arguments.${name} is not an argument of this tool.`);
+    // The name is the caller's own text: escaped and bounded, never repeated raw (it may hold control characters).
+    return new ApiError('INVALID_PARAMETER', `arguments.${shown(name)} is not an argument of this tool.`);
   }
-  const where = `arguments${(first?.instancePath ?? '').replaceAll('/', '.')}`;
+  const where = `arguments${shown((first?.instancePath ?? '').replaceAll('/', '.'))}`;
   return new ApiError('INVALID_PARAMETER', `${where} ${first?.message ?? 'is invalid'}.`);
 }
 
@@ -66,7 +67,7 @@ export function mcpHandlers(definitions: McpToolDefinition[], wrapped: WrappedHa
 
     async callMcpTool({ params, body }, ctx) {
       const tool = tools.get(params.tool_name);
-      if (!tool) throw new ApiError('NOT_FOUND', `Tool ${params.tool_name} was not found.`);
+      if (!tool) throw new ApiError('NOT_FOUND', `Tool ${shown(params.tool_name)} was not found.`);
       const { definition } = tool;
       // DECISIONS G8: a key may call the tools of its own area only.
       if (ctx.keyArea !== definition.area) {

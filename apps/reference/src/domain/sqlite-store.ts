@@ -21,6 +21,7 @@ import type {
   Window,
 } from './store.js';
 import type { Environment, Owner } from '../environment.js';
+import { whenUnlocked } from '../store/busy.js';
 import { Statements } from '../store/statements.js';
 import type { EpochSeconds } from './time.js';
 
@@ -54,6 +55,9 @@ const ORDER_CHANGE_COLUMNS = [
 
 type Param = string | number | null;
 
+/** The lock wait of a store made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
+const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
 /**
  * The domain store on one better-sqlite3 connection (the schema is `store/migrations/002_domain.sql` as
  * `003_environments.sql` changed it: every row belongs to an account and an environment).
@@ -66,7 +70,14 @@ export class SqliteDomainStore implements DomainStore {
   private readonly statements: Statements;
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    /**
+     * How long a transaction waits for the write lock while another connection holds it; the wait is on timers,
+     * between other requests, never inside SQLite (src/store/busy.ts).
+     */
+    private readonly lockTimeoutMs: number = DEFAULT_LOCK_TIMEOUT_MS,
+  ) {
     this.statements = new Statements(db);
   }
 
@@ -99,7 +110,7 @@ export class SqliteDomainStore implements DomainStore {
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
-      this.db.exec('BEGIN IMMEDIATE');
+      await whenUnlocked(() => this.db.exec('BEGIN IMMEDIATE'), this.lockTimeoutMs);
       try {
         const result = await work(this);
         this.db.exec('COMMIT');

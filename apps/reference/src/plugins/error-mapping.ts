@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorCode } from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
-import { ApiError } from '../errors.js';
-import { globalPlugin } from '../fastify.js';
+import { ApiError, messageText, shown } from '../errors.js';
+import { globalPlugin, pathOf } from '../fastify.js';
+import { DatabaseLockedError } from '../store/busy.js';
 import { RequestValidationError } from '../validation.js';
 
 export interface ErrorMappingOptions extends Record<string, unknown> {
@@ -10,6 +14,10 @@ export interface ErrorMappingOptions extends Record<string, unknown> {
   /** Strict-contract mode: a code the operation does not document for its status is a bug, answered with 500. */
   strict: boolean;
   violations: string[];
+  /** `maxLength` of `Error.message` in the contract: no message is longer. */
+  messageMaxLength: number;
+  /** The body limit, named in the message that refuses a larger body. */
+  bodyLimit: number;
 }
 
 export const INTERNAL_ERROR_MESSAGE = 'An internal error occurred. Please report the request to the operations team.';
@@ -18,25 +26,105 @@ export const INTERNAL_ERROR_MESSAGE = 'An internal error occurred. Please report
 const FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be sent as application/json.',
   FST_ERR_CTP_INVALID_TYPE: 'The request body must be sent as application/json.',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the request body.',
   FST_ERR_BAD_URL: 'The request URL is malformed.',
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.',
 };
 
-function isClientError(error: FastifyError): boolean {
-  return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
+/** An error Fastify or Node gives a 4xx status: something about the request, never a fault of the server. */
+function clientStatus(error: FastifyError): number | undefined {
+  return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : undefined;
+}
+
+/** The envelope body of an error, `success` first. */
+function envelopeText(code: string, message: string): string {
+  return JSON.stringify({ success: false, error: { code, message } });
+}
+
+/**
+ * A complete HTTP/1.1 error response as bytes, for the places where Node answers before Fastify exists for the
+ * request (malformed HTTP, oversized headers, a request that was not received in time): the same envelope, and the
+ * connection closes after it.
+ */
+export function rawErrorResponse(status: number, code: string, message: string): Buffer {
+  const body = envelopeText(code, message);
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    `X-Request-Id: ${randomUUID()}`,
+  ];
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`, 'utf8');
+}
+
+/**
+ * How long a connection refused after a parse error stays open to read what the client still sends: closing a
+ * socket with unread data sends a reset, which can make the client lose the answer it was sent.
+ */
+const LINGER_MS = 2_000;
+
+/** The in-flight response of a socket, as Node's HTTP server keeps it. */
+type SocketWithMessage = Socket & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null };
+
+/**
+ * For Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a bad header name, `Content-Length: abc`,
+ * headers over the limit, a bad chunk size, bytes after the request) and requests not received in time are
+ * answered 400 INVALID_PARAMETER in the envelope, never Node's bare 400, 408 or 431 (not contract statuses).
+ */
+export function clientErrorHandler(catalog: ReadonlyMap<string, ErrorCatalogEntry>, maxHeaderSize: number, log: () => FastifyInstance['log']) {
+  const status = catalog.get('INVALID_PARAMETER')?.status ?? 400;
+  const answered = new WeakSet<Socket>();
+  return (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (answered.has(socket)) return; // the parser reports each later chunk again
+    answered.add(socket);
+    if (err.code === 'ECONNRESET' || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const message =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? `The request headers are larger than ${maxHeaderSize} bytes.`
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request was not received in time.'
+          : 'The request is not valid HTTP.';
+    log().info({ code: err.code, remoteAddress: socket.remoteAddress }, 'malformed or stalled request refused');
+    const answer = () => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      socket.end(rawErrorResponse(status, 'INVALID_PARAMETER', message));
+      socket.resume();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+    const inFlight = (socket as SocketWithMessage)._httpMessage;
+    if (inFlight?.headersSent) {
+      // An answer is already on its way: bytes written now would corrupt it.
+      socket.destroy();
+    } else if (inFlight && inFlight.req?.complete === true && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+      // The bad bytes follow a complete request (pipelined, or sent after `Content-Length: 0`): that request is
+      // answered first, then the refusal, then the connection closes.
+      inFlight.once('finish', answer);
+      inFlight.once('close', () => {
+        if (!inFlight.writableFinished) socket.destroy();
+      });
+    } else {
+      answer();
+    }
+  };
 }
 
 /**
  * Every error leaves as `{success: false, error: {code, message}}` with the status the contract's error
  * catalogue gives the code. Validation failures are 400 REQUIRED_PARAMETER (a required item is missing) or
- * INVALID_PARAMETER; unknown routes and methods are 404 NOT_FOUND; anything unexpected is 500 INTERNAL_ERROR with
- * a generic message, its details only in the log under the request id.
+ * INVALID_PARAMETER; unknown routes and methods are 404 NOT_FOUND; what Fastify refuses about a request (content
+ * type, size, a body that did not arrive) is 400 INVALID_PARAMETER; anything unexpected is 500 INTERNAL_ERROR with
+ * a generic message, its details only in the log under the request id. Every message is one line of at most the
+ * contract's `Text` length, whatever it repeats of the request.
  */
 export const errorMapping = globalPlugin<ErrorMappingOptions>('error-mapping', async (app: FastifyInstance, options) => {
-  const { catalog, strict, violations } = options;
+  const { catalog, strict, violations, messageMaxLength, bodyLimit } = options;
 
   function statusOf(code: ErrorCode): number {
     const entry = catalog.get(code);
@@ -56,7 +144,7 @@ export const errorMapping = globalPlugin<ErrorMappingOptions>('error-mapping', a
         return reply.code(statusOf('INTERNAL_ERROR')).send({ success: false, error: { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE } });
       }
     }
-    return reply.code(status).send({ success: false, error: { code, message } });
+    return reply.code(status).send({ success: false, error: { code, message: messageText(message, messageMaxLength) } });
   }
 
   /** REQUIRED_PARAMETER where the operation documents it, else the general INVALID_PARAMETER. */
@@ -71,12 +159,24 @@ export const errorMapping = globalPlugin<ErrorMappingOptions>('error-mapping', a
     if (error instanceof ApiError) return send(request, reply, error.code, error.message);
     if (error instanceof RequestValidationError) return send(request, reply, validationCode(request, error.missing), error.message);
     const fastifyError = error as FastifyError;
-    if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return send(request, reply, validationCode(request, true), 'The request body is required.');
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // The rest of the body is not read: the connection closes after the answer.
+      reply.header('Connection', 'close');
+      return send(request, reply, 'INVALID_PARAMETER', `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`);
     }
-    if (isClientError(fastifyError) && (fastifyError.code?.startsWith('FST_') || error instanceof SyntaxError)) {
-      const message = FRAMEWORK_MESSAGES[fastifyError.code] ?? (error instanceof SyntaxError ? FRAMEWORK_MESSAGES.FST_ERR_CTP_INVALID_JSON_BODY! : 'The request is malformed.');
+    const status = clientStatus(fastifyError);
+    if (status !== undefined) {
+      if (status === 404) return send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
+      const known = FRAMEWORK_MESSAGES[fastifyError.code];
+      // A body stream that ended early (the client went away, or a parse error cut it) has no Fastify code.
+      const message = known ?? (fastifyError.code?.startsWith('FST_') ? 'The request is malformed.' : 'The request body was not received completely.');
+      request.log.info({ code: fastifyError.code, message: error.message }, 'request refused');
       return send(request, reply, 'INVALID_PARAMETER', message);
+    }
+    if (error instanceof DatabaseLockedError) {
+      // Not a bug: another connection kept the write lock longer than DB_LOCK_TIMEOUT_MS (src/store/busy.ts).
+      request.log.warn({ err: error, url: request.url, method: request.method }, 'write refused: the database stayed locked');
+      return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unexpected error');
     return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
@@ -84,10 +184,19 @@ export const errorMapping = globalPlugin<ErrorMappingOptions>('error-mapping', a
 
   app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
-    return send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown}.`);
+  app.setNotFoundHandler((request, reply) => send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`));
+
+  // `Expect: 100-continue` is answered by Node as it should be; any other expectation would get Node's bare 417.
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+    const body = envelopeText('INVALID_PARAMETER', `The Expect header ${shown(String(req.headers.expect ?? ''))} is not supported; only 100-continue is.`);
+    res.writeHead(statusOf('INVALID_PARAMETER'), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.end(body);
+  });
+  // CONNECT (a proxy tunnel) is a method the contract has nowhere: 404 like any other, then the connection closes.
+  app.server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.end(rawErrorResponse(statusOf('NOT_FOUND'), 'NOT_FOUND', 'No operation CONNECT: this server is not a proxy.'));
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
   });
 });
 

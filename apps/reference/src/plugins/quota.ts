@@ -3,13 +3,16 @@ import type { OperationInfo } from '@cls-api/spec';
 import { ApiError } from '../errors.js';
 import { globalPlugin } from '../fastify.js';
 import { monthKey, startOfNextMonth } from '../service-time.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { AccountStore, KeyEnv } from '../store/accounts.js';
+import { DatabaseLockedError, isBusy, whenUnlocked } from '../store/busy.js';
 
 export interface QuotaOptions extends Record<string, unknown> {
   accounts: AccountStore;
   timeZone: string;
   testKeyMonthlyQuota: number;
   operations: ReadonlyMap<string, OperationInfo>;
+  /** How long one attempt to write the calls counted during a lock waits for the lock (then it tries again). */
+  lockTimeoutMs: number;
 }
 
 const LIMIT = 'X-RateLimit-Limit';
@@ -19,6 +22,124 @@ const RETRY_AFTER = 'Retry-After';
 
 const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    usageMeter: UsageMeter;
+  }
+}
+
+interface Unwritten {
+  accountId: string;
+  month: string;
+  env: KeyEnv;
+  calls: number;
+}
+
+/**
+ * Counts metered calls without waiting for the database's write lock. Normally each call is one atomic statement
+ * (`countTestCall`: the increment happens only below the limit). When another connection holds the write lock
+ * (another process, an operator's command), that statement cannot run, and a read must not wait for it
+ * (src/store/busy.ts): the call is then decided on the committed count (WAL readers see it without a lock) plus
+ * this process's calls not yet written, and those are written as soon as the lock is free. The quota can then be
+ * exceeded only by calls that another process counted during the same lock, never by this process's own.
+ */
+export class UsageMeter {
+  private readonly unwritten = new Map<string, Unwritten>();
+  private writing: Promise<void> | undefined;
+
+  constructor(
+    private readonly accounts: AccountStore,
+    private readonly lockTimeoutMs: number,
+    private readonly log: FastifyInstance['log'],
+  ) {}
+
+  /** Calls counted but not yet in the database (tests, and the log on close). */
+  get pendingCalls(): number {
+    let n = 0;
+    for (const u of this.unwritten.values()) n += u.calls;
+    return n;
+  }
+
+  /** Resolves once the calls counted during a lock are written (or their writing gave up and was logged). */
+  settled(): Promise<void> {
+    return this.writing ?? Promise.resolve();
+  }
+
+  countTest(accountId: string, month: string, limit: number): { allowed: boolean; calls: number } {
+    const key = `${accountId} ${month} test`;
+    const waiting = this.unwritten.get(key);
+    if (!waiting) {
+      try {
+        return this.accounts.countTestCall(accountId, month, limit);
+      } catch (err) {
+        if (!isBusy(err)) throw err;
+      }
+    }
+    const calls = this.accounts.usage(accountId, month, 'test') + (waiting?.calls ?? 0);
+    if (calls >= limit) return { allowed: false, calls };
+    this.defer(key, { accountId, month, env: 'test', calls: 1 });
+    return { allowed: true, calls: calls + 1 };
+  }
+
+  countLive(accountId: string, month: string): void {
+    const key = `${accountId} ${month} live`;
+    if (!this.unwritten.has(key)) {
+      try {
+        this.accounts.countLiveCall(accountId, month);
+        return;
+      } catch (err) {
+        if (!isBusy(err)) throw err;
+      }
+    }
+    this.defer(key, { accountId, month, env: 'live', calls: 1 });
+  }
+
+  private defer(key: string, call: Unwritten): void {
+    const waiting = this.unwritten.get(key);
+    if (waiting) waiting.calls += call.calls;
+    else this.unwritten.set(key, call);
+    this.writing ??= this.writeUnwritten().finally(() => {
+      this.writing = undefined;
+    });
+  }
+
+  private writeOne(key: string, u: Unwritten): void {
+    // Read and cleared in the same synchronous step as the write: calls counted meanwhile stay for the next one.
+    const calls = u.calls;
+    this.accounts.addUsage(u.accountId, u.month, u.env, calls);
+    u.calls -= calls;
+    if (u.calls === 0) this.unwritten.delete(key);
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    while (this.unwritten.size > 0) {
+      const [key, u] = this.unwritten.entries().next().value as [string, Unwritten];
+      try {
+        await whenUnlocked(() => this.writeOne(key, u), this.lockTimeoutMs);
+      } catch (err) {
+        if (!(err instanceof DatabaseLockedError)) {
+          this.log.error({ err, calls: u.calls, env: u.env }, 'usage counter: the calls counted during a lock could not be written');
+          this.unwritten.delete(key);
+        } else {
+          this.log.warn({ calls: this.pendingCalls }, 'usage counter: the database is still locked; the counted calls wait');
+        }
+      }
+    }
+  }
+
+  /** On close: one last try; what cannot be written is reported. */
+  close(): void {
+    for (const [key, u] of [...this.unwritten]) {
+      try {
+        this.writeOne(key, u);
+      } catch (err) {
+        this.log.error({ err, calls: u.calls, env: u.env, month: u.month }, 'usage counter: calls counted during a lock were not written before the close');
+      }
+    }
+    this.unwritten.clear();
+  }
+}
+
 /**
  * The monthly quota. Test keys: one call counted per request that passed authentication, 1,000 a month per
  * account over all its test keys, then 429 with Retry-After. Live keys: counted, never refused. JWT: none.
@@ -27,17 +148,20 @@ const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
  */
 export const quota = globalPlugin<QuotaOptions>('quota', async (app: FastifyInstance, options) => {
   const { accounts, timeZone, testKeyMonthlyQuota: limit, operations } = options;
+  const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log);
+  app.decorate('usageMeter', meter);
   app.decorateRequest('quota', undefined);
+  app.addHook('onClose', async () => meter.close());
 
   app.addHook('onRequest', async (request) => {
     const credential = request.credential;
     if (credential?.kind !== 'api_key') return;
     const month = monthKey(request.now, timeZone);
     if (credential.environment === 'live') {
-      accounts.countLiveCall(credential.accountId, month);
+      meter.countLive(credential.accountId, month);
       return;
     }
-    const counted = accounts.countTestCall(credential.accountId, month, limit);
+    const counted = meter.countTest(credential.accountId, month, limit);
     const reset = startOfNextMonth(request.now, timeZone);
     request.quota = { limit, remaining: Math.max(0, limit - counted.calls), reset, exhausted: !counted.allowed };
     if (!counted.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');

@@ -68,9 +68,16 @@ export interface AccountStore {
   issueRefreshToken(input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number }, now: Date): { refresh_token: string; family_id: string };
   /** Spends a refresh token: it works once. */
   useRefreshToken(refreshToken: string, now: Date): RefreshOutcome;
+  /**
+   * Spends a refresh token and issues the next of its family, in one transaction: either both happen or neither
+   * (a client never loses its family to a failure between the two).
+   */
+  renewRefreshToken(refreshToken: string, ttlSeconds: number, now: Date): RefreshOutcome | (Extract<RefreshOutcome, { kind: 'ok' }> & { refresh_token: string });
   /** Counts one test-key call if the account is below `limit` this month; atomic across concurrent callers. */
   countTestCall(accountId: string, month: string, limit: number): { allowed: boolean; calls: number };
   countLiveCall(accountId: string, month: string): number;
+  /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
+  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): void;
   usage(accountId: string, month: string, env: KeyEnv): number;
   resetUsage(accountId: string, month: string, env: KeyEnv): void;
 }
@@ -256,6 +263,15 @@ export class SqliteAccountStore implements AccountStore {
     }).immediate();
   }
 
+  renewRefreshToken(refreshToken: string, ttlSeconds: number, now: Date): RefreshOutcome | (Extract<RefreshOutcome, { kind: 'ok' }> & { refresh_token: string }) {
+    return this.db.transaction(() => {
+      const outcome = this.useRefreshToken(refreshToken, now);
+      if (outcome.kind !== 'ok') return outcome;
+      const next = this.issueRefreshToken({ accountId: outcome.account_id, clientId: outcome.client_id, familyId: outcome.family_id, ttlSeconds }, now);
+      return { ...outcome, refresh_token: next.refresh_token };
+    }).immediate();
+  }
+
   countTestCall(accountId: string, month: string, limit: number): { allowed: boolean; calls: number } {
     // One statement: the increment happens only below the limit, so concurrent callers (in this process or in
     // another one on the same file) can never push the count past it.
@@ -276,6 +292,14 @@ export class SqliteAccountStore implements AccountStore {
       )
       .get(accountId, month) as { calls: number };
     return row.calls;
+  }
+
+  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): void {
+    this.statement(
+        `INSERT INTO usage_counters (account_id, month, env, calls) VALUES (?, ?, ?, ?)
+         ON CONFLICT (account_id, month, env) DO UPDATE SET calls = calls + excluded.calls`,
+      )
+      .run(accountId, month, env, calls);
   }
 
   usage(accountId: string, month: string, env: KeyEnv): number {

@@ -1,6 +1,7 @@
+import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
 
 const clock = new TestClock('2026-11-20T03:00:00Z');
 let s: TestServer;
@@ -110,8 +111,53 @@ describe('POST /v3/auth/token/refresh', () => {
     expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: 'rft_unknownunknownunknown' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
 
+  it('spending a refresh token and issuing the next are one transaction: a failure between them spends nothing', async () => {
+    const first = (await s.post('/v3/auth/token', client)).body.data;
+    const accounts = s.app.accounts as { issueRefreshToken: (...args: never[]) => unknown };
+    const issue = accounts.issueRefreshToken;
+    accounts.issueRefreshToken = () => {
+      throw new Error('disk full');
+    };
+    try {
+      expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([500, 'INTERNAL_ERROR']);
+    } finally {
+      accounts.issueRefreshToken = issue;
+    }
+    // The token was not spent (it would now count as reused, and end its family).
+    expect((await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })).status).toBe(200);
+  });
+
   it('refresh tokens are stored only as hashes', async () => {
     const first = (await s.post('/v3/auth/token', client)).body.data;
     expect(JSON.stringify(s.app.db.prepare('SELECT * FROM refresh_tokens').all())).not.toContain(first.refresh_token);
+  });
+});
+
+describe('tokens signed with the server\'s secret but not as it issues them', () => {
+  /** A JWT with the server's own secret and claims, but an `iat` and `exp` of the test's choosing. */
+  async function forged(iat: number, exp: number): Promise<string> {
+    const issued = JSON.parse(Buffer.from((await s.token(seller)).split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    return new SignJWT({ env: issued.env })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(seller)
+      .setAudience(issued.aud as string[])
+      .setIssuer(issued.iss as string)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+  }
+  const now = () => Math.floor(clock.now().getTime() / 1000);
+
+  it('a lifetime longer than the issued TTL (exp in the year 2200) is 401 AUTH_INVALID_TOKEN', async () => {
+    const token = await forged(now(), Math.floor(Date.UTC(2200, 0, 1) / 1000));
+    expect(codeOf(await s.get(deposits, { bearer: token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get('/v3/manager/orders', { bearer: await forged(now(), now() + 601) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('an iat in the future beyond the clock skew is 401 AUTH_INVALID_TOKEN; within it, or exactly the TTL, is accepted', async () => {
+    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 3600, now() + 3600 + 600) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 61, now() + 61 + 600) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect((await s.get(deposits, { bearer: await forged(now() + 60, now() + 60 + 600) })).status).toBe(200);
+    expect((await s.get(deposits, { bearer: await forged(now() - 10, now() - 10 + 600) })).status).toBe(200);
   });
 });

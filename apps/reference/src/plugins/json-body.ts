@@ -1,0 +1,88 @@
+import { isUtf8 } from 'node:buffer';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
+import { ApiError } from '../errors.js';
+import { globalPlugin } from '../fastify.js';
+import { RequestValidationError } from '../validation.js';
+
+export interface JsonBodyOptions extends Record<string, unknown> {
+  /** The largest body read, in bytes (Config.bodyLimitBytes). */
+  bodyLimit: number;
+}
+
+/**
+ * Above this size the checks and the parse each get their own turn of the event loop, so that other requests are
+ * served in between (a maximal bulk body is several megabytes).
+ */
+const YIELD_ABOVE_BYTES = 64 * 1024;
+
+const invalid = (message: string) => new RequestValidationError('body', '', false, message);
+
+/**
+ * The names JSON may carry as data but code must never meet as keys: `__proto__` (assigning it replaces an object's
+ * prototype) and `constructor.prototype`, as Fastify's own parser refuses them. Looked for without recursion: the
+ * depth is already bounded, but the walk need not rely on it.
+ */
+function forbiddenName(value: unknown): string | undefined {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    if (Object.hasOwn(node, '__proto__')) return '__proto__';
+    const ctor = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : undefined;
+    if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return 'constructor.prototype';
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return undefined;
+}
+
+/**
+ * A JSON request body, checked before anything recursive sees it: UTF-8 (invalid bytes are refused, never turned
+ * into U+FFFD and stored), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive
+ * parser's or validator's stack), no forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
+ * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
+ */
+export async function parseJsonBody(body: Buffer): Promise<unknown> {
+  if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
+  if (!isUtf8(body)) throw invalid('The request body is not valid UTF-8.');
+  if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (body.length > YIELD_ABOVE_BYTES) await nextTurn();
+  let text = body.toString('utf8');
+  // A byte order mark is not JSON, but some encoders write one; it carries no data.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid('The request body is not valid JSON.');
+  }
+  if (body.length > YIELD_ABOVE_BYTES) await nextTurn();
+  const forbidden = forbiddenName(value);
+  if (forbidden !== undefined) throw invalid(`The request body has a forbidden property name ${forbidden}.`);
+  return value;
+}
+
+/**
+ * The only body parser of the server: `application/json` as `parseJsonBody` reads it. Any other content type is
+ * refused by Fastify and answered 400 INVALID_PARAMETER by error mapping (415 is not a contract status). A declared
+ * Content-Length above the limit is refused before a byte of the body is read, and the connection is closed, so a
+ * client cannot hold it by announcing gigabytes.
+ */
+export const jsonBody = globalPlugin<JsonBodyOptions>('json-body', async (app: FastifyInstance, { bodyLimit }) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, async (_request: unknown, body: Buffer | string) =>
+    parseJsonBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : body),
+  );
+
+  app.addHook('onRequest', async function refuseOversizedBody(request, reply) {
+    const declared = request.headers['content-length'];
+    if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bodyLimit) return;
+    reply.header('Connection', 'close');
+    throw new ApiError('INVALID_PARAMETER', `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`);
+  });
+});

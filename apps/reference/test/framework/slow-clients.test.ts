@@ -1,0 +1,143 @@
+// Slow and greedy clients cannot hold the server: connections per client address are capped, a request whose
+// headers or body stall is cut after its (test-configured, short) timeout, and other clients are served meanwhile.
+// Nothing here measures time: each test waits for an outcome.
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createDomain } from '../../src/domain/index.js';
+import type { DomainFactory } from '../../src/framework.js';
+import { expectEnvelope, RawConnection } from '../support/raw.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+let s: TestServer | undefined;
+const open: RawConnection[] = [];
+afterEach(async () => {
+  for (const c of open.splice(0)) c.destroy();
+  await s?.close();
+  s = undefined;
+});
+
+async function connect(from: string): Promise<RawConnection> {
+  const c = await RawConnection.open(Number(new URL(s!.baseUrl).port), { localAddress: from });
+  open.push(c);
+  return c;
+}
+
+const get = (path: string, key?: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}\r\n`;
+
+describe('connections per client address', () => {
+  it('over the cap, a new connection takes the place of the address\'s oldest idle one; the others and another address are served', async () => {
+    s = await startTestServer({ env: { MAX_CONNECTIONS_PER_ADDRESS: '3' } });
+    const held = [await connect('127.0.0.1'), await connect('127.0.0.1'), await connect('127.0.0.1')];
+    // Each of them has served a request and sits idle in the client's keep-alive pool.
+    for (const c of held) {
+      c.write(get('/health'));
+      expect((await c.next())?.status).toBe(200);
+    }
+    const extra = await connect('127.0.0.1');
+    await held[0]!.closed;
+    expect(held[0]!.isClosed).toBe(true);
+    extra.write(get('/health'));
+    expect((await extra.next())?.status).toBe(200);
+    for (const c of held.slice(1)) {
+      c.write(get('/health'));
+      expect((await c.next())?.status).toBe(200);
+    }
+    const other = await connect('127.0.0.2');
+    other.write(get('/health'));
+    expect((await other.next())?.status).toBe(200);
+  });
+
+  it('when every connection of the address has a request in flight, one more gets 429 in the envelope and is closed; another address is served', async () => {
+    s = await startTestServer({ env: { MAX_CONNECTIONS_PER_ADDRESS: '2' } });
+    const key = s.key(s.account(), 'wms');
+    // A draft body announced and not sent: the server answers `100 Continue` once the request is in flight (its
+    // head parsed, its body awaited), which is when it counts as busy.
+    const announced = `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`;
+    const busy = [await connect('127.0.0.1'), await connect('127.0.0.1')];
+    for (const c of busy) {
+      c.write(announced);
+      expect((await c.next())?.status).toBe(100);
+    }
+    const extra = await connect('127.0.0.1');
+    extra.write(get('/health'));
+    const refused = await extra.next();
+    expectEnvelope(refused, 429, 'RATE_LIMIT_EXCEEDED');
+    expect(refused!.headers['retry-after']).toBeUndefined();
+    await extra.closed;
+    // One that sends nothing is closed unanswered.
+    const silent = await connect('127.0.0.1');
+    await silent.closed;
+    expect(await silent.next()).toBeUndefined();
+    expect(extra.isClosed).toBe(true);
+    for (const c of busy) expect(c.isClosed).toBe(false);
+    const other = await connect('127.0.0.2');
+    other.write(get('/health'));
+    expect((await other.next())?.status).toBe(200);
+  });
+
+  it('through a trusted proxy, requests in flight per forwarded address are capped: 429 in the envelope, without quota headers', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered = 0;
+    let bothInside!: () => void;
+    const inside = new Promise<void>((resolve) => (bothInside = resolve));
+    const slow: DomainFactory = (db, options) => {
+      const domain = createDomain(db, options);
+      const listSuppliers: typeof domain.handlers.listSuppliers = async (input, ctx) => {
+        if (++entered === 2) bothInside();
+        await gate;
+        return domain.handlers.listSuppliers(input, ctx);
+      };
+      return { ...domain, handlers: { ...domain.handlers, listSuppliers } };
+    };
+    s = await startTestServer({ createDomain: slow, env: { TRUSTED_PROXIES: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '2' } });
+    const key = s.key(s.account(), 'wms');
+    const pending = [s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }), s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' })];
+    await inside;
+    const refused = await s.get('/v3/wms/products', { apiKey: key, ip: '203.0.113.9' });
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+    for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(refused.headers[h]).toBeUndefined();
+    expect((await s.get('/v3/wms/products', { apiKey: key, ip: '198.51.100.4' })).status).toBe(200);
+    release();
+    for (const r of await Promise.all(pending)) expect(r.status).toBe(200);
+    expect((await s.get('/v3/wms/products', { apiKey: key, ip: '203.0.113.9' })).status).toBe(200);
+  });
+});
+
+describe('timeouts', () => {
+  it('a stalled body is cut after REQUEST_TIMEOUT_MS with the envelope; the server answers others meanwhile', async () => {
+    s = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '400', HEADERS_TIMEOUT_MS: '300' } });
+    const key = s.key(s.account(), 'wms');
+    const stalled = await connect('127.0.0.1');
+    stalled.write(
+      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"orders":`,
+    );
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    const answer = await stalled.next();
+    if (answer) expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    await stalled.closed;
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+  });
+
+  it('headers that trickle in are cut after HEADERS_TIMEOUT_MS with the envelope', async () => {
+    s = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '400', HEADERS_TIMEOUT_MS: '300' } });
+    const slowloris = await connect('127.0.0.1');
+    slowloris.write('GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\nX-Padding: a');
+    const answer = await slowloris.next();
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toBe('The request was not received in time.');
+    await slowloris.closed;
+    expect((await s.get('/health')).status).toBe(200);
+  });
+
+  it('the timeouts and the cap are configurable and checked at start', () => {
+    const base = { DATABASE: ':memory:', JWT_SECRET: 'x'.repeat(32) };
+    const config = loadConfig({ ...base, HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '3000', CONNECTION_TIMEOUT_MS: '4000', KEEP_ALIVE_TIMEOUT_MS: '500', MAX_CONNECTIONS_PER_ADDRESS: '7' });
+    expect(config).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, connectionTimeoutMs: 4000, keepAliveTimeoutMs: 500, maxConnectionsPerAddress: 7 });
+    expect(() => loadConfig({ ...base, HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ ...base, MAX_CONNECTIONS_PER_ADDRESS: '0' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
+    // Defaults: every stage of a request is bounded (Fastify's own defaults leave the request unbounded).
+    const defaults = loadConfig(base);
+    for (const v of [defaults.headersTimeoutMs, defaults.requestTimeoutMs, defaults.connectionTimeoutMs, defaults.keepAliveTimeoutMs]) expect(v).toBeGreaterThan(0);
+  });
+});
