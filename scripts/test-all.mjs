@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
 const startedAt = Date.now();
 
-const turboArgs = ['exec', 'turbo', 'run', 'lint', 'typecheck', 'test', '--continue', '--summarize', ...process.argv.slice(2)];
+const turboArgs = ['exec', 'turbo', 'run', 'lint', 'lint:repo', 'typecheck', 'test', '--continue', '--summarize', ...process.argv.slice(2)];
 const turbo = spawnSync('pnpm', turboArgs, {
   cwd: root,
   stdio: 'inherit',

@@ -48,8 +48,11 @@ export type Fault = (typeof FAULTS)[number];
 
 export interface FakeOptions {
   faults?: Fault[];
-  /** Gateway buckets: the contract's (default), none, or given numbers (per scope name). */
-  gateway?: 'contract' | 'off' | Record<string, { ratePerSecond: number; burst: number }>;
+  /**
+   * Gateway buckets: the contract's (default), none, given numbers (per scope name), or `{ every: n }`: a gateway
+   * 429 for every n-th request, whatever the clock says, for tests that must see 429s on a machine of any speed.
+   */
+  gateway?: 'contract' | 'off' | { every: number } | Record<string, { ratePerSecond: number; burst: number }>;
   /** Monthly calls already used by each account's test keys when the server starts. */
   quotaUsedAtStart?: number;
   /**
@@ -167,15 +170,18 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   // Gateway buckets per scope.
   const buckets = new Map<string, { tokens: number; at: number; rate: number; burst: number; appliesTo: string }>();
-  if (options.gateway !== 'off' && !faults.has('no_gateway_limit')) {
+  const every = typeof options.gateway === 'object' && typeof options.gateway.every === 'number' ? options.gateway.every : undefined;
+  let counted = 0;
+  if (every === undefined && options.gateway !== 'off' && !faults.has('no_gateway_limit')) {
     for (const scope of contract.limits.gateway) {
-      const custom = typeof options.gateway === 'object' ? options.gateway[scope.name] : undefined;
+      const custom = typeof options.gateway === 'object' ? (options.gateway as Record<string, { ratePerSecond: number; burst: number }>)[scope.name] : undefined;
       const rate = custom?.ratePerSecond ?? scope.ratePerSecond;
       const burst = custom?.burst ?? scope.burst;
       buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
     }
   }
   const gatewayAllows = (path: string) => {
+    if (every !== undefined) return ++counted % every !== 0;
     const t = Date.now();
     const applicable = [...buckets.values()].filter((b) => path.startsWith(b.appliesTo));
     for (const b of applicable) {
