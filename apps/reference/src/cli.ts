@@ -8,10 +8,10 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { ApiError } from './errors.js';
-import { createLogger, type Clock } from './framework.js';
-import { baseUrlOf, shutdownOnSignals, startServer } from './server.js';
-import { monthKey, startOfNextMonth } from './service-time.js';
-import { KEY_AREAS, KEY_ENVS, ProvisioningError, SqliteAccountStore, type KeyEnv } from './store/accounts.js';
+import { baseUrlOf, createLogger, shutdownOnSignals, startServer, type Clock } from './server.js';
+import { monthKey, startOfNextMonth } from '@cls-api/spec';
+import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv } from './store/interface.js';
+import { SqliteAccountStore } from './store/sqlite-accounts.js';
 import { openDatabase, type Db } from './store/db.js';
 
 const USAGE = `Usage: cls-reference <command> [options]
@@ -72,7 +72,8 @@ function required(flags: Flags, name: 'name' | 'account' | 'area' | 'env' | 'key
 }
 
 function keyArea(value: string): KeyArea {
-  if (!(KEY_AREAS as readonly string[]).includes(value)) throw new UsageError(`--area must be one of ${KEY_AREAS.join(', ')} (no API key is issued for pay)`);
+  if (!(KEY_AREAS as readonly string[]).includes(value))
+    throw new UsageError(`--area must be one of ${KEY_AREAS.join(', ')} (no API key is issued for pay)`);
   return value as KeyArea;
 }
 
@@ -86,9 +87,13 @@ function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string 
   for (const a of accounts) {
     lines.push('', `  ${a.name}  account_id=${a.account_id}  ${a.paid ? 'paid' : 'not paid'}`);
     for (const k of a.api_keys) lines.push(`    ${`${k.area} ${k.env}`.padEnd(13)} X-API-Key: ${k.api_key}`);
-    for (const c of a.clients) lines.push(`    ${`client ${c.env}`.padEnd(13)} client_id=${c.client_id}  client_secret=${c.client_secret}`);
+    for (const c of a.clients)
+      lines.push(`    ${`client ${c.env}`.padEnd(13)} client_id=${c.client_id}  client_secret=${c.client_secret}`);
   }
-  lines.push('', 'Test and live are separate data: a test key or token sees only test data, a live one only live data.');
+  lines.push(
+    '',
+    'Test and live are separate data: a test key or token sees only test data, a live one only live data.',
+  );
   const first = accounts[0];
   const managerKey = first?.api_keys.find((k) => k.area === 'manager' && k.env === 'test');
   if (baseUrl && first && managerKey) {
@@ -113,7 +118,13 @@ async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T> | T)
   }
 }
 
-async function admin(positionals: string[], flags: Flags, config: Config, io: CliIo, now: Date): Promise<Record<string, unknown>> {
+async function admin(
+  positionals: string[],
+  flags: Flags,
+  config: Config,
+  io: CliIo,
+  now: Date,
+): Promise<Record<string, unknown>> {
   const [noun, verb, arg] = positionals;
   return withDatabase(config, async (db) => {
     const accounts = new SqliteAccountStore(db);
@@ -213,14 +224,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (command === 'serve') {
       const config = loadConfig(io.env);
       const logger = createLogger(config);
-      if (config.jwtSecretGenerated) logger.warn('JWT_SECRET is not set: using a random secret, so JWTs stop working when the server restarts');
+      if (config.jwtSecretGenerated)
+        logger.warn('JWT_SECRET is not set: using a random secret, so JWTs stop working when the server restarts');
       const db = openDatabase(config.database);
       let demo: DemoAccount[] | undefined;
       let demoSkipped = false;
       try {
         if (flags.demo) {
           try {
-            demo = await provisionDemo(new SqliteAccountStore(db), createDomain(db, { timeZone: config.serviceTimeZone }), clock());
+            demo = await provisionDemo(
+              new SqliteAccountStore(db),
+              createDomain(db, { timeZone: config.serviceTimeZone }),
+              clock(),
+            );
           } catch (err) {
             if (!(err instanceof NotEmptyError)) throw err;
             demoSkipped = true;
@@ -230,11 +246,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (io.handleSignals !== false) shutdownOnSignals(app, { graceMs: config.shutdownGraceMs });
         io.onServe?.(app);
         const baseUrl = baseUrlOf(app);
-        if (json) io.stdout(JSON.stringify({ base_url: baseUrl, ...(demo ? { accounts: demo } : {}), ...(demoSkipped ? { demo_loaded: false } : {}) }));
+        if (json)
+          io.stdout(
+            JSON.stringify({
+              base_url: baseUrl,
+              ...(demo ? { accounts: demo } : {}),
+              ...(demoSkipped ? { demo_loaded: false } : {}),
+            }),
+          );
         else {
           if (demo) io.stdout(demoText(demo, baseUrl));
-          if (demoSkipped) io.stdout('The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …');
-          io.stdout(`Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${config.database}). Ctrl-C stops it.`);
+          if (demoSkipped)
+            io.stdout(
+              'The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …',
+            );
+          io.stdout(
+            `Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${config.database}). Ctrl-C stops it.`,
+          );
         }
         return 0;
       } catch (err) {

@@ -1,7 +1,7 @@
 import type { KeyArea } from '@cls-api/server';
 import type { Owner } from './environment.js';
-import type { Domain } from './framework.js';
-import { KEY_AREAS, KEY_ENVS, type AccountStore, type KeyEnv } from './store/accounts.js';
+import type { Domain } from './server.js';
+import { KEY_AREAS, KEY_ENVS, type AccountStore, type KeyEnv } from './store/interface.js';
 
 export interface DemoApiKey {
   area: KeyArea;

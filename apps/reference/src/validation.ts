@@ -1,56 +1,49 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  KNOWN_VALUES_KEYWORD,
+  resolvePointer,
+  type ErrorObject,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  type SchemaValidator,
+} from '@cls-api/spec';
 import { shown } from './errors.js';
 
-// ajv-formats is CommonJS; under NodeNext its default import is the module object with the plugin on `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+// Requests and responses are validated by the contract model's validators (`@cls-api/spec`'s `contractModel`), the
+// one Ajv configuration of the repository: `validator({ coerceTypes: true })` for path and query parameters
+// (text, coerced and defaulted), `validator()` for bodies and responses.
 
-/** The id under which the contract's components are registered, so `#/components/…` references resolve. */
-const DOC_ID = 'https://cls-api.local/openapi.json';
+/**
+ * The errors that refuse a request. `x-known-values` lists the known members of an open set (spec/README.md,
+ * "Open value sets"; DECISIONS G24): a request with another member is valid (`order_status_code=55` is an empty
+ * page), so that keyword never refuses one.
+ */
+function refusals(validator: SchemaValidator, schema: JsonSchema, value: unknown): ErrorObject[] {
+  return validator.errors(schema, value).filter((e) => e.keyword !== KNOWN_VALUES_KEYWORD);
+}
 
-/** OpenAPI keywords that may sit in a schema object without being JSON Schema validation keywords. */
-const OPENAPI_ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs'];
-
-function extensionKeywords(value: unknown, found: Set<string>): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => extensionKeywords(v, found));
-  else if (value && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      if (key.startsWith('x-')) found.add(key);
-      extensionKeywords(child, found);
+/** The schema that applies at `instancePath` of a value of `schema`, following `$ref`s, `properties`, `items`. */
+function schemaAt(doc: OpenApiDocument, schema: unknown, instancePath: string): JsonSchema | undefined {
+  const deref = (node: unknown): Record<string, unknown> | undefined => {
+    let current = node as Record<string, unknown> | undefined;
+    for (
+      let hops = 0;
+      hops < 32 && current && typeof current === 'object' && typeof current.$ref === 'string';
+      hops++
+    ) {
+      current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
     }
+    return current && typeof current === 'object' ? current : undefined;
+  };
+  let current = deref(schema);
+  for (const raw of instancePath.split('/').slice(1)) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!current) return undefined;
+    current = /^\d+$/.test(segment)
+      ? deref(current.items)
+      : deref((current.properties as Record<string, unknown> | undefined)?.[segment]);
   }
-  return found;
-}
-
-/** A copy of `schema` whose local references point into the registered contract. */
-export function anchored(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(anchored);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${DOC_ID}${value}` : anchored(value);
-  }
-  return out;
-}
-
-/** Ajv 2020 (with ajv-formats) that knows the contract's components. */
-export function contractAjv(doc: OpenApiDocument, options: { coerceTypes: boolean; useDefaults: boolean }): Ajv2020 {
-  const ajv = new Ajv2020({
-    strict: true,
-    strictTypes: false,
-    strictRequired: false,
-    allErrors: false,
-    // Errors carry the schema they failed (`parentSchema`), so a message can name what the client may send.
-    verbose: true,
-    coerceTypes: options.coerceTypes,
-    useDefaults: options.useDefaults,
-  });
-  addFormats(ajv);
-  for (const keyword of [...OPENAPI_ANNOTATIONS, ...extensionKeywords(doc, new Set())]) ajv.addKeyword(keyword);
-  ajv.addKeyword('components');
-  ajv.addSchema({ components: doc.components ?? {} }, DOC_ID);
-  return ajv;
+  return current as JsonSchema | undefined;
 }
 
 export type RequestPart = 'params' | 'query' | 'body';
@@ -85,7 +78,11 @@ export function itemName(instancePath: string, child?: string): string {
   return shown(out);
 }
 
-function describe(part: RequestPart, error: ErrorObject): RequestValidationError {
+function describe(
+  part: RequestPart,
+  error: ErrorObject,
+  schemaOf: (instancePath: string) => JsonSchema | undefined = () => undefined,
+): RequestValidationError {
   const p = error.params as Record<string, unknown>;
   if (error.keyword === 'required') {
     const item = itemName(error.instancePath, String(p.missingProperty));
@@ -97,7 +94,7 @@ function describe(part: RequestPart, error: ErrorObject): RequestValidationError
     // An object that names fewer items than it needs lacks a required item, whichever one the client meant to
     // send (`PATCH /v3/wms/orders/{order_no}` with `{}`: DECISIONS G27).
     const subject = item === '' ? 'The request body' : item;
-    const properties = Object.keys(((error.parentSchema as JsonSchema | undefined)?.properties ?? {}) as object);
+    const properties = Object.keys((schemaOf(error.instancePath)?.properties ?? {}) as object);
     const choice = properties.length > 0 ? `: give at least ${String(p.limit)} of ${properties.join(', ')}` : '';
     const names = p.limit === 1 ? 'names no field' : `names fewer than ${String(p.limit)} fields`;
     return new RequestValidationError(part, item, true, `${subject} ${names}${choice}.`);
@@ -106,7 +103,12 @@ function describe(part: RequestPart, error: ErrorObject): RequestValidationError
     const extra = itemName(error.instancePath, String(p.additionalProperty));
     return new RequestValidationError(part, extra, false, `${extra} is not allowed.`);
   }
-  const subject = item === '' ? 'The request body' : part === 'body' ? item : `The ${part === 'query' ? 'query' : 'path'} parameter ${item}`;
+  const subject =
+    item === ''
+      ? 'The request body'
+      : part === 'body'
+        ? item
+        : `The ${part === 'query' ? 'query' : 'path'} parameter ${item}`;
   return new RequestValidationError(part, item, false, `${subject} ${error.message ?? 'is invalid'}.`);
 }
 
@@ -126,6 +128,14 @@ function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
   return undefined;
 }
 
+/** The contract model's validators a request is checked with. */
+export interface RequestValidators {
+  /** Path and query parameters: `validator({ coerceTypes: true })` (coerces and fills defaults in place). */
+  parameters: SchemaValidator;
+  /** The body, taken as sent: `validator()`. */
+  body: SchemaValidator;
+}
+
 export interface RequestValidatorOptions {
   doc: OpenApiDocument;
   /**
@@ -141,25 +151,37 @@ function parameterSchema(op: OperationInfo, location: 'path' | 'query'): JsonSch
   if (params.length === 0) return undefined;
   return {
     type: 'object',
-    properties: Object.fromEntries(params.map((p) => [p.name, anchored(p.schema ?? {})])),
+    properties: Object.fromEntries(params.map((p) => [p.name, p.schema ?? {}])),
     required: params.filter((p) => p.required).map((p) => p.name),
   };
 }
 
 /** The request validator of one operation, compiled from the contract's own parameter and body schemas. */
-export function requestValidator(op: OperationInfo, ajv: { coercing: Ajv2020; strict: Ajv2020 }, options: RequestValidatorOptions): RequestValidator {
-  const compile = (ajvInstance: Ajv2020, schema: JsonSchema | undefined): ValidateFunction | undefined =>
-    schema === undefined ? undefined : ajvInstance.compile(schema);
-  const integerQuery = op.parameters.filter((p) => p.in === 'query' && typeOf(options.doc, p.schema) === 'integer').map((p) => p.name);
+export function requestValidator(
+  op: OperationInfo,
+  validators: RequestValidators,
+  options: RequestValidatorOptions,
+): RequestValidator {
+  const check = (validator: SchemaValidator, schema: JsonSchema | undefined) => {
+    if (schema === undefined) return undefined;
+    // Compiled now, at start-up, not on the first request.
+    validator.compile(schema);
+    return (value: unknown): ErrorObject | undefined => refusals(validator, schema, value)[0];
+  };
+  const integerQuery = op.parameters
+    .filter((p) => p.in === 'query' && typeOf(options.doc, p.schema) === 'integer')
+    .map((p) => p.name);
   const { integerSyntax } = options;
-  const params = compile(ajv.coercing, parameterSchema(op, 'path'));
-  const query = compile(ajv.coercing, parameterSchema(op, 'query'));
+  const params = check(validators.parameters, parameterSchema(op, 'path'));
+  const query = check(validators.parameters, parameterSchema(op, 'query'));
   const bodySchema = op.requestBody?.schema;
-  const body = compile(ajv.strict, bodySchema === undefined ? undefined : (anchored(bodySchema) as JsonSchema));
+  const body = check(validators.body, bodySchema);
   const bodyRequired = op.requestBody?.required === true;
+  const bodySchemaAt = (instancePath: string) => schemaAt(options.doc, bodySchema, instancePath);
 
   return (request) => {
-    if (params && !params(request.params)) throw describe('params', params.errors![0]!);
+    const paramsError = params?.(request.params);
+    if (paramsError) throw describe('params', paramsError);
     const rawQuery = (request.query ?? {}) as Record<string, unknown>;
     for (const name of integerQuery) {
       const value = rawQuery[name];
@@ -170,30 +192,31 @@ export function requestValidator(op: OperationInfo, ajv: { coercing: Ajv2020; st
         throw new RequestValidationError('query', name, false, `The query parameter ${name} must be ${how}.`);
       }
     }
-    if (query && !query(request.query)) throw describe('query', query.errors![0]!);
+    const queryError = query?.(request.query);
+    if (queryError) throw describe('query', queryError);
     if (body) {
       if (request.body === undefined) {
         if (bodyRequired) throw new RequestValidationError('body', '', true, 'The request body is required.');
-      } else if (!body(request.body)) {
-        throw describe('body', body.errors![0]!);
+      } else {
+        const bodyError = body(request.body);
+        if (bodyError) throw describe('body', bodyError, bodySchemaAt);
       }
     }
   };
 }
 
-/** Validates response bodies against the contract (strict-contract mode). */
-export function responseValidator(op: OperationInfo, ajv: Ajv2020): (status: number, body: unknown) => string | undefined {
-  const validators = new Map<string, ValidateFunction>();
+/** Validates response bodies against the contract (strict-contract mode), with the model's `validator()`. */
+export function responseValidator(
+  op: OperationInfo,
+  validator: SchemaValidator,
+): (status: number, body: unknown) => string | undefined {
   return (status, body) => {
     const response = op.responses[String(status)];
     if (!response) return `${op.operationId} does not document status ${status}`;
     if (!response.schema) return undefined;
-    let validate = validators.get(response.status);
-    if (!validate) {
-      validate = ajv.compile(anchored(response.schema) as JsonSchema);
-      validators.set(response.status, validate);
-    }
-    if (validate(body)) return undefined;
-    return `${op.operationId} ${status}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`;
+    // The first error, as Ajv's `errorsText` writes it (`body/data/0/status must be …`).
+    const [first] = validator.errors(response.schema, body);
+    if (first === undefined) return undefined;
+    return `${op.operationId} ${status}: body${first.instancePath} ${first.message ?? 'is invalid'}`;
   };
 }

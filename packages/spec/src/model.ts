@@ -15,6 +15,7 @@ import {
   operations,
   provisionalSchemaNodes,
   relaxProvisional,
+  resolvePointer,
   type ErrorCatalogEntry,
   type JsonSchema,
   type OpenApiDocument,
@@ -252,6 +253,22 @@ export class ContractModel {
   /** The areas whose operations accept `scheme` (`BearerAuth`: `manager`, `pay`), sorted. */
   areasAccepting(scheme: string): string[] {
     return [...new Set(this.operations.filter((op) => op.security.includes(scheme)).map((op) => op.area))].sort();
+  }
+
+  /**
+   * The known members of an open set (`x-known-values`) of a schema, following its `$ref`s; undefined when the
+   * schema states none.
+   */
+  knownValues(schema: JsonSchema | undefined): unknown[] | undefined {
+    let node: unknown = schema;
+    for (let hops = 0; hops < 32 && node && typeof node === 'object'; hops++) {
+      const known = (node as JsonSchema)[KNOWN_VALUES_KEYWORD];
+      if (Array.isArray(known)) return [...known];
+      const ref = (node as JsonSchema).$ref;
+      if (typeof ref !== 'string') return undefined;
+      node = resolvePointer(this.doc, ref);
+    }
+    return undefined;
   }
 
   /** A validator of this contract; one per set of options, compiled lazily and kept. */

@@ -61,6 +61,11 @@ describe('operations and codes', () => {
     expect(() => model.operation('noSuchOperation')).toThrow(ContractError);
   });
 
+  it('reads the known values of an open set through its references', () => {
+    expect(model.knownValues({ $ref: '#/components/schemas/OrderStatusCode' })).toEqual([10, 20, 30, 40, 90]);
+    expect(model.knownValues({ $ref: '#/components/schemas/ProductCode' })).toBeUndefined();
+  });
+
   it('lists every provisional element: operations, parameters and nested schema nodes', () => {
     const names = model.provisionalElements().map((e) => `${e.kind} ${e.name}`);
     expect(names).toEqual(expect.arrayContaining(['operation listWmsOrders', 'parameter Size', 'schema Identifier', 'schema Pagination.size']));

@@ -1,7 +1,7 @@
 import type { Handlers } from '@cls-api/server';
 import type { Environment } from '../environment.js';
 import { ApiError } from '../errors.js';
-import type { AccountStore } from '../store/accounts.js';
+import type { AccountStore } from '../store/interface.js';
 import { whenUnlocked } from '../store/busy.js';
 import type { JwtIssuer } from './jwt.js';
 

@@ -2,8 +2,8 @@
 
 import { ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
-import { type DomainHandlers, paginationOf, windowOf } from './contract.js';
-import { ServiceTime } from './time.js';
+import { type DomainHandlers, paginationOf, windowOf } from './vocabulary.js';
+import { ServiceTime } from '@cls-api/spec';
 import { dateFilter, depositView, type Domain } from './views.js';
 
 export function depositHandlers(d: Domain): Pick<DomainHandlers, 'listDeposits'> {

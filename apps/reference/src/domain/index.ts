@@ -2,27 +2,31 @@
 // on a storage interface (`DomainStore`) with SQLite behind it.
 
 import type Database from 'better-sqlite3';
-import { type OpenApiDocument, loadDereferencedSpec, operations } from '@cls-api/spec';
+import {
+  type ContractModel,
+  contractModel,
+  type OpenApiDocument,
+  loadDereferencedSpec,
+  ServiceTime,
+} from '@cls-api/spec';
 import type { Owner } from '../environment.js';
-import { assertKnownValues, type DomainHandlers, mcpToolsOf } from './contract.js';
+import { assertKnownValues, type DomainHandlers, mcpToolsOf } from './vocabulary.js';
 import { depositHandlers } from './deposits.js';
 import { mcpHandlers } from './mcp.js';
 import { orderHandlers, orderLifecycle } from './orders.js';
 import { productHandlers } from './products.js';
 import { returnHandlers } from './returns.js';
 import { type DemoSummary, seedDemo } from './seed.js';
-import { SqliteDomainStore } from './sqlite-store.js';
-import type { DomainStore } from './store.js';
-import { ServiceTime, type TimeOfDay } from './time.js';
+import { SqliteDomainStore } from '../store/sqlite-domain.js';
+import type { DomainStore } from '../store/interface.js';
 import { videoHandlers } from './videos.js';
 import type { Domain as DomainParts } from './views.js';
 
-export type { DomainHandler, DomainHandlers, DomainOperationId } from './contract.js';
-export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './contract.js';
+export type { DomainHandler, DomainHandlers, DomainOperationId } from './vocabulary.js';
+export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './vocabulary.js';
 export type { DemoAccountSummary, DemoSummary } from './seed.js';
-export { SqliteDomainStore } from './sqlite-store.js';
-export type * from './store.js';
-export { ServiceTime } from './time.js';
+export { SqliteDomainStore } from '../store/sqlite-domain.js';
+export type * from '../store/interface.js';
 
 export interface DomainOptions {
   /** The service time zone (IANA name), for every shown time, date filter and the return window. */
@@ -56,32 +60,27 @@ export interface Domain {
 const DEFAULT_VIDEO_BASE_URL = 'https://video.example.com/v/';
 
 /** `maxItems` of the `data` array of an operation's success response. */
-function dataMaxItems(doc: OpenApiDocument, operationId: string): number {
-  const op = operations(doc).find((o) => o.operationId === operationId);
-  const schema = op?.responses['200']?.schema as { properties?: { data?: { maxItems?: unknown } } } | undefined;
+function dataMaxItems(model: ContractModel, operationId: string): number {
+  const schema = model.operation(operationId).responses['200']?.schema as
+    | { properties?: { data?: { maxItems?: unknown } } }
+    | undefined;
   const max = schema?.properties?.data?.maxItems;
   if (typeof max !== 'number') throw new Error(`the contract gives no maxItems for the data of ${operationId}`);
   return max;
 }
 
-function withdrawalDeadline(doc: OpenApiDocument): TimeOfDay {
-  const limits = (doc.info as { 'x-limits'?: { return_withdrawal_deadline?: unknown } })['x-limits'];
-  const match = /^([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(String(limits?.return_withdrawal_deadline ?? ''));
-  if (!match) throw new Error('the contract gives no info.x-limits.return_withdrawal_deadline (HH:MM)');
-  return { hour: Number(match[1]), minute: Number(match[2]) };
-}
-
 /** The domain on any `DomainStore` implementation. */
 export function createDomainWithStore(store: DomainStore, options: DomainOptions): Domain {
   const spec = options.spec ?? loadDereferencedSpec();
-  assertKnownValues(spec);
+  const model = contractModel(spec);
+  assertKnownValues(model);
   const base = options.videoBaseUrl ?? DEFAULT_VIDEO_BASE_URL;
   const parts: DomainParts = {
     store,
     time: new ServiceTime(options.timeZone),
     videoBaseUrl: base.endsWith('/') ? base : `${base}/`,
-    videosPerInvoice: dataMaxItems(spec, 'listInvoiceVideos'),
-    returnWithdrawalDeadline: withdrawalDeadline(spec),
+    videosPerInvoice: dataMaxItems(model, 'listInvoiceVideos'),
+    returnWithdrawalDeadline: model.limits.returnWithdrawalDeadline,
   };
   const wrapped = {
     ...orderHandlers(parts),
@@ -90,7 +89,7 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
     ...depositHandlers(parts),
     ...videoHandlers(parts),
   };
-  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped) };
+  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped, model.validator()) };
   const lifecycle = orderLifecycle(parts);
   return {
     handlers,

@@ -1,12 +1,9 @@
 // The MCP area: the tools are the contract's operations marked `x-mcp-tool`, called through their own handlers.
 
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, JsonSchema, SchemaValidator } from '@cls-api/spec';
 import type { RequestContext } from '../environment.js';
 import { ApiError, shown } from '../errors.js';
-import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './contract.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './vocabulary.js';
 
 type WrappedHandlers = Omit<DomainHandlers, 'listMcpTools' | 'callMcpTool'>;
 type AnyInput = { params: Record<string, unknown>; query: Record<string, unknown>; body: undefined };
@@ -14,18 +11,22 @@ type AnyHandler = (input: AnyInput, ctx: RequestContext) => Promise<{ data: unkn
 
 interface CallableTool {
   definition: McpToolDefinition;
-  validate: ValidateFunction;
   handler: AnyHandler;
 }
 
-function argumentsValidator(): Ajv2020 {
-  // Defaults (page 1, size 10) are filled in, as the request validator does for the wrapped operation's own route.
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, strictTypes: false });
-  addFormats(ajv);
-  // OpenAPI's integer formats, which ajv-formats does not know.
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  return ajv;
+/**
+ * The arguments with the defaults of the tool's input schema filled in (page 1, size 10), as the request validator
+ * does for the wrapped operation's own route. The model's body validator fills none (it validates JSON as sent),
+ * and a tool's arguments are one flat object of path and query parameters, so the top level is all there is.
+ */
+function withDefaults(schema: JsonSchema, args: Record<string, unknown>): Record<string, unknown> {
+  // Anything but an object is left to the validator to refuse.
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const properties = (schema.properties ?? {}) as Record<string, { default?: unknown }>;
+  for (const [name, property] of Object.entries(properties)) {
+    if (args[name] === undefined && property.default !== undefined) args[name] = structuredClone(property.default);
+  }
+  return args;
 }
 
 function argumentError(errors: ErrorObject[]): ApiError {
@@ -44,13 +45,18 @@ function argumentError(errors: ErrorObject[]): ApiError {
   return new ApiError('INVALID_PARAMETER', `${where} ${first?.message ?? 'is invalid'}.`);
 }
 
-export function mcpHandlers(definitions: McpToolDefinition[], wrapped: WrappedHandlers): Pick<DomainHandlers, 'listMcpTools' | 'callMcpTool'> {
-  const ajv = argumentsValidator();
+/** `validator` is the contract model's `validator()`: arguments are JSON, taken as sent. */
+export function mcpHandlers(
+  definitions: McpToolDefinition[],
+  wrapped: WrappedHandlers,
+  validator: SchemaValidator,
+): Pick<DomainHandlers, 'listMcpTools' | 'callMcpTool'> {
   const tools = new Map<string, CallableTool>();
   for (const definition of definitions) {
     const handler = (wrapped as unknown as Record<string, AnyHandler | undefined>)[definition.operation_id];
     if (!handler) throw new Error(`MCP tool ${definition.name} wraps ${definition.operation_id}, which has no handler`);
-    tools.set(definition.name, { definition, validate: ajv.compile(definition.input_schema), handler });
+    validator.compile(definition.input_schema);
+    tools.set(definition.name, { definition, handler });
   }
   const listing: McpTool[] = definitions.map(({ name, description, area, operation_id, input_schema }) => ({
     name,
@@ -71,10 +77,14 @@ export function mcpHandlers(definitions: McpToolDefinition[], wrapped: WrappedHa
       const { definition } = tool;
       // DECISIONS G8: a key may call the tools of its own area only.
       if (ctx.keyArea !== definition.area) {
-        throw new ApiError('AUTH_FORBIDDEN', `Tool ${definition.name} needs an API key of the ${definition.area} area.`);
+        throw new ApiError(
+          'AUTH_FORBIDDEN',
+          `Tool ${definition.name} needs an API key of the ${definition.area} area.`,
+        );
       }
-      const args = structuredClone(body.arguments) as Record<string, unknown>;
-      if (!tool.validate(args)) throw argumentError(tool.validate.errors ?? []);
+      const args = withDefaults(definition.input_schema, structuredClone(body.arguments) as Record<string, unknown>);
+      const errors = validator.errors(definition.input_schema, args);
+      if (errors.length > 0) throw argumentError(errors);
       const input: AnyInput = { params: {}, query: {}, body: undefined };
       for (const [name, value] of Object.entries(args)) {
         input[definition.argumentLocations[name] === 'path' ? 'params' : 'query'][name] = value;

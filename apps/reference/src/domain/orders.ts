@@ -12,9 +12,9 @@ import {
   type OrderStatusCode,
   paginationOf,
   windowOf,
-} from './contract.js';
-import type { OrderChanges, OrderFields, OrderFilter, OrderRecord, Slice, StoreTransaction, Window } from './store.js';
-import { type EpochSeconds, ServiceTime } from './time.js';
+} from './vocabulary.js';
+import type { OrderChanges, OrderFields, OrderFilter, OrderRecord, Slice, StoreTransaction, Window } from '../store/interface.js';
+import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
 import { dailyNumber, dateFilter, type Domain, draftView, managerOrderView, orderView, timeFilter } from './views.js';
 
 type OrderRow = components['schemas']['OrderRow'];

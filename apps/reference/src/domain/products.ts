@@ -3,8 +3,8 @@
 import type { components } from '@cls-api/server';
 import { type Owner, ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
-import { type DomainHandlers, paginationOf, windowOf } from './contract.js';
-import { ServiceTime } from './time.js';
+import { type DomainHandlers, paginationOf, windowOf } from './vocabulary.js';
+import { ServiceTime } from '@cls-api/spec';
 import { type Domain, optionView, productView, stockView, supplierView, timeFilter } from './views.js';
 
 type OptionResult = components['schemas']['OptionResult'];

@@ -2,8 +2,8 @@
 
 import { ownerOf } from '../environment.js';
 import { ApiError } from '../errors.js';
-import type { DomainHandlers } from './contract.js';
-import { ServiceTime } from './time.js';
+import type { DomainHandlers } from './vocabulary.js';
+import { ServiceTime } from '@cls-api/spec';
 import { dailyNumber, type Domain, returnView } from './views.js';
 
 type ReturnHandlers = Pick<DomainHandlers, 'registerReturn' | 'getReturn' | 'cancelReturn'>;

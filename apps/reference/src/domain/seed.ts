@@ -6,10 +6,10 @@
 
 import type { components } from '@cls-api/server';
 import type { Owner, RequestContext } from '../environment.js';
-import type { DomainHandlers } from './contract.js';
+import type { DomainHandlers } from './vocabulary.js';
 import type { OrderLifecycle } from './orders.js';
-import type { EpochSeconds } from './time.js';
-import { ServiceTime } from './time.js';
+import type { EpochSeconds } from '@cls-api/spec';
+import { ServiceTime } from '@cls-api/spec';
 import type { Domain } from './views.js';
 
 type OrderRow = components['schemas']['OrderRow'];

@@ -14,8 +14,8 @@ import type {
   StockRecord,
   SupplierRecord,
   VideoRecord,
-} from './store.js';
-import type { EpochSeconds, ServiceTime, TimeOfDay } from './time.js';
+} from '../store/interface.js';
+import type { EpochSeconds, ServiceTime, TimeOfDay } from '@cls-api/spec';
 
 type Schemas = components['schemas'];
 

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routes, type Route } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract.js';
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract-facts.js';
 import { ApiError } from '../errors.js';
-import { globalPlugin } from '../fastify.js';
-import { API_KEY_SHAPE, type AccountStore } from '../store/accounts.js';
+import fp from 'fastify-plugin';
+import { API_KEY_SHAPE, type AccountStore } from '../store/interface.js';
 
 export interface AuthOptions extends Record<string, unknown> {
   accounts: AccountStore;
@@ -29,69 +29,83 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * accepted and both are sent, the API key is used (DECISIONS G22). The credential names the account and the
  * environment its data lives in (G20, G21).
  */
-export const auth = globalPlugin<AuthOptions>('auth', async (app: FastifyInstance, { accounts, jwt }) => {
-  app.decorateRequest('credential', undefined);
+export const auth = fp<AuthOptions>(
+  async (app: FastifyInstance, { accounts, jwt }) => {
+    app.decorateRequest('credential', undefined);
 
-  // A scheme this server does not implement would leave an operation open or shut: refuse to start instead.
-  for (const route of routes) {
-    const unknown = route.security.filter((s: string) => !IMPLEMENTED_SCHEMES.includes(s));
-    if (unknown.length) throw new Error(`operation ${route.operationId} uses security schemes ${unknown.join(', ')}, which this server does not implement`);
-  }
+    // A scheme this server does not implement would leave an operation open or shut: refuse to start instead.
+    for (const route of routes) {
+      const unknown = route.security.filter((s: string) => !IMPLEMENTED_SCHEMES.includes(s));
+      if (unknown.length)
+        throw new Error(
+          `operation ${route.operationId} uses security schemes ${unknown.join(', ')}, which this server does not implement`,
+        );
+    }
 
-  async function bearer(request: FastifyRequest, route: Route, alsoKey: boolean): Promise<void> {
-    const authorization = header(request, 'authorization');
-    if (authorization === undefined) {
-      if (!alsoKey && header(request, 'x-api-key') !== undefined) {
-        throw new ApiError('AUTH_FORBIDDEN', 'The payment-deposit area accepts a JWT only.');
+    async function bearer(request: FastifyRequest, route: Route, alsoKey: boolean): Promise<void> {
+      const authorization = header(request, 'authorization');
+      if (authorization === undefined) {
+        if (!alsoKey && header(request, 'x-api-key') !== undefined) {
+          throw new ApiError('AUTH_FORBIDDEN', 'The payment-deposit area accepts a JWT only.');
+        }
+        throw new ApiError(
+          'AUTH_MISSING_TOKEN',
+          alsoKey
+            ? 'Send your API key in the X-API-Key header, or a JWT in the Authorization header: Bearer <access_token>.'
+            : 'Send a JWT in the Authorization header: Bearer <access_token>.',
+        );
       }
-      throw new ApiError(
-        'AUTH_MISSING_TOKEN',
-        alsoKey
-          ? 'Send your API key in the X-API-Key header, or a JWT in the Authorization header: Bearer <access_token>.'
-          : 'Send a JWT in the Authorization header: Bearer <access_token>.',
-      );
+      const match = /^Bearer +([^ ]+)$/i.exec(authorization.trim());
+      if (!match) throw new ApiError('AUTH_INVALID_TOKEN', 'The Authorization header must be Bearer <access_token>.');
+      const outcome = await jwt.verify(match[1]!, request.now, route.area);
+      if (outcome.kind === 'expired')
+        throw new ApiError('AUTH_EXPIRED_TOKEN', 'The JWT has expired. Refresh it and retry.');
+      const account = outcome.kind === 'ok' ? accounts.getAccount(outcome.accountId) : undefined;
+      if (outcome.kind === 'invalid' || !account) throw new ApiError('AUTH_INVALID_TOKEN', 'The JWT is invalid.');
+      // Live data needs the paid subscription on every call, whichever credential reaches it (DECISIONS G19).
+      if (outcome.environment === 'live' && !account.paid)
+        throw new ApiError('AUTH_FORBIDDEN', 'Live access needs a paid subscription.');
+      request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
     }
-    const match = /^Bearer +([^ ]+)$/i.exec(authorization.trim());
-    if (!match) throw new ApiError('AUTH_INVALID_TOKEN', 'The Authorization header must be Bearer <access_token>.');
-    const outcome = await jwt.verify(match[1]!, request.now, route.area);
-    if (outcome.kind === 'expired') throw new ApiError('AUTH_EXPIRED_TOKEN', 'The JWT has expired. Refresh it and retry.');
-    const account = outcome.kind === 'ok' ? accounts.getAccount(outcome.accountId) : undefined;
-    if (outcome.kind === 'invalid' || !account) throw new ApiError('AUTH_INVALID_TOKEN', 'The JWT is invalid.');
-    // Live data needs the paid subscription on every call, whichever credential reaches it (DECISIONS G19).
-    if (outcome.environment === 'live' && !account.paid) throw new ApiError('AUTH_FORBIDDEN', 'Live access needs a paid subscription.');
-    request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
-  }
 
-  function apiKey(request: FastifyRequest, route: Route, key: string | undefined): void {
-    if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
-    const identity = API_KEY_SHAPE.test(key) ? accounts.findApiKey(key) : undefined;
-    if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
-    if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
-      throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');
+    function apiKey(request: FastifyRequest, route: Route, key: string | undefined): void {
+      if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
+      const identity = API_KEY_SHAPE.test(key) ? accounts.findApiKey(key) : undefined;
+      if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
+      if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
+        throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');
+      }
+      if (identity.env === 'live' && !identity.paid) {
+        throw new ApiError('AUTH_FORBIDDEN', 'Live keys need a paid subscription.');
+      }
+      request.credential = {
+        kind: 'api_key',
+        accountId: identity.account_id,
+        keyArea: identity.area,
+        environment: identity.env,
+      };
     }
-    if (identity.env === 'live' && !identity.paid) {
-      throw new ApiError('AUTH_FORBIDDEN', 'Live keys need a paid subscription.');
-    }
-    request.credential = { kind: 'api_key', accountId: identity.account_id, keyArea: identity.area, environment: identity.env };
-  }
 
-  app.addHook('onRequest', async (request) => {
-    const route = request.operation;
-    if (!route) {
-      // An empty path parameter matched a route, but addresses no operation.
-      if (request.routeOptions.config.operation) throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
-      return; // no route at all: the not-found handler answers
-    }
-    const schemes: readonly string[] = route.security;
-    const acceptsKey = schemes.includes(API_KEY_SCHEME);
-    const acceptsJwt = schemes.includes(BEARER_SCHEME);
-    const key = header(request, 'x-api-key');
-    if (!acceptsKey && !acceptsJwt) {
-      request.credential = { kind: 'public' };
-    } else if (acceptsKey && (!acceptsJwt || key !== undefined)) {
-      apiKey(request, route, key);
-    } else {
-      await bearer(request, route, acceptsKey);
-    }
-  });
-});
+    app.addHook('onRequest', async function authenticate(request) {
+      const route = request.operation;
+      if (!route) {
+        // An empty path parameter matched a route, but addresses no operation.
+        if (request.routeOptions.config.operation)
+          throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
+        return; // no route at all: the not-found handler answers
+      }
+      const schemes: readonly string[] = route.security;
+      const acceptsKey = schemes.includes(API_KEY_SCHEME);
+      const acceptsJwt = schemes.includes(BEARER_SCHEME);
+      const key = header(request, 'x-api-key');
+      if (!acceptsKey && !acceptsJwt) {
+        request.credential = { kind: 'public' };
+      } else if (acceptsKey && (!acceptsJwt || key !== undefined)) {
+        apiKey(request, route, key);
+      } else {
+        await bearer(request, route, acceptsKey);
+      }
+    });
+  },
+  { name: 'auth', fastify: '5.x', dependencies: ['gateway-rate-limit', 'json-body'] },
+);

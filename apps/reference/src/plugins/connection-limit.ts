@@ -1,7 +1,7 @@
 import { BlockList, isIP, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { globalPlugin } from '../fastify.js';
+import fp from 'fastify-plugin';
 
 export interface ConnectionLimitOptions extends Record<string, unknown> {
   /** Open connections (or, through a trusted proxy, requests in flight) one client address may have. */
@@ -51,76 +51,89 @@ export function proxyMatcher(trustedProxies: readonly string[]): (address: strin
 /** How long a connection over the cap may take to send the request head its 429 answers. */
 export const OVER_CAP_HEAD_MS = 1_000;
 
-export const connectionLimit = globalPlugin<ConnectionLimitOptions>('connection-limit', async (app: FastifyInstance, options) => {
-  const { maxPerAddress } = options;
-  const trusted = proxyMatcher(options.trustedProxies);
-  const open = new Map<string, Set<Socket>>();
-  // A connection is busy while a request is in flight in it (from its parsed head to its response's end). The
-  // socket's bytes are not watched: Node's HTTP parser reads them natively, and a 'data' listener would race it.
-  const inFlightOn = new WeakMap<Socket, number>();
-  const served = new WeakSet<Socket>();
-  const idle = (socket: Socket) => served.has(socket) && (inFlightOn.get(socket) ?? 0) === 0;
-  const overCap = new WeakSet<Socket>();
-  app.server.on('request', function trackInFlight(req, res) {
-    const socket = req.socket;
-    inFlightOn.set(socket, (inFlightOn.get(socket) ?? 0) + 1);
-    res.once('close', () => {
-      inFlightOn.set(socket, (inFlightOn.get(socket) ?? 1) - 1);
-      served.add(socket);
+export const connectionLimit = fp<ConnectionLimitOptions>(
+  async (app: FastifyInstance, options) => {
+    const { maxPerAddress } = options;
+    const trusted = proxyMatcher(options.trustedProxies);
+    const open = new Map<string, Set<Socket>>();
+    // A connection is busy while a request is in flight in it (from its parsed head to its response's end). The
+    // socket's bytes are not watched: Node's HTTP parser reads them natively, and a 'data' listener would race it.
+    const inFlightOn = new WeakMap<Socket, number>();
+    const served = new WeakSet<Socket>();
+    const idle = (socket: Socket) => served.has(socket) && (inFlightOn.get(socket) ?? 0) === 0;
+    const overCap = new WeakSet<Socket>();
+    app.server.on('request', function trackInFlight(req, res) {
+      const socket = req.socket;
+      inFlightOn.set(socket, (inFlightOn.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        inFlightOn.set(socket, (inFlightOn.get(socket) ?? 1) - 1);
+        served.add(socket);
+      });
     });
-  });
-  const release = (map: Map<string, number>, key: string) => {
-    const left = (map.get(key) ?? 1) - 1;
-    if (left <= 0) map.delete(key);
-    else map.set(key, left);
-  };
+    const release = (map: Map<string, number>, key: string) => {
+      const left = (map.get(key) ?? 1) - 1;
+      if (left <= 0) map.delete(key);
+      else map.set(key, left);
+    };
 
-  // Prepended, so that a refused connection is closed before Node's HTTP server starts reading from it.
-  app.server.prependListener('connection', function capConnections(socket: Socket) {
-    const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
-    if (address === undefined || trusted(address)) return;
-    let mine = open.get(address);
-    if (!mine) {
-      mine = new Set();
-      open.set(address, mine);
-    }
-    if (mine.size >= maxPerAddress) {
-      // Sets keep insertion order: the first idle one is the oldest.
-      const oldestIdle = [...mine].find(idle);
-      if (!oldestIdle) {
-        app.log.warn({ remoteAddress: address, limit: maxPerAddress }, 'connection over the cap: every connection this address holds is busy');
-        overCap.add(socket);
-        const cut = setTimeout(() => socket.destroy(), OVER_CAP_HEAD_MS);
-        cut.unref();
-        socket.once('close', () => clearTimeout(cut));
-        return;
+    // Prepended, so that a refused connection is closed before Node's HTTP server starts reading from it.
+    app.server.prependListener('connection', function capConnections(socket: Socket) {
+      const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
+      if (address === undefined || trusted(address)) return;
+      let mine = open.get(address);
+      if (!mine) {
+        mine = new Set();
+        open.set(address, mine);
       }
-      mine.delete(oldestIdle);
-      oldestIdle.destroy();
-    }
-    mine.add(socket);
-    const own = mine;
-    socket.once('close', () => {
-      own.delete(socket);
-      if (own.size === 0 && open.get(address) === own) open.delete(address);
+      if (mine.size >= maxPerAddress) {
+        // Sets keep insertion order: the first idle one is the oldest.
+        const oldestIdle = [...mine].find(idle);
+        if (!oldestIdle) {
+          app.log.warn(
+            { remoteAddress: address, limit: maxPerAddress },
+            'connection over the cap: every connection this address holds is busy',
+          );
+          overCap.add(socket);
+          const cut = setTimeout(() => socket.destroy(), OVER_CAP_HEAD_MS);
+          cut.unref();
+          socket.once('close', () => clearTimeout(cut));
+          return;
+        }
+        mine.delete(oldestIdle);
+        oldestIdle.destroy();
+      }
+      mine.add(socket);
+      const own = mine;
+      socket.once('close', () => {
+        own.delete(socket);
+        if (own.size === 0 && open.get(address) === own) open.delete(address);
+      });
     });
-  });
 
-  app.addHook('onRequest', async function refuseOverCap(request, reply) {
-    if (!overCap.has(request.raw.socket)) return;
-    reply.header('connection', 'close');
-    throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many connections at once from this address. Slow down and retry with backoff.');
-  });
+    app.addHook('onRequest', async function refuseOverCap(request, reply) {
+      if (!overCap.has(request.raw.socket)) return;
+      reply.header('connection', 'close');
+      throw new ApiError(
+        'RATE_LIMIT_EXCEEDED',
+        'Too many connections at once from this address. Slow down and retry with backoff.',
+      );
+    });
 
-  const inFlight = new Map<string, number>();
-  app.addHook('onRequest', async function capProxiedRequests(request, reply) {
-    const peer = request.socket.remoteAddress;
-    if (peer === undefined || !trusted(peer)) return;
-    const client = plainAddress(request.ip);
-    const count = (inFlight.get(client) ?? 0) + 1;
-    if (count > maxPerAddress) throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests at once from this address. Slow down and retry with backoff.');
-    inFlight.set(client, count);
-    // 'close' follows both a finished response and an aborted one.
-    reply.raw.once('close', () => release(inFlight, client));
-  });
-});
+    const inFlight = new Map<string, number>();
+    app.addHook('onRequest', async function capProxiedRequests(request, reply) {
+      const peer = request.socket.remoteAddress;
+      if (peer === undefined || !trusted(peer)) return;
+      const client = plainAddress(request.ip);
+      const count = (inFlight.get(client) ?? 0) + 1;
+      if (count > maxPerAddress)
+        throw new ApiError(
+          'RATE_LIMIT_EXCEEDED',
+          'Too many requests at once from this address. Slow down and retry with backoff.',
+        );
+      inFlight.set(client, count);
+      // 'close' follows both a finished response and an aborted one.
+      reply.raw.once('close', () => release(inFlight, client));
+    });
+  },
+  { name: 'connection-limit', fastify: '5.x', dependencies: ['cors'] },
+);

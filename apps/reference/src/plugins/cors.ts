@@ -1,7 +1,8 @@
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { OperationInfo } from '@cls-api/spec';
-import { globalPlugin, pathOf } from '../fastify.js';
+import fp from 'fastify-plugin';
+import { pathOf } from '../request.js';
 
 export interface CorsOptions extends Record<string, unknown> {
   /** CORS_ORIGINS: `*`, or the origins allowed to call the API from a browser page. */
@@ -13,7 +14,7 @@ export interface CorsOptions extends Record<string, unknown> {
   declaredResponseHeaders: readonly string[];
 }
 
-/** The header every response carries for support requests (src/framework.ts). */
+/** The header every response carries for support requests (src/server.ts). */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
@@ -37,7 +38,9 @@ function pathTable(operations: ReadonlyMap<string, OperationInfo>): PathMethods[
   return [...byPath]
     .map(([path, methods]) => {
       const segments = path.split('/');
-      const pattern = new RegExp(`^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
+      const pattern = new RegExp(
+        `^${segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
+      );
       return { pattern, literals: segments.filter((s) => !s.startsWith('{')).length, methods };
     })
     .sort((a, b) => b.literals - a.literals);
@@ -51,30 +54,41 @@ function pathTable(operations: ReadonlyMap<string, OperationInfo>): PathMethods[
  * allowed origin may send the credential headers and `Content-Type`/`Accept`, and may read the contract's response
  * headers and `X-Request-Id`, so that a page can tell the gateway's 429 (no Retry-After) from the quota's.
  */
-export const cors = globalPlugin<CorsOptions>('cors', async (app: FastifyInstance, options) => {
-  const paths = pathTable(options.operations);
-  const allowedHeaders = [...options.credentialHeaders, 'Content-Type', 'Accept'];
-  const exposedHeaders = [...options.declaredResponseHeaders, REQUEST_ID_HEADER];
-  const origin = options.origins;
+export const cors = fp<CorsOptions>(
+  async (app: FastifyInstance, options) => {
+    const paths = pathTable(options.operations);
+    const allowedHeaders = [...options.credentialHeaders, 'Content-Type', 'Accept'];
+    const exposedHeaders = [...options.declaredResponseHeaders, REQUEST_ID_HEADER];
+    const origin = options.origins;
 
-  const methodsOf = (request: FastifyRequest): string[] | undefined => {
-    const path = pathOf(request.url);
-    const found = paths.find((p) => p.pattern.test(path));
-    return found && [...found.methods];
-  };
+    const methodsOf = (request: FastifyRequest): string[] | undefined => {
+      const path = pathOf(request.url);
+      const found = paths.find((p) => p.pattern.test(path));
+      return found && [...found.methods];
+    };
 
-  const decide = (request: FastifyRequest): FastifyCorsOptions => {
-    // Without an Origin header the request is not a browser's cross-origin call: no CORS headers at all.
-    if (request.headers.origin === undefined) return { origin: false };
-    if (request.method !== 'OPTIONS') return { origin, exposedHeaders, preflight: false };
-    const asked = request.headers['access-control-request-method'];
-    const methods = methodsOf(request);
-    if (typeof asked !== 'string' || !methods?.includes(asked.toUpperCase())) return { origin: false };
-    return { origin, methods, allowedHeaders, exposedHeaders, maxAge: PREFLIGHT_MAX_AGE_SECONDS, strictPreflight: false };
-  };
+    const decide = (request: FastifyRequest): FastifyCorsOptions => {
+      // Without an Origin header the request is not a browser's cross-origin call: no CORS headers at all.
+      if (request.headers.origin === undefined) return { origin: false };
+      if (request.method !== 'OPTIONS') return { origin, exposedHeaders, preflight: false };
+      const asked = request.headers['access-control-request-method'];
+      const methods = methodsOf(request);
+      if (typeof asked !== 'string' || !methods?.includes(asked.toUpperCase())) return { origin: false };
+      return {
+        origin,
+        methods,
+        allowedHeaders,
+        exposedHeaders,
+        maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+        strictPreflight: false,
+      };
+    };
 
-  await app.register(fastifyCors, {
-    hook: 'onRequest',
-    delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) => callback(null, decide(request)),
-  });
-});
+    await app.register(fastifyCors, {
+      hook: 'onRequest',
+      delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) =>
+        callback(null, decide(request)),
+    });
+  },
+  { name: 'cors', fastify: '5.x' },
+);

@@ -5,7 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { ErrorCode } from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
 import { ApiError, messageText, shown } from '../errors.js';
-import { globalPlugin, pathOf } from '../fastify.js';
+import fp from 'fastify-plugin';
+import { pathOf } from '../request.js';
 import { DatabaseLockedError } from '../store/busy.js';
 import { RequestValidationError } from '../validation.js';
 
@@ -33,7 +34,9 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
 
 /** An error Fastify or Node gives a 4xx status: something about the request, never a fault of the server. */
 function clientStatus(error: FastifyError): number | undefined {
-  return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : undefined;
+  return typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500
+    ? error.statusCode
+    : undefined;
 }
 
 /** The envelope body of an error, `success` first. */
@@ -72,7 +75,11 @@ type SocketWithMessage = Socket & { _httpMessage?: (ServerResponse & { req?: Inc
  * headers over the limit, a bad chunk size, bytes after the request) and requests not received in time are
  * answered 400 INVALID_PARAMETER in the envelope, never Node's bare 400, 408 or 431 (not contract statuses).
  */
-export function clientErrorHandler(catalog: ReadonlyMap<string, ErrorCatalogEntry>, maxHeaderSize: number, log: () => FastifyInstance['log']) {
+export function clientErrorHandler(
+  catalog: ReadonlyMap<string, ErrorCatalogEntry>,
+  maxHeaderSize: number,
+  log: () => FastifyInstance['log'],
+) {
   const status = catalog.get('INVALID_PARAMETER')?.status ?? 400;
   const answered = new WeakSet<Socket>();
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
@@ -123,82 +130,117 @@ export function clientErrorHandler(catalog: ReadonlyMap<string, ErrorCatalogEntr
  * a generic message, its details only in the log under the request id. Every message is one line of at most the
  * contract's `Text` length, whatever it repeats of the request.
  */
-export const errorMapping = globalPlugin<ErrorMappingOptions>('error-mapping', async (app: FastifyInstance, options) => {
-  const { catalog, strict, violations, messageMaxLength, bodyLimit } = options;
+export const errorMapping = fp<ErrorMappingOptions>(
+  async (app: FastifyInstance, options) => {
+    const { catalog, strict, violations, messageMaxLength, bodyLimit } = options;
 
-  function statusOf(code: ErrorCode): number {
-    const entry = catalog.get(code);
-    if (!entry) throw new Error(`error code ${code} is not in the contract's catalogue`);
-    return entry.status;
-  }
+    function statusOf(code: ErrorCode): number {
+      const entry = catalog.get(code);
+      if (!entry) throw new Error(`error code ${code} is not in the contract's catalogue`);
+      return entry.status;
+    }
 
-  function send(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
-    const status = statusOf(code);
-    const route = request.operation;
-    if (strict && route) {
-      const listed: readonly string[] | undefined = (route.errorCodes as Record<string, readonly string[] | undefined>)[String(status)];
-      if (!listed?.includes(code)) {
-        const violation = `${route.operationId} answered ${status} ${code}, which its x-error-codes do not list for ${status}`;
-        violations.push(violation);
-        request.log.error({ violation }, 'contract violation');
-        return reply.code(statusOf('INTERNAL_ERROR')).send({ success: false, error: { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE } });
+    function send(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+      const status = statusOf(code);
+      const route = request.operation;
+      if (strict && route) {
+        const listed: readonly string[] | undefined = (
+          route.errorCodes as Record<string, readonly string[] | undefined>
+        )[String(status)];
+        if (!listed?.includes(code)) {
+          const violation = `${route.operationId} answered ${status} ${code}, which its x-error-codes do not list for ${status}`;
+          violations.push(violation);
+          request.log.error({ violation }, 'contract violation');
+          return reply
+            .code(statusOf('INTERNAL_ERROR'))
+            .send({ success: false, error: { code: 'INTERNAL_ERROR', message: INTERNAL_ERROR_MESSAGE } });
+        }
       }
+      return reply
+        .code(status)
+        .send({ success: false, error: { code, message: messageText(message, messageMaxLength) } });
     }
-    return reply.code(status).send({ success: false, error: { code, message: messageText(message, messageMaxLength) } });
-  }
 
-  /** REQUIRED_PARAMETER where the operation documents it, else the general INVALID_PARAMETER. */
-  function validationCode(request: FastifyRequest, missing: boolean): ErrorCode {
-    const route = request.operation;
-    if (!missing) return 'INVALID_PARAMETER';
-    const listed: readonly string[] | undefined = route && (route.errorCodes as Record<string, readonly string[] | undefined>)['400'];
-    return !route || listed?.includes('REQUIRED_PARAMETER') ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
-  }
+    /** REQUIRED_PARAMETER where the operation documents it, else the general INVALID_PARAMETER. */
+    function validationCode(request: FastifyRequest, missing: boolean): ErrorCode {
+      const route = request.operation;
+      if (!missing) return 'INVALID_PARAMETER';
+      const listed: readonly string[] | undefined =
+        route && (route.errorCodes as Record<string, readonly string[] | undefined>)['400'];
+      return !route || listed?.includes('REQUIRED_PARAMETER') ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
+    }
 
-  function handle(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    if (error instanceof ApiError) return send(request, reply, error.code, error.message);
-    if (error instanceof RequestValidationError) return send(request, reply, validationCode(request, error.missing), error.message);
-    const fastifyError = error as FastifyError;
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // The rest of the body is not read: the connection closes after the answer.
-      reply.header('Connection', 'close');
-      return send(request, reply, 'INVALID_PARAMETER', `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`);
-    }
-    const status = clientStatus(fastifyError);
-    if (status !== undefined) {
-      if (status === 404) return send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
-      const known = FRAMEWORK_MESSAGES[fastifyError.code];
-      // A body stream that ended early (the client went away, or a parse error cut it) has no Fastify code.
-      const message = known ?? (fastifyError.code?.startsWith('FST_') ? 'The request is malformed.' : 'The request body was not received completely.');
-      request.log.info({ code: fastifyError.code, message: error.message }, 'request refused');
-      return send(request, reply, 'INVALID_PARAMETER', message);
-    }
-    if (error instanceof DatabaseLockedError) {
-      // Not a bug: another connection kept the write lock longer than DB_LOCK_TIMEOUT_MS (src/store/busy.ts).
-      request.log.warn({ err: error, url: request.url, method: request.method }, 'write refused: the database stayed locked');
+    function handle(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+      if (error instanceof ApiError) return send(request, reply, error.code, error.message);
+      if (error instanceof RequestValidationError)
+        return send(request, reply, validationCode(request, error.missing), error.message);
+      const fastifyError = error as FastifyError;
+      if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        // The rest of the body is not read: the connection closes after the answer.
+        reply.header('Connection', 'close');
+        return send(
+          request,
+          reply,
+          'INVALID_PARAMETER',
+          `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`,
+        );
+      }
+      const status = clientStatus(fastifyError);
+      if (status !== undefined) {
+        if (status === 404)
+          return send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
+        const known = FRAMEWORK_MESSAGES[fastifyError.code];
+        // A body stream that ended early (the client went away, or a parse error cut it) has no Fastify code.
+        const message =
+          known ??
+          (fastifyError.code?.startsWith('FST_')
+            ? 'The request is malformed.'
+            : 'The request body was not received completely.');
+        request.log.info({ code: fastifyError.code, message: error.message }, 'request refused');
+        return send(request, reply, 'INVALID_PARAMETER', message);
+      }
+      if (error instanceof DatabaseLockedError) {
+        // Not a bug: another connection kept the write lock longer than DB_LOCK_TIMEOUT_MS (src/store/busy.ts).
+        request.log.warn(
+          { err: error, url: request.url, method: request.method },
+          'write refused: the database stayed locked',
+        );
+        return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
+      }
+      request.log.error({ err: error, url: request.url, method: request.method }, 'unexpected error');
       return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
     }
-    request.log.error({ err: error, url: request.url, method: request.method }, 'unexpected error');
-    return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
-  }
 
-  app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
+    app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
 
-  app.setNotFoundHandler((request, reply) => send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`));
+    app.setNotFoundHandler((request, reply) =>
+      send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`),
+    );
 
-  // `Expect: 100-continue` is answered by Node as it should be; any other expectation would get Node's bare 417.
-  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    res.shouldKeepAlive = false;
-    const body = envelopeText('INVALID_PARAMETER', `The Expect header ${shown(String(req.headers.expect ?? ''))} is not supported; only 100-continue is.`);
-    res.writeHead(statusOf('INVALID_PARAMETER'), { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
-    res.end(body);
-  });
-  // CONNECT (a proxy tunnel) is a method the contract has nowhere: 404 like any other, then the connection closes.
-  app.server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    socket.end(rawErrorResponse(statusOf('NOT_FOUND'), 'NOT_FOUND', 'No operation CONNECT: this server is not a proxy.'));
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  });
-});
+    // `Expect: 100-continue` is answered by Node as it should be; any other expectation would get Node's bare 417.
+    app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      res.shouldKeepAlive = false;
+      const body = envelopeText(
+        'INVALID_PARAMETER',
+        `The Expect header ${shown(String(req.headers.expect ?? ''))} is not supported; only 100-continue is.`,
+      );
+      res.writeHead(statusOf('INVALID_PARAMETER'), {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        Connection: 'close',
+      });
+      res.end(body);
+    });
+    // CONNECT (a proxy tunnel) is a method the contract has nowhere: 404 like any other, then the connection closes.
+    app.server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+      socket.end(
+        rawErrorResponse(statusOf('NOT_FOUND'), 'NOT_FOUND', 'No operation CONNECT: this server is not a proxy.'),
+      );
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    });
+  },
+  { name: 'error-mapping', fastify: '5.x' },
+);
 
 /** For Fastify's `frameworkErrors` option: URL-level failures found before routing, in the same envelope. */
 export function frameworkErrorReply(catalog: ReadonlyMap<string, ErrorCatalogEntry>) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
-import { globalPlugin, pathOf } from '../fastify.js';
+import fp from 'fastify-plugin';
+import { pathOf } from '../request.js';
 
 interface Bucket {
   tokens: number;
@@ -66,17 +67,23 @@ export interface GatewayRateLimitOptions extends Record<string, unknown> {
  * keys and areas, before authentication. A request must find a token in every bucket whose prefix it falls
  * under, and takes one from each only when all have one. Its 429 carries no Retry-After and no X-RateLimit-*.
  */
-export const gatewayRateLimit = globalPlugin<GatewayRateLimitOptions>('gateway-rate-limit', async (app: FastifyInstance, options) => {
-  const tiers = options.limits.map((limit) => ({ prefix: limit.appliesTo, buckets: new TokenBuckets(limit.ratePerSecond, limit.burst) }));
+export const gatewayRateLimit = fp<GatewayRateLimitOptions>(
+  async (app: FastifyInstance, options) => {
+    const tiers = options.limits.map((limit) => ({
+      prefix: limit.appliesTo,
+      buckets: new TokenBuckets(limit.ratePerSecond, limit.burst),
+    }));
 
-  app.addHook('onRequest', async (request) => {
-    const path = pathOf(request.url);
-    const applicable = tiers.filter((t) => path.startsWith(t.prefix));
-    if (applicable.length === 0) return;
-    const nowMs = request.now.getTime();
-    if (!applicable.every((t) => t.buckets.hasToken(request.ip, nowMs))) {
-      throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.');
-    }
-    for (const t of applicable) t.buckets.take(request.ip, nowMs);
-  });
-});
+    app.addHook('onRequest', async function takeGatewayToken(request) {
+      const path = pathOf(request.url);
+      const applicable = tiers.filter((t) => path.startsWith(t.prefix));
+      if (applicable.length === 0) return;
+      const nowMs = request.now.getTime();
+      if (!applicable.every((t) => t.buckets.hasToken(request.ip, nowMs))) {
+        throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.');
+      }
+      for (const t of applicable) t.buckets.take(request.ip, nowMs);
+    });
+  },
+  { name: 'gateway-rate-limit', fastify: '5.x', dependencies: ['cors'] },
+);

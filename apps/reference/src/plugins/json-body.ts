@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
 import { ApiError } from '../errors.js';
-import { globalPlugin } from '../fastify.js';
+import fp from 'fastify-plugin';
 import { RequestValidationError } from '../validation.js';
 
 export interface JsonBodyOptions extends Record<string, unknown> {
@@ -50,7 +50,8 @@ function forbiddenName(value: unknown): string | undefined {
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
   if (!isUtf8(body)) throw invalid('The request body is not valid UTF-8.');
-  if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  if (exceedsJsonDepth(body, MAX_JSON_DEPTH))
+    throw invalid(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
   if (body.length > YIELD_ABOVE_BYTES) await nextTurn();
   let text = body.toString('utf8');
   // A byte order mark is not JSON, but some encoders write one; it carries no data.
@@ -73,16 +74,25 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
  * Content-Length above the limit is refused before a byte of the body is read, and the connection is closed, so a
  * client cannot hold it by announcing gigabytes.
  */
-export const jsonBody = globalPlugin<JsonBodyOptions>('json-body', async (app: FastifyInstance, { bodyLimit }) => {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, async (_request: unknown, body: Buffer | string) =>
-    parseJsonBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : body),
-  );
+export const jsonBody = fp<JsonBodyOptions>(
+  async (app: FastifyInstance, { bodyLimit }) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit },
+      async (_request: unknown, body: Buffer | string) =>
+        parseJsonBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : body),
+    );
 
-  app.addHook('onRequest', async function refuseOversizedBody(request, reply) {
-    const declared = request.headers['content-length'];
-    if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bodyLimit) return;
-    reply.header('Connection', 'close');
-    throw new ApiError('INVALID_PARAMETER', `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`);
-  });
-});
+    app.addHook('onRequest', async function refuseOversizedBody(request, reply) {
+      const declared = request.headers['content-length'];
+      if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bodyLimit) return;
+      reply.header('Connection', 'close');
+      throw new ApiError(
+        'INVALID_PARAMETER',
+        `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`,
+      );
+    });
+  },
+  { name: 'json-body', fastify: '5.x', dependencies: ['gateway-rate-limit'] },
+);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperationInfo } from '@cls-api/spec';
 import { ApiError } from '../errors.js';
-import { globalPlugin } from '../fastify.js';
-import { monthKey, startOfNextMonth } from '../service-time.js';
-import type { AccountStore, KeyEnv } from '../store/accounts.js';
+import fp from 'fastify-plugin';
+import { monthKey, startOfNextMonth } from '@cls-api/spec';
+import type { AccountStore, KeyEnv } from '../store/interface.js';
 import { DatabaseLockedError, isBusy, whenUnlocked } from '../store/busy.js';
 
 export interface QuotaOptions extends Record<string, unknown> {
@@ -118,10 +118,16 @@ export class UsageMeter {
         await whenUnlocked(() => this.writeOne(key, u), this.lockTimeoutMs);
       } catch (err) {
         if (!(err instanceof DatabaseLockedError)) {
-          this.log.error({ err, calls: u.calls, env: u.env }, 'usage counter: the calls counted during a lock could not be written');
+          this.log.error(
+            { err, calls: u.calls, env: u.env },
+            'usage counter: the calls counted during a lock could not be written',
+          );
           this.unwritten.delete(key);
         } else {
-          this.log.warn({ calls: this.pendingCalls }, 'usage counter: the database is still locked; the counted calls wait');
+          this.log.warn(
+            { calls: this.pendingCalls },
+            'usage counter: the database is still locked; the counted calls wait',
+          );
         }
       }
     }
@@ -133,7 +139,10 @@ export class UsageMeter {
       try {
         this.writeOne(key, u);
       } catch (err) {
-        this.log.error({ err, calls: u.calls, env: u.env, month: u.month }, 'usage counter: calls counted during a lock were not written before the close');
+        this.log.error(
+          { err, calls: u.calls, env: u.env, month: u.month },
+          'usage counter: calls counted during a lock were not written before the close',
+        );
       }
     }
     this.unwritten.clear();
@@ -146,38 +155,44 @@ export class UsageMeter {
  * The X-RateLimit-* headers go on a test-key response exactly when the contract declares them on the
  * operation's response of that status (DECISIONS G10), and Retry-After only on the quota's own 429.
  */
-export const quota = globalPlugin<QuotaOptions>('quota', async (app: FastifyInstance, options) => {
-  const { accounts, timeZone, testKeyMonthlyQuota: limit, operations } = options;
-  const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log);
-  app.decorate('usageMeter', meter);
-  app.decorateRequest('quota', undefined);
-  app.addHook('onClose', async () => meter.close());
+export const quota = fp<QuotaOptions>(
+  async (app: FastifyInstance, options) => {
+    const { accounts, timeZone, testKeyMonthlyQuota: limit, operations } = options;
+    const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log);
+    app.decorate('usageMeter', meter);
+    app.decorateRequest('quota', undefined);
+    app.addHook('onClose', async function writeCountedCalls() {
+      await meter.close();
+    });
 
-  app.addHook('onRequest', async (request) => {
-    const credential = request.credential;
-    if (credential?.kind !== 'api_key') return;
-    const month = monthKey(request.now, timeZone);
-    if (credential.environment === 'live') {
-      meter.countLive(credential.accountId, month);
-      return;
-    }
-    const counted = meter.countTest(credential.accountId, month, limit);
-    const reset = startOfNextMonth(request.now, timeZone);
-    request.quota = { limit, remaining: Math.max(0, limit - counted.calls), reset, exhausted: !counted.allowed };
-    if (!counted.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');
-  });
+    app.addHook('onRequest', async function countCall(request) {
+      const credential = request.credential;
+      if (credential?.kind !== 'api_key') return;
+      const month = monthKey(request.now, timeZone);
+      if (credential.environment === 'live') {
+        meter.countLive(credential.accountId, month);
+        return;
+      }
+      const counted = meter.countTest(credential.accountId, month, limit);
+      const reset = startOfNextMonth(request.now, timeZone);
+      request.quota = { limit, remaining: Math.max(0, limit - counted.calls), reset, exhausted: !counted.allowed };
+      if (!counted.allowed)
+        throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');
+    });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const state = request.quota;
-    const route = request.operation;
-    if (!state || !route) return payload;
-    const declared = operations.get(route.operationId)?.responses[String(reply.statusCode)]?.headers ?? {};
-    if (LIMIT in declared) reply.header(LIMIT, state.limit);
-    if (REMAINING in declared) reply.header(REMAINING, state.remaining);
-    if (RESET in declared) reply.header(RESET, epochSeconds(state.reset));
-    if (state.exhausted && reply.statusCode === 429 && RETRY_AFTER in declared) {
-      reply.header(RETRY_AFTER, Math.max(0, Math.ceil((state.reset.getTime() - request.now.getTime()) / 1000)));
-    }
-    return payload;
-  });
-});
+    app.addHook('onSend', async function quotaHeaders(request, reply, payload) {
+      const state = request.quota;
+      const route = request.operation;
+      if (!state || !route) return payload;
+      const declared = operations.get(route.operationId)?.responses[String(reply.statusCode)]?.headers ?? {};
+      if (LIMIT in declared) reply.header(LIMIT, state.limit);
+      if (REMAINING in declared) reply.header(REMAINING, state.remaining);
+      if (RESET in declared) reply.header(RESET, epochSeconds(state.reset));
+      if (state.exhausted && reply.statusCode === 429 && RETRY_AFTER in declared) {
+        reply.header(RETRY_AFTER, Math.max(0, Math.ceil((state.reset.getTime() - request.now.getTime()) / 1000)));
+      }
+      return payload;
+    });
+  },
+  { name: 'quota', fastify: '5.x', dependencies: ['auth'] },
+);

@@ -2,21 +2,30 @@
 // go through the contract the way the framework does (defaults filled, input checked) with every success body
 // validated against the operation's 200 schema and every error code checked against the operation's list.
 
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
 import { expect } from 'vitest';
 import type { HandlerInput, HandlerResult, KeyArea } from '@cls-api/server';
-import { type OpenApiDocument, type OperationInfo, loadDereferencedSpec, operations } from '@cls-api/spec';
+import {
+  contractModel,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  loadDereferencedSpec,
+  operations,
+} from '@cls-api/spec';
 import type { Environment, RequestContext } from '../../src/environment.js';
 import { ApiError } from '../../src/errors.js';
 import { type Db, openDatabase } from '../../src/store/db.js';
-import { createDomain, createDomainWithStore, type Domain, type DomainHandlers, type DomainStore } from '../../src/domain/index.js';
+import {
+  createDomain,
+  createDomainWithStore,
+  type Domain,
+  type DomainHandlers,
+  type DomainStore,
+} from '../../src/domain/index.js';
 
 export const TIME_ZONE = 'Asia/Seoul';
 export const SELLER_A = 'acc_seller_a';
 export const SELLER_B = 'acc_seller_b';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 export const spec: OpenApiDocument = loadDereferencedSpec();
 const ops = new Map<string, OperationInfo>(operations(spec).map((op) => [op.operationId, op]));
@@ -27,23 +36,14 @@ export function operation(operationId: string): OperationInfo {
   return op;
 }
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-const validators = new Map<object, ValidateFunction>();
-function validatorFor(schema: object): ValidateFunction {
-  let v = validators.get(schema);
-  if (!v) {
-    v = ajv.compile(schema);
-    validators.set(schema, v);
-  }
-  return v;
-}
+// The contract model's full validator: the repository's one Ajv configuration (`@cls-api/spec`).
+const validator = contractModel().validator();
 
 /** Ajv's errors of `value` against `schema`, as text; [] when it conforms. */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
-  const validate = validatorFor(schema as object);
-  if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return validator
+    .errors(schema as JsonSchema, value)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
 /** Fails unless `{success: true, ...result}` is a valid 200 body of the operation. */
@@ -71,7 +71,12 @@ export function domainOnStore(store: DomainStore): Domain {
 }
 
 /** A request context at an instant given in UTC (`2026-11-20T01:00:00Z` is 10:00 in Seoul), test data unless told. */
-export function ctx(accountId: string, nowUtc: string, keyArea: KeyArea | null = 'wms', environment: Environment = 'test'): RequestContext {
+export function ctx(
+  accountId: string,
+  nowUtc: string,
+  keyArea: KeyArea | null = 'wms',
+  environment: Environment = 'test',
+): RequestContext {
   const area = keyArea ?? 'pay';
   return { accountId, environment, area, keyArea, now: new Date(nowUtc), log: { info() {}, error() {} } };
 }
@@ -94,7 +99,10 @@ function withDefaults(op: OperationInfo, query: Record<string, unknown>): Record
 }
 
 /** Checks the test's own input against the contract, so a test never feeds a handler what validation would stop. */
-function expectValidInput(op: OperationInfo, input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown }): void {
+function expectValidInput(
+  op: OperationInfo,
+  input: { params: Record<string, unknown>; query: Record<string, unknown>; body: unknown },
+): void {
   for (const p of op.parameters) {
     const source = p.in === 'path' ? input.params : p.in === 'query' ? input.query : undefined;
     if (!source) continue;
@@ -106,12 +114,19 @@ function expectValidInput(op: OperationInfo, input: { params: Record<string, unk
     expect(schemaErrors(p.schema, value), `${op.operationId}: test passes an invalid ${p.name}`).toEqual([]);
   }
   if (op.requestBody?.schema) {
-    expect(schemaErrors(op.requestBody.schema, input.body), `${op.operationId}: test passes an invalid body`).toEqual([]);
+    expect(schemaErrors(op.requestBody.schema, input.body), `${op.operationId}: test passes an invalid body`).toEqual(
+      [],
+    );
   }
 }
 
 /** Calls a handler as the framework would, and checks the success body against the contract. */
-export async function call<K extends Op>(h: Harness | Domain, operationId: K, input: LooseInput<K>, context: RequestContext): Promise<HandlerResult<K>> {
+export async function call<K extends Op>(
+  h: Harness | Domain,
+  operationId: K,
+  input: LooseInput<K>,
+  context: RequestContext,
+): Promise<HandlerResult<K>> {
   const handlers = 'handlers' in h ? h.handlers : (h as Harness).handlers;
   const op = operation(operationId);
   const full = {
@@ -176,12 +191,26 @@ export async function product(
   options: Array<[string, number]> = [],
   now = NOW,
 ): Promise<void> {
-  await call(h, 'createProduct', { body: { product_code: code, product_name: `Product ${code}`, price: 10000, stock_quantity: stock } }, ctx(accountId, now));
+  await call(
+    h,
+    'createProduct',
+    { body: { product_code: code, product_name: `Product ${code}`, price: 10000, stock_quantity: stock } },
+    ctx(accountId, now),
+  );
   if (options.length > 0) {
     const added = await call(
       h,
       'addProductOptions',
-      { params: { product_code: code }, body: { options: options.map(([option_code, stock_quantity]) => ({ option_code, option_name: option_code, stock_quantity })) } },
+      {
+        params: { product_code: code },
+        body: {
+          options: options.map(([option_code, stock_quantity]) => ({
+            option_code,
+            option_name: option_code,
+            stock_quantity,
+          })),
+        },
+      },
       ctx(accountId, now),
     );
     expect(added.data.failed_count).toBe(0);
@@ -189,7 +218,12 @@ export async function product(
 }
 
 /** The free stock of a product's own row (`optionCode` null) or of an option. */
-export async function stockOf(h: Harness, accountId: string, productCode: string, optionCode: string | null): Promise<number> {
+export async function stockOf(
+  h: Harness,
+  accountId: string,
+  productCode: string,
+  optionCode: string | null,
+): Promise<number> {
   const page = await call(h, 'listInventory', { query: { product_code: productCode, size: 100 } }, ctx(accountId, NOW));
   const row = page.data.find((s) => s.option_code === optionCode);
   if (!row) throw new Error(`no stock row ${productCode}/${optionCode}`);

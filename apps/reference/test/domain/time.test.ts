@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceTime } from '../../src/domain/index.js';
+import { ServiceTime } from '@cls-api/spec';
 import { SELLER_A, call, ctx } from './support.js';
 import { openDatabase } from '../../src/store/db.js';
 import { createDomain } from '../../src/domain/index.js';

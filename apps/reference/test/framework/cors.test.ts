@@ -4,8 +4,8 @@
 import { loadSpec, operations } from '@cls-api/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { contract } from '../../src/contract.js';
-import { monthKey } from '../../src/service-time.js';
+import { contract } from '../../src/contract-facts.js';
+import { monthKey } from '@cls-api/spec';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ops = operations(loadSpec());

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDomain } from '../../src/domain/index.js';
 import { ApiError } from '../../src/errors.js';
-import type { DomainFactory } from '../../src/framework.js';
+import type { DomainFactory } from '../../src/server.js';
 import { loadSpec } from '@cls-api/spec';
 import { startTestServer, type TestServer } from '../support/server.js';
 

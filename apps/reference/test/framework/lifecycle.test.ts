@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDomain } from '../../src/domain/index.js';
-import type { DomainFactory } from '../../src/framework.js';
+import type { DomainFactory } from '../../src/server.js';
 import { contractProblems } from '../support/contract.js';
 import { startTestServer } from '../support/server.js';
 

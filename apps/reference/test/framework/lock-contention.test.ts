@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { monthKey } from '../../src/service-time.js';
+import { monthKey } from '@cls-api/spec';
 import { openDatabase } from '../../src/store/db.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

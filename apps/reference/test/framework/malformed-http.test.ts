@@ -1,7 +1,7 @@
 // What Node's parser and Fastify refuse before any handler runs is still answered in the envelope, with a status
 // the contract uses (never Node's bare 400/417/431 or Fastify's {"error":"Bad Request"}, 413, 415), over a real socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_HEADER_BYTES } from '../../src/framework.js';
+import { MAX_HEADER_BYTES } from '../../src/server.js';
 import { expectEnvelope, RawConnection, rawRequest } from '../support/raw.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contract } from '../../src/contract.js';
+import { contract } from '../../src/contract-facts.js';
 import { TestClock } from '../support/clock.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monthKey, startOfNextMonth, zonedParts, zonedTimeToInstant } from '../../src/service-time.js';
+import { monthKey, startOfNextMonth, zonedParts, zonedTimeToInstant } from '@cls-api/spec';
 
 describe('service time zone calendar', () => {
   it('the quota month and its reset follow the service time zone, not UTC', () => {

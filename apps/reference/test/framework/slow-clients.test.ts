@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createDomain } from '../../src/domain/index.js';
-import type { DomainFactory } from '../../src/framework.js';
+import type { DomainFactory } from '../../src/server.js';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 

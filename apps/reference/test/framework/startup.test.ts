@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '@cls-api/server';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { contract } from '../../src/contract.js';
+import { contract } from '../../src/contract-facts.js';
 import { createDomain } from '../../src/domain/index.js';
-import { assembleApp } from '../../src/framework.js';
+import { assembleApp } from '../../src/server.js';
 import { testConfig } from '../support/server.js';
 
 describe('start-up checks the implementation against the contract', () => {

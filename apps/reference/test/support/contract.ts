@@ -1,35 +1,23 @@
 // The test oracle: every response a test receives is checked against the contract here, independently of the
 // server's own strict-contract checks.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { loadSpec, operations, type OperationInfo } from '@cls-api/spec';
-
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+import {
+  contractModel,
+  loadSpec,
+  operations,
+  type ErrorObject,
+  type JsonSchema,
+  type OperationInfo,
+} from '@cls-api/spec';
 
 export const doc = loadSpec();
 export const ops = operations(doc);
-const ROOT = 'urn:cls-api:test:openapi';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema({ components: doc.components }, ROOT);
+// The contract model's full validator: the repository's one Ajv configuration (`@cls-api/spec`).
+const validator = contractModel().validator();
 
-function rebase(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(rebase);
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#') ? ROOT + v : rebase(v)]),
-  );
-}
-
-const compiled = new Map<unknown, ValidateFunction>();
-function validatorFor(schema: unknown): ValidateFunction {
-  let v = compiled.get(schema);
-  if (!v) {
-    v = ajv.compile(rebase(schema) as object);
-    compiled.set(schema, v);
-  }
-  return v;
+/** The errors as Ajv's `errorsText` writes them. */
+function errorsText(errors: ErrorObject[]): string {
+  return errors.map((e) => `data${e.instancePath} ${e.message ?? ''}`).join(', ');
 }
 
 const templates = ops.map((op) => ({
@@ -61,7 +49,8 @@ export function contractProblems(r: Observed): string[] {
   const problems: string[] = [];
   const where = `${r.method} ${r.path} → ${r.status}`;
   if (!r.path.startsWith('/v3/')) return problems;
-  if (!r.text.startsWith('{"success":')) problems.push(`${where}: body does not start with "success": ${r.text.slice(0, 80)}`);
+  if (!r.text.startsWith('{"success":'))
+    problems.push(`${where}: body does not start with "success": ${r.text.slice(0, 80)}`);
   let body: unknown;
   try {
     body = JSON.parse(r.text);
@@ -71,9 +60,10 @@ export function contractProblems(r: Observed): string[] {
   }
   const op = operationOf(r.method, r.path);
   if (!op) {
-    const v = validatorFor(doc.components!.schemas!.ErrorEnvelope);
-    if (r.status !== 404 && r.status !== 429 && r.status !== 400) problems.push(`${where}: an unknown route must be 404`);
-    if (!v(body)) problems.push(`${where}: ${ajv.errorsText(v.errors)}`);
+    const errors = validator.errors(doc.components!.schemas!.ErrorEnvelope as JsonSchema, body);
+    if (r.status !== 404 && r.status !== 429 && r.status !== 400)
+      problems.push(`${where}: an unknown route must be 404`);
+    if (errors.length > 0) problems.push(`${where}: ${errorsText(errors)}`);
     return problems;
   }
   const response = op.responses[String(r.status)];
@@ -82,8 +72,8 @@ export function contractProblems(r: Observed): string[] {
     return problems;
   }
   if (response.schema) {
-    const v = validatorFor(response.schema);
-    if (!v(body)) problems.push(`${where}: ${ajv.errorsText(v.errors)}`);
+    const errors = validator.errors(response.schema, body);
+    if (errors.length > 0) problems.push(`${where}: ${errorsText(errors)}`);
   }
   const code = (body as { error?: { code?: string } }).error?.code;
   if (r.status >= 400 && code !== undefined && !response.errorCodes.includes(code)) {
@@ -100,7 +90,8 @@ export function contractProblems(r: Observed): string[] {
     }
     const text = Array.isArray(value) ? value.join(',') : value;
     if (!/^\d+$/.test(text)) problems.push(`${where}: header ${name} is not an integer: ${text}`);
-    else if (header.schema && !validatorFor(header.schema)(Number(text))) problems.push(`${where}: header ${name}=${text} is outside its schema`);
+    else if (header.schema && validator.errors(header.schema, Number(text)).length > 0)
+      problems.push(`${where}: header ${name}=${text} is outside its schema`);
   }
   return problems;
 }

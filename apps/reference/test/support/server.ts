@@ -7,8 +7,8 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDomain } from '../../src/domain/index.js';
-import { assembleApp, type Clock, type DomainFactory } from '../../src/framework.js';
-import type { KeyEnv } from '../../src/store/accounts.js';
+import { assembleApp, type Clock, type DomainFactory } from '../../src/server.js';
+import type { KeyEnv } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
 import { contractProblems } from './contract.js';
 

@@ -1,5 +1,19 @@
+// The facts this server reads from the contract beyond the contract model's own (`@cls-api/spec`'s
+// `contractModel`): the limits and the service time zone come from the model, which reads and checks the
+// contract's extensions once; what is derived here (token lifetimes, path and message bounds, credential headers)
+// is read from the document's plain schemas.
 import { maxRequestBodyBytes } from './body-limit.js';
-import { errorCatalog, loadSpec, operations, resolvePointer, type ErrorCatalogEntry, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  ContractError,
+  contractModel,
+  resolvePointer,
+  type ContractModel,
+  type ErrorCatalogEntry,
+  type GatewayLimit,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+} from '@cls-api/spec';
 
 /** A token bucket of the gateway limit, as `info.x-limits` states it. */
 export interface BucketLimit {
@@ -25,6 +39,8 @@ export const API_KEY_SCHEME = 'ApiKeyAuth';
 /** What the server reads from the bundled contract at run time. */
 export interface Contract {
   doc: OpenApiDocument;
+  /** The contract model: limits, time zone, the one validator configuration. */
+  model: ContractModel;
   operations: ReadonlyMap<string, OperationInfo>;
   catalog: ReadonlyMap<string, ErrorCatalogEntry>;
   limits: ContractLimits;
@@ -47,7 +63,7 @@ export interface Contract {
 }
 
 function fail(what: string): never {
-  throw new Error(`the contract (@cls-api/spec) does not state ${what}`);
+  throw new ContractError(`the contract (@cls-api/spec) does not state ${what}`);
 }
 
 function positiveNumber(value: unknown, what: string): number {
@@ -60,14 +76,11 @@ function object(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function bucket(limits: Record<string, unknown>, key: string): BucketLimit {
-  const raw = object(limits[key], `info.x-limits.${key}`);
-  if (typeof raw.applies_to !== 'string' || !raw.applies_to.startsWith('/')) fail(`info.x-limits.${key}.applies_to`);
-  return {
-    appliesTo: raw.applies_to,
-    ratePerSecond: positiveNumber(raw.rate_per_second, `info.x-limits.${key}.rate_per_second`),
-    burst: positiveNumber(raw.burst, `info.x-limits.${key}.burst`),
-  };
+/** The gateway limit `info.x-limits` names `name` (read and checked by the contract model). */
+function bucket(model: ContractModel, name: string): BucketLimit {
+  const limit: GatewayLimit | undefined = model.limits.gateway.find((g) => g.name === name);
+  if (!limit) fail(`the gateway limit info.x-limits.${name}`);
+  return { appliesTo: limit.appliesTo, ratePerSecond: limit.ratePerSecond, burst: limit.burst };
 }
 
 function bounds(doc: OpenApiDocument, property: string): { min: number; max: number } {
@@ -80,18 +93,13 @@ function bounds(doc: OpenApiDocument, property: string): { min: number; max: num
   };
 }
 
-function queryIntegerSyntax(limits: Record<string, unknown>): RegExp {
-  const raw = limits.query_integer_syntax;
-  if (typeof raw !== 'string' || !raw.startsWith('^') || !raw.endsWith('$')) fail('info.x-limits.query_integer_syntax as an anchored pattern');
-  return new RegExp(raw, 'u');
-}
-
 /** The `maxLength` a value must keep to under `schema`: the smallest bound along its chain of `$ref`s. */
 function maxLengthOf(doc: OpenApiDocument, schema: unknown): number | undefined {
   let bound: number | undefined;
   let current = schema as Record<string, unknown> | undefined;
   for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
-    if (typeof current.maxLength === 'number') bound = bound === undefined ? current.maxLength : Math.min(bound, current.maxLength);
+    if (typeof current.maxLength === 'number')
+      bound = bound === undefined ? current.maxLength : Math.min(bound, current.maxLength);
     if (typeof current.$ref !== 'string') break;
     current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
   }
@@ -136,31 +144,33 @@ function declaredResponseHeaders(ops: OperationInfo[]): string[] {
 
 function messageMaxLength(doc: OpenApiDocument): number {
   const error = object(doc.components?.schemas?.Error, 'components.schemas.Error');
-  const message = object(object(error.properties, 'components.schemas.Error.properties').message, 'components.schemas.Error.properties.message');
+  const message = object(
+    object(error.properties, 'components.schemas.Error.properties').message,
+    'components.schemas.Error.properties.message',
+  );
   const bound = maxLengthOf(doc, message);
   if (bound === undefined) fail('a maxLength for Error.message');
   return bound;
 }
 
 export function readContract(doc: OpenApiDocument): Contract {
-  const limits = object(doc.info['x-limits'], 'info.x-limits');
-  const quota = object(object(limits.monthly_quota, 'info.x-limits.monthly_quota').test, 'info.x-limits.monthly_quota.test');
-  const timeZone = doc.info['x-service-time-zone'];
-  if (typeof timeZone !== 'string' || !timeZone) fail('info.x-service-time-zone');
-  const ops = operations(doc);
-  const jwtAudience = [...new Set(ops.filter((op) => op.security.includes(BEARER_SCHEME)).map((op) => op.area))].sort();
+  const model = contractModel(doc);
+  const testQuota = model.limits.monthlyQuota.get('test');
+  const ops = [...model.operations];
+  const jwtAudience = model.areasAccepting(BEARER_SCHEME);
   if (jwtAudience.length === 0) fail(`an operation that accepts ${BEARER_SCHEME}`);
   return {
     doc,
+    model,
     operations: new Map(ops.map((op) => [op.operationId, op])),
-    catalog: errorCatalog(doc),
+    catalog: model.catalog,
     limits: {
-      gateway: bucket(limits, 'gateway'),
-      gatewayMcp: bucket(limits, 'gateway_mcp'),
-      testKeyMonthlyQuota: positiveNumber(quota.calls_per_month, 'info.x-limits.monthly_quota.test.calls_per_month'),
-      queryIntegerSyntax: queryIntegerSyntax(limits),
+      gateway: bucket(model, 'gateway'),
+      gatewayMcp: bucket(model, 'gateway_mcp'),
+      testKeyMonthlyQuota: positiveNumber(testQuota, 'info.x-limits.monthly_quota.test.calls_per_month'),
+      queryIntegerSyntax: model.limits.queryIntegerSyntax,
     },
-    timeZone,
+    timeZone: model.timeZone,
     tokenLifetime: { access: bounds(doc, 'expires_in'), refresh: bounds(doc, 'refresh_token_expires_in') },
     jwtAudience,
     maxPathParameterLength: maxPathParameterLength(doc, ops),
@@ -173,8 +183,8 @@ export function readContract(doc: OpenApiDocument): Contract {
 
 let cached: Contract | undefined;
 
-/** The bundled contract, read once per process. */
+/** The bundled contract, read once per process (on the bundled contract's shared model). */
 export function contract(): Contract {
-  cached ??= readContract(loadSpec());
+  cached ??= readContract(contractModel().doc);
   return cached;
 }

@@ -19,11 +19,11 @@ import type {
   SupplierRecord,
   VideoRecord,
   Window,
-} from './store.js';
+} from './interface.js';
 import type { Environment, Owner } from '../environment.js';
-import { whenUnlocked } from '../store/busy.js';
-import { Statements } from '../store/statements.js';
-import type { EpochSeconds } from './time.js';
+import { whenUnlocked } from './busy.js';
+import { Statements } from './statements.js';
+import type { EpochSeconds } from '@cls-api/spec';
 
 const ORDER_COLUMNS = `order_no, mall_order_no, mall_product_name, product_code, option_code, quantity, receiver_name,
   receiver_phone, receiver_address, memo, order_status_code, invoice_no, registered_at, updated_at`;

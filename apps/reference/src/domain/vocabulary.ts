@@ -1,15 +1,25 @@
-// What the domain reads from the contract: status codes (checked against the contract's known values at start),
-// paging and the MCP tools (read from the bundled document at run time).
+// The domain's vocabulary from the contract: the handler types, the status codes this server assigns (checked
+// against the contract's known values at start), paging, and the MCP tools (derived from the document at start).
 
 import type { components, HandlerInput, HandlerResult, OperationId } from '@cls-api/server';
-import { KNOWN_VALUES_KEYWORD, type JsonSchema, type OpenApiDocument, type OperationInfo, operations } from '@cls-api/spec';
+import {
+  KNOWN_VALUES_KEYWORD,
+  type ContractModel,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  operations,
+} from '@cls-api/spec';
 import type { RequestContext } from '../environment.js';
-import type { Window } from './store.js';
+import type { Window } from '../store/interface.js';
 
 /** Every operation but the two token operations, which the framework serves (`src/auth/tokens.ts`). */
 export type DomainOperationId = Exclude<OperationId, 'createAccessToken' | 'refreshAccessToken'>;
 /** A domain handler: the generated handler type, with the environment of the credential in its context. */
-export type DomainHandler<K extends DomainOperationId> = (input: HandlerInput<K>, ctx: RequestContext) => Promise<HandlerResult<K>>;
+export type DomainHandler<K extends DomainOperationId> = (
+  input: HandlerInput<K>,
+  ctx: RequestContext,
+) => Promise<HandlerResult<K>>;
 export type DomainHandlers = { [K in DomainOperationId]: DomainHandler<K> };
 
 export type OrderStatusCode = components['schemas']['OrderStatusCode'];
@@ -36,29 +46,34 @@ export function isShipped(code: number): boolean {
 /** The only draft status the service shows. */
 export const DRAFT_STATUS_OPEN = 'open' satisfies components['schemas']['DraftOrder']['status'];
 
-function knownValues(schema: unknown, where: string): unknown[] {
-  const values = (schema as Record<string, unknown> | undefined)?.[KNOWN_VALUES_KEYWORD];
-  if (!Array.isArray(values)) throw new Error(`the contract gives no ${KNOWN_VALUES_KEYWORD} for ${where}`);
+/** The known values of an open set (`x-known-values`), from the contract model; the contract must state them. */
+function knownValues(model: ContractModel, schema: unknown, where: string): unknown[] {
+  const values = model.knownValues(schema as JsonSchema | undefined);
+  if (!values) throw new Error(`the contract gives no ${KNOWN_VALUES_KEYWORD} for ${where}`);
   return values;
 }
 
 /**
  * Refuses to start when the contract's known values and this server's meanings differ: a status the contract adds
  * (or drops) must be given a meaning in `ORDER_STATUS` first, and the draft status the server writes must be one
- * the contract knows. `doc` is the dereferenced bundle.
+ * the contract knows. `model` is the model of the dereferenced bundle.
  */
-export function assertKnownValues(doc: OpenApiDocument): void {
-  const schemas = doc.components?.schemas ?? {};
-  const statuses = knownValues(schemas.OrderStatusCode, 'OrderStatusCode');
+export function assertKnownValues(model: ContractModel): void {
+  const schemas = model.doc.components?.schemas ?? {};
   const mapped: unknown[] = Object.values(ORDER_STATUS);
+  const statuses = knownValues(model, schemas.OrderStatusCode, 'OrderStatusCode');
   const unmapped = statuses.filter((v) => !mapped.includes(v));
   const unknown = mapped.filter((v) => !statuses.includes(v));
   if (unmapped.length || unknown.length) {
-    throw new Error(`OrderStatusCode: the contract knows ${statuses.join(', ')}, this server gives meanings to ${mapped.join(', ')}`);
+    throw new Error(
+      `OrderStatusCode: the contract knows ${statuses.join(', ')}, this server gives meanings to ${mapped.join(', ')}`,
+    );
   }
   const draftStatus = (schemas.DraftOrder as { properties?: Record<string, unknown> } | undefined)?.properties?.status;
-  if (!knownValues(draftStatus, 'DraftOrder.status').includes(DRAFT_STATUS_OPEN)) {
-    throw new Error(`DraftOrder.status: the contract does not know the status ${DRAFT_STATUS_OPEN}, which this server writes`);
+  if (!knownValues(model, draftStatus, 'DraftOrder.status').includes(DRAFT_STATUS_OPEN)) {
+    throw new Error(
+      `DraftOrder.status: the contract does not know the status ${DRAFT_STATUS_OPEN}, which this server writes`,
+    );
   }
 }
 
@@ -129,8 +144,10 @@ export function mcpToolsOf(doc: OpenApiDocument): McpToolDefinition[] {
   for (const op of operations(doc)) {
     if (op.mcpTool === undefined) continue;
     // DECISIONS G12: tools wrap read operations only, so an agent cannot write through them.
-    if (op.method !== 'get') throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.method.toUpperCase()} ${op.path}: tools wrap reads only`);
-    if (!MCP_AREAS.has(op.area)) throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.path}, whose area ${op.area} cannot be a tool's`);
+    if (op.method !== 'get')
+      throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.method.toUpperCase()} ${op.path}: tools wrap reads only`);
+    if (!MCP_AREAS.has(op.area))
+      throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.path}, whose area ${op.area} cannot be a tool's`);
     if (tools.some((t) => t.name === op.mcpTool)) throw new Error(`x-mcp-tool ${op.mcpTool} is used twice`);
     const { schema, locations } = inputSchemaOf(op);
     tools.push({

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+// What a request carries through the plugins and handlers (declared on Fastify's request type): the contract's
+// operation it addresses, its time, the caller's credential and quota state.
 import type { KeyArea, Route } from '@cls-api/server';
 import type { Environment } from './environment.js';
 
@@ -34,17 +35,6 @@ declare module 'fastify' {
     credential: Credential | undefined;
     quota: QuotaState | undefined;
   }
-}
-
-/**
- * A plugin whose hooks apply to the whole server rather than to its own encapsulated context: the same marker
- * that the `fastify-plugin` package sets.
- */
-export function globalPlugin<T extends Record<string, unknown>>(name: string, plugin: FastifyPluginAsync<T>): FastifyPluginAsync<T> {
-  return Object.assign(plugin, {
-    [Symbol.for('skip-override')]: true,
-    [Symbol.for('fastify.display-name')]: name,
-  });
 }
 
 /** The path of a request URL without its query string. */

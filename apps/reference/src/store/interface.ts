@@ -1,11 +1,101 @@
-// The storage seam of the domain. Handlers depend on these interfaces only; `sqlite-store.ts` implements them on
+// The storage interface of the reference server: what the plugins, the token operations and the domain's handlers
+// need from storage, and nothing of how it is kept. `sqlite-accounts.ts` and `sqlite-domain.ts` implement it on
+// better-sqlite3; a second engine (PostgreSQL) implements the same two interfaces, `AccountStore` and
+// `DomainStore`, and nothing above `store/` changes.
+import type { KeyArea } from '@cls-api/server';
+import type { EpochSeconds } from '@cls-api/spec';
+import { ENVIRONMENTS, type Environment, type Owner } from '../environment.js';
+
+/** The environment segment of a key or client id (DECISIONS G20, G21). */
+export type KeyEnv = Environment;
+export const KEY_AREAS: readonly KeyArea[] = ['wms', 'manager', 'cam'];
+export const KEY_ENVS: readonly KeyEnv[] = ENVIRONMENTS;
+
+/** `{area}_{env}_{random}`: the random part is base62, so `_` only ever separates the three parts. */
+export const API_KEY_SHAPE = /^(wms|manager|cam)_(test|live)_([A-Za-z0-9]{32})$/;
+
+export interface Account {
+  account_id: string;
+  name: string;
+  paid: boolean;
+  linked_areas: KeyArea[];
+  created_at: number;
+}
+
+export interface ApiKeyIdentity {
+  account_id: string;
+  area: KeyArea;
+  env: KeyEnv;
+  /** Whether the account's subscription is paid now (live keys need it on every call, not only at issue). */
+  paid: boolean;
+}
+
+/** Valid client credentials: the account and the environment they were issued for. */
+export interface ClientIdentity {
+  account_id: string;
+  environment: Environment;
+}
+
+export type RefreshOutcome =
+  | { kind: 'ok'; account_id: string; client_id: string; family_id: string; environment: Environment }
+  | { kind: 'invalid' }
+  | { kind: 'expired' };
+
+/** A provisioning request that cannot be done (unknown account, live key without a paid subscription, …). */
+export class ProvisioningError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProvisioningError';
+  }
+}
+
+/**
+ * Accounts, credentials and usage counters. The interface is what the server needs from storage, so that another
+ * backend (PostgreSQL) can implement it; `SqliteAccountStore` is the SQLite one.
+ */
+export interface AccountStore {
+  countAccounts(): number;
+  createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Account;
+  getAccount(accountId: string): Account | undefined;
+  setPaid(accountId: string, paid: boolean): Account;
+  linkServiceAccount(accountId: string, area: KeyArea, serviceAccountRef: string, now: Date): Account;
+  createApiKey(accountId: string, area: KeyArea, env: KeyEnv, now: Date): { api_key: string; key_id: string };
+  findApiKey(apiKey: string): ApiKeyIdentity | undefined;
+  revokeApiKey(apiKey: string, now: Date): boolean;
+  /** Client credentials `cli_{env}_{random}` for one environment (live ones need a paid subscription, as live keys do). */
+  createClient(accountId: string, environment: Environment, now: Date): { client_id: string; client_secret: string };
+  /** The account and environment of valid client credentials, else undefined. */
+  verifyClient(clientId: string, clientSecret: string): ClientIdentity | undefined;
+  issueRefreshToken(
+    input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number },
+    now: Date,
+  ): { refresh_token: string; family_id: string };
+  /** Spends a refresh token: it works once. */
+  useRefreshToken(refreshToken: string, now: Date): RefreshOutcome;
+  /**
+   * Spends a refresh token and issues the next of its family, in one transaction: either both happen or neither
+   * (a client never loses its family to a failure between the two).
+   */
+  renewRefreshToken(
+    refreshToken: string,
+    ttlSeconds: number,
+    now: Date,
+  ): RefreshOutcome | (Extract<RefreshOutcome, { kind: 'ok' }> & { refresh_token: string });
+  /** Counts one test-key call if the account is below `limit` this month; atomic across concurrent callers. */
+  countTestCall(accountId: string, month: string, limit: number): { allowed: boolean; calls: number };
+  countLiveCall(accountId: string, month: string): number;
+  /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
+  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): void;
+  usage(accountId: string, month: string, env: KeyEnv): number;
+  resetUsage(accountId: string, month: string, env: KeyEnv): void;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The domain's storage. Handlers depend on these interfaces only; `sqlite-domain.ts` implements them on
 // better-sqlite3, and another backend (PostgreSQL) implements the same methods. Every method is asynchronous so a
 // networked database fits, and every write happens inside `transaction`, so a bulk request is one unit of work.
 //
-// Records use the API's field names. Times are epoch seconds (see time.ts); the handlers format them.
-
-import type { Owner } from '../environment.js';
-import type { EpochSeconds } from './time.js';
+// Records use the API's field names. Times are epoch seconds (`EpochSeconds` of `@cls-api/spec`); the handlers format them.
 
 export interface SupplierRecord {
   supplier_code: string;
@@ -61,7 +151,10 @@ export interface OrderRecord extends OrderFields {
 }
 
 /** What the manager's order list shows of an order. */
-export type OrderSummaryRecord = Pick<OrderRecord, 'order_no' | 'mall_product_name' | 'order_status_code' | 'registered_at'>;
+export type OrderSummaryRecord = Pick<
+  OrderRecord,
+  'order_no' | 'mall_product_name' | 'order_status_code' | 'registered_at'
+>;
 
 export interface DraftRecord extends OrderFields {
   draft_id: string;
@@ -129,7 +222,10 @@ export interface Period {
 }
 
 export type OrderChanges = Partial<
-  Pick<OrderRecord, 'quantity' | 'receiver_name' | 'receiver_phone' | 'receiver_address' | 'memo' | 'order_status_code' | 'invoice_no'>
+  Pick<
+    OrderRecord,
+    'quantity' | 'receiver_name' | 'receiver_phone' | 'receiver_address' | 'memo' | 'order_status_code' | 'invoice_no'
+  >
 > & { updated_at: EpochSeconds };
 
 /**
@@ -185,8 +281,20 @@ export interface StoreWriter {
    * Takes `quantity` units from a stock row when at least that many are free; returns false (and changes nothing)
    * otherwise. The check and the decrement are one statement, so concurrent allocations cannot oversell.
    */
-  allocateStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean>;
-  releaseStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void>;
+  allocateStock(
+    owner: Owner,
+    productCode: string,
+    optionCode: string | null,
+    quantity: number,
+    at: EpochSeconds,
+  ): Promise<boolean>;
+  releaseStock(
+    owner: Owner,
+    productCode: string,
+    optionCode: string | null,
+    quantity: number,
+    at: EpochSeconds,
+  ): Promise<void>;
 
   insertOrder(owner: Owner, order: OrderRecord): Promise<void>;
   updateOrder(owner: Owner, orderNo: string, changes: OrderChanges): Promise<void>;
@@ -207,4 +315,10 @@ export interface DomainStore extends StoreReader {
    * leaves nothing behind. Transactions do not interleave.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+}
+
+/** Every kind of storage the server uses, of one engine. */
+export interface Storage {
+  accounts: AccountStore;
+  domain: DomainStore;
 }
