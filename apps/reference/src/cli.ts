@@ -198,7 +198,7 @@ function humanText(result: Record<string, unknown>): string {
  * the process exit code when done.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {

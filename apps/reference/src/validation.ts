@@ -112,10 +112,8 @@ function describe(
   return new RequestValidationError(part, item, false, `${subject} ${error.message ?? 'is invalid'}.`);
 }
 
-export interface RequestValidator {
-  /** Validates and, for params and query, coerces and fills defaults in place. Throws RequestValidationError. */
-  (request: { params: unknown; query: unknown; body: unknown }): void;
-}
+/** Validates and, for params and query, coerces and fills defaults in place. Throws RequestValidationError. */
+export type RequestValidator = (request: { params: unknown; query: unknown; body: unknown }) => void;
 
 /** The `type` a schema finally has, following its `$ref`s through the document. */
 function typeOf(doc: OpenApiDocument, schema: unknown): unknown {

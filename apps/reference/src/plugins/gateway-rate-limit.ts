@@ -40,7 +40,7 @@ export class TokenBuckets {
     // A full bucket holds no information: forget it now and then so that idle addresses do not pile up.
     if (++this.sinceSweep >= 1000) {
       this.sinceSweep = 0;
-      for (const [key, bucket] of this.buckets) {
+      for (const key of this.buckets.keys()) {
         if (key !== ip && this.refill(key, nowMs).tokens >= this.burst) this.buckets.delete(key);
       }
     }

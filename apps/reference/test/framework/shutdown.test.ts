@@ -83,17 +83,17 @@ describe('graceful shutdown of the serve process', () => {
     const served = await serve();
     const bodies = ['A', 'B', 'C', 'D'].map((p, i) => rows(p, 250 * (i + 1)));
     const connections = await Promise.all(bodies.map(() => RawConnection.open(served.port)));
-    bodies.forEach((body, i) =>
+    for (const [i, body] of bodies.entries()) {
       connections[i]!.write(
         `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
-      ),
-    );
+      );
+    }
     for (const c of connections) expect((await c.next())?.status).toBe(100);
 
     child!.kill('SIGTERM');
     await refusesConnections(served.port);
-    bodies.forEach((body, i) => connections[i]!.write(body));
+    for (const [i, body] of bodies.entries()) connections[i]!.write(body);
     for (const [i, c] of connections.entries()) {
       const answer = await c.next();
       expect(answer?.status).toBe(200);
