@@ -44,7 +44,15 @@ if (!process.argv.includes('--no-build')) {
   step('Building the contract, the reference server, the docs site and the mock (turbo; cached after the first run)');
   const build = spawnSync(
     'pnpm',
-    ['exec', 'turbo', 'run', 'build', '--filter=@cls-api/reference', '--filter=@cls-api/docs', '--filter=@cls-api/mock'],
+    [
+      'exec',
+      'turbo',
+      'run',
+      'build',
+      '--filter=@cls-api/reference',
+      '--filter=@cls-api/docs',
+      '--filter=@cls-api/mock',
+    ],
     { cwd: root, stdio: 'inherit', env },
   );
   if (build.status !== 0) {
@@ -59,7 +67,11 @@ stopLeftovers();
 const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: host };
 if (!existsSync(database)) {
   step(`Loading the demo data into ${database}`);
-  const seeded = spawnSync(process.execPath, [referenceCli, 'seed', '--json'], { cwd: root, env: referenceEnv, encoding: 'utf8' });
+  const seeded = spawnSync(process.execPath, [referenceCli, 'seed', '--json'], {
+    cwd: root,
+    env: referenceEnv,
+    encoding: 'utf8',
+  });
   if (seeded.status !== 0) {
     console.error(seeded.stderr);
     rmSync(database, { force: true });
@@ -233,9 +245,11 @@ function credentials() {
     }
   }
   const client = account.clients?.find((c) => c.env === 'test') ?? account.clients?.[0];
-  if (client) lines.push(`  ${'JWT client'.padEnd(12)} client_id=${client.client_id}  client_secret=${client.client_secret}`);
+  if (client)
+    lines.push(`  ${'JWT client'.padEnd(12)} client_id=${client.client_id}  client_secret=${client.client_secret}`);
   lines.push('', 'Try:');
-  if (keys.manager) lines.push(`  curl -sS "${urls.reference}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${keys.manager}"`);
+  if (keys.manager)
+    lines.push(`  curl -sS "${urls.reference}/v3/manager/orders?page=1&size=10" -H "X-API-Key: ${keys.manager}"`);
   if (keys.wms) lines.push(`  curl -sS "${urls.reference}/v3/wms/products?page=1&size=10" -H "X-API-Key: ${keys.wms}"`);
   if (client) {
     lines.push(

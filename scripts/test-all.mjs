@@ -14,7 +14,18 @@ const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
 const startedAt = Date.now();
 
-const turboArgs = ['exec', 'turbo', 'run', 'lint', 'lint:repo', 'typecheck', 'test', '--continue', '--summarize', ...process.argv.slice(2)];
+const turboArgs = [
+  'exec',
+  'turbo',
+  'run',
+  'lint',
+  'lint:repo',
+  'typecheck',
+  'test',
+  '--continue',
+  '--summarize',
+  ...process.argv.slice(2),
+];
 const turbo = spawnSync('pnpm', turboArgs, {
   cwd: root,
   stdio: 'inherit',
@@ -39,7 +50,9 @@ if (!summary) {
       failed += counts.failed;
       // A runner that exits non-zero with every case green (a crash in teardown, an unhandled error) still fails.
       if (exitCode !== 0 && counts.failed === 0) failed += 1;
-      lines.push(`${task.taskId}: ${counts.passed} passed, ${counts.failed} failed${exitCode !== 0 ? ` (exit ${exitCode})` : ''}`);
+      lines.push(
+        `${task.taskId}: ${counts.passed} passed, ${counts.failed} failed${exitCode !== 0 ? ` (exit ${exitCode})` : ''}`,
+      );
     } else if (ran && exitCode === 0) {
       passed += 1;
       lines.push(`${task.taskId}: ok`);

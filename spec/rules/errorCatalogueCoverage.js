@@ -5,7 +5,7 @@ import { CATALOGUE_SUFFIX, catalogueOf } from './lib/catalogue.js';
 import { entries, isObject, responses, statusClass } from './lib/openapi.js';
 
 export default function errorCatalogueCoverage(document, options) {
-  const envelopeTitle = (options?.envelopeTitle) || 'ErrorEnvelope';
+  const envelopeTitle = options?.envelopeTitle || 'ErrorEnvelope';
   const used = new Set();
   let catalogue = null;
   let cataloguePath = null;

@@ -6,7 +6,7 @@ import { catalogueOf, exampleValues } from './lib/catalogue.js';
 import { entries, isObject, responses, statusClass, statusMatches } from './lib/openapi.js';
 
 export default function errorResponses(document, options) {
-  const envelopeTitle = (options?.envelopeTitle) || 'ErrorEnvelope';
+  const envelopeTitle = options?.envelopeTitle || 'ErrorEnvelope';
   const results = [];
   for (const { status, response, responsePath } of responses(document)) {
     if (statusClass(status) !== 'error') continue;

@@ -44,7 +44,7 @@ function startsWith(path, prefix) {
 }
 
 function sameDocument(a, b) {
-  return a === b || (Boolean(a?.source) && a.source === (b?.source));
+  return a === b || (Boolean(a?.source) && a.source === b?.source);
 }
 
 // Without an inventory answer (for example an in-memory document), fall back to the unresolved root: a

@@ -3,7 +3,7 @@
 import { effectiveParameters, entries, isObject, operationLabel, operations, statusClass } from './lib/openapi.js';
 
 export default function pagedListParameters(document, options) {
-  const required = (options?.parameters) || ['page', 'size'];
+  const required = options?.parameters || ['page', 'size'];
   const results = [];
   for (const { pathKey, pathItem, method, operation, path } of operations(document)) {
     const paged = entries(operation.responses).some(
@@ -19,7 +19,11 @@ export default function pagedListParameters(document, options) {
         ),
     );
     if (!paged) continue;
-    const query = new Set(effectiveParameters(pathItem, operation).filter((p) => p.in === 'query').map((p) => p.name));
+    const query = new Set(
+      effectiveParameters(pathItem, operation)
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name),
+    );
     const missing = required.filter((name) => !query.has(name));
     if (missing.length > 0) {
       results.push({

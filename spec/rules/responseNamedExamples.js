@@ -6,7 +6,7 @@ import { entries, isObject, responses } from './lib/openapi.js';
 const DEFAULT_KEY_PATTERN = '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$';
 
 export default function responseNamedExamples(document, options) {
-  const keyPattern = new RegExp((options?.keyPattern) || DEFAULT_KEY_PATTERN);
+  const keyPattern = new RegExp(options?.keyPattern || DEFAULT_KEY_PATTERN);
   const results = [];
   for (const { status, response, responsePath } of responses(document)) {
     for (const [mediaType, media] of entries(response.content)) {

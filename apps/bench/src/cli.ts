@@ -34,7 +34,11 @@ export interface BenchRun {
 }
 
 /** Runs the chosen scenarios, writes the report, and returns it. A failed scenario is reported, not thrown. */
-export async function runBench(options: BenchOptions, argv: string[] = [], log: (line: string) => void = console.log): Promise<BenchRun> {
+export async function runBench(
+  options: BenchOptions,
+  argv: string[] = [],
+  log: (line: string) => void = console.log,
+): Promise<BenchRun> {
   if (!procfsAvailable()) throw new Error('this harness reads server memory and CPU from /proc: run it on Linux');
   const started = new Date();
   const results: Results = { errors: {} };
@@ -45,7 +49,9 @@ export async function runBench(options: BenchOptions, argv: string[] = [], log: 
     artefactsDir: join(packageDir, 'profiles'),
   };
   const machine = machineInfo(started);
-  log(`bench: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''} on ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverage.join(' ')}`);
+  log(
+    `bench: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''} on ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverage.join(' ')}`,
+  );
 
   for (const name of options.only) {
     log(`\n== ${SCENARIO_TITLES[name]}`);

@@ -67,7 +67,7 @@ export function originOf(frame: CallFrame): string {
 
 /** The layers of a server request, for a coarser view than packages. */
 export const LAYERS = {
-  sqlite: 'SQLite (better-sqlite3 and the reference\'s store classes)',
+  sqlite: "SQLite (better-sqlite3 and the reference's store classes)",
   reference: 'reference: hooks, routes, domain (not its stores)',
   fastify: 'Fastify and its dependencies',
   validation: 'Ajv',
@@ -76,14 +76,19 @@ export const LAYERS = {
   other: 'other',
 } as const;
 
-const FASTIFY_PACKAGES = /^(fastify|@fastify\/.*|find-my-way|avvio|fast-json-stringify|fast-querystring|light-my-request|abstract-logging|process-warning|toad-cache|rfdc|fast-decode-uri-component|safe-regex2|ret|json-schema-ref-resolver|fast-uri)$/;
+const FASTIFY_PACKAGES =
+  /^(fastify|@fastify\/.*|find-my-way|avvio|fast-json-stringify|fast-querystring|light-my-request|abstract-logging|process-warning|toad-cache|rfdc|fast-decode-uri-component|safe-regex2|ret|json-schema-ref-resolver|fast-uri)$/;
 
 export function layerOf(frame: CallFrame): string {
   const origin = originOf(frame);
   if (origin === 'idle') return origin;
   if (origin.startsWith('V8:')) return LAYERS.v8;
   if (origin.startsWith('native') || origin.startsWith('node:')) return LAYERS.node;
-  if (origin === 'better-sqlite3' || /apps\/reference\/(?:dist|src)\/(?:store\/|domain\/sqlite-store\.)/.test(frame.url)) return LAYERS.sqlite;
+  if (
+    origin === 'better-sqlite3' ||
+    /apps\/reference\/(?:dist|src)\/(?:store\/|domain\/sqlite-store\.)/.test(frame.url)
+  )
+    return LAYERS.sqlite;
   if (origin === 'apps/reference') return LAYERS.reference;
   if (origin === 'ajv' || origin === 'ajv-formats') return LAYERS.validation;
   if (FASTIFY_PACKAGES.test(origin)) return LAYERS.fastify;
@@ -104,7 +109,11 @@ function shortName(frame: CallFrame): string {
  * Self time by function and by origin. `window` (microseconds on the profile's clock) keeps only samples taken
  * inside it; when it does not overlap the profile at all, the whole profile is summarised instead.
  */
-export function summarizeProfile(profile: CpuProfile, top: number, window?: { fromUs: number; toUs: number }): ProfileSummary {
+export function summarizeProfile(
+  profile: CpuProfile,
+  top: number,
+  window?: { fromUs: number; toUs: number },
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   let from = profile.startTime;
   let to = profile.endTime;

@@ -12,7 +12,10 @@ interface AutocannonResult {
 }
 
 interface AutocannonInstance extends PromiseLike<AutocannonResult> {
-  on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): void;
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+  ): void;
   stop(): void;
 }
 

@@ -40,8 +40,16 @@ export function machineInfo(startedAt: Date): MachineInfo {
 /** The commit a directory's repository has checked out, and whether its working tree differs from it. */
 export function gitState(dir: string): { commit: string; dirty: boolean } | undefined {
   try {
-    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const status = execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const status = execFileSync('git', ['status', '--porcelain'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return { commit, dirty: status.trim() !== '' };
   } catch {
     return undefined;

@@ -65,7 +65,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       `The client adds ${fmt(c.overheadUs)} µs to a ${fmt(c.fetchMedianUs)} µs call, and its caller spends ` +
       `${fmt(c.clientCpuUs)} µs of CPU per call against fetch's ${fmt(c.fetchCpuUs)} µs: that difference is the client's ` +
       'own work. A CPU profile of the client loop puts the largest shares in openapi-fetch itself: it builds an undici ' +
-      '`Request` (with its `AbortSignal`), which `fetch(request)` copies again. The client\'s own layers (error typing, ' +
+      "`Request` (with its `AbortSignal`), which `fetch(request)` copies again. The client's own layers (error typing, " +
       'auth, retry, quota, stamp) run once each and no longer clone a request without a body; what is left is the ' +
       'Request construction that openapi-fetch, which the client is built on, does for every call. That fixed cost is ' +
       'more than 10% of a call to a server on the same machine that ' +

@@ -70,18 +70,18 @@ function positive(name: string, value: string | undefined, integer: boolean): nu
 function parseArgv(argv: string[]) {
   try {
     return parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean' },
-      only: { type: 'string', multiple: true },
-      rounds: { type: 'string' },
-      seconds: { type: 'string' },
-      out: { type: 'string' },
-      json: { type: 'string' },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
+      args: argv,
+      options: {
+        quick: { type: 'boolean' },
+        only: { type: 'string', multiple: true },
+        rounds: { type: 'string' },
+        seconds: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'string' },
+      },
+      allowPositionals: false,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -91,8 +91,12 @@ export function parseOptions(argv: string[]): BenchOptions {
   const parsed = parseArgv(argv);
   const { values } = parsed;
   const only: ScenarioName[] = [];
-  for (const name of (values.only ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean)) {
-    if (!(SCENARIOS as readonly string[]).includes(name)) throw new UsageError(`unknown scenario "${name}"; the scenarios are ${SCENARIOS.join(', ')}`);
+  for (const name of (values.only ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean)) {
+    if (!(SCENARIOS as readonly string[]).includes(name))
+      throw new UsageError(`unknown scenario "${name}"; the scenarios are ${SCENARIOS.join(', ')}`);
     if (!only.includes(name as ScenarioName)) only.push(name as ScenarioName);
   }
   const quick = values.quick === true;

@@ -1,6 +1,6 @@
 // BENCHMARKS.md: written by the harness from a run's results, never by hand.
 import { fmt } from './context.js';
-import { SCENARIO_TITLES, SCENARIOS, } from './options.js';
+import { SCENARIO_TITLES, SCENARIOS } from './options.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult, GetServerKey } from './scenarios/get.js';
@@ -10,7 +10,6 @@ import { MISSED_TARGET_NOTES } from './notes.js';
 import type { Report, TargetResult } from './results.js';
 
 export type { Report, Results } from './results.js';
-
 
 const pct = (n: number, digits = 0) => `${fmt(n * 100, digits)}%`;
 
@@ -35,9 +34,15 @@ function machineSection(r: Report): string {
         ['Memory', `${fmt(m.memoryGiB, 1)} GiB (${fmt(m.freeMemoryGiB, 1)} GiB free at start)`],
         ['Node', m.node],
         ['OS', m.os],
-        ['Load average (1, 5, 15 min) at start / at end', `${m.loadAverage.map((n) => fmt(n, 1)).join(', ')} / ${r.loadAverageAtEnd.map((n) => fmt(n, 1)).join(', ')}`],
+        [
+          'Load average (1, 5, 15 min) at start / at end',
+          `${m.loadAverage.map((n) => fmt(n, 1)).join(', ')} / ${r.loadAverageAtEnd.map((n) => fmt(n, 1)).join(', ')}`,
+        ],
         ['Run', `${m.startedAt} → ${r.finishedAt} (${fmt(r.durationSec)} s)`],
-        ['Commit', r.commit ? `${r.commit.commit.slice(0, 12)}${r.commit.dirty ? ' with uncommitted changes' : ''}` : 'unknown'],
+        [
+          'Commit',
+          r.commit ? `${r.commit.commit.slice(0, 12)}${r.commit.dirty ? ' with uncommitted changes' : ''}` : 'unknown',
+        ],
       ],
     ),
     '',
@@ -88,7 +93,18 @@ function getSection(g: GetResult): string {
       'response of a round.',
     '',
     table(
-      ['Server', 'Requests/s', 'Rounds min–max', 'p50 ms', 'p99 ms', 'Peak RSS MiB', 'Server CPU (of one core)', 'Server CPU µs/request', 'Load generator CPU', 'Body bytes'],
+      [
+        'Server',
+        'Requests/s',
+        'Rounds min–max',
+        'p50 ms',
+        'p99 ms',
+        'Peak RSS MiB',
+        'Server CPU (of one core)',
+        'Server CPU µs/request',
+        'Load generator CPU',
+        'Body bytes',
+      ],
       rows,
       ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
@@ -110,13 +126,18 @@ function getSection(g: GetResult): string {
     '</details>',
     '',
     ...keys.map((k) => `- **${s[k].label}**: ${s[k].description}.`),
-    '- Peak RSS is the sum of the peak resident set (VmHWM) of the server\'s processes over its life, start-up included. ' +
-      'Server CPU comes from /proc (user + system time of the server\'s processes during each round).',
+    "- Peak RSS is the sum of the peak resident set (VmHWM) of the server's processes over its life, start-up included. " +
+      "Server CPU comes from /proc (user + system time of the server's processes during each round).",
     g.valid
       ? '- Every measured response was 2xx (no throttling, no errors, no timeouts).'
       : `- ⚠️ Some responses were not 2xx or failed: these numbers are not valid. ${keys
           .filter((k) => s[k].failed > 0)
-          .map((k) => `${s[k].label}: ${Object.entries(s[k].failures).map(([what, n]) => `${fmt(n)} × ${what}`).join(', ')}`)
+          .map(
+            (k) =>
+              `${s[k].label}: ${Object.entries(s[k].failures)
+                .map(([what, n]) => `${fmt(n)} × ${what}`)
+                .join(', ')}`,
+          )
           .join('; ')}.`,
   ].join('\n');
 }
@@ -132,7 +153,14 @@ function draftSection(d: DraftResult): string {
       `${d.rounds[0]?.requests ?? 0} requests.`,
     '',
     table(
-      ['p50 ms (median of rounds)', 'p99 ms (all requests)', 'Rows/s (median of rounds)', 'Server CPU ms/request', 'Peak RSS MiB', 'Request / response bytes'],
+      [
+        'p50 ms (median of rounds)',
+        'p99 ms (all requests)',
+        'Rows/s (median of rounds)',
+        'Server CPU ms/request',
+        'Peak RSS MiB',
+        'Request / response bytes',
+      ],
       [
         [
           `**${fmt(d.p50Ms, 1)}**`,
@@ -168,14 +196,30 @@ function clientSection(c: ClientResult): string {
       'limit, not the client; caching is off because a cached answer sends no request.',
     '',
     table(
-      ['Bare fetch µs/call', 'Client µs/call', 'Overhead', 'Overhead µs', 'Caller CPU µs/call: fetch', 'Caller CPU µs/call: client'],
-      [[fmt(c.fetchMedianUs), fmt(c.clientMedianUs), `**${pct(c.overhead, 1)}**`, fmt(c.overheadUs), fmt(c.fetchCpuUs), fmt(c.clientCpuUs)]],
+      [
+        'Bare fetch µs/call',
+        'Client µs/call',
+        'Overhead',
+        'Overhead µs',
+        'Caller CPU µs/call: fetch',
+        'Caller CPU µs/call: client',
+      ],
+      [
+        [
+          fmt(c.fetchMedianUs),
+          fmt(c.clientMedianUs),
+          `**${pct(c.overhead, 1)}**`,
+          fmt(c.overheadUs),
+          fmt(c.fetchCpuUs),
+          fmt(c.clientCpuUs),
+        ],
+      ],
       ['r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
     'Per-call times are medians within a round; the overhead is the median over rounds of (client − fetch) ÷ fetch. ' +
-      'Caller CPU is the harness process\'s CPU time per call (median over rounds): the part of the difference that is ' +
-      'the client\'s own work, whatever the server and the scheduler did.',
+      "Caller CPU is the harness process's CPU time per call (median over rounds): the part of the difference that is " +
+      "the client's own work, whatever the server and the scheduler did.",
   ].join('\n');
 }
 
@@ -225,7 +269,9 @@ function pipelineSection(p: PipelineResult): string {
     `A \`git clone\` of commit \`${p.commit.slice(0, 12)}\` into a temporary directory, ` +
       '`pnpm install --frozen-lockfile --offline` there (from the local store; not a target), then the root ' +
       '`pnpm build` (`turbo run build`) with no turbo cache and no build outputs, then unchanged again. ' +
-      (p.workingTreeDirty ? 'The working tree had uncommitted changes; a clone does not have them, so they are not measured. ' : ''),
+      (p.workingTreeDirty
+        ? 'The working tree had uncommitted changes; a clone does not have them, so they are not measured. '
+        : ''),
     '',
     table(
       ['Run', 'Wall time', 'Tasks cached'],
@@ -245,7 +291,9 @@ export function renderMarkdown(r: Report): string {
     `# ${r.title}`,
     '',
     `Written by \`${r.command}\` (apps/bench). Do not edit: run it again.` +
-      (r.quick ? '\n\n> **Quick run** (`--quick`): few, short rounds. A smoke test of the harness, not numbers to quote.' : ''),
+      (r.quick
+        ? '\n\n> **Quick run** (`--quick`): few, short rounds. A smoke test of the harness, not numbers to quote.'
+        : ''),
     '',
     machineSection(r),
     '',

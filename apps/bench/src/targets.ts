@@ -1,10 +1,9 @@
 // The targets of issue 7, checked against a run's results. They live here and in the report, never in tests.
 import { fmt } from './context.js';
 import type { ScenarioName } from './options.js';
-import type { Results, TargetResult, } from './results.js';
+import type { Results, TargetResult } from './results.js';
 
 export type { TargetResult, TargetStatus } from './results.js';
-
 
 interface TargetDefinition {
   id: string;
@@ -21,7 +20,11 @@ const DEFINITIONS: TargetDefinition[] = [
     scenario: 'get',
     target: () => 'Reference GET throughput ≥ 0.6 × bare Fastify',
     measure: (r) =>
-      r.get && { value: r.get.ratios.referenceToBare, text: `${fmt(r.get.ratios.referenceToBare, 2)} ×`, valid: r.get.valid },
+      r.get && {
+        value: r.get.ratios.referenceToBare,
+        text: `${fmt(r.get.ratios.referenceToBare, 2)} ×`,
+        valid: r.get.valid,
+      },
     met: (v) => v >= 0.6,
   },
   {
@@ -29,7 +32,11 @@ const DEFINITIONS: TargetDefinition[] = [
     scenario: 'get',
     target: () => 'Reference GET throughput ≥ 5 × Prism mock',
     measure: (r) =>
-      r.get && { value: r.get.ratios.referenceToPrism, text: `${fmt(r.get.ratios.referenceToPrism, 1)} ×`, valid: r.get.valid },
+      r.get && {
+        value: r.get.ratios.referenceToPrism,
+        text: `${fmt(r.get.ratios.referenceToPrism, 1)} ×`,
+        valid: r.get.valid,
+      },
     met: (v) => v >= 5,
   },
   {
@@ -43,14 +50,20 @@ const DEFINITIONS: TargetDefinition[] = [
     id: 'client-overhead',
     scenario: 'client',
     target: () => 'Client per-call overhead < 10% of a bare fetch',
-    measure: (r) => r.client && { value: r.client.overhead, text: `${fmt(r.client.overhead * 100, 1)}% (${fmt(r.client.overheadUs)} µs)`, valid: true },
+    measure: (r) =>
+      r.client && {
+        value: r.client.overhead,
+        text: `${fmt(r.client.overhead * 100, 1)}% (${fmt(r.client.overheadUs)} µs)`,
+        valid: true,
+      },
     met: (v) => v < 0.1,
   },
   {
     id: 'unchanged-rebuild',
     scenario: 'pipeline',
     target: () => 'Unchanged rebuild (`pnpm build`, turbo cache) < 3 s',
-    measure: (r) => r.pipeline && { value: r.pipeline.warmSeconds, text: `${fmt(r.pipeline.warmSeconds, 2)} s`, valid: true },
+    measure: (r) =>
+      r.pipeline && { value: r.pipeline.warmSeconds, text: `${fmt(r.pipeline.warmSeconds, 2)} s`, valid: true },
     met: (v) => v < 3,
   },
 ];
@@ -59,7 +72,13 @@ export function evaluateTargets(results: Results): TargetResult[] {
   return DEFINITIONS.map((d) => {
     const m = d.measure(results);
     const base = { id: d.id, scenario: d.scenario, target: d.target(results) };
-    if (!m) return { ...base, measured: results.errors[d.scenario] ? 'scenario failed' : '—', value: undefined, status: 'not run' };
+    if (!m)
+      return {
+        ...base,
+        measured: results.errors[d.scenario] ? 'scenario failed' : '—',
+        value: undefined,
+        status: 'not run',
+      };
     if (!m.valid || !Number.isFinite(m.value)) return { ...base, measured: m.text, value: m.value, status: 'invalid' };
     return { ...base, measured: m.text, value: m.value, status: d.met(m.value) ? 'met' : 'missed' };
   });

@@ -12,7 +12,10 @@ describe('originOf and layerOf', () => {
     const fastify = frame('serialize', 'file:///r/node_modules/.pnpm/fastify@5.12.8/node_modules/fastify/lib/reply.js');
     expect(originOf(fastify)).toBe('fastify');
     expect(layerOf(fastify)).toBe(LAYERS.fastify);
-    const sqlite = frame('all', 'file:///r/node_modules/.pnpm/better-sqlite3@12.11.1/node_modules/better-sqlite3/lib/methods/wrappers.js');
+    const sqlite = frame(
+      'all',
+      'file:///r/node_modules/.pnpm/better-sqlite3@12.11.1/node_modules/better-sqlite3/lib/methods/wrappers.js',
+    );
     expect(layerOf(sqlite)).toBe(LAYERS.sqlite);
     const store = frame('countLiveCall', 'file:///r/apps/reference/dist/store/accounts.js');
     expect(originOf(store)).toBe('apps/reference');
@@ -68,7 +71,10 @@ describe('summarizeProfile', () => {
 });
 
 function getResult(referenceToBare: number, referenceToPrism: number, valid = true): GetResult {
-  return { ratios: { referenceToBare, referenceToPrism, bareToPrism: referenceToPrism / referenceToBare }, valid } as GetResult;
+  return {
+    ratios: { referenceToBare, referenceToPrism, bareToPrism: referenceToPrism / referenceToBare },
+    valid,
+  } as GetResult;
 }
 
 describe('evaluateTargets', () => {

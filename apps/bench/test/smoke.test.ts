@@ -17,7 +17,20 @@ let markdown: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cls-bench-smoke-'));
-  const args = [cli, '--quick', '--only', 'get', '--rounds', '1', '--seconds', '1', '--out', join(dir, 'BENCHMARKS.md'), '--json', join(dir, 'bench.json')];
+  const args = [
+    cli,
+    '--quick',
+    '--only',
+    'get',
+    '--rounds',
+    '1',
+    '--seconds',
+    '1',
+    '--out',
+    join(dir, 'BENCHMARKS.md'),
+    '--json',
+    join(dir, 'bench.json'),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -53,7 +66,14 @@ describe('pnpm bench --quick --only get', () => {
     for (const key of ['reference', 'bare', 'prism'] as const) {
       const s = get.servers[key];
       expect(s.rounds, key).toHaveLength(1);
-      for (const n of [s.median.rps, s.median.p50Ms, s.median.p99Ms, s.median.serverCpuUsPerRequest, s.peakRssMiB, s.bodyBytes]) {
+      for (const n of [
+        s.median.rps,
+        s.median.p50Ms,
+        s.median.p99Ms,
+        s.median.serverCpuUsPerRequest,
+        s.peakRssMiB,
+        s.bodyBytes,
+      ]) {
         expect(positive(n), `${key}: ${JSON.stringify(s.median)}`).toBe(true);
       }
       expect(s.median.p99Ms).toBeGreaterThanOrEqual(s.median.p50Ms);
@@ -89,8 +109,12 @@ describe('pnpm bench --quick --only get', () => {
     expect(markdown).toContain('Quick run');
     expect(markdown).toContain(`| CPU | ${report.machine.cores} cores`);
     expect(markdown).toContain(`| Node | ${process.version} |`);
-    expect(markdown).toContain(`| reference ÷ bare Fastify | **${get.ratios.referenceToBare.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ×** |`);
-    expect(markdown).toMatch(/\| Reference GET throughput ≥ 5 × Prism mock \| [\d.,]+ × \| (✅ met|❌ missed|⚠️ invalid run) \|/);
+    expect(markdown).toContain(
+      `| reference ÷ bare Fastify | **${get.ratios.referenceToBare.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ×** |`,
+    );
+    expect(markdown).toMatch(
+      /\| Reference GET throughput ≥ 5 × Prism mock \| [\d.,]+ × \| (✅ met|❌ missed|⚠️ invalid run) \|/,
+    );
     expect(markdown).toMatch(/\| Unchanged rebuild .* \| — \| — not run \|/);
   });
 });

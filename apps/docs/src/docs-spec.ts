@@ -31,7 +31,9 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string): 
     doc.paths![op.path]![op.method]!['x-codeSamples'] = codeSamples;
     samples.push(file);
   }
-  const tag = (doc.tags as Array<{ name: string; description?: string }> | undefined)?.find((t) => t.name === PROVISIONAL_TAG);
+  const tag = (doc.tags as Array<{ name: string; description?: string }> | undefined)?.find(
+    (t) => t.name === PROVISIONAL_TAG,
+  );
   if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
   const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
   tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;

@@ -1,7 +1,21 @@
 // @cls-api/docs: the documentation site of the contract, and a server for it.
 export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { docsSpec, generate, plainHeadings, PROVISIONAL_TAG, type DocsSpec } from './docs-spec.js';
-export { SAMPLE_LABELS, samplesOf, tsLiteral, type CodeSample, type OperationSamples, type SampleFile } from './samples.js';
-export { parseDecisions, provisionalElements, renderProvisionalList, type Decision, type DecisionLog, type ProvisionalElement } from './provisional.js';
+export {
+  SAMPLE_LABELS,
+  samplesOf,
+  tsLiteral,
+  type CodeSample,
+  type OperationSamples,
+  type SampleFile,
+} from './samples.js';
+export {
+  parseDecisions,
+  provisionalElements,
+  renderProvisionalList,
+  type Decision,
+  type DecisionLog,
+  type ProvisionalElement,
+} from './provisional.js';
 export { buildSite, offline } from './site.js';
 export { siteDir, siteIndex, docsSpecPath, samplesDir } from './paths.js';

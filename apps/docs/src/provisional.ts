@@ -68,7 +68,12 @@ export function renderProvisionalList(doc: OpenApiDocument, log: DecisionLog): s
       '|---|---|---|',
       ...rows.map((e) => {
         const d = log.elements.get(`${e.kind} ${e.name}`)!;
-        const label = kind === 'operation' ? `\`${e.where}\` (${e.name})` : kind === 'parameter' ? `${e.where} (${e.name})` : e.where;
+        const label =
+          kind === 'operation'
+            ? `\`${e.where}\` (${e.name})`
+            : kind === 'parameter'
+              ? `${e.where} (${e.name})`
+              : e.where;
         return `| ${cell(label)} | ${cell(d.decision)} | ${cell(d.reason)} |`;
       }),
       '',

@@ -1,7 +1,14 @@
 // Code samples of every operation, curl and the TypeScript client, built from the operation's own examples: path
 // and required query values from the parameter schemas' `examples`, parameters with a `default` at that default
 // (`page=1&size=10`), and the body from each request example.
-import { deref, isReference, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  deref,
+  isReference,
+  resolvePointer,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+} from '@cls-api/spec';
 
 /** One entry of Redoc's `x-codeSamples`. */
 export interface CodeSample {
@@ -34,7 +41,12 @@ function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick:
   // follow the `$ref` chain one hop at a time and take the nearest value.
   let s: JsonSchema | undefined = schema;
   for (let hops = 0; s && hops < 10; hops++) {
-    const value = pick === 'default' ? s.default : Array.isArray(s.examples) && s.examples.length > 0 ? s.examples[0] : (s.example ?? s.default);
+    const value =
+      pick === 'default'
+        ? s.default
+        : Array.isArray(s.examples) && s.examples.length > 0
+          ? s.examples[0]
+          : (s.example ?? s.default);
     if (value !== undefined) return value;
     s = isReference(s) ? (resolvePointer(doc, s.$ref) as JsonSchema) : undefined;
   }
@@ -55,7 +67,8 @@ function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
   for (const [name, example] of Object.entries(op.requestBody?.examples ?? {})) {
     shape.bodies.push({ name, value: example.value });
   }
-  if (op.requestBody && shape.bodies.length === 0) throw new Error(`${op.operationId}: the request body has no example`);
+  if (op.requestBody && shape.bodies.length === 0)
+    throw new Error(`${op.operationId}: the request body has no example`);
   // An operation that takes either credential (the manager area) shows its first: the API key.
   for (const name of op.security) {
     const scheme = deref<Record<string, unknown>>(doc, doc.components?.securitySchemes?.[name] ?? {});
@@ -77,8 +90,12 @@ function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
 
 function curlSample(op: OperationInfo, shape: RequestShape, body: unknown): string {
   const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(shape.path[name])));
-  const query = new URLSearchParams(Object.entries(shape.query).map(([k, v]): [string, string] => [k, String(v)])).toString();
-  const lines = [`curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${path}${query ? `?${query}` : ''}"`];
+  const query = new URLSearchParams(
+    Object.entries(shape.query).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
+  const lines = [
+    `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${path}${query ? `?${query}` : ''}"`,
+  ];
   if (shape.credential === 'apiKey') lines.push(`-H "${shape.apiKeyHeader}: $CLS_API_KEY"`);
   if (shape.credential === 'jwt') lines.push('-H "Authorization: Bearer $ACCESS_TOKEN"');
   lines.push('-H "Accept: application/json"');

@@ -48,7 +48,9 @@ async function loadAsset(file: string, type: string): Promise<Asset> {
   // Brotli's middle quality: within a few percent of its best on this page, in a fraction of the time.
   const [gz, br] = await Promise.all([
     gzipAsync(identity, { level: 9 }),
-    brotliAsync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+    brotliAsync(identity, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length },
+    }),
   ]);
   const mtimeSeconds = Math.floor(info.mtimeMs / 1000);
   return {
@@ -154,7 +156,8 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     if (path === '/' || path === '/index.html') return page;
     const segments = path.slice(1).split('/');
     // A page path: a route the page links, and below it letters, digits and dashes only (Redoc's slugs).
-    if (routes.has(segments[0]!) && segments.every((s, i) => /^[A-Za-z0-9_-]+$/.test(s) || (i > 0 && s === ''))) return page;
+    if (routes.has(segments[0]!) && segments.every((s, i) => /^[A-Za-z0-9_-]+$/.test(s) || (i > 0 && s === '')))
+      return page;
     return undefined;
   };
 
@@ -164,7 +167,8 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
       if (path === undefined) return plain(res, 400, 'Bad request: the request target must be a path');
       const asset = assetFor(path);
       if (!asset) return plain(res, 404, 'Not found');
-      if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed', { allow: 'GET, HEAD' });
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return plain(res, 405, 'Method not allowed', { allow: 'GET, HEAD' });
       serve(req, res, asset);
     } catch (err) {
       // One request's failure stays that request's.
@@ -180,7 +184,9 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const text = status === 431 ? 'Request header fields too large\n' : 'Bad request\n';
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`,
+    );
   });
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -26,7 +26,8 @@ const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent(
 export function offline(html: string): string {
   let out = html;
   for (const url of CDN_LOGOS) {
-    if (!out.includes(url)) throw new Error(`the page no longer references ${url}: check what Redoc loads from the network now`);
+    if (!out.includes(url))
+      throw new Error(`the page no longer references ${url}: check what Redoc loads from the network now`);
     out = out.split(url).join(INLINE_LOGO);
   }
   return out;
@@ -65,7 +66,8 @@ export async function buildSite(): Promise<{ bytes: number }> {
     }
     await writeFile(output, offline(await readFile(output, 'utf8')));
     const bytes = (await stat(output)).size;
-    if (bytes < 100_000) throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
+    if (bytes < 100_000)
+      throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
     await mkdir(siteDir, { recursive: true });
     // Replace the site's files only once the new page exists; dist/lib (this code) stays.
     await copyFile(output, siteIndex);

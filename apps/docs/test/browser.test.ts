@@ -91,7 +91,10 @@ function shallowestString(value: unknown): string | undefined {
 
 describe('the documentation site in Chromium', () => {
   it('opens with the API title and description', async () => {
-    await page.getByRole('heading', { name: new RegExp(doc.info.title) }).first().waitFor(WAIT);
+    await page
+      .getByRole('heading', { name: new RegExp(doc.info.title) })
+      .first()
+      .waitFor(WAIT);
     await shot('home');
   });
 
@@ -109,24 +112,32 @@ describe('the documentation site in Chromium', () => {
     expect([...tagPaths.keys()].sort()).toEqual(tags.map((t) => t.name).sort());
   });
 
-  it.each(guides.map((g) => [g.name, g] as const))('shows the guide "%s" with every heading in the sidebar and the page', async (name, guide) => {
-    const path = tagPaths.get(name)!;
-    await show(`#${path}`, path.slice(1));
-    const headings = headingsOf(guide.description);
-    expect(headings.length, `${name} has headings`).toBeGreaterThan(0);
-    for (const heading of headings) {
-      // The active guide's headings are its sidebar entries; Redoc renders the page around the one shown.
-      const link = page.locator(`a[href^="#${path}/"]`).filter({ hasText: new RegExp(`^${escapeRegExp(heading)}$`) }).first();
-      await link.waitFor({ state: 'attached', ...WAIT });
-      const href = (await link.getAttribute('href'))!;
-      await show(href, href.slice(2));
-      await expect.poll(() => page.locator(`[id="${href.slice(2)}"]`).innerText(), { ...WAIT, message: `${name}: ${heading}` }).toContain(heading);
-    }
-    if (name === 'Rate limits and quotas') {
+  it.each(guides.map((g) => [g.name, g] as const))(
+    'shows the guide "%s" with every heading in the sidebar and the page',
+    async (name, guide) => {
+      const path = tagPaths.get(name)!;
       await show(`#${path}`, path.slice(1));
-      await shot('guide-rate-limits');
-    }
-  });
+      const headings = headingsOf(guide.description);
+      expect(headings.length, `${name} has headings`).toBeGreaterThan(0);
+      for (const heading of headings) {
+        // The active guide's headings are its sidebar entries; Redoc renders the page around the one shown.
+        const link = page
+          .locator(`a[href^="#${path}/"]`)
+          .filter({ hasText: new RegExp(`^${escapeRegExp(heading)}$`) })
+          .first();
+        await link.waitFor({ state: 'attached', ...WAIT });
+        const href = (await link.getAttribute('href'))!;
+        await show(href, href.slice(2));
+        await expect
+          .poll(() => page.locator(`[id="${href.slice(2)}"]`).innerText(), { ...WAIT, message: `${name}: ${heading}` })
+          .toContain(heading);
+      }
+      if (name === 'Rate limits and quotas') {
+        await show(`#${path}`, path.slice(1));
+        await shot('guide-rate-limits');
+      }
+    },
+  );
 
   it('lists every provisional element in the "Provisional elements" guide', async () => {
     const path = tagPaths.get(PROVISIONAL_TAG)!;
@@ -134,7 +145,10 @@ describe('the documentation site in Chromium', () => {
     const missing: string[] = [];
     for (const [kind, title] of Object.entries(sections)) {
       await show(`#${path}`, path.slice(1));
-      const link = page.locator(`a[href^="#${path}/"]`).filter({ hasText: new RegExp(`^${title}$`) }).first();
+      const link = page
+        .locator(`a[href^="#${path}/"]`)
+        .filter({ hasText: new RegExp(`^${title}$`) })
+        .first();
       const href = (await link.getAttribute('href', WAIT))!;
       await show(href, href.slice(2));
       const text = await page.locator(`[id="${href.slice(2)}"]`).innerText();
@@ -147,22 +161,31 @@ describe('the documentation site in Chromium', () => {
     expect(missing).toEqual([]);
   });
 
-  it.each(ops.map((op) => [op.operationId, op] as const))('shows operation %s with its examples and curl sample', async (_, op) => {
-    const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
-    await show(`#/${id}`, id);
-    const section = page.locator(`[id="${id}"]`);
-    await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
-    // The right panel: the curl sample of this very operation, and its first success example.
-    const curl = page.locator('pre').filter({ hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${op.path.split('{')[0]}` });
-    await curl.first().waitFor({ state: 'attached', ...WAIT });
-    const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
-    const value = shallowestString(Object.values(success.examples)[0]!.value);
-    expect(value, `${op.operationId}'s success example has a string to look for`).toBeDefined();
-    await page.locator('pre').filter({ hasText: `"${value}"` }).first().waitFor({ state: 'attached', ...WAIT });
-    if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-curl');
-  });
+  it.each(ops.map((op) => [op.operationId, op] as const))(
+    'shows operation %s with its examples and curl sample',
+    async (_, op) => {
+      const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+      await show(`#/${id}`, id);
+      const section = page.locator(`[id="${id}"]`);
+      await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
+      // The right panel: the curl sample of this very operation, and its first success example.
+      const curl = page.locator('pre').filter({
+        hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${op.path.split('{')[0]}`,
+      });
+      await curl.first().waitFor({ state: 'attached', ...WAIT });
+      const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
+      const value = shallowestString(Object.values(success.examples)[0]!.value);
+      expect(value, `${op.operationId}'s success example has a string to look for`).toBeDefined();
+      await page
+        .locator('pre')
+        .filter({ hasText: `"${value}"` })
+        .first()
+        .waitFor({ state: 'attached', ...WAIT });
+      if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-curl');
+    },
+  );
 
-  it('switches every operation\'s sample to the TypeScript client', async () => {
+  it("switches every operation's sample to the TypeScript client", async () => {
     const first = ops[0]!;
     const firstId = `${tagPaths.get(first.tags[0]!)!.slice(1)}/${first.operationId.toLowerCase()}`;
     await show(`#/${firstId}`, firstId);
@@ -172,7 +195,11 @@ describe('the documentation site in Chromium', () => {
       const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
       await show(`#/${id}`, id);
       const call = `client.${op.method.toUpperCase()}('${op.path}'`;
-      await page.locator('pre').filter({ hasText: call }).first().waitFor({ state: 'attached', ...WAIT });
+      await page
+        .locator('pre')
+        .filter({ hasText: call })
+        .first()
+        .waitFor({ state: 'attached', ...WAIT });
       if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-typescript');
     }
   });

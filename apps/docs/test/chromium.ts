@@ -29,16 +29,21 @@ function run(command: string, args: string[], log: (line: string) => void): Prom
     child.stdout.on('data', relay);
     child.stderr.on('data', relay);
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`)),
+    );
   });
 }
 
 /** Returns the Chromium binary, installing Debian's `chromium` package first when it is missing. */
-export async function ensureChromium(log: (line: string) => void = (l) => console.log(`[chromium] ${l}`)): Promise<string> {
+export async function ensureChromium(
+  log: (line: string) => void = (l) => console.log(`[chromium] ${l}`),
+): Promise<string> {
   if (existsSync(CHROMIUM)) return CHROMIUM;
   log(`${CHROMIUM} is missing: installing Debian's chromium package (a few minutes on a slow machine)`);
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0 ? [] : ['sudo', '-n'];
-  const apt = (args: string[]) => (asRoot.length ? run(asRoot[0]!, [...asRoot.slice(1), 'apt-get', ...args], log) : run('apt-get', args, log));
+  const apt = (args: string[]) =>
+    asRoot.length ? run(asRoot[0]!, [...asRoot.slice(1), 'apt-get', ...args], log) : run('apt-get', args, log);
   await apt(['update']);
   await apt(['install', '-y', '--no-install-recommends', 'chromium']);
   if (!existsSync(CHROMIUM)) throw new Error(`apt-get installed chromium but ${CHROMIUM} does not exist`);

@@ -2,7 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
-import { PROVISIONAL_TAG, docsSpec, parseDecisions, plainHeadings, provisionalElements, renderProvisionalList } from '../src/index.js';
+import {
+  PROVISIONAL_TAG,
+  docsSpec,
+  parseDecisions,
+  plainHeadings,
+  provisionalElements,
+  renderProvisionalList,
+} from '../src/index.js';
 import { decisionsPath } from '../src/paths.js';
 
 const decisions = readFileSync(decisionsPath, 'utf8');
@@ -24,7 +31,9 @@ describe('the provisional list', () => {
     const elements = provisionalElements(doc);
     expect(elements.length).toBeGreaterThan(0);
     for (const e of elements) {
-      const row = list.split('\n').find((l) => l.startsWith('| ') && l.includes(e.kind === 'schema' ? `schema \`${e.name}\` |` : `(${e.name})`));
+      const row = list
+        .split('\n')
+        .find((l) => l.startsWith('| ') && l.includes(e.kind === 'schema' ? `schema \`${e.name}\` |` : `(${e.name})`));
       expect(row, `${e.kind} ${e.name}`).toBeDefined();
       const d = log.elements.get(`${e.kind} ${e.name}`)!;
       expect(row).toContain(d.reason.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim());
@@ -44,13 +53,17 @@ describe('the provisional list', () => {
     expect(JSON.stringify(doc)).toBe(before);
     const tag = (docs.tags as Array<{ name: string; description: string }>).find((t) => t.name === PROVISIONAL_TAG)!;
     expect(tag.description).toContain('## Every provisional element');
-    const original = (doc.tags as Array<{ name: string; description: string }>).find((t) => t.name === PROVISIONAL_TAG)!;
+    const original = (doc.tags as Array<{ name: string; description: string }>).find(
+      (t) => t.name === PROVISIONAL_TAG,
+    )!;
     expect(tag.description.startsWith(plainHeadings(original.description).trimEnd())).toBe(true);
   });
 });
 
 describe('plainHeadings', () => {
   it('drops code spans from headings only (Redoc 3 cuts them from the sidebar)', () => {
-    expect(plainHeadings('## Branch on `error.code`\nUse `error.code` here.')).toBe('## Branch on error.code\nUse `error.code` here.');
+    expect(plainHeadings('## Branch on `error.code`\nUse `error.code` here.')).toBe(
+      '## Branch on error.code\nUse `error.code` here.',
+    );
   });
 });

@@ -21,7 +21,11 @@ describe('samplesOf', () => {
     const [curl, ts] = codeSamples;
 
     const concretePath = op.path.replace(/\{[^}]+\}/g, '[^/?"]+');
-    expect(curl!.source).toMatch(new RegExp(`^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$BASE_URL${concretePath}[?"]`));
+    expect(curl!.source).toMatch(
+      new RegExp(
+        `^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$BASE_URL${concretePath}[?"]`,
+      ),
+    );
     expect(ts!.source).toContain(`await client.${op.method.toUpperCase()}('${op.path}'`);
     expect(file).toEqual({ name: `${op.operationId}.ts`, source: ts!.source });
 
@@ -55,14 +59,17 @@ describe('samplesOf', () => {
     const list = ops.find((op) => op.path === '/v3/manager/orders' && op.method === 'get')!;
     const { codeSamples } = samplesOf(doc, list);
     expect(codeSamples[0]!.source).toContain('"$BASE_URL/v3/manager/orders?page=1&size=10"');
-    expect(codeSamples[1]!.source).toContain("params: { query: { page: 1, size: 10 } }");
+    expect(codeSamples[1]!.source).toContain('params: { query: { page: 1, size: 10 } }');
   });
 
   it('refuses an operation whose required parameter has no example to show', () => {
     const copy = loadSpec();
     const op = operations(copy).find((o) => o.parameters.some((p) => p.in === 'path'))!;
     const param = op.parameters.find((p) => p.in === 'path')!;
-    const broken = { ...op, parameters: op.parameters.map((p) => (p === param ? { ...p, schema: { type: 'string' } } : p)) };
+    const broken = {
+      ...op,
+      parameters: op.parameters.map((p) => (p === param ? { ...p, schema: { type: 'string' } } : p)),
+    };
     expect(() => samplesOf(copy, broken)).toThrow(new RegExp(param.name));
   });
 });

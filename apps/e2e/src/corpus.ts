@@ -90,6 +90,11 @@ export function render(hostileCase: HostileCase, values: Record<string, string>)
   const blank = text.indexOf('\n\n');
   const headText = blank === -1 ? text.replace(/\n+$/, '') : text.slice(0, blank);
   const body = blank === -1 ? Buffer.alloc(0) : bytesOf(text.slice(blank + 2).replace(/\n$/, ''));
-  const head = bytesOf(headText.split('\n').join('\r\n').replace(/\{\{length\}\}/g, String(body.length)));
+  const head = bytesOf(
+    headText
+      .split('\n')
+      .join('\r\n')
+      .replace(/\{\{length\}\}/g, String(body.length)),
+  );
   return Buffer.concat([head, Buffer.from('\r\n\r\n'), body]);
 }

@@ -22,10 +22,16 @@ let database: string;
 function rowCounts(): Record<string, number> {
   const db = new Database(database, { readonly: true, fileMustExist: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>)
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{
+        name: string;
+      }>
+    )
       .map((t) => t.name)
       .filter((t) => !/usage|migrations/.test(t));
-    return Object.fromEntries(tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]));
+    return Object.fromEntries(
+      tables.map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -43,10 +49,16 @@ beforeAll(async () => {
   servers.set('reference', reference);
   servers.set('mock', mock);
   servers.set('docs', docs);
-  const printed = JSON.parse(reference.stdout.join('').split('\n').find((l) => l.includes('"accounts"'))!) as {
+  const printed = JSON.parse(
+    reference.stdout
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('"accounts"'))!,
+  ) as {
     accounts: Array<{ api_keys: Array<{ area: string; env: string; api_key: string }> }>;
   };
-  const keyOf = (area: string) => printed.accounts[0]!.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
+  const keyOf = (area: string) =>
+    printed.accounts[0]!.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
   values.set('reference', { wms_key: keyOf('wms'), manager_key: keyOf('manager'), cam_key: keyOf('cam') });
   values.set('mock', { wms_key: 'wms_test_mock', manager_key: 'manager_test_mock', cam_key: 'cam_test_mock' });
   values.set('docs', { wms_key: 'wms_test_mock', manager_key: 'manager_test_mock', cam_key: 'cam_test_mock' });
@@ -100,10 +112,14 @@ describe.each(['reference', 'mock', 'docs'] as const)('the %s server', (name) =>
 describe('the corpus', () => {
   it('has a reason for every case and reaches every server', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(25);
-    for (const name of ['reference', 'mock', 'docs'] as const) expect(corpus.some((c) => c.servers.includes(name)), name).toBe(true);
+    for (const name of ['reference', 'mock', 'docs'] as const)
+      expect(
+        corpus.some((c) => c.servers.includes(name)),
+        name,
+      ).toBe(true);
   });
 
-  it('left nothing written in the reference server\'s database', () => {
+  it("left nothing written in the reference server's database", () => {
     expect(rowCounts()).toEqual(before);
   });
 });

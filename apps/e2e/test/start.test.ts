@@ -46,7 +46,8 @@ async function until(what: string, condition: () => boolean, start: Start): Prom
   expect(condition(), `${what}; output so far:\n${start.output()}`).toBe(true);
 }
 
-const running = (s: Start) => until('the three servers run', () => s.output().includes('Running (Ctrl-C stops everything)'), s);
+const running = (s: Start) =>
+  until('the three servers run', () => s.output().includes('Running (Ctrl-C stops everything)'), s);
 
 function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -85,14 +86,17 @@ describe('pnpm start', () => {
     const s = await launch(['script', '-qfec', 'pnpm start --no-build', '/dev/null'], dataDir);
     await running(s);
     const out = s.output();
-    for (const area of ['wms', 'manager', 'cam']) expect(out).toMatch(new RegExp(`${area} key\\s+X-API-Key: ${area}_test_[A-Za-z0-9]+`));
+    for (const area of ['wms', 'manager', 'cam'])
+      expect(out).toMatch(new RegExp(`${area} key\\s+X-API-Key: ${area}_test_[A-Za-z0-9]+`));
     expect(out).toMatch(/JWT client\s+client_id=cli_test_\S+\s+client_secret=\S+/);
     expect(out).toContain(`http://127.0.0.1:${s.ports.docs}/`);
     const children = pids(dataDir);
     expect(children.map((c) => c.name).sort()).toEqual(['docs site', 'mock', 'reference server']);
     // The demo key printed works against the reference server it names.
     const key = /manager key\s+X-API-Key: (\S+)/.exec(out)![1]!;
-    const res = await fetch(`http://127.0.0.1:${s.ports.reference}/v3/manager/orders?page=1&size=10`, { headers: { 'X-API-Key': key } });
+    const res = await fetch(`http://127.0.0.1:${s.ports.reference}/v3/manager/orders?page=1&size=10`, {
+      headers: { 'X-API-Key': key },
+    });
     expect(res.status).toBe(200);
 
     s.child.stdin!.write('\x03');
@@ -135,7 +139,9 @@ describe('pnpm start', () => {
 
     const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
     await running(second);
-    expect(second.output()).toMatch(/Stopping the (reference server|docs site|mock) \(pid \d+\) that an earlier start left running/);
+    expect(second.output()).toMatch(
+      /Stopping the (reference server|docs site|mock) \(pid \d+\) that an earlier start left running/,
+    );
     for (const o of orphans) expect(alive(o.pid), `${o.name} (pid ${o.pid}) left running`).toBe(false);
     const children = pids(dataDir);
     process.kill(-second.child.pid!, 'SIGINT');

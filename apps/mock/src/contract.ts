@@ -91,9 +91,7 @@ export class Contract {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);
       }
     }
-    this.routes = this.operations
-      .map((op) => routeOf(op))
-      .sort((a, b) => b.literalSegments - a.literalSegments);
+    this.routes = this.operations.map((op) => routeOf(op)).sort((a, b) => b.literalSegments - a.literalSegments);
     this.schemes = new Map();
     for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
       const scheme = deref<Record<string, unknown>>(doc, raw);

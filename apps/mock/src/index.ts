@@ -173,22 +173,31 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
   await engine.start();
   const agent = new Agent({ keepAlive: true });
   const restarting = (op?: Parameters<typeof errorResponse>[3]) =>
-    errorResponse(contract, 'internal', "Mock: the mock's engine (Prism) stopped and is being restarted; retry in a moment.", op);
+    errorResponse(
+      contract,
+      'internal',
+      "Mock: the mock's engine (Prism) stopped and is being restarted; retry in a moment.",
+      op,
+    );
 
   const forward = (req: IncomingMessage, port: number, body: Buffer, prefer: string | undefined) =>
     new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined && !['host', 'connection', 'content-length', 'prefer'].includes(name)) headers[name] = value;
+        if (value !== undefined && !['host', 'connection', 'content-length', 'prefer'].includes(name))
+          headers[name] = value;
       }
       if (prefer) headers.prefer = prefer;
-      if (body.length > 0 || req.headers['content-length'] !== undefined) headers['content-length'] = String(body.length);
+      if (body.length > 0 || req.headers['content-length'] !== undefined)
+        headers['content-length'] = String(body.length);
       const upstream = request(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers, agent },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.once('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.once('end', () =>
+            resolve({ status: res.statusCode ?? 500, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
           res.once('error', reject);
         },
       );
@@ -198,7 +207,8 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
 
   /** What the front server answers itself, before Prism sees the request: what Prism cannot take safely. */
   const refuse = (method: string, pathname: string | undefined): ShapedResponse | undefined => {
-    if (pathname === undefined) return errorResponse(contract, 'invalid', 'The request target must be a path that starts with /.');
+    if (pathname === undefined)
+      return errorResponse(contract, 'invalid', 'The request target must be a path that starts with /.');
     try {
       decodeURIComponent(pathname);
     } catch {
@@ -227,7 +237,15 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     if (declared > MAX_BODY_BYTES) {
       // Refused before a byte of the body is read: waiting for gigabytes that may never come holds the connection.
       res.setHeader('connection', 'close');
-      send(res, errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, contract.match(method, pathname)?.route.op));
+      send(
+        res,
+        errorResponse(
+          contract,
+          'invalid',
+          `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+          contract.match(method, pathname)?.route.op,
+        ),
+      );
       return;
     }
     const matched = contract.match(method, pathname);
@@ -241,7 +259,12 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
       shaped = errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', facts.op);
     } else if (exceedsJsonDepth(body)) {
-      shaped = errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, facts.op);
+      shaped = errorResponse(
+        contract,
+        'invalid',
+        `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+        facts.op,
+      );
     } else {
       let prefer = req.headers.prefer;
       let preferError: string | undefined;
@@ -297,7 +320,11 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
       'invalid',
       err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.',
     );
-    const head = [`HTTP/1.1 ${shaped.status} Bad Request`, 'connection: close', `content-length: ${shaped.body.length}`];
+    const head = [
+      `HTTP/1.1 ${shaped.status} Bad Request`,
+      'connection: close',
+      `content-length: ${shaped.body.length}`,
+    ];
     for (const [name, value] of Object.entries(shaped.headers)) head.push(`${name}: ${String(value)}`);
     socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), shaped.body]));
   });

@@ -66,7 +66,11 @@ export function exampleRequest(doc: OpenApiDocument, op: OperationInfo): Example
       headers.Authorization = `${String(scheme.scheme).replace(/^./, (c) => c.toUpperCase())} mock-token`;
     }
   }
-  const request: ExampleRequest = { method: op.method.toUpperCase(), url: search ? `${path}?${search}` : path, headers };
+  const request: ExampleRequest = {
+    method: op.method.toUpperCase(),
+    url: search ? `${path}?${search}` : path,
+    headers,
+  };
   if (op.requestBody) {
     const first = Object.values(op.requestBody.examples)[0];
     if (!first) throw new Error(`${op.operationId}: the request body has no example`);

@@ -216,16 +216,16 @@ function securityFailure(contract: Contract, req: RequestFacts, op: OperationInf
     };
   }
   const accepted = op.security.map((s) => contract.schemes.get(s)?.header ?? s).join(' or ');
-  return errorResponse(
-    contract,
-    role,
-    foreign ? `This operation accepts only ${accepted}.` : `Send ${accepted}.`,
-    op,
-  );
+  return errorResponse(contract, role, foreign ? `This operation accepts only ${accepted}.` : `Send ${accepted}.`, op);
 }
 
 /** Answers a request Prism found invalid: REQUIRED_PARAMETER when something is missing, else INVALID_PARAMETER. */
-function validationFailure(contract: Contract, op: OperationInfo | undefined, violations: Violation[], fallback: string): ShapedResponse {
+function validationFailure(
+  contract: Contract,
+  op: OperationInfo | undefined,
+  violations: Violation[],
+  fallback: string,
+): ShapedResponse {
   const first = violations.find(isRequired) ?? violations[0];
   const role: ErrorRole = first && isRequired(first) ? 'missing' : 'invalid';
   let message = first ? describeViolation(first) : fallback;
@@ -278,7 +278,10 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
   // Keep Prism's CORS and violation headers on rewritten answers too.
   for (const [name, value] of Object.entries(upstream.headers)) {
     const lower = name.toLowerCase();
-    if (value !== undefined && (lower.startsWith('access-control-') || lower === 'vary' || lower === VIOLATIONS_HEADER)) {
+    if (
+      value !== undefined &&
+      (lower.startsWith('access-control-') || lower === 'vary' || lower === VIOLATIONS_HEADER)
+    ) {
       shaped.headers[lower] ??= value;
     }
   }
@@ -297,15 +300,24 @@ function generatedBody(contract: Contract, op: OperationInfo, shaped: ShapedResp
     const code = (rest.error as { code?: unknown } | undefined)?.code;
     const documented = op.responses[String(shaped.status)]?.errorCodes ?? [];
     if (typeof code !== 'string' || !documented.includes(code)) {
-      const example = contract.scenariosOf(op).find((s) => s.status === String(shaped.status) && s.errorCode !== undefined);
+      const example = contract
+        .scenariosOf(op)
+        .find((s) => s.status === String(shaped.status) && s.errorCode !== undefined);
       if (example) {
-        return { ...shaped, body: Buffer.from(JSON.stringify(example.value)), example: example.example, rewritten: 'undocumented code' };
+        return {
+          ...shaped,
+          body: Buffer.from(JSON.stringify(example.value)),
+          example: example.example,
+          rewritten: 'undocumented code',
+        };
       }
       return errorResponse(contract, 'internal', `Mock: generated an undocumented error for ${shaped.status}.`, op);
     }
   }
   const ordered = Buffer.from(JSON.stringify({ success, ...rest }));
-  return ordered.equals(shaped.body) ? shaped : { ...shaped, body: ordered, rewritten: shaped.rewritten ?? 'envelope order' };
+  return ordered.equals(shaped.body)
+    ? shaped
+    : { ...shaped, body: ordered, rewritten: shaped.rewritten ?? 'envelope order' };
 }
 
 /** The answer to a method and path that name no operation of the contract: 404 NOT_FOUND, in the envelope. */
@@ -361,11 +373,16 @@ function prismError(
 }
 
 /** Drops optional headers Prism made up and adds the values the served example declares. */
-function withContractHeaders(contract: Contract, op: OperationInfo | undefined, shaped: ShapedResponse): ShapedResponse {
+function withContractHeaders(
+  contract: Contract,
+  op: OperationInfo | undefined,
+  shaped: ShapedResponse,
+): ShapedResponse {
   const declared = op?.responses[String(shaped.status)]?.headers ?? {};
-  const example = shaped.example && op
-    ? contract.scenariosOf(op).find((s) => s.status === String(shaped.status) && s.example === shaped.example)
-    : undefined;
+  const example =
+    shaped.example && op
+      ? contract.scenariosOf(op).find((s) => s.status === String(shaped.status) && s.example === shaped.example)
+      : undefined;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(shaped.headers)) headers[name.toLowerCase()] = value;
   for (const [name, info] of Object.entries(declared)) {

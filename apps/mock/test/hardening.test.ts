@@ -59,11 +59,19 @@ async function stillServes(): Promise<void> {
 }
 
 describe('requests Prism cannot take', () => {
-  it.each(['/v3/wms/orders/%FF', '/v3/wms/orders/%', '/v3/wms/orders/%zz', '/v3/wms/orders/%E0%A4', '/v3/wms/products/a%2'])(
+  it.each([
+    '/v3/wms/orders/%FF',
+    '/v3/wms/orders/%',
+    '/v3/wms/orders/%zz',
+    '/v3/wms/orders/%E0%A4',
+    '/v3/wms/products/a%2',
+  ])(
     'a malformed percent escape (%s) is 400 INVALID_PARAMETER from the front server, and Prism lives on',
     async (path) => {
       const pid = mock.enginePid;
-      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nConnection: close\r\n\r\n`);
+      const answer = await raw(
+        `GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nConnection: close\r\n\r\n`,
+      );
       expectEnvelope(answer, 'INVALID_PARAMETER');
       await stillServes();
       expect(mock.enginePid).toBe(pid);
@@ -71,10 +79,13 @@ describe('requests Prism cannot take', () => {
     },
   );
 
-  it.each(['//', '//[', '/[', '/v3//wms/orders'])('a path that names no operation (%s) is 404 NOT_FOUND, not 500', async (path) => {
-    const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expectEnvelope(answer, 'NOT_FOUND');
-  });
+  it.each(['//', '//[', '/[', '/v3//wms/orders'])(
+    'a path that names no operation (%s) is 404 NOT_FOUND, not 500',
+    async (path) => {
+      const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expectEnvelope(answer, 'NOT_FOUND');
+    },
+  );
 
   it('a request target that is no path (absolute form, *) is 400 INVALID_PARAMETER', async () => {
     for (const target of ['*', 'http://other.example/v3/wms/orders']) {
@@ -91,14 +102,17 @@ describe('requests Prism cannot take', () => {
     await stillServes();
   });
 
-  it('headers over Node\'s limit (20 KB) get the envelope with 400, not a bare 431', async () => {
+  it("headers over Node's limit (20 KB) get the envelope with 400, not a bare 431", async () => {
     const answer = await raw(`GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expectEnvelope(answer, 'INVALID_PARAMETER');
     await stillServes();
   });
 
   it('malformed HTTP (a bad Content-Length, a header name with a space) gets the envelope too', async () => {
-    expectEnvelope(await raw('POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'), 'INVALID_PARAMETER');
+    expectEnvelope(
+      await raw('POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'),
+      'INVALID_PARAMETER',
+    );
     expectEnvelope(await raw('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 'INVALID_PARAMETER');
     await stillServes();
   });
@@ -109,11 +123,19 @@ describe('Prefer: dynamic=true', () => {
     for (const op of contract.operations) {
       const req = exampleRequest(doc, op);
       for (const code of Object.keys(op.responses)) {
-        const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: `code=${code}, dynamic=true` }, req.body);
+        const answer = await send(
+          mock.url,
+          req.method,
+          req.url,
+          { ...req.headers, Prefer: `code=${code}, dynamic=true` },
+          req.body,
+        );
         const context = `${op.operationId} ${code}: ${answer.text.slice(0, 200)}`;
         expect(Object.keys(answer.body as object)[0], context).toBe('success');
         if (answer.status >= 400) {
-          expect(op.responses[String(answer.status)]?.errorCodes, context).toContain((answer.body as { error: { code: string } }).error.code);
+          expect(op.responses[String(answer.status)]?.errorCodes, context).toContain(
+            (answer.body as { error: { code: string } }).error.code,
+          );
         }
       }
     }

@@ -93,7 +93,9 @@ describe('parameters', () => {
   });
 
   const requiredQuery = contract.operations.flatMap((op) =>
-    op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => [`${op.operationId} ${p.name}`, op, p.name] as const),
+    op.parameters
+      .filter((p) => p.in === 'query' && p.required)
+      .map((p) => [`${op.operationId} ${p.name}`, op, p.name] as const),
   );
   it('the contract has required query parameters to check', () => expect(requiredQuery.length).toBeGreaterThan(0));
   it.each(requiredQuery)('%s missing: 400 REQUIRED_PARAMETER naming it', async (_, op, name) => {
@@ -148,7 +150,9 @@ describe('request bodies (source: Errors, rule 5)', () => {
     const req = exampleRequest(doc, op);
     const schema = deref<JsonSchema>(doc, op.requestBody!.schema!);
     // Nothing required is there: a `required` property, or the one field an update must name at least (G27).
-    const required = (Array.isArray(schema.required) && schema.required.length > 0) || (typeof schema.minProperties === 'number' && schema.minProperties > 0);
+    const required =
+      (Array.isArray(schema.required) && schema.required.length > 0) ||
+      (typeof schema.minProperties === 'number' && schema.minProperties > 0);
     const answer = await send(mock.url, req.method, req.url, req.headers, '{}');
     expectEnvelope(answer, required ? missingCode(op) : code('invalid'), op);
   });
@@ -156,7 +160,10 @@ describe('request bodies (source: Errors, rule 5)', () => {
   // The contract's own deliberately invalid bodies, each with the answer it must get.
   const invalidExamples = contract.operations.flatMap((op) => {
     const raw = deref<RequestBodyObject>(doc, doc.paths![op.path]![op.method]!.requestBody ?? { content: {} });
-    const examples = (raw['x-invalid-examples'] ?? {}) as Record<string, { value: unknown; expected: { status: number; code: string } }>;
+    const examples = (raw['x-invalid-examples'] ?? {}) as Record<
+      string,
+      { value: unknown; expected: { status: number; code: string } }
+    >;
     return Object.entries(examples).map(([name, ex]) => [`${op.operationId} ${name}`, op, ex] as const);
   });
   it('the contract has x-invalid-examples to send', () => expect(invalidExamples.length).toBeGreaterThan(0));
@@ -225,23 +232,33 @@ describe('routes and mock controls', () => {
     expectEnvelope(await send(mock.url, 'GET', req.url, { ...req.headers, Accept: 'text/html' }), code('invalid'), op);
   });
 
-  it.each(contract.operations.map(byId))('%s: an undocumented example or status in Prefer is refused with the list', async (_, op) => {
-    const req = exampleRequest(doc, op);
-    const names = contract.scenariosOf(op).map((s) => s.example);
-    for (const prefer of ['example=no_such_example', 'code=418', `code=${Object.keys(op.responses)[0] === '200' ? '500' : '200'}, example=${names.find((n) => contract.scenariosOf(op).find((s) => s.example === n)!.status !== '500')}`]) {
-      const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: prefer }, req.body);
-      expect(answer.status, prefer).toBe(contract.errorFor('invalid').status);
-      const body = answer.body as { error: { code: string; message: string } };
-      expect(body.error.message, prefer).toMatch(/^Mock: /);
-      expect(validator.errors(envelopeSchema, answer.body)).toEqual([]);
-      if (prefer.startsWith('example=')) for (const name of names) expect(body.error.message).toContain(name);
-    }
-  });
+  it.each(contract.operations.map(byId))(
+    '%s: an undocumented example or status in Prefer is refused with the list',
+    async (_, op) => {
+      const req = exampleRequest(doc, op);
+      const names = contract.scenariosOf(op).map((s) => s.example);
+      for (const prefer of [
+        'example=no_such_example',
+        'code=418',
+        `code=${Object.keys(op.responses)[0] === '200' ? '500' : '200'}, example=${names.find((n) => contract.scenariosOf(op).find((s) => s.example === n)!.status !== '500')}`,
+      ]) {
+        const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: prefer }, req.body);
+        expect(answer.status, prefer).toBe(contract.errorFor('invalid').status);
+        const body = answer.body as { error: { code: string; message: string } };
+        expect(body.error.message, prefer).toMatch(/^Mock: /);
+        expect(validator.errors(envelopeSchema, answer.body)).toEqual([]);
+        if (prefer.startsWith('example=')) for (const name of names) expect(body.error.message).toContain(name);
+      }
+    },
+  );
 
   it('a missing credential wins over a Prefer for a success example', async () => {
     const op = secured.find((o) => o.method === 'get')!;
     const req = exampleRequest(doc, op);
-    const headers = withoutHeader(req.headers, op.security.map((s) => contract.schemes.get(s)!.header));
+    const headers = withoutHeader(
+      req.headers,
+      op.security.map((s) => contract.schemes.get(s)!.header),
+    );
     const success = contract.scenariosOf(op).find((s) => s.status.startsWith('2'))!;
     const answer = await send(mock.url, 'GET', req.url, { ...headers, Prefer: `example=${success.example}` });
     expectEnvelope(answer, code('noCredential'), op);

@@ -28,7 +28,9 @@ describe('startMock', () => {
     const req = exampleRequest(doc, op);
     const answer = await send(mock.url, req.method, req.url, req.headers, req.body);
     expect(answer.status).toBe(200);
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^${req.method} ${req.url.replace(/[?]/g, '\\?')} -> 200`))]);
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^${req.method} ${req.url.replace(/[?]/g, '\\?')} -> 200`)),
+    ]);
     expect(mock.url).toBe(`http://127.0.0.1:${mock.port}`);
     await mock.close();
     await mock.close(); // twice is harmless
@@ -66,7 +68,9 @@ describe('startMock', () => {
     })();
     expect(ref).toBeDefined();
     const responseName = ref!.split('/').pop()!;
-    const response = doc.components!.responses![responseName] as { content: Record<string, { examples: Record<string, { $ref: string }> }> };
+    const response = doc.components!.responses![responseName] as {
+      content: Record<string, { examples: Record<string, { $ref: string }> }>;
+    };
     const exampleName = response.content['application/json']!.examples[scenario.example]!.$ref.split('/').pop()!;
     const example = doc.components!.examples![exampleName] as ExampleObject;
     example.value = { success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Changed in this copy.' } };
@@ -76,7 +80,13 @@ describe('startMock', () => {
     try {
       const op = contract.operations.find((o) => o.operationId === scenario.operationId)!;
       const req = exampleRequest(doc, op);
-      const answer = await send(mock.url, req.method, req.url, { ...req.headers, Prefer: `example=${scenario.example}` }, req.body);
+      const answer = await send(
+        mock.url,
+        req.method,
+        req.url,
+        { ...req.headers, Prefer: `example=${scenario.example}` },
+        req.body,
+      );
       expect(answer.status).toBe(429);
       expect(answer.body).toEqual(example.value);
       expect(answer.headers.get('retry-after')).toBe('120');
@@ -101,7 +111,7 @@ describe('the pnpm mock command', () => {
       const tryLine = await new Promise<string>((resolveLine, reject) => {
         child.stdout.on('data', (c: Buffer) => {
           output += c.toString();
-          const line = output.split('\n').find((l) => l.startsWith('Try:') );
+          const line = output.split('\n').find((l) => l.startsWith('Try:'));
           if (line) resolveLine(line);
         });
         void exited.then(() => reject(new Error(`the command exited:\n${output}`)));

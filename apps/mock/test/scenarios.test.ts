@@ -31,7 +31,9 @@ function madeUpHeaders(op: OperationInfo, status: string, answer: Answer, declar
 
 describe('the scenarios the contract names', () => {
   it('covers every operation, and no operation uses one name twice', () => {
-    expect(new Set(scenarios.map((s) => s.operationId))).toEqual(new Set(contract.operations.map((o) => o.operationId)));
+    expect(new Set(scenarios.map((s) => s.operationId))).toEqual(
+      new Set(contract.operations.map((o) => o.operationId)),
+    );
     for (const op of contract.operations) {
       const names = contract.scenariosOf(op).map((s) => s.example);
       expect(names, op.operationId).toEqual([...new Set(names)]);
@@ -64,7 +66,9 @@ describe('Prefer: code=<status>, example=<name> serves the same', () => {
 
 describe('without Prefer, and with Prefer: code= alone', () => {
   it.each(contract.operations.map((op) => [op.operationId, op] as const))('%s', async (_, op) => {
-    const success = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)).sort()[0]!;
+    const success = Object.keys(op.responses)
+      .filter((s) => /^2\d\d$/.test(s))
+      .sort()[0]!;
     const plain = await ask(op);
     expect(plain.status).toBe(Number(success));
     expect(plain.body).toEqual(Object.values(op.responses[success]!.examples)[0]!.value);
@@ -106,7 +110,9 @@ describe('the two 429s are told apart by Retry-After (source: Limits, rules 4 to
         h('x-ratelimit-remaining') === '0' &&
         /^\d+$/.test(h('x-ratelimit-reset') ?? '');
       if (!ok) {
-        const sent = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((n) => `${n}=${h(n)}`);
+        const sent = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map(
+          (n) => `${n}=${h(n)}`,
+        );
         wrong.push(`${s.operationId}: ${answer.status} ${sent.join(' ')}`);
       }
     }

@@ -15,19 +15,29 @@ import {
 
 const doc = loadSpec();
 const contract = new Contract(doc);
-const op = contract.operations.find((o) => contract.scenariosOf(o).some((s) => s.example === 'monthly_quota_exhausted'))!;
+const op = contract.operations.find((o) =>
+  contract.scenariosOf(o).some((s) => s.example === 'monthly_quota_exhausted'),
+)!;
 
 describe('Prefer', () => {
   it('parses code, example and other tokens', () => {
-    expect(parsePrefer('code=429, example=monthly_quota_exhausted')).toEqual({ code: '429', example: 'monthly_quota_exhausted', rest: [] });
+    expect(parsePrefer('code=429, example=monthly_quota_exhausted')).toEqual({
+      code: '429',
+      example: 'monthly_quota_exhausted',
+      rest: [],
+    });
     expect(parsePrefer('example="no_orders"; dynamic=true')).toEqual({ example: 'no_orders', rest: ['dynamic=true'] });
     expect(parsePrefer(undefined)).toEqual({ rest: [] });
-    expect(formatPrefer({ code: '200', example: 'x', rest: ['dynamic=false'] })).toBe('code=200, example=x, dynamic=false');
+    expect(formatPrefer({ code: '200', example: 'x', rest: ['dynamic=false'] })).toBe(
+      'code=200, example=x, dynamic=false',
+    );
   });
 
   it('gives example= alone the status that documents it', () => {
     const s = contract.scenariosOf(op).find((x) => x.example === 'monthly_quota_exhausted')!;
-    expect(resolvePrefer(contract, op, { example: s.example, rest: [] })).toEqual({ prefer: { example: s.example, code: s.status, rest: [] } });
+    expect(resolvePrefer(contract, op, { example: s.example, rest: [] })).toEqual({
+      prefer: { example: s.example, code: s.status, rest: [] },
+    });
   });
 
   it('refuses an example under the wrong status, an unknown example and an undocumented status', () => {
@@ -43,12 +53,22 @@ describe('violations', () => {
     expect(fieldOf(['request', 'body', 'orders', '2', 'receiver_name'])).toBe('orders[2].receiver_name');
     expect(fieldOf(['request', 'query', 'size'])).toBe('size');
     expect(
-      describeViolation({ location: ['request', 'body', 'orders', '2'], code: 'required', message: "Request body property orders.2 must have required property 'receiver_name'" }),
+      describeViolation({
+        location: ['request', 'body', 'orders', '2'],
+        code: 'required',
+        message: "Request body property orders.2 must have required property 'receiver_name'",
+      }),
     ).toBe('orders[2].receiver_name is required.');
-    expect(describeViolation({ location: ['request', 'query', 'size'], code: 'maximum', message: 'Request query parameter size must be <= 100' })).toBe(
-      'size must be <= 100.',
+    expect(
+      describeViolation({
+        location: ['request', 'query', 'size'],
+        code: 'maximum',
+        message: 'Request query parameter size must be <= 100',
+      }),
+    ).toBe('size must be <= 100.');
+    expect(describeViolation({ location: ['request'], code: 'required', message: 'Body parameter is required' })).toBe(
+      'The request body is required.',
     );
-    expect(describeViolation({ location: ['request'], code: 'required', message: 'Body parameter is required' })).toBe('The request body is required.');
   });
 
   it('messages are one line of at most 1,000 characters', () => {
@@ -64,7 +84,12 @@ describe('shapeResponse', () => {
     const s = contract.scenariosOf(op).find((x) => x.status === '200')!;
     const shaped = shapeResponse(contract, facts, {
       status: 200,
-      headers: { 'content-type': 'application/json', 'x-ratelimit-limit': '0', 'x-ratelimit-remaining': '0', 'access-control-allow-origin': '*' },
+      headers: {
+        'content-type': 'application/json',
+        'x-ratelimit-limit': '0',
+        'x-ratelimit-remaining': '0',
+        'access-control-allow-origin': '*',
+      },
       body: Buffer.from(JSON.stringify(s.value)),
     });
     expect(shaped.headers['x-ratelimit-limit']).toBeUndefined();
@@ -80,12 +105,21 @@ describe('shapeResponse', () => {
       {
         status: 404,
         headers: { 'content-type': 'application/problem+json' },
-        body: Buffer.from(JSON.stringify({ type: 'https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR', title: 'Route not resolved', status: 404 })),
+        body: Buffer.from(
+          JSON.stringify({
+            type: 'https://stoplight.io/prism/errors#NO_PATH_MATCHED_ERROR',
+            title: 'Route not resolved',
+            status: 404,
+          }),
+        ),
       },
     );
     const { code, status } = contract.errorFor('unknownRoute');
     expect(shaped.status).toBe(status);
-    expect(JSON.parse(shaped.body.toString())).toEqual({ success: false, error: { code, message: expect.any(String) } });
+    expect(JSON.parse(shaped.body.toString())).toEqual({
+      success: false,
+      error: { code, message: expect.any(String) },
+    });
   });
 
   it('turns a Prism failure into INTERNAL_ERROR', () => {

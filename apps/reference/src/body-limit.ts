@@ -59,7 +59,8 @@ export function maxJsonBytes(doc: OpenApiDocument, schema: unknown, depth = 0): 
     if (found) return found.some((b) => b === undefined) ? undefined : Math.max(...(found as number[]));
   }
   const listed = (s.enum as unknown[] | undefined) ?? ('const' in s ? [s.const] : undefined);
-  if (listed) return Math.max(...listed.map((v) => (typeof v === 'string' ? stringBytes(v.length) : JSON.stringify(v).length)));
+  if (listed)
+    return Math.max(...listed.map((v) => (typeof v === 'string' ? stringBytes(v.length) : JSON.stringify(v).length)));
   const indent = 2 + INDENT_PER_LEVEL * (depth + 1);
   switch (s.type) {
     case 'string':
@@ -97,7 +98,10 @@ export function maxJsonBytes(doc: OpenApiDocument, schema: unknown, depth = 0): 
  * maximum length). Bodies the contract leaves open (an MCP tool call's `arguments`) are bounded by this too, and by
  * the nesting limit.
  */
-export function maxRequestBodyBytes(doc: OpenApiDocument, ops: Iterable<OperationInfo>): { bytes: number; operationId: string } {
+export function maxRequestBodyBytes(
+  doc: OpenApiDocument,
+  ops: Iterable<OperationInfo>,
+): { bytes: number; operationId: string } {
   let largest = { bytes: 0, operationId: '' };
   for (const op of ops) {
     if (!op.requestBody?.schema) continue;

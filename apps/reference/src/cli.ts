@@ -198,7 +198,9 @@ function humanText(result: Record<string, unknown>): string {
  * the process exit code when done.
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>
+  >;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {

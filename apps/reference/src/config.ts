@@ -96,7 +96,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const production = raw('NODE_ENV') === 'production';
   const port = integer('PORT', 3000, 0, 65535);
   const host = raw('HOST') ?? '127.0.0.1';
-  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host)) problems.push(`HOST must be an IP address or host name, got "${host}"`);
+  if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host))
+    problems.push(`HOST must be an IP address or host name, got "${host}"`);
   const database = raw('DATABASE') ?? './data/reference.db';
 
   const serviceTimeZone = raw('SERVICE_TIME_ZONE') ?? spec.timeZone;
@@ -109,16 +110,27 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   // The contract's limits are the floor: the reference may be more generous (load tests), never stricter.
   const { gateway, gatewayMcp } = spec.limits;
   const floor = (v: number) => ` (the contract's value ${v} or more)`;
-  const gatewayRatePerSecond = number('GATEWAY_RATE_PER_SECOND', gateway.ratePerSecond, gateway.ratePerSecond, floor(gateway.ratePerSecond));
+  const gatewayRatePerSecond = number(
+    'GATEWAY_RATE_PER_SECOND',
+    gateway.ratePerSecond,
+    gateway.ratePerSecond,
+    floor(gateway.ratePerSecond),
+  );
   const gatewayBurst = number('GATEWAY_BURST', gateway.burst, gateway.burst, floor(gateway.burst));
-  const mcpRatePerSecond = number('MCP_RATE_PER_SECOND', gatewayMcp.ratePerSecond, gatewayMcp.ratePerSecond, floor(gatewayMcp.ratePerSecond));
+  const mcpRatePerSecond = number(
+    'MCP_RATE_PER_SECOND',
+    gatewayMcp.ratePerSecond,
+    gatewayMcp.ratePerSecond,
+    floor(gatewayMcp.ratePerSecond),
+  );
   const mcpBurst = number('MCP_BURST', gatewayMcp.burst, gatewayMcp.burst, floor(gatewayMcp.burst));
   const testKeyMonthlyQuota = integer('TEST_KEY_MONTHLY_QUOTA', spec.limits.testKeyMonthlyQuota, 1, 2_147_483_647);
 
   let jwtSecret = raw('JWT_SECRET');
   let jwtSecretGenerated = false;
   if (jwtSecret === undefined) {
-    if (production && options.needsJwtSecret !== false) problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
+    if (production && options.needsJwtSecret !== false)
+      problems.push('JWT_SECRET is required when NODE_ENV=production (at least 32 characters)');
     jwtSecret = randomBytes(32).toString('base64url');
     jwtSecretGenerated = true;
   } else if (jwtSecret.length < 32) {
@@ -126,7 +138,12 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   }
   const { access, refresh } = spec.tokenLifetime;
   const jwtTtlSeconds = integer('JWT_TTL_SECONDS', Math.min(3600, access.max), access.min, access.max);
-  const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', Math.min(14 * 86400, refresh.max), refresh.min, refresh.max);
+  const refreshTokenTtlSeconds = integer(
+    'REFRESH_TOKEN_TTL_SECONDS',
+    Math.min(14 * 86400, refresh.max),
+    refresh.min,
+    refresh.max,
+  );
 
   const trustedProxies = (raw('TRUSTED_PROXIES') ?? '')
     .split(',')
@@ -143,7 +160,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   }
 
   const logLevel = (raw('LOG_LEVEL') ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', spec.maxRequestBodyBytes, 1024, 1024 * 1024 * 1024);
 
   // Slow clients: each stage of a request has its own bound, so that an idle or trickling connection cannot hold
@@ -151,7 +169,9 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const headersTimeoutMs = integer('HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = integer('REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   if (headersTimeoutMs > requestTimeoutMs) {
-    problems.push(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`);
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs}): the headers are part of the request`,
+    );
   }
   const connectionTimeoutMs = integer('CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000);
   const keepAliveTimeoutMs = integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
@@ -169,7 +189,9 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     for (const origin of corsOrigins) {
       // An Origin header is exactly scheme://host[:port]: no path, no trailing slash (RFC 6454).
       if (!/^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(origin)) {
-        problems.push(`CORS_ORIGINS must be * or a comma-separated list of origins such as https://shop.example:8443, got "${origin}"`);
+        problems.push(
+          `CORS_ORIGINS must be * or a comma-separated list of origins such as https://shop.example:8443, got "${origin}"`,
+        );
       }
     }
   }
@@ -178,7 +200,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   if (strictRaw !== undefined && !['0', '1', 'true', 'false'].includes(strictRaw)) {
     problems.push(`STRICT_CONTRACT must be 1/true or 0/false, got "${strictRaw}"`);
   }
-  const strictContract = strictRaw === undefined ? raw('NODE_ENV') === 'test' : strictRaw === '1' || strictRaw === 'true';
+  const strictContract =
+    strictRaw === undefined ? raw('NODE_ENV') === 'test' : strictRaw === '1' || strictRaw === 'true';
 
   if (problems.length) throw new ConfigError(problems);
   return {

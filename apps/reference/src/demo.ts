@@ -52,7 +52,13 @@ export async function provisionDemo(accounts: AccountStore, domain: Domain, now:
   const provisioned: DemoAccount[] = PLAN.map((plan) => {
     const account = accounts.createAccount({ name: plan.name, paid: plan.paid, link: KEY_AREAS }, now);
     const envs = KEY_ENVS.filter((env) => plan.envs.includes(env));
-    const api_keys = envs.flatMap((env) => KEY_AREAS.map((area) => ({ area, env, api_key: accounts.createApiKey(account.account_id, area, env, now).api_key })));
+    const api_keys = envs.flatMap((env) =>
+      KEY_AREAS.map((area) => ({
+        area,
+        env,
+        api_key: accounts.createApiKey(account.account_id, area, env, now).api_key,
+      })),
+    );
     const clients = envs.map((env) => ({ env, ...accounts.createClient(account.account_id, env, now) }));
     const test = clients.find((c) => c.env === 'test')!;
     return {
@@ -66,7 +72,9 @@ export async function provisionDemo(accounts: AccountStore, domain: Domain, now:
       environments: {},
     };
   });
-  const owners: Owner[] = provisioned.flatMap((a) => a.clients.map((c) => ({ accountId: a.account_id, environment: c.env })));
+  const owners: Owner[] = provisioned.flatMap((a) =>
+    a.clients.map((c) => ({ accountId: a.account_id, environment: c.env })),
+  );
   const summary = await domain.seedDemo({ owners, now });
   const perOwner = (summary as { accounts?: unknown } | undefined)?.accounts;
   if (Array.isArray(perOwner)) {

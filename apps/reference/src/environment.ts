@@ -8,7 +8,8 @@ export type Environment = components['schemas']['Token']['environment'];
 
 export const ENVIRONMENTS = ['test', 'live'] as const satisfies readonly Environment[];
 // An environment the contract adds must be listed here: this fails to compile until it is.
-const everyEnvironmentListed: [Exclude<Environment, (typeof ENVIRONMENTS)[number]>] extends [never] ? true : false = true;
+const everyEnvironmentListed: [Exclude<Environment, (typeof ENVIRONMENTS)[number]>] extends [never] ? true : false =
+  true;
 void everyEnvironmentListed;
 
 export function isEnvironment(value: unknown): value is Environment {

@@ -26,7 +26,8 @@ export const MAX_ECHOED_CHARACTERS = 200;
  * without control characters, spec/components/schemas/Text.yaml; C1 controls such as U+009B start terminal escape
  * sequences too), the Unicode line and paragraph separators, and lone surrogates, which are not text.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
  * A client's text as a message may repeat it: every unsafe character written as a JSON-style escape (`a\u0010b`),

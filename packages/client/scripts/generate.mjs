@@ -11,7 +11,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, NULL, NUMBER, STRING, tsLiteral } from 'openapi-typescript';
 import ts from 'typescript';
-import { deref, errorCatalog, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath, operations, readLimits, readTimeZone } from '@cls-api/spec';
+import {
+  deref,
+  errorCatalog,
+  isProvisional,
+  KNOWN_VALUES_KEYWORD,
+  openapiJsonPath,
+  operations,
+  readLimits,
+  readTimeZone,
+} from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,7 +108,8 @@ for (const op of ops) {
   const declared = deref(doc, doc.paths[op.path])[op.method].security ?? doc.security ?? [];
   for (const requirement of declared) {
     const names = Object.keys(requirement);
-    if (names.length > 1) fail(`${op.operationId} requires ${names.join(' and ')} together; the client sends one credential per request`);
+    if (names.length > 1)
+      fail(`${op.operationId} requires ${names.join(' and ')} together; the client sends one credential per request`);
   }
   const ok = op.responses['200'];
   let paged = false;
@@ -164,7 +174,8 @@ for (const op of ops) {
   if (successCounts.length !== 1 || results.length !== 1) {
     fail(`bulk operation ${op.operationId} has no single success count and result array`);
   }
-  if (!Number.isInteger(maxRows) || maxRows < 1) fail(`bulk operation ${op.operationId} has no maxItems on ${rowsField}`);
+  if (!Number.isInteger(maxRows) || maxRows < 1)
+    fail(`bulk operation ${op.operationId} has no maxItems on ${rowsField}`);
   bulkOperations[op.operationId] = {
     method: op.method,
     path: op.path,
@@ -186,7 +197,12 @@ try {
 } catch (err) {
   fail(err.message);
 }
-const gatewayBuckets = limits.gateway.map(({ name, appliesTo, ratePerSecond, burst }) => ({ name, appliesTo, ratePerSecond, burst }));
+const gatewayBuckets = limits.gateway.map(({ name, appliesTo, ratePerSecond, burst }) => ({
+  name,
+  appliesTo,
+  ratePerSecond,
+  burst,
+}));
 const bulkRowsPerRequest = limits.bulkRowsPerRequest;
 for (const [id, b] of Object.entries(bulkOperations)) {
   if (b.maxRows > bulkRowsPerRequest) fail(`${id} allows ${b.maxRows} rows, above bulk_rows_per_request`);
@@ -207,7 +223,6 @@ for (const name of Object.values(quotaHeaders)) {
   if (!quotaHeaderNames.has(name)) fail(`no 429 response documents the ${name} header`);
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // Open value sets (spec/DECISIONS.md G24). Where the source leaves a set of values open it lists the known ones in
 // `x-known-values` (draft `status`, `OrderStatusCode`), and an `enum` inside a node marked `x-provisional` is a set
@@ -218,9 +233,24 @@ for (const name of Object.values(quotaHeaders)) {
 
 /** Keys whose value maps names (of properties, components, status codes such as `default`) to objects. */
 const NAME_MAPS = new Set([
-  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas',
-  'paths', 'webhooks', 'schemas', 'responses', 'parameters', 'headers', 'requestBodies', 'securitySchemes', 'links',
-  'callbacks', 'pathItems', 'content', 'encoding',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'paths',
+  'webhooks',
+  'schemas',
+  'responses',
+  'parameters',
+  'headers',
+  'requestBodies',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
 ]);
 /** Keywords whose values are data, not subschemas. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'example', 'examples']);
@@ -255,7 +285,8 @@ function checkKnownValues(node, where) {
     fail(`${where}: ${KNOWN_VALUES_KEYWORD} needs a string, integer or number type, not ${JSON.stringify(node.type)}`);
   }
   for (const value of values) {
-    if (!types.some((t) => valueFits(value, t))) fail(`${where}: known value ${JSON.stringify(value)} is not of type ${JSON.stringify(node.type)}`);
+    if (!types.some((t) => valueFits(value, t)))
+      fail(`${where}: known value ${JSON.stringify(value)} is not of type ${JSON.stringify(node.type)}`);
   }
 }
 
@@ -276,7 +307,10 @@ function openValueSets(document) {
     }
     if (names) return out;
     // Only sets of strings or numbers have other values to leave room for (a designed `[true, false]` is all of them).
-    const openable = Array.isArray(out.enum) && out.enum.some((v) => v !== null) && out.enum.every((v) => v === null || typeof v === 'string' || typeof v === 'number');
+    const openable =
+      Array.isArray(out.enum) &&
+      out.enum.some((v) => v !== null) &&
+      out.enum.every((v) => v === null || typeof v === 'string' || typeof v === 'number');
     if (inDesign && openable) {
       if (KNOWN_VALUES_KEYWORD in out) fail(`${where}: both enum and ${KNOWN_VALUES_KEYWORD}`);
       out[KNOWN_VALUES_KEYWORD] = out.enum;
@@ -298,7 +332,11 @@ function openValueType(schema) {
   for (const branch of openBranches) {
     // `string & {}` is every string, but TypeScript keeps it apart from the literals, so they still complete.
     const base = branch === 'string' ? STRING : NUMBER;
-    members.push(ts.factory.createParenthesizedType(ts.factory.createIntersectionTypeNode([base, ts.factory.createTypeLiteralNode([])])));
+    members.push(
+      ts.factory.createParenthesizedType(
+        ts.factory.createIntersectionTypeNode([base, ts.factory.createTypeLiteralNode([])]),
+      ),
+    );
   }
   if (types.includes('null')) members.push(NULL);
   return ts.factory.createUnionTypeNode(members);

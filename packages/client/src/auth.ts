@@ -30,7 +30,12 @@ function isClientCredentials(options: JwtOptions): options is JwtClientCredentia
 export function validateJwtOptions(options: JwtOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('jwt must be an object');
   if (isClientCredentials(options)) {
-    if (typeof options.clientId !== 'string' || options.clientId === '' || typeof options.clientSecret !== 'string' || options.clientSecret === '') {
+    if (
+      typeof options.clientId !== 'string' ||
+      options.clientId === '' ||
+      typeof options.clientSecret !== 'string' ||
+      options.clientSecret === ''
+    ) {
       throw new TypeError('jwt: clientId and clientSecret must both be non-empty strings');
     }
     return;
@@ -110,7 +115,8 @@ export class TokenSource {
     if (!isClientCredentials(options)) {
       if (!options.refresh) return undefined;
       const token = await options.refresh();
-      if (typeof token !== 'string' || token === '') throw new TypeError('jwt.refresh must resolve to a non-empty string');
+      if (typeof token !== 'string' || token === '')
+        throw new TypeError('jwt.refresh must resolve to a non-empty string');
       this.#token = token;
       return token;
     }
@@ -119,7 +125,9 @@ export class TokenSource {
       // Single use: whatever happens next, this refresh token is spent.
       this.#refreshToken = undefined;
       try {
-        return this.#keep(await this.#call('/v3/auth/token/refresh', { refresh_token: refreshToken }, '{"refresh_token":"(redacted)"}'));
+        return this.#keep(
+          await this.#call('/v3/auth/token/refresh', { refresh_token: refreshToken }, '{"refresh_token":"(redacted)"}'),
+        );
       } catch (error) {
         // An expired or revoked refresh token: start over with the client credentials.
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
@@ -183,7 +191,12 @@ export function chooseCredential(config: AuthConfig, method: string, schemaPath:
   // request with when both arrive (spec/DECISIONS.md G22). A client without a key sends the JWT, which is unmetered.
   if (accepted.includes('apiKey') && config.apiKey !== undefined) return 'apiKey';
   if (accepted.includes('jwt') && config.tokens !== undefined) return 'jwt';
-  const what = accepted.length === 1 && accepted[0] === 'jwt' ? 'takes a JWT only (no API key is accepted there)' : accepted.length === 1 ? 'takes an API key only' : 'takes an API key or a JWT';
+  const what =
+    accepted.length === 1 && accepted[0] === 'jwt'
+      ? 'takes a JWT only (no API key is accepted there)'
+      : accepted.length === 1
+        ? 'takes an API key only'
+        : 'takes an API key or a JWT';
   const jwt = '`jwt: { clientId, clientSecret }` or `jwt: { token, refresh }`';
   const fix = !accepted.includes('jwt')
     ? 'pass `apiKey` to createClient'

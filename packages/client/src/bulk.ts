@@ -14,14 +14,16 @@ type BulkOperation<K extends BulkOperationId> = paths[BulkPath<K>] extends { pos
 type BulkBody<K extends BulkOperationId> = BulkOperation<K> extends { requestBody: infer B } ? JsonContent<B> : never;
 
 /** One row of a bulk operation's body (an `OrderRow`, an `OptionRow`). */
-export type BulkRow<K extends BulkOperationId> = BulkBody<K> extends { [F in BulkOps[K]['rowsField']]: readonly (infer R)[] } ? R : never;
+export type BulkRow<K extends BulkOperationId> =
+  BulkBody<K> extends { [F in BulkOps[K]['rowsField']]: readonly (infer R)[] } ? R : never;
 
 /** The `data` of a bulk response: the counts and the result rows. */
 export type BulkResult<K extends BulkOperationId> = SuccessBody<BulkOperation<K>> extends { data: infer D } ? D : never;
 
-type PathParams<K extends BulkOperationId> = BulkOperation<K> extends { parameters: { path: infer P extends object } }
-  ? { params: { path: P } }
-  : { params?: never };
+type PathParams<K extends BulkOperationId> =
+  BulkOperation<K> extends { parameters: { path: infer P extends object } }
+    ? { params: { path: P } }
+    : { params?: never };
 
 export interface BulkProgress<K extends BulkOperationId> {
   operationId: K;
@@ -127,7 +129,10 @@ export class BulkChunkError extends Error {
   }
 }
 
-type Post = (path: string, init: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type Post = (
+  path: string,
+  init: Record<string, unknown>,
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 type Merged = Record<string, number | unknown[]>;
 
@@ -135,13 +140,20 @@ async function runBulk(
   post: Post,
   operationId: BulkOperationId,
   rows: readonly unknown[],
-  options: { onProgress?: (p: BulkProgress<BulkOperationId>) => void; chunkSize?: number; signal?: AbortSignal; params?: unknown },
+  options: {
+    onProgress?: (p: BulkProgress<BulkOperationId>) => void;
+    chunkSize?: number;
+    signal?: AbortSignal;
+    params?: unknown;
+  },
 ): Promise<Merged> {
   const op = bulkOperations[operationId];
   if (!Array.isArray(rows)) throw new TypeError(`${operationId}: rows must be an array`);
   const size = options.chunkSize ?? op.maxRows;
   if (!Number.isInteger(size) || size < 1 || size > op.maxRows) {
-    throw new TypeError(`${operationId}: chunkSize must be an integer from 1 to ${op.maxRows} (the contract's row limit)`);
+    throw new TypeError(
+      `${operationId}: chunkSize must be an integer from 1 to ${op.maxRows} (the contract's row limit)`,
+    );
   }
   const merged: Merged = { [op.successCountField]: 0, [op.failedCountField]: 0, [op.resultsField]: [] };
   const chunkCount = Math.ceil(rows.length / size);
@@ -149,7 +161,16 @@ async function runBulk(
     const rowStart = chunkIndex * size;
     const rowEnd = Math.min(rowStart + size, rows.length);
     const stop = (cause: unknown, chunkWritten: false | 'unknown') =>
-      new BulkChunkError({ operationId, chunkIndex, chunkCount, rowStart, rowEnd, chunkWritten, completed: merged, cause });
+      new BulkChunkError({
+        operationId,
+        chunkIndex,
+        chunkCount,
+        rowStart,
+        rowEnd,
+        chunkWritten,
+        completed: merged,
+        cause,
+      });
     if (options.signal?.aborted) throw stop(options.signal.reason, false);
 
     let result: Awaited<ReturnType<Post>>;

@@ -49,8 +49,16 @@ export const defaultCacheTtls: Readonly<Required<CacheTtls>> = Object.freeze({
 
 // The client's policy, by the contract schema an operation returns: single records and lists of products, options
 // and suppliers; lists (only) of orders. Everything else, single orders included, is never cached.
-const kindOfRecord: Record<string, CacheKind> = { Product: 'products', ProductOption: 'options', Supplier: 'suppliers' };
-const kindOfList: Record<string, CacheKind> = { ...kindOfRecord, Order: 'orderLists', ManagerOrderListItem: 'orderLists' };
+const kindOfRecord: Record<string, CacheKind> = {
+  Product: 'products',
+  ProductOption: 'options',
+  Supplier: 'suppliers',
+};
+const kindOfList: Record<string, CacheKind> = {
+  ...kindOfRecord,
+  Order: 'orderLists',
+  ManagerOrderListItem: 'orderLists',
+};
 
 /** Which kind of cached data a GET returns, or undefined when it is never cached. */
 export function cacheKindOf(method: string, schemaPath: string): CacheKind | undefined {
@@ -64,7 +72,9 @@ export function resolveCacheTtls(ttl: CacheTtls = {}): Required<CacheTtls> {
   const out = { ...defaultCacheTtls };
   for (const [kind, value] of Object.entries(ttl) as [CacheKind, number | undefined][]) {
     if (!(kind in defaultCacheTtls)) {
-      throw new TypeError(`cache.ttl.${kind} is not a cached kind (products, options, suppliers, orderLists); stock is never cached`);
+      throw new TypeError(
+        `cache.ttl.${kind} is not a cached kind (products, options, suppliers, orderLists); stock is never cached`,
+      );
     }
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
@@ -104,7 +114,11 @@ export function cacheMiddleware(options: {
         store.delete(key);
         return undefined;
       }
-      const response = new Response(entry.body, { status: entry.status, statusText: entry.statusText, headers: entry.headers });
+      const response = new Response(entry.body, {
+        status: entry.status,
+        statusText: entry.statusText,
+        headers: entry.headers,
+      });
       fromCache.add(response);
       return response;
     },

@@ -1,6 +1,13 @@
 import createOpenApiClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
-import { authMiddleware, chooseCredential, credentialFingerprint, TokenSource, type AuthConfig, type JwtOptions } from './auth.js';
+import {
+  authMiddleware,
+  chooseCredential,
+  credentialFingerprint,
+  TokenSource,
+  type AuthConfig,
+  type JwtOptions,
+} from './auth.js';
 import { createBulkHelpers, type BulkHelpers } from './bulk.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';

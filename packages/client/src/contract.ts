@@ -1,10 +1,5 @@
 // Runtime reading of the facts generated from the contract (generated/contract.ts).
-import {
-  areaSecurity,
-  errorCodes,
-  operations,
-  securitySchemes,
-} from '../generated/contract.js';
+import { areaSecurity, errorCodes, operations, securitySchemes } from '../generated/contract.js';
 import type { components } from '../generated/openapi.js';
 
 /** Every error code of the contract: the `oneOf` consts of `components.schemas.ErrorCode`. */
@@ -41,7 +36,9 @@ function kindOf(scheme: string): CredentialKind {
 export function credentialsFor(method: string, schemaPath: string): CredentialKind[] {
   const op = operationFacts(method, schemaPath);
   if (op) return kindsOf(op.security);
-  const area = Object.entries(areaSecurity as Record<string, readonly string[]>).find(([prefix]) => schemaPath.startsWith(prefix));
+  const area = Object.entries(areaSecurity as Record<string, readonly string[]>).find(([prefix]) =>
+    schemaPath.startsWith(prefix),
+  );
   return area ? kindsOf(area[1]) : ['apiKey'];
 }
 

@@ -4,7 +4,15 @@ export type { ClientExtensions, ClientOptions, ClsClient } from './client.js';
 export { ApiError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
 export type { ApiErrorInit, ErrorReport, QuotaExceededInit } from './errors.js';
 export { BulkChunkError } from './bulk.js';
-export type { BulkFunction, BulkHelpers, BulkOperationId, BulkOptions, BulkProgress, BulkResult, BulkRow } from './bulk.js';
+export type {
+  BulkFunction,
+  BulkHelpers,
+  BulkOperationId,
+  BulkOptions,
+  BulkProgress,
+  BulkResult,
+  BulkRow,
+} from './bulk.js';
 
 export { isErrorCode } from './contract.js';
 export type { CredentialKind, ErrorCode, ErrorEnvelope } from './contract.js';

@@ -50,7 +50,12 @@ export class Pacer {
 
   /** The buckets as configured. */
   get buckets(): GatewayBucket[] {
-    return this.#buckets.map(({ name, appliesTo, ratePerSecond, burst }) => ({ name, appliesTo, ratePerSecond, burst }));
+    return this.#buckets.map(({ name, appliesTo, ratePerSecond, burst }) => ({
+      name,
+      appliesTo,
+      ratePerSecond,
+      burst,
+    }));
   }
 
   /** Waits for a token for a request to `path` (relative to the base URL, `/v3/...`). */

@@ -71,7 +71,10 @@ export function resolveRetry(options: RetryOptions | false | undefined): Resolve
  * The wait before retry number `retry` (1 for the first retry): `baseDelayMs * 2^(retry-1)`, capped at
  * `maxDelayMs`, spread by ±`jitter`, and never above `maxDelayMs`.
  */
-export function backoffDelay(retry: number, options: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'random'>): number {
+export function backoffDelay(
+  retry: number,
+  options: Pick<ResolvedRetry, 'baseDelayMs' | 'maxDelayMs' | 'jitter' | 'random'>,
+): number {
   const step = Math.min(options.baseDelayMs * 2 ** (retry - 1), options.maxDelayMs);
   const spread = 1 + options.jitter * (2 * options.random() - 1);
   return Math.min(options.maxDelayMs, Math.round(step * spread));

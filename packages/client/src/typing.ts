@@ -18,7 +18,11 @@ export interface RequestRecord {
  * Builds the typed error of an error response, without consuming the response's body; `parsed` is the body when
  * the caller has already read it (openapi-fetch's `error`).
  */
-export async function toApiError(response: Response, record: RequestRecord, parsed?: { body: unknown }): Promise<ApiError> {
+export async function toApiError(
+  response: Response,
+  record: RequestRecord,
+  parsed?: { body: unknown },
+): Promise<ApiError> {
   let body: unknown;
   if (parsed) {
     body = parsed.body;

@@ -64,7 +64,10 @@ describe('JWT with a refresh callback', () => {
     let refreshes = 0;
     const { client, sent } = testClient(
       (s) => (bearer(s) === 'Bearer old.jwt.token' ? apiError(401, 'AUTH_EXPIRED_TOKEN', 'JWT expired') : deposits()),
-      { apiKey: undefined, jwt: { token: 'old.jwt.token', refresh: async () => `new.jwt.token${++refreshes > 1 ? refreshes : ''}` } },
+      {
+        apiKey: undefined,
+        jwt: { token: 'old.jwt.token', refresh: async () => `new.jwt.token${++refreshes > 1 ? refreshes : ''}` },
+      },
     );
     const { data, error } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(error).toBeUndefined();
@@ -105,14 +108,20 @@ describe('JWT with a refresh callback', () => {
   });
 
   it('without a refresh callback, surfaces AUTH_EXPIRED_TOKEN', async () => {
-    const { client, sent } = testClient(() => apiError(401, 'AUTH_EXPIRED_TOKEN'), { apiKey: undefined, jwt: { token: 'a.b.c' } });
+    const { client, sent } = testClient(() => apiError(401, 'AUTH_EXPIRED_TOKEN'), {
+      apiKey: undefined,
+      jwt: { token: 'a.b.c' },
+    });
     const { error } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(error?.error.code).toBe('AUTH_EXPIRED_TOKEN');
     expect(sent).toHaveLength(1);
   });
 
   it('obtains the first token from the callback when none is given', async () => {
-    const { client, sent } = testClient(deposits, { apiKey: undefined, jwt: { refresh: async () => 'first.jwt.token' } });
+    const { client, sent } = testClient(deposits, {
+      apiKey: undefined,
+      jwt: { refresh: async () => 'first.jwt.token' },
+    });
     await client.GET('/v3/pay/deposits', depositQuery);
     expect(bearer(sent[0]!)).toBe('Bearer first.jwt.token');
   });
@@ -161,7 +170,8 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
     const handler = (s: Sent) => {
       if (s.path === '/v3/auth/token') {
         const body = JSON.parse(s.body!);
-        if (body.client_id !== 'cli_test_Ab12Cd34' || body.client_secret !== 'sec_test_Q2x9vT4mN8pL1rZ6') return apiError(401, 'AUTH_INVALID_TOKEN');
+        if (body.client_id !== 'cli_test_Ab12Cd34' || body.client_secret !== 'sec_test_Q2x9vT4mN8pL1rZ6')
+          return apiError(401, 'AUTH_INVALID_TOKEN');
         return issue();
       }
       if (s.path === '/v3/auth/token/refresh') {
@@ -179,11 +189,17 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('exchanges the client credentials for a JWT before the first JWT request, and sends no credential header to the token operation', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: 'wms_test_key', jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
+    const { client, sent } = testClient(srv.handler, {
+      apiKey: 'wms_test_key',
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' },
+    });
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(data?.success).toBe(true);
     expect(sent.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /v3/auth/token', 'GET /v3/pay/deposits']);
-    expect(JSON.parse(sent[0]!.body!)).toEqual({ client_id: 'cli_test_Ab12Cd34', client_secret: 'sec_test_Q2x9vT4mN8pL1rZ6' });
+    expect(JSON.parse(sent[0]!.body!)).toEqual({
+      client_id: 'cli_test_Ab12Cd34',
+      client_secret: 'sec_test_Q2x9vT4mN8pL1rZ6',
+    });
     expect(sent[0]!.headers.get('x-api-key')).toBeNull();
     expect(bearer(sent[0]!)).toBeNull();
     expect(bearer(sent[1]!)).toBe('Bearer acc1.jwt.sig');
@@ -193,7 +209,10 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('on AUTH_EXPIRED_TOKEN uses the refresh token once, then retries', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
+    const { client, sent } = testClient(srv.handler, {
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' },
+    });
     await client.GET('/v3/pay/deposits', depositQuery);
     srv.expireAll();
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
@@ -215,7 +234,10 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('falls back to the client credentials when the refresh token is refused', async () => {
     const srv = server();
-    const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
+    const { client, sent } = testClient(srv.handler, {
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' },
+    });
     await client.GET('/v3/pay/deposits', depositQuery);
     srv.expireAll();
     srv.revokeRefresh();
@@ -231,16 +253,27 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
 
   it('renews ahead of the expiry it was told (expires_in), without a failed request', async () => {
     const srv = server();
-    const { client, sent, clock } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' } });
+    const { client, sent, clock } = testClient(srv.handler, {
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' },
+    });
     await client.GET('/v3/pay/deposits', depositQuery);
     clock.advance(3600_000 - 29_000);
     await client.GET('/v3/pay/deposits', depositQuery);
-    expect(sent.map((s) => s.path)).toEqual(['/v3/auth/token', '/v3/pay/deposits', '/v3/auth/token/refresh', '/v3/pay/deposits']);
+    expect(sent.map((s) => s.path)).toEqual([
+      '/v3/auth/token',
+      '/v3/pay/deposits',
+      '/v3/auth/token/refresh',
+      '/v3/pay/deposits',
+    ]);
   });
 
   it('a refused client credential is an ApiError whose report hides the secret', async () => {
     const srv = server();
-    const { client } = testClient(srv.handler, { apiKey: undefined, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'wrong' } });
+    const { client } = testClient(srv.handler, {
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'wrong' },
+    });
     const err = (await client.GET('/v3/pay/deposits', depositQuery).catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe('AUTH_INVALID_TOKEN');
@@ -260,7 +293,13 @@ describe('JWT from client credentials (POST /v3/auth/token)', () => {
       return srv.handler(s);
     });
     const clock = new VirtualClock();
-    const client = createClient({ baseUrl: BASE, jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' }, fetch: net.fetch, timers: clock, pacing: false });
+    const client = createClient({
+      baseUrl: BASE,
+      jwt: { clientId: 'cli_test_Ab12Cd34', clientSecret: 'sec_test_Q2x9vT4mN8pL1rZ6' },
+      fetch: net.fetch,
+      timers: clock,
+      pacing: false,
+    });
     const { data } = await client.GET('/v3/pay/deposits', depositQuery);
     expect(data?.success).toBe(true);
     expect(net.sent.map((s) => s.path)).toEqual(['/v3/auth/token', '/v3/auth/token', '/v3/pay/deposits']);
@@ -309,7 +348,9 @@ describe('the manager area takes an API key or a JWT', () => {
   it('without an API key, obtains a JWT with the client credentials and sends it as a bearer token', async () => {
     const srv = managerServer();
     const { client, sent } = testClient(srv.handler, { apiKey: undefined, jwt: credentials });
-    const { data, error } = await client.GET('/v3/manager/orders/{order_no}', { params: { path: { order_no: 'ORD-1' } } });
+    const { data, error } = await client.GET('/v3/manager/orders/{order_no}', {
+      params: { path: { order_no: 'ORD-1' } },
+    });
     expect(error).toBeUndefined();
     expect(data?.success).toBe(true);
     expect(sent.map(route)).toEqual(['POST /v3/auth/token', 'GET /v3/manager/orders/ORD-1']);
@@ -343,7 +384,10 @@ describe('the manager area takes an API key or a JWT', () => {
   it('renews a token you manage through your refresh callback on a manager call too', async () => {
     let refreshes = 0;
     const { client, sent } = testClient(
-      (s) => (bearer(s) === 'Bearer old.jwt.token' ? apiError(401, 'AUTH_EXPIRED_TOKEN') : json(200, page([managerOrder(1)], 1, 1))),
+      (s) =>
+        bearer(s) === 'Bearer old.jwt.token'
+          ? apiError(401, 'AUTH_EXPIRED_TOKEN')
+          : json(200, page([managerOrder(1)], 1, 1)),
       { apiKey: undefined, jwt: { token: 'old.jwt.token', refresh: async () => `new.jwt.token${++refreshes}` } },
     );
     const { data } = await client.GET('/v3/manager/orders');
@@ -357,7 +401,9 @@ describe('the manager area takes an API key or a JWT', () => {
     const err = await client.GET('/v3/manager/orders').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CredentialError);
     expect((err as CredentialError).accepted).toEqual(['apiKey', 'jwt']);
-    expect((err as Error).message).toMatch(/takes an API key or a JWT, and this client has none: pass `apiKey`, or `jwt: \{ clientId, clientSecret \}`/);
+    expect((err as Error).message).toMatch(
+      /takes an API key or a JWT, and this client has none: pass `apiKey`, or `jwt: \{ clientId, clientSecret \}`/,
+    );
     expect(sent).toHaveLength(0);
   });
 

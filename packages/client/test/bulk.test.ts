@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BulkChunkError, QuotaExceededError, bulkOperations, limits, type BulkProgress, type BulkRow } from '../src/index.js';
+import {
+  BulkChunkError,
+  QuotaExceededError,
+  bulkOperations,
+  limits,
+  type BulkProgress,
+  type BulkRow,
+} from '../src/index.js';
 import { apiError, json, quota429, testClient, type Sent } from './support.js';
 
 type OrderRow = BulkRow<'registerOrders'>;
@@ -18,7 +25,12 @@ const orderRow = (i: number): OrderRow => ({
  * A bulk endpoint that answers one result row per submitted row, in order: every row whose number is divisible by 7
  * fails (as a duplicate), the others succeed.
  */
-function bulkServer(resultsField: string, successCountField: string, rowsField: string, failAt?: { request: number; status: number; code: string; message: string }) {
+function bulkServer(
+  resultsField: string,
+  successCountField: string,
+  rowsField: string,
+  failAt?: { request: number; status: number; code: string; message: string },
+) {
   let requests = 0;
   return (s: Sent) => {
     requests++;
@@ -72,7 +84,7 @@ describe('bulk helpers', () => {
     expect(progress[2]!.chunkResult.results).toHaveLength(500);
   });
 
-  it('uses each operation\'s own field names (drafts, added_count / options)', async () => {
+  it("uses each operation's own field names (drafts, added_count / options)", async () => {
     const drafts = testClient(bulkServer('drafts', 'created_count', 'orders'));
     const d = await drafts.client.bulk.registerDraftOrders(Array.from({ length: 1001 }, (_, i) => orderRow(i + 1)));
     expect(drafts.sent.map((s) => s.path)).toEqual(['/v3/wms/orders/draft', '/v3/wms/orders/draft']);
@@ -80,8 +92,13 @@ describe('bulk helpers', () => {
     expect(d.created_count + d.failed_count).toBe(1001);
 
     const options = testClient(bulkServer('options', 'added_count', 'options'));
-    const rows = Array.from({ length: 1200 }, (_, i) => ({ option_code: `OPT-${i + 1}`, option_name: `Option ${i + 1}` }));
-    const o = await options.client.bulk.addProductOptions(rows, { params: { path: { product_code: 'SHIRT-LINEN-01' } } });
+    const rows = Array.from({ length: 1200 }, (_, i) => ({
+      option_code: `OPT-${i + 1}`,
+      option_name: `Option ${i + 1}`,
+    }));
+    const o = await options.client.bulk.addProductOptions(rows, {
+      params: { path: { product_code: 'SHIRT-LINEN-01' } },
+    });
     expect(options.sent.map((s) => s.path)).toEqual(Array(2).fill('/v3/wms/products/SHIRT-LINEN-01/options'));
     expect(options.sent.map((s) => JSON.parse(s.body!).options.length)).toEqual([1000, 200]);
     expect(o.options).toHaveLength(1200);
@@ -120,16 +137,25 @@ describe('bulk helpers', () => {
 
   it('a 500 for a chunk stops the job without resending it, and says the chunk may have been stored', async () => {
     const { client, sent } = testClient(
-      bulkServer('results', 'created_count', 'orders', { request: 1, status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error.' }),
+      bulkServer('results', 'created_count', 'orders', {
+        request: 1,
+        status: 500,
+        code: 'INTERNAL_ERROR',
+        message: 'Internal server error.',
+      }),
       { throwOnError: true },
     );
-    const err = (await client.bulk.registerOrders([orderRow(1), orderRow(2)]).catch((e: unknown) => e)) as BulkChunkError;
+    const err = (await client.bulk
+      .registerOrders([orderRow(1), orderRow(2)])
+      .catch((e: unknown) => e)) as BulkChunkError;
     expect(sent).toHaveLength(1);
     expect(err).toBeInstanceOf(BulkChunkError);
     expect(err.chunkIndex).toBe(0);
     expect(err.chunkWritten).toBe('unknown');
     expect(err.message).toContain('was not sent again');
-    expect((err.cause as { report(): { body: string } }).report().body).toBe(JSON.stringify({ orders: [orderRow(1), orderRow(2)] }));
+    expect((err.cause as { report(): { body: string } }).report().body).toBe(
+      JSON.stringify({ orders: [orderRow(1), orderRow(2)] }),
+    );
   });
 
   it('the quota 429 stops the job with the QuotaExceededError as the cause', async () => {
@@ -148,22 +174,30 @@ describe('bulk helpers', () => {
 
   it('accepts a smaller chunk size but never one above the contract limit', async () => {
     const { client, sent } = testClient(bulkServer('results', 'created_count', 'orders'));
-    await client.bulk.registerOrders(Array.from({ length: 5 }, (_, i) => orderRow(i + 1)), { chunkSize: 2 });
+    await client.bulk.registerOrders(
+      Array.from({ length: 5 }, (_, i) => orderRow(i + 1)),
+      { chunkSize: 2 },
+    );
     expect(sent.map((s) => JSON.parse(s.body!).orders.length)).toEqual([2, 2, 1]);
-    await expect(client.bulk.registerOrders([orderRow(1)], { chunkSize: 1001 })).rejects.toThrow(/chunkSize must be an integer from 1 to 1000/);
+    await expect(client.bulk.registerOrders([orderRow(1)], { chunkSize: 1001 })).rejects.toThrow(
+      /chunkSize must be an integer from 1 to 1000/,
+    );
   });
 
   it('stops between chunks when aborted, saying the next chunk was not sent', async () => {
     const controller = new AbortController();
     const { client, sent } = testClient(bulkServer('results', 'created_count', 'orders'));
     const err = (await client.bulk
-      .registerOrders(Array.from({ length: 3 }, (_, i) => orderRow(i + 1)), {
-        chunkSize: 1,
-        onProgress: (p) => {
-          if (p.chunkIndex === 0) controller.abort();
+      .registerOrders(
+        Array.from({ length: 3 }, (_, i) => orderRow(i + 1)),
+        {
+          chunkSize: 1,
+          onProgress: (p) => {
+            if (p.chunkIndex === 0) controller.abort();
+          },
+          signal: controller.signal,
         },
-        signal: controller.signal,
-      })
+      )
       .catch((e: unknown) => e)) as BulkChunkError;
     expect(sent).toHaveLength(1);
     expect(err.chunkIndex).toBe(1);

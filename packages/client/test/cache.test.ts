@@ -42,7 +42,9 @@ describe('cache policy', () => {
   });
 
   it('refuses a TTL for stock or any kind it does not know', () => {
-    expect(() => createClient({ baseUrl: BASE, cache: { ttl: { stock: 1000 } as never } })).toThrow(/stock is never cached/);
+    expect(() => createClient({ baseUrl: BASE, cache: { ttl: { stock: 1000 } as never } })).toThrow(
+      /stock is never cached/,
+    );
     expect(() => createClient({ baseUrl: BASE, cache: { ttl: { products: -1 } } })).toThrow(/products/);
   });
 });
@@ -113,14 +115,16 @@ describe('cache', () => {
 
   it('does not cache error responses', async () => {
     let n = 0;
-    const { client, sent } = testClient(() => (n++ === 0 ? apiError(500, 'INTERNAL_ERROR') : okPage()), { cache: true });
+    const { client, sent } = testClient(() => (n++ === 0 ? apiError(500, 'INTERNAL_ERROR') : okPage()), {
+      cache: true,
+    });
     await client.GET('/v3/wms/products');
     const { data } = await client.GET('/v3/wms/products');
     expect(data?.success).toBe(true);
     expect(sent).toHaveLength(2);
   });
 
-  it('is keyed per credential: clients sharing a store never see each other\'s entries', async () => {
+  it("is keyed per credential: clients sharing a store never see each other's entries", async () => {
     const store = new Map<string, CachedResponse>();
     const clock = new VirtualClock();
     const net = fakeFetch(okPage, clock);
@@ -138,17 +142,24 @@ describe('cache', () => {
     for (const key of store.keys()) expect(key).not.toMatch(/AAAA|BBBB/);
   });
 
-  it('a successful write drops the writer\'s entries, so a read after a write is fresh', async () => {
+  it("a successful write drops the writer's entries, so a read after a write is fresh", async () => {
     const { client, sent } = testClient(
-      (s) => (s.method === 'POST' ? json(200, { success: true, data: { added_count: 1, failed_count: 0, options: [] } }) : okPage()),
+      (s) =>
+        s.method === 'POST'
+          ? json(200, { success: true, data: { added_count: 1, failed_count: 0, options: [] } })
+          : okPage(),
       { cache: true },
     );
-    await client.GET('/v3/wms/products/{product_code}/options', { params: { path: { product_code: 'SHIRT-LINEN-01' } } });
+    await client.GET('/v3/wms/products/{product_code}/options', {
+      params: { path: { product_code: 'SHIRT-LINEN-01' } },
+    });
     await client.POST('/v3/wms/products/{product_code}/options', {
       params: { path: { product_code: 'SHIRT-LINEN-01' } },
       body: { options: [{ option_code: 'RED-L', option_name: 'Red, L' }] },
     });
-    await client.GET('/v3/wms/products/{product_code}/options', { params: { path: { product_code: 'SHIRT-LINEN-01' } } });
+    await client.GET('/v3/wms/products/{product_code}/options', {
+      params: { path: { product_code: 'SHIRT-LINEN-01' } },
+    });
     expect(sent.map((s) => s.method)).toEqual(['GET', 'POST', 'GET']);
   });
 

@@ -6,7 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCatalog, KNOWN_VALUES_KEYWORD, loadSpec, openapiJsonPath, operations as specOperations } from '@cls-api/spec';
+import {
+  errorCatalog,
+  KNOWN_VALUES_KEYWORD,
+  loadSpec,
+  openapiJsonPath,
+  operations as specOperations,
+} from '@cls-api/spec';
 import * as generated from '../generated/contract.js';
 import { credentialsFor } from '../src/contract.js';
 
@@ -36,14 +42,17 @@ describe('generated/contract.ts', () => {
     const out = join(work, 'current');
     await run(process.execPath, [generator, '--spec', openapiJsonPath, '--out', out]);
     for (const file of ['contract.ts', 'openapi.ts']) {
-      expect(readFileSync(join(out, file), 'utf8'), file).toBe(readFileSync(join(packageDir, 'generated', file), 'utf8'));
+      expect(readFileSync(join(out, file), 'utf8'), file).toBe(
+        readFileSync(join(packageDir, 'generated', file), 'utf8'),
+      );
     }
   });
 
   it('holds exactly the error codes of the catalogue, with their statuses', () => {
     const catalog = errorCatalog(loadSpec());
     expect([...generated.errorCodes]).toEqual([...catalog.keys()]);
-    for (const [code, entry] of catalog) expect(generated.errorStatus[code as keyof typeof generated.errorStatus]).toBe(entry.status);
+    for (const [code, entry] of catalog)
+      expect(generated.errorStatus[code as keyof typeof generated.errorStatus]).toBe(entry.status);
   });
 
   it('knows every operation of the bundle, with its security and paging', () => {
@@ -58,7 +67,8 @@ describe('generated/contract.ts', () => {
     // API key; the token operations are public. A path the contract does not know takes its area's rule.
     expect(credentialsFor('GET', '/v3/pay/deposits')).toEqual(['jwt']);
     expect(credentialsFor('GET', '/v3/pay/something-newer')).toEqual(['jwt']);
-    for (const op of ops.filter((o) => o.area === 'manager')) expect(credentialsFor(op.method, op.path), op.path).toEqual(['apiKey', 'jwt']);
+    for (const op of ops.filter((o) => o.area === 'manager'))
+      expect(credentialsFor(op.method, op.path), op.path).toEqual(['apiKey', 'jwt']);
     expect(credentialsFor('GET', '/v3/manager/something-newer')).toEqual(['apiKey', 'jwt']);
     expect(credentialsFor('GET', '/v3/wms/orders')).toEqual(['apiKey']);
     expect(credentialsFor('GET', '/v3/wms/something-newer')).toEqual(['apiKey']);
@@ -73,9 +83,28 @@ describe('generated/contract.ts', () => {
     ]);
     expect(generated.limits.bulkRowsPerRequest).toBe(1000);
     expect(generated.bulkOperations).toEqual({
-      registerOrders: expect.objectContaining({ path: '/v3/wms/orders', rowsField: 'orders', successCountField: 'created_count', failedCountField: 'failed_count', resultsField: 'results', maxRows: 1000 }),
-      registerDraftOrders: expect.objectContaining({ path: '/v3/wms/orders/draft', rowsField: 'orders', successCountField: 'created_count', resultsField: 'drafts', maxRows: 1000 }),
-      addProductOptions: expect.objectContaining({ path: '/v3/wms/products/{product_code}/options', rowsField: 'options', successCountField: 'added_count', resultsField: 'options', maxRows: 1000 }),
+      registerOrders: expect.objectContaining({
+        path: '/v3/wms/orders',
+        rowsField: 'orders',
+        successCountField: 'created_count',
+        failedCountField: 'failed_count',
+        resultsField: 'results',
+        maxRows: 1000,
+      }),
+      registerDraftOrders: expect.objectContaining({
+        path: '/v3/wms/orders/draft',
+        rowsField: 'orders',
+        successCountField: 'created_count',
+        resultsField: 'drafts',
+        maxRows: 1000,
+      }),
+      addProductOptions: expect.objectContaining({
+        path: '/v3/wms/products/{product_code}/options',
+        rowsField: 'options',
+        successCountField: 'added_count',
+        resultsField: 'options',
+        maxRows: 1000,
+      }),
     });
   });
 });
@@ -83,7 +112,13 @@ describe('generated/contract.ts', () => {
 describe('a change of the contract', () => {
   it('changes the generated codes, limits, bulk fields and security', { timeout: 120_000 }, async () => {
     const doc = loadSpec() as any;
-    doc.components.schemas.ErrorCode.oneOf.push({ title: 'NEW_CODE', const: 'NEW_CODE', description: 'New.', 'x-http-status': 409, 'x-areas': ['wms'] });
+    doc.components.schemas.ErrorCode.oneOf.push({
+      title: 'NEW_CODE',
+      const: 'NEW_CODE',
+      description: 'New.',
+      'x-http-status': 409,
+      'x-areas': ['wms'],
+    });
     doc.components.schemas.DraftOrderRows.maxItems = 500;
     doc.info['x-limits'].bulk_rows_per_request = 500;
     doc.info['x-limits'].gateway.rate_per_second = 20;
@@ -107,7 +142,9 @@ describe('a change of the contract', () => {
     expect(contract.areaSecurity['/v3/pay/']).toEqual(['ApiKeyAuth']);
   });
 
-  it('opens the value sets the source leaves open or the contract designs, and keeps the others exact', { timeout: 120_000 }, async () => {
+  it('opens the value sets the source leaves open or the contract designs, and keeps the others exact', {
+    timeout: 120_000,
+  }, async () => {
     const doc = loadSpec() as any;
     const schemas = doc.components.schemas;
     // Not marked: a set the source would show. Stays closed.
@@ -148,15 +185,43 @@ describe('a change of the contract', () => {
   it('stops generation when a fact the client acts on disappears', { timeout: 240_000 }, async () => {
     const cases: [string, (doc: any) => void, RegExp][] = [
       ['no-limits', (doc) => delete doc.info['x-limits'], /does not state info\.x-limits/],
-      ['no-retry-after', (doc) => delete doc.components.responses.TooManyRequests.headers['Retry-After'], /Retry-After/],
-      ['no-bearer', (doc) => delete doc.components.securitySchemes.BearerAuth, /unknown security scheme BearerAuth|no bearer/],
-      ['over-limit', (doc) => (doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 5000), /above bulk_rows_per_request/],
+      [
+        'no-retry-after',
+        (doc) => delete doc.components.responses.TooManyRequests.headers['Retry-After'],
+        /Retry-After/,
+      ],
+      [
+        'no-bearer',
+        (doc) => delete doc.components.securitySchemes.BearerAuth,
+        /unknown security scheme BearerAuth|no bearer/,
+      ],
+      [
+        'over-limit',
+        (doc) => (doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 5000),
+        /above bulk_rows_per_request/,
+      ],
       // The client sends one credential per request: a requirement of two schemes at once is beyond it.
-      ['both-at-once', (doc) => (doc.paths['/v3/manager/orders'].get.security = [{ ApiKeyAuth: [], BearerAuth: [] }]), /listManagerOrders requires ApiKeyAuth and BearerAuth together/],
+      [
+        'both-at-once',
+        (doc) => (doc.paths['/v3/manager/orders'].get.security = [{ ApiKeyAuth: [], BearerAuth: [] }]),
+        /listManagerOrders requires ApiKeyAuth and BearerAuth together/,
+      ],
       // Known values make an open type of a scalar; anywhere else their meaning would be a guess.
-      ['known-values-object', (doc) => (doc.components.schemas.Pagination[KNOWN_VALUES_KEYWORD] = [1]), /Pagination: x-known-values needs a string, integer or number type/],
-      ['known-values-closed', (doc) => (doc.components.schemas.ErrorCode[KNOWN_VALUES_KEYWORD] = ['NEW_CODE']), /ErrorCode: x-known-values beside \$ref, enum, const or a composition/],
-      ['known-values-type', (doc) => (doc.components.schemas.OrderStatusCode[KNOWN_VALUES_KEYWORD] = [10, 'shipped']), /OrderStatusCode: known value "shipped" is not of type "integer"/],
+      [
+        'known-values-object',
+        (doc) => (doc.components.schemas.Pagination[KNOWN_VALUES_KEYWORD] = [1]),
+        /Pagination: x-known-values needs a string, integer or number type/,
+      ],
+      [
+        'known-values-closed',
+        (doc) => (doc.components.schemas.ErrorCode[KNOWN_VALUES_KEYWORD] = ['NEW_CODE']),
+        /ErrorCode: x-known-values beside \$ref, enum, const or a composition/,
+      ],
+      [
+        'known-values-type',
+        (doc) => (doc.components.schemas.OrderStatusCode[KNOWN_VALUES_KEYWORD] = [10, 'shipped']),
+        /OrderStatusCode: known value "shipped" is not of type "integer"/,
+      ],
     ];
     for (const [name, mutate, message] of cases) {
       const doc = loadSpec();

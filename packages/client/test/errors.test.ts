@@ -6,7 +6,9 @@ const option = { option_code: 'WHITE-M', option_name: 'White, M' };
 
 describe('ApiError', () => {
   it('carries status, typed code, message, method, full URL with query and request time (throwOnError)', async () => {
-    const { client, clock } = testClient(() => apiError(404, 'ORDER_NOT_FOUND', 'Order not found.'), { throwOnError: true });
+    const { client, clock } = testClient(() => apiError(404, 'ORDER_NOT_FOUND', 'Order not found.'), {
+      throwOnError: true,
+    });
     const at = clock.now();
     const err = (await client
       .GET('/v3/wms/orders', { params: { query: { page: 2, size: 100, updated_after: '2026-11-20 00:00:00' } } })
@@ -30,7 +32,10 @@ describe('ApiError', () => {
       body: { memo: 'leave at the door' },
     });
     expect(data).toBeUndefined();
-    expect(error).toEqual({ success: false, error: { code: 'ORDER_ALREADY_SHIPPED', message: 'Order already shipped.' } });
+    expect(error).toEqual({
+      success: false,
+      error: { code: 'ORDER_ALREADY_SHIPPED', message: 'Order already shipped.' },
+    });
     const typed = apiErrorOf(response)!;
     expect(typed.code).toBe('ORDER_ALREADY_SHIPPED');
     expect(typed.requestBody).toBe('{"memo":"leave at the door"}');
@@ -38,7 +43,9 @@ describe('ApiError', () => {
   });
 
   it('a 500 offers the report the source asks for: reproducible body, full URL, time to the minute', async () => {
-    const { client, clock } = testClient(() => apiError(500, 'INTERNAL_ERROR', 'Internal server error.'), { throwOnError: true });
+    const { client, clock } = testClient(() => apiError(500, 'INTERNAL_ERROR', 'Internal server error.'), {
+      throwOnError: true,
+    });
     // 2026-11-20 01:15:42 UTC is 10:15 in Asia/Seoul (UTC+9).
     expect(new Date(clock.now()).toISOString()).toBe('2026-11-20T01:15:42.000Z');
     const err = (await client
@@ -63,23 +70,30 @@ describe('ApiError', () => {
 
   it('the report keeps the query string of a failed GET', async () => {
     const { client } = testClient(() => apiError(500, 'INTERNAL_ERROR'));
-    const { response } = await client.GET('/v3/manager/orders', { params: { query: { page: 3, size: 10, date_from: '2026-11-01' } } });
+    const { response } = await client.GET('/v3/manager/orders', {
+      params: { query: { page: 3, size: 10, date_from: '2026-11-01' } },
+    });
     const report = apiErrorOf(response)!.report();
     expect(report.url).toBe(`${BASE}/v3/manager/orders?page=3&size=10&date_from=2026-11-01`);
     expect(report.body).toBeUndefined();
   });
 
   it('the request time is when the final attempt went out, after retries', async () => {
-    const { client, clock } = testClient(sequence(gateway429, gateway429, () => apiError(500, 'INTERNAL_ERROR')), {
-      retry: { random: () => 0.5 },
-    });
+    const { client, clock } = testClient(
+      sequence(gateway429, gateway429, () => apiError(500, 'INTERNAL_ERROR')),
+      {
+        retry: { random: () => 0.5 },
+      },
+    );
     const start = clock.now();
     const { response } = await client.GET('/v3/manager/orders');
     expect(apiErrorOf(response)!.requestedAt.getTime()).toBe(start + 3000);
   });
 
   it('a body that is not the envelope gives code undefined and a message saying so', async () => {
-    const { client } = testClient(() => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }));
+    const { client } = testClient(
+      () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),
+    );
     const { response } = await client.GET('/v3/manager/orders');
     const err = apiErrorOf(response)!;
     expect(err.status).toBe(502);
@@ -136,7 +150,12 @@ describe('quota state', () => {
     const { client } = testClient(
       sequence(
         () => json(200, page([], 1, 0), { 'X-RateLimit-Remaining': '5' }),
-        () => json(200, page([], 1, 0), { 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': 'unlimited', 'X-RateLimit-Reset': '12' }),
+        () =>
+          json(200, page([], 1, 0), {
+            'X-RateLimit-Limit': '-1',
+            'X-RateLimit-Remaining': 'unlimited',
+            'X-RateLimit-Reset': '12',
+          }),
       ),
     );
     await client.GET('/v3/manager/orders');

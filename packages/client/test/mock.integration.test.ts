@@ -31,7 +31,9 @@ beforeAll(async () => {
   await probe.arrayBuffer();
   quotaScenarioHasRetryAfter = probe.status === 429 && probe.headers.has('Retry-After');
   if (!quotaScenarioHasRetryAfter) {
-    console.warn('mock: example=monthly_quota_exhausted has no Retry-After (the contract example lacks x-response-headers); the quota test is skipped');
+    console.warn(
+      'mock: example=monthly_quota_exhausted has no Retry-After (the contract example lacks x-response-headers); the quota test is skipped',
+    );
   }
 });
 afterAll(async () => {
@@ -54,7 +56,8 @@ function client(options: Partial<ClientOptions> = {}) {
 }
 
 const draftRows = () => {
-  const example = findOperation(loadSpec(), 'post', '/v3/wms/orders/draft')!.requestBody!.examples.mixed_rows!.value as {
+  const example = findOperation(loadSpec(), 'post', '/v3/wms/orders/draft')!.requestBody!.examples.mixed_rows!
+    .value as {
     orders: BulkRow<'registerDraftOrders'>[];
   };
   return example.orders;
@@ -75,7 +78,11 @@ describe('against the mock', () => {
     const { client: c } = client({ apiKey: 'manager_test_mock' });
     const { result: pages, requests } = await counted(async () => {
       const out = [];
-      for await (const p of c.paginate('/v3/manager/orders', { headers: { Prefer: 'example=no_orders' }, params: { query: { updated_after: '2026-11-20 09:00:00' } } })) out.push(p);
+      for await (const p of c.paginate('/v3/manager/orders', {
+        headers: { Prefer: 'example=no_orders' },
+        params: { query: { updated_after: '2026-11-20 09:00:00' } },
+      }))
+        out.push(p);
       return out;
     });
     expect(pages).toHaveLength(1);
@@ -116,7 +123,9 @@ describe('against the mock', () => {
     const { client: c } = client({ throwOnError: true });
     const rows = draftRows();
     const { result: err, requests } = await counted(() =>
-      c.POST('/v3/wms/orders/draft', { body: { orders: rows }, headers: { Prefer: 'example=internal_error' } }).catch((e: unknown) => e),
+      c
+        .POST('/v3/wms/orders/draft', { body: { orders: rows }, headers: { Prefer: 'example=internal_error' } })
+        .catch((e: unknown) => e),
     );
     expect(requests).toHaveLength(1);
     expect(err).toBeInstanceOf(ApiError);
@@ -129,14 +138,19 @@ describe('against the mock', () => {
   it('refuses /v3/pay/ locally with only an API key', async () => {
     const { client: c } = client();
     const { result: err, requests } = await counted(() =>
-      c.GET('/v3/pay/deposits', { params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } } }).catch((e: unknown) => e),
+      c
+        .GET('/v3/pay/deposits', { params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } } })
+        .catch((e: unknown) => e),
     );
     expect(err).toBeInstanceOf(CredentialError);
     expect(requests).toHaveLength(0);
   });
 
   it('obtains a JWT through POST /v3/auth/token and calls /v3/pay/ with it', async () => {
-    const { client: c } = client({ apiKey: undefined, jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' } });
+    const { client: c } = client({
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' },
+    });
     const { result, requests } = await counted(() =>
       c.GET('/v3/pay/deposits', { params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } } }),
     );
@@ -148,8 +162,13 @@ describe('against the mock', () => {
   });
 
   it('calls the manager area with a JWT when the client has no API key', async () => {
-    const { client: c } = client({ apiKey: undefined, jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' } });
-    const { result, requests } = await counted(() => c.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } }));
+    const { client: c } = client({
+      apiKey: undefined,
+      jwt: { clientId: 'cli_test_7f3a9c2e5b1d4a60', clientSecret: 'sec_Q2x9vT4mN8pL1rZ6wY3kH5jD' },
+    });
+    const { result, requests } = await counted(() =>
+      c.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } }),
+    );
     expect(result.error).toBeUndefined();
     expect(result.response.status).toBe(200);
     expect(typeof result.data!.data[0]!.order_no).toBe('string');
@@ -160,7 +179,10 @@ describe('against the mock', () => {
 
   it('refreshes once on AUTH_EXPIRED_TOKEN', async () => {
     let refreshes = 0;
-    const { client: c } = client({ apiKey: undefined, jwt: { token: 'old.jwt.token', refresh: async () => `new${++refreshes}.jwt.token` } });
+    const { client: c } = client({
+      apiKey: undefined,
+      jwt: { token: 'old.jwt.token', refresh: async () => `new${++refreshes}.jwt.token` },
+    });
     const { result, requests } = await counted(() =>
       c.GET('/v3/pay/deposits', {
         params: { query: { date_from: '2026-11-01', date_to: '2026-11-30' } },
@@ -176,7 +198,9 @@ describe('against the mock', () => {
   it('runs a bulk job in chunks and stops at the chunk the mock rejects', async () => {
     const { client: c } = client();
     const rows = draftRows();
-    const { result: merged, requests } = await counted(() => c.bulk.registerDraftOrders([...rows, ...rows], { chunkSize: 3 }));
+    const { result: merged, requests } = await counted(() =>
+      c.bulk.registerDraftOrders([...rows, ...rows], { chunkSize: 3 }),
+    );
     expect(requests).toHaveLength(2);
     expect(merged.drafts.length).toBe(merged.created_count + merged.failed_count);
 
@@ -184,13 +208,22 @@ describe('against the mock', () => {
     delete broken.receiver_name;
     const { result: err, requests: sent } = await counted(() =>
       c.bulk
-        .registerDraftOrders([...rows, rows[0]!, broken as BulkRow<'registerDraftOrders'>, rows[1]!, ...rows], { chunkSize: 3 })
+        .registerDraftOrders([...rows, rows[0]!, broken as BulkRow<'registerDraftOrders'>, rows[1]!, ...rows], {
+          chunkSize: 3,
+        })
         .catch((e: unknown) => e),
     );
     expect(sent).toHaveLength(2);
     expect(err).toBeInstanceOf(BulkChunkError);
     const e = err as BulkChunkError;
-    expect([e.chunkIndex, e.rowStart, e.rowEnd, e.status, e.code, e.chunkWritten]).toEqual([1, 3, 6, 400, 'REQUIRED_PARAMETER', false]);
+    expect([e.chunkIndex, e.rowStart, e.rowEnd, e.status, e.code, e.chunkWritten]).toEqual([
+      1,
+      3,
+      6,
+      400,
+      'REQUIRED_PARAMETER',
+      false,
+    ]);
     expect(e.message).toContain('receiver_name');
   });
 });

@@ -49,7 +49,10 @@ describe('pacing', () => {
   it('a pacer shared by two clients (one source IP) paces their sum', async () => {
     const clock = new VirtualClock();
     const net = fakeFetch(ok, clock);
-    const pacer = new Pacer({ timers: clock, buckets: [{ name: 'gateway', appliesTo: '/v3/', ratePerSecond: 10, burst: 5 }] });
+    const pacer = new Pacer({
+      timers: clock,
+      buckets: [{ name: 'gateway', appliesTo: '/v3/', ratePerSecond: 10, burst: 5 }],
+    });
     const a = createClient({ baseUrl: BASE, apiKey: 'a', fetch: net.fetch, timers: clock, pacing: pacer });
     const b = createClient({ baseUrl: BASE, apiKey: 'b', fetch: net.fetch, timers: clock, pacing: pacer });
     const start = clock.now();
@@ -74,7 +77,7 @@ describe('pacing', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('matches the path below the base URL\'s own path', async () => {
+  it("matches the path below the base URL's own path", async () => {
     const clock = new VirtualClock();
     const net = fakeFetch(() => json(200, { success: true, data: [] }), clock);
     const client = createClient({ baseUrl: `${BASE}/gateway`, apiKey: 'k', fetch: net.fetch, timers: clock });

@@ -1,7 +1,16 @@
 // The package as an integrator gets it: `pnpm pack`, install the tarball into a fresh project with npm, type-check
 // a consumer file, and run it against the mock.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,14 +111,21 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('holds the compiled client and its declarations, and no sources, tests or workspace references', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout.trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    const files = stdout
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''));
     expect(files).toContain('dist/src/index.js');
     expect(files).toContain('dist/src/index.d.ts');
     expect(files).toContain('dist/generated/contract.js');
     expect(files).toContain('dist/generated/openapi.d.ts');
     expect(files).toContain('README.md');
-    expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('generated/'))).toEqual([]);
-    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'package.json'), 'utf8'));
+    expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('generated/'))).toEqual(
+      [],
+    );
+    const manifest = JSON.parse(
+      readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'package.json'), 'utf8'),
+    );
     expect(JSON.stringify(manifest.dependencies)).not.toContain('workspace:');
     expect(manifest.dependencies).toEqual({ 'openapi-fetch': '0.17.0' });
   });
@@ -117,7 +133,9 @@ describe('the packed tarball', () => {
   it('has a core that uses only web APIs (no Node built-ins)', () => {
     const dir = join(project, 'node_modules', '@cls-api', 'client', 'dist');
     const js = (d: string): string[] =>
-      readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? js(join(d, e.name)) : e.name.endsWith('.js') ? [join(d, e.name)] : []));
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? js(join(d, e.name)) : e.name.endsWith('.js') ? [join(d, e.name)] : [],
+      );
     for (const file of js(dir)) {
       const text = readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/from ['"]node:|require\(|\bprocess\.|\bBuffer\b/);
@@ -126,12 +144,22 @@ describe('the packed tarball', () => {
 
   it('type-checks a consumer, and refuses a wrong parameter type', { timeout: 180_000 }, async () => {
     writeFileSync(join(project, 'consumer.ts'), consumerTs);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['globals.d.ts', 'consumer.ts'] }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({ ...tsconfig, files: ['globals.d.ts', 'consumer.ts'] }),
+    );
     await run(process.execPath, [tscBin, '-p', 'tsconfig.json'], { cwd: project });
     expect(existsSync(join(project, 'out', 'consumer.js'))).toBe(true);
 
     writeFileSync(join(project, 'bad.ts'), badTs);
-    writeFileSync(join(project, 'tsconfig.bad.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, noEmit: true }, files: ['bad.ts'] }));
+    writeFileSync(
+      join(project, 'tsconfig.bad.json'),
+      JSON.stringify({
+        ...tsconfig,
+        compilerOptions: { ...tsconfig.compilerOptions, noEmit: true },
+        files: ['bad.ts'],
+      }),
+    );
     const failed = await run(process.execPath, [tscBin, '-p', 'tsconfig.bad.json'], { cwd: project }).then(
       () => undefined,
       (err: { stdout: string }) => err.stdout,

@@ -9,7 +9,9 @@ function orders(total: number) {
     const p = Number(q.get('page') ?? 1);
     const size = Number(q.get('size') ?? 10);
     const totalPages = Math.ceil(total / size);
-    const data = Array.from({ length: Math.max(0, Math.min(size, total - (p - 1) * size)) }, (_, i) => managerOrder((p - 1) * size + i + 1));
+    const data = Array.from({ length: Math.max(0, Math.min(size, total - (p - 1) * size)) }, (_, i) =>
+      managerOrder((p - 1) * size + i + 1),
+    );
     return json(200, {
       success: true,
       data,
@@ -22,7 +24,9 @@ describe('paginate', () => {
   it('walks the pages while has_next is true, sending the same filters with every page', async () => {
     const { client, sent } = testClient(orders(25));
     const pages = [];
-    for await (const p of client.paginate('/v3/manager/orders', { params: { query: { size: 10, updated_after: '2026-11-20 09:00:00' } } })) {
+    for await (const p of client.paginate('/v3/manager/orders', {
+      params: { query: { size: 10, updated_after: '2026-11-20 09:00:00' } },
+    })) {
       pages.push(p);
     }
     expect(pages.map((p) => p.pagination.page)).toEqual([1, 2, 3]);
@@ -37,7 +41,10 @@ describe('paginate', () => {
   it('stops after one request when has_next is false', async () => {
     const { client, sent } = testClient(() => json(200, page([], 1, 0)));
     const pages = [];
-    for await (const p of client.paginate('/v3/wms/orders', { params: { query: { updated_after: '2026-11-20 09:00:00' } } })) pages.push(p);
+    for await (const p of client.paginate('/v3/wms/orders', {
+      params: { query: { updated_after: '2026-11-20 09:00:00' } },
+    }))
+      pages.push(p);
     expect(pages).toHaveLength(1);
     expect(sent).toHaveLength(1);
   });
@@ -45,7 +52,8 @@ describe('paginate', () => {
   it('starts at the page asked for', async () => {
     const { client, sent } = testClient(orders(30));
     const seen: number[] = [];
-    for await (const p of client.paginate('/v3/manager/orders', { params: { query: { page: 2 } } })) seen.push(p.pagination.page);
+    for await (const p of client.paginate('/v3/manager/orders', { params: { query: { page: 2 } } }))
+      seen.push(p.pagination.page);
     expect(seen).toEqual([2, 3]);
     expect(sent).toHaveLength(2);
   });
@@ -60,7 +68,9 @@ describe('paginate', () => {
 
   it('throws the ApiError of a failed page, even without throwOnError', async () => {
     const { client } = testClient((s) =>
-      new URLSearchParams(s.search).get('page') === '2' ? apiError(400, 'INVALID_PARAMETER', 'size must be at most 100') : orders(30)(s),
+      new URLSearchParams(s.search).get('page') === '2'
+        ? apiError(400, 'INVALID_PARAMETER', 'size must be at most 100')
+        : orders(30)(s),
     );
     const seen: number[] = [];
     const err = await (async () => {
@@ -81,7 +91,11 @@ describe('paginate', () => {
 
   it('stops a list whose has_next never advances', async () => {
     const { client } = testClient(() =>
-      json(200, { success: true, data: [], pagination: { page: 1, size: 10, total: 99, total_pages: 10, has_next: true } }),
+      json(200, {
+        success: true,
+        data: [],
+        pagination: { page: 1, size: 10, total: 99, total_pages: 10, has_next: true },
+      }),
     );
     const err = await (async () => {
       for await (const _ of client.paginate('/v3/manager/orders', { params: { query: { page: 3 } } })) void _;
@@ -91,7 +105,10 @@ describe('paginate', () => {
 
   it('pages the lists with required parameters too (path and query)', async () => {
     const { client, sent } = testClient(() => json(200, page([], 1, 0)));
-    for await (const _ of client.paginate('/v3/wms/products/{product_code}/options', { params: { path: { product_code: 'SHIRT-LINEN-01' } } })) void _;
+    for await (const _ of client.paginate('/v3/wms/products/{product_code}/options', {
+      params: { path: { product_code: 'SHIRT-LINEN-01' } },
+    }))
+      void _;
     expect(sent[0]!.path).toBe('/v3/wms/products/SHIRT-LINEN-01/options');
   });
 });
@@ -100,7 +117,8 @@ describe('items', () => {
   it('yields every item of every page, in order', async () => {
     const { client, sent } = testClient(orders(23));
     const seen: string[] = [];
-    for await (const order of client.items('/v3/manager/orders', { params: { query: { size: 10 } } })) seen.push(order.order_no);
+    for await (const order of client.items('/v3/manager/orders', { params: { query: { size: 10 } } }))
+      seen.push(order.order_no);
     expect(seen).toEqual(Array.from({ length: 23 }, (_, i) => `ORD-${i + 1}`));
     expect(sent).toHaveLength(3);
   });

@@ -65,7 +65,10 @@ beforeAll(async () => {
   [seller, other] = (JSON.parse(seeded.stdout) as { accounts: DemoAccount[] }).accounts as [DemoAccount, DemoAccount];
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [cli, 'serve'], { env: { ...env, PORT: String(port), JWT_TTL_SECONDS: '60' }, stdio: 'ignore' });
+  server = spawn(process.execPath, [cli, 'serve'], {
+    env: { ...env, PORT: String(port), JWT_TTL_SECONDS: '60' },
+    stdio: 'ignore',
+  });
   await waitForHealth(baseUrl, server);
 }, 60_000);
 
@@ -86,7 +89,8 @@ describe('the client against the reference server', () => {
     const total = first.data!.pagination.total;
     expect(total).toBeGreaterThan(2);
     const seen: string[] = [];
-    for await (const order of client.items('/v3/manager/orders', { params: { query: { size: 2 } } })) seen.push(order.order_no);
+    for await (const order of client.items('/v3/manager/orders', { params: { query: { size: 2 } } }))
+      seen.push(order.order_no);
     expect(seen).toHaveLength(total);
     expect(new Set(seen).size).toBe(total);
   });
@@ -120,7 +124,9 @@ describe('the client against the reference server', () => {
     expect(result.failed_count).toBe(1);
     expect(result.drafts.map((d) => d.mall_order_no)).toEqual(rows.map((r) => r.mall_order_no));
     expect(result.drafts[1234]!.success).toBe(false);
-    const read = await client.GET('/v3/wms/orders/draft/{draft_id}', { params: { path: { draft_id: result.drafts[2499]!.draft_id } } });
+    const read = await client.GET('/v3/wms/orders/draft/{draft_id}', {
+      params: { path: { draft_id: result.drafts[2499]!.draft_id } },
+    });
     expect(read.data?.data.mall_order_no).toBe('CLIENT-IT-2499');
   });
 
@@ -130,7 +136,10 @@ describe('the client against the reference server', () => {
     const orderNo = shipped.data!.data[0]!.order_no;
     const refused = await client
       .PATCH('/v3/wms/orders/{order_no}', { params: { path: { order_no: orderNo } }, body: { memo: 'too late' } })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(409);
     expect((refused as ApiError).code).toBe('ORDER_ALREADY_SHIPPED');
@@ -157,8 +166,13 @@ describe('the client against the reference server', () => {
   });
 
   it('gets a JWT with client credentials for /v3/pay/, and refuses an API key there before any request', async () => {
-    const jwtClient = createClient({ baseUrl, jwt: { clientId: seller.client_id, clientSecret: seller.client_secret } });
-    const deposits = await jwtClient.GET('/v3/pay/deposits', { params: { query: { date_from: '2000-01-01', date_to: '2000-01-31' } } });
+    const jwtClient = createClient({
+      baseUrl,
+      jwt: { clientId: seller.client_id, clientSecret: seller.client_secret },
+    });
+    const deposits = await jwtClient.GET('/v3/pay/deposits', {
+      params: { query: { date_from: '2000-01-01', date_to: '2000-01-31' } },
+    });
     expect(deposits.response.status).toBe(200);
     expect(deposits.data?.data).toEqual([]);
 

@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, NetworkError, QuotaExceededError, apiErrorOf, backoffDelay, createClient } from '../src/index.js';
 import { resolveRetry } from '../src/retry.js';
-import { BASE, apiError, fakeFetch, gateway429, json, managerOrder, page, quota429, sequence, testClient } from './support.js';
+import {
+  BASE,
+  apiError,
+  fakeFetch,
+  gateway429,
+  json,
+  managerOrder,
+  page,
+  quota429,
+  sequence,
+  testClient,
+} from './support.js';
 
 const ok = () => json(200, page([managerOrder(1)], 1, 1));
 const bulkOk = () => json(200, { success: true, data: { created_count: 1, failed_count: 0, drafts: [] } });
@@ -99,7 +110,9 @@ describe('gateway 429 (no Retry-After)', () => {
 
   it('reports each retry', async () => {
     const events: unknown[] = [];
-    const { client } = testClient(sequence(gateway429, ok), { retry: { random: () => 0.5, onRetry: (e) => events.push(e) } });
+    const { client } = testClient(sequence(gateway429, ok), {
+      retry: { random: () => 0.5, onRetry: (e) => events.push(e) },
+    });
     await client.GET('/v3/manager/orders');
     expect(events).toEqual([
       { method: 'GET', url: `${BASE}/v3/manager/orders`, attempt: 1, delayMs: 1000, reason: 'gateway_limit' },
@@ -131,9 +144,7 @@ describe('quota 429 (Retry-After present)', () => {
   });
 
   it('is told apart by Retry-After alone, and uses header values only when present', async () => {
-    const { client, sent } = testClient(() =>
-      apiError(429, 'RATE_LIMIT_EXCEEDED', 'quota', { 'Retry-After': '120' }),
-    );
+    const { client, sent } = testClient(() => apiError(429, 'RATE_LIMIT_EXCEEDED', 'quota', { 'Retry-After': '120' }));
     const err = (await client.GET('/v3/manager/orders').catch((e: unknown) => e)) as QuotaExceededError;
     expect(sent).toHaveLength(1);
     expect(err).toBeInstanceOf(QuotaExceededError);
@@ -145,7 +156,9 @@ describe('quota 429 (Retry-After present)', () => {
 
   it('is not retried for a write either', async () => {
     const { client, sent } = testClient(sequence(() => quota429(), bulkOk));
-    await expect(client.POST('/v3/wms/orders/draft', { body: { orders: [row] } })).rejects.toBeInstanceOf(QuotaExceededError);
+    await expect(client.POST('/v3/wms/orders/draft', { body: { orders: [row] } })).rejects.toBeInstanceOf(
+      QuotaExceededError,
+    );
     expect(sent).toHaveLength(1);
   });
 });
@@ -240,7 +253,13 @@ describe('with the platform timers (vitest fake timers)', () => {
   it('waits the backoff on setTimeout', async () => {
     vi.useFakeTimers();
     const net = fakeFetch(sequence(gateway429, gateway429, ok));
-    const client = createClient({ baseUrl: BASE, apiKey: 'wms_test_key', fetch: net.fetch, retry: { random: () => 0.5 }, pacing: false });
+    const client = createClient({
+      baseUrl: BASE,
+      apiKey: 'wms_test_key',
+      fetch: net.fetch,
+      retry: { random: () => 0.5 },
+      pacing: false,
+    });
     const pending = client.GET('/v3/manager/orders');
     await vi.advanceTimersByTimeAsync(999);
     expect(net.sent).toHaveLength(1);

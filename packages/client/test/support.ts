@@ -46,11 +46,17 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
 }
 
-export function apiError(status: number, code: string, message = `${code} happened`, headers: Record<string, string> = {}): Response {
+export function apiError(
+  status: number,
+  code: string,
+  message = `${code} happened`,
+  headers: Record<string, string> = {},
+): Response {
   return json(status, { success: false, error: { code, message } }, headers);
 }
 
-export const gateway429 = () => apiError(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.');
+export const gateway429 = () =>
+  apiError(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.');
 
 export const quota429 = (headers: Record<string, string> = {}) =>
   apiError(429, 'RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.', {

@@ -49,13 +49,27 @@ export async function parameters() {
   // @ts-expect-error there is no DELETE on orders
   await client.DELETE('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'X' } } });
   await client.POST('/v3/wms/orders/draft', {
-    // @ts-expect-error quantity is a number
-    body: { orders: [{ mall_order_no: 'M', mall_product_name: 'P', product_code: 'C', quantity: '1', receiver_name: 'R', receiver_phone: '010', receiver_address: 'A' }] },
+    body: {
+      orders: [
+        {
+          mall_order_no: 'M',
+          mall_product_name: 'P',
+          product_code: 'C',
+          // @ts-expect-error quantity is a number
+          quantity: '1',
+          receiver_name: 'R',
+          receiver_phone: '010',
+          receiver_address: 'A',
+        },
+      ],
+    },
   });
 }
 
 export async function paging() {
-  for await (const order of client.items('/v3/manager/orders', { params: { query: { updated_after: '2026-11-20 00:00:00' } } })) {
+  for await (const order of client.items('/v3/manager/orders', {
+    params: { query: { updated_after: '2026-11-20 00:00:00' } },
+  })) {
     const no: string = order.order_no;
     void no;
   }

@@ -18,7 +18,9 @@ export interface BulkTarget {
   identity: string;
 }
 
-export function bulkOperations(t: CaseContext | { contract: CaseContext['contract'] }): Array<{ op: OperationInfo; shape: BulkShape }> {
+export function bulkOperations(
+  t: CaseContext | { contract: CaseContext['contract'] },
+): Array<{ op: OperationInfo; shape: BulkShape }> {
   const contract = t.contract;
   return contract.operations.flatMap((op) => {
     const shape = contract.bulk(op);
@@ -30,7 +32,8 @@ export async function bulkTarget(t: CaseContext, op: OperationInfo, shape: BulkS
   // A bulk operation's path names at most the product it adds to (the options operation).
   const path: Record<string, string> = {};
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    path[p.name] = (await productPathValue(t, p.name)) ?? t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
+    path[p.name] =
+      (await productPathValue(t, p.name)) ?? t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
   }
   const identity = shape.echoedProperties[0];
   if (!identity) t.skip(`${op.operationId}: result rows echo no property of the submitted row`);
@@ -58,7 +61,8 @@ export async function freshRows(t: CaseContext, target: BulkTarget, n: number): 
   for (let i = 0; i < n; i++) rows.push({ ...base, [target.identity]: freshId(t, props[target.identity], 'R') });
   const validate = t.contract.validator(rowSchema);
   for (const row of rows) {
-    if (!validate(row)) throw new Error(`the kit built an invalid ${target.op.operationId} row: ${JSON.stringify(row)}`);
+    if (!validate(row))
+      throw new Error(`the kit built an invalid ${target.op.operationId} row: ${JSON.stringify(row)}`);
   }
   return rows;
 }
@@ -93,16 +97,42 @@ export function resultOf(target: BulkTarget, ex: Exchange): BulkResult | undefin
  * Holds an accepted bulk response to the source's rules. `expectSuccess[i]` is whether row i should succeed.
  * Returns the result rows when the response could be read.
  */
-export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[], ex: Exchange, expectSuccess?: boolean[]): Row[] | undefined {
+export function checkBulkResponse(
+  t: CaseContext,
+  target: BulkTarget,
+  sent: Row[],
+  ex: Exchange,
+  expectSuccess?: boolean[],
+): Row[] | undefined {
   const { op, shape } = target;
-  if (!t.expect(ex, op, { status: t.contract.successStatus(op), why: 'an accepted bulk request is HTTP 200 even when rows fail' })) return undefined;
+  if (
+    !t.expect(ex, op, {
+      status: t.contract.successStatus(op),
+      why: 'an accepted bulk request is HTTP 200 even when rows fail',
+    })
+  )
+    return undefined;
   const result = resultOf(target, ex);
   if (!result) {
-    t.assert(false, 'bulk_rows_in_order', `data.${shape.resultsProperty} as an array`, ex.response.text.slice(0, 200), ex, op);
+    t.assert(
+      false,
+      'bulk_rows_in_order',
+      `data.${shape.resultsProperty} as an array`,
+      ex.response.text.slice(0, 200),
+      ex,
+      op,
+    );
     return undefined;
   }
   const { rows } = result;
-  t.assert(rows.length === sent.length, 'bulk_rows_in_order', `${sent.length} result rows, one per submitted row`, `${rows.length} rows`, ex, op);
+  t.assert(
+    rows.length === sent.length,
+    'bulk_rows_in_order',
+    `${sent.length} result rows, one per submitted row`,
+    `${rows.length} rows`,
+    ex,
+    op,
+  );
   // The order shows in the echoed fields. A row echoing another submitted row's value is out of order (the
   // source's rule); a designed echo that is missing or changed departs from the design only.
   const mismatches: string[] = [];
@@ -117,9 +147,23 @@ export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[
       else designed.push(text);
     }
   });
-  t.assert(mismatches.length === 0, 'bulk_rows_in_order', `rows in the order submitted, echoing ${shape.echoedProperties.join(', ')}`, mismatches.slice(0, 3).join('; '), ex, op);
+  t.assert(
+    mismatches.length === 0,
+    'bulk_rows_in_order',
+    `rows in the order submitted, echoing ${shape.echoedProperties.join(', ')}`,
+    mismatches.slice(0, 3).join('; '),
+    ex,
+    op,
+  );
   if (designed.length > 0) {
-    t.depart('bulk_rows_in_order', `rows echoing ${shape.echoedProperties.filter((f) => !shape.sourceEchoedProperties.includes(f)).join(', ')} as sent`, designed.slice(0, 3).join('; '), 'these result rows echoing the submitted fields is a design (the relaxed row schema does not require them)', ex, op);
+    t.depart(
+      'bulk_rows_in_order',
+      `rows echoing ${shape.echoedProperties.filter((f) => !shape.sourceEchoedProperties.includes(f)).join(', ')} as sent`,
+      designed.slice(0, 3).join('; '),
+      'these result rows echoing the submitted fields is a design (the relaxed row schema does not require them)',
+      ex,
+      op,
+    );
   }
 
   const succeeded = rows.filter((r) => r.success === true).length;
@@ -136,8 +180,17 @@ export function checkBulkResponse(t: CaseContext, target: BulkTarget, sent: Row[
   // the row schemas (if/then/else), held by schema_valid: the draft row's as the source's, the others as designs.
 
   if (expectSuccess) {
-    const wrong = expectSuccess.flatMap((want, i) => (rows[i] && rows[i].success !== want ? [`row ${i} success ${String(rows[i].success)} (expected ${want})`] : []));
-    t.assert(wrong.length === 0, 'bulk_rows_in_order', 'each row to succeed or fail as set up', wrong.slice(0, 3).join('; '), ex, op);
+    const wrong = expectSuccess.flatMap((want, i) =>
+      rows[i] && rows[i].success !== want ? [`row ${i} success ${String(rows[i].success)} (expected ${want})`] : [],
+    );
+    t.assert(
+      wrong.length === 0,
+      'bulk_rows_in_order',
+      'each row to succeed or fail as set up',
+      wrong.slice(0, 3).join('; '),
+      ex,
+      op,
+    );
   }
   return rows;
 }

@@ -173,14 +173,20 @@ export class CaseContext {
    * The credential an operation's security asks for: a key of the operation's area; on the MCP area (a key of any
    * area is valid there) the key of the area of the tool named in the path, else any key; the JWT for bearer.
    */
-  async credentialFor(op: OperationInfo, seller: Seller = 'primary', path: Record<string, string | number> = {}): Promise<Credential> {
+  async credentialFor(
+    op: OperationInfo,
+    seller: Seller = 'primary',
+    path: Record<string, string | number> = {},
+  ): Promise<Credential> {
     if (op.security.length === 0) return { kind: 'none' };
     if (op.security.some((s) => this.isApiKeyScheme(s))) {
       const pool = seller === 'primary' ? this.env.keys : this.env.otherKeys;
       const own = pool.find((k) => k.area === op.area);
       if (own) return own;
       if (op.area === this.mcpArea()) {
-        const tool = this.contract.operations.find((o) => o.mcpTool !== undefined && Object.values(path).includes(o.mcpTool));
+        const tool = this.contract.operations.find(
+          (o) => o.mcpTool !== undefined && Object.values(path).includes(o.mcpTool),
+        );
         const forTool = tool ? pool.find((k) => k.area === tool.area) : undefined;
         if (forTool) return forTool;
         if (pool[0]) return pool[0];
@@ -246,7 +252,11 @@ export class CaseContext {
       ...(input.rawBody !== undefined ? { rawBody: input.rawBody } : {}),
     };
     // Checks run on every response, the retried gateway 429s included.
-    const exchange = await this.env.transport.send(req, (e) => this.inspect(op, e, input.deliberate === true), input.deliberate === true);
+    const exchange = await this.env.transport.send(
+      req,
+      (e) => this.inspect(op, e, input.deliberate === true),
+      input.deliberate === true,
+    );
     this.lastExchange = exchange;
     return exchange;
   }
@@ -254,7 +264,13 @@ export class CaseContext {
   /** Called by the transport hook for every response sent on behalf of this case. */
   inspect(op: OperationInfo, exchange: Exchange, deliberate = false): void {
     this.requests += 1;
-    const { evaluated, findings } = checkResponse({ contract: this.contract, op, exchange, now: this.env.now(), clockRelative: !this.env.examplesOnly });
+    const { evaluated, findings } = checkResponse({
+      contract: this.contract,
+      op,
+      exchange,
+      now: this.env.now(),
+      clockRelative: !this.env.examplesOnly,
+    });
     for (const name of evaluated) this.tally(name).evaluated += 1;
     for (const f of findings) {
       if (f.provisional) {
@@ -268,7 +284,13 @@ export class CaseContext {
     this.tally('no_server_error').evaluated += 1;
     if (exchange.response.status >= 500) {
       this.tally('no_server_error').failed += 1;
-      this.fail('no_server_error', 'no 5xx', `HTTP ${exchange.response.status}: ${exchange.response.text.slice(0, 200)}`, exchange, op);
+      this.fail(
+        'no_server_error',
+        'no 5xx',
+        `HTTP ${exchange.response.status}: ${exchange.response.text.slice(0, 200)}`,
+        exchange,
+        op,
+      );
     }
   }
 
@@ -301,7 +323,13 @@ export class CaseContext {
    */
   depart(check: string, expected: string, seen: string, reason: string, exchange?: Exchange, op?: OperationInfo): void {
     const redact = (text: string) => this.env.transport.options.redactor.redact(text);
-    const departure: Departure = { check, operation: op?.operationId ?? this.def.operations.join(', '), expected, seen: redact(seen), reason };
+    const departure: Departure = {
+      check,
+      operation: op?.operationId ?? this.def.operations.join(', '),
+      expected,
+      seen: redact(seen),
+      reason,
+    };
     if (exchange) {
       departure.status = exchange.response.status;
       departure.curl = this.env.transport.curl(exchange);

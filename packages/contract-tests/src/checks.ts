@@ -28,28 +28,110 @@ export interface CheckInfo {
 export const CHECKS: readonly CheckInfo[] = [
   { name: 'status_documented', kind: 'response', description: 'The status is one the operation documents.' },
   { name: 'content_type_json', kind: 'response', description: 'The Content-Type is the documented JSON media type.' },
-  { name: 'schema_valid', kind: 'response', description: 'The body validates (Ajv 2020) against the schema documented for that status; a body only our designs refuse (x-provisional, x-known-values) is a provisional departure.' },
+  {
+    name: 'schema_valid',
+    kind: 'response',
+    description:
+      'The body validates (Ajv 2020) against the schema documented for that status; a body only our designs refuse (x-provisional, x-known-values) is a provisional departure.',
+  },
   { name: 'envelope_first_field', kind: 'response', description: 'The raw body text starts with {"success":.' },
   { name: 'success_matches_status', kind: 'response', description: '`success` is true on 2xx and false on 4xx/5xx.' },
-  { name: 'error_code_documented', kind: 'response', description: '`error.code` is in the x-error-codes of the operation and status, and the catalogue gives it that status.' },
-  { name: 'ratelimit_headers_integers', kind: 'response', description: 'X-RateLimit-* and Retry-After, when present, are integers within their header schema, never placeholders such as -1 or unlimited.' },
-  { name: 'headers_documented', kind: 'response', description: 'A contract header (X-RateLimit-*, Retry-After) appears only on responses that document it.' },
-  { name: 'quota_headers_consistent', kind: 'response', description: 'Quota headers only for keys with a monthly quota; X-RateLimit-Limit equals that quota, Remaining is at most Limit, Reset is 00:00 on the 1st of next month in the service time zone.' },
-  { name: 'quota_429_headers', kind: 'response', description: 'A 429 with Retry-After (monthly quota) carries all three X-RateLimit-* with Remaining 0, and Retry-After is the time left until Reset.' },
-  { name: 'gateway_429_headers', kind: 'response', description: 'A 429 without Retry-After (gateway speed limit) carries no X-RateLimit-* header.' },
-  { name: 'pagination_consistent', kind: 'response', description: 'page, size, total, total_pages and has_next agree with each other, with the request and with the length of data.' },
+  {
+    name: 'error_code_documented',
+    kind: 'response',
+    description:
+      '`error.code` is in the x-error-codes of the operation and status, and the catalogue gives it that status.',
+  },
+  {
+    name: 'ratelimit_headers_integers',
+    kind: 'response',
+    description:
+      'X-RateLimit-* and Retry-After, when present, are integers within their header schema, never placeholders such as -1 or unlimited.',
+  },
+  {
+    name: 'headers_documented',
+    kind: 'response',
+    description: 'A contract header (X-RateLimit-*, Retry-After) appears only on responses that document it.',
+  },
+  {
+    name: 'quota_headers_consistent',
+    kind: 'response',
+    description:
+      'Quota headers only for keys with a monthly quota; X-RateLimit-Limit equals that quota, Remaining is at most Limit, Reset is 00:00 on the 1st of next month in the service time zone.',
+  },
+  {
+    name: 'quota_429_headers',
+    kind: 'response',
+    description:
+      'A 429 with Retry-After (monthly quota) carries all three X-RateLimit-* with Remaining 0, and Retry-After is the time left until Reset.',
+  },
+  {
+    name: 'gateway_429_headers',
+    kind: 'response',
+    description: 'A 429 without Retry-After (gateway speed limit) carries no X-RateLimit-* header.',
+  },
+  {
+    name: 'pagination_consistent',
+    kind: 'response',
+    description:
+      'page, size, total, total_pages and has_next agree with each other, with the request and with the length of data.',
+  },
   { name: 'no_server_error', kind: 'case', description: 'No request of the kit, valid or invalid, gets a 5xx.' },
-  { name: 'expected_outcome', kind: 'case', description: 'The status and error code the contract gives for the case (examples, x-invalid-examples, negative rules, generated inputs).' },
-  { name: 'pagination_across_pages', kind: 'case', description: 'Walking the pages: the same total on every page, no item twice, and the pages add up to total.' },
-  { name: 'bulk_row_limit', kind: 'case', description: 'A bulk body of maxItems rows is accepted; maxItems + 1 rows is rejected with 400.' },
-  { name: 'bulk_rows_in_order', kind: 'case', description: 'A bulk response has one result row per submitted row, in the order submitted, echoing each row.' },
-  { name: 'bulk_counts', kind: 'case', description: 'The success and failure counts equal the rows marked success true and false, and add up to the rows sent.' },
-  { name: 'bulk_nothing_registered', kind: 'case', description: 'After a rejected bulk body (one bad row, or too many rows) nothing of it was registered.' },
+  {
+    name: 'expected_outcome',
+    kind: 'case',
+    description:
+      'The status and error code the contract gives for the case (examples, x-invalid-examples, negative rules, generated inputs).',
+  },
+  {
+    name: 'pagination_across_pages',
+    kind: 'case',
+    description: 'Walking the pages: the same total on every page, no item twice, and the pages add up to total.',
+  },
+  {
+    name: 'bulk_row_limit',
+    kind: 'case',
+    description: 'A bulk body of maxItems rows is accepted; maxItems + 1 rows is rejected with 400.',
+  },
+  {
+    name: 'bulk_rows_in_order',
+    kind: 'case',
+    description: 'A bulk response has one result row per submitted row, in the order submitted, echoing each row.',
+  },
+  {
+    name: 'bulk_counts',
+    kind: 'case',
+    description:
+      'The success and failure counts equal the rows marked success true and false, and add up to the rows sent.',
+  },
+  {
+    name: 'bulk_nothing_registered',
+    kind: 'case',
+    description: 'After a rejected bulk body (one bad row, or too many rows) nothing of it was registered.',
+  },
   { name: 'read_back', kind: 'case', description: 'What was created reads back unchanged (product, drafts, options).' },
-  { name: 'shipped_order_unmodifiable', kind: 'case', description: 'Modifying a shipped order returns 409 ORDER_ALREADY_SHIPPED and changes nothing.' },
-  { name: 'seller_isolation', kind: 'case', description: 'The seller sees its new order in the manager list; another seller sees it neither in its list nor by number.' },
-  { name: 'rate_limit_probe', kind: 'case', description: 'A burst over the gateway limit (general and MCP) gets 429 RATE_LIMIT_EXCEEDED without quota headers, and clears.' },
-  { name: 'mock_example_served', kind: 'case', description: 'Examples-only mode: each named response example is served as written when asked for with Prefer.' },
+  {
+    name: 'shipped_order_unmodifiable',
+    kind: 'case',
+    description: 'Modifying a shipped order returns 409 ORDER_ALREADY_SHIPPED and changes nothing.',
+  },
+  {
+    name: 'seller_isolation',
+    kind: 'case',
+    description:
+      'The seller sees its new order in the manager list; another seller sees it neither in its list nor by number.',
+  },
+  {
+    name: 'rate_limit_probe',
+    kind: 'case',
+    description:
+      'A burst over the gateway limit (general and MCP) gets 429 RATE_LIMIT_EXCEEDED without quota headers, and clears.',
+  },
+  {
+    name: 'mock_example_served',
+    kind: 'case',
+    description: 'Examples-only mode: each named response example is served as written when asked for with Prefer.',
+  },
 ];
 
 export interface CheckContext {
@@ -88,7 +170,11 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
   const expectedType = documented?.contentType ?? 'application/json';
   const seenType = mediaType(headers['content-type']);
   if (seenType !== expectedType.toLowerCase()) {
-    add('content_type_json', `Content-Type ${expectedType}`, headers['content-type'] ? `Content-Type ${headers['content-type']}` : 'no Content-Type');
+    add(
+      'content_type_json',
+      `Content-Type ${expectedType}`,
+      headers['content-type'] ? `Content-Type ${headers['content-type']}` : 'no Content-Type',
+    );
   }
 
   evaluated.push('envelope_first_field');
@@ -105,7 +191,12 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
     const { errors, departures } = contract.verdict(documented.schema, json);
     if (errors.length > 0) add('schema_valid', `a body valid against the ${status} schema`, errors.join('; '));
     if (departures.length > 0) {
-      findings.push({ check: 'schema_valid', expected: `a body valid against the designed ${status} schema`, seen: departures.join('; '), provisional: SCHEMA_DEPARTURE_REASON });
+      findings.push({
+        check: 'schema_valid',
+        expected: `a body valid against the designed ${status} schema`,
+        seen: departures.join('; '),
+        provisional: SCHEMA_DEPARTURE_REASON,
+      });
     }
   }
 
@@ -128,7 +219,11 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
       const listed = documented?.errorCodes ?? [];
       const entry = contract.catalog.get(code);
       if (documented && !listed.includes(code)) {
-        add('error_code_documented', `error.code one of ${listed.join(', ') || '(none documented)'} on ${status}`, code);
+        add(
+          'error_code_documented',
+          `error.code one of ${listed.join(', ') || '(none documented)'} on ${status}`,
+          code,
+        );
       } else if (!entry) {
         add('error_code_documented', 'an error.code of the catalogue', code);
       } else if (entry.status !== status) {
@@ -142,7 +237,11 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
   return { evaluated, findings };
 }
 
-function headerSchema(ctx: CheckContext, name: string, declared: Record<string, { schema?: Record<string, unknown> }> | undefined) {
+function headerSchema(
+  ctx: CheckContext,
+  name: string,
+  declared: Record<string, { schema?: Record<string, unknown> }> | undefined,
+) {
   const own = Object.entries(declared ?? {}).find(([n]) => n.toLowerCase() === name);
   if (own?.[1].schema) return own[1].schema;
   // Not declared here: the schema the contract gives the header elsewhere still says what a value must be.
@@ -185,14 +284,19 @@ function checkRateHeaders(
     values.set(name, n);
     if (schema) {
       const errors = contract.validate(schema, n);
-      if (errors.length > 0) add('ratelimit_headers_integers', `${name} within its schema`, `${name}: ${raw} (${errors.join('; ')})`);
+      if (errors.length > 0)
+        add('ratelimit_headers_integers', `${name} within its schema`, `${name}: ${raw} (${errors.join('; ')})`);
     }
   }
 
   evaluated.push('headers_documented');
   for (const name of present) {
     if (!declaredNames.has(name)) {
-      add('headers_documented', `no ${name} on a ${status} of ${ctx.op.operationId} (not documented there)`, `${name}: ${headers[name]}`);
+      add(
+        'headers_documented',
+        `no ${name} on a ${status} of ${ctx.op.operationId} (not documented there)`,
+        `${name}: ${headers[name]}`,
+      );
     }
   }
 
@@ -206,7 +310,12 @@ function checkRateHeaders(
     if (headers[retryAfterName] !== undefined) {
       evaluated.push('quota_429_headers');
       const missing = rateNames.filter((h) => headers[h] === undefined);
-      if (missing.length > 0) add('quota_429_headers', `a quota 429 (Retry-After present) to carry ${rateNames.join(', ')}`, `missing ${missing.join(', ')}`);
+      if (missing.length > 0)
+        add(
+          'quota_429_headers',
+          `a quota 429 (Retry-After present) to carry ${rateNames.join(', ')}`,
+          `missing ${missing.join(', ')}`,
+        );
       if (remainingName && headers[remainingName] !== undefined && values.get(remainingName) !== 0) {
         add('quota_429_headers', `${remainingName}: 0 on a quota 429`, `${remainingName}: ${headers[remainingName]}`);
       }
@@ -215,13 +324,21 @@ function checkRateHeaders(
       if (retryAfter !== undefined && reset !== undefined && ctx.clockRelative !== false) {
         const left = reset - Math.floor((ctx.now ?? Date.now()) / 1000);
         if (Math.abs(retryAfter - left) > 120) {
-          add('quota_429_headers', `Retry-After the seconds left until ${resetName} (about ${left})`, `Retry-After: ${retryAfter}`);
+          add(
+            'quota_429_headers',
+            `Retry-After the seconds left until ${resetName} (about ${left})`,
+            `Retry-After: ${retryAfter}`,
+          );
         }
       }
     } else {
       evaluated.push('gateway_429_headers');
       if (presentRate.length > 0) {
-        add('gateway_429_headers', 'no X-RateLimit-* on a gateway 429 (no Retry-After)', presentRate.map((h) => `${h}: ${headers[h]}`).join(', '));
+        add(
+          'gateway_429_headers',
+          'no X-RateLimit-* on a gateway 429 (no Retry-After)',
+          presentRate.map((h) => `${h}: ${headers[h]}`).join(', '),
+        );
       }
     }
   }
@@ -245,16 +362,23 @@ function checkQuotaValues(
   const limit = names.limitName ? values.get(names.limitName) : undefined;
   const remaining = names.remainingName ? values.get(names.remainingName) : undefined;
   const reset = names.resetName ? values.get(names.resetName) : undefined;
-  if (limit !== undefined && limit !== quota) add(`${names.limitName}: ${quota} (the ${cred.env} key quota)`, `${names.limitName}: ${limit}`);
+  if (limit !== undefined && limit !== quota)
+    add(`${names.limitName}: ${quota} (the ${cred.env} key quota)`, `${names.limitName}: ${limit}`);
   if (limit !== undefined && remaining !== undefined && remaining > limit) {
     add(`${names.remainingName} at most ${names.limitName}`, `${remaining} > ${limit}`);
   }
   if (reset !== undefined && contract.serviceTimeZone && ctx.clockRelative !== false) {
     const now = ctx.now ?? Date.now();
     // The server's clock may sit on the other side of a month boundary from ours: either boundary is right.
-    const allowed = new Set([nextMonthStart(now - 300_000, contract.serviceTimeZone), nextMonthStart(now + 300_000, contract.serviceTimeZone)]);
+    const allowed = new Set([
+      nextMonthStart(now - 300_000, contract.serviceTimeZone),
+      nextMonthStart(now + 300_000, contract.serviceTimeZone),
+    ]);
     if (!allowed.has(reset)) {
-      add(`${names.resetName}: ${[...allowed].join(' or ')} (00:00 on the 1st of next month, ${contract.serviceTimeZone})`, `${names.resetName}: ${reset}`);
+      add(
+        `${names.resetName}: ${[...allowed].join(' or ')} (00:00 on the 1st of next month, ${contract.serviceTimeZone})`,
+        `${names.resetName}: ${reset}`,
+      );
     }
   }
 }
@@ -265,14 +389,21 @@ export function nextMonthStart(at: number, timeZone: string): number {
 }
 
 /** Finds `{…, pagination}` objects with their sibling list: the envelope (`data`) or an MCP result (`result`). */
-export function pagedLists(body: unknown): Array<{ pagination: Record<string, unknown>; items: unknown[]; where: string }> {
+export function pagedLists(
+  body: unknown,
+): Array<{ pagination: Record<string, unknown>; items: unknown[]; where: string }> {
   const out: Array<{ pagination: Record<string, unknown>; items: unknown[]; where: string }> = [];
   const visit = (node: unknown, where: string) => {
     if (!node || typeof node !== 'object' || Array.isArray(node)) return;
     const obj = node as Record<string, unknown>;
     if (obj.pagination && typeof obj.pagination === 'object') {
       const list = Object.entries(obj).find(([k, v]) => k !== 'pagination' && Array.isArray(v));
-      if (list) out.push({ pagination: obj.pagination as Record<string, unknown>, items: list[1] as unknown[], where: `${where}${list[0]}` });
+      if (list)
+        out.push({
+          pagination: obj.pagination as Record<string, unknown>,
+          items: list[1] as unknown[],
+          where: `${where}${list[0]}`,
+        });
     }
     for (const [k, v] of Object.entries(obj)) if (k !== 'pagination') visit(v, `${where}${k}.`);
   };
@@ -287,11 +418,16 @@ function checkPagination(ctx: CheckContext, findings: Finding[], evaluated: stri
   evaluated.push('pagination_consistent');
   const paged = safePaged(contract, op);
   for (const { pagination: p, items, where } of lists) {
-    const add = (expected: string, seen: string) => findings.push({ check: 'pagination_consistent', expected: `${where}: ${expected}`, seen });
+    const add = (expected: string, seen: string) =>
+      findings.push({ check: 'pagination_consistent', expected: `${where}: ${expected}`, seen });
     const { page, size, total, total_pages: totalPages, has_next: hasNext } = p;
     if (
-      typeof page !== 'number' || typeof size !== 'number' || typeof total !== 'number' || typeof totalPages !== 'number' ||
-      ![page, size, total, totalPages].every((n) => Number.isInteger(n)) || typeof hasNext !== 'boolean'
+      typeof page !== 'number' ||
+      typeof size !== 'number' ||
+      typeof total !== 'number' ||
+      typeof totalPages !== 'number' ||
+      ![page, size, total, totalPages].every((n) => Number.isInteger(n)) ||
+      typeof hasNext !== 'boolean'
     ) {
       add('integer page, size, total, total_pages and a boolean has_next', JSON.stringify(p));
       continue;
@@ -304,10 +440,13 @@ function checkPagination(ctx: CheckContext, findings: Finding[], evaluated: stri
       if (wantSize !== undefined && Number(wantSize) !== size) add(`size ${wantSize} (as requested)`, `size ${size}`);
     }
     const pages = size > 0 ? Math.ceil(total / size) : 0;
-    if (totalPages !== pages) add(`total_pages ${pages} (ceil(total ${total} / size ${size}))`, `total_pages ${totalPages}`);
-    if (hasNext !== page < totalPages) add(`has_next ${page < totalPages} (page ${page} of ${totalPages})`, `has_next ${hasNext}`);
+    if (totalPages !== pages)
+      add(`total_pages ${pages} (ceil(total ${total} / size ${size}))`, `total_pages ${totalPages}`);
+    if (hasNext !== page < totalPages)
+      add(`has_next ${page < totalPages} (page ${page} of ${totalPages})`, `has_next ${hasNext}`);
     const expectedLength = page < totalPages ? size : page === totalPages ? total - (page - 1) * size : 0;
-    if (items.length !== expectedLength) add(`${expectedLength} items on page ${page} (total ${total}, size ${size})`, `${items.length} items`);
+    if (items.length !== expectedLength)
+      add(`${expectedLength} items on page ${page} (total ${total}, size ${size})`, `${items.length} items`);
     if (items.length > size) add(`at most size ${size} items`, `${items.length} items`);
   }
 }

@@ -290,7 +290,10 @@ export class Contract {
     const rawOp = item[op.method] as { responses?: Record<string, unknown> } | undefined;
     const rawResponse = rawOp?.responses?.[status];
     if (!rawResponse) return undefined;
-    const response = deref<{ content?: Record<string, { examples?: Record<string, unknown> }> }>(this.doc, rawResponse as object);
+    const response = deref<{ content?: Record<string, { examples?: Record<string, unknown> }> }>(
+      this.doc,
+      rawResponse as object,
+    );
     for (const media of Object.values(response.content ?? {})) {
       const rawExample = media.examples?.[name];
       if (!rawExample) continue;
@@ -346,7 +349,9 @@ export class Contract {
     const items = this.resolve(resultsEntry[1]).items as JsonSchema;
     const resultRow = this.merged(items);
     // What the source shows a row to carry: the same row read in the relaxed document.
-    const sourceRequired = new Set((this.merged(relaxProvisional(items), 0, this.relaxedDoc).required ?? []) as string[]);
+    const sourceRequired = new Set(
+      (this.merged(relaxProvisional(items), 0, this.relaxedDoc).required ?? []) as string[],
+    );
     const resultProps = Object.keys((resultRow.properties ?? {}) as Record<string, unknown>);
     if (!resultProps.includes('success') || !resultProps.includes('result_message')) return undefined;
     const counts = Object.entries(dataProps)
@@ -401,16 +406,18 @@ export function formatErrors(errors: ErrorObject[]): string[] {
   // oneOf over a $ref and null reports every branch; the deepest errors say what is wrong. `if` only says that a
   // `then` failed, whose own error follows, so it goes last.
   const rank = (e: ErrorObject) => (e.keyword === KNOWN_VALUES_KEYWORD ? 0 : e.keyword === 'if' ? 2 : 1);
-  const lines = [...errors].sort((a, b) => rank(a) - rank(b)).map((e) => {
-    const where = e.instancePath === '' ? '(root)' : e.instancePath;
-    const extra =
-      e.keyword === 'additionalProperties'
-        ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
-        : e.keyword === 'enum' || e.keyword === 'const'
-          ? ` (${JSON.stringify((e.params as { allowedValues?: unknown; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue)})`
-          : '';
-    return `${where} ${e.message ?? e.keyword}${extra}`;
-  });
+  const lines = [...errors]
+    .sort((a, b) => rank(a) - rank(b))
+    .map((e) => {
+      const where = e.instancePath === '' ? '(root)' : e.instancePath;
+      const extra =
+        e.keyword === 'additionalProperties'
+          ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+          : e.keyword === 'enum' || e.keyword === 'const'
+            ? ` (${JSON.stringify((e.params as { allowedValues?: unknown; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue)})`
+            : '';
+      return `${where} ${e.message ?? e.keyword}${extra}`;
+    });
   // The same message twice (both parts of an allOf hold `success`) says nothing more.
   return [...new Set(lines)].slice(0, 5);
 }

@@ -32,7 +32,9 @@ export async function ensureFixtureProduct(t: CaseContext): Promise<FixtureProdu
   }
   const product = createProductBody(t, { stock: 'plenty' });
   const ex = await t.call(create, { body: product });
-  if (!t.expect(ex, create, { status: t.contract.successStatus(create), why: 'creating the product the kit orders from' })) {
+  if (
+    !t.expect(ex, create, { status: t.contract.successStatus(create), why: 'creating the product the kit orders from' })
+  ) {
     t.skip('could not create the product the kit needs');
   }
   const data = dataOf<FixtureProduct>(ex);

@@ -29,7 +29,16 @@ const NO_DATE_TIME_SAMPLE = '2026-02-29 10:15:02';
  * Spellings of a number that a lenient parser reads as one (`Number('1e1')` is 10) but that are not decimal digits:
  * each is sent only where `info.x-limits.query_integer_syntax` refuses it.
  */
-export const NUMBER_SPELLINGS: readonly string[] = ['1e1', '10.0', '+10', '0x10', ' 10', 'Infinity', '-Infinity', '1e309'];
+export const NUMBER_SPELLINGS: readonly string[] = [
+  '1e1',
+  '10.0',
+  '+10',
+  '0x10',
+  ' 10',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+];
 
 /**
  * How the kit spells an identifier that names nothing: plain, or with what sellers' own codes contain and the
@@ -66,7 +75,11 @@ function formatLike(sample: 'date' | 'datetime', d: Date): string {
   return `${day} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
-const dates = fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2030-12-31T23:59:59Z'), noInvalidDate: true });
+const dates = fc.date({
+  min: new Date('2020-01-01T00:00:00Z'),
+  max: new Date('2030-12-31T23:59:59Z'),
+  noInvalidDate: true,
+});
 
 export class Generator {
   private readonly maxArrayLength: number;
@@ -118,7 +131,10 @@ export class Generator {
         return this.string(schema);
       case 'array': {
         const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
-        const max = Math.max(min, Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : 3, this.maxArrayLength));
+        const max = Math.max(
+          min,
+          Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : 3, this.maxArrayLength),
+        );
         return fc.array(this.raw((schema.items ?? {}) as JsonSchema, depth + 1), { minLength: min, maxLength: max });
       }
       default: {
@@ -163,7 +179,8 @@ export class Generator {
     const visit = (sub: JsonSchema, value: unknown, path: Array<string | number>, set: (v: unknown) => unknown) => {
       const s = this.contract.resolve(sub);
       const name = pathLabel(path);
-      for (const variant of this.breakScalar(s, value)) out.push({ label: `${name}: ${variant.label}`, value: set(variant.value), missing: false });
+      for (const variant of this.breakScalar(s, value))
+        out.push({ label: `${name}: ${variant.label}`, value: set(variant.value), missing: false });
       if (isObject(value) && (s.type === 'object' || s.properties)) {
         const props = (s.properties ?? {}) as Record<string, JsonSchema>;
         for (const req of (s.required ?? []) as string[]) {
@@ -174,7 +191,11 @@ export class Generator {
           }
         }
         if (s.additionalProperties === false) {
-          out.push({ label: `${name}: unknown property`, value: set({ ...value, unexpected_property: 'x' }), missing: false });
+          out.push({
+            label: `${name}: unknown property`,
+            value: set({ ...value, unexpected_property: 'x' }),
+            missing: false,
+          });
         }
         for (const [key, child] of Object.entries(value)) {
           if (props[key]) visit(props[key], child, [...path, key], (v) => set({ ...value, [key]: v }));
@@ -182,12 +203,18 @@ export class Generator {
       }
       if (Array.isArray(value) && s.type === 'array') {
         if (typeof s.minItems === 'number' && s.minItems > 0) {
-          out.push({ label: `${name}: fewer than ${s.minItems} items`, value: set(value.slice(0, s.minItems - 1)), missing: false });
+          out.push({
+            label: `${name}: fewer than ${s.minItems} items`,
+            value: set(value.slice(0, s.minItems - 1)),
+            missing: false,
+          });
         }
         if (value.length > 0 && s.items) {
           // One bad row among good ones: the last row, so the earlier rows are well-formed.
           const last = value.length - 1;
-          visit(s.items as JsonSchema, value[last], [...path, last], (v) => set(value.map((x, i) => (i === last ? v : x))));
+          visit(s.items as JsonSchema, value[last], [...path, last], (v) =>
+            set(value.map((x, i) => (i === last ? v : x))),
+          );
         }
       }
     };
@@ -202,7 +229,8 @@ export class Generator {
       if (typeof s.maximum === 'number') out.push({ label: 'above maximum', value: s.maximum + 1 });
       if (typeof s.minimum === 'number') out.push({ label: 'below minimum', value: s.minimum - 1 });
       out.push({ label: 'wrong type', value: 'not-a-number' });
-      if (s.type === 'integer') out.push({ label: 'not an integer', value: (typeof value === 'number' ? value : 1) + 0.5 });
+      if (s.type === 'integer')
+        out.push({ label: 'not an integer', value: (typeof value === 'number' ? value : 1) + 0.5 });
       if (Array.isArray(s.enum)) {
         const allowed = new Set(s.enum as number[]);
         const lo = typeof s.minimum === 'number' ? s.minimum : 0;
@@ -215,7 +243,8 @@ export class Generator {
       }
     } else if (s.type === 'string') {
       if (typeof s.maxLength === 'number') out.push({ label: 'too long', value: 'A'.repeat(s.maxLength + 1) });
-      if (typeof s.minLength === 'number' && s.minLength > 0) out.push({ label: 'too short', value: 'A'.repeat(s.minLength - 1) });
+      if (typeof s.minLength === 'number' && s.minLength > 0)
+        out.push({ label: 'too short', value: 'A'.repeat(s.minLength - 1) });
       if (typeof s.pattern === 'string') {
         const re = new RegExp(s.pattern, 'u');
         for (const candidate of ['bad value!', 'line\nbreak', '2026-13-45 99:99:99', '!']) {
@@ -224,8 +253,10 @@ export class Generator {
             break;
           }
         }
-        if (re.test(DATE_TIME_SAMPLE) && !re.test(NO_DATE_TIME_SAMPLE)) out.push({ label: 'a time that does not exist', value: NO_DATE_TIME_SAMPLE });
-        else if (re.test(DATE_SAMPLE) && !re.test(NO_DATE_SAMPLE)) out.push({ label: 'a date that does not exist', value: NO_DATE_SAMPLE });
+        if (re.test(DATE_TIME_SAMPLE) && !re.test(NO_DATE_TIME_SAMPLE))
+          out.push({ label: 'a time that does not exist', value: NO_DATE_TIME_SAMPLE });
+        else if (re.test(DATE_SAMPLE) && !re.test(NO_DATE_SAMPLE))
+          out.push({ label: 'a date that does not exist', value: NO_DATE_SAMPLE });
       }
       if (Array.isArray(s.enum)) out.push({ label: 'not one of the enum', value: 'not-in-enum' });
       out.push({ label: 'wrong type', value: 12345 });
@@ -249,7 +280,9 @@ export class Generator {
     const fits = (id: string) => validate(id) === true && isSafePathSegment(id);
     const alphabets = ['ABCDEFGHJKLMNPQRSTUVWXYZ23456789', '0123456789', 'abcdefghijklmnopqrstuvwxyz'];
     const pick = style ?? Math.floor(rng() * IDENTIFIER_STYLES.length);
-    const styled = this.contract.isIdentifier(schema) ? IDENTIFIER_STYLES[pick % IDENTIFIER_STYLES.length]! : IDENTIFIER_STYLES[0]!;
+    const styled = this.contract.isIdentifier(schema)
+      ? IDENTIFIER_STYLES[pick % IDENTIFIER_STYLES.length]!
+      : IDENTIFIER_STYLES[0]!;
     for (const alphabet of alphabets) {
       let core = '';
       while (core.length < length) core += alphabet[Math.floor(rng() * alphabet.length)];
@@ -257,7 +290,10 @@ export class Generator {
     }
     // Last resort: draw from the schema itself.
     const seed = Math.floor(rng() * 2 ** 31);
-    return fc.sample(this.valid(schema).filter((v) => typeof v === 'string' && isSafePathSegment(v)), { numRuns: 1, seed })[0] as string;
+    return fc.sample(
+      this.valid(schema).filter((v) => typeof v === 'string' && isSafePathSegment(v)),
+      { numRuns: 1, seed },
+    )[0] as string;
   }
 
   /** How many spellings `unknownIdentifier` has for an `Identifier` (style 0 is plain). */

@@ -172,7 +172,11 @@ export class Transport {
     let res: Response;
     let text: string;
     try {
-      const init: RequestInit = { method: req.method.toUpperCase(), headers, signal: AbortSignal.timeout(this.options.timeoutMs) };
+      const init: RequestInit = {
+        method: req.method.toUpperCase(),
+        headers,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      };
       if (bodyText !== undefined) init.body = bodyText;
       res = await fetch(url, init);
       text = await res.text();
@@ -192,7 +196,12 @@ export class Transport {
     } catch (err) {
       response.jsonError = (err as Error).message;
     }
-    const exchange: Exchange = { request: { ...req, url, ...(bodyText !== undefined ? { bodyText } : {}) }, response, ms: Date.now() - started, attempt };
+    const exchange: Exchange = {
+      request: { ...req, url, ...(bodyText !== undefined ? { bodyText } : {}) },
+      response,
+      ms: Date.now() - started,
+      attempt,
+    };
     this.observeQuota(cred, response);
     return exchange;
   }
@@ -237,7 +246,7 @@ export class Transport {
   backoff(attempt: number): number {
     const { backoffBaseMs, backoffMaxMs } = this.options;
     const wait = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (attempt - 1));
-    const jitter = (((this.options.random ?? Math.random)() * 2 - 1) * 0.2) * wait;
+    const jitter = ((this.options.random ?? Math.random)() * 2 - 1) * 0.2 * wait;
     return Math.max(0, Math.round(wait + jitter));
   }
 

@@ -1,8 +1,25 @@
 // @cls-api/contract-tests: the library behind the `cls-contract` command.
 export { runContractTests, DEFAULT_QUOTA_RESERVE, type RunOptions } from './run.js';
-export { formatSummary, groupDepartures, toJUnit, writeReport, type DepartureGroup, type Report, type ReportDeparture } from './report.js';
+export {
+  formatSummary,
+  groupDepartures,
+  toJUnit,
+  writeReport,
+  type DepartureGroup,
+  type Report,
+  type ReportDeparture,
+} from './report.js';
 export { CHECKS, checkResponse, nextMonthStart, type CheckInfo, type Finding } from './checks.js';
-export { Contract, ContractGap, IDENTIFIER_SCHEMA, type BulkShape, type InvalidExample, type Limits, type PagedShape, type Verdict } from './contract.js';
+export {
+  Contract,
+  ContractGap,
+  IDENTIFIER_SCHEMA,
+  type BulkShape,
+  type InvalidExample,
+  type Limits,
+  type PagedShape,
+  type Verdict,
+} from './contract.js';
 export { parseCli, USAGE, type CliOptions } from './options.js';
 export { UsageError, parseApiKey } from './credentials.js';
 export { PHASES, type Phase, type CaseResult, type Departure, type Failure } from './case.js';

@@ -63,8 +63,10 @@ export function provisionalReason(
   value: unknown,
   parameter?: { name: string; in: string; provisional?: boolean },
 ): string | undefined {
-  if (parameter?.provisional) return `the ${parameter.in} parameter ${parameter.name} is x-provisional: its bounds and syntax are designed, not shown by the source`;
-  if (schema && t.contract.provisionalInput(schema, value)) return 'only a design of ours refuses this input: the relaxed contract (what the source shows) accepts it';
+  if (parameter?.provisional)
+    return `the ${parameter.in} parameter ${parameter.name} is x-provisional: its bounds and syntax are designed, not shown by the source`;
+  if (schema && t.contract.provisionalInput(schema, value))
+    return 'only a design of ours refuses this input: the relaxed contract (what the source shows) accepts it';
   return undefined;
 }
 
@@ -78,7 +80,11 @@ function isDateLike(t: CaseContext, schema: JsonSchema | undefined): boolean {
  * A valid query: required parameters always, optional ones at random. Date-like values are put in ascending
  * order of declaration, so a `date_from` never follows its `date_to`.
  */
-export function validQuery(t: CaseContext, op: OperationInfo, options: { optional?: boolean } = {}): Record<string, string | number> {
+export function validQuery(
+  t: CaseContext,
+  op: OperationInfo,
+  options: { optional?: boolean } = {},
+): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   const dated: string[] = [];
   for (const p of op.parameters.filter((x) => x.in === 'query')) {

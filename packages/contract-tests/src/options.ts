@@ -81,31 +81,31 @@ function keysFromEnv(env: NodeJS.ProcessEnv, prefix: string): string[] {
 function parseArgv(argv: string[]) {
   try {
     return parseArgs({
-    args: argv,
-    allowPositionals: false,
-    options: {
-      'base-url': { type: 'string' },
-      'api-key': { type: 'string', multiple: true },
-      'other-api-key': { type: 'string', multiple: true },
-      'client-id': { type: 'string' },
-      'client-secret': { type: 'string' },
-      seed: { type: 'string' },
-      runs: { type: 'string' },
-      'read-only': { type: 'boolean' },
-      'examples-only': { type: 'boolean' },
-      'probe-limits': { type: 'boolean' },
-      'strict-provisional': { type: 'boolean' },
-      tag: { type: 'string', multiple: true },
-      operation: { type: 'string', multiple: true },
-      phase: { type: 'string', multiple: true },
-      'max-requests': { type: 'string' },
-      'quota-reserve': { type: 'string' },
-      junit: { type: 'string' },
-      json: { type: 'string' },
-      quiet: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+      args: argv,
+      allowPositionals: false,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string', multiple: true },
+        'other-api-key': { type: 'string', multiple: true },
+        'client-id': { type: 'string' },
+        'client-secret': { type: 'string' },
+        seed: { type: 'string' },
+        runs: { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'examples-only': { type: 'boolean' },
+        'probe-limits': { type: 'boolean' },
+        'strict-provisional': { type: 'boolean' },
+        tag: { type: 'string', multiple: true },
+        operation: { type: 'string', multiple: true },
+        phase: { type: 'string', multiple: true },
+        'max-requests': { type: 'string' },
+        'quota-reserve': { type: 'string' },
+        junit: { type: 'string' },
+        json: { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -126,7 +126,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const clientId = v['client-id'] ?? env.CLS_CLIENT_ID;
   const clientSecret = v['client-secret'] ?? env.CLS_CLIENT_SECRET;
   if (Boolean(clientId) !== Boolean(clientSecret)) throw new UsageError('--client-id and --client-secret go together');
-  if (v['examples-only'] && v['probe-limits']) throw new UsageError('--examples-only and --probe-limits exclude each other');
+  if (v['examples-only'] && v['probe-limits'])
+    throw new UsageError('--examples-only and --probe-limits exclude each other');
   const seed = integer('--seed', v.seed);
   const runs = integer('--runs', v.runs);
   const maxRequests = integer('--max-requests', v['max-requests']);

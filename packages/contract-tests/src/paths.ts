@@ -56,7 +56,10 @@ export async function knownPathValues(t: CaseContext, op: OperationInfo): Promis
  * Path values naming the kit's own resources where it has them (its product, its order), and values that name
  * nothing for the rest: `known` says whether every value names something, so a success is due.
  */
-export async function reachablePathValues(t: CaseContext, op: OperationInfo): Promise<{ path: Record<string, string>; known: boolean }> {
+export async function reachablePathValues(
+  t: CaseContext,
+  op: OperationInfo,
+): Promise<{ path: Record<string, string>; known: boolean }> {
   const path: Record<string, string> = {};
   let known = true;
   for (const p of op.parameters.filter((x) => x.in === 'path')) {

@@ -70,7 +70,10 @@ export function groupDepartures(departures: ReportDeparture[]): DepartureGroup[]
   return [...groups.values()];
 }
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 export const TOOL = { name: pkg.name, version: pkg.version };
 
 export function buildReport(input: {
@@ -89,7 +92,10 @@ export function buildReport(input: {
   const redact = (s: string) => input.transport.options.redactor.redact(s);
   const failedCases = results.filter((r) => r.status === 'failed').length;
   const known = new Set(input.checks.map((c) => c.name));
-  const checks: Array<CheckInfo & CheckTally> = input.checks.map((c) => ({ ...c, ...(input.tally.get(c.name) ?? { evaluated: 0, failed: 0, departed: 0 }) }));
+  const checks: Array<CheckInfo & CheckTally> = input.checks.map((c) => ({
+    ...c,
+    ...(input.tally.get(c.name) ?? { evaluated: 0, failed: 0, departed: 0 }),
+  }));
   for (const [name, t] of input.tally) {
     if (!known.has(name)) checks.push({ name, kind: 'case', description: name, ...t });
   }
@@ -120,12 +126,18 @@ export function buildReport(input: {
       failures: results.reduce((n, r) => n + r.failures.length, 0),
       departures: results.reduce((n, r) => n + r.departures.length, 0),
     },
-    requests: { sent: input.transport.sent, metered: input.transport.metered, gatewayRetries: input.transport.gatewayRetries },
+    requests: {
+      sent: input.transport.sent,
+      metered: input.transport.metered,
+      gatewayRetries: input.transport.gatewayRetries,
+    },
     quota: input.transport.quotaSummary(),
     checks,
     // Secrets never leave the run: every text of every case passes the redactor.
     cases: JSON.parse(redact(JSON.stringify(results))) as CaseResult[],
-    departures: JSON.parse(redact(JSON.stringify(results.flatMap((r) => r.departures.map((d) => ({ case: r.id, phase: r.phase, ...d })))))) as ReportDeparture[],
+    departures: JSON.parse(
+      redact(JSON.stringify(results.flatMap((r) => r.departures.map((d) => ({ case: r.id, phase: r.phase, ...d }))))),
+    ) as ReportDeparture[],
     exitCode: input.fatal ? 2 : failedCases > 0 ? 1 : 0,
     ...(input.fatal ? { error: redact(input.fatal) } : {}),
   };
@@ -184,12 +196,16 @@ export function formatSummary(report: Report): string {
     out.push('');
     out.push(
       `Provisional (${report.totals.departures} departure${report.totals.departures === 1 ? '' : 's'} from our designs, ${
-        report.options.strictProvisional ? 'counted as failures: --strict-provisional' : 'not failures; --strict-provisional counts them'
+        report.options.strictProvisional
+          ? 'counted as failures: --strict-provisional'
+          : 'not failures; --strict-provisional counts them'
       })`,
     );
     groups.forEach((g, i) => {
       out.push('');
-      out.push(`${i + 1}) [${g.check}] ${g.operation} · ${g.count}× · ${g.cases.slice(0, 3).join(', ')}${g.cases.length > 3 ? ', …' : ''}`);
+      out.push(
+        `${i + 1}) [${g.check}] ${g.operation} · ${g.count}× · ${g.cases.slice(0, 3).join(', ')}${g.cases.length > 3 ? ', …' : ''}`,
+      );
       out.push(`   expected: ${g.first.expected}`);
       out.push(`   seen:     ${g.first.seen}`);
       out.push(`   reason:   ${g.first.reason}`);
@@ -217,14 +233,16 @@ export function formatSummary(report: Report): string {
 }
 
 function xml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // Control characters other than tab and newline are not allowed in XML 1.0.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  return (
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      // Control characters other than tab and newline are not allowed in XML 1.0.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+  );
 }
 
 /**
@@ -244,13 +262,21 @@ export function toJUnit(report: Report): string {
     lines.push(
       `  <testsuite name="${xml(phase)}" tests="${cs.length}" failures="${cs.filter((c) => c.status === 'failed').length}" skipped="${cs.filter((c) => c.status === 'skipped').length}" errors="0" time="${time.toFixed(3)}" timestamp="${xml(report.startedAt)}">`,
     );
-    lines.push(`    <properties><property name="base_url" value="${xml(report.baseUrl)}"/><property name="seed" value="${report.seed}"/></properties>`);
+    lines.push(
+      `    <properties><property name="base_url" value="${xml(report.baseUrl)}"/><property name="seed" value="${report.seed}"/></properties>`,
+    );
     for (const c of cs) {
-      lines.push(`    <testcase classname="${xml(`${phase}.${c.operations.join('+')}`)}" name="${xml(c.id)}" time="${(c.ms / 1000).toFixed(3)}">`);
+      lines.push(
+        `    <testcase classname="${xml(`${phase}.${c.operations.join('+')}`)}" name="${xml(c.id)}" time="${(c.ms / 1000).toFixed(3)}">`,
+      );
       if (c.status === 'skipped') lines.push(`      <skipped message="${xml(c.skipReason ?? '')}"/>`);
       for (const f of c.failures) {
-        const text = [`expected: ${f.expected}`, `seen: ${f.seen}`, ...(f.curl ? [`reproduce: ${f.curl}`] : [])].join('\n');
-        lines.push(`      <failure type="${xml(f.check)}" message="${xml(`[${f.check}] ${f.operation}: expected ${f.expected}`)}">${xml(text)}</failure>`);
+        const text = [`expected: ${f.expected}`, `seen: ${f.seen}`, ...(f.curl ? [`reproduce: ${f.curl}`] : [])].join(
+          '\n',
+        );
+        lines.push(
+          `      <failure type="${xml(f.check)}" message="${xml(`[${f.check}] ${f.operation}: expected ${f.expected}`)}">${xml(text)}</failure>`,
+        );
       }
       if (c.notes.length > 0) lines.push(`      <system-out>${xml(c.notes.join('\n'))}</system-out>`);
       lines.push('    </testcase>');
@@ -258,21 +284,33 @@ export function toJUnit(report: Report): string {
     lines.push('  </testsuite>');
   }
   // Always present, so that a CI dashboard shows the count even when it is 0.
-  lines.push(`  <testsuite name="provisional" tests="${groups.length}" failures="0" skipped="${groups.length}" errors="0" time="0.000" timestamp="${xml(report.startedAt)}">`);
+  lines.push(
+    `  <testsuite name="provisional" tests="${groups.length}" failures="0" skipped="${groups.length}" errors="0" time="0.000" timestamp="${xml(report.startedAt)}">`,
+  );
   lines.push(
     `    <properties><property name="departures" value="${report.totals.departures}"/><property name="strict_provisional" value="${report.options.strictProvisional}"/></properties>`,
   );
   for (const g of groups) {
     const d = g.first;
-    lines.push(`    <testcase classname="${xml(`provisional.${g.check}`)}" name="${xml(`${g.check} · ${g.operation}`)}" time="0.000">`);
+    lines.push(
+      `    <testcase classname="${xml(`provisional.${g.check}`)}" name="${xml(`${g.check} · ${g.operation}`)}" time="0.000">`,
+    );
     lines.push(`      <skipped message="${xml(`${g.count}× ${d.reason}`)}"/>`);
-    const text = [`expected: ${d.expected}`, `seen: ${d.seen}`, `reason: ${d.reason}`, `cases: ${g.cases.join(', ')}`, ...(d.curl ? [`reproduce: ${d.curl}`] : [])].join('\n');
+    const text = [
+      `expected: ${d.expected}`,
+      `seen: ${d.seen}`,
+      `reason: ${d.reason}`,
+      `cases: ${g.cases.join(', ')}`,
+      ...(d.curl ? [`reproduce: ${d.curl}`] : []),
+    ].join('\n');
     lines.push(`      <system-out>${xml(text)}</system-out>`);
     lines.push('    </testcase>');
   }
   lines.push('  </testsuite>');
   if (report.error) {
-    lines.push(`  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="connection"><error message="${xml(report.error)}"/></testcase></testsuite>`);
+    lines.push(
+      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="connection"><error message="${xml(report.error)}"/></testcase></testsuite>`,
+    );
   }
   lines.push('</testsuites>');
   return `${lines.join('\n')}\n`;

@@ -2,7 +2,16 @@
 // returns the report (also written as JUnit XML and JSON when asked).
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CaseContext, dataOf, PHASES, type CaseDef, type CaseResult, type CheckTally, type Phase, type RunEnv } from './case.js';
+import {
+  CaseContext,
+  dataOf,
+  PHASES,
+  type CaseDef,
+  type CaseResult,
+  type CheckTally,
+  type Phase,
+  type RunEnv,
+} from './case.js';
 import { CHECKS } from './checks.js';
 import { Contract, ContractGap } from './contract.js';
 import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
@@ -19,7 +28,6 @@ import { buildReport, type Report } from './report.js';
 import type { RunOptions } from './run-options.js';
 
 export type { RunOptions } from './run-options.js';
-
 
 export const DEFAULT_QUOTA_RESERVE = 50;
 
@@ -48,8 +56,14 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   if (options.examplesOnly) synthesizeMockKeys(contract, keys);
   if (options.clientId && options.clientSecret) {
     const tokenOp = contract.findOperation('createAccessToken');
-    const errors = tokenOp?.requestBody?.schema ? contract.validate(tokenOp.requestBody.schema, { client_id: options.clientId, client_secret: options.clientSecret }) : [];
-    if (errors.length > 0) throw new UsageError(`--client-id/--client-secret do not fit the token request: ${errors.join('; ')}`);
+    const errors = tokenOp?.requestBody?.schema
+      ? contract.validate(tokenOp.requestBody.schema, {
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+        })
+      : [];
+    if (errors.length > 0)
+      throw new UsageError(`--client-id/--client-secret do not fit the token request: ${errors.join('; ')}`);
   }
 
   const random = seededRandom(seed);
@@ -168,7 +182,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
 
 function progressLine(r: CaseResult): string {
   const mark = r.status === 'passed' ? '✓' : r.status === 'failed' ? '✗' : '-';
-  const departed = r.departures.length > 0 ? `, ${r.departures.length} provisional departure${r.departures.length === 1 ? '' : 's'}` : '';
+  const departed =
+    r.departures.length > 0
+      ? `, ${r.departures.length} provisional departure${r.departures.length === 1 ? '' : 's'}`
+      : '';
   const tail =
     r.status === 'skipped'
       ? ` (skipped: ${r.skipReason})`
@@ -198,17 +215,30 @@ async function preflight(transport: Transport, contract: Contract): Promise<void
   const ex = await transport.sendRaw({ method: 'get', path: op.path, credential: { kind: 'none' } });
   const type = ex.response.headers['content-type'] ?? '';
   if (ex.response.status === 404 && !type.includes('json')) {
-    throw new ConnectionError(`${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`);
+    throw new ConnectionError(
+      `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`,
+    );
   }
 }
 
 /** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */
 function synthesizeMockKeys(contract: Contract, keys: ApiKeyCredential[]): void {
-  const areas = new Set(contract.operations.filter((o) => o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey')).map((o) => o.area));
+  const areas = new Set(
+    contract.operations
+      .filter((o) => o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey'))
+      .map((o) => o.area),
+  );
   const env = [...contract.limits.monthlyQuota.keys()][0] ?? 'test';
   for (const area of areas) {
     if (keys.some((k) => k.area === area)) continue;
-    keys.push({ kind: 'apiKey', key: `${area}_${env}_examplesonly0000000000`, area, env, seller: 'primary', ref: `CLS_API_KEY_${area.toUpperCase()}` });
+    keys.push({
+      kind: 'apiKey',
+      key: `${area}_${env}_examplesonly0000000000`,
+      area,
+      env,
+      seller: 'primary',
+      ref: `CLS_API_KEY_${area.toUpperCase()}`,
+    });
   }
 }
 
@@ -218,11 +248,17 @@ async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential>
     env.bearer = { kind: 'bearer', token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb2NrIn0.bW9jaw', ref: 'CLS_ACCESS_TOKEN' };
     return env.bearer;
   }
-  if (!env.clientId || !env.clientSecret) t.skip('no JWT: pass --client-id and --client-secret (or CLS_CLIENT_ID / CLS_CLIENT_SECRET)');
+  if (!env.clientId || !env.clientSecret)
+    t.skip('no JWT: pass --client-id and --client-secret (or CLS_CLIENT_ID / CLS_CLIENT_SECRET)');
   const op = env.contract.operation('createAccessToken');
   const body = { client_id: env.clientId, client_secret: env.clientSecret };
   const ex = await t.call(op, { body, credential: { kind: 'none' } });
-  if (!t.expect(ex, op, { status: env.contract.successStatus(op), why: 'obtaining a JWT with the given client credentials' })) {
+  if (
+    !t.expect(ex, op, {
+      status: env.contract.successStatus(op),
+      why: 'obtaining a JWT with the given client credentials',
+    })
+  ) {
     t.skip('no JWT: the token request failed');
   }
   const token = String(dataOf<{ access_token?: string }>(ex)?.access_token ?? '');

@@ -14,7 +14,10 @@ afterEach(async () => {
   fake = undefined;
 });
 
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
     let stdout = '';
@@ -39,7 +42,23 @@ describe('usage', () => {
   test('--help prints the options and every exit code, exit 0', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
-    for (const flag of ['--base-url', '--api-key', '--other-api-key', '--client-id', '--client-secret', '--seed', '--read-only', '--probe-limits', '--tag', '--operation', '--max-requests', '--junit', '--json', '--examples-only', '--strict-provisional']) {
+    for (const flag of [
+      '--base-url',
+      '--api-key',
+      '--other-api-key',
+      '--client-id',
+      '--client-secret',
+      '--seed',
+      '--read-only',
+      '--probe-limits',
+      '--tag',
+      '--operation',
+      '--max-requests',
+      '--junit',
+      '--json',
+      '--examples-only',
+      '--strict-provisional',
+    ]) {
       expect(r.stdout).toContain(flag);
     }
     expect(r.stdout).toMatch(/0 all passed.*1 contract failures.*2 usage or connection errors/s);
@@ -70,7 +89,25 @@ describe('against a server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
     const json = join(dir, 'report.json');
-    const r = await run(['--phase', 'negative', '--phase', 'paging', '--tag', 'WMS suppliers', '--tag', 'Payment deposits', '--junit', junit, '--json', json, '--seed', '42'], envFor(fake));
+    const r = await run(
+      [
+        '--phase',
+        'negative',
+        '--phase',
+        'paging',
+        '--tag',
+        'WMS suppliers',
+        '--tag',
+        'Payment deposits',
+        '--junit',
+        junit,
+        '--json',
+        json,
+        '--seed',
+        '42',
+      ],
+      envFor(fake),
+    );
     expect(r.stderr).toBe('');
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/✓ negative\/listSuppliers\/missing_credential/);
@@ -96,7 +133,8 @@ describe('against a server', () => {
     expect(r.stdout).toMatch(/seen: +NOT_FOUND/);
     const curl = r.stdout.split('\n').find((l) => l.includes('reproduce: curl'))!;
     expect(curl).toContain('"X-API-Key: $CLS_API_KEY_WMS"');
-    for (const key of Object.values(fake.keys.primary)) expect(r.stdout + readFileSync(junit, 'utf8')).not.toContain(key);
+    for (const key of Object.values(fake.keys.primary))
+      expect(r.stdout + readFileSync(junit, 'utf8')).not.toContain(key);
     expect(readFileSync(junit, 'utf8')).toMatch(/<failure type="error_code_documented"/);
   });
 
@@ -105,7 +143,17 @@ describe('against a server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
     const json = join(dir, 'report.json');
-    const args = ['--phase', 'workflows', '--operation', 'registerDraftOrders', '--quiet', '--junit', junit, '--json', json];
+    const args = [
+      '--phase',
+      'workflows',
+      '--operation',
+      'registerDraftOrders',
+      '--quiet',
+      '--junit',
+      junit,
+      '--json',
+      json,
+    ];
     const lenient = await run(args, envFor(fake));
     expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
     expect(lenient.stdout).toMatch(/Provisional \(\d+ departures? from our designs/);
@@ -125,20 +173,28 @@ describe('against a server', () => {
   });
 
   const hasCurl = spawnSync('curl', ['--version']).status === 0;
-  test.skipIf(!hasCurl)('the printed curl line reproduces the failure when the key is in the environment (needs curl)', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
-    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], envFor(fake));
-    const line = r.stdout.split('\n').find((l) => l.includes('reproduce: curl'))!.replace(/^\s*reproduce: /, '');
-    // Asynchronous: the fake server answers from this very process.
-    const replay = await new Promise<string>((done) => {
-      const child = spawn('bash', ['-c', line], { env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: fake!.keys.primary.wms! } });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('close', () => done(out));
-    });
-    expect(replay).toMatch(/HTTP\/1\.1 404/);
-    expect(replay).toContain('"code":"NOT_FOUND"');
-  });
+  test.skipIf(!hasCurl)(
+    'the printed curl line reproduces the failure when the key is in the environment (needs curl)',
+    async () => {
+      fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
+      const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], envFor(fake));
+      const line = r.stdout
+        .split('\n')
+        .find((l) => l.includes('reproduce: curl'))!
+        .replace(/^\s*reproduce: /, '');
+      // Asynchronous: the fake server answers from this very process.
+      const replay = await new Promise<string>((done) => {
+        const child = spawn('bash', ['-c', line], {
+          env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: fake!.keys.primary.wms! },
+        });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('close', () => done(out));
+      });
+      expect(replay).toMatch(/HTTP\/1\.1 404/);
+      expect(replay).toContain('"code":"NOT_FOUND"');
+    },
+  );
 });
 
 test('the package exposes the command as its bin', () => {

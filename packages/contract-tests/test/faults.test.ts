@@ -27,20 +27,54 @@ const shipSeeded = (fake: FakeServer) => {
 };
 
 const CASES: Record<Fault, FaultCase> = {
-  status_undocumented: { check: 'status_documented', alsoAllowed: ['expected_outcome'], run: { operations: ['createProduct'], phases: ['workflows', 'generated'] } },
+  status_undocumented: {
+    check: 'status_documented',
+    alsoAllowed: ['expected_outcome'],
+    run: { operations: ['createProduct'], phases: ['workflows', 'generated'] },
+  },
   content_type_text: { check: 'content_type_json', run: { operations: ['getWmsOrder'], phases: ['negative'] } },
   // Order is designed, additionalProperties included (spec/components/schemas/Order.yaml).
-  schema_extra_field: { check: 'schema_valid', provisional: true, run: { operations: ['getWmsOrder'], phases: ['workflows'] }, prepare: shipSeeded },
-  schema_wrong_type: { check: 'schema_valid', run: { operations: ['getWmsOrder'], phases: ['workflows'] }, prepare: shipSeeded },
+  schema_extra_field: {
+    check: 'schema_valid',
+    provisional: true,
+    run: { operations: ['getWmsOrder'], phases: ['workflows'] },
+    prepare: shipSeeded,
+  },
+  schema_wrong_type: {
+    check: 'schema_valid',
+    run: { operations: ['getWmsOrder'], phases: ['workflows'] },
+    prepare: shipSeeded,
+  },
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).
-  draft_row_shapes_mixed: { check: 'schema_valid', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
+  draft_row_shapes_mixed: {
+    check: 'schema_valid',
+    run: { operations: ['registerDraftOrders'], phases: ['workflows'] },
+  },
   envelope_not_first: { check: 'envelope_first_field', run: { operations: ['listSuppliers'], phases: ['paging'] } },
-  success_flag_wrong: { check: 'success_matches_status', alsoAllowed: ['schema_valid'], run: { operations: ['getWmsProduct'], phases: ['negative'] } },
-  error_code_undocumented: { check: 'error_code_documented', alsoAllowed: ['expected_outcome'], run: { operations: ['getWmsOrder'], phases: ['negative'] } },
-  ratelimit_placeholder: { check: 'ratelimit_headers_integers', run: { operations: ['listSuppliers'], phases: ['paging'] } },
-  quota_headers_on_401: { check: 'headers_documented', alsoAllowed: ['quota_headers_consistent'], run: { operations: ['listSuppliers'], phases: ['negative'] } },
+  success_flag_wrong: {
+    check: 'success_matches_status',
+    alsoAllowed: ['schema_valid'],
+    run: { operations: ['getWmsProduct'], phases: ['negative'] },
+  },
+  error_code_undocumented: {
+    check: 'error_code_documented',
+    alsoAllowed: ['expected_outcome'],
+    run: { operations: ['getWmsOrder'], phases: ['negative'] },
+  },
+  ratelimit_placeholder: {
+    check: 'ratelimit_headers_integers',
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+  },
+  quota_headers_on_401: {
+    check: 'headers_documented',
+    alsoAllowed: ['quota_headers_consistent'],
+    run: { operations: ['listSuppliers'], phases: ['negative'] },
+  },
   // A JWT call has no monthly quota (the manager area takes one, spec/components/securitySchemes/BearerAuth.yaml).
-  quota_headers_for_jwt: { check: 'quota_headers_consistent', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  quota_headers_for_jwt: {
+    check: 'quota_headers_consistent',
+    run: { operations: ['listManagerOrders'], phases: ['workflows'] },
+  },
   quota_limit_wrong: { check: 'quota_headers_consistent', run: { operations: ['listSuppliers'], phases: ['paging'] } },
   quota_429_remaining_nonzero: {
     check: 'quota_429_headers',
@@ -52,18 +86,52 @@ const CASES: Record<Fault, FaultCase> = {
     run: { operations: ['listSuppliers'], phases: ['paging', 'generated'] },
     fake: { gateway: { gateway: { ratePerSecond: 20, burst: 2 } } },
   },
-  pagination_has_next_wrong: { check: 'pagination_consistent', alsoAllowed: ['pagination_across_pages'], run: { operations: ['listSuppliers'], phases: ['paging'] } },
-  pagination_total_drift: { check: 'pagination_across_pages', alsoAllowed: ['pagination_consistent'], run: { operations: ['listSuppliers'], phases: ['paging'] } },
-  server_error_on_invalid_query: { check: 'no_server_error', alsoAllowed: ['expected_outcome'], run: { operations: ['listSuppliers'], phases: ['generated', 'negative'], runs: 8 } },
+  pagination_has_next_wrong: {
+    check: 'pagination_consistent',
+    alsoAllowed: ['pagination_across_pages'],
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+  },
+  pagination_total_drift: {
+    check: 'pagination_across_pages',
+    alsoAllowed: ['pagination_consistent'],
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+  },
+  server_error_on_invalid_query: {
+    check: 'no_server_error',
+    alsoAllowed: ['expected_outcome'],
+    run: { operations: ['listSuppliers'], phases: ['generated', 'negative'], runs: 8 },
+  },
   // The example's quantity 0 breaks Quantity's designed minimum.
-  invalid_example_accepted: { check: 'expected_outcome', provisional: true, run: { operations: ['registerDraftOrders'], phases: ['examples'] } },
-  missing_credential_wrong_code: { check: 'expected_outcome', run: { operations: ['listSuppliers'], phases: ['negative'] } },
+  invalid_example_accepted: {
+    check: 'expected_outcome',
+    provisional: true,
+    run: { operations: ['registerDraftOrders'], phases: ['examples'] },
+  },
+  missing_credential_wrong_code: {
+    check: 'expected_outcome',
+    run: { operations: ['listSuppliers'], phases: ['negative'] },
+  },
   api_key_on_pay_accepted: { check: 'expected_outcome', run: { operations: ['listDeposits'], phases: ['negative'] } },
-  wrong_area_key_accepted: { check: 'expected_outcome', run: { operations: ['listManagerOrders'], phases: ['negative'] } },
-  manager_jwt_refused: { check: 'expected_outcome', run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] } },
+  wrong_area_key_accepted: {
+    check: 'expected_outcome',
+    run: { operations: ['listManagerOrders'], phases: ['negative'] },
+  },
+  manager_jwt_refused: {
+    check: 'expected_outcome',
+    run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },
+  },
   // The Size parameter is x-provisional: the source shows no bound.
-  size_unbounded: { check: 'expected_outcome', provisional: true, alsoAllowed: ['schema_valid', 'pagination_consistent'], run: { operations: ['listSuppliers'], phases: ['negative'] } },
-  unknown_resource_200: { check: 'expected_outcome', alsoAllowed: ['schema_valid'], run: { operations: ['getWmsProduct'], phases: ['negative'] } },
+  size_unbounded: {
+    check: 'expected_outcome',
+    provisional: true,
+    alsoAllowed: ['schema_valid', 'pagination_consistent'],
+    run: { operations: ['listSuppliers'], phases: ['negative'] },
+  },
+  unknown_resource_200: {
+    check: 'expected_outcome',
+    alsoAllowed: ['schema_valid'],
+    run: { operations: ['getWmsProduct'], phases: ['negative'] },
+  },
   // OrderBulkRequest's row limit is designed (the source states 1,000 rows for drafts only).
   bulk_limit_off_by_one: {
     check: 'bulk_row_limit',
@@ -71,13 +139,28 @@ const CASES: Record<Fault, FaultCase> = {
     alsoAllowed: ['bulk_nothing_registered', 'schema_valid'],
     run: { operations: ['registerOrders'], phases: ['bulk'] },
   },
-  bulk_bad_row_registers_good_rows: { check: 'bulk_nothing_registered', run: { operations: ['registerDraftOrders'], phases: ['bulk'] } },
-  bulk_rows_reordered: { check: 'bulk_rows_in_order', alsoAllowed: ['read_back'], run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
+  bulk_bad_row_registers_good_rows: {
+    check: 'bulk_nothing_registered',
+    run: { operations: ['registerDraftOrders'], phases: ['bulk'] },
+  },
+  bulk_rows_reordered: {
+    check: 'bulk_rows_in_order',
+    alsoAllowed: ['read_back'],
+    run: { operations: ['registerDraftOrders'], phases: ['workflows'] },
+  },
   bulk_counts_wrong: { check: 'bulk_counts', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
   read_back_mismatch: { check: 'read_back', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
-  shipped_order_modifiable: { check: 'shipped_order_unmodifiable', run: { operations: ['updateWmsOrder'], phases: ['workflows'] }, prepare: shipSeeded },
+  shipped_order_modifiable: {
+    check: 'shipped_order_unmodifiable',
+    run: { operations: ['updateWmsOrder'], phases: ['workflows'] },
+    prepare: shipSeeded,
+  },
   seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
-  no_gateway_limit: { check: 'rate_limit_probe', run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 }, fake: { gateway: 'contract' } },
+  no_gateway_limit: {
+    check: 'rate_limit_probe',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
 };
 
 let fake: FakeServer | undefined;
@@ -109,7 +192,10 @@ describe.each(provisional)('fault %s, which breaks a design only', (fault, c) =>
     const report = await runWith([fault], c);
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
-    expect(report.departures.map((d) => d.check), describeDepartures(report)).toContain(c.check);
+    expect(
+      report.departures.map((d) => d.check),
+      describeDepartures(report),
+    ).toContain(c.check);
     expect(report.checks.find((x) => x.name === c.check)?.departed ?? 0).toBeGreaterThan(0);
   });
 });
@@ -124,11 +210,17 @@ describe.each(Object.entries(CASES) as Array<[Fault, FaultCase]>)('fault %s', (f
   });
 
   test(`${c.check} catches it${c.provisional ? ' under --strict-provisional' : ''}, and nothing unrelated fails`, async () => {
-    const report = await runWith([fault], { ...c, run: { ...c.run, ...(c.provisional ? { strictProvisional: true } : {}) } });
+    const report = await runWith([fault], {
+      ...c,
+      run: { ...c.run, ...(c.provisional ? { strictProvisional: true } : {}) },
+    });
     const checks = failedChecks(report);
     expect([...checks], describeFailures(report)).toContain(c.check);
     const allowed = new Set([c.check, ...(c.alsoAllowed ?? [])]);
-    expect([...checks].filter((x) => !allowed.has(x)), describeFailures(report)).toEqual([]);
+    expect(
+      [...checks].filter((x) => !allowed.has(x)),
+      describeFailures(report),
+    ).toEqual([]);
     expect(report.exitCode).toBe(1);
     // Every failure names its operation and, where a request was made, how to reproduce it.
     for (const f of report.cases.flatMap((x) => x.failures)) {

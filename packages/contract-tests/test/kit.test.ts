@@ -13,7 +13,8 @@ afterEach(async () => {
   fake = undefined;
 });
 
-const skippedWith = (report: Report, text: string) => report.cases.filter((c) => c.status === 'skipped' && (c.skipReason ?? '').includes(text));
+const skippedWith = (report: Report, text: string) =>
+  report.cases.filter((c) => c.status === 'skipped' && (c.skipReason ?? '').includes(text));
 
 describe('a full run against a server that honours the contract', () => {
   test('passes every case, paced under the gateway limit, probes included', async () => {
@@ -23,7 +24,13 @@ describe('a full run against a server that honours the contract', () => {
     expect(describeFailures(report)).toBe('');
     // The fake follows every design too: nothing to report as provisional.
     expect(describeDepartures(report)).toBe('');
-    expect(report.totals.skipped, report.cases.filter((c) => c.status === 'skipped').map((c) => `${c.id}: ${c.skipReason}`).join('\n')).toBe(0);
+    expect(
+      report.totals.skipped,
+      report.cases
+        .filter((c) => c.status === 'skipped')
+        .map((c) => `${c.id}: ${c.skipReason}`)
+        .join('\n'),
+    ).toBe(0);
     expect(report.exitCode).toBe(0);
     // Paced at half the gateway rate, the kit never met a gateway 429 outside the probes.
     expect(report.requests.gatewayRetries).toBe(0);
@@ -82,9 +89,16 @@ describe('being a good citizen', () => {
   test('--read-only sends GET requests only (and the public token requests)', async () => {
     fake = await startFake({ gateway: 'off' });
     const report = await runKit(fake, { readOnly: true });
-    const publicPaths = new Set(operations(loadSpec()).filter((o) => o.security.length === 0).map((o) => o.path));
+    const publicPaths = new Set(
+      operations(loadSpec())
+        .filter((o) => o.security.length === 0)
+        .map((o) => o.path),
+    );
     const writes = fake.log.filter((l) => l.method !== 'GET');
-    expect(writes.every((l) => publicPaths.has(l.path)), JSON.stringify(writes)).toBe(true);
+    expect(
+      writes.every((l) => publicPaths.has(l.path)),
+      JSON.stringify(writes),
+    ).toBe(true);
     expect(skippedWith(report, '--read-only').length).toBeGreaterThan(10);
     expect(describeFailures(report)).toBe('');
   });
@@ -100,13 +114,18 @@ describe('being a good citizen', () => {
 });
 
 describe('operations that take an API key or a JWT (the manager area)', () => {
-  const both = new Contract().operations.filter((op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'));
+  const both = new Contract().operations.filter(
+    (op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'),
+  );
 
-  test('each is run with the JWT too, reading the seller\'s own data, and refuses a made-up bearer token', async () => {
+  test("each is run with the JWT too, reading the seller's own data, and refuses a made-up bearer token", async () => {
     expect(both.map((op) => op.area)).toEqual(both.map(() => 'manager'));
     expect(both.length).toBeGreaterThan(3);
     fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['negative', 'workflows'], operations: both.map((op) => op.operationId) });
+    const report = await runKit(fake, {
+      phases: ['negative', 'workflows'],
+      operations: both.map((op) => op.operationId),
+    });
     expect(describeFailures(report)).toBe('');
     const passed = new Set(report.cases.filter((c) => c.status === 'passed').map((c) => c.id));
     for (const op of both) {
@@ -119,7 +138,12 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
 
   test('without client credentials there is no JWT to run them with: no such case, nothing skipped for it', async () => {
     fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['workflows'], operations: both.map((op) => op.operationId), clientId: undefined, clientSecret: undefined });
+    const report = await runKit(fake, {
+      phases: ['workflows'],
+      operations: both.map((op) => op.operationId),
+      clientId: undefined,
+      clientSecret: undefined,
+    });
     expect(report.cases.filter((c) => c.id.includes('/with_')).map((c) => c.id)).toEqual([]);
   });
 });
@@ -128,7 +152,9 @@ describe('reproducibility and reports', () => {
   test('the same seed draws the same generated inputs; another seed draws others', async () => {
     fake = await startFake({ gateway: 'off' });
     const notes = async (seed: number) =>
-      (await runKit(fake!, { seed, phases: ['generated'], runs: 3 })).cases.map((c) => `${c.id}: ${c.notes.join(' | ')}`).join('\n');
+      (await runKit(fake!, { seed, phases: ['generated'], runs: 3 })).cases
+        .map((c) => `${c.id}: ${c.notes.join(' | ')}`)
+        .join('\n');
     const first = await notes(7);
     expect(await notes(7)).toBe(first);
     expect(await notes(8)).not.toBe(first);
@@ -139,7 +165,12 @@ describe('reproducibility and reports', () => {
     const report = await runKit(fake, { phases: ['negative', 'workflows'] });
     expect(report.totals.failed).toBeGreaterThan(0);
     const text = JSON.stringify(report) + toJUnit(report) + formatSummary(report);
-    for (const secret of [...Object.values(fake.keys.primary), ...Object.values(fake.keys.other), fake.client.secret, fake.client.id]) {
+    for (const secret of [
+      ...Object.values(fake.keys.primary),
+      ...Object.values(fake.keys.other),
+      fake.client.secret,
+      fake.client.id,
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).not.toMatch(/eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.eyJzdWIiOiJB/);
@@ -163,11 +194,17 @@ describe('what the kit expects comes from the contract', () => {
   test('a contract with a smaller page size bound: the same server departs from it, and fails it once the bound is no longer provisional', async () => {
     fake = await startFake({ gateway: 'off' });
     const spec = loadSpec();
-    const size = spec.components!.parameters!.Size as unknown as { schema: { maximum: number }; 'x-provisional'?: boolean };
+    const size = spec.components!.parameters!.Size as unknown as {
+      schema: { maximum: number };
+      'x-provisional'?: boolean;
+    };
     size.schema.maximum = 50;
     const designed = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
     expect(designed.exitCode, describeFailures(designed)).toBe(0);
-    expect(designed.departures.find((d) => d.expected.includes('size=51')), describeDepartures(designed)).toBeDefined();
+    expect(
+      designed.departures.find((d) => d.expected.includes('size=51')),
+      describeDepartures(designed),
+    ).toBeDefined();
     delete size['x-provisional'];
     const shown = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
     const failure = shown.cases.flatMap((c) => c.failures).find((f) => f.expected.includes('size=51'));
@@ -177,20 +214,25 @@ describe('what the kit expects comes from the contract', () => {
   test('a contract without PRODUCT_NOT_FOUND on a 404 makes the same server fail error_code_documented', async () => {
     fake = await startFake({ gateway: 'off' });
     const spec = loadSpec();
-    const responses = spec.components!.responses as unknown as Record<string, { "x-error-codes": string[] }>;
+    const responses = spec.components!.responses as unknown as Record<string, { 'x-error-codes': string[] }>;
     responses.ProductNotFound!['x-error-codes'] = ['NOT_FOUND'];
     const report = await runKit(fake, { spec, phases: ['negative'], operations: ['getWmsProduct'] });
     expect(failedChecks(report).has('error_code_documented'), describeFailures(report)).toBe(true);
   });
 
-  test('a contract with a lower bulk row limit: a departure where the limit is designed, a bulk_row_limit failure where it is the source\'s', async () => {
+  test("a contract with a lower bulk row limit: a departure where the limit is designed, a bulk_row_limit failure where it is the source's", async () => {
     fake = await startFake({ gateway: 'off' });
     const spec = loadSpec();
     // POST /v3/wms/orders: the 1,000-row limit is designed (DECISIONS G4), inside the provisional OrderBulkRequest.
-    const orders = spec.components!.schemas!.OrderBulkRequest as unknown as { properties: { orders: { maxItems: number } } };
+    const orders = spec.components!.schemas!.OrderBulkRequest as unknown as {
+      properties: { orders: { maxItems: number } };
+    };
     orders.properties.orders.maxItems = 10;
     const designed = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerOrders'] });
-    expect(designed.departures.some((d) => d.check === 'bulk_row_limit'), describeDepartures(designed)).toBe(true);
+    expect(
+      designed.departures.some((d) => d.check === 'bulk_row_limit'),
+      describeDepartures(designed),
+    ).toBe(true);
     expect(failedChecks(designed).has('bulk_row_limit'), describeFailures(designed)).toBe(false);
     // POST /v3/wms/orders/draft: the limit is the source's, in the unmarked DraftOrderRows.
     const drafts = spec.components!.schemas!.DraftOrderRows as unknown as { maxItems: number };

@@ -5,12 +5,14 @@ import { Contract, formatSummary, runContractTests } from '../src/index.js';
 import { appState, mockDir, mockEntry, startMockServer, type MockServer } from './support/apps.js';
 
 const state = appState(mockDir, mockEntry);
-if (state === 'absent') console.warn('skipped: apps/mock is not in this workspace, so the kit is not run against the mock');
+if (state === 'absent')
+  console.warn('skipped: apps/mock is not in this workspace, so the kit is not run against the mock');
 
 describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), examples only', () => {
   let mock: MockServer | undefined;
   beforeAll(async () => {
-    if (state === 'unbuilt') throw new Error(`${mockEntry} is missing: build the mock first (pnpm --filter @cls-api/mock build)`);
+    if (state === 'unbuilt')
+      throw new Error(`${mockEntry} is missing: build the mock first (pnpm --filter @cls-api/mock build)`);
     mock = await startMockServer();
   }, 180_000);
   afterAll(async () => {
@@ -24,11 +26,17 @@ describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), example
     expect(report.totals.skipped, summary).toBe(0);
     const contract = new Contract();
     const responseExamples = contract.operations.reduce(
-      (n, op) => n + Object.entries(op.responses).filter(([s]) => /^\d{3}$/.test(s)).reduce((m, [, r]) => m + Object.keys(r.examples).length, 0),
+      (n, op) =>
+        n +
+        Object.entries(op.responses)
+          .filter(([s]) => /^\d{3}$/.test(s))
+          .reduce((m, [, r]) => m + Object.keys(r.examples).length, 0),
       0,
     );
-    const requestExamples = contract.operations.reduce((n, op) => n + Object.keys(op.requestBody?.examples ?? {}).length + contract.invalidExamples(op).length, 0);
+    const requestExamples = contract.operations.reduce(
+      (n, op) => n + Object.keys(op.requestBody?.examples ?? {}).length + contract.invalidExamples(op).length,
+      0,
+    );
     expect(report.totals.cases).toBe(responseExamples + requestExamples);
   }, 600_000);
 });
-

@@ -21,7 +21,9 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
     const report = await runKit(fake, run);
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
-    const departure = report.departures.find((d) => d.check === 'schema_valid' && d.operation === 'registerDraftOrders');
+    const departure = report.departures.find(
+      (d) => d.check === 'schema_valid' && d.operation === 'registerDraftOrders',
+    );
     expect(departure, describeDepartures(report)).toBeDefined();
     expect(departure!.seen).toContain("status 'confirmed' is not a known value ('open', '')");
     expect(departure!.curl).toMatch(/^curl /);
@@ -29,7 +31,9 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
     expect(report.checks.find((c) => c.name === 'schema_valid')!.departed).toBe(report.totals.departures);
 
     const summary = formatSummary(report);
-    expect(summary).toMatch(/Provisional \(\d+ departures? from our designs, not failures; --strict-provisional counts them\)/);
+    expect(summary).toMatch(
+      /Provisional \(\d+ departures? from our designs, not failures; --strict-provisional counts them\)/,
+    );
     expect(summary).toMatch(/\[schema_valid\] registerDraftOrders · \d+×/);
     expect(summary).toContain("is not a known value ('open', '')");
 
@@ -37,7 +41,9 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
     const suite = /<testsuite name="provisional"[^>]*>([\s\S]*?)<\/testsuite>/.exec(xml);
     expect(suite, xml).not.toBeNull();
     expect(suite![0]).toMatch(/tests="\d+" failures="0" skipped="\d+"/);
-    expect(suite![1]).toContain('<testcase classname="provisional.schema_valid" name="schema_valid · registerDraftOrders"');
+    expect(suite![1]).toContain(
+      '<testcase classname="provisional.schema_valid" name="schema_valid · registerDraftOrders"',
+    );
     expect(suite![1]).toMatch(/<skipped message="\d+× only a design of ours refuses it/);
     expect(suite![1]).toContain(`<property name="departures" value="${report.totals.departures}"/>`);
     expect(suite![1]).not.toContain('<failure');
@@ -75,7 +81,10 @@ describe('identifiers as sellers write them', () => {
 
   test('a server that takes an over-long product code passes; taking it is a departure, not a failure', async () => {
     fake = await startFake({ gateway: 'off', contract: longerIdentifiers() });
-    const report = await runKit(fake, { phases: ['generated', 'negative'], operations: ['getWmsProduct', 'getManagerProduct'] });
+    const report = await runKit(fake, {
+      phases: ['generated', 'negative'],
+      operations: ['getWmsProduct', 'getManagerProduct'],
+    });
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
     const tooLong = report.departures.find((d) => d.case === 'generated/getWmsProduct/invalid');
@@ -88,7 +97,10 @@ describe('identifiers as sellers write them', () => {
 
   test('the same over-long code refused by a server that follows our design passes with no departure', async () => {
     fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['generated', 'negative'], operations: ['getWmsProduct', 'getManagerProduct'] });
+    const report = await runKit(fake, {
+      phases: ['generated', 'negative'],
+      operations: ['getWmsProduct', 'getManagerProduct'],
+    });
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
   });
@@ -101,7 +113,10 @@ describe('identifiers as sellers write them', () => {
     expect(lookups.length).toBeGreaterThan(2);
     // Each names an identifier spelled as sellers spell theirs, and each got the not-found answer.
     const sent = fake.log.filter((l) => l.status === 404).map((l) => decodeURIComponent(l.path));
-    expect(sent.some((p) => /\/products\/(SKU\.|셔츠-|A B |A\/B )/.test(p)), sent.join('\n')).toBe(true);
+    expect(
+      sent.some((p) => /\/products\/(SKU\.|셔츠-|A B |A\/B )/.test(p)),
+      sent.join('\n'),
+    ).toBe(true);
     expect(fake.log.filter((l) => l.status === 400 && /\/products\/[^/]*(%2F|%20|\.|%EC)/.test(l.path))).toEqual([]);
   });
 });
@@ -113,14 +128,18 @@ describe('integer query parameters written other than in decimal digits (query_i
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
     const notes = report.cases.flatMap((c) => c.notes).join('\n');
-    for (const spelling of ['1e1', 'Infinity', '1e309', ' 10', '+10']) expect(notes).toContain(`${JSON.stringify(spelling)} is not written in decimal digits`);
+    for (const spelling of ['1e1', 'Infinity', '1e309', ' 10', '+10'])
+      expect(notes).toContain(`${JSON.stringify(spelling)} is not written in decimal digits`);
   });
 
   test('a server that answers them with a 500 fails no_server_error', async () => {
     fake = await startFake({ gateway: 'off', faults: ['server_error_on_invalid_query'] });
     const report = await runKit(fake, { phases: ['generated'], operations: ['listSuppliers'], runs: 40 });
     const failures = report.cases.flatMap((c) => c.failures).filter((f) => f.check === 'no_server_error');
-    expect(failures.some((f) => /1e309|Infinity/.test(decodeURIComponent(f.curl ?? ''))), describeFailures(report)).toBe(true);
+    expect(
+      failures.some((f) => /1e309|Infinity/.test(decodeURIComponent(f.curl ?? ''))),
+      describeFailures(report),
+    ).toBe(true);
   });
 });
 
@@ -137,7 +156,15 @@ describe('inputs only a design refuses', () => {
   test('which broken inputs are designs only is read from the marks, per input', () => {
     const contract = new Contract();
     const body = contract.operation('registerOrders').requestBody!.schema!;
-    const row = { mall_order_no: 'M-1', mall_product_name: 'Shirt', product_code: 'SKU.001', quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1234-5678', receiver_address: 'Seoul' };
+    const row = {
+      mall_order_no: 'M-1',
+      mall_product_name: 'Shirt',
+      product_code: 'SKU.001',
+      quantity: 1,
+      receiver_name: 'Kim',
+      receiver_phone: '010-1234-5678',
+      receiver_address: 'Seoul',
+    };
     const withRow = (r: Record<string, unknown>) => ({ orders: [r] });
     expect(contract.validate(body, withRow(row))).toEqual([]);
     // Designed: Quantity's minimum, OrderRow's required list, Identifier's length.

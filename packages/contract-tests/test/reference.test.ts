@@ -6,25 +6,51 @@ import { appState, referenceCli, referenceDir, startReference, type ReferenceSer
 import { respect } from './support/respect.js';
 
 const state = appState(referenceDir, referenceCli);
-if (state === 'absent') console.warn('skipped: apps/reference is not in this workspace, so the kit is not run against the reference server');
+if (state === 'absent')
+  console.warn('skipped: apps/reference is not in this workspace, so the kit is not run against the reference server');
 
 describe.skipIf(state === 'absent')('against the reference server (apps/reference)', () => {
   let server: ReferenceServer | undefined;
   let report: Report | undefined;
 
   beforeAll(async () => {
-    if (state === 'unbuilt') throw new Error(`${referenceCli} is missing: build the reference server first (pnpm --filter @cls-api/reference build)`);
+    if (state === 'unbuilt')
+      throw new Error(
+        `${referenceCli} is missing: build the reference server first (pnpm --filter @cls-api/reference build)`,
+      );
     server = await startReference();
     // A shipped order for the shipped-order rule: a product and an order through the API, shipped by the operator.
     const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-    const product = await fetch(`${server.url}/v3/wms/products`, { method: 'POST', headers, body: JSON.stringify({ product_code: 'KIT-SHIPPED-01', product_name: 'Shipped order product', price: 1000, stock_quantity: 5 }) });
+    const product = await fetch(`${server.url}/v3/wms/products`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        product_code: 'KIT-SHIPPED-01',
+        product_name: 'Shipped order product',
+        price: 1000,
+        stock_quantity: 5,
+      }),
+    });
     expect(product.status).toBe(200);
     const order = await fetch(`${server.url}/v3/wms/orders`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ orders: [{ mall_order_no: 'KIT-SHIPPED-1', mall_product_name: 'Shipped order product', product_code: 'KIT-SHIPPED-01', quantity: 1, receiver_name: 'Kim Minji', receiver_phone: '010-1234-5678', receiver_address: '12 Teheran-ro, Seoul' }] }),
+      body: JSON.stringify({
+        orders: [
+          {
+            mall_order_no: 'KIT-SHIPPED-1',
+            mall_product_name: 'Shipped order product',
+            product_code: 'KIT-SHIPPED-01',
+            quantity: 1,
+            receiver_name: 'Kim Minji',
+            receiver_phone: '010-1234-5678',
+            receiver_address: '12 Teheran-ro, Seoul',
+          },
+        ],
+      }),
     });
-    const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!.order_no;
+    const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
+      .order_no;
     server.admin(['order', 'ship', orderNo]);
   }, 180_000);
 
@@ -52,12 +78,14 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
   }, 600_000);
 
   test('the Arazzo workflows pass under redocly respect', async () => {
-    const { code, output } = await respect(['--server', `cls=${server!.url}`, '--input', `run_id=REF${Date.now().toString(36).toUpperCase()}`], {
-      CLS_API_KEY_WMS: server!.keys.primary.wms!,
-      CLS_API_KEY_MANAGER: server!.keys.primary.manager!,
-      CLS_OTHER_API_KEY_MANAGER: server!.keys.other.manager!,
-    });
+    const { code, output } = await respect(
+      ['--server', `cls=${server!.url}`, '--input', `run_id=REF${Date.now().toString(36).toUpperCase()}`],
+      {
+        CLS_API_KEY_WMS: server!.keys.primary.wms!,
+        CLS_API_KEY_MANAGER: server!.keys.primary.manager!,
+        CLS_OTHER_API_KEY_MANAGER: server!.keys.other.manager!,
+      },
+    );
     expect(code, output).toBe(0);
   }, 300_000);
 });
-

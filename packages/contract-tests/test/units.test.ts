@@ -12,10 +12,19 @@ const generator = new Generator(contract);
 
 describe('reading the contract', () => {
   test('the bulk operations and their shapes come from the request and result schemas', () => {
-    const shapes = Object.fromEntries(contract.operations.flatMap((op) => {
-      const s = contract.bulk(op);
-      return s ? [[op.operationId, [s.rowsProperty, s.resultsProperty, s.successCountProperty, s.failedCountProperty, s.maxRows]]] : [];
-    }));
+    const shapes = Object.fromEntries(
+      contract.operations.flatMap((op) => {
+        const s = contract.bulk(op);
+        return s
+          ? [
+              [
+                op.operationId,
+                [s.rowsProperty, s.resultsProperty, s.successCountProperty, s.failedCountProperty, s.maxRows],
+              ],
+            ]
+          : [];
+      }),
+    );
     // The source's bulk wrapper table, and its 1,000-row limit (info.x-limits agrees with each maxItems).
     expect(shapes).toEqual({
       registerOrders: ['orders', 'results', 'created_count', 'failed_count', contract.limits.bulkRowsPerRequest],
@@ -25,18 +34,27 @@ describe('reading the contract', () => {
   });
 
   test('result rows are read through allOf; only the draft row echoes what the source shows', () => {
-    const echoes = Object.fromEntries(contract.operations.flatMap((op) => {
-      const s = contract.bulk(op);
-      return s ? [[op.operationId, { echoed: s.echoedProperties, source: s.sourceEchoedProperties }]] : [];
-    }));
-    expect(echoes.registerDraftOrders).toEqual({ echoed: ['mall_order_no', 'mall_product_name'], source: ['mall_order_no', 'mall_product_name'] });
+    const echoes = Object.fromEntries(
+      contract.operations.flatMap((op) => {
+        const s = contract.bulk(op);
+        return s ? [[op.operationId, { echoed: s.echoedProperties, source: s.sourceEchoedProperties }]] : [];
+      }),
+    );
+    expect(echoes.registerDraftOrders).toEqual({
+      echoed: ['mall_order_no', 'mall_product_name'],
+      source: ['mall_order_no', 'mall_product_name'],
+    });
     expect(echoes.registerOrders).toEqual({ echoed: ['mall_order_no', 'mall_product_name'], source: [] });
     expect(echoes.addProductOptions).toEqual({ echoed: ['option_code', 'option_name'], source: [] });
   });
 
   test('identifiers are found by their reference to Identifier, not by a pattern', () => {
-    const pathIds = contract.operations.flatMap((op) => op.parameters.filter((p) => p.in === 'path' && contract.isIdentifier(p.schema)).map((p) => p.name));
-    expect(new Set(pathIds)).toEqual(new Set(['order_no', 'draft_id', 'product_code', 'option_code', 'return_no', 'invoice_no']));
+    const pathIds = contract.operations.flatMap((op) =>
+      op.parameters.filter((p) => p.in === 'path' && contract.isIdentifier(p.schema)).map((p) => p.name),
+    );
+    expect(new Set(pathIds)).toEqual(
+      new Set(['order_no', 'draft_id', 'product_code', 'option_code', 'return_no', 'invoice_no']),
+    );
     expect(contract.isIdentifier({ $ref: '#/components/schemas/McpToolName' })).toBe(false);
     expect(contract.isIdentifier({ type: 'string' })).toBe(false);
   });
@@ -44,12 +62,17 @@ describe('reading the contract', () => {
   test('open sets: x-known-values is checked by the full contract only, as a departure', () => {
     const schema = { $ref: '#/components/schemas/OrderStatusCode' };
     expect(contract.verdict(schema, 30)).toEqual({ errors: [], departures: [] });
-    expect(contract.verdict(schema, 55)).toEqual({ errors: [], departures: ['(root) 55 is not a known value (10, 20, 30, 40, 90): the set is open'] });
+    expect(contract.verdict(schema, 55)).toEqual({
+      errors: [],
+      departures: ['(root) 55 is not a known value (10, 20, 30, 40, 90): the set is open'],
+    });
     expect(contract.verdict(schema, '30').errors.length).toBeGreaterThan(0);
     // The shipped codes are read from the known values and their descriptions.
     expect([...contract.enumDescriptions('OrderStatusCode').keys()]).toEqual([10, 20, 30, 40, 90]);
     // Drawn values are known ones: a server surely takes them.
-    expect(new Set(fc.sample(generator.valid(schema), { numRuns: 30, seed: 4 }))).toEqual(new Set([10, 20, 30, 40, 90]));
+    expect(new Set(fc.sample(generator.valid(schema), { numRuns: 30, seed: 4 }))).toEqual(
+      new Set([10, 20, 30, 40, 90]),
+    );
   });
 
   test('paged operations are those whose success schema has pagination, each with page and size', () => {
@@ -67,7 +90,9 @@ describe('reading the contract', () => {
   });
 
   test('x-invalid-examples are read with their expected status and code', () => {
-    const examples = contract.operations.flatMap((op) => contract.invalidExamples(op).map((e) => `${op.operationId}.${e.name}:${e.expected.status}:${e.expected.code}`));
+    const examples = contract.operations.flatMap((op) =>
+      contract.invalidExamples(op).map((e) => `${op.operationId}.${e.name}:${e.expected.status}:${e.expected.code}`),
+    );
     expect(examples.length).toBeGreaterThan(0);
     for (const e of examples) expect(e).toMatch(/:400:(INVALID_PARAMETER|REQUIRED_PARAMETER)$/);
   });
@@ -76,7 +101,9 @@ describe('reading the contract', () => {
 describe('generated inputs', () => {
   const schemas = contract.operations.flatMap((op) => [
     ...(op.requestBody?.schema ? [{ name: `${op.operationId} body`, schema: op.requestBody.schema }] : []),
-    ...op.parameters.filter((p) => p.schema).map((p) => ({ name: `${op.operationId} ${p.in} ${p.name}`, schema: p.schema! })),
+    ...op.parameters
+      .filter((p) => p.schema)
+      .map((p) => ({ name: `${op.operationId} ${p.in} ${p.name}`, schema: p.schema! })),
   ]);
 
   test.each(schemas)('$name: drawn values are valid, every variant is invalid', ({ schema }) => {
@@ -99,7 +126,9 @@ describe('generated inputs', () => {
   test('unknown identifiers are spelled as sellers spell theirs, and always survive as a path segment', () => {
     const productCode = { $ref: '#/components/schemas/ProductCode' };
     const rng = seededRandom(9);
-    const spelled = Array.from({ length: Generator.identifierStyles }, (_, style) => generator.unknownIdentifier(productCode, rng, style));
+    const spelled = Array.from({ length: Generator.identifierStyles }, (_, style) =>
+      generator.unknownIdentifier(productCode, rng, style),
+    );
     for (const id of spelled) {
       expect(contract.validate(productCode, id)).toEqual([]);
       expect(isSafePathSegment(id)).toBe(true);
@@ -107,18 +136,24 @@ describe('generated inputs', () => {
     expect(spelled[0]).toMatch(/^[A-Z0-9]+$/);
     expect(spelled.slice(1).map((id) => id.slice(0, 3))).toEqual(['SKU', '셔츠-', 'A B', 'A/B']);
     // Not an Identifier: plain, whatever the style.
-    expect(generator.unknownIdentifier({ $ref: '#/components/schemas/McpToolName' }, rng, 2)).toMatch(/^[a-z][a-z0-9_]*$/);
+    expect(generator.unknownIdentifier({ $ref: '#/components/schemas/McpToolName' }, rng, 2)).toMatch(
+      /^[a-z][a-z0-9_]*$/,
+    );
   });
 
   test('a path segment a URL would drop or trim is not safe', () => {
-    for (const bad of ['', '.', '..', '%2e', '%2E%2e', ' A', 'A ', '\tA']) expect(isSafePathSegment(bad), JSON.stringify(bad)).toBe(false);
+    for (const bad of ['', '.', '..', '%2e', '%2E%2e', ' A', 'A ', '\tA'])
+      expect(isSafePathSegment(bad), JSON.stringify(bad)).toBe(false);
     for (const good of ['...', 'SKU.001', 'A B', '셔츠-01', 'A/B 01']) expect(isSafePathSegment(good), good).toBe(true);
   });
 
   test('dates that do not exist are invalid variants of the calendar-checking patterns', () => {
     const date = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/Date' }), '2026-11-20');
     expect(date.find((v) => v.label === 'a date that does not exist')?.value).toBe('2026-02-29');
-    const time = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/DateTime' }), '2026-11-20 10:00:00');
+    const time = generator.breakScalar(
+      contract.resolve({ $ref: '#/components/schemas/DateTime' }),
+      '2026-11-20 10:00:00',
+    );
     expect(time.find((v) => v.label === 'a time that does not exist')?.value).toBe('2026-02-29 10:15:02');
     expect(contract.validate({ $ref: '#/components/schemas/Date' }, '2028-02-29')).toEqual([]);
   });
@@ -180,21 +215,52 @@ describe('curl lines', () => {
   const redactor = new Redactor();
   redactor.add('wms_test_secretsecret', 'CLS_API_KEY_WMS');
   redactor.add('client-secret-value', 'CLS_CLIENT_SECRET');
-  const transport = new Transport({ baseUrl: 'http://api.example', contract, redactor, quotaReserve: 0, paceFraction: 0, backoffBaseMs: 1, backoffMaxMs: 1, maxRetries: 0, timeoutMs: 1000 });
+  const transport = new Transport({
+    baseUrl: 'http://api.example',
+    contract,
+    redactor,
+    quotaReserve: 0,
+    paceFraction: 0,
+    backoffBaseMs: 1,
+    backoffMaxMs: 1,
+    maxRetries: 0,
+    timeoutMs: 1000,
+  });
 
   test('name the key by its environment variable and quote the body for the shell', () => {
     const line = transport.curl({
-      request: { method: 'post', path: '/v3/wms/orders', url: 'http://api.example/v3/wms/orders', credential: { kind: 'apiKey', key: 'wms_test_secretsecret', area: 'wms', env: 'test', seller: 'primary', ref: 'CLS_API_KEY_WMS' }, bodyText: `{"memo":"it's"}` },
+      request: {
+        method: 'post',
+        path: '/v3/wms/orders',
+        url: 'http://api.example/v3/wms/orders',
+        credential: {
+          kind: 'apiKey',
+          key: 'wms_test_secretsecret',
+          area: 'wms',
+          env: 'test',
+          seller: 'primary',
+          ref: 'CLS_API_KEY_WMS',
+        },
+        bodyText: `{"memo":"it's"}`,
+      },
       response: { status: 400, headers: {}, text: '' },
       ms: 1,
       attempt: 1,
     });
-    expect(line).toBe(`curl -sS -i -X POST http://api.example/v3/wms/orders -H "X-API-Key: $CLS_API_KEY_WMS" -H 'Content-Type: application/json' --data-raw '{"memo":"it'\\''s"}'`);
+    expect(line).toBe(
+      `curl -sS -i -X POST http://api.example/v3/wms/orders -H "X-API-Key: $CLS_API_KEY_WMS" -H 'Content-Type: application/json' --data-raw '{"memo":"it'\\''s"}'`,
+    );
   });
 
   test('a secret inside a body becomes a reference that the shell expands', () => {
     const line = transport.curl({
-      request: { method: 'post', path: '/v3/auth/token', url: 'http://api.example/v3/auth/token', credential: { kind: 'none' }, bodyText: '{"client_secret":"client-secret-value"}' },
+      request: {
+        method: 'post',
+        path: '/v3/auth/token',
+        url: 'http://api.example/v3/auth/token',
+        credential: { kind: 'none' },
+        bodyText: '{"client_secret":"client-secret-value"}',
+      },
       response: { status: 401, headers: {}, text: '' },
       ms: 1,
       attempt: 1,
@@ -204,8 +270,21 @@ describe('curl lines', () => {
   });
 
   test('backoff doubles from the base up to the cap, with at most 20 % jitter', () => {
-    const t = new Transport({ baseUrl: 'http://x', contract, redactor, quotaReserve: 0, paceFraction: 0, backoffBaseMs: 1000, backoffMaxMs: 60_000, maxRetries: 5, timeoutMs: 1, random: () => 1 });
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => t.backoff(n))).toEqual([1200, 2400, 4800, 9600, 19200, 38400, 72000, 72000]);
+    const t = new Transport({
+      baseUrl: 'http://x',
+      contract,
+      redactor,
+      quotaReserve: 0,
+      paceFraction: 0,
+      backoffBaseMs: 1000,
+      backoffMaxMs: 60_000,
+      maxRetries: 5,
+      timeoutMs: 1,
+      random: () => 1,
+    });
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => t.backoff(n))).toEqual([
+      1200, 2400, 4800, 9600, 19200, 38400, 72000, 72000,
+    ]);
     const low = new Transport({ ...t.options, random: () => 0 });
     expect(low.backoff(1)).toBe(800);
   });

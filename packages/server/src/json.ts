@@ -17,7 +17,8 @@ export function exceedsJsonDepth(text: string | Uint8Array, maxDepth: number = M
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next byte is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next byte is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

@@ -5,7 +5,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../src/index.js';
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
 
 describe('exceedsJsonDepth', () => {
-  it('allows the contract\'s bodies and anything up to the bound', () => {
+  it("allows the contract's bodies and anything up to the bound", () => {
     expect(exceedsJsonDepth('{"orders":[{"mall_order_no":"M-1","quantity":1}]}')).toBe(false);
     expect(exceedsJsonDepth(nested(MAX_JSON_DEPTH))).toBe(false);
     expect(exceedsJsonDepth(`{"a":${nested(MAX_JSON_DEPTH - 1, '{"b":', '}')}}`)).toBe(false);

@@ -20,7 +20,13 @@ describe('the route table', () => {
     expect(routes.map((r) => r.operationId)).toEqual(ops.map((o) => o.operationId));
     for (const op of ops) {
       const r = routeByOperationId[op.operationId as keyof typeof routeByOperationId];
-      expect(r).toMatchObject({ method: op.method.toUpperCase(), path: op.path, area: op.area, security: op.security, mcpTool: op.mcpTool ?? null });
+      expect(r).toMatchObject({
+        method: op.method.toUpperCase(),
+        path: op.path,
+        area: op.area,
+        security: op.security,
+        mcpTool: op.mcpTool ?? null,
+      });
       expect(r.url).toBe(op.path.replace(/\{(\w+)\}/g, ':$1'));
       expect(r.hasRequestBody).toBe(op.requestBody !== undefined);
     }
@@ -29,13 +35,21 @@ describe('the route table', () => {
   it('lists each documented error status with its x-error-codes, and the success statuses', () => {
     for (const op of ops) {
       const r = routeByOperationId[op.operationId as keyof typeof routeByOperationId];
-      const expected = Object.fromEntries(Object.entries(op.responses).filter(([s]) => /^[45]/.test(s)).map(([s, res]) => [s, res.errorCodes]));
+      const expected = Object.fromEntries(
+        Object.entries(op.responses)
+          .filter(([s]) => /^[45]/.test(s))
+          .map(([s, res]) => [s, res.errorCodes]),
+      );
       expect(r.errorCodes).toEqual(expected);
-      expect(r.successStatuses).toEqual(Object.keys(op.responses).filter((s) => /^2/.test(s)).map(Number));
+      expect(r.successStatuses).toEqual(
+        Object.keys(op.responses)
+          .filter((s) => /^2/.test(s))
+          .map(Number),
+      );
     }
   });
 
-  it('exports the error catalogue\'s codes', () => {
+  it("exports the error catalogue's codes", () => {
     expect(errorCodes).toEqual([...errorCatalog(doc).keys()]);
   });
 });
@@ -58,19 +72,42 @@ describe('the start-up check', () => {
 });
 
 /** Generates stubs from `spec` into a scratch package and type-checks the fixture implementation against them. */
-function generateAndCheck(name: string, spec: object): { generate: ReturnType<typeof spawnSync>; check?: ReturnType<typeof spawnSync> } {
+function generateAndCheck(
+  name: string,
+  spec: object,
+): { generate: ReturnType<typeof spawnSync>; check?: ReturnType<typeof spawnSync> } {
   const dir = join(work, name);
   mkdirSync(join(dir, 'src'), { recursive: true });
   mkdirSync(join(dir, 'test'), { recursive: true });
   const specFile = join(dir, 'openapi.json');
   writeFileSync(specFile, JSON.stringify(spec));
-  const generate = spawnSync(process.execPath, [join(pkg, 'scripts', 'generate.mjs'), '--spec', specFile, '--out', join(dir, 'generated')], { encoding: 'utf8' });
+  const generate = spawnSync(
+    process.execPath,
+    [join(pkg, 'scripts', 'generate.mjs'), '--spec', specFile, '--out', join(dir, 'generated')],
+    { encoding: 'utf8' },
+  );
   if (generate.status !== 0) return { generate };
   cpSync(join(pkg, 'src', 'context.ts'), join(dir, 'src', 'context.ts'));
   cpSync(join(pkg, 'test', 'fixtures', 'implementation.ts'), join(dir, 'test', 'implementation.ts'));
   const check = spawnSync(
     process.execPath,
-    [tsc, '--noEmit', '--strict', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node', '--typeRoots', join(pkg, 'node_modules', '@types'), join(dir, 'test', 'implementation.ts')],
+    [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--target',
+      'ES2022',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      '--typeRoots',
+      join(pkg, 'node_modules', '@types'),
+      join(dir, 'test', 'implementation.ts'),
+    ],
     { encoding: 'utf8' },
   );
   return { generate, check };
@@ -110,6 +147,8 @@ describe('a contract change the implementation does not follow fails its typeche
     edited.paths['/v3/wms/suppliers'].get.responses['201'] = edited.paths['/v3/wms/suppliers'].get.responses['200'];
     const { generate } = generateAndCheck('two-successes', edited);
     expect(generate.status).toBe(1);
-    expect(String(generate.stderr)).toContain('GET /v3/wms/suppliers: expected exactly one 2xx response, found 200, 201');
+    expect(String(generate.stderr)).toContain(
+      'GET /v3/wms/suppliers: expected exactly one 2xx response, found 200, 201',
+    );
   });
 });

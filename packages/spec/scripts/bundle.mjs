@@ -65,8 +65,7 @@ function runRedocly(args, cwd, verbose) {
 function findRefs(node, pointer = '#', found = []) {
   if (Array.isArray(node)) {
     for (const [i, item] of node.entries()) findRefs(item, `${pointer}/${i}`, found);
-  }
-  else if (node && typeof node === 'object') {
+  } else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       const here = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (key === '$ref' && typeof value === 'string') found.push({ at: pointer, ref: value });
@@ -99,7 +98,10 @@ function checkBundle(doc, deref) {
     // Redocly keeps a $ref where dereferencing would recurse forever; consumers of this file expect none.
     throw new BuildError(
       'the dereferenced bundle still has $refs (circular schemas?):\n' +
-        left.slice(0, 20).map((r) => `  ${r.at}: ${r.ref}`).join('\n'),
+        left
+          .slice(0, 20)
+          .map((r) => `  ${r.at}: ${r.ref}`)
+          .join('\n'),
     );
   }
   const schemas = Object.keys(doc.components?.schemas ?? {});
@@ -145,10 +147,15 @@ function main() {
     fs.mkdirSync(distDir, { recursive: true });
     fs.writeFileSync(path.join(distDir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
     // YAML is written from the same object as the JSON so the two files can never disagree.
-    fs.writeFileSync(path.join(distDir, 'openapi.yaml'), YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    fs.writeFileSync(
+      path.join(distDir, 'openapi.yaml'),
+      YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }),
+    );
     fs.writeFileSync(path.join(distDir, 'openapi.dereferenced.json'), `${JSON.stringify(deref, null, 2)}\n`);
 
-    const sizes = DOCUMENTS.map((name) => `  ${rel(path.join(distDir, name))}  ${fs.statSync(path.join(distDir, name)).size} bytes`);
+    const sizes = DOCUMENTS.map(
+      (name) => `  ${rel(path.join(distDir, name))}  ${fs.statSync(path.join(distDir, name)).size} bytes`,
+    );
     const count = (o) => Object.keys(o ?? {}).length;
     console.log(`bundled ${rel(opts.spec)}: ${count(doc.paths)} paths, ${count(doc.components?.schemas)} schemas`);
     console.log(`wrote:\n${sizes.join('\n')}`);

@@ -190,7 +190,14 @@ export class ServiceTime {
   parseDateTime(text: string): EpochSeconds | undefined {
     const m = DATE_TIME.exec(text);
     if (!m) return undefined;
-    const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     if (!isRealDate(year, month, day) || hour > 23 || minute > 59 || second > 59) return undefined;
     return instantOfWallTime({ year, month, day, hour, minute, second }, this.timeZone);
   }

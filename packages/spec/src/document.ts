@@ -369,10 +369,7 @@ export function operations(doc: OpenApiDocument): OperationInfo[] {
       const op = item[method];
       if (!op) continue;
       const own = (op.parameters ?? []).map((p) => parameterInfo(doc, p));
-      const parameters = [
-        ...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)),
-        ...own,
-      ];
+      const parameters = [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own];
       // An operation without `security` inherits the document's; an empty list means public.
       const requirements = op.security ?? doc.security ?? [];
       const security = [...new Set(requirements.flatMap((req) => Object.keys(req)))];
@@ -476,7 +473,9 @@ function relax(value: unknown, inherited = false): unknown {
     if (provisional && PROVISIONAL_KEYWORDS.includes(key)) continue;
     // Examples and extension values are data, not schemas: copied as they are.
     out[key] =
-      key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-') ? child : relax(child, provisional);
+      key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-')
+        ? child
+        : relax(child, provisional);
   }
   return out;
 }

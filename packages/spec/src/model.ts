@@ -76,7 +76,8 @@ export function readLimits(doc: OpenApiDocument): Limits {
   for (const [name, value] of Object.entries(raw)) {
     if (!value || typeof value !== 'object' || !('rate_per_second' in value)) continue;
     const v = value as Record<string, unknown>;
-    if (typeof v.applies_to !== 'string' || !v.applies_to.startsWith('/')) fail(`info.x-limits.${name}.applies_to as a path prefix`);
+    if (typeof v.applies_to !== 'string' || !v.applies_to.startsWith('/'))
+      fail(`info.x-limits.${name}.applies_to as a path prefix`);
     gateway.push({
       name,
       appliesTo: v.applies_to,
@@ -94,14 +95,22 @@ export function readLimits(doc: OpenApiDocument): Limits {
     monthlyQuota.set(credential, calls);
   }
   const rows = raw.bulk_rows_per_request;
-  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1) fail('info.x-limits.bulk_rows_per_request as a count');
-  const deadline = typeof raw.return_withdrawal_deadline === 'string' ? parseTimeOfDay(raw.return_withdrawal_deadline) : undefined;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 1)
+    fail('info.x-limits.bulk_rows_per_request as a count');
+  const deadline =
+    typeof raw.return_withdrawal_deadline === 'string' ? parseTimeOfDay(raw.return_withdrawal_deadline) : undefined;
   if (!deadline) fail('info.x-limits.return_withdrawal_deadline as HH:MM');
   const syntax = raw.query_integer_syntax;
   if (typeof syntax !== 'string' || !syntax.startsWith('^') || !syntax.endsWith('$')) {
     fail('info.x-limits.query_integer_syntax as an anchored pattern');
   }
-  return { gateway, monthlyQuota, bulkRowsPerRequest: rows, returnWithdrawalDeadline: deadline, queryIntegerSyntax: new RegExp(syntax, 'u') };
+  return {
+    gateway,
+    monthlyQuota,
+    bulkRowsPerRequest: rows,
+    returnWithdrawalDeadline: deadline,
+    queryIntegerSyntax: new RegExp(syntax, 'u'),
+  };
 }
 
 /** `info.x-service-time-zone`, checked to be an IANA zone this runtime knows. */
@@ -115,7 +124,9 @@ export function readTimeZone(doc: OpenApiDocument): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Validation: one Ajv configuration for every tool
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 const DOC_ID = 'https://contract.cls-api.invalid/openapi.json';
 
 export interface ValidatorOptions {
@@ -145,7 +156,11 @@ function knownValuesKeyword() {
   const validate = (known: unknown[], data: unknown): boolean => {
     if (known.some((k) => k === data)) return true;
     validate.errors = [
-      { keyword: KNOWN_VALUES_KEYWORD, message: `${show(data)} is not a known value (${known.map(show).join(', ')}): the set is open`, params: { knownValues: known } },
+      {
+        keyword: KNOWN_VALUES_KEYWORD,
+        message: `${show(data)} is not a known value (${known.map(show).join(', ')}): the set is open`,
+        params: { knownValues: known },
+      },
     ];
     return false;
   };
@@ -247,7 +262,9 @@ export class ContractModel {
 
   /** The gateway limits a path falls under, most specific (longest `appliesTo`) first. */
   gatewayLimits(path: string): GatewayLimit[] {
-    return this.limits.gateway.filter((g) => path.startsWith(g.appliesTo)).sort((a, b) => b.appliesTo.length - a.appliesTo.length);
+    return this.limits.gateway
+      .filter((g) => path.startsWith(g.appliesTo))
+      .sort((a, b) => b.appliesTo.length - a.appliesTo.length);
   }
 
   /** The areas whose operations accept `scheme` (`BearerAuth`: `manager`, `pay`), sorted. */
@@ -288,14 +305,16 @@ export class ContractModel {
     for (const [path, item] of Object.entries(this.doc.paths ?? {})) {
       for (const method of HTTP_METHODS) {
         const op = item[method];
-        if (op && isProvisional(op) && op.operationId) found.push({ kind: 'operation', name: op.operationId, where: `${method.toUpperCase()} ${path}` });
+        if (op && isProvisional(op) && op.operationId)
+          found.push({ kind: 'operation', name: op.operationId, where: `${method.toUpperCase()} ${path}` });
       }
     }
     for (const [name, raw] of Object.entries(this.doc.components?.parameters ?? {})) {
       const p = deref<ParameterObject>(this.doc, raw);
       if (isProvisional(p)) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
     }
-    for (const name of provisionalSchemaNodes(this.doc).keys()) found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
+    for (const name of provisionalSchemaNodes(this.doc).keys())
+      found.push({ kind: 'schema', name, where: `schema \`${name}\`` });
     return found;
   }
 }

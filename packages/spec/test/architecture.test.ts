@@ -26,7 +26,10 @@ describe('ARCHITECTURE.md', () => {
     const rows = rules.split('\n').filter((l) => /^\| [^-|]/.test(l) && !l.startsWith('| Rule |'));
     expect(rows.length).toBeGreaterThanOrEqual(18);
     for (const row of rows) {
-      const cells = row.split('|').slice(1, -1).map((c) => c.trim());
+      const cells = row
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim());
       expect(cells, row).toHaveLength(6);
       expect(cells[1], `${cells[0]}: the spec file`).toMatch(/^`spec\//);
       expect(pathsIn(row).length, `${cells[0]}: no file named`).toBeGreaterThanOrEqual(3);

@@ -68,7 +68,10 @@ describe('spec/DECISIONS.md', () => {
   it('gives every decision a reason', () => {
     const rows = decisions.split('\n').filter((l) => /^\| (`|G\d)/.test(l));
     const withoutReason = rows.filter((l) => {
-      const cells = l.split('|').map((c) => c.trim()).filter(Boolean);
+      const cells = l
+        .split('|')
+        .map((c) => c.trim())
+        .filter(Boolean);
       return cells.length < 3 || cells[cells.length - 1]!.length < 10;
     });
     expect(rows.length).toBeGreaterThan(50);

@@ -53,7 +53,12 @@ describe('per-row results, as the source states them', () => {
     result_message: '',
     ...o,
   });
-  const failed = { draft_id: '', created_at: '', success: false, result_message: 'mall_order_no MALL-1 is already registered' };
+  const failed = {
+    draft_id: '',
+    created_at: '',
+    success: false,
+    result_message: 'mall_order_no MALL-1 is already registered',
+  };
 
   it('a draft row is a success or a failure, never a mix', () => {
     const row = rowOf('registerDraftOrders', 'drafts');
@@ -78,18 +83,44 @@ describe('per-row results, as the source states them', () => {
   it('the order and option rows have the same two shapes (designed, G26), and always carry success and result_message', () => {
     const order = rowOf('registerOrders', 'results');
     const option = rowOf('addProductOptions', 'options');
-    const orderRow = { mall_order_no: 'M-1', mall_product_name: 'Shirt', order_no: 'ORD-1', created_at: NOW, success: true, result_message: '' };
-    const optionRow = { option_code: 'WHITE-M', option_name: 'White / M', created_at: NOW, success: true, result_message: '' };
+    const orderRow = {
+      mall_order_no: 'M-1',
+      mall_product_name: 'Shirt',
+      order_no: 'ORD-1',
+      created_at: NOW,
+      success: true,
+      result_message: '',
+    };
+    const optionRow = {
+      option_code: 'WHITE-M',
+      option_name: 'White / M',
+      created_at: NOW,
+      success: true,
+      result_message: '',
+    };
     expect(strict.errors(order, orderRow)).toEqual([]);
-    expect(strict.errors(order, { ...orderRow, order_no: '', created_at: '', success: false, result_message: 'Out of stock.' })).toEqual([]);
+    expect(
+      strict.errors(order, {
+        ...orderRow,
+        order_no: '',
+        created_at: '',
+        success: false,
+        result_message: 'Out of stock.',
+      }),
+    ).toEqual([]);
     expect(strict.errors(order, { ...orderRow, order_no: '' })).not.toEqual([]);
     expect(strict.errors(order, { ...orderRow, success: false })).not.toEqual([]);
     expect(strict.errors(option, optionRow)).toEqual([]);
-    expect(strict.errors(option, { ...optionRow, created_at: '', success: false, result_message: 'Duplicate option code.' })).toEqual([]);
+    expect(
+      strict.errors(option, { ...optionRow, created_at: '', success: false, result_message: 'Duplicate option code.' }),
+    ).toEqual([]);
     expect(strict.errors(option, { ...optionRow, created_at: '' })).not.toEqual([]);
     // Designed shapes relax; the source's "each row carries success and result_message" does not.
     expect(lenient.errors(order, { ...orderRow, order_no: '' })).toEqual([]);
-    for (const [row, value] of [[order, orderRow], [option, optionRow]] as const) {
+    for (const [row, value] of [
+      [order, orderRow],
+      [option, optionRow],
+    ] as const) {
       const { success: _s, ...noSuccess } = value;
       const { result_message: _m, ...noMessage } = value;
       expect(lenient.errors(row, noSuccess)).not.toEqual([]);
@@ -121,7 +152,13 @@ describe('YYYY-MM-DD HH:MM:SS is a time', () => {
     '2026-11-20 23:60:00',
     '2026-11-20T14:03:12',
   ];
-  const times = ['2028-02-29 23:59:59', '2000-02-29 00:00:00', '2026-12-31 23:59:59', '2026-01-01 00:00:00', '2026-04-30 18:00:00'];
+  const times = [
+    '2028-02-29 23:59:59',
+    '2000-02-29 00:00:00',
+    '2026-12-31 23:59:59',
+    '2026-01-01 00:00:00',
+    '2026-04-30 18:00:00',
+  ];
 
   it.each(['DateTime', 'DateTimeOrEmpty'])('%s accepts real times and refuses strings that are no time', (name) => {
     for (const t of times) expect(strict.errors(ref(name), t), t).toEqual([]);
@@ -149,7 +186,14 @@ describe('where the source is silent, the contract stays open', () => {
       expect(status[KNOWN_VALUES_KEYWORD], name).toContain('open');
     }
     const row = rowOf('registerDraftOrders', 'drafts');
-    const ok = { mall_order_no: 'M', mall_product_name: 'P', draft_id: 'D', created_at: '2026-11-20 14:03:12', success: true, result_message: '' };
+    const ok = {
+      mall_order_no: 'M',
+      mall_product_name: 'P',
+      draft_id: 'D',
+      created_at: '2026-11-20 14:03:12',
+      success: true,
+      result_message: '',
+    };
     expect(strict.errors(row, { ...ok, status: 'confirmed' })).toEqual([]);
   });
 
@@ -191,11 +235,29 @@ describe('where the source is silent, the contract stays open', () => {
 });
 
 describe('identifiers the source shows only as placeholders', () => {
-  const IDENTIFIERS = ['ProductCode', 'OptionCode', 'OrderNo', 'DraftId', 'ReturnNo', 'InvoiceNo', 'SupplierCode', 'MallOrderNo'];
-  const sellersCodes = ['SKU.001', '셔츠-01', 'A/B 01', 'x', 'ORD-20261120-0001', '612345678901', 'a'.repeat(100), '50% off #1?'];
+  const IDENTIFIERS = [
+    'ProductCode',
+    'OptionCode',
+    'OrderNo',
+    'DraftId',
+    'ReturnNo',
+    'InvoiceNo',
+    'SupplierCode',
+    'MallOrderNo',
+  ];
+  const sellersCodes = [
+    'SKU.001',
+    '셔츠-01',
+    'A/B 01',
+    'x',
+    'ORD-20261120-0001',
+    '612345678901',
+    'a'.repeat(100),
+    '50% off #1?',
+  ];
   const never = ['', 'a\u0000b', 'line\nbreak', 'tab\there', 'del\u007f', 'c1\u0085'];
 
-  it.each(IDENTIFIERS)('%s is a provisional Identifier: sellers\' real codes are valid', (name) => {
+  it.each(IDENTIFIERS)("%s is a provisional Identifier: sellers' real codes are valid", (name) => {
     expect(schemaOf(doc, ref(name)).title).toBe('Identifier');
     expect(isProvisional(schemaOf(doc, ref(name)))).toBe(true);
     for (const v of sellersCodes) expect(strict.errors(ref(name), v), v).toEqual([]);
@@ -203,7 +265,15 @@ describe('identifiers the source shows only as placeholders', () => {
   });
 
   it('a wholly designed record relaxes inside too: a Return status we did not design departs only from the design', () => {
-    const ret = { return_no: 'RET-1', order_no: 'ORD-1', reason: 'Too small', status: 'received', registered_at: '2026-11-20 10:00:00', cancellable_until: '2026-11-20 18:00:00', withdrawn_at: null };
+    const ret = {
+      return_no: 'RET-1',
+      order_no: 'ORD-1',
+      reason: 'Too small',
+      status: 'received',
+      registered_at: '2026-11-20 10:00:00',
+      cancellable_until: '2026-11-20 18:00:00',
+      withdrawn_at: null,
+    };
     expect(strict.errors(ref('Return'), ret)).not.toEqual([]);
     expect(lenient.errors(ref('Return'), ret)).toEqual([]);
     expect(lenient.errors(ref('Return'), { ...ret, registered_at: '2026-02-30 10:00:00' })).not.toEqual([]);
@@ -220,7 +290,8 @@ describe('identifiers the source shows only as placeholders', () => {
   it('an unknown product code in a path is 404 PRODUCT_NOT_FOUND wherever a product code is a path parameter', () => {
     const withProduct = ops.filter((op) => op.parameters.some((p) => p.in === 'path' && p.name === 'product_code'));
     expect(withProduct.length).toBeGreaterThan(3);
-    for (const op of withProduct) expect(op.responses['404']?.errorCodes, op.operationId).toContain('PRODUCT_NOT_FOUND');
+    for (const op of withProduct)
+      expect(op.responses['404']?.errorCodes, op.operationId).toContain('PRODUCT_NOT_FOUND');
   });
 });
 
@@ -228,14 +299,28 @@ describe('designed constraints are marked, and only they relax', () => {
   it('every provisional node names a design: relaxing it changes what the schema accepts', () => {
     const nodes = provisionalSchemaNodes(doc);
     expect(nodes.size).toBeGreaterThan(40);
-    for (const name of ['Identifier', 'Pagination.size', 'DraftResult.status', 'ManagerOrderListResponse.data', 'MallProductName']) {
+    for (const name of [
+      'Identifier',
+      'Pagination.size',
+      'DraftResult.status',
+      'ManagerOrderListResponse.data',
+      'MallProductName',
+    ]) {
       expect(nodes.has(name), name).toBe(true);
     }
   });
 
-  it('the draft body\'s 1,000-row limit is the source\'s: relaxing our designs keeps it', () => {
+  it("the draft body's 1,000-row limit is the source's: relaxing our designs keeps it", () => {
     const body = operation('registerDraftOrders').requestBody!.schema;
-    const row = { mall_order_no: 'M', mall_product_name: 'P', product_code: 'SKU.001', quantity: 1, receiver_name: 'K', receiver_phone: '010-1234-5678', receiver_address: 'Seoul' };
+    const row = {
+      mall_order_no: 'M',
+      mall_product_name: 'P',
+      product_code: 'SKU.001',
+      quantity: 1,
+      receiver_name: 'K',
+      receiver_phone: '010-1234-5678',
+      receiver_address: 'Seoul',
+    };
     expect(lenient.errors(body, { orders: Array.from({ length: 1000 }, () => row) })).toEqual([]);
     expect(lenient.errors(body, { orders: Array.from({ length: 1001 }, () => row) })).not.toEqual([]);
     // The designed "at least one row" relaxes.
@@ -244,7 +329,11 @@ describe('designed constraints are marked, and only they relax', () => {
   });
 
   it('the source-shown shapes keep every constraint under relaxation: envelope, pagination fields, draft row', () => {
-    const page = { success: true, data: [], pagination: { page: 1, size: 10, total: 0, total_pages: 0, has_next: false } };
+    const page = {
+      success: true,
+      data: [],
+      pagination: { page: 1, size: 10, total: 0, total_pages: 0, has_next: false },
+    };
     const list = operation('listManagerOrders').responses['200']!.schema;
     expect(lenient.errors(list, page)).toEqual([]);
     expect(lenient.errors(list, { ...page, success: false })).not.toEqual([]);
@@ -252,8 +341,17 @@ describe('designed constraints are marked, and only they relax', () => {
     expect(lenient.errors(list, { ...page, pagination: noHasNext })).not.toEqual([]);
     expect(lenient.errors(list, { ...page, pagination: { ...page.pagination, total: null } })).not.toEqual([]);
     // A page of 101 items departs from the designed page bound only.
-    const item = { order_no: 'ORD-1', mall_product_name: 'Shirt', order_status_code: 10, registered_date: '2026-11-20 09:12:45' };
-    const big = { ...page, data: Array.from({ length: 101 }, () => item), pagination: { page: 1, size: 200, total: 101, total_pages: 1, has_next: false } };
+    const item = {
+      order_no: 'ORD-1',
+      mall_product_name: 'Shirt',
+      order_status_code: 10,
+      registered_date: '2026-11-20 09:12:45',
+    };
+    const big = {
+      ...page,
+      data: Array.from({ length: 101 }, () => item),
+      pagination: { page: 1, size: 200, total: 101, total_pages: 1, has_next: false },
+    };
     expect(strict.errors(list, big)).not.toEqual([]);
     expect(lenient.errors(list, big)).toEqual([]);
   });
@@ -265,7 +363,20 @@ describe('integer query parameters are integers', () => {
   it('the spec states the accepted syntax once, in info.x-limits.query_integer_syntax', () => {
     const syntax = new RegExp(limits().query_integer_syntax as string);
     for (const ok of ['1', '10', '100', '010', '999999999']) expect(syntax.test(ok), ok).toBe(true);
-    for (const bad of ['1e1', 'Infinity', '-Infinity', '1e309', ' 10', '1.0', '0x10', '+1', '-1', '', '1000000000', '１']) {
+    for (const bad of [
+      '1e1',
+      'Infinity',
+      '-Infinity',
+      '1e309',
+      ' 10',
+      '1.0',
+      '0x10',
+      '+1',
+      '-1',
+      '',
+      '1000000000',
+      '１',
+    ]) {
       expect(syntax.test(bad), JSON.stringify(bad)).toBe(false);
     }
   });
@@ -289,7 +400,9 @@ describe('test and live are separate data; the return window', () => {
 
   it('the withdrawal deadline is one time of day in x-limits, and the Return schema explains the next-day rule', () => {
     expect((doc.info['x-limits'] as Record<string, unknown>).return_withdrawal_deadline).toBe('18:00');
-    const until = String((schemaOf(doc, ref('Return')).properties as Record<string, JsonSchema>).cancellable_until!.description ?? '');
+    const until = String(
+      (schemaOf(doc, ref('Return')).properties as Record<string, JsonSchema>).cancellable_until!.description ?? '',
+    );
     expect(until).toMatch(/first 18:00:00 after/);
   });
 });
@@ -305,7 +418,8 @@ describe('links and version', () => {
         const target = ops.find((o) => o.operationId === link.operationId);
         if (!target) wrong.push(`${op.operationId}.${name}: no operation ${link.operationId}`);
         for (const param of Object.keys(link.parameters ?? {})) {
-          if (!target?.parameters.some((p) => p.name === param)) wrong.push(`${op.operationId}.${name}: ${link.operationId} takes no ${param}`);
+          if (!target?.parameters.some((p) => p.name === param))
+            wrong.push(`${op.operationId}.${name}: ${link.operationId} takes no ${param}`);
         }
       }
     }
@@ -316,7 +430,16 @@ describe('links and version', () => {
   it('info.version is 3.1.0, and so is every package of the repo', () => {
     expect(doc.info.version).toBe('3.1.0');
     const root = resolve(import.meta.dirname, '../../..');
-    for (const dir of ['packages/spec', 'packages/client', 'packages/server', 'packages/contract-tests', 'apps/reference', 'apps/docs', 'apps/mock', 'apps/bench']) {
+    for (const dir of [
+      'packages/spec',
+      'packages/client',
+      'packages/server',
+      'packages/contract-tests',
+      'apps/reference',
+      'apps/docs',
+      'apps/mock',
+      'apps/bench',
+    ]) {
       const pkg = JSON.parse(readFileSync(resolve(root, dir, 'package.json'), 'utf8')) as { version: string };
       expect(pkg.version, dir).toBe(doc.info.version);
     }

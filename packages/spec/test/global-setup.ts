@@ -28,7 +28,8 @@ function needsBuild(): string | null {
   const built = Math.min(...outputs.map((f) => statSync(f).mtimeMs));
   const inputs = [specDir, join(pkgDir, 'scripts', 'bundle.mjs')];
   const changed = inputs.filter((p) => newestMtime(p) > built);
-  if (changed.length > 0) return `older than ${changed.map((p) => p.slice(resolve(pkgDir, '../..').length + 1)).join(', ')}`;
+  if (changed.length > 0)
+    return `older than ${changed.map((p) => p.slice(resolve(pkgDir, '../..').length + 1)).join(', ')}`;
   return null;
 }
 

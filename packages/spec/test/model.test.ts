@@ -1,6 +1,13 @@
 // The contract model: the facts every tool reads, checked once, and the one Ajv configuration.
 import { describe, expect, it } from 'vitest';
-import { ContractError, ContractModel, contractModel, readLimits, ServiceTime, type OpenApiDocument } from '../src/index.js';
+import {
+  ContractError,
+  ContractModel,
+  contractModel,
+  readLimits,
+  ServiceTime,
+  type OpenApiDocument,
+} from '../src/index.js';
 import { loadBuiltSpec } from './support.js';
 
 const doc = loadBuiltSpec();
@@ -8,7 +15,7 @@ const copy = (): OpenApiDocument => JSON.parse(JSON.stringify(doc)) as OpenApiDo
 const limitsOf = (d: OpenApiDocument) => d.info['x-limits'] as Record<string, unknown>;
 
 describe('limits', () => {
-  it('reads the source\'s limits table as x-limits states it', () => {
+  it("reads the source's limits table as x-limits states it", () => {
     const { limits } = new ContractModel(doc);
     expect(limits.gateway.map((g) => [g.appliesTo, g.ratePerSecond, g.burst])).toEqual([
       ['/v3/', 30, 50],
@@ -33,10 +40,22 @@ describe('limits', () => {
   });
 
   it.each([
-    ['a gateway burst', (d: OpenApiDocument) => delete (limitsOf(d).gateway as Record<string, unknown>).burst, /gateway\.burst/],
+    [
+      'a gateway burst',
+      (d: OpenApiDocument) => delete (limitsOf(d).gateway as Record<string, unknown>).burst,
+      /gateway\.burst/,
+    ],
     ['the row limit', (d: OpenApiDocument) => (limitsOf(d).bulk_rows_per_request = 'many'), /bulk_rows_per_request/],
-    ['the deadline', (d: OpenApiDocument) => (limitsOf(d).return_withdrawal_deadline = '6pm'), /return_withdrawal_deadline/],
-    ['an unanchored syntax', (d: OpenApiDocument) => (limitsOf(d).query_integer_syntax = '[0-9]+'), /query_integer_syntax/],
+    [
+      'the deadline',
+      (d: OpenApiDocument) => (limitsOf(d).return_withdrawal_deadline = '6pm'),
+      /return_withdrawal_deadline/,
+    ],
+    [
+      'an unanchored syntax',
+      (d: OpenApiDocument) => (limitsOf(d).query_integer_syntax = '[0-9]+'),
+      /query_integer_syntax/,
+    ],
     ['the time zone', (d: OpenApiDocument) => (d.info['x-service-time-zone'] = 'Mars/Olympus'), /time zone/],
   ])('refuses a contract that misstates %s, naming it', (_, mutate, message) => {
     const changed = copy();
@@ -68,14 +87,29 @@ describe('operations and codes', () => {
 
   it('lists every provisional element: operations, parameters and nested schema nodes', () => {
     const names = model.provisionalElements().map((e) => `${e.kind} ${e.name}`);
-    expect(names).toEqual(expect.arrayContaining(['operation listWmsOrders', 'parameter Size', 'schema Identifier', 'schema Pagination.size']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'operation listWmsOrders',
+        'parameter Size',
+        'schema Identifier',
+        'schema Pagination.size',
+      ]),
+    );
     expect(names).not.toContain('operation listManagerOrders');
   });
 });
 
 describe('validators: one configuration, full and relaxed', () => {
   const model = contractModel();
-  const row = { mall_order_no: 'M', mall_product_name: 'P', draft_id: 'D-1', status: 'open', created_at: '2026-11-20 10:00:00', success: true, result_message: '' };
+  const row = {
+    mall_order_no: 'M',
+    mall_product_name: 'P',
+    draft_id: 'D-1',
+    status: 'open',
+    created_at: '2026-11-20 10:00:00',
+    success: true,
+    result_message: '',
+  };
   const draftRow = { $ref: '#/components/schemas/DraftResult' };
 
   it('the full validator knows x-known-values; the relaxed one does not', () => {
@@ -86,7 +120,9 @@ describe('validators: one configuration, full and relaxed', () => {
 
   it('the relaxed validator keeps what the source shows', () => {
     expect(model.validator({ relaxed: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
-    expect(model.validator({ relaxed: true }).errors({ $ref: '#/components/schemas/ProductCode' }, 'a'.repeat(101))).toEqual([]);
+    expect(
+      model.validator({ relaxed: true }).errors({ $ref: '#/components/schemas/ProductCode' }, 'a'.repeat(101)),
+    ).toEqual([]);
     expect(model.validator().errors({ $ref: '#/components/schemas/ProductCode' }, 'a'.repeat(101))).not.toEqual([]);
   });
 

@@ -29,10 +29,19 @@ function runCli(bin: string, args: string[]): Promise<string> {
     execFile(
       process.execPath,
       [bin, ...args],
-      { cwd: repoRoot, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: repoRoot,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         if (stdout.trim().startsWith('[') || stdout.trim().startsWith('{')) resolvePromise(stdout);
-        else reject(new Error(`${bin} ${args.join(' ')} printed no JSON (${error?.message ?? 'exit 0'}):\n${stdout}\n${stderr}`));
+        else
+          reject(
+            new Error(
+              `${bin} ${args.join(' ')} printed no JSON (${error?.message ?? 'exit 0'}):\n${stdout}\n${stderr}`,
+            ),
+          );
       },
     );
   });
@@ -137,14 +146,20 @@ describe('cls-error-response', () => {
   it('flags unknown codes, codes of another status, unlisted example codes, missing lists and other bodies', () => {
     expect(spectralFindings('error-response/bad.yaml', rule)).toEqual(
       sorted([
-        { at: `${response('400')}.x-error-codes.0`, message: says('`NO_SUCH_CODE` is not a code of the ErrorCode catalogue') },
+        {
+          at: `${response('400')}.x-error-codes.0`,
+          message: says('`NO_SUCH_CODE` is not a code of the ErrorCode catalogue'),
+        },
         { at: `${response('404')}.x-error-codes.0`, message: says('`AUTH_INVALID_TOKEN` has x-http-status 401') },
         {
           at: `${response('401')}.content.application/json.examples.expired.value`,
           message: says('`AUTH_EXPIRED_TOKEN` is not listed'),
         },
         { at: response('409'), message: says('must list the codes it can carry in `x-error-codes`') },
-        { at: `${response('500')}.content.application/json.schema`, message: says('must be ErrorEnvelope, not Problem') },
+        {
+          at: `${response('500')}.content.application/json.schema`,
+          message: says('must be ErrorEnvelope, not Problem'),
+        },
         { at: response('503'), message: says('must have a JSON body using ErrorEnvelope') },
       ]),
     );

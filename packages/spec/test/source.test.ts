@@ -153,7 +153,8 @@ function allExamples(): Array<{ where: string; schema: unknown; value: unknown; 
   const out: Array<{ where: string; schema: unknown; value: unknown; component?: string }> = [];
   const fromMedia = (where: string, media: MediaTypeObject | undefined) => {
     if (!media) return;
-    if (media.example !== undefined) out.push({ where: `${where} example`, schema: media.schema, value: media.example });
+    if (media.example !== undefined)
+      out.push({ where: `${where} example`, schema: media.schema, value: media.example });
     for (const [name, raw] of Object.entries(media.examples ?? {})) {
       const component = isReference(raw) ? raw.$ref.replace('#/components/examples/', '') : undefined;
       const example = deref<ExampleObject>(doc, raw);
@@ -184,7 +185,8 @@ function allExamples(): Array<{ where: string; schema: unknown; value: unknown; 
         for (const [type, media] of Object.entries(response.content ?? {})) fromMedia(`${at} ${status} ${type}`, media);
         for (const [name, rawHeader] of Object.entries(response.headers ?? {})) {
           const h = deref<HeaderObject>(doc, rawHeader);
-          if (h.example !== undefined) out.push({ where: `${at} ${status} header ${name}`, schema: h.schema, value: h.example });
+          if (h.example !== undefined)
+            out.push({ where: `${at} ${status} header ${name}`, schema: h.schema, value: h.example });
         }
       }
     }
@@ -198,19 +200,23 @@ function schemaExamples(): Array<{ where: string; schema: unknown; value: unknow
   const visit = (schema: unknown, where: string) => {
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
     const s = schema as JsonSchema;
-    if (Array.isArray(s.examples)) for (const [i, value] of s.examples.entries()) out.push({ where: `${where} examples[${i}]`, schema: s, value });
+    if (Array.isArray(s.examples))
+      for (const [i, value] of s.examples.entries()) out.push({ where: `${where} examples[${i}]`, schema: s, value });
     if (s.example !== undefined) out.push({ where: `${where} example`, schema: s, value: s.example });
     for (const key of ['properties', 'patternProperties', '$defs', 'dependentSchemas']) {
-      for (const [name, sub] of Object.entries((s[key] as Record<string, unknown>) ?? {})) visit(sub, `${where}/${key}/${name}`);
+      for (const [name, sub] of Object.entries((s[key] as Record<string, unknown>) ?? {}))
+        visit(sub, `${where}/${key}/${name}`);
     }
     for (const key of ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']) {
       visit(s[key], `${where}/${key}`);
     }
     for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems']) {
-      if (Array.isArray(s[key])) for (const [i, sub] of (s[key] as unknown[]).entries()) visit(sub, `${where}/${key}/${i}`);
+      if (Array.isArray(s[key]))
+        for (const [i, sub] of (s[key] as unknown[]).entries()) visit(sub, `${where}/${key}/${i}`);
     }
   };
-  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, `#/components/schemas/${name}`);
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {}))
+    visit(schema, `#/components/schemas/${name}`);
   return out;
 }
 
@@ -252,7 +258,8 @@ describe('error catalogue (components.schemas.ErrorCode)', () => {
         for (const code of r.errorCodes) {
           const entry = catalog.get(code);
           if (!entry) wrong.push(`${label(op)} ${r.status}: ${code} is not in the catalogue`);
-          else if (String(entry.status) !== r.status) wrong.push(`${label(op)} ${r.status}: ${code} is HTTP ${entry.status}`);
+          else if (String(entry.status) !== r.status)
+            wrong.push(`${label(op)} ${r.status}: ${code} is HTTP ${entry.status}`);
         }
       }
     }
@@ -287,7 +294,9 @@ describe('response envelope', () => {
     const error = (schemaOf(doc, envelope).properties as Record<string, unknown>).error;
     expect(propertyNames(doc, error).sort()).toEqual(['code', 'message']);
     expect(requiredOf(doc, error).sort()).toEqual(['code', 'message']);
-    expect((schemaOf(doc, error).properties as Record<string, Reference>).code?.$ref).toBe('#/components/schemas/ErrorCode');
+    expect((schemaOf(doc, error).properties as Record<string, Reference>).code?.$ref).toBe(
+      '#/components/schemas/ErrorCode',
+    );
     expect(typeOf(doc, (schemaOf(doc, error).properties as Record<string, unknown>).message)).toBe('string');
   });
 
@@ -389,18 +398,23 @@ describe('bulk operations', () => {
     expect(requiredOf(doc, row)).toEqual(expect.arrayContaining(['success', 'result_message']));
   });
 
-  it.each(BULK_WRAPPERS)('$path: every 200 example has one row per count, successes = $count', ({ method, path, count, failed, rows }) => {
-    const ok = successResponse(operation(method, path));
-    const wrong: string[] = [];
-    expect(Object.keys(ok.examples).length).toBeGreaterThan(0);
-    for (const [name, ex] of Object.entries(ok.examples)) {
-      const data = (ex.value as { data: Record<string, unknown> }).data;
-      const list = data[rows] as Array<{ success: boolean }>;
-      if (list.length !== (data[count] as number) + (data[failed] as number)) wrong.push(`${name}: ${list.length} rows`);
-      if (list.filter((r) => r.success).length !== data[count]) wrong.push(`${name}: ${count} is not the successful rows`);
-    }
-    expect(wrong).toEqual([]);
-  });
+  it.each(BULK_WRAPPERS)(
+    '$path: every 200 example has one row per count, successes = $count',
+    ({ method, path, count, failed, rows }) => {
+      const ok = successResponse(operation(method, path));
+      const wrong: string[] = [];
+      expect(Object.keys(ok.examples).length).toBeGreaterThan(0);
+      for (const [name, ex] of Object.entries(ok.examples)) {
+        const data = (ex.value as { data: Record<string, unknown> }).data;
+        const list = data[rows] as Array<{ success: boolean }>;
+        if (list.length !== (data[count] as number) + (data[failed] as number))
+          wrong.push(`${name}: ${list.length} rows`);
+        if (list.filter((r) => r.success).length !== data[count])
+          wrong.push(`${name}: ${count} is not the successful rows`);
+      }
+      expect(wrong).toEqual([]);
+    },
+  );
 
   it.each(BULK_WRAPPERS)('$path: a format error is a 400 for the whole request', ({ method, path }) => {
     const bad = operation(method, path).responses['400'];
@@ -416,7 +430,9 @@ describe('bulk operations', () => {
   it('the draft body allows at most 1,000 rows (maxItems: 1000)', () => {
     const body = operation('post', '/v3/wms/orders/draft').requestBody;
     expect(body?.schema, 'POST /v3/wms/orders/draft has no request body schema').toBeDefined();
-    const arrays = propertyNames(doc, body!.schema).filter((n) => typeOf(doc, propertyOf(doc, body!.schema, n)) === 'array');
+    const arrays = propertyNames(doc, body!.schema).filter(
+      (n) => typeOf(doc, propertyOf(doc, body!.schema, n)) === 'array',
+    );
     expect(arrays.length, 'the draft body has no array of rows').toBeGreaterThan(0);
     for (const name of arrays) expect(propertyOf(doc, body!.schema, name)!.maxItems, name).toBe(1000);
   });
@@ -442,7 +458,8 @@ describe('draft order result row (data.drafts[])', () => {
     const schema = rowSchema();
     expect(propertyNames(doc, schema).sort()).toEqual(Object.keys(DRAFT_ROW).sort());
     expect(requiredOf(doc, schema).sort()).toEqual(Object.keys(DRAFT_ROW).sort());
-    for (const [name, type] of Object.entries(DRAFT_ROW)) expect(typeOf(doc, propertyOf(doc, schema, name)), name).toBe(type);
+    for (const [name, type] of Object.entries(DRAFT_ROW))
+      expect(typeOf(doc, propertyOf(doc, schema, name)), name).toBe(type);
   });
 
   it('accepts a successful row (status open, created_at YYYY-MM-DD HH:MM:SS)', () => {
@@ -450,7 +467,9 @@ describe('draft order result row (data.drafts[])', () => {
   });
 
   it('accepts a failed row (empty draft_id and created_at)', () => {
-    expect(ajv.errors(rowSchema(), row({ draft_id: '', created_at: '', success: false, result_message: 'Duplicate.' }))).toEqual([]);
+    expect(
+      ajv.errors(rowSchema(), row({ draft_id: '', created_at: '', success: false, result_message: 'Duplicate.' })),
+    ).toEqual([]);
   });
 
   it('rejects a created_at not in YYYY-MM-DD HH:MM:SS', () => {
@@ -472,7 +491,8 @@ describe('GET /v3/manager/orders', () => {
     const item = propertyOf(doc, list().schema, 'data')!.items;
     expect(propertyNames(doc, item).sort()).toEqual(Object.keys(MANAGER_ORDER_ITEM).sort());
     expect(requiredOf(doc, item).sort()).toEqual(Object.keys(MANAGER_ORDER_ITEM).sort());
-    for (const [name, type] of Object.entries(MANAGER_ORDER_ITEM)) expect(typeOf(doc, propertyOf(doc, item, name)), name).toBe(type);
+    for (const [name, type] of Object.entries(MANAGER_ORDER_ITEM))
+      expect(typeOf(doc, propertyOf(doc, item, name)), name).toBe(type);
     const date = (schemaOf(doc, item).properties as Record<string, unknown>).registered_date;
     expect(ajv.errors(date, SOURCE_DATE_TIME)).toEqual([]);
     expect(ajv.errors(date, ISO_DATE_TIME)).not.toEqual([]);
@@ -490,7 +510,9 @@ describe('GET /v3/manager/orders', () => {
   it('documents 400 INVALID_PARAMETER, 401 with the auth codes, and 429', () => {
     const op = operation('get', '/v3/manager/orders');
     expect(op.responses['400']?.errorCodes).toContain('INVALID_PARAMETER');
-    expect(op.responses['401']?.errorCodes).toEqual(expect.arrayContaining(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN']));
+    expect(op.responses['401']?.errorCodes).toEqual(
+      expect.arrayContaining(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN']),
+    );
     expect(op.responses['429']?.errorCodes).toContain('RATE_LIMIT_EXCEEDED');
   });
 
@@ -508,7 +530,8 @@ describe('pagination', () => {
     expect(pagination, 'GET /v3/manager/orders has no pagination').toBeDefined();
     expect(propertyNames(doc, pagination).sort()).toEqual(Object.keys(PAGINATION).sort());
     expect(requiredOf(doc, pagination).sort()).toEqual(Object.keys(PAGINATION).sort());
-    for (const [name, type] of Object.entries(PAGINATION)) expect(typeOf(doc, propertyOf(doc, pagination, name)), name).toBe(type);
+    for (const [name, type] of Object.entries(PAGINATION))
+      expect(typeOf(doc, propertyOf(doc, pagination, name)), name).toBe(type);
   });
 
   it('every paged list has the same pagination object and takes page and size', () => {
@@ -521,7 +544,8 @@ describe('pagination', () => {
           wrong.push(`${label(op)}: pagination fields ${propertyNames(doc, pagination).join(', ')}`);
         }
         for (const name of ['page', 'size']) {
-          if (!op.parameters.some((p) => p.name === name && p.in === 'query')) wrong.push(`${label(op)}: no ${name} query`);
+          if (!op.parameters.some((p) => p.name === name && p.in === 'query'))
+            wrong.push(`${label(op)}: no ${name} query`);
         }
       }
     }
@@ -563,7 +587,9 @@ describe('authentication', () => {
   it('every other /v3/ operation except the token operations uses ApiKeyAuth only', () => {
     const others = ops.filter((op) => !isPay(op) && !isTokenOperation(op) && op.area !== 'manager');
     expect(others.length).toBeGreaterThan(0);
-    const wrong = others.filter((op) => op.security.join() !== 'ApiKeyAuth').map((op) => `${label(op)}: [${op.security.join(', ')}]`);
+    const wrong = others
+      .filter((op) => op.security.join() !== 'ApiKeyAuth')
+      .map((op) => `${label(op)}: [${op.security.join(', ')}]`);
     expect(wrong).toEqual([]);
   });
 
@@ -575,7 +601,9 @@ describe('authentication', () => {
   it('every authenticated operation documents 401 AUTH_MISSING_TOKEN and AUTH_INVALID_TOKEN', () => {
     const wrong = ops
       .filter((op) => op.security.length > 0)
-      .filter((op) => !['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN'].every((c) => op.responses['401']?.errorCodes.includes(c)))
+      .filter(
+        (op) => !['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN'].every((c) => op.responses['401']?.errorCodes.includes(c)),
+      )
       .map(label);
     expect(wrong).toEqual([]);
   });
@@ -715,12 +743,18 @@ describe('examples', () => {
   });
 
   it('every schema-level example validates against its schema', () => {
-    const wrong = schemaExamples().flatMap(({ where, schema, value }) => ajv.errors(schema, value).map((e) => `${where}: ${e}`));
+    const wrong = schemaExamples().flatMap(({ where, schema, value }) =>
+      ajv.errors(schema, value).map((e) => `${where}: ${e}`),
+    );
     expect(wrong).toEqual([]);
   });
 
   it('every components.examples entry is used by some operation (so it is validated above)', () => {
-    const used = new Set(allExamples().map((e) => e.component).filter(Boolean));
+    const used = new Set(
+      allExamples()
+        .map((e) => e.component)
+        .filter(Boolean),
+    );
     expect(Object.keys(doc.components?.examples ?? {}).filter((name) => !used.has(name))).toEqual([]);
   });
 

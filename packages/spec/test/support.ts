@@ -25,7 +25,8 @@ export function schemaOf(doc: OpenApiDocument, schema: unknown): JsonSchema {
 function declaredProperties(doc: OpenApiDocument, schema: unknown): Record<string, unknown> {
   const resolved = schemaOf(doc, schema);
   const out: Record<string, unknown> = {};
-  for (const branch of (resolved.allOf as unknown[] | undefined) ?? []) Object.assign(out, declaredProperties(doc, branch));
+  for (const branch of (resolved.allOf as unknown[] | undefined) ?? [])
+    Object.assign(out, declaredProperties(doc, branch));
   return { ...out, ...((resolved.properties as Record<string, unknown> | undefined) ?? {}) };
 }
 
@@ -76,7 +77,9 @@ function rewriteLocalRefs(node: unknown): unknown {
     return Object.fromEntries(
       Object.entries(node).map(([key, value]) => [
         key,
-        key === '$ref' && typeof value === 'string' && value.startsWith('#') ? `${DOC_ID}${value}` : rewriteLocalRefs(value),
+        key === '$ref' && typeof value === 'string' && value.startsWith('#')
+          ? `${DOC_ID}${value}`
+          : rewriteLocalRefs(value),
       ]),
     );
   }

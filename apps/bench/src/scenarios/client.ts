@@ -72,7 +72,10 @@ export async function runClient(ctx: Context): Promise<ClientResult> {
     const apiKey = reference.liveKey(areaOf(GET_REQUEST.path) as 'manager');
     const url = `${reference.url}${GET_REQUEST.path}?${GET_REQUEST.query}`;
     const headers = { 'X-API-Key': apiKey, Accept: 'application/json' };
-    const query = Object.fromEntries([...new URLSearchParams(GET_REQUEST.query)].map(([k, v]) => [k, Number(v)])) as { page: number; size: number };
+    const query = Object.fromEntries([...new URLSearchParams(GET_REQUEST.query)].map(([k, v]) => [k, Number(v)])) as {
+      page: number;
+      size: number;
+    };
 
     // Pacing off: it would hold calls to the contract's 30 per second, which measures the gateway limit, not the
     // client. Caching is off by default and stays off: a cached answer measures no request at all. Retries stay on

@@ -55,22 +55,37 @@ function bodyMaker(ctx: Context): { rows: number; make(serial: () => string): Bu
   return {
     rows: maxItems,
     make(serial) {
-      const orders = Array.from({ length: maxItems }, (_, i) => ({ ...template[i % template.length]!, mall_order_no: serial() }));
+      const orders = Array.from({ length: maxItems }, (_, i) => ({
+        ...template[i % template.length]!,
+        mall_order_no: serial(),
+      }));
       return Buffer.from(JSON.stringify({ orders }));
     },
   };
 }
 
-function post(agent: Agent, url: URL, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: Buffer; ms: number }> {
+function post(
+  agent: Agent,
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: Buffer; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request(
       url,
-      { method: 'POST', agent, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) }, timeout: 60_000 },
+      {
+        method: 'POST',
+        agent,
+        headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+        timeout: 60_000,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }));
+        res.once('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }),
+        );
         res.once('error', reject);
       },
     );
@@ -105,7 +120,9 @@ export async function runDraft(ctx: Context): Promise<DraftResult> {
       const parsed = JSON.parse(res.body.toString('utf8')) as DraftBulkResponse;
       if (res.status !== 200 || parsed.data?.created_count !== maker.rows || parsed.data.failed_count !== 0) {
         const firstFailure = parsed.data?.drafts?.find((d) => !d.success)?.result_message;
-        throw new Error(`a draft request did not open every row: ${res.status} ${firstFailure ?? res.body.toString('utf8').slice(0, 300)}`);
+        throw new Error(
+          `a draft request did not open every row: ${res.status} ${firstFailure ?? res.body.toString('utf8').slice(0, 300)}`,
+        );
       }
       responseBytes = res.body.length;
       return res.ms;
@@ -132,7 +149,9 @@ export async function runDraft(ctx: Context): Promise<DraftResult> {
         requests: latencies.length,
       };
       rounds.push(r);
-      log(`round ${round}/${s.rounds} ${s.requestsPerRound} requests  p50 ${fmt(r.p50Ms, 1)} ms  p99 ${fmt(r.p99Ms, 1)} ms  ${fmt(r.rowsPerSecond)} rows/s`);
+      log(
+        `round ${round}/${s.rounds} ${s.requestsPerRound} requests  p50 ${fmt(r.p50Ms, 1)} ms  p99 ${fmt(r.p99Ms, 1)} ms  ${fmt(r.rowsPerSecond)} rows/s`,
+      );
     }
     return {
       request: `${DRAFT_REQUEST.method} ${DRAFT_REQUEST.path}`,

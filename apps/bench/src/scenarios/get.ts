@@ -61,13 +61,20 @@ export interface GetResult {
 const DESCRIPTIONS: Record<GetServerKey, string> = {
   reference:
     '`cls-reference serve`: SQLite file (WAL) with the demo data set; gateway limit (raised), API-key auth, quota counting with a live key of a paid account, Ajv request validation, envelope, serialization',
-  bare: 'Fastify 5, no plugins, no logger: one route sending the reference\'s response bytes from memory',
+  bare: "Fastify 5, no plugins, no logger: one route sending the reference's response bytes from memory",
   prism: '`@cls-api/mock`: its front server and Prism 5.14 (two processes), `Prefer: example=first_page`',
 };
 
-async function fetchBody(url: string, headers: Record<string, string>): Promise<{ status: number; contentType: string; body: Buffer }> {
+async function fetchBody(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; contentType: string; body: Buffer }> {
   const res = await fetch(url, { headers });
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    body: Buffer.from(await res.arrayBuffer()),
+  };
 }
 
 function failuresOf(r: LoadResult): Record<string, number> {
@@ -88,7 +95,8 @@ export async function runGet(ctx: Context): Promise<GetResult> {
   const s = settings.get;
   const op = operation(spec, GET_REQUEST.method, GET_REQUEST.path);
   const example = op.responses['200']?.examples?.[GET_REQUEST.mockExample]?.value;
-  if (example === undefined) throw new Error(`the contract has no example ${GET_REQUEST.mockExample} for ${op.operationId} 200`);
+  if (example === undefined)
+    throw new Error(`the contract has no example ${GET_REQUEST.mockExample} for ${op.operationId} 200`);
   const target = `${GET_REQUEST.path}?${GET_REQUEST.query}`;
 
   const servers: Partial<Record<GetServerKey, RunningServer>> = {};
@@ -104,10 +112,14 @@ export async function runGet(ctx: Context): Promise<GetResult> {
       Prefer: `example=${GET_REQUEST.mockExample}`,
     };
     const captured = await fetchBody(reference.url + target, headers);
-    if (captured.status !== 200) throw new Error(`the reference server answered ${captured.status}: ${captured.body.toString('utf8')}`);
+    if (captured.status !== 200)
+      throw new Error(`the reference server answered ${captured.status}: ${captured.body.toString('utf8')}`);
 
     log('starting the bare Fastify server and the Prism mock…');
-    const [bareStart, prismStart] = await Promise.allSettled([startBare(GET_REQUEST.path, captured.body, captured.contentType), startPrismMock()]);
+    const [bareStart, prismStart] = await Promise.allSettled([
+      startBare(GET_REQUEST.path, captured.body, captured.contentType),
+      startPrismMock(),
+    ]);
     // Whichever started is stopped in `finally`, even when the other did not.
     if (bareStart.status === 'fulfilled') servers.bare = bareStart.value;
     if (prismStart.status === 'fulfilled') servers.prism = prismStart.value;
@@ -119,12 +131,19 @@ export async function runGet(ctx: Context): Promise<GetResult> {
     // Check what each answers before measuring it: the ceiling must send exactly the reference's bytes, and the
     // mock the contract's example.
     const fromBare = await fetchBody(bare.url + target, headers);
-    if (fromBare.status !== 200 || !fromBare.body.equals(captured.body)) throw new Error('the bare server does not return the reference body');
+    if (fromBare.status !== 200 || !fromBare.body.equals(captured.body))
+      throw new Error('the bare server does not return the reference body');
     const fromPrism = await fetchBody(prism.url + target, headers);
     if (fromPrism.status !== 200 || !isDeepStrictEqual(JSON.parse(fromPrism.body.toString('utf8')), example)) {
-      throw new Error(`the Prism mock did not return the ${GET_REQUEST.mockExample} example: ${fromPrism.status} ${fromPrism.body.toString('utf8').slice(0, 300)}`);
+      throw new Error(
+        `the Prism mock did not return the ${GET_REQUEST.mockExample} example: ${fromPrism.status} ${fromPrism.body.toString('utf8').slice(0, 300)}`,
+      );
     }
-    const bodyBytes: Record<GetServerKey, number> = { reference: captured.body.length, bare: fromBare.body.length, prism: fromPrism.body.length };
+    const bodyBytes: Record<GetServerKey, number> = {
+      reference: captured.body.length,
+      bare: fromBare.body.length,
+      prism: fromPrism.body.length,
+    };
 
     const order: GetServerKey[] = ['reference', 'bare', 'prism'];
     const load = (key: GetServerKey, durationSec: number) =>
@@ -183,7 +202,8 @@ export async function runGet(ctx: Context): Promise<GetResult> {
         failures: list.reduce((into, r) => addUp(into, r.failures), {} as Record<string, number>),
       };
     }
-    const paired = (a: GetServerKey, b: GetServerKey) => median(rounds[a].map((r, i) => ratio(r.rps, rounds[b][i]!.rps)));
+    const paired = (a: GetServerKey, b: GetServerKey) =>
+      median(rounds[a].map((r, i) => ratio(r.rps, rounds[b][i]!.rps)));
     return {
       request: `${GET_REQUEST.method} ${target}`,
       connections: s.connections,

@@ -30,7 +30,13 @@ export interface PipelineResult {
   warmSeconds: number;
 }
 
-function runCommand(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutSec: number): Promise<CommandRun> {
+function runCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutSec: number,
+): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -83,10 +89,18 @@ export async function runPipeline(ctx: Context): Promise<PipelineResult> {
     FORCE_COLOR: '0',
   };
   try {
-    log(`cloning ${state.commit.slice(0, 12)} into ${clone}${state.dirty ? ' (the working tree has uncommitted changes; they are not measured)' : ''}…`);
+    log(
+      `cloning ${state.commit.slice(0, 12)} into ${clone}${state.dirty ? ' (the working tree has uncommitted changes; they are not measured)' : ''}…`,
+    );
     await runCommand('git', ['clone', '--quiet', repoRoot, clone], dir, env, 600);
     log('pnpm install --frozen-lockfile --offline…');
-    const install = await runCommand('pnpm', ['install', '--frozen-lockfile', '--offline'], clone, env, s.installTimeoutSec);
+    const install = await runCommand(
+      'pnpm',
+      ['install', '--frozen-lockfile', '--offline'],
+      clone,
+      env,
+      s.installTimeoutSec,
+    );
     log(`installed in ${fmt(install.seconds, 1)} s`);
     // A clone has neither; removed anyway, so that "cold" cannot depend on how the clone was made.
     for (const cache of ['.turbo', join('node_modules', '.cache', 'turbo')]) {
@@ -99,9 +113,18 @@ export async function runPipeline(ctx: Context): Promise<PipelineResult> {
     for (let i = 1; i <= s.warmRuns; i++) {
       const run = await runCommand('pnpm', ['build'], clone, env, s.buildTimeoutSec);
       warm.push(run);
-      log(`unchanged build ${i}/${s.warmRuns}: ${fmt(run.seconds, 2)} s${run.fullTurbo ? ' (FULL TURBO)' : ` (${run.cached ?? '?'} of ${run.total ?? '?'} cached)`}`);
+      log(
+        `unchanged build ${i}/${s.warmRuns}: ${fmt(run.seconds, 2)} s${run.fullTurbo ? ' (FULL TURBO)' : ` (${run.cached ?? '?'} of ${run.total ?? '?'} cached)`}`,
+      );
     }
-    return { commit: state.commit, workingTreeDirty: state.dirty, install, cold, warm, warmSeconds: median(warm.map((r) => r.seconds)) };
+    return {
+      commit: state.commit,
+      workingTreeDirty: state.dirty,
+      install,
+      cold,
+      warm,
+      warmSeconds: median(warm.map((r) => r.seconds)),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -29,13 +29,26 @@ export async function runProfile(ctx: Context): Promise<ProfileResult> {
     log('starting the reference server with --cpu-prof…');
     const reference = await startReference({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
     const target = `${reference.url}${GET_REQUEST.path}?${GET_REQUEST.query}`;
-    const headers = { 'X-API-Key': reference.liveKey(areaOf(GET_REQUEST.path) as 'manager'), Accept: 'application/json' };
+    const headers = {
+      'X-API-Key': reference.liveKey(areaOf(GET_REQUEST.path) as 'manager'),
+      Accept: 'application/json',
+    };
     let windowUs: { fromUs: number; toUs: number };
     let rps: number;
     try {
-      await runLoad({ url: target, headers, connections: settings.get.connections, durationSec: Math.min(2, s.durationSec) });
+      await runLoad({
+        url: target,
+        headers,
+        connections: settings.get.connections,
+        durationSec: Math.min(2, s.durationSec),
+      });
       const fromUs = monotonicUs();
-      const r = await runLoad({ url: target, headers, connections: settings.get.connections, durationSec: s.durationSec });
+      const r = await runLoad({
+        url: target,
+        headers,
+        connections: settings.get.connections,
+        durationSec: s.durationSec,
+      });
       windowUs = { fromUs, toUs: monotonicUs() };
       rps = r.rps;
       log(`profiled ${fmt(r.rps)} req/s for ${s.durationSec} s`);
@@ -56,7 +69,13 @@ export async function runProfile(ctx: Context): Promise<ProfileResult> {
     } catch {
       savedAs = undefined;
     }
-    return { ...summary, request: `GET ${GET_REQUEST.path}?${GET_REQUEST.query}`, durationSec: s.durationSec, rps, savedAs };
+    return {
+      ...summary,
+      request: `GET ${GET_REQUEST.path}?${GET_REQUEST.query}`,
+      durationSec: s.durationSec,
+      rps,
+      savedAs,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -26,7 +26,13 @@ interface ForkOptions {
 }
 
 /** Forks one of this package's server entries and waits for its address. */
-async function forkServer(entry: string, args: string[], label: string, timeoutMs: number, options: ForkOptions = {}): Promise<RunningServer> {
+async function forkServer(
+  entry: string,
+  args: string[],
+  label: string,
+  timeoutMs: number,
+  options: ForkOptions = {},
+): Promise<RunningServer> {
   const child = fork(join(here, entry), args, {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     execArgv: options.execArgv ?? [],
@@ -119,10 +125,15 @@ export function referenceCli(): string {
 
 function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [cli, ...args], { env, cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`cls-reference ${args.join(' ')} failed: ${err.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { env, cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`cls-reference ${args.join(' ')} failed: ${err.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -150,11 +161,17 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
   };
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env };
   try {
-    const seeded = JSON.parse(await runReferenceCli(cli, ['seed', '--json'], childEnv, dir)) as { accounts: DemoAccount[] };
+    const seeded = JSON.parse(await runReferenceCli(cli, ['seed', '--json'], childEnv, dir)) as {
+      accounts: DemoAccount[];
+    };
     const account = seeded.accounts.find((a) => a.paid && a.api_keys.some((k) => k.env === 'live'));
     if (!account) throw new Error('the demo data set has no paid account with live keys');
 
-    const server = await forkServer('reference.js', [], 'reference', 60_000, { env: childEnv, cwd: dir, execArgv: options.nodeArgs ?? [] });
+    const server = await forkServer('reference.js', [], 'reference', 60_000, {
+      env: childEnv,
+      cwd: dir,
+      execArgv: options.nodeArgs ?? [],
+    });
     return {
       ...server,
       account,

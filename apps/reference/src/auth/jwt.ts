@@ -9,7 +9,10 @@ export const JWT_ISSUER = 'cls-reference';
  */
 export const CLOCK_SKEW_SECONDS = 60;
 
-export type VerifyOutcome = { kind: 'ok'; accountId: string; environment: Environment } | { kind: 'expired' } | { kind: 'invalid' };
+export type VerifyOutcome =
+  | { kind: 'ok'; accountId: string; environment: Environment }
+  | { kind: 'expired' }
+  | { kind: 'invalid' };
 
 /**
  * HS256 JWTs following RFC 8725: one algorithm, explicit `typ`, audience, issuer, `sub`, `iat` and `exp`, plus
@@ -55,7 +58,8 @@ export class JwtIssuer {
         requiredClaims: ['sub', 'iat', 'exp', 'env'],
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || payload.sub === '' || !isEnvironment(payload.env)) return { kind: 'invalid' };
+      if (typeof payload.sub !== 'string' || payload.sub === '' || !isEnvironment(payload.env))
+        return { kind: 'invalid' };
       // A token this service issued lives exactly the issued TTL from its issue time, which is not in the future.
       // A well-signed token that says otherwise (`exp` in 2200, `iat` tomorrow) was made with a leaked secret or by a
       // misconfigured signer: refused rather than honoured for as long as it claims.

@@ -36,21 +36,36 @@ export function createTokenHandlers(deps: {
       const client = accounts.verifyClient(body.client_id, body.client_secret);
       if (!client) throw new ApiError('AUTH_INVALID_TOKEN', 'The client credentials are invalid.');
       const refresh = await whenUnlocked(
-        () => accounts.issueRefreshToken({ accountId: client.account_id, clientId: body.client_id, ttlSeconds: refreshTokenTtlSeconds }, ctx.now),
+        () =>
+          accounts.issueRefreshToken(
+            { accountId: client.account_id, clientId: body.client_id, ttlSeconds: refreshTokenTtlSeconds },
+            ctx.now,
+          ),
         lockTimeoutMs,
       );
       return respond({ accountId: client.account_id, environment: client.environment }, refresh.refresh_token, ctx.now);
     },
 
     async refreshAccessToken({ body }, ctx) {
-      const outcome = await whenUnlocked(() => accounts.renewRefreshToken(body.refresh_token, refreshTokenTtlSeconds, ctx.now), lockTimeoutMs);
+      const outcome = await whenUnlocked(
+        () => accounts.renewRefreshToken(body.refresh_token, refreshTokenTtlSeconds, ctx.now),
+        lockTimeoutMs,
+      );
       // AUTH_EXPIRED_TOKEN means "refresh now", so it cannot answer a refresh: an expired refresh token is invalid
       // like any other that cannot be used (spec/components/responses/UnauthorizedRefresh.yaml).
       if (outcome.kind === 'expired') {
-        throw new ApiError('AUTH_INVALID_TOKEN', 'The refresh token has expired. Obtain a new token with the client credentials.');
+        throw new ApiError(
+          'AUTH_INVALID_TOKEN',
+          'The refresh token has expired. Obtain a new token with the client credentials.',
+        );
       }
-      if (outcome.kind === 'invalid' || !('refresh_token' in outcome)) throw new ApiError('AUTH_INVALID_TOKEN', 'The refresh token is invalid.');
-      return respond({ accountId: outcome.account_id, environment: outcome.environment }, outcome.refresh_token, ctx.now);
+      if (outcome.kind === 'invalid' || !('refresh_token' in outcome))
+        throw new ApiError('AUTH_INVALID_TOKEN', 'The refresh token is invalid.');
+      return respond(
+        { accountId: outcome.account_id, environment: outcome.environment },
+        outcome.refresh_token,
+        ctx.now,
+      );
     },
   };
 }

@@ -19,7 +19,10 @@ export function depositHandlers(d: Domain): Pick<DomainHandlers, 'listDeposits'>
       const until = time.startOfDate(ServiceTime.addDays(query.date_to, 1))!;
       const slice = await store.listDeposits(ownerOf(ctx), { from, until }, windowOf(query.page, query.size));
       // No match is 200 with an empty array, never 404 (source, Errors rule 1).
-      return { data: slice.items.map((x) => depositView(x, time)), pagination: paginationOf(query.page, query.size, slice.total) };
+      return {
+        data: slice.items.map((x) => depositView(x, time)),
+        pagination: paginationOf(query.page, query.size, slice.total),
+      };
     },
   };
 }

@@ -13,7 +13,15 @@ import {
   paginationOf,
   windowOf,
 } from './vocabulary.js';
-import type { OrderChanges, OrderFields, OrderFilter, OrderRecord, Slice, StoreTransaction, Window } from '../store/interface.js';
+import type {
+  OrderChanges,
+  OrderFields,
+  OrderFilter,
+  OrderRecord,
+  Slice,
+  StoreTransaction,
+  Window,
+} from '../store/interface.js';
 import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
 import { dailyNumber, dateFilter, type Domain, draftView, managerOrderView, orderView, timeFilter } from './views.js';
 
@@ -52,7 +60,14 @@ async function missingItem(tx: StoreTransaction, owner: Owner, f: OrderFields): 
  * Takes `quantity` from the stock the order draws on (the option's, or the product's own when no option is given).
  * When too little is free nothing is taken, and the free quantity is returned.
  */
-async function allocate(tx: StoreTransaction, owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<{ free: number } | undefined> {
+async function allocate(
+  tx: StoreTransaction,
+  owner: Owner,
+  productCode: string,
+  optionCode: string | null,
+  quantity: number,
+  at: EpochSeconds,
+): Promise<{ free: number } | undefined> {
   if (await tx.allocateStock(owner, productCode, optionCode, quantity, at)) return undefined;
   return { free: (await tx.findStock(owner, productCode, optionCode))?.quantity ?? 0 };
 }
@@ -127,10 +142,15 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
         const at = ServiceTime.seconds(now);
         const order = await load(tx, null, orderNo);
         // Another seller's order is not found either (DECISIONS G9).
-        if (accountId !== null && order.owner.accountId !== accountId) throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
+        if (accountId !== null && order.owner.accountId !== accountId)
+          throw new ApiError('ORDER_NOT_FOUND', `Order ${orderNo} was not found.`);
         refuseFinished(order);
         const invoice_no = await nextInvoiceNo(tx);
-        await tx.updateOrder(order.owner, orderNo, { order_status_code: ORDER_STATUS.shipped, invoice_no, updated_at: at });
+        await tx.updateOrder(order.owner, orderNo, {
+          order_status_code: ORDER_STATUS.shipped,
+          invoice_no,
+          updated_at: at,
+        });
         // The warehouse's packing camera records every parcel it ships; the camera area looks videos up by invoice.
         const sequence = await tx.nextSequence('video_id', '');
         const duration = 30 + ((sequence * 37) % 90);
@@ -149,7 +169,10 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
         if (order.order_status_code !== ORDER_STATUS.registered) {
           throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.registered}.`);
         }
-        await tx.updateOrder(owner, orderNo, { order_status_code: ORDER_STATUS.preparing, updated_at: ServiceTime.seconds(now) });
+        await tx.updateOrder(owner, orderNo, {
+          order_status_code: ORDER_STATUS.preparing,
+          updated_at: ServiceTime.seconds(now),
+        });
       }),
 
     deliver: (owner, orderNo, now) =>
@@ -158,7 +181,10 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
         if (order.order_status_code !== ORDER_STATUS.shipped) {
           throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.shipped}.`);
         }
-        await tx.updateOrder(owner, orderNo, { order_status_code: ORDER_STATUS.delivered, updated_at: ServiceTime.seconds(now) });
+        await tx.updateOrder(owner, orderNo, {
+          order_status_code: ORDER_STATUS.delivered,
+          updated_at: ServiceTime.seconds(now),
+        });
       }),
 
     cancel: (owner, orderNo, now) =>
@@ -197,10 +223,20 @@ export function orderHandlers(d: Domain): OrderHandlers {
     return order;
   }
 
-  type ListQuery = { page: number; size: number; updated_after?: string; date_from?: string; order_status_code?: OrderStatusCode };
+  type ListQuery = {
+    page: number;
+    size: number;
+    updated_after?: string;
+    date_from?: string;
+    order_status_code?: OrderStatusCode;
+  };
 
   /** One page of the seller's orders, read by `read` (whole orders, or only what a summary shows). */
-  async function listOrders<T>(owner: Owner, query: ListQuery, read: (owner: Owner, filter: OrderFilter, window: Window) => Promise<Slice<T>>) {
+  async function listOrders<T>(
+    owner: Owner,
+    query: ListQuery,
+    read: (owner: Owner, filter: OrderFilter, window: Window) => Promise<Slice<T>>,
+  ) {
     const filter = {
       updatedAfter: timeFilter(time, 'updated_after', query.updated_after),
       registeredFrom: dateFilter(time, 'date_from', query.date_from),
@@ -217,7 +253,9 @@ export function orderHandlers(d: Domain): OrderHandlers {
     },
 
     async listManagerOrders({ query }, ctx) {
-      const { items, pagination } = await listOrders(ownerOf(ctx), query, (...args) => store.listOrderSummaries(...args));
+      const { items, pagination } = await listOrders(ownerOf(ctx), query, (...args) =>
+        store.listOrderSummaries(...args),
+      );
       return { data: items.map((o) => managerOrderView(o, time)), pagination };
     },
 
@@ -249,7 +287,14 @@ export function orderHandlers(d: Domain): OrderHandlers {
               (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
             ));
           if (failure !== undefined) {
-            out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, order_no: '', created_at: '', success: false, result_message: failure });
+            out.push({
+              mall_order_no: f.mall_order_no,
+              mall_product_name: f.mall_product_name,
+              order_no: '',
+              created_at: '',
+              success: false,
+              result_message: failure,
+            });
             continue;
           }
           const order_no = await nextOrderNo(tx, time, at);
@@ -261,7 +306,14 @@ export function orderHandlers(d: Domain): OrderHandlers {
             registered_at: at,
             updated_at: at,
           });
-          out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, order_no, created_at, success: true, result_message: '' });
+          out.push({
+            mall_order_no: f.mall_order_no,
+            mall_product_name: f.mall_product_name,
+            order_no,
+            created_at,
+            success: true,
+            result_message: '',
+          });
         }
         return out;
       });
@@ -278,7 +330,10 @@ export function orderHandlers(d: Domain): OrderHandlers {
         const order = await tx.findOrder(owner, params.order_no);
         if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${params.order_no} was not found.`);
         if (isShipped(order.order_status_code)) {
-          throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped and cannot be modified.`);
+          throw new ApiError(
+            'ORDER_ALREADY_SHIPPED',
+            `Order ${order.order_no} has already shipped and cannot be modified.`,
+          );
         }
         if (order.order_status_code === ORDER_STATUS.cancelled) {
           throw new ApiError('INVALID_PARAMETER', `Order ${order.order_no} is cancelled and cannot be modified.`);
@@ -289,7 +344,11 @@ export function orderHandlers(d: Domain): OrderHandlers {
           if (difference > 0) {
             const short = await allocate(tx, owner, order.product_code, order.option_code, difference, at);
             // Thrown inside the transaction, so the order and the stock stay exactly as they were.
-            if (short) throw new ApiError('INVENTORY_INSUFFICIENT', shortageText(order, `${difference} more requested`, short.free));
+            if (short)
+              throw new ApiError(
+                'INVENTORY_INSUFFICIENT',
+                shortageText(order, `${difference} more requested`, short.free),
+              );
           } else {
             await tx.releaseStock(owner, order.product_code, order.option_code, -difference, at);
           }
@@ -324,12 +383,28 @@ export function orderHandlers(d: Domain): OrderHandlers {
             (await missingItem(tx, owner, f));
           if (failure !== undefined) {
             // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
-            out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id: '', status: '', created_at: '', success: false, result_message: failure });
+            out.push({
+              mall_order_no: f.mall_order_no,
+              mall_product_name: f.mall_product_name,
+              draft_id: '',
+              status: '',
+              created_at: '',
+              success: false,
+              result_message: failure,
+            });
             continue;
           }
           const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
           await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
-          out.push({ mall_order_no: f.mall_order_no, mall_product_name: f.mall_product_name, draft_id, status: DRAFT_STATUS_OPEN, created_at, success: true, result_message: '' });
+          out.push({
+            mall_order_no: f.mall_order_no,
+            mall_product_name: f.mall_product_name,
+            draft_id,
+            status: DRAFT_STATUS_OPEN,
+            created_at,
+            success: true,
+            result_message: '',
+          });
         }
         return out;
       });

@@ -37,14 +37,18 @@ export function productHandlers(d: Domain): ProductHandlers {
   async function readOption(owner: Owner, productCode: string, optionCode: string) {
     await readProduct(owner, productCode);
     const option = await store.findOption(owner, productCode, optionCode);
-    if (!option) throw new ApiError('OPTION_NOT_FOUND', `Option ${optionCode} of product ${productCode} was not found.`);
+    if (!option)
+      throw new ApiError('OPTION_NOT_FOUND', `Option ${optionCode} of product ${productCode} was not found.`);
     return option;
   }
 
   async function listProducts(owner: Owner, query: { page: number; size: number; updated_after?: string }) {
     const filter = { updatedAfter: timeFilter(time, 'updated_after', query.updated_after) };
     const slice = await store.listProducts(owner, filter, windowOf(query.page, query.size));
-    return { data: slice.items.map((p) => productView(p, time)), pagination: paginationOf(query.page, query.size, slice.total) };
+    return {
+      data: slice.items.map((p) => productView(p, time)),
+      pagination: paginationOf(query.page, query.size, slice.total),
+    };
   }
 
   return {
@@ -84,7 +88,10 @@ export function productHandlers(d: Domain): ProductHandlers {
       const owner = ownerOf(ctx);
       await readProduct(owner, params.product_code);
       const slice = await store.listOptions(owner, params.product_code, windowOf(query.page, query.size));
-      return { data: slice.items.map((o) => optionView(o, time)), pagination: paginationOf(query.page, query.size, slice.total) };
+      return {
+        data: slice.items.map((o) => optionView(o, time)),
+        pagination: paginationOf(query.page, query.size, slice.total),
+      };
     },
 
     async getProductOption({ params }, ctx) {
@@ -117,7 +124,13 @@ export function productHandlers(d: Domain): ProductHandlers {
                 ? `Option ${row.option_code} already exists for this product.`
                 : undefined;
           if (failure !== undefined) {
-            out.push({ option_code: row.option_code, option_name: row.option_name, created_at: '', success: false, result_message: failure });
+            out.push({
+              option_code: row.option_code,
+              option_name: row.option_name,
+              created_at: '',
+              success: false,
+              result_message: failure,
+            });
             continue;
           }
           await tx.insertOption(
@@ -131,7 +144,13 @@ export function productHandlers(d: Domain): ProductHandlers {
             },
             row.stock_quantity ?? 0,
           );
-          out.push({ option_code: row.option_code, option_name: row.option_name, created_at, success: true, result_message: '' });
+          out.push({
+            option_code: row.option_code,
+            option_name: row.option_name,
+            created_at,
+            success: true,
+            result_message: '',
+          });
         }
         return out;
       });
@@ -149,12 +168,18 @@ export function productHandlers(d: Domain): ProductHandlers {
         updatedAfter: timeFilter(time, 'updated_after', query.updated_after),
       };
       const slice = await store.listStock(owner, filter, windowOf(query.page, query.size));
-      return { data: slice.items.map((s) => stockView(s, time)), pagination: paginationOf(query.page, query.size, slice.total) };
+      return {
+        data: slice.items.map((s) => stockView(s, time)),
+        pagination: paginationOf(query.page, query.size, slice.total),
+      };
     },
 
     async listSuppliers({ query }, ctx) {
       const slice = await store.listSuppliers(ownerOf(ctx), windowOf(query.page, query.size));
-      return { data: slice.items.map((s) => supplierView(s, time)), pagination: paginationOf(query.page, query.size, slice.total) };
+      return {
+        data: slice.items.map((s) => supplierView(s, time)),
+        pagination: paginationOf(query.page, query.size, slice.total),
+      };
     },
   };
 }

@@ -20,7 +20,10 @@ export function returnHandlers(d: Domain): ReturnHandlers {
         if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${body.order_no} was not found.`);
         const open = await tx.findOpenReturn(owner, body.order_no);
         if (open) {
-          throw new ApiError('DUPLICATE', `Order ${body.order_no} already has return ${open.return_no}, which is not withdrawn.`);
+          throw new ApiError(
+            'DUPLICATE',
+            `Order ${body.order_no} already has return ${open.return_no}, which is not withdrawn.`,
+          );
         }
         const date = time.compactDateOf(at);
         const record = {

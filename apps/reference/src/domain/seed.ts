@@ -86,38 +86,190 @@ const RICH: AccountPlan = {
   ],
   products: [
     {
-      product_code: 'SHIRT-LINEN-01', product_name: 'Linen shirt', price: 39000, supplier_code: 'SUP-001', stock_quantity: 0,
+      product_code: 'SHIRT-LINEN-01',
+      product_name: 'Linen shirt',
+      price: 39000,
+      supplier_code: 'SUP-001',
+      stock_quantity: 0,
       options: [
         { option_code: 'WHITE-M', option_name: 'White / M', additional_price: 0, stock_quantity: 20 },
         { option_code: 'WHITE-L', option_name: 'White / L', additional_price: 2000, stock_quantity: 8 },
       ],
     },
-    { product_code: 'SCARF-WOOL-02', product_name: 'Wool scarf', price: 29000, supplier_code: 'SUP-003', stock_quantity: 40, options: [] },
-    { product_code: 'PLATE-CERAMIC-04', product_name: 'Ceramic plate', price: 15000, supplier_code: 'SUP-002', stock_quantity: 50, options: [] },
     {
-      product_code: 'HOODIE-COTTON-03', product_name: 'Cotton hoodie', price: 59000, supplier_code: 'SUP-001', stock_quantity: 0,
+      product_code: 'SCARF-WOOL-02',
+      product_name: 'Wool scarf',
+      price: 29000,
+      supplier_code: 'SUP-003',
+      stock_quantity: 40,
+      options: [],
+    },
+    {
+      product_code: 'PLATE-CERAMIC-04',
+      product_name: 'Ceramic plate',
+      price: 15000,
+      supplier_code: 'SUP-002',
+      stock_quantity: 50,
+      options: [],
+    },
+    {
+      product_code: 'HOODIE-COTTON-03',
+      product_name: 'Cotton hoodie',
+      price: 59000,
+      supplier_code: 'SUP-001',
+      stock_quantity: 0,
       options: [
         { option_code: 'GREY-S', option_name: 'Grey / S', additional_price: 0, stock_quantity: 8 },
         { option_code: 'GREY-M', option_name: 'Grey / M', additional_price: 0, stock_quantity: 12 },
         { option_code: 'GREY-L', option_name: 'Grey / L', additional_price: 3000, stock_quantity: 5 },
       ],
     },
-    { product_code: 'BOWL-CERAMIC-11', product_name: 'Ceramic bowl set', price: 32000, supplier_code: 'SUP-002', stock_quantity: 3, options: [] },
+    {
+      product_code: 'BOWL-CERAMIC-11',
+      product_name: 'Ceramic bowl set',
+      price: 32000,
+      supplier_code: 'SUP-002',
+      stock_quantity: 3,
+      options: [],
+    },
   ],
   orders: [
-    { no: 9950, registered: [14, '10:12:45'], product_code: 'SCARF-WOOL-02', mall_product_name: 'Wool scarf, grey', quantity: 1, receiver: r(3), then: [['ship', 13, '08:05:11'], ['deliver', 11, '14:20:00']] },
-    { no: 9961, registered: [10, '14:30:00'], product_code: 'SHIRT-LINEN-01', option_code: 'WHITE-M', mall_product_name: 'Linen shirt, white', quantity: 2, receiver: r(4), then: [['prepare', 10, '16:00:00'], ['ship', 9, '09:30:00'], ['deliver', 7, '11:10:00']] },
-    { no: 9970, registered: [7, '09:05:30'], product_code: 'PLATE-CERAMIC-04', mall_product_name: 'Ceramic plate', quantity: 4, receiver: r(2), then: [['ship', 6, '10:00:00'], ['deliver', 4, '15:45:00']] },
-    { no: 9975, registered: [5, '16:40:03'], product_code: 'HOODIE-COTTON-03', option_code: 'GREY-M', mall_product_name: 'Cotton hoodie, grey', quantity: 1, receiver: r(3), then: [['prepare', 4, '09:00:00'], ['ship', 4, '13:30:00']] },
-    { no: 9981, registered: [3, '11:20:00'], product_code: 'SHIRT-LINEN-01', option_code: 'WHITE-L', mall_product_name: 'Linen shirt, white', quantity: 1, receiver: r(4), then: [['ship', 2, '08:45:00']] },
-    { no: 9983, registered: [3, '15:00:00'], product_code: 'BOWL-CERAMIC-11', mall_product_name: 'Ceramic bowl set', quantity: 1, receiver: r(5), then: [['cancel', 2, '09:10:00']] },
-    { no: 9984, registered: [2, '10:00:00'], product_code: 'SHIRT-LINEN-01', option_code: 'WHITE-M', mall_product_name: 'Linen shirt, white', quantity: 1, receiver: r(5), then: [['cancel', 2, '12:00:00']] },
-    { no: 9987, registered: [2, '16:40:03'], product_code: 'SCARF-WOOL-02', mall_product_name: 'Wool scarf, grey', quantity: 1, receiver: r(1), then: [['ship', 1, '08:05:11']] },
-    { no: 9990, registered: [2, '13:10:00'], product_code: 'SCARF-WOOL-02', mall_product_name: 'Wool scarf, grey', quantity: 2, receiver: r(2), then: [['prepare', 1, '09:00:00']] },
-    { no: 9993, registered: [1, '09:45:00'], product_code: 'HOODIE-COTTON-03', option_code: 'GREY-S', mall_product_name: 'Cotton hoodie, grey', quantity: 1, receiver: r(3), then: [['prepare', 1, '15:00:00']] },
-    { no: 9995, registered: [1, '17:30:00'], product_code: 'PLATE-CERAMIC-04', mall_product_name: 'Ceramic plate', quantity: 2, receiver: r(5), memo: 'Call before delivery' },
-    { no: 9998, registered: [1, '20:55:00'], product_code: 'SCARF-WOOL-02', mall_product_name: 'Wool scarf, grey', quantity: 1, receiver: r(2), memo: 'Deliver to the front desk' },
-    { no: 10001, registered: [1, '21:12:45'], product_code: 'SHIRT-LINEN-01', option_code: 'WHITE-M', mall_product_name: 'Linen shirt, white', quantity: 2, receiver: r(0), memo: 'Leave at the door' },
+    {
+      no: 9950,
+      registered: [14, '10:12:45'],
+      product_code: 'SCARF-WOOL-02',
+      mall_product_name: 'Wool scarf, grey',
+      quantity: 1,
+      receiver: r(3),
+      then: [
+        ['ship', 13, '08:05:11'],
+        ['deliver', 11, '14:20:00'],
+      ],
+    },
+    {
+      no: 9961,
+      registered: [10, '14:30:00'],
+      product_code: 'SHIRT-LINEN-01',
+      option_code: 'WHITE-M',
+      mall_product_name: 'Linen shirt, white',
+      quantity: 2,
+      receiver: r(4),
+      then: [
+        ['prepare', 10, '16:00:00'],
+        ['ship', 9, '09:30:00'],
+        ['deliver', 7, '11:10:00'],
+      ],
+    },
+    {
+      no: 9970,
+      registered: [7, '09:05:30'],
+      product_code: 'PLATE-CERAMIC-04',
+      mall_product_name: 'Ceramic plate',
+      quantity: 4,
+      receiver: r(2),
+      then: [
+        ['ship', 6, '10:00:00'],
+        ['deliver', 4, '15:45:00'],
+      ],
+    },
+    {
+      no: 9975,
+      registered: [5, '16:40:03'],
+      product_code: 'HOODIE-COTTON-03',
+      option_code: 'GREY-M',
+      mall_product_name: 'Cotton hoodie, grey',
+      quantity: 1,
+      receiver: r(3),
+      then: [
+        ['prepare', 4, '09:00:00'],
+        ['ship', 4, '13:30:00'],
+      ],
+    },
+    {
+      no: 9981,
+      registered: [3, '11:20:00'],
+      product_code: 'SHIRT-LINEN-01',
+      option_code: 'WHITE-L',
+      mall_product_name: 'Linen shirt, white',
+      quantity: 1,
+      receiver: r(4),
+      then: [['ship', 2, '08:45:00']],
+    },
+    {
+      no: 9983,
+      registered: [3, '15:00:00'],
+      product_code: 'BOWL-CERAMIC-11',
+      mall_product_name: 'Ceramic bowl set',
+      quantity: 1,
+      receiver: r(5),
+      then: [['cancel', 2, '09:10:00']],
+    },
+    {
+      no: 9984,
+      registered: [2, '10:00:00'],
+      product_code: 'SHIRT-LINEN-01',
+      option_code: 'WHITE-M',
+      mall_product_name: 'Linen shirt, white',
+      quantity: 1,
+      receiver: r(5),
+      then: [['cancel', 2, '12:00:00']],
+    },
+    {
+      no: 9987,
+      registered: [2, '16:40:03'],
+      product_code: 'SCARF-WOOL-02',
+      mall_product_name: 'Wool scarf, grey',
+      quantity: 1,
+      receiver: r(1),
+      then: [['ship', 1, '08:05:11']],
+    },
+    {
+      no: 9990,
+      registered: [2, '13:10:00'],
+      product_code: 'SCARF-WOOL-02',
+      mall_product_name: 'Wool scarf, grey',
+      quantity: 2,
+      receiver: r(2),
+      then: [['prepare', 1, '09:00:00']],
+    },
+    {
+      no: 9993,
+      registered: [1, '09:45:00'],
+      product_code: 'HOODIE-COTTON-03',
+      option_code: 'GREY-S',
+      mall_product_name: 'Cotton hoodie, grey',
+      quantity: 1,
+      receiver: r(3),
+      then: [['prepare', 1, '15:00:00']],
+    },
+    {
+      no: 9995,
+      registered: [1, '17:30:00'],
+      product_code: 'PLATE-CERAMIC-04',
+      mall_product_name: 'Ceramic plate',
+      quantity: 2,
+      receiver: r(5),
+      memo: 'Call before delivery',
+    },
+    {
+      no: 9998,
+      registered: [1, '20:55:00'],
+      product_code: 'SCARF-WOOL-02',
+      mall_product_name: 'Wool scarf, grey',
+      quantity: 1,
+      receiver: r(2),
+      memo: 'Deliver to the front desk',
+    },
+    {
+      no: 10001,
+      registered: [1, '21:12:45'],
+      product_code: 'SHIRT-LINEN-01',
+      option_code: 'WHITE-M',
+      mall_product_name: 'Linen shirt, white',
+      quantity: 2,
+      receiver: r(0),
+      memo: 'Leave at the door',
+    },
   ],
   drafts: [
     { no: 19999, like: 7, daysAgo: 1, time: '11:00:00' },
@@ -138,9 +290,20 @@ const SMALL: AccountPlan = {
   suppliers: [['SUP-001', 'Seoul Leather Works']],
   products: [
     // The same product code as the rich account's, on purpose: codes are the seller's own, per seller.
-    { product_code: 'SHIRT-LINEN-01', product_name: 'Linen shirt, oversized', price: 45000, supplier_code: 'SUP-001', stock_quantity: 12, options: [] },
     {
-      product_code: 'WALLET-LEATHER-01', product_name: 'Leather wallet', price: 68000, supplier_code: 'SUP-001', stock_quantity: 0,
+      product_code: 'SHIRT-LINEN-01',
+      product_name: 'Linen shirt, oversized',
+      price: 45000,
+      supplier_code: 'SUP-001',
+      stock_quantity: 12,
+      options: [],
+    },
+    {
+      product_code: 'WALLET-LEATHER-01',
+      product_name: 'Leather wallet',
+      price: 68000,
+      supplier_code: 'SUP-001',
+      stock_quantity: 0,
       options: [
         { option_code: 'BROWN', option_name: 'Brown', additional_price: 0, stock_quantity: 6 },
         { option_code: 'BLACK', option_name: 'Black', additional_price: 0, stock_quantity: 4 },
@@ -148,8 +311,24 @@ const SMALL: AccountPlan = {
     },
   ],
   orders: [
-    { no: 10001, registered: [4, '10:00:00'], product_code: 'WALLET-LEATHER-01', option_code: 'BROWN', mall_product_name: 'Leather wallet, brown', quantity: 1, receiver: r(2), then: [['ship', 3, '09:00:00']] },
-    { no: 10002, registered: [1, '14:00:00'], product_code: 'SHIRT-LINEN-01', mall_product_name: 'Linen shirt, oversized', quantity: 2, receiver: r(3) },
+    {
+      no: 10001,
+      registered: [4, '10:00:00'],
+      product_code: 'WALLET-LEATHER-01',
+      option_code: 'BROWN',
+      mall_product_name: 'Leather wallet, brown',
+      quantity: 1,
+      receiver: r(2),
+      then: [['ship', 3, '09:00:00']],
+    },
+    {
+      no: 10002,
+      registered: [1, '14:00:00'],
+      product_code: 'SHIRT-LINEN-01',
+      mall_product_name: 'Linen shirt, oversized',
+      quantity: 2,
+      receiver: r(3),
+    },
   ],
   drafts: [{ no: 20001, like: 1, daysAgo: 1, time: '15:00:00' }],
   returns: [],
@@ -180,13 +359,21 @@ export async function seedDemo(
     return t;
   };
   const date = (t: EpochSeconds) => new Date(t * 1000);
-  const ctxFor = (owner: Owner, t: EpochSeconds): RequestContext => ({ ...owner, area: 'wms', keyArea: 'wms', now: date(t), log: SILENT_LOG });
+  const ctxFor = (owner: Owner, t: EpochSeconds): RequestContext => ({
+    ...owner,
+    area: 'wms',
+    keyArea: 'wms',
+    now: date(t),
+    log: SILENT_LOG,
+  });
 
   // Seeding is meant for an empty database; refuse before writing anything rather than half-seed.
   for (const owner of owners) {
     const existing = await store.listProducts(owner, {}, { offset: 0, limit: 1 });
     if (existing.total > 0) {
-      throw new Error(`account ${owner.accountId} already has ${owner.environment} products: demo data is loaded into empty accounts only`);
+      throw new Error(
+        `account ${owner.accountId} already has ${owner.environment} products: demo data is loaded into empty accounts only`,
+      );
     }
   }
 
@@ -214,7 +401,17 @@ export async function seedDemo(
 
     for (const p of plan.products) {
       await handlers.createProduct(
-        { params: {}, query: {}, body: { product_code: p.product_code, product_name: p.product_name, price: p.price, supplier_code: p.supplier_code, stock_quantity: p.stock_quantity } },
+        {
+          params: {},
+          query: {},
+          body: {
+            product_code: p.product_code,
+            product_name: p.product_name,
+            price: p.price,
+            supplier_code: p.supplier_code,
+            stock_quantity: p.stock_quantity,
+          },
+        },
         ctxFor(owner, at(60, '09:00:00')),
       );
       if (p.options.length > 0) {
@@ -222,7 +419,8 @@ export async function seedDemo(
           { params: { product_code: p.product_code }, query: {}, body: { options: p.options } },
           ctxFor(owner, at(60, '09:30:00')),
         );
-        if (added.data.failed_count > 0) throw new Error(`demo options of ${p.product_code} failed: ${JSON.stringify(added.data.options)}`);
+        if (added.data.failed_count > 0)
+          throw new Error(`demo options of ${p.product_code} failed: ${JSON.stringify(added.data.options)}`);
       }
       summary.product_codes.push(p.product_code);
     }
@@ -241,9 +439,14 @@ export async function seedDemo(
 
     // Orders are registered in time order, each at its own time, then moved along their life cycle.
     const orderNos: string[] = [];
-    const byTime = plan.orders.map((o, i) => ({ o, i, t: at(o.registered[0], o.registered[1]) })).sort((a, b) => a.t - b.t || a.i - b.i);
+    const byTime = plan.orders
+      .map((o, i) => ({ o, i, t: at(o.registered[0], o.registered[1]) }))
+      .sort((a, b) => a.t - b.t || a.i - b.i);
     for (const { i, t } of byTime) {
-      const result = await handlers.registerOrders({ params: {}, query: {}, body: { orders: [rows[i]!] } }, ctxFor(owner, t));
+      const result = await handlers.registerOrders(
+        { params: {}, query: {}, body: { orders: [rows[i]!] } },
+        ctxFor(owner, t),
+      );
       const row = result.data.results[0]!;
       if (!row.success) throw new Error(`demo order ${rows[i]!.mall_order_no} failed: ${row.result_message}`);
       orderNos[i] = row.order_no;
@@ -253,7 +456,8 @@ export async function seedDemo(
       .sort((a, b) => a.t - b.t || a.i - b.i);
     for (const { step, i, t } of steps) {
       const orderNo = orderNos[i]!;
-      if (step === 'ship') summary.invoice_nos.push((await lifecycle.ship(owner.accountId, orderNo, date(t))).invoice_no);
+      if (step === 'ship')
+        summary.invoice_nos.push((await lifecycle.ship(owner.accountId, orderNo, date(t))).invoice_no);
       else await lifecycle[step](owner, orderNo, date(t));
     }
     summary.order_nos.push(...orderNos);

@@ -11,7 +11,8 @@ export function videoHandlers(d: Domain): Pick<DomainHandlers, 'listInvoiceVideo
     async listInvoiceVideos({ params }, ctx) {
       const videos = await d.store.listVideos(ownerOf(ctx), params.invoice_no, d.videosPerInvoice);
       // Another seller's invoice has no video for this caller either.
-      if (videos.length === 0) throw new ApiError('CAM_INVOICE_NOT_FOUND', `No video was found for invoice ${params.invoice_no}.`);
+      if (videos.length === 0)
+        throw new ApiError('CAM_INVOICE_NOT_FOUND', `No video was found for invoice ${params.invoice_no}.`);
       const now = ServiceTime.seconds(ctx.now);
       return { data: videos.map((v) => videoView(v, d, now)) };
     },

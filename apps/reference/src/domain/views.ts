@@ -157,7 +157,8 @@ export function videoView(v: VideoRecord, d: Domain, now: EpochSeconds): Schemas
 export function timeFilter(time: ServiceTime, name: string, value: string | undefined): EpochSeconds | undefined {
   if (value === undefined) return undefined;
   const at = time.parseDateTime(value);
-  if (at === undefined) throw new ApiError('INVALID_PARAMETER', `${name} ${value} is not a real time (YYYY-MM-DD HH:MM:SS).`);
+  if (at === undefined)
+    throw new ApiError('INVALID_PARAMETER', `${name} ${value} is not a real time (YYYY-MM-DD HH:MM:SS).`);
   return at;
 }
 

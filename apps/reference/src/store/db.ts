@@ -39,7 +39,9 @@ export function readMigrations(dir: string = migrationsDir): Migration[] {
   migrations.sort((a, b) => a.version - b.version);
   migrations.forEach((m, i) => {
     if (m.version !== i + 1) {
-      throw new Error(`migrations must be numbered 001, 002, … without gaps or repeats; found ${String(m.version).padStart(3, '0')}_${m.name} at position ${i + 1}`);
+      throw new Error(
+        `migrations must be numbered 001, 002, … without gaps or repeats; found ${String(m.version).padStart(3, '0')}_${m.name} at position ${i + 1}`,
+      );
     }
   });
   return migrations;
@@ -75,17 +77,26 @@ export function migrate(db: Db, migrations: Migration[]): { applied: number[] } 
     applied_at TEXT    NOT NULL
   )`);
   const recorded = new Map(
-    (db.prepare('SELECT version, name, checksum FROM schema_migrations').all() as Array<{ version: number; name: string; checksum: string }>).map(
-      (r) => [r.version, r],
-    ),
+    (
+      db.prepare('SELECT version, name, checksum FROM schema_migrations').all() as Array<{
+        version: number;
+        name: string;
+        checksum: string;
+      }>
+    ).map((r) => [r.version, r]),
   );
   const label = (version: number, name: string) => `${String(version).padStart(3, '0')}_${name}`;
   for (const [version, row] of recorded) {
     const file = migrations.find((m) => m.version === version);
-    if (!file) throw new Error(`the database has migration ${label(version, row.name)}, which this server does not know: it is newer than this code`);
+    if (!file)
+      throw new Error(
+        `the database has migration ${label(version, row.name)}, which this server does not know: it is newer than this code`,
+      );
     // An applied migration that changed would leave databases that ran the old text in an unknown state.
     if (file.checksum !== row.checksum || file.name !== row.name) {
-      throw new Error(`migration ${label(version, file.name)} changed after it was applied; add a new migration instead`);
+      throw new Error(
+        `migration ${label(version, file.name)} changed after it was applied; add a new migration instead`,
+      );
     }
   }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)');

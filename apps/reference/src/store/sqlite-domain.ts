@@ -104,7 +104,12 @@ export class SqliteDomainStore implements DomainStore {
     const items =
       total === 0 || window.offset >= total
         ? []
-        : this.all<T>(`SELECT ${columns} ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`, ...params, window.limit, window.offset);
+        : this.all<T>(
+            `SELECT ${columns} ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+            ...params,
+            window.limit,
+            window.offset,
+          );
     return { items, total };
   }
 
@@ -129,11 +134,21 @@ export class SqliteDomainStore implements DomainStore {
   // Reads
 
   async listSuppliers(owner: Owner, window: Window): Promise<Slice<SupplierRecord>> {
-    return this.slice('supplier_code, supplier_name, updated_at', 'FROM suppliers WHERE account_id = ? AND environment = ?', 'id', ownerParams(owner), window);
+    return this.slice(
+      'supplier_code, supplier_name, updated_at',
+      'FROM suppliers WHERE account_id = ? AND environment = ?',
+      'id',
+      ownerParams(owner),
+      window,
+    );
   }
 
   async findProduct(owner: Owner, productCode: string): Promise<ProductRecord | undefined> {
-    return this.get(`SELECT ${PRODUCT_COLUMNS} FROM products p WHERE p.account_id = ? AND p.environment = ? AND p.product_code = ?`, ...ownerParams(owner), productCode);
+    return this.get(
+      `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE p.account_id = ? AND p.environment = ? AND p.product_code = ?`,
+      ...ownerParams(owner),
+      productCode,
+    );
   }
 
   async listProducts(owner: Owner, filter: ChangeFilter, window: Window): Promise<Slice<ProductRecord>> {
@@ -219,7 +234,11 @@ export class SqliteDomainStore implements DomainStore {
   }
 
   async findOrderByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<OrderRecord | undefined> {
-    return this.get(`SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`, ...ownerParams(owner), mallOrderNo);
+    return this.get(
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`,
+      ...ownerParams(owner),
+      mallOrderNo,
+    );
   }
 
   async listOrders(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>> {
@@ -245,19 +264,37 @@ export class SqliteDomainStore implements DomainStore {
       where.push('order_status_code = ?');
       params.push(filter.statusCode);
     }
-    return this.slice(columns, `FROM orders WHERE ${where.join(' AND ')}`, 'registered_at DESC, id DESC', params, window);
+    return this.slice(
+      columns,
+      `FROM orders WHERE ${where.join(' AND ')}`,
+      'registered_at DESC, id DESC',
+      params,
+      window,
+    );
   }
 
   async findDraft(owner: Owner, draftId: string): Promise<DraftRecord | undefined> {
-    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND draft_id = ?`, ...ownerParams(owner), draftId);
+    return this.get(
+      `SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND draft_id = ?`,
+      ...ownerParams(owner),
+      draftId,
+    );
   }
 
   async findDraftByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<DraftRecord | undefined> {
-    return this.get(`SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`, ...ownerParams(owner), mallOrderNo);
+    return this.get(
+      `SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`,
+      ...ownerParams(owner),
+      mallOrderNo,
+    );
   }
 
   async findReturn(owner: Owner, returnNo: string): Promise<ReturnRecord | undefined> {
-    return this.get(`SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND environment = ? AND return_no = ?`, ...ownerParams(owner), returnNo);
+    return this.get(
+      `SELECT ${RETURN_COLUMNS} FROM returns WHERE account_id = ? AND environment = ? AND return_no = ?`,
+      ...ownerParams(owner),
+      returnNo,
+    );
   }
 
   async findOpenReturn(owner: Owner, orderNo: string): Promise<ReturnRecord | undefined> {
@@ -358,7 +395,13 @@ export class SqliteDomainStore implements DomainStore {
     );
   }
 
-  async allocateStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<boolean> {
+  async allocateStock(
+    owner: Owner,
+    productCode: string,
+    optionCode: string | null,
+    quantity: number,
+    at: EpochSeconds,
+  ): Promise<boolean> {
     const result = this.run(
       `UPDATE stock SET quantity = quantity - ?, updated_at = ?
        WHERE account_id = ? AND environment = ? AND product_code = ? AND ifnull(option_code, '') = ? AND quantity >= ?`,
@@ -372,7 +415,13 @@ export class SqliteDomainStore implements DomainStore {
     return result.changes === 1;
   }
 
-  async releaseStock(owner: Owner, productCode: string, optionCode: string | null, quantity: number, at: EpochSeconds): Promise<void> {
+  async releaseStock(
+    owner: Owner,
+    productCode: string,
+    optionCode: string | null,
+    quantity: number,
+    at: EpochSeconds,
+  ): Promise<void> {
     const result = this.run(
       `UPDATE stock SET quantity = quantity + ?, updated_at = ?
        WHERE account_id = ? AND environment = ? AND product_code = ? AND ifnull(option_code, '') = ?`,
@@ -382,7 +431,8 @@ export class SqliteDomainStore implements DomainStore {
       productCode,
       optionCode ?? '',
     );
-    if (result.changes !== 1) throw new Error(`no stock row for ${productCode}/${optionCode ?? '-'} of ${describeOwner(owner)}`);
+    if (result.changes !== 1)
+      throw new Error(`no stock row for ${productCode}/${optionCode ?? '-'} of ${describeOwner(owner)}`);
   }
 
   async insertOrder(owner: Owner, o: OrderRecord): Promise<void> {

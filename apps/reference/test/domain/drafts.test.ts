@@ -1,5 +1,18 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { NOW, SELLER_A, SELLER_B, call, count, ctx, expectApiError, freshDomain, type Harness, orderRow, product, stockOf } from './support.js';
+import {
+  NOW,
+  SELLER_A,
+  SELLER_B,
+  call,
+  count,
+  ctx,
+  expectApiError,
+  freshDomain,
+  type Harness,
+  orderRow,
+  product,
+  stockOf,
+} from './support.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -10,7 +23,12 @@ beforeEach(async () => {
 
 describe('registerDraftOrders', () => {
   it('reports each row in order: failed rows have empty draft_id, status and created_at (DECISIONS G7)', async () => {
-    await call(h, 'registerDraftOrders', { body: { orders: [orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' })] } }, ctx(SELLER_A, NOW));
+    await call(
+      h,
+      'registerDraftOrders',
+      { body: { orders: [orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' })] } },
+      ctx(SELLER_A, NOW),
+    );
     const result = await call(
       h,
       'registerDraftOrders',
@@ -43,7 +61,13 @@ describe('registerDraftOrders', () => {
     expect(drafts[3]!.result_message).toMatch(/Option PINK/);
     expect(drafts[5]!.result_message).toMatch(/repeats orders\[0\]/);
     for (const d of drafts) {
-      if (d.success) expect(d).toMatchObject({ draft_id: expect.stringMatching(/^DRF-20261120-\d{4}$/), status: 'open', created_at: '2026-11-20 10:00:00', result_message: '' });
+      if (d.success)
+        expect(d).toMatchObject({
+          draft_id: expect.stringMatching(/^DRF-20261120-\d{4}$/),
+          status: 'open',
+          created_at: '2026-11-20 10:00:00',
+          result_message: '',
+        });
       else expect(d).toMatchObject({ draft_id: '', status: '', created_at: '' });
     }
     // A draft holds no stock.
@@ -53,14 +77,26 @@ describe('registerDraftOrders', () => {
 
   it('a mall_order_no used by an order does not block a draft, and vice versa', async () => {
     await product(h, SELLER_A, 'MUG', 5);
-    const order = await call(h, 'registerOrders', { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } }, ctx(SELLER_A, NOW));
+    const order = await call(
+      h,
+      'registerOrders',
+      { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
+      ctx(SELLER_A, NOW),
+    );
     expect(order.data.created_count).toBe(1);
-    const draft = await call(h, 'registerDraftOrders', { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } }, ctx(SELLER_A, NOW));
+    const draft = await call(
+      h,
+      'registerDraftOrders',
+      { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
+      ctx(SELLER_A, NOW),
+    );
     expect(draft.data.created_count).toBe(1);
   });
 
   it('takes a body of 1,000 rows (the limit) and registers every row', async () => {
-    const orders = Array.from({ length: 1000 }, (_, i) => orderRow({ mall_order_no: `BULK-${i}`, product_code: 'SCARF', memo: `row ${i}` }));
+    const orders = Array.from({ length: 1000 }, (_, i) =>
+      orderRow({ mall_order_no: `BULK-${i}`, product_code: 'SCARF', memo: `row ${i}` }),
+    );
     const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
     expect(result.data.created_count).toBe(1000);
     expect(result.data.failed_count).toBe(0);
@@ -71,7 +107,9 @@ describe('registerDraftOrders', () => {
   });
 
   it('1,000 rows that all fail are reported one by one', async () => {
-    const orders = Array.from({ length: 1000 }, (_, i) => orderRow({ mall_order_no: `MISS-${i}`, product_code: 'GHOST' }));
+    const orders = Array.from({ length: 1000 }, (_, i) =>
+      orderRow({ mall_order_no: `MISS-${i}`, product_code: 'GHOST' }),
+    );
     const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
     expect([result.data.created_count, result.data.failed_count]).toEqual([0, 1000]);
     expect(count(h.db, 'draft_orders')).toBe(0);
@@ -83,7 +121,9 @@ describe('getDraftOrder', () => {
     const result = await call(
       h,
       'registerDraftOrders',
-      { body: { orders: [orderRow({ mall_order_no: 'D-R', option_code: 'WHITE-M', quantity: 2, memo: 'gift wrap' })] } },
+      {
+        body: { orders: [orderRow({ mall_order_no: 'D-R', option_code: 'WHITE-M', quantity: 2, memo: 'gift wrap' })] },
+      },
       ctx(SELLER_A, NOW),
     );
     const draftId = result.data.drafts[0]!.draft_id;
@@ -102,7 +142,18 @@ describe('getDraftOrder', () => {
       memo: 'gift wrap',
       created_at: '2026-11-20 10:00:00',
     });
-    await expectApiError('getDraftOrder', h.handlers.getDraftOrder({ params: { draft_id: draftId }, query: {}, body: undefined }, ctx(SELLER_B, NOW)), 'ORDER_DRAFT_NOT_FOUND');
-    await expectApiError('getDraftOrder', h.handlers.getDraftOrder({ params: { draft_id: 'DRF-19990101-0001' }, query: {}, body: undefined }, ctx(SELLER_A, NOW)), 'ORDER_DRAFT_NOT_FOUND');
+    await expectApiError(
+      'getDraftOrder',
+      h.handlers.getDraftOrder({ params: { draft_id: draftId }, query: {}, body: undefined }, ctx(SELLER_B, NOW)),
+      'ORDER_DRAFT_NOT_FOUND',
+    );
+    await expectApiError(
+      'getDraftOrder',
+      h.handlers.getDraftOrder(
+        { params: { draft_id: 'DRF-19990101-0001' }, query: {}, body: undefined },
+        ctx(SELLER_A, NOW),
+      ),
+      'ORDER_DRAFT_NOT_FOUND',
+    );
   });
 });

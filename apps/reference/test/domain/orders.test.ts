@@ -50,7 +50,15 @@ describe('registerOrders: bulk, per row, in request order', () => {
       ctx(SELLER_A, NOW),
     );
     const { created_count, failed_count, results } = result.data;
-    expect(results.map((r) => r.mall_order_no)).toEqual(['MALL-1', 'MALL-OLD', 'MALL-2', 'MALL-3', 'MALL-4', 'MALL-5', 'MALL-1']);
+    expect(results.map((r) => r.mall_order_no)).toEqual([
+      'MALL-1',
+      'MALL-OLD',
+      'MALL-2',
+      'MALL-3',
+      'MALL-4',
+      'MALL-5',
+      'MALL-1',
+    ]);
     expect(results.map((r) => r.success)).toEqual([true, false, false, false, false, true, false]);
     expect(created_count).toBe(2);
     expect(failed_count).toBe(5);
@@ -81,7 +89,12 @@ describe('registerOrders: bulk, per row, in request order', () => {
     const a = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'M-1', option_code: 'WHITE-M' }));
     const b = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'M-2', option_code: 'WHITE-M' }));
     // 2026-11-20T15:30Z is already 2026-11-21 00:30 in Seoul.
-    const c = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'M-3', option_code: 'WHITE-M' }), '2026-11-20T15:30:00Z');
+    const c = await registerOne(
+      h,
+      SELLER_A,
+      orderRow({ mall_order_no: 'M-3', option_code: 'WHITE-M' }),
+      '2026-11-20T15:30:00Z',
+    );
     expect([a, b, c]).toEqual(['ORD-20261120-0001', 'ORD-20261120-0002', 'ORD-20261121-0001']);
   });
 
@@ -89,7 +102,14 @@ describe('registerOrders: bulk, per row, in request order', () => {
     const result = await call(
       h,
       'registerOrders',
-      { body: { orders: [orderRow({ mall_order_no: 'M-9', product_code: 'NOPE' }), orderRow({ mall_order_no: 'M-9', product_code: 'SCARF' })] } },
+      {
+        body: {
+          orders: [
+            orderRow({ mall_order_no: 'M-9', product_code: 'NOPE' }),
+            orderRow({ mall_order_no: 'M-9', product_code: 'SCARF' }),
+          ],
+        },
+      },
       ctx(SELLER_A, NOW),
     );
     expect(result.data.results.map((r) => r.success)).toEqual([false, false]);
@@ -117,7 +137,12 @@ describe('registerOrders: bulk, per row, in request order', () => {
   });
 
   it('allocates from the product itself when no option is given, not from its options', async () => {
-    const result = await call(h, 'registerOrders', { body: { orders: [orderRow({ mall_order_no: 'P-1', quantity: 1 })] } }, ctx(SELLER_A, NOW));
+    const result = await call(
+      h,
+      'registerOrders',
+      { body: { orders: [orderRow({ mall_order_no: 'P-1', quantity: 1 })] } },
+      ctx(SELLER_A, NOW),
+    );
     // SHIRT's own stock is 0 although its options have stock.
     expect(result.data.results[0]!.success).toBe(false);
     expect(result.data.results[0]!.result_message).toMatch(/Insufficient stock for product SHIRT/);
@@ -157,7 +182,12 @@ describe('registerOrders: bulk, per row, in request order', () => {
         {
           params: {},
           query: {},
-          body: { orders: [orderRow({ mall_order_no: 'X-1', option_code: 'WHITE-M' }), orderRow({ mall_order_no: 'X-2', option_code: 'WHITE-M' })] },
+          body: {
+            orders: [
+              orderRow({ mall_order_no: 'X-1', option_code: 'WHITE-M' }),
+              orderRow({ mall_order_no: 'X-2', option_code: 'WHITE-M' }),
+            ],
+          },
         },
         ctx(SELLER_A, NOW),
       ),
@@ -165,13 +195,19 @@ describe('registerOrders: bulk, per row, in request order', () => {
     expect(count(h.db, 'orders')).toBe(0);
     expect(await stockOf(h, SELLER_A, 'SHIRT', 'WHITE-M')).toBe(5);
     // The order-number counter rolled back too: the next order is still the day's first.
-    expect(await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'X-3', option_code: 'WHITE-M' }))).toBe('ORD-20261120-0001');
+    expect(await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'X-3', option_code: 'WHITE-M' }))).toBe(
+      'ORD-20261120-0001',
+    );
   });
 });
 
 describe('orders: read, update, ship', () => {
   it('reads an order with the full record, times in Seoul time', async () => {
-    const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'R-1', option_code: 'WHITE-M', quantity: 2, memo: 'Leave at the door' }));
+    const orderNo = await registerOne(
+      h,
+      SELLER_A,
+      orderRow({ mall_order_no: 'R-1', option_code: 'WHITE-M', quantity: 2, memo: 'Leave at the door' }),
+    );
     const { data } = await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, NOW));
     expect(data).toMatchObject({
       order_no: orderNo,
@@ -189,18 +225,39 @@ describe('orders: read, update, ship', () => {
     const read = await call(h, 'getWmsOrder', { params: { order_no: noOption } }, ctx(SELLER_A, NOW));
     expect(read.data.option_code).toBeNull();
     expect(read.data.memo).toBe('');
-    await expectApiError('getWmsOrder', h.handlers.getWmsOrder({ params: { order_no: 'ORD-20990101-0001' }, query: {}, body: undefined }, ctx(SELLER_A, NOW)), 'ORDER_NOT_FOUND');
+    await expectApiError(
+      'getWmsOrder',
+      h.handlers.getWmsOrder(
+        { params: { order_no: 'ORD-20990101-0001' }, query: {}, body: undefined },
+        ctx(SELLER_A, NOW),
+      ),
+      'ORDER_NOT_FOUND',
+    );
   });
 
   it('raises the quantity from stock, lowers it back, and moves updated_at', async () => {
-    const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'U-1', option_code: 'WHITE-M', quantity: 1 }));
+    const orderNo = await registerOne(
+      h,
+      SELLER_A,
+      orderRow({ mall_order_no: 'U-1', option_code: 'WHITE-M', quantity: 1 }),
+    );
     const later = '2026-11-20T02:30:00Z';
-    const raised = await call(h, 'updateWmsOrder', { params: { order_no: orderNo }, body: { quantity: 4 } }, ctx(SELLER_A, later));
+    const raised = await call(
+      h,
+      'updateWmsOrder',
+      { params: { order_no: orderNo }, body: { quantity: 4 } },
+      ctx(SELLER_A, later),
+    );
     expect(raised.data.quantity).toBe(4);
     expect(raised.data.updated_at).toBe('2026-11-20 11:30:00');
     expect(raised.data.registered_date).toBe('2026-11-20 10:00:00');
     expect(await stockOf(h, SELLER_A, 'SHIRT', 'WHITE-M')).toBe(1);
-    const lowered = await call(h, 'updateWmsOrder', { params: { order_no: orderNo }, body: { quantity: 2 } }, ctx(SELLER_A, later));
+    const lowered = await call(
+      h,
+      'updateWmsOrder',
+      { params: { order_no: orderNo }, body: { quantity: 2 } },
+      ctx(SELLER_A, later),
+    );
     expect(lowered.data.quantity).toBe(2);
     expect(await stockOf(h, SELLER_A, 'SHIRT', 'WHITE-M')).toBe(3);
     const moved = await call(
@@ -209,17 +266,29 @@ describe('orders: read, update, ship', () => {
       { params: { order_no: orderNo }, body: { receiver_address: '30 Olympic-ro, Songpa-gu, Seoul', memo: '' } },
       ctx(SELLER_A, later),
     );
-    expect(moved.data).toMatchObject({ quantity: 2, receiver_address: '30 Olympic-ro, Songpa-gu, Seoul', memo: '', receiver_name: 'Kim Minji' });
+    expect(moved.data).toMatchObject({
+      quantity: 2,
+      receiver_address: '30 Olympic-ro, Songpa-gu, Seoul',
+      memo: '',
+      receiver_name: 'Kim Minji',
+    });
     const read = await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, later));
     expect(read.data).toEqual(moved.data);
   });
 
   it('INVENTORY_INSUFFICIENT when a raise exceeds stock, and nothing changes', async () => {
-    const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'U-2', option_code: 'WHITE-L', quantity: 1 }));
+    const orderNo = await registerOne(
+      h,
+      SELLER_A,
+      orderRow({ mall_order_no: 'U-2', option_code: 'WHITE-L', quantity: 1 }),
+    );
     const before = await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, NOW));
     const err = await expectApiError(
       'updateWmsOrder',
-      h.handlers.updateWmsOrder({ params: { order_no: orderNo }, query: {}, body: { quantity: 3, memo: 'changed' } }, ctx(SELLER_A, '2026-11-20T05:00:00Z')),
+      h.handlers.updateWmsOrder(
+        { params: { order_no: orderNo }, query: {}, body: { quantity: 3, memo: 'changed' } },
+        ctx(SELLER_A, '2026-11-20T05:00:00Z'),
+      ),
       'INVENTORY_INSUFFICIENT',
     );
     expect(err.message).toMatch(/2 more requested, 1 available/);
@@ -234,20 +303,33 @@ describe('orders: read, update, ship', () => {
     expect(shipped.order_no).toBe(orderNo);
     expect(shipped.invoice_no).toMatch(/^[0-9]{6,20}$/);
     const before = await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, NOW));
-    expect(before.data).toMatchObject({ order_status_code: 30, invoice_no: shipped.invoice_no, updated_at: '2026-11-20 12:00:00' });
+    expect(before.data).toMatchObject({
+      order_status_code: 30,
+      invoice_no: shipped.invoice_no,
+      updated_at: '2026-11-20 12:00:00',
+    });
     for (const body of [{ quantity: 1 }, { memo: 'too late' }, { receiver_name: 'Someone Else' }]) {
       await expectApiError(
         'updateWmsOrder',
-        h.handlers.updateWmsOrder({ params: { order_no: orderNo }, query: {}, body }, ctx(SELLER_A, '2026-11-20T04:00:00Z')),
+        h.handlers.updateWmsOrder(
+          { params: { order_no: orderNo }, query: {}, body },
+          ctx(SELLER_A, '2026-11-20T04:00:00Z'),
+        ),
         'ORDER_ALREADY_SHIPPED',
       );
     }
     const after = await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, NOW));
     expect(after.data).toEqual(before.data);
     // Shipping twice is refused as well, and shipping by order number alone (the operator's CLI) finds the order.
-    await expect(h.domain.shipOrder(null, orderNo, new Date(NOW))).rejects.toMatchObject({ code: 'ORDER_ALREADY_SHIPPED' });
-    await expect(h.domain.shipOrder(null, 'ORD-20990101-0001', new Date(NOW))).rejects.toMatchObject({ code: 'ORDER_NOT_FOUND' });
-    await expect(h.domain.shipOrder(SELLER_B, orderNo, new Date(NOW))).rejects.toMatchObject({ code: 'ORDER_NOT_FOUND' });
+    await expect(h.domain.shipOrder(null, orderNo, new Date(NOW))).rejects.toMatchObject({
+      code: 'ORDER_ALREADY_SHIPPED',
+    });
+    await expect(h.domain.shipOrder(null, 'ORD-20990101-0001', new Date(NOW))).rejects.toMatchObject({
+      code: 'ORDER_NOT_FOUND',
+    });
+    await expect(h.domain.shipOrder(SELLER_B, orderNo, new Date(NOW))).rejects.toMatchObject({
+      code: 'ORDER_NOT_FOUND',
+    });
   });
 
   it('a delivered order (40) is immutable too', async () => {
@@ -312,18 +394,43 @@ describe('order lists', () => {
 
   it('updated_after is strictly after, date_from is on or after the Seoul date', async () => {
     const orderNos = await many(3); // 10:00, 10:01, 10:02 on 2026-11-18
-    const after = await call(h, 'listWmsOrders', { query: { updated_after: '2026-11-18 10:01:00' } }, ctx(SELLER_A, NOW));
+    const after = await call(
+      h,
+      'listWmsOrders',
+      { query: { updated_after: '2026-11-18 10:01:00' } },
+      ctx(SELLER_A, NOW),
+    );
     expect(after.data.map((o) => o.order_no)).toEqual([orderNos[2]]);
     // An update moves an order back into the incremental-sync window.
-    await call(h, 'updateWmsOrder', { params: { order_no: orderNos[0]! }, body: { memo: 'changed' } }, ctx(SELLER_A, '2026-11-19T00:00:00Z'));
-    const synced = await call(h, 'listWmsOrders', { query: { updated_after: '2026-11-18 10:01:00' } }, ctx(SELLER_A, NOW));
+    await call(
+      h,
+      'updateWmsOrder',
+      { params: { order_no: orderNos[0]! }, body: { memo: 'changed' } },
+      ctx(SELLER_A, '2026-11-19T00:00:00Z'),
+    );
+    const synced = await call(
+      h,
+      'listWmsOrders',
+      { query: { updated_after: '2026-11-18 10:01:00' } },
+      ctx(SELLER_A, NOW),
+    );
     expect(synced.data.map((o) => o.order_no).sort()).toEqual([orderNos[0], orderNos[2]].sort());
 
     // 2026-11-19T15:30Z is 2026-11-20 00:30 in Seoul: registered "on 2026-11-20" although it is the 19th in UTC.
-    const late = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'L-late', product_code: 'BULK' }), '2026-11-19T15:30:00Z');
+    const late = await registerOne(
+      h,
+      SELLER_A,
+      orderRow({ mall_order_no: 'L-late', product_code: 'BULK' }),
+      '2026-11-19T15:30:00Z',
+    );
     const fromDay = await call(h, 'listWmsOrders', { query: { date_from: '2026-11-20' } }, ctx(SELLER_A, NOW));
     expect(fromDay.data.map((o) => o.order_no)).toEqual([late]);
-    const fromEarlier = await call(h, 'listManagerOrders', { query: { date_from: '2026-11-18' } }, ctx(SELLER_A, NOW, 'manager'));
+    const fromEarlier = await call(
+      h,
+      'listManagerOrders',
+      { query: { date_from: '2026-11-18' } },
+      ctx(SELLER_A, NOW, 'manager'),
+    );
     expect(fromEarlier.pagination.total).toBe(4);
   });
 
@@ -340,12 +447,18 @@ describe('order lists', () => {
   it('rejects a time or date that matches the pattern but does not exist', async () => {
     await expectApiError(
       'listWmsOrders',
-      h.handlers.listWmsOrders({ params: {}, query: { page: 1, size: 10, updated_after: '2026-02-30 10:00:00' }, body: undefined }, ctx(SELLER_A, NOW)),
+      h.handlers.listWmsOrders(
+        { params: {}, query: { page: 1, size: 10, updated_after: '2026-02-30 10:00:00' }, body: undefined },
+        ctx(SELLER_A, NOW),
+      ),
       'INVALID_PARAMETER',
     );
     await expectApiError(
       'listManagerOrders',
-      h.handlers.listManagerOrders({ params: {}, query: { page: 1, size: 10, date_from: '2026-04-31' }, body: undefined }, ctx(SELLER_A, NOW, 'manager')),
+      h.handlers.listManagerOrders(
+        { params: {}, query: { page: 1, size: 10, date_from: '2026-04-31' }, body: undefined },
+        ctx(SELLER_A, NOW, 'manager'),
+      ),
       'INVALID_PARAMETER',
     );
   });
@@ -355,7 +468,12 @@ describe('order lists', () => {
     const wms = await call(h, 'listWmsOrders', {}, ctx(SELLER_A, NOW));
     const manager = await call(h, 'listManagerOrders', {}, ctx(SELLER_A, NOW, 'manager'));
     expect(manager.data).toEqual(
-      wms.data.map((o) => ({ order_no: o.order_no, mall_product_name: o.mall_product_name, order_status_code: o.order_status_code, registered_date: o.registered_date })),
+      wms.data.map((o) => ({
+        order_no: o.order_no,
+        mall_product_name: o.mall_product_name,
+        order_status_code: o.order_status_code,
+        registered_date: o.registered_date,
+      })),
     );
     expect(manager.pagination).toEqual(wms.pagination);
     const one = await call(h, 'getManagerOrder', { params: { order_no: orderNos[0]! } }, ctx(SELLER_A, NOW, 'manager'));
@@ -368,9 +486,24 @@ describe('seller isolation (DECISIONS G9)', () => {
   it("another seller's order is 404 ORDER_NOT_FOUND on every area, never 403, and never listed", async () => {
     const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'ISO-1', product_code: 'SCARF' }));
     const asB = ctx(SELLER_B, NOW);
-    await expectApiError('getWmsOrder', h.handlers.getWmsOrder({ params: { order_no: orderNo }, query: {}, body: undefined }, asB), 'ORDER_NOT_FOUND');
-    await expectApiError('getManagerOrder', h.handlers.getManagerOrder({ params: { order_no: orderNo }, query: {}, body: undefined }, ctx(SELLER_B, NOW, 'manager')), 'ORDER_NOT_FOUND');
-    await expectApiError('updateWmsOrder', h.handlers.updateWmsOrder({ params: { order_no: orderNo }, query: {}, body: { memo: 'mine now' } }, asB), 'ORDER_NOT_FOUND');
+    await expectApiError(
+      'getWmsOrder',
+      h.handlers.getWmsOrder({ params: { order_no: orderNo }, query: {}, body: undefined }, asB),
+      'ORDER_NOT_FOUND',
+    );
+    await expectApiError(
+      'getManagerOrder',
+      h.handlers.getManagerOrder(
+        { params: { order_no: orderNo }, query: {}, body: undefined },
+        ctx(SELLER_B, NOW, 'manager'),
+      ),
+      'ORDER_NOT_FOUND',
+    );
+    await expectApiError(
+      'updateWmsOrder',
+      h.handlers.updateWmsOrder({ params: { order_no: orderNo }, query: {}, body: { memo: 'mine now' } }, asB),
+      'ORDER_NOT_FOUND',
+    );
     expect((await call(h, 'listWmsOrders', {}, asB)).data).toEqual([]);
     expect((await call(h, 'listManagerOrders', {}, ctx(SELLER_B, NOW, 'manager'))).data).toEqual([]);
   });
@@ -378,7 +511,12 @@ describe('seller isolation (DECISIONS G9)', () => {
   it("mall order numbers and product codes are per seller: B may reuse A's", async () => {
     await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'SAME-1', product_code: 'SCARF' }));
     // B has no product SCARF: the row fails on the product, not as a duplicate of A's mall order number.
-    const missing = await call(h, 'registerOrders', { body: { orders: [orderRow({ mall_order_no: 'SAME-1', product_code: 'SCARF' })] } }, ctx(SELLER_B, NOW));
+    const missing = await call(
+      h,
+      'registerOrders',
+      { body: { orders: [orderRow({ mall_order_no: 'SAME-1', product_code: 'SCARF' })] } },
+      ctx(SELLER_B, NOW),
+    );
     expect(missing.data.results[0]!.result_message).toBe('Product SCARF was not found.');
     await product(h, SELLER_B, 'SCARF', 1);
     await registerOne(h, SELLER_B, orderRow({ mall_order_no: 'SAME-1', product_code: 'SCARF' }));
@@ -394,7 +532,8 @@ describe('the open sets of the contract (DECISIONS G24)', () => {
     statuses['x-known-values'] = [...statuses['x-known-values']!, 50];
     expect(() => freshDomain({ spec: edited })).toThrow(/OrderStatusCode/);
     const drafts = structuredClone(spec);
-    ((drafts.components!.schemas!.DraftOrder as { properties: Record<string, Record<string, unknown>> }).properties.status!)['x-known-values'] = ['pending'];
+    (drafts.components!.schemas!.DraftOrder as { properties: Record<string, Record<string, unknown>> }).properties
+      .status!['x-known-values'] = ['pending'];
     expect(() => freshDomain({ spec: drafts })).toThrow(/DraftOrder.status/);
     expect(() => freshDomain({ spec })).not.toThrow();
   });

@@ -1,5 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SELLER_A, SELLER_B, call, ctx, expectApiError, freshDomain, type Harness, orderRow, product, registerOne } from './support.js';
+import {
+  SELLER_A,
+  SELLER_B,
+  call,
+  ctx,
+  expectApiError,
+  freshDomain,
+  type Harness,
+  orderRow,
+  product,
+  registerOne,
+} from './support.js';
 
 // Asia/Seoul is UTC+9 all year: 18:00 in Seoul is 09:00 UTC.
 const MORNING = '2026-11-20T01:50:00Z'; // 10:50 Seoul
@@ -12,7 +23,12 @@ let orderNo: string;
 beforeEach(async () => {
   h = freshDomain();
   await product(h, SELLER_A, 'SCARF', 5, [], '2026-11-18T00:00:00Z');
-  orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'RET-ORDER', product_code: 'SCARF' }), '2026-11-18T00:00:00Z');
+  orderNo = await registerOne(
+    h,
+    SELLER_A,
+    orderRow({ mall_order_no: 'RET-ORDER', product_code: 'SCARF' }),
+    '2026-11-18T00:00:00Z',
+  );
   await h.domain.shipOrder(SELLER_A, orderNo, new Date('2026-11-19T00:00:00Z'));
 });
 
@@ -48,7 +64,11 @@ describe('returns', () => {
   it('withdraws at 17:59:59 Seoul time', async () => {
     const { data } = await register();
     const withdrawn = await cancel(data.return_no, BEFORE_DEADLINE);
-    expect(withdrawn.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-20 17:59:59', cancellable_until: '2026-11-20 18:00:00' });
+    expect(withdrawn.data).toMatchObject({
+      status: 'withdrawn',
+      withdrawn_at: '2026-11-20 17:59:59',
+      cancellable_until: '2026-11-20 18:00:00',
+    });
     const read = await call(h, 'getReturn', { params: { return_no: data.return_no } }, ctx(SELLER_A, AT_DEADLINE));
     expect(read.data).toEqual(withdrawn.data);
   });
@@ -84,7 +104,11 @@ describe('returns', () => {
     await expectApiError('cancelReturn', cancel(data.return_no, '2026-11-21T09:00:00Z'), 'RETURN_CANCEL_EXPIRED');
     // The refused attempt changed nothing: a second earlier in the (fake) day the window is still open.
     const withdrawn = await cancel(data.return_no, '2026-11-21T08:59:59Z');
-    expect(withdrawn.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-21 17:59:59', cancellable_until: '2026-11-21 18:00:00' });
+    expect(withdrawn.data).toMatchObject({
+      status: 'withdrawn',
+      withdrawn_at: '2026-11-21 17:59:59',
+      cancellable_until: '2026-11-21 18:00:00',
+    });
   });
 
   it('withdrawing a withdrawn return succeeds and changes nothing, even after the window', async () => {
@@ -99,7 +123,10 @@ describe('returns', () => {
     const { data } = await register();
     await expectApiError(
       'registerReturn',
-      h.handlers.registerReturn({ params: {}, query: {}, body: { order_no: orderNo, reason: 'Again' } }, ctx(SELLER_A, MORNING)),
+      h.handlers.registerReturn(
+        { params: {}, query: {}, body: { order_no: orderNo, reason: 'Again' } },
+        ctx(SELLER_A, MORNING),
+      ),
       'DUPLICATE',
     );
     await cancel(data.return_no, BEFORE_DEADLINE);
@@ -111,19 +138,41 @@ describe('returns', () => {
   it('unknown or foreign order is 404 ORDER_NOT_FOUND; unknown or foreign return is 404 NOT_FOUND', async () => {
     await expectApiError(
       'registerReturn',
-      h.handlers.registerReturn({ params: {}, query: {}, body: { order_no: 'ORD-19990101-0001', reason: 'x' } }, ctx(SELLER_A, MORNING)),
+      h.handlers.registerReturn(
+        { params: {}, query: {}, body: { order_no: 'ORD-19990101-0001', reason: 'x' } },
+        ctx(SELLER_A, MORNING),
+      ),
       'ORDER_NOT_FOUND',
     );
     await expectApiError(
       'registerReturn',
-      h.handlers.registerReturn({ params: {}, query: {}, body: { order_no: orderNo, reason: 'x' } }, ctx(SELLER_B, MORNING)),
+      h.handlers.registerReturn(
+        { params: {}, query: {}, body: { order_no: orderNo, reason: 'x' } },
+        ctx(SELLER_B, MORNING),
+      ),
       'ORDER_NOT_FOUND',
     );
     const { data } = await register();
-    await expectApiError('getReturn', h.handlers.getReturn({ params: { return_no: data.return_no }, query: {}, body: undefined }, ctx(SELLER_B, MORNING)), 'NOT_FOUND');
-    await expectApiError('getReturn', h.handlers.getReturn({ params: { return_no: 'RET-19990101-0001' }, query: {}, body: undefined }, ctx(SELLER_A, MORNING)), 'NOT_FOUND');
+    await expectApiError(
+      'getReturn',
+      h.handlers.getReturn(
+        { params: { return_no: data.return_no }, query: {}, body: undefined },
+        ctx(SELLER_B, MORNING),
+      ),
+      'NOT_FOUND',
+    );
+    await expectApiError(
+      'getReturn',
+      h.handlers.getReturn(
+        { params: { return_no: 'RET-19990101-0001' }, query: {}, body: undefined },
+        ctx(SELLER_A, MORNING),
+      ),
+      'NOT_FOUND',
+    );
     await expectApiError('cancelReturn', cancel(data.return_no, MORNING, SELLER_B), 'NOT_FOUND');
     // B's attempt changed nothing.
-    expect((await call(h, 'getReturn', { params: { return_no: data.return_no } }, ctx(SELLER_A, MORNING))).data.status).toBe('requested');
+    expect(
+      (await call(h, 'getReturn', { params: { return_no: data.return_no } }, ctx(SELLER_A, MORNING))).data.status,
+    ).toBe('requested');
   });
 });

@@ -7,7 +7,13 @@ const LATER = '2026-11-20T02:00:00Z';
 
 async function seeded(): Promise<{ h: Harness; summary: Awaited<ReturnType<Harness['domain']['seedDemo']>> }> {
   const h = freshDomain();
-  const summary = await h.domain.seedDemo({ owners: [{ accountId: SELLER_A, environment: 'test' }, { accountId: SELLER_B, environment: 'test' }], now: new Date(SEEDED_AT) });
+  const summary = await h.domain.seedDemo({
+    owners: [
+      { accountId: SELLER_A, environment: 'test' },
+      { accountId: SELLER_B, environment: 'test' },
+    ],
+    now: new Date(SEEDED_AT),
+  });
   return { h, summary };
 }
 
@@ -19,7 +25,14 @@ async function everything(h: Harness, accountId: string) {
     products: (await call(h, 'listWmsProducts', { query: { size: 100 } }, c)).data,
     stock: (await call(h, 'listInventory', { query: { size: 100 } }, c)).data,
     suppliers: (await call(h, 'listSuppliers', { query: { size: 100 } }, c)).data,
-    deposits: (await call(h, 'listDeposits', { query: { date_from: '2026-01-01', date_to: '2026-12-31', size: 100 } }, ctx(accountId, LATER, null))).data,
+    deposits: (
+      await call(
+        h,
+        'listDeposits',
+        { query: { date_from: '2026-01-01', date_to: '2026-12-31', size: 100 } },
+        ctx(accountId, LATER, null),
+      )
+    ).data,
   };
 }
 
@@ -42,7 +55,12 @@ describe('seedDemo', () => {
     for (const o of orders) expect(o.invoice_no === null).toBe(!shipped.includes(o));
     expect(shipped.map((o) => o.invoice_no).sort()).toEqual([...summary.accounts[0]!.invoice_nos].sort());
     for (const o of shipped) {
-      const videos = await call(h, 'listInvoiceVideos', { params: { invoice_no: o.invoice_no! } }, ctx(SELLER_A, LATER, 'cam'));
+      const videos = await call(
+        h,
+        'listInvoiceVideos',
+        { params: { invoice_no: o.invoice_no! } },
+        ctx(SELLER_A, LATER, 'cam'),
+      );
       expect(videos.data.length).toBeGreaterThan(0);
     }
     // Orders took their stock: the seeded stock equals the initial stock minus the live (not cancelled) orders.
@@ -52,14 +70,26 @@ describe('seedDemo', () => {
     expect(stock.find((s) => s.option_code === 'WHITE-M')!.quantity).toBe(20 - 4);
   });
 
-  it("has a return registered today that can be withdrawn and one from yesterday that cannot", async () => {
+  it('has a return registered today that can be withdrawn and one from yesterday that cannot', async () => {
     const { h, summary } = await seeded();
     const [yesterday, today] = summary.accounts[0]!.return_nos;
     const old = await call(h, 'getReturn', { params: { return_no: yesterday! } }, ctx(SELLER_A, LATER));
-    expect(old.data).toMatchObject({ status: 'requested', registered_at: '2026-11-19 11:00:00', cancellable_until: '2026-11-19 18:00:00' });
-    await expectApiError('cancelReturn', h.handlers.cancelReturn({ params: { return_no: yesterday! }, query: {}, body: undefined }, ctx(SELLER_A, LATER)), 'RETURN_CANCEL_EXPIRED');
+    expect(old.data).toMatchObject({
+      status: 'requested',
+      registered_at: '2026-11-19 11:00:00',
+      cancellable_until: '2026-11-19 18:00:00',
+    });
+    await expectApiError(
+      'cancelReturn',
+      h.handlers.cancelReturn({ params: { return_no: yesterday! }, query: {}, body: undefined }, ctx(SELLER_A, LATER)),
+      'RETURN_CANCEL_EXPIRED',
+    );
     const fresh = await call(h, 'getReturn', { params: { return_no: today! } }, ctx(SELLER_A, LATER));
-    expect(fresh.data).toMatchObject({ status: 'requested', registered_at: '2026-11-20 10:00:00', cancellable_until: '2026-11-20 18:00:00' });
+    expect(fresh.data).toMatchObject({
+      status: 'requested',
+      registered_at: '2026-11-20 10:00:00',
+      cancellable_until: '2026-11-20 18:00:00',
+    });
     const withdrawn = await call(h, 'cancelReturn', { params: { return_no: today! } }, ctx(SELLER_A, LATER));
     expect(withdrawn.data.status).toBe('withdrawn');
   });
@@ -91,10 +121,24 @@ describe('seedDemo', () => {
     const bShirt = b.products.find((p) => p.product_code === 'SHIRT-LINEN-01')!;
     expect(bShirt.product_name).not.toBe(aShirt.product_name);
     for (const orderNo of summary.accounts[0]!.order_nos.slice(0, 3)) {
-      await expectApiError('getManagerOrder', h.handlers.getManagerOrder({ params: { order_no: orderNo }, query: {}, body: undefined }, ctx(SELLER_B, LATER, 'manager')), 'ORDER_NOT_FOUND');
+      await expectApiError(
+        'getManagerOrder',
+        h.handlers.getManagerOrder(
+          { params: { order_no: orderNo }, query: {}, body: undefined },
+          ctx(SELLER_B, LATER, 'manager'),
+        ),
+        'ORDER_NOT_FOUND',
+      );
     }
     for (const invoiceNo of summary.accounts[0]!.invoice_nos) {
-      await expectApiError('listInvoiceVideos', h.handlers.listInvoiceVideos({ params: { invoice_no: invoiceNo }, query: {}, body: undefined }, ctx(SELLER_B, LATER, 'cam')), 'CAM_INVOICE_NOT_FOUND');
+      await expectApiError(
+        'listInvoiceVideos',
+        h.handlers.listInvoiceVideos(
+          { params: { invoice_no: invoiceNo }, query: {}, body: undefined },
+          ctx(SELLER_B, LATER, 'cam'),
+        ),
+        'CAM_INVOICE_NOT_FOUND',
+      );
     }
   });
 
@@ -102,7 +146,13 @@ describe('seedDemo', () => {
     const { h } = await seeded();
     const before = await everything(h, SELLER_A);
     await expect(
-      h.domain.seedDemo({ owners: [{ accountId: 'acc_new', environment: 'test' }, { accountId: SELLER_A, environment: 'test' }], now: new Date(SEEDED_AT) }),
+      h.domain.seedDemo({
+        owners: [
+          { accountId: 'acc_new', environment: 'test' },
+          { accountId: SELLER_A, environment: 'test' },
+        ],
+        now: new Date(SEEDED_AT),
+      }),
     ).rejects.toThrow(/already has test products/);
     expect(await everything(h, SELLER_A)).toEqual(before);
     expect((await call(h, 'listWmsProducts', {}, ctx('acc_new', LATER))).data).toEqual([]);
@@ -132,7 +182,9 @@ describe('demo data and the contract examples', () => {
     ] as const) {
       const { request, documented } = example(operationId, requestName);
       const params = (operationId === 'addProductOptions' ? { product_code: 'SHIRT-LINEN-01' } : {}) as never;
-      const result = (await call(h, operationId, { params, body: request as never }, c)) as { data: Record<string, unknown> };
+      const result = (await call(h, operationId, { params, body: request as never }, c)) as {
+        data: Record<string, unknown>;
+      };
       const { [rowsField]: rows, ...counts } = result.data;
       const { [rowsField]: documentedRows, ...documentedCounts } = documented;
       expect(counts, operationId).toEqual(documentedCounts);
@@ -145,7 +197,11 @@ describe('demo data and the contract examples', () => {
     const op = operation('createProduct');
     const body = op.requestBody!.examples.new_product!.value as { product_code: string };
     const created = await call(h, 'createProduct', { body: body as never }, ctx(SELLER_A, LATER));
-    const { created_at: _c, updated_at: _u, ...shown } = (op.responses['200']!.examples.product_created!.value as { data: Record<string, unknown> }).data;
+    const {
+      created_at: _c,
+      updated_at: _u,
+      ...shown
+    } = (op.responses['200']!.examples.product_created!.value as { data: Record<string, unknown> }).data;
     expect(created.data).toMatchObject(shown);
   });
 });

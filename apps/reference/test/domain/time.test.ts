@@ -67,7 +67,9 @@ describe('ServiceTime', () => {
     // In a zone with daylight saving, the next day's 18:00 is a wall-clock reading, not 24 hours later.
     const ny = new ServiceTime('America/New_York');
     expect(ny.format(ny.nextTimeOfDay(ny.parseDateTime('2026-03-07 19:00:00')!, six))).toBe('2026-03-08 18:00:00');
-    expect(ny.nextTimeOfDay(ny.parseDateTime('2026-03-07 19:00:00')!, six) - ny.parseDateTime('2026-03-07 18:00:00')!).toBe(23 * 3600);
+    expect(
+      ny.nextTimeOfDay(ny.parseDateTime('2026-03-07 19:00:00')!, six) - ny.parseDateTime('2026-03-07 18:00:00')!,
+    ).toBe(23 * 3600);
   });
 
   it('refuses an unknown time zone', () => {
@@ -77,12 +79,39 @@ describe('ServiceTime', () => {
   it('the configured zone drives every shown time and the return window', async () => {
     const domain = createDomain(openDatabase(':memory:'), { timeZone: 'UTC' });
     const c = ctx(SELLER_A, '2026-11-20T01:00:00Z');
-    await call(domain, 'createProduct', { body: { product_code: 'P', product_name: 'P', price: 1, stock_quantity: 1 } }, c);
-    const orders = await call(domain, 'registerOrders', {
-      body: { orders: [{ mall_order_no: 'M', mall_product_name: 'P', product_code: 'P', quantity: 1, receiver_name: 'K', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' }] },
-    }, c);
+    await call(
+      domain,
+      'createProduct',
+      { body: { product_code: 'P', product_name: 'P', price: 1, stock_quantity: 1 } },
+      c,
+    );
+    const orders = await call(
+      domain,
+      'registerOrders',
+      {
+        body: {
+          orders: [
+            {
+              mall_order_no: 'M',
+              mall_product_name: 'P',
+              product_code: 'P',
+              quantity: 1,
+              receiver_name: 'K',
+              receiver_phone: '010-1111-2222',
+              receiver_address: 'Seoul',
+            },
+          ],
+        },
+      },
+      c,
+    );
     expect(orders.data.results[0]!.created_at).toBe('2026-11-20 01:00:00');
-    const ret = await call(domain, 'registerReturn', { body: { order_no: orders.data.results[0]!.order_no, reason: 'x' } }, c);
+    const ret = await call(
+      domain,
+      'registerReturn',
+      { body: { order_no: orders.data.results[0]!.order_no, reason: 'x' } },
+      c,
+    );
     expect(ret.data.cancellable_until).toBe('2026-11-20 18:00:00');
   });
 });

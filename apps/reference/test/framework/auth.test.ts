@@ -35,15 +35,24 @@ describe('API-key areas', () => {
     // 3.1: the manager area takes either credential, so this is shown on the warehouse and camera areas.
     const token = await jwtFor(seller);
     expect(codeOf(await s.get('/v3/wms/suppliers', { bearer: token }))).toEqual([401, 'AUTH_MISSING_TOKEN']);
-    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { bearer: token }))).toEqual([401, 'AUTH_MISSING_TOKEN']);
+    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { bearer: token }))).toEqual([
+      401,
+      'AUTH_MISSING_TOKEN',
+    ]);
   });
 
   it('an unknown, malformed or revoked key is 401 AUTH_INVALID_TOKEN', async () => {
-    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'not-a-key' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
     const key = s.key(seller, 'wms');
     expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
-    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key.toUpperCase() }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key.toUpperCase() }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
     s.app.accounts.revokeApiKey(key, clock.now());
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
@@ -53,7 +62,10 @@ describe('API-key areas', () => {
     const cam = s.key(seller, 'cam');
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: manager }))).toEqual([403, 'AUTH_FORBIDDEN']);
     expect(codeOf(await s.get('/v3/manager/orders', { apiKey: cam }))).toEqual([403, 'AUTH_FORBIDDEN']);
-    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: s.key(seller, 'wms') }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: s.key(seller, 'wms') }))).toEqual([
+      403,
+      'AUTH_FORBIDDEN',
+    ]);
     expect((await s.get('/v3/manager/orders', { apiKey: manager })).status).toBe(200);
   });
 
@@ -81,7 +93,10 @@ describe('API-key areas', () => {
   });
 
   it('a key is issued only for a linked service account', () => {
-    const accountId = s.app.accounts.createAccount({ name: 'Only WMS', paid: false, link: ['wms'] }, clock.now()).account_id;
+    const accountId = s.app.accounts.createAccount(
+      { name: 'Only WMS', paid: false, link: ['wms'] },
+      clock.now(),
+    ).account_id;
     expect(() => s.key(accountId, 'cam')).toThrow(/has not linked a cam service account/);
     expect(s.key(accountId, 'wms')).toMatch(/^wms_test_[A-Za-z0-9]{32}$/);
   });
@@ -111,15 +126,38 @@ describe('/v3/pay/ (JWT only)', () => {
     const token = await jwtFor(seller);
     const now = Math.floor(clock.now().getTime() / 1000);
     const key = new TextEncoder().encode(TEST_JWT_SECRET);
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(seller).setAudience('pay').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
-    const wrongAudience = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(seller).setAudience('wms').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(key);
-    const unknownAccount = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject('acc_nobody').setAudience('pay').setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(key);
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(seller)
+      .setAudience('pay')
+      .setIssuer('cls-reference')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const wrongAudience = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(seller)
+      .setAudience('wms')
+      .setIssuer('cls-reference')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(key);
+    const unknownAccount = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject('acc_nobody')
+      .setAudience('pay')
+      .setIssuer('cls-reference')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(key);
     const [header, payload] = token.split('.');
     const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
     for (const bad of [forged, wrongAudience, unknownAccount, unsigned, `${header}.${payload}.AAAA`, 'garbage']) {
       expect(codeOf(await s.get(deposits, { bearer: bad })), bad).toEqual([401, 'AUTH_INVALID_TOKEN']);
     }
-    expect(codeOf(await s.get(deposits, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(
+      codeOf(await s.get(deposits, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } })),
+    ).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
 
   it('a valid JWT is accepted; after expiry it is 401 AUTH_EXPIRED_TOKEN', async () => {
@@ -143,20 +181,48 @@ describe('/v3/pay/ (JWT only)', () => {
 
 describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
   // Which operations take a JWT is read from the contract's `security`, as the server does.
-  const either = routes.filter((r) => (r.security as readonly string[]).includes('ApiKeyAuth') && (r.security as readonly string[]).includes('BearerAuth'));
+  const either = routes.filter(
+    (r) =>
+      (r.security as readonly string[]).includes('ApiKeyAuth') &&
+      (r.security as readonly string[]).includes('BearerAuth'),
+  );
   const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
   const sign = (claims: Record<string, unknown>, aud: string | string[], secret = TEST_JWT_SECRET) => {
     const now = Math.floor(clock.now().getTime() / 1000);
-    return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(seller).setAudience(aud).setIssuer('cls-reference').setIssuedAt(now).setExpirationTime(now + 60).sign(new TextEncoder().encode(secret));
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(seller)
+      .setAudience(aud)
+      .setIssuer('cls-reference')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(new TextEncoder().encode(secret));
   };
 
   /** Every manager operation, its path filled with the seller's product, option and order. */
   async function managerPaths(): Promise<string[]> {
     const wms = s.key(seller, 'wms');
-    await s.post('/v3/wms/products', { product_code: 'MGR-P', product_name: 'Manager product', price: 1000, stock_quantity: 5 }, { apiKey: wms });
-    await s.post('/v3/wms/products/MGR-P/options', { options: [{ option_code: 'MGR-O', option_name: 'Option' }] }, { apiKey: wms });
-    const row = { mall_order_no: 'MGR-1', mall_product_name: 'Manager product', product_code: 'MGR-P', quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' };
-    const orderNo = (await s.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms })).body.data.results[0].order_no as string;
+    await s.post(
+      '/v3/wms/products',
+      { product_code: 'MGR-P', product_name: 'Manager product', price: 1000, stock_quantity: 5 },
+      { apiKey: wms },
+    );
+    await s.post(
+      '/v3/wms/products/MGR-P/options',
+      { options: [{ option_code: 'MGR-O', option_name: 'Option' }] },
+      { apiKey: wms },
+    );
+    const row = {
+      mall_order_no: 'MGR-1',
+      mall_product_name: 'Manager product',
+      product_code: 'MGR-P',
+      quantity: 1,
+      receiver_name: 'Kim',
+      receiver_phone: '010-1111-2222',
+      receiver_address: 'Seoul',
+    };
+    const orderNo = (await s.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms })).body.data.results[0]
+      .order_no as string;
     const values: Record<string, string> = { product_code: 'MGR-P', option_code: 'MGR-O', order_no: orderNo };
     return either.map((r) => r.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name]!)));
   }
@@ -189,7 +255,9 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     // Another seller's token sees none of it.
     const other = await jwtFor(s.account());
     expect((await s.get('/v3/manager/orders', { bearer: other })).body.data).toEqual([]);
-    expect(codeOf(await s.get(paths.find((p) => p.startsWith('/v3/manager/products/MGR-P'))!, { bearer: other }))).toEqual([404, 'PRODUCT_NOT_FOUND']);
+    expect(
+      codeOf(await s.get(paths.find((p) => p.startsWith('/v3/manager/products/MGR-P'))!, { bearer: other })),
+    ).toEqual([404, 'PRODUCT_NOT_FOUND']);
   });
 
   it('neither header is 401 AUTH_MISSING_TOKEN; a forged or invalid JWT AUTH_INVALID_TOKEN; an expired one AUTH_EXPIRED_TOKEN', async () => {
@@ -199,7 +267,8 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     }
     const forged = await sign({ env: 'test' }, ['manager', 'pay'], 'another-secret-another-secret-another-secret');
     const noEnv = await sign({}, ['manager', 'pay']);
-    for (const bad of [forged, noEnv, 'garbage']) expect(codeOf(await s.get('/v3/manager/orders', { bearer: bad }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    for (const bad of [forged, noEnv, 'garbage'])
+      expect(codeOf(await s.get('/v3/manager/orders', { bearer: bad }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
     const token = await jwtFor(seller);
     clock.advance(s.config.jwtTtlSeconds * 1000);
     expect(codeOf(await s.get('/v3/manager/orders', { bearer: token }))).toEqual([401, 'AUTH_EXPIRED_TOKEN']);
@@ -207,7 +276,9 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
 
   it('a token is good on an area only when its audience names it', async () => {
     const payOnly = await sign({ env: 'test' }, 'pay');
-    expect((await s.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: payOnly })).status).toBe(200);
+    expect((await s.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: payOnly })).status).toBe(
+      200,
+    );
     expect(codeOf(await s.get('/v3/manager/orders', { bearer: payOnly }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
     const managerOnly = await sign({ env: 'test' }, 'manager');
     expect((await s.get('/v3/manager/orders', { bearer: managerOnly })).status).toBe(200);
@@ -220,16 +291,34 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     expect(both.status).toBe(200);
     expect(both.headers['x-ratelimit-remaining']).toBeDefined();
     // A bad key is not rescued by a good token, nor a good key spoiled by a bad token.
-    expect(codeOf(await s.get('/v3/manager/orders', { apiKey: 'manager_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', bearer: token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(
+      codeOf(
+        await s.get('/v3/manager/orders', { apiKey: 'manager_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', bearer: token }),
+      ),
+    ).toEqual([401, 'AUTH_INVALID_TOKEN']);
     expect((await s.get('/v3/manager/orders', { apiKey: key, bearer: 'garbage' })).status).toBe(200);
     // The seller is the key's: another seller's key with this seller's token reads the other seller's orders.
     const other = s.account();
     const wms = s.key(seller, 'wms');
-    await s.post('/v3/wms/products', { product_code: 'BOTH-P', product_name: 'P', price: 1, stock_quantity: 1 }, { apiKey: wms });
-    const row = { mall_order_no: 'BOTH-1', mall_product_name: 'P', product_code: 'BOTH-P', quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' };
+    await s.post(
+      '/v3/wms/products',
+      { product_code: 'BOTH-P', product_name: 'P', price: 1, stock_quantity: 1 },
+      { apiKey: wms },
+    );
+    const row = {
+      mall_order_no: 'BOTH-1',
+      mall_product_name: 'P',
+      product_code: 'BOTH-P',
+      quantity: 1,
+      receiver_name: 'Kim',
+      receiver_phone: '010-1111-2222',
+      receiver_address: 'Seoul',
+    };
     await s.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms });
     expect((await s.get('/v3/manager/orders', { bearer: token })).body.data).toHaveLength(1);
-    expect((await s.get('/v3/manager/orders', { apiKey: s.key(other, 'manager'), bearer: token })).body.data).toEqual([]);
+    expect((await s.get('/v3/manager/orders', { apiKey: s.key(other, 'manager'), bearer: token })).body.data).toEqual(
+      [],
+    );
   });
 
   it('a live JWT needs the paid subscription on every call, as a live key does', async () => {
@@ -237,7 +326,10 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     expect((await s.get('/v3/manager/orders', { bearer: live })).status).toBe(200);
     s.app.accounts.setPaid(seller, false);
     expect(codeOf(await s.get('/v3/manager/orders', { bearer: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
-    expect(codeOf(await s.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: live }))).toEqual([
+      403,
+      'AUTH_FORBIDDEN',
+    ]);
   });
 });
 

@@ -11,11 +11,14 @@ const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
 function rowLimit(operationId: string, field: string): number {
   const doc = loadSpec();
   const follow = (node: Record<string, unknown>): Record<string, unknown> => {
-    while (typeof node.$ref === 'string' && node.maxItems === undefined) node = resolvePointer(doc, node.$ref) as Record<string, unknown>;
+    while (typeof node.$ref === 'string' && node.maxItems === undefined)
+      node = resolvePointer(doc, node.$ref) as Record<string, unknown>;
     return node;
   };
   const op = operations(doc).find((o) => o.operationId === operationId)!;
-  const body = follow(op.requestBody!.schema as Record<string, unknown>) as { properties: Record<string, Record<string, unknown>> };
+  const body = follow(op.requestBody!.schema as Record<string, unknown>) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
   return follow(body.properties[field]!).maxItems as number;
 }
 
@@ -62,7 +65,11 @@ describe('bulk registration over HTTP', () => {
   it('a draft body one row over the limit is 400 and registers nothing', async () => {
     const limit = rowLimit('registerDraftOrders', 'orders');
     expect(limit).toBe(1000);
-    const over = await s.post('/v3/wms/orders/draft', { orders: Array.from({ length: limit + 1 }, (_, i) => row(i)) }, { apiKey: wms });
+    const over = await s.post(
+      '/v3/wms/orders/draft',
+      { orders: Array.from({ length: limit + 1 }, (_, i) => row(i)) },
+      { apiKey: wms },
+    );
     expect(over.status).toBe(400);
     expect(over.body.error.code).toBe('INVALID_PARAMETER');
     // Every row of the rejected body was valid on its own: had any been stored, re-sending row 0 would now fail
@@ -78,7 +85,9 @@ describe('bulk registration over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.body.data.created_count).toBe(limit);
     expect(r.body.data.failed_count).toBe(0);
-    expect(r.body.data.drafts.map((d: { mall_order_no: string }) => d.mall_order_no)).toEqual(rows.map((x) => x.mall_order_no));
+    expect(r.body.data.drafts.map((d: { mall_order_no: string }) => d.mall_order_no)).toEqual(
+      rows.map((x) => x.mall_order_no),
+    );
   });
 
   it('one row with a format error rejects the whole order body with 400 and registers nothing', async () => {
@@ -106,7 +115,12 @@ describe('bulk registration over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(true);
     expect(r.text.startsWith('{"success":true')).toBe(true);
-    const results = r.body.data.results as Array<{ mall_order_no: string; success: boolean; order_no: string; result_message: string }>;
+    const results = r.body.data.results as Array<{
+      mall_order_no: string;
+      success: boolean;
+      order_no: string;
+      result_message: string;
+    }>;
     expect(results.map((x) => x.mall_order_no)).toEqual(body.orders.map((x) => x.mall_order_no));
     expect(results.map((x) => x.success)).toEqual([true, false, true, false, false]);
     for (const failed of results.filter((x) => !x.success)) {
@@ -119,20 +133,73 @@ describe('bulk registration over HTTP', () => {
   });
 
   it('result rows have the two shapes of the contract: success with id, time and status, failure with them empty (DECISIONS G7, G26)', async () => {
-    const drafts = await s.post('/v3/wms/orders/draft', { orders: [row(201), row(202, { product_code: 'NO-SUCH-PRODUCT' })] }, { apiKey: wms });
+    const drafts = await s.post(
+      '/v3/wms/orders/draft',
+      { orders: [row(201), row(202, { product_code: 'NO-SUCH-PRODUCT' })] },
+      { apiKey: wms },
+    );
     expect(drafts.body.data.drafts).toEqual([
-      { mall_order_no: 'BULK-201', mall_product_name: 'Bulk product', draft_id: expect.stringMatching(/^DRF-/), status: 'open', created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), success: true, result_message: '' },
-      { mall_order_no: 'BULK-202', mall_product_name: 'Bulk product', draft_id: '', status: '', created_at: '', success: false, result_message: 'Product NO-SUCH-PRODUCT was not found.' },
+      {
+        mall_order_no: 'BULK-201',
+        mall_product_name: 'Bulk product',
+        draft_id: expect.stringMatching(/^DRF-/),
+        status: 'open',
+        created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+        success: true,
+        result_message: '',
+      },
+      {
+        mall_order_no: 'BULK-202',
+        mall_product_name: 'Bulk product',
+        draft_id: '',
+        status: '',
+        created_at: '',
+        success: false,
+        result_message: 'Product NO-SUCH-PRODUCT was not found.',
+      },
     ]);
-    const orders = await s.post('/v3/wms/orders', { orders: [row(203), row(204, { product_code: 'NO-SUCH-PRODUCT' })] }, { apiKey: wms });
+    const orders = await s.post(
+      '/v3/wms/orders',
+      { orders: [row(203), row(204, { product_code: 'NO-SUCH-PRODUCT' })] },
+      { apiKey: wms },
+    );
     expect(orders.body.data.results).toEqual([
-      { mall_order_no: 'BULK-203', mall_product_name: 'Bulk product', order_no: expect.stringMatching(/^ORD-/), created_at: expect.any(String), success: true, result_message: '' },
-      { mall_order_no: 'BULK-204', mall_product_name: 'Bulk product', order_no: '', created_at: '', success: false, result_message: 'Product NO-SUCH-PRODUCT was not found.' },
+      {
+        mall_order_no: 'BULK-203',
+        mall_product_name: 'Bulk product',
+        order_no: expect.stringMatching(/^ORD-/),
+        created_at: expect.any(String),
+        success: true,
+        result_message: '',
+      },
+      {
+        mall_order_no: 'BULK-204',
+        mall_product_name: 'Bulk product',
+        order_no: '',
+        created_at: '',
+        success: false,
+        result_message: 'Product NO-SUCH-PRODUCT was not found.',
+      },
     ]);
-    const options = await s.post('/v3/wms/products/BULK-P/options', { options: [{ option_code: 'RED', option_name: 'Red' }, { option_code: 'RED', option_name: 'Red again' }] }, { apiKey: wms });
+    const options = await s.post(
+      '/v3/wms/products/BULK-P/options',
+      {
+        options: [
+          { option_code: 'RED', option_name: 'Red' },
+          { option_code: 'RED', option_name: 'Red again' },
+        ],
+      },
+      { apiKey: wms },
+    );
     expect(options.body.data.options).toEqual([
       { option_code: 'RED', option_name: 'Red', created_at: expect.any(String), success: true, result_message: '' },
-      { option_code: 'RED', option_name: 'Red again', created_at: '', success: false, result_message: 'Option RED repeats options[0] of this request.' },
+      {
+        option_code: 'RED',
+        option_name: 'Red again',
+        created_at: '',
+        success: false,
+        result_message: 'Option RED repeats options[0] of this request.',
+      },
     ]);
     // The test server's strict-contract mode has checked each row against the if/then shapes as it left.
     expect(s.app.contractViolations).toEqual([]);

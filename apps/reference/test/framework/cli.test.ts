@@ -27,7 +27,13 @@ afterEach(async () => {
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
   let out = '';
   let err = '';
-  const code = await runCli(argv, { env, stdout: (t) => (out += `${t}\n`), stderr: (t) => (err += `${t}\n`), handleSignals: false, onServe: (app) => (served = app) });
+  const code = await runCli(argv, {
+    env,
+    stdout: (t) => (out += `${t}\n`),
+    stderr: (t) => (err += `${t}\n`),
+    handleSignals: false,
+    onServe: (app) => (served = app),
+  });
   let json: unknown;
   try {
     json = JSON.parse(out);
@@ -48,19 +54,34 @@ describe('admin commands with --json', () => {
   it('provision an account, keys and client credentials that work against the server', async () => {
     const account = await cli('admin', 'account', 'create', '--name', 'Acme Trading', '--json');
     expect(account.code).toBe(0);
-    expect(account.json).toEqual({ account_id: expect.stringMatching(/^acc_/), name: 'Acme Trading', paid: false, linked_areas: ['cam', 'manager', 'wms'] });
+    expect(account.json).toEqual({
+      account_id: expect.stringMatching(/^acc_/),
+      name: 'Acme Trading',
+      paid: false,
+      linked_areas: ['cam', 'manager', 'wms'],
+    });
     const id = account.json.account_id as string;
 
     const key = await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test', '--json');
     expect(key.code).toBe(0);
-    expect(key.json).toEqual({ account_id: id, area: 'wms', env: 'test', api_key: expect.stringMatching(/^wms_test_[A-Za-z0-9]{32}$/) });
+    expect(key.json).toEqual({
+      account_id: id,
+      area: 'wms',
+      env: 'test',
+      api_key: expect.stringMatching(/^wms_test_[A-Za-z0-9]{32}$/),
+    });
 
     const live = await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'live', '--json');
     expect(live.code).toBe(1);
     expect(JSON.parse(live.err)).toEqual({ error: { message: expect.stringContaining('paid subscription') } });
 
     const client = await cli('admin', 'client', 'create', '--account', id, '--json');
-    expect(client.json).toEqual({ account_id: id, env: 'test', client_id: expect.stringMatching(/^cli_test_[A-Za-z0-9]{20}$/), client_secret: expect.stringMatching(/^sec_/) });
+    expect(client.json).toEqual({
+      account_id: id,
+      env: 'test',
+      client_id: expect.stringMatching(/^cli_test_[A-Za-z0-9]{20}$/),
+      client_secret: expect.stringMatching(/^sec_/),
+    });
     // Live client credentials, like live keys, need the paid subscription (DECISIONS G21).
     const liveClient = await cli('admin', 'client', 'create', '--account', id, '--env', 'live', '--json');
     expect(liveClient.code).toBe(1);
@@ -69,19 +90,36 @@ describe('admin commands with --json', () => {
 
     const s = await serve();
     expect((await s.get('/v3/wms/suppliers', { apiKey: key.json.api_key })).status).toBe(200);
-    const token = await s.post('/v3/auth/token', { client_id: client.json.client_id, client_secret: client.json.client_secret });
+    const token = await s.post('/v3/auth/token', {
+      client_id: client.json.client_id,
+      client_secret: client.json.client_secret,
+    });
     expect(token.status).toBe(200);
     expect(token.body.data.environment).toBe('test');
   });
 
   it('client create --env live issues live client credentials for a paid account; their token reaches live data', async () => {
-    const id = (await cli('admin', 'account', 'create', '--name', 'Paid shop', '--paid', '--json')).json.account_id as string;
+    const id = (await cli('admin', 'account', 'create', '--name', 'Paid shop', '--paid', '--json')).json
+      .account_id as string;
     const live = await cli('admin', 'client', 'create', '--account', id, '--env', 'live', '--json');
-    expect(live.json).toEqual({ account_id: id, env: 'live', client_id: expect.stringMatching(/^cli_live_[A-Za-z0-9]{20}$/), client_secret: expect.stringMatching(/^sec_/) });
-    const liveKey = (await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'live', '--json')).json.api_key as string;
+    expect(live.json).toEqual({
+      account_id: id,
+      env: 'live',
+      client_id: expect.stringMatching(/^cli_live_[A-Za-z0-9]{20}$/),
+      client_secret: expect.stringMatching(/^sec_/),
+    });
+    const liveKey = (await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'live', '--json'))
+      .json.api_key as string;
     const s = await serve();
-    await s.post('/v3/wms/products', { product_code: 'LIVE-1', product_name: 'Live product', price: 1000 }, { apiKey: liveKey });
-    const token = await s.post('/v3/auth/token', { client_id: live.json.client_id, client_secret: live.json.client_secret });
+    await s.post(
+      '/v3/wms/products',
+      { product_code: 'LIVE-1', product_name: 'Live product', price: 1000 },
+      { apiKey: liveKey },
+    );
+    const token = await s.post('/v3/auth/token', {
+      client_id: live.json.client_id,
+      client_secret: live.json.client_secret,
+    });
     expect(token.body.data.environment).toBe('live');
     const products = await s.get('/v3/manager/products', { bearer: token.body.data.access_token });
     expect(products.body.data.map((p: { product_code: string }) => p.product_code)).toEqual(['LIVE-1']);
@@ -90,23 +128,28 @@ describe('admin commands with --json', () => {
   it('account update --paid enables live keys; --unpaid makes them 403', async () => {
     const id = (await cli('admin', 'account', 'create', '--name', 'Shop', '--json')).json.account_id as string;
     expect((await cli('admin', 'account', 'update', '--account', id, '--paid', '--json')).json.paid).toBe(true);
-    const live = (await cli('admin', 'key', 'create', '--account', id, '--area', 'manager', '--env', 'live', '--json')).json.api_key as string;
+    const live = (await cli('admin', 'key', 'create', '--account', id, '--area', 'manager', '--env', 'live', '--json'))
+      .json.api_key as string;
     expect(live).toMatch(/^manager_live_/);
     expect((await cli('admin', 'account', 'update', '--account', id, '--unpaid', '--json')).json.paid).toBe(false);
     const s = await serve();
     expect((await s.get('/v3/manager/orders', { apiKey: live })).status).toBe(403);
   });
 
-  it('a key needs the area\'s linked service account', async () => {
-    const id = (await cli('admin', 'account', 'create', '--name', 'Cam only', '--link', 'cam', '--json')).json.account_id as string;
+  it("a key needs the area's linked service account", async () => {
+    const id = (await cli('admin', 'account', 'create', '--name', 'Cam only', '--link', 'cam', '--json')).json
+      .account_id as string;
     expect((await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test')).code).toBe(1);
-    expect((await cli('admin', 'account', 'link', '--account', id, '--area', 'wms', '--json')).json.linked_areas).toEqual(['cam', 'wms']);
+    expect(
+      (await cli('admin', 'account', 'link', '--account', id, '--area', 'wms', '--json')).json.linked_areas,
+    ).toEqual(['cam', 'wms']);
     expect((await cli('admin', 'key', 'create', '--account', id, '--area', 'wms', '--env', 'test')).code).toBe(0);
   });
 
   it('quota reset gives back the allowance', async () => {
     const id = (await cli('admin', 'account', 'create', '--name', 'Q', '--json')).json.account_id as string;
-    const key = (await cli('admin', 'key', 'create', '--account', id, '--area', 'cam', '--env', 'test', '--json')).json.api_key as string;
+    const key = (await cli('admin', 'key', 'create', '--account', id, '--area', 'cam', '--env', 'test', '--json')).json
+      .api_key as string;
     env.TEST_KEY_MONTHLY_QUOTA = '1';
     const s = await serve();
     await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key });
@@ -136,24 +179,36 @@ describe('seed and the demo', () => {
   it('seed loads the demo data into an empty database and prints working keys; a second seed is refused', async () => {
     const seed = await cli('seed', '--json');
     expect(seed.code).toBe(0);
-    const accounts = seed.json.accounts as Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }>; client_id: string; client_secret: string; order_nos?: string[] }>;
+    const accounts = seed.json.accounts as Array<{
+      account_id: string;
+      api_keys: Array<{ area: string; env: string; api_key: string }>;
+      client_id: string;
+      client_secret: string;
+      order_nos?: string[];
+    }>;
     expect(accounts.length).toBeGreaterThanOrEqual(2);
     const s = await serve();
     for (const a of accounts) {
       for (const k of a.api_keys) {
-        const path = k.area === 'wms' ? '/v3/wms/orders' : k.area === 'manager' ? '/v3/manager/orders' : '/v3/mcp/tools';
+        const path =
+          k.area === 'wms' ? '/v3/wms/orders' : k.area === 'manager' ? '/v3/manager/orders' : '/v3/mcp/tools';
         const r = await s.get(path, { apiKey: k.api_key });
         expect(r.status, `${k.area} ${k.env}`).toBe(200);
       }
-      expect((await s.post('/v3/auth/token', { client_id: a.client_id, client_secret: a.client_secret })).status).toBe(200);
+      expect((await s.post('/v3/auth/token', { client_id: a.client_id, client_secret: a.client_secret })).status).toBe(
+        200,
+      );
     }
-    const orders = await s.get('/v3/manager/orders', { apiKey: accounts[0]!.api_keys.find((k) => k.area === 'manager')!.api_key });
+    const orders = await s.get('/v3/manager/orders', {
+      apiKey: accounts[0]!.api_keys.find((k) => k.area === 'manager')!.api_key,
+    });
     expect(orders.body.data.length).toBeGreaterThan(0);
 
     // Test and live are separate data (DECISIONS G20): both worlds of the paid seller are seeded, each with its own
     // records, and every printed client reaches its own world.
     const paid = seed.json.accounts.find((a: { paid: boolean }) => a.paid);
-    const managerKey = (env: string) => paid.api_keys.find((k: { area: string; env: string }) => k.area === 'manager' && k.env === env).api_key as string;
+    const managerKey = (env: string) =>
+      paid.api_keys.find((k: { area: string; env: string }) => k.area === 'manager' && k.env === env).api_key as string;
     const listed: Record<string, string[]> = {};
     for (const env of ['test', 'live']) {
       const r = await s.get('/v3/manager/orders?size=100', { apiKey: managerKey(env) });
@@ -180,7 +235,8 @@ describe('seed and the demo', () => {
   it('admin order ship marks an order shipped with an invoice number; it can no longer be modified', async () => {
     const seed = (await cli('seed', '--json')).json;
     const first = seed.accounts[0];
-    const wms = first.api_keys.find((k: { area: string; env: string }) => k.area === 'wms' && k.env === 'test').api_key as string;
+    const wms = first.api_keys.find((k: { area: string; env: string }) => k.area === 'wms' && k.env === 'test')
+      .api_key as string;
     let s = await serve();
     const open = (await s.get('/v3/wms/orders?order_status_code=10', { apiKey: wms })).body.data[0];
     expect(open).toBeDefined();
@@ -193,7 +249,10 @@ describe('seed and the demo', () => {
     s = await serve();
     const order = (await s.get(`/v3/wms/orders/${open.order_no}`, { apiKey: wms })).body.data;
     expect(order).toMatchObject({ order_status_code: 30, invoice_no: shipped.json.invoice_no });
-    const patch = await s.request('PATCH', `/v3/wms/orders/${open.order_no}`, { apiKey: wms, body: { memo: 'late change' } });
+    const patch = await s.request('PATCH', `/v3/wms/orders/${open.order_no}`, {
+      apiKey: wms,
+      body: { memo: 'late change' },
+    });
     expect([patch.status, patch.body.error.code]).toEqual([409, 'ORDER_ALREADY_SHIPPED']);
     expect((await cli('admin', 'order', 'ship', 'NO-SUCH-ORDER')).code).toBe(1);
   });
@@ -202,7 +261,9 @@ describe('seed and the demo', () => {
     env.PORT = '0';
     const r = await cli('serve', '--demo');
     expect(r.code).toBe(0);
-    const curl = /curl -sS "(http:\/\/127\.0\.0\.1:\d+)(\/v3\/manager\/orders[^"]*)" -H "X-API-Key: ([^"]+)"/.exec(r.out);
+    const curl = /curl -sS "(http:\/\/127\.0\.0\.1:\d+)(\/v3\/manager\/orders[^"]*)" -H "X-API-Key: ([^"]+)"/.exec(
+      r.out,
+    );
     expect(curl, r.out).not.toBeNull();
     const [, base, path, key] = curl!;
     const res = await fetch(`${base}${path}`, { headers: { 'X-API-Key': key! } });
@@ -216,6 +277,9 @@ describe('seed and the demo', () => {
     // Run again on the same (now not empty) database: it serves without loading anything.
     const again = await cli('serve', '--demo', '--json');
     expect(again.code).toBe(0);
-    expect(again.json).toMatchObject({ base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), demo_loaded: false });
+    expect(again.json).toMatchObject({
+      base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      demo_loaded: false,
+    });
   });
 });

@@ -37,7 +37,7 @@ function preflight(path: string, method: string, options: { origin?: string; ip?
 }
 
 describe('CORS', () => {
-  it('every operation of the contract answers its preflight: 204, its method, the contract\'s request headers', async () => {
+  it("every operation of the contract answers its preflight: 204, its method, the contract's request headers", async () => {
     s = await startTestServer();
     for (const op of ops) {
       const path = op.path.replace(/\{[^}]+\}/g, 'X-1');
@@ -45,7 +45,9 @@ describe('CORS', () => {
       expect(r.status, `${op.method} ${op.path}`).toBe(204);
       expect(r.headers['access-control-allow-origin']).toBe('*');
       expect(list(r.headers['access-control-allow-methods'])).toContain(op.method);
-      expect(list(r.headers['access-control-allow-headers'])).toEqual(expect.arrayContaining(['x-api-key', 'authorization', 'content-type', 'accept']));
+      expect(list(r.headers['access-control-allow-headers'])).toEqual(
+        expect.arrayContaining(['x-api-key', 'authorization', 'content-type', 'accept']),
+      );
     }
   });
 
@@ -56,7 +58,13 @@ describe('CORS', () => {
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBe('*');
     expect(list(r.headers['access-control-expose-headers'])).toEqual(
-      expect.arrayContaining(['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']),
+      expect.arrayContaining([
+        'retry-after',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-request-id',
+      ]),
     );
     const preflighted = await preflight('/v3/wms/suppliers', 'GET');
     expect(list(preflighted.headers['access-control-expose-headers'])).toContain('retry-after');
@@ -72,7 +80,8 @@ describe('CORS', () => {
       expect((await preflight('/v3/wms/orders', 'POST', { ip: '203.0.113.20' })).status).toBe(204);
     }
     // The address still has its whole burst, and the account its whole quota.
-    for (let i = 0; i < 5; i++) expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip: '203.0.113.20' })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip: '203.0.113.20' })).status).toBe(200);
     expect(s.app.accounts.usage(seller, monthKey(new Date(), s.config.serviceTimeZone), 'test')).toBe(5);
   });
 
@@ -92,19 +101,29 @@ describe('CORS', () => {
 
   it('CORS_ORIGINS lists the allowed origins: an allowed one is echoed, another gets no Access-Control-Allow-Origin', async () => {
     s = await startTestServer({ env: { CORS_ORIGINS: `${ORIGIN}, http://localhost:5173` } });
-    const allowed = await preflight('/v3/manager/orders', 'GET', { origin: 'http://localhost:5173', headers: 'authorization' });
+    const allowed = await preflight('/v3/manager/orders', 'GET', {
+      origin: 'http://localhost:5173',
+      headers: 'authorization',
+    });
     expect([allowed.status, allowed.headers['access-control-allow-origin']]).toEqual([204, 'http://localhost:5173']);
     expect(list(allowed.headers.vary)).toContain('origin');
     const other = await preflight('/v3/manager/orders', 'GET', { origin: 'https://evil.example' });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     const wms = s.key(s.account(), 'wms');
-    expect((await s.get('/v3/wms/suppliers', { apiKey: wms, headers: { origin: 'https://evil.example' } })).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await s.get('/v3/wms/suppliers', { apiKey: wms, headers: { origin: 'https://evil.example' } })).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBeUndefined();
   });
 
   it('CORS_ORIGINS is * by default and otherwise a list of origins, checked at start', () => {
     const base = { DATABASE: ':memory:', JWT_SECRET: 'x'.repeat(32) };
     expect(loadConfig(base).corsOrigins).toBe('*');
-    expect(loadConfig({ ...base, CORS_ORIGINS: 'https://a.example, http://[::1]:8080' }).corsOrigins).toEqual(['https://a.example', 'http://[::1]:8080']);
+    expect(loadConfig({ ...base, CORS_ORIGINS: 'https://a.example, http://[::1]:8080' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://[::1]:8080',
+    ]);
     expect(() => loadConfig({ ...base, CORS_ORIGINS: 'https://a.example/path' })).toThrow(/CORS_ORIGINS/);
   });
 });

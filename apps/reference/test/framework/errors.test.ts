@@ -36,13 +36,21 @@ describe('the envelope', () => {
     const ok = await s.get('/v3/wms/suppliers', { apiKey: wms });
     expect(ok.text.startsWith('{"success":true,"data":')).toBe(true);
     const err = await s.get('/v3/wms/suppliers');
-    expect(err.text).toBe('{"success":false,"error":{"code":"AUTH_MISSING_TOKEN","message":"Send your API key in the X-API-Key header."}}');
+    expect(err.text).toBe(
+      '{"success":false,"error":{"code":"AUTH_MISSING_TOKEN","message":"Send your API key in the X-API-Key header."}}',
+    );
     expect(ok.headers['content-type']).toMatch(/^application\/json/);
   });
 
   it('success comes first even when a handler puts it last or not at all', async () => {
     s = await startTestServer({
-      createDomain: domainWith({ listSuppliers: async () => ({ data: [], pagination: { page: 1, size: 10, total: 0, total_pages: 0, has_next: false }, success: false }) }),
+      createDomain: domainWith({
+        listSuppliers: async () => ({
+          data: [],
+          pagination: { page: 1, size: 10, total: 0, total_pages: 0, has_next: false },
+          success: false,
+        }),
+      }),
     });
     const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
     expect(r.text.startsWith('{"success":true,')).toBe(true);
@@ -80,11 +88,19 @@ describe('request validation against the contract', () => {
   it('a wrong format is INVALID_PARAMETER, naming the item', async () => {
     s = await startTestServer();
     const wms = s.key(s.account(), 'wms');
-    const r = await s.post('/v3/wms/orders', { orders: [validRow(0), { ...validRow(1), quantity: 0 }] }, { apiKey: wms });
+    const r = await s.post(
+      '/v3/wms/orders',
+      { orders: [validRow(0), { ...validRow(1), quantity: 0 }] },
+      { apiKey: wms },
+    );
     expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(r.body.error.message).toContain('orders[1].quantity');
     const extra = await s.post('/v3/wms/orders', { orders: [{ ...validRow(0), colour: 'red' }] }, { apiKey: wms });
-    expect([extra.status, extra.body.error.code, extra.body.error.message]).toEqual([400, 'INVALID_PARAMETER', 'orders[0].colour is not allowed.']);
+    expect([extra.status, extra.body.error.code, extra.body.error.message]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      'orders[0].colour is not allowed.',
+    ]);
     const query = await s.get('/v3/wms/orders?size=abc', { apiKey: wms });
     expect([query.status, query.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(query.body.error.message).toContain('size');
@@ -107,8 +123,13 @@ describe('request validation against the contract', () => {
     // 3.0 answered INVALID_PARAMETER; 3.1 documents REQUIRED_PARAMETER for PATCH /v3/wms/orders/{order_no}.
     s = await startTestServer();
     const wms = s.key(s.account(), 'wms');
-    await s.post('/v3/wms/products', { product_code: 'SHIRT-1', product_name: 'Linen shirt', price: 1000, stock_quantity: 5 }, { apiKey: wms });
-    const orderNo = (await s.post('/v3/wms/orders', { orders: [validRow(0)] }, { apiKey: wms })).body.data.results[0].order_no as string;
+    await s.post(
+      '/v3/wms/products',
+      { product_code: 'SHIRT-1', product_name: 'Linen shirt', price: 1000, stock_quantity: 5 },
+      { apiKey: wms },
+    );
+    const orderNo = (await s.post('/v3/wms/orders', { orders: [validRow(0)] }, { apiKey: wms })).body.data.results[0]
+      .order_no as string;
     const before = (await s.get(`/v3/wms/orders/${orderNo}`, { apiKey: wms })).body.data;
     const empty = await s.request('PATCH', `/v3/wms/orders/${orderNo}`, { apiKey: wms, body: {} });
     expect([empty.status, empty.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
@@ -120,7 +141,12 @@ describe('request validation against the contract', () => {
     expect((await s.get(`/v3/wms/orders/${orderNo}`, { apiKey: wms })).body.data).toEqual(before);
     // The contract's own example of this case gives the same outcome.
     const requestBody = loadSpec().paths!['/v3/wms/orders/{order_no}']!.patch!.requestBody as Record<string, unknown>;
-    const example = (requestBody['x-invalid-examples'] as Record<string, { value: unknown; expected: { status: number; code: string } }>).no_field_to_change!;
+    const example = (
+      requestBody['x-invalid-examples'] as Record<
+        string,
+        { value: unknown; expected: { status: number; code: string } }
+      >
+    ).no_field_to_change!;
     const sent = await s.request('PATCH', `/v3/wms/orders/${orderNo}`, { apiKey: wms, body: example.value });
     expect([sent.status, sent.body.error.code]).toEqual([example.expected.status, example.expected.code]);
   });
@@ -162,7 +188,7 @@ describe('request validation against the contract', () => {
 });
 
 describe('error mapping', () => {
-  it('an ApiError takes its status from the contract\'s catalogue', async () => {
+  it("an ApiError takes its status from the contract's catalogue", async () => {
     s = await startTestServer({
       createDomain: domainWith({
         getWmsOrder: async () => {
@@ -203,12 +229,16 @@ describe('error mapping', () => {
     });
     const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
     expect([r.status, r.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
-    expect(s.app.contractViolations).toEqual(['listSuppliers answered 409 ORDER_ALREADY_SHIPPED, which its x-error-codes do not list for 409']);
+    expect(s.app.contractViolations).toEqual([
+      'listSuppliers answered 409 ORDER_ALREADY_SHIPPED, which its x-error-codes do not list for 409',
+    ]);
     s.app.contractViolations.length = 0;
   });
 
   it('strict-contract mode: a success body the contract does not describe is answered 500 and recorded', async () => {
-    s = await startTestServer({ createDomain: domainWith({ listSuppliers: async () => ({ data: [{ supplier_code: 'S1' }] }) }) });
+    s = await startTestServer({
+      createDomain: domainWith({ listSuppliers: async () => ({ data: [{ supplier_code: 'S1' }] }) }),
+    });
     const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
     expect([r.status, r.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
     expect(s.app.contractViolations).toHaveLength(1);

@@ -15,7 +15,8 @@ function expectGateway429(r: { status: number; headers: Record<string, unknown>;
   expect(r.status).toBe(429);
   expect(r.body.error?.code).toBe('RATE_LIMIT_EXCEEDED');
   expect(r.headers['retry-after']).toBeUndefined();
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(r.headers[h]).toBeUndefined();
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+    expect(r.headers[h]).toBeUndefined();
 }
 
 describe('gateway speed limit (per source IP)', () => {
@@ -32,11 +33,20 @@ describe('gateway speed limit (per source IP)', () => {
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/cam/invoices/600000000001/videos'];
     // Summed across keys, areas and outcomes (an unauthenticated request spends a token too).
     for (let i = 0; i < limits.gateway.burst; i++) {
-      const r = i % 10 === 9 ? await s.get('/v3/wms/suppliers', { ip: '203.0.113.7' }) : await s.get(paths[i % 3]!, { apiKey: keys[i % 3]!, ip: '203.0.113.7' });
+      const r =
+        i % 10 === 9
+          ? await s.get('/v3/wms/suppliers', { ip: '203.0.113.7' })
+          : await s.get(paths[i % 3]!, { apiKey: keys[i % 3]!, ip: '203.0.113.7' });
       expect(r.status).not.toBe(429);
     }
     expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: keys[0]!, ip: '203.0.113.7' }));
-    expectGateway429(await s.post('/v3/auth/token', { client_id: 'cli_00000000', client_secret: '0000000000000000' }, { ip: '203.0.113.7' }));
+    expectGateway429(
+      await s.post(
+        '/v3/auth/token',
+        { client_id: 'cli_00000000', client_secret: '0000000000000000' },
+        { ip: '203.0.113.7' },
+      ),
+    );
     expectGateway429(await s.get('/v3/unknown', { ip: '203.0.113.7' }));
 
     expect((await s.get('/v3/wms/suppliers', { apiKey: keys[0]!, ip: '198.51.100.9' })).status).toBe(200);
@@ -45,13 +55,15 @@ describe('gateway speed limit (per source IP)', () => {
 
     // 30 per second: after 100 ms three tokens are back, not four.
     clock.advance(100);
-    for (let i = 0; i < 3; i++) expect((await s.get('/v3/wms/suppliers', { apiKey: keys[0]!, ip: '203.0.113.7' })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await s.get('/v3/wms/suppliers', { apiKey: keys[0]!, ip: '203.0.113.7' })).status).toBe(200);
     expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: keys[0]!, ip: '203.0.113.7' }));
   });
 
   it('X-Forwarded-For is ignored unless the peer is a trusted proxy', async () => {
     s = await startTestServer({ clock: clock.now });
-    for (let i = 0; i < limits.gateway.burst; i++) expect((await s.get('/v3/wms/suppliers', { ip: `192.0.2.${i}` })).status).toBe(401);
+    for (let i = 0; i < limits.gateway.burst; i++)
+      expect((await s.get('/v3/wms/suppliers', { ip: `192.0.2.${i}` })).status).toBe(401);
     expectGateway429(await s.get('/v3/wms/suppliers', { ip: '192.0.2.200' }));
   });
 
@@ -60,11 +72,13 @@ describe('gateway speed limit (per source IP)', () => {
     const seller = s.account();
     const wms = s.key(seller, 'wms');
     const ip = '203.0.113.50';
-    for (let i = 0; i < limits.gatewayMcp.burst; i++) expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip })).status).toBe(200);
+    for (let i = 0; i < limits.gatewayMcp.burst; i++)
+      expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip })).status).toBe(200);
     expectGateway429(await s.get('/v3/mcp/tools', { apiKey: wms, ip }));
     expectGateway429(await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: wms, ip }));
     // The general bucket has 50 - 10 left: the refused MCP calls took nothing from it.
-    for (let i = 0; i < limits.gateway.burst - limits.gatewayMcp.burst; i++) expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip })).status).toBe(200);
+    for (let i = 0; i < limits.gateway.burst - limits.gatewayMcp.burst; i++)
+      expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip })).status).toBe(200);
     expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: wms, ip }));
     // Another address has both allowances whole.
     expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.51' })).status).toBe(200);
@@ -73,7 +87,8 @@ describe('gateway speed limit (per source IP)', () => {
   it('configuration can raise the limits but never lower them below the contract', async () => {
     s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1', MCP_BURST: '12' } });
     const wms = s.key(s.account(), 'wms');
-    for (let i = 0; i < 12; i++) expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.60' })).status).toBe(200);
+    for (let i = 0; i < 12; i++)
+      expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.60' })).status).toBe(200);
     expectGateway429(await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.60' }));
   });
 });

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000', MCP_RATE_PER_SECOND: '1000000', MCP_BURST: '1000000' };
+const FAST = {
+  GATEWAY_RATE_PER_SECOND: '1000000',
+  GATEWAY_BURST: '1000000',
+  MCP_RATE_PER_SECOND: '1000000',
+  MCP_BURST: '1000000',
+};
 /** The contract's `Text`: one line, no control characters. */
 const TEXT = /^[^\x00-\x1F\x7F]{0,1000}$/;
 
@@ -43,17 +48,26 @@ describe('nesting is bounded at parse time (MAX_JSON_DEPTH)', () => {
 
   it('a bulk body nested 10,000 deep is 400 and writes nothing', async () => {
     const before = drafts();
-    const r = await s.request('POST', '/v3/wms/orders/draft', { apiKey: wms, body: `{"orders":${'['.repeat(10_000)}${']'.repeat(10_000)}}` });
+    const r = await s.request('POST', '/v3/wms/orders/draft', {
+      apiKey: wms,
+      body: `{"orders":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    });
     expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(drafts()).toBe(before);
   });
 
   it(`${MAX_JSON_DEPTH} levels are parsed (and validated); one more is refused at parse time`, async () => {
     const nested = (levels: number) => `{"arguments":{"page":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}}`;
-    const atLimit = await s.request('POST', '/v3/mcp/tools/wms_list_orders/call', { apiKey: wms, body: nested(MAX_JSON_DEPTH) });
+    const atLimit = await s.request('POST', '/v3/mcp/tools/wms_list_orders/call', {
+      apiKey: wms,
+      body: nested(MAX_JSON_DEPTH),
+    });
     expect([atLimit.status, atLimit.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
     expect(atLimit.body.error.message).toMatch(/^arguments\.page /);
-    const over = await s.request('POST', '/v3/mcp/tools/wms_list_orders/call', { apiKey: wms, body: nested(MAX_JSON_DEPTH + 1) });
+    const over = await s.request('POST', '/v3/mcp/tools/wms_list_orders/call', {
+      apiKey: wms,
+      body: nested(MAX_JSON_DEPTH + 1),
+    });
     expect(over.body.error.message).toMatch(/nested deeper/);
   });
 });
@@ -74,8 +88,16 @@ describe('what a message repeats of the request is escaped and bounded', () => {
 
   it('an MCP argument named with control characters, and a very long one, come back escaped and cut', async () => {
     const r = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: { 'a\u0010b': 1 } }, { apiKey: wms });
-    expect([r.status, r.body.error.code, r.body.error.message]).toEqual([400, 'INVALID_PARAMETER', 'arguments.a\\u0010b is not an argument of this tool.']);
-    const long = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: { ['\u0007'.repeat(5000)]: 1 } }, { apiKey: wms });
+    expect([r.status, r.body.error.code, r.body.error.message]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      'arguments.a\\u0010b is not an argument of this tool.',
+    ]);
+    const long = await s.post(
+      '/v3/mcp/tools/wms_list_orders/call',
+      { arguments: { ['\u0007'.repeat(5000)]: 1 } },
+      { apiKey: wms },
+    );
     expect(long.body.error.message).toMatch(TEXT);
     expect(long.body.error.message.length).toBeLessThan(1500);
     expect(long.body.error.message).toContain('…');
@@ -83,10 +105,15 @@ describe('what a message repeats of the request is escaped and bounded', () => {
 
   it('a __proto__ key is named as the problem, not reported as invalid JSON; nothing is polluted or written', async () => {
     const before = drafts();
-    for (const body of ['{"__proto__":{"admin":true},"orders":[]}', `{"orders":[${JSON.stringify(row(2)).replace('{', '{"constructor":{"prototype":{"x":1}},')}]}`]) {
+    for (const body of [
+      '{"__proto__":{"admin":true},"orders":[]}',
+      `{"orders":[${JSON.stringify(row(2)).replace('{', '{"constructor":{"prototype":{"x":1}},')}]}`,
+    ]) {
       const r = await s.request('POST', '/v3/wms/orders/draft', { apiKey: wms, body });
       expect([r.status, r.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
-      expect(r.body.error.message).toMatch(/^The request body has a forbidden property name (__proto__|constructor\.prototype)\.$/);
+      expect(r.body.error.message).toMatch(
+        /^The request body has a forbidden property name (__proto__|constructor\.prototype)\.$/,
+      );
     }
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
     expect(drafts()).toBe(before);
@@ -109,7 +136,9 @@ describe('bytes that are not UTF-8', () => {
     expectEnvelope(answer, 400, 'INVALID_PARAMETER');
     expect(answer!.body.error.message).toBe('The request body is not valid UTF-8.');
     expect(drafts()).toBe(before);
-    expect(s.app.db.prepare("SELECT count(*) AS n FROM draft_orders WHERE mall_order_no LIKE 'M-%'").get()).toEqual({ n: 0 });
+    expect(s.app.db.prepare("SELECT count(*) AS n FROM draft_orders WHERE mall_order_no LIKE 'M-%'").get()).toEqual({
+      n: 0,
+    });
   });
 });
 
@@ -156,7 +185,10 @@ function maximalRow(rowSchema: Record<string, unknown>, i: number): Record<strin
 
 /** What an ASCII-only encoder writes (Python's json.dumps default), pretty-printed with an indent of 4. */
 function asciiJson(value: unknown): string {
-  return JSON.stringify(value, null, 4).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, 4).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 describe('the body limit is what the contract needs', () => {

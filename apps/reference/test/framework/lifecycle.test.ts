@@ -43,20 +43,45 @@ describe('the test oracle itself', () => {
   const page = { page: 1, size: 10, total: 0, total_pages: 0, has_next: false };
 
   it('accepts a conforming response', () => {
-    expect(contractProblems({ ...ok, text: JSON.stringify({ success: true, data: [], pagination: page }) })).toEqual([]);
+    expect(contractProblems({ ...ok, text: JSON.stringify({ success: true, data: [], pagination: page }) })).toEqual(
+      [],
+    );
   });
 
   it('rejects success not first, a body off its schema, undocumented statuses, codes and headers', () => {
-    expect(contractProblems({ ...ok, text: JSON.stringify({ data: [], success: true, pagination: page }) })).toHaveLength(1);
-    expect(contractProblems({ ...ok, text: JSON.stringify({ success: true, data: [{}], pagination: page }) }).length).toBeGreaterThan(0);
-    expect(contractProblems({ ...ok, status: 409, text: '{"success":false,"error":{"code":"DUPLICATE","message":"x"}}' })).toEqual([
-      'GET /v3/wms/suppliers → 409: listSuppliers does not document 409',
-    ]);
-    expect(contractProblems({ ...ok, status: 401, text: '{"success":false,"error":{"code":"AUTH_EXPIRED_TOKEN","message":"x"}}' })[0]).toMatch(/not in x-error-codes/);
     expect(
-      contractProblems({ ...ok, status: 401, headers: { 'x-ratelimit-limit': '1000' }, text: '{"success":false,"error":{"code":"AUTH_MISSING_TOKEN","message":"x"}}' })[0],
+      contractProblems({ ...ok, text: JSON.stringify({ data: [], success: true, pagination: page }) }),
+    ).toHaveLength(1);
+    expect(
+      contractProblems({ ...ok, text: JSON.stringify({ success: true, data: [{}], pagination: page }) }).length,
+    ).toBeGreaterThan(0);
+    expect(
+      contractProblems({ ...ok, status: 409, text: '{"success":false,"error":{"code":"DUPLICATE","message":"x"}}' }),
+    ).toEqual(['GET /v3/wms/suppliers → 409: listSuppliers does not document 409']);
+    expect(
+      contractProblems({
+        ...ok,
+        status: 401,
+        text: '{"success":false,"error":{"code":"AUTH_EXPIRED_TOKEN","message":"x"}}',
+      })[0],
+    ).toMatch(/not in x-error-codes/);
+    expect(
+      contractProblems({
+        ...ok,
+        status: 401,
+        headers: { 'x-ratelimit-limit': '1000' },
+        text: '{"success":false,"error":{"code":"AUTH_MISSING_TOKEN","message":"x"}}',
+      })[0],
     ).toMatch(/x-ratelimit-limit is not declared/);
-    expect(contractProblems({ ...ok, headers: { 'x-ratelimit-remaining': '-1' }, text: JSON.stringify({ success: true, data: [], pagination: page }) })[0]).toMatch(/not an integer/);
-    expect(contractProblems({ method: 'GET', path: '/v3/none', status: 200, headers: {}, text: '{"success":true}' }).length).toBeGreaterThan(0);
+    expect(
+      contractProblems({
+        ...ok,
+        headers: { 'x-ratelimit-remaining': '-1' },
+        text: JSON.stringify({ success: true, data: [], pagination: page }),
+      })[0],
+    ).toMatch(/not an integer/);
+    expect(
+      contractProblems({ method: 'GET', path: '/v3/none', status: 200, headers: {}, text: '{"success":true}' }).length,
+    ).toBeGreaterThan(0);
   });
 });

@@ -91,7 +91,11 @@ describe('SQLite write lock held by another connection', () => {
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
     const over = await s.get('/v3/wms/suppliers', { apiKey: wms });
-    expect([over.status, over.body.error.code, over.headers['x-ratelimit-remaining']]).toEqual([429, 'RATE_LIMIT_EXCEEDED', '0']);
+    expect([over.status, over.body.error.code, over.headers['x-ratelimit-remaining']]).toEqual([
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      '0',
+    ]);
     lock.exec('COMMIT');
     await s.app.usageMeter.settled();
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
@@ -104,7 +108,10 @@ describe('SQLite write lock held by another connection', () => {
     const client = s.client(seller);
     const lock = holdWriteLock();
     const r = await s.post('/v3/wms/products', product('LOCK-2'), { apiKey: wms });
-    expect([r.status, r.body]).toEqual([500, { success: false, error: { code: 'INTERNAL_ERROR', message: expect.any(String) } }]);
+    expect([r.status, r.body]).toEqual([
+      500,
+      { success: false, error: { code: 'INTERNAL_ERROR', message: expect.any(String) } },
+    ]);
     expect(r.text).not.toMatch(/locked|SQLITE/i);
     // Token grants write a refresh token: the same rule.
     const token = await s.post('/v3/auth/token', client);

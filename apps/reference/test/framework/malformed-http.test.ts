@@ -20,29 +20,53 @@ const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
 
 describe('malformed HTTP gets the envelope', () => {
   it('Content-Length that is not a number', async () => {
-    const answer = await rawRequest(port, head(['POST /v3/wms/orders/draft HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Type: application/json', 'Content-Length: abc']));
+    const answer = await rawRequest(
+      port,
+      head([
+        'POST /v3/wms/orders/draft HTTP/1.1',
+        'Host: x',
+        `X-API-Key: ${wms}`,
+        'Content-Type: application/json',
+        'Content-Length: abc',
+      ]),
+    );
     expectEnvelope(answer, 400, 'INVALID_PARAMETER');
     expect(answer!.headers.connection).toBe('close');
   });
 
   it('a header name with a space', async () => {
-    expectEnvelope(await rawRequest(port, head(['GET /v3/wms/orders HTTP/1.1', 'Host: x', 'Bad Header: x'])), 400, 'INVALID_PARAMETER');
+    expectEnvelope(
+      await rawRequest(port, head(['GET /v3/wms/orders HTTP/1.1', 'Host: x', 'Bad Header: x'])),
+      400,
+      'INVALID_PARAMETER',
+    );
   });
 
   it(`headers over ${MAX_HEADER_BYTES} bytes (Node's bare 431 before)`, async () => {
-    const answer = await rawRequest(port, head(['GET /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, `X-Padding: ${'a'.repeat(20_000)}`]));
+    const answer = await rawRequest(
+      port,
+      head(['GET /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, `X-Padding: ${'a'.repeat(20_000)}`]),
+    );
     expectEnvelope(answer, 400, 'INVALID_PARAMETER');
     expect(answer!.body.error.message).toContain(String(MAX_HEADER_BYTES));
   });
 
   it('a chunk size that is not hex', async () => {
-    const request = head(['POST /v3/wms/orders/draft HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']);
+    const request = head([
+      'POST /v3/wms/orders/draft HTTP/1.1',
+      'Host: x',
+      `X-API-Key: ${wms}`,
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+    ]);
     expectEnvelope(await rawRequest(port, `${request}zz\r\n{}\r\n0\r\n\r\n`), 400, 'INVALID_PARAMETER');
   });
 
   it('bytes after a complete request: that request is answered, then the garbage, then the connection closes', async () => {
     const connection = await RawConnection.open(port);
-    connection.write(`${head(['GET /v3/wms/suppliers HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Length: 0'])}{"orders":[]}`);
+    connection.write(
+      `${head(['GET /v3/wms/suppliers HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Length: 0'])}{"orders":[]}`,
+    );
     expect((await connection.next())?.status).toBe(200);
     expectEnvelope(await connection.next(), 400, 'INVALID_PARAMETER');
     await connection.closed;
@@ -55,17 +79,31 @@ describe('malformed HTTP gets the envelope', () => {
     await refused.closed;
   });
 
-  it('an Expect other than 100-continue (Node\'s bare 417 before)', async () => {
-    const answer = await rawRequest(port, head(['GET /v3/wms/suppliers HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Expect: teapot']));
+  it("an Expect other than 100-continue (Node's bare 417 before)", async () => {
+    const answer = await rawRequest(
+      port,
+      head(['GET /v3/wms/suppliers HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Expect: teapot']),
+    );
     expectEnvelope(answer, 400, 'INVALID_PARAMETER');
   });
 
   it('CONNECT, a method the contract has nowhere, is 404 (the connection used to be dropped)', async () => {
-    expectEnvelope(await rawRequest(port, head(['CONNECT evil.example:443 HTTP/1.1', 'Host: evil.example:443'])), 404, 'NOT_FOUND');
+    expectEnvelope(
+      await rawRequest(port, head(['CONNECT evil.example:443 HTTP/1.1', 'Host: evil.example:443'])),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('an unknown method, a body that is not JSON, or no content type are 404 and 400 (never 405 or 415)', async () => {
-    expectEnvelope(await rawRequest(port, head(['PURGE /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Connection: close'])), 404, 'NOT_FOUND');
+    expectEnvelope(
+      await rawRequest(
+        port,
+        head(['PURGE /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Connection: close']),
+      ),
+      404,
+      'NOT_FOUND',
+    );
     const post = (type: string | undefined, body: string) =>
       rawRequest(
         port,

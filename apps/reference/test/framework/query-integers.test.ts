@@ -20,7 +20,8 @@ function resolved(schema: unknown): Record<string, unknown> {
   return merged;
 }
 
-const integerParams = (op: OperationInfo): ParameterInfo[] => op.parameters.filter((p) => p.in === 'query' && resolved(p.schema).type === 'integer');
+const integerParams = (op: OperationInfo): ParameterInfo[] =>
+  op.parameters.filter((p) => p.in === 'query' && resolved(p.schema).type === 'integer');
 const withIntegers = operations(doc).filter((op) => integerParams(op).length > 0);
 /** Operations whose success body is a page (`pagination` in the 200 schema). */
 const paged = operations(doc).filter((op) => {
@@ -29,7 +30,24 @@ const paged = operations(doc).filter((op) => {
 });
 
 // The values the rule names, plus their neighbours; each is written as it goes on the wire.
-const BAD = ['1e1', 'Infinity', '-Infinity', '1e309', '%2010', '10%20', '1.0', '0x10', '%2B1', '+1', '', '-1', 'NaN', '1234567890', '१०', '1,0'];
+const BAD = [
+  '1e1',
+  'Infinity',
+  '-Infinity',
+  '1e309',
+  '%2010',
+  '10%20',
+  '1.0',
+  '0x10',
+  '%2B1',
+  '+1',
+  '',
+  '-1',
+  'NaN',
+  '1234567890',
+  '१०',
+  '1,0',
+];
 
 let s: TestServer;
 let credentials: Record<string, { apiKey?: string; bearer?: string }>;
@@ -46,7 +64,11 @@ beforeAll(async () => {
     mcp: { apiKey: s.key(seller, 'wms') },
     pay: { bearer: token },
   };
-  await s.post('/v3/wms/products', { product_code: 'Q-P', product_name: 'Paged', price: 1, stock_quantity: 10 }, credentials.wms!);
+  await s.post(
+    '/v3/wms/products',
+    { product_code: 'Q-P', product_name: 'Paged', price: 1, stock_quantity: 10 },
+    credentials.wms!,
+  );
 });
 afterAll(() => s.close());
 
@@ -62,7 +84,11 @@ function url(op: OperationInfo, name: string, raw: string): string {
 describe('integer query parameters', () => {
   it('every paged operation has integer query parameters (page, size)', () => {
     expect(paged.length).toBeGreaterThan(5);
-    for (const op of paged) expect(integerParams(op).map((p) => p.name), op.operationId).toEqual(expect.arrayContaining(['page', 'size']));
+    for (const op of paged)
+      expect(
+        integerParams(op).map((p) => p.name),
+        op.operationId,
+      ).toEqual(expect.arrayContaining(['page', 'size']));
   });
 
   it('anything but decimal digits is 400 INVALID_PARAMETER on every operation and parameter, never 200 or 500', async () => {
@@ -82,24 +108,43 @@ describe('integer query parameters', () => {
 
   it('digits are accepted, leading zeros included, and pagination never holds null', async () => {
     for (const op of paged) {
-      for (const [page, size] of [['1', '10'], ['001', '010'], ['999999999', '100']]) {
+      for (const [page, size] of [
+        ['1', '10'],
+        ['001', '010'],
+        ['999999999', '100'],
+      ]) {
         expect(SYNTAX.test(page!) && SYNTAX.test(size!)).toBe(true);
         const r = await s.get(`${url(op, 'page', page!)}&size=${size}`, credentials[op.area]!);
         expect(r.status, `${op.operationId} page=${page} size=${size}`).toBe(200);
-        expect(Object.values(r.body.pagination).every((v) => v !== null), op.operationId).toBe(true);
+        expect(
+          Object.values(r.body.pagination).every((v) => v !== null),
+          op.operationId,
+        ).toBe(true);
         expect(r.body.pagination).toMatchObject({ page: Number(page), size: Number(size) });
       }
     }
   });
 
   it('order_status_code takes any integer of that syntax: an unknown code is an empty page, not 400', async () => {
-    const row = { mall_order_no: 'Q-1', mall_product_name: 'Paged', product_code: 'Q-P', quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' };
+    const row = {
+      mall_order_no: 'Q-1',
+      mall_product_name: 'Paged',
+      product_code: 'Q-P',
+      quantity: 1,
+      receiver_name: 'Kim',
+      receiver_phone: '010-1111-2222',
+      receiver_address: 'Seoul',
+    };
     await s.post('/v3/wms/orders', { orders: [row] }, credentials.wms!);
     const byCode = async (code: string) => s.get(`/v3/wms/orders?order_status_code=${code}`, credentials.wms!);
     expect((await byCode('10')).body.data).toHaveLength(1);
     for (const code of ['55', '0', '999999999', '010']) {
       const r = await byCode(code);
-      expect([r.status, r.body.data.length, r.body.pagination.total], code).toEqual([200, code === '010' ? 1 : 0, code === '010' ? 1 : 0]);
+      expect([r.status, r.body.data.length, r.body.pagination.total], code).toEqual([
+        200,
+        code === '010' ? 1 : 0,
+        code === '010' ? 1 : 0,
+      ]);
     }
   });
 });

@@ -4,7 +4,12 @@ import { TestClock } from '../support/clock.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
 // Lifted gateway limits: these tests are about the monthly quota, and send more than 50 requests at once.
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000', MCP_RATE_PER_SECOND: '1000000', MCP_BURST: '1000000' };
+const FAST = {
+  GATEWAY_RATE_PER_SECOND: '1000000',
+  GATEWAY_BURST: '1000000',
+  MCP_RATE_PER_SECOND: '1000000',
+  MCP_BURST: '1000000',
+};
 const QUOTA = contract().limits.testKeyMonthlyQuota;
 // 12:00 on 20 November 2026 in Seoul; the quota resets at 00:00 on 1 December Seoul time = 15:00 UTC on 30 November.
 const NOW = '2026-11-20T03:00:00Z';
@@ -62,7 +67,9 @@ describe('monthly quota of test keys', () => {
     const seller = t.account();
     const keys = [t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
-    const results = await Promise.all(Array.from({ length: 1200 }, (_, i) => t.get(paths[i % 3]!, { apiKey: keys[i % 3]! })));
+    const results = await Promise.all(
+      Array.from({ length: 1200 }, (_, i) => t.get(paths[i % 3]!, { apiKey: keys[i % 3]! })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(QUOTA);
     const refused = results.filter((r) => r.status === 429);
     expect(refused).toHaveLength(200);
@@ -85,7 +92,11 @@ describe('monthly quota of test keys', () => {
     const forbidden = await t.get('/v3/manager/orders', { apiKey: wms });
     expect(forbidden.status).toBe(403);
     expect(forbidden.headers['x-ratelimit-limit']).toBeUndefined();
-    expect((await t.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).headers['x-ratelimit-limit']).toBeUndefined();
+    expect(
+      (await t.get('/v3/wms/suppliers', { apiKey: 'wms_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).headers[
+        'x-ratelimit-limit'
+      ],
+    ).toBeUndefined();
     expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
   });
 
@@ -99,7 +110,8 @@ describe('monthly quota of test keys', () => {
     for (let i = 0; i < 10; i++) {
       const r = await t.get('/v3/wms/suppliers', { apiKey: live });
       expect(r.status).toBe(200);
-      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']) expect(r.headers[h]).toBeUndefined();
+      for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'])
+        expect(r.headers[h]).toBeUndefined();
     }
     expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
   });
@@ -116,7 +128,7 @@ describe('monthly quota of test keys', () => {
     }
   });
 
-  it('the month is the service time zone\'s: the quota renews at 00:00 on the 1st, Seoul time', async () => {
+  it("the month is the service time zone's: the quota renews at 00:00 on the 1st, Seoul time", async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '2' });
     const wms = t.key(t.account(), 'wms');
     clock.set('2026-11-30T14:59:59Z'); // 23:59:59 on 30 November in Seoul

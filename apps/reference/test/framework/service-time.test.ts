@@ -7,14 +7,22 @@ describe('service time zone calendar', () => {
     expect(monthKey(lateNovemberUtc, 'Asia/Seoul')).toBe('2026-12');
     expect(monthKey(lateNovemberUtc, 'UTC')).toBe('2026-11');
     expect(startOfNextMonth(lateNovemberUtc, 'Asia/Seoul').toISOString()).toBe('2026-12-31T15:00:00.000Z');
-    expect(startOfNextMonth(new Date('2026-12-15T00:00:00Z'), 'Asia/Seoul').toISOString()).toBe('2026-12-31T15:00:00.000Z');
-    expect(startOfNextMonth(new Date('2026-12-31T15:00:00Z'), 'Asia/Seoul').toISOString()).toBe('2027-01-31T15:00:00.000Z');
+    expect(startOfNextMonth(new Date('2026-12-15T00:00:00Z'), 'Asia/Seoul').toISOString()).toBe(
+      '2026-12-31T15:00:00.000Z',
+    );
+    expect(startOfNextMonth(new Date('2026-12-31T15:00:00Z'), 'Asia/Seoul').toISOString()).toBe(
+      '2027-01-31T15:00:00.000Z',
+    );
   });
 
   it('handles daylight-saving zones', () => {
     // New York: EDT (-4) until 1 November 2026, EST (-5) after.
-    expect(startOfNextMonth(new Date('2026-10-10T12:00:00Z'), 'America/New_York').toISOString()).toBe('2026-11-01T04:00:00.000Z');
-    expect(startOfNextMonth(new Date('2026-11-10T12:00:00Z'), 'America/New_York').toISOString()).toBe('2026-12-01T05:00:00.000Z');
+    expect(startOfNextMonth(new Date('2026-10-10T12:00:00Z'), 'America/New_York').toISOString()).toBe(
+      '2026-11-01T04:00:00.000Z',
+    );
+    expect(startOfNextMonth(new Date('2026-11-10T12:00:00Z'), 'America/New_York').toISOString()).toBe(
+      '2026-12-01T05:00:00.000Z',
+    );
     expect(zonedTimeToInstant(2026, 3, 1, 'Europe/Berlin').toISOString()).toBe('2026-02-28T23:00:00.000Z');
     expect(zonedTimeToInstant(2026, 4, 1, 'Europe/Berlin').toISOString()).toBe('2026-03-31T22:00:00.000Z');
   });
@@ -25,16 +33,35 @@ describe('zonedParts remembers readings per zone and second', () => {
   function intl(instant: Date, timeZone: string) {
     const parts: Record<string, number> = {};
     const format = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     for (const p of format.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-    return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
+    return {
+      year: parts.year,
+      month: parts.month,
+      day: parts.day,
+      hour: parts.hour,
+      minute: parts.minute,
+      second: parts.second,
+    };
   }
 
   it('a remembered reading equals Intl, for the same second asked again, in another zone, and across the clearing', () => {
     const zones = ['Asia/Seoul', 'UTC', 'America/New_York', 'Europe/Berlin'];
     // Deterministic instants around daylight-saving changes, before 1970, and within one second (ms differ).
-    const base = [Date.UTC(2026, 2, 8, 6, 59, 59, 999), Date.UTC(2026, 9, 25, 0, 30), Date.UTC(1969, 11, 31, 23, 59, 59, 500), Date.UTC(2026, 10, 20, 8, 59, 59, 1)];
+    const base = [
+      Date.UTC(2026, 2, 8, 6, 59, 59, 999),
+      Date.UTC(2026, 9, 25, 0, 30),
+      Date.UTC(1969, 11, 31, 23, 59, 59, 500),
+      Date.UTC(2026, 10, 20, 8, 59, 59, 1),
+    ];
     const instants = base.flatMap((t) => [t, t + 1, t + 998, t + 1000, t - 1000]);
     for (let round = 0; round < 2; round++) {
       for (const timeZone of zones) {

@@ -29,10 +29,19 @@ interface Served {
 }
 
 async function serve(env: Record<string, string> = {}): Promise<Served> {
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: build the package first (pnpm --filter @cls-api/reference build)`);
+  if (!existsSync(cli))
+    throw new Error(`${cli} is missing: build the package first (pnpm --filter @cls-api/reference build)`);
   dir = mkdtempSync(join(tmpdir(), 'cls-reference-shutdown-'));
   child = spawn(process.execPath, [cli, 'serve', '--demo', '--json'], {
-    env: { ...process.env, DATABASE: join(dir, 'reference.db'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env },
+    env: {
+      ...process.env,
+      DATABASE: join(dir, 'reference.db'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: TEST_JWT_SECRET,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((done) => child!.once('exit', (code) => done(code)));
@@ -47,7 +56,10 @@ async function serve(env: Record<string, string> = {}): Promise<Served> {
     });
     void exited.then((code) => fail(new Error(`serve exited (${code}): ${err}`)));
   });
-  const json = JSON.parse(printed) as { base_url: string; accounts: Array<{ api_keys: Array<{ area: string; env: string; api_key: string }> }> };
+  const json = JSON.parse(printed) as {
+    base_url: string;
+    accounts: Array<{ api_keys: Array<{ area: string; env: string; api_key: string }> }>;
+  };
   const wmsKey = json.accounts[0]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
   return { port: Number(new URL(json.base_url).port), wmsKey, exited };
 }

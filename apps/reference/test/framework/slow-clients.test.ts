@@ -22,10 +22,11 @@ async function connect(from: string): Promise<RawConnection> {
   return c;
 }
 
-const get = (path: string, key?: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}\r\n`;
+const get = (path: string, key?: string) =>
+  `GET ${path} HTTP/1.1\r\nHost: x\r\n${key ? `X-API-Key: ${key}\r\n` : ''}\r\n`;
 
 describe('connections per client address', () => {
-  it('over the cap, a new connection takes the place of the address\'s oldest idle one; the others and another address are served', async () => {
+  it("over the cap, a new connection takes the place of the address's oldest idle one; the others and another address are served", async () => {
     s = await startTestServer({ env: { MAX_CONNECTIONS_PER_ADDRESS: '3' } });
     const held = [await connect('127.0.0.1'), await connect('127.0.0.1'), await connect('127.0.0.1')];
     // Each of them has served a request and sits idle in the client's keep-alive pool.
@@ -90,13 +91,20 @@ describe('connections per client address', () => {
       };
       return { ...domain, handlers: { ...domain.handlers, listSuppliers } };
     };
-    s = await startTestServer({ createDomain: slow, env: { TRUSTED_PROXIES: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '2' } });
+    s = await startTestServer({
+      createDomain: slow,
+      env: { TRUSTED_PROXIES: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '2' },
+    });
     const key = s.key(s.account(), 'wms');
-    const pending = [s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }), s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' })];
+    const pending = [
+      s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }),
+      s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }),
+    ];
     await inside;
     const refused = await s.get('/v3/wms/products', { apiKey: key, ip: '203.0.113.9' });
     expect([refused.status, refused.body.error.code]).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
-    for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(refused.headers[h]).toBeUndefined();
+    for (const h of ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+      expect(refused.headers[h]).toBeUndefined();
     expect((await s.get('/v3/wms/products', { apiKey: key, ip: '198.51.100.4' })).status).toBe(200);
     release();
     for (const r of await Promise.all(pending)) expect(r.status).toBe(200);
@@ -132,12 +140,33 @@ describe('timeouts', () => {
 
   it('the timeouts and the cap are configurable and checked at start', () => {
     const base = { DATABASE: ':memory:', JWT_SECRET: 'x'.repeat(32) };
-    const config = loadConfig({ ...base, HEADERS_TIMEOUT_MS: '2000', REQUEST_TIMEOUT_MS: '3000', CONNECTION_TIMEOUT_MS: '4000', KEEP_ALIVE_TIMEOUT_MS: '500', MAX_CONNECTIONS_PER_ADDRESS: '7' });
-    expect(config).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 3000, connectionTimeoutMs: 4000, keepAliveTimeoutMs: 500, maxConnectionsPerAddress: 7 });
-    expect(() => loadConfig({ ...base, HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' })).toThrow(/HEADERS_TIMEOUT_MS/);
+    const config = loadConfig({
+      ...base,
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '3000',
+      CONNECTION_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '500',
+      MAX_CONNECTIONS_PER_ADDRESS: '7',
+    });
+    expect(config).toMatchObject({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 3000,
+      connectionTimeoutMs: 4000,
+      keepAliveTimeoutMs: 500,
+      maxConnectionsPerAddress: 7,
+    });
+    expect(() => loadConfig({ ...base, HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' })).toThrow(
+      /HEADERS_TIMEOUT_MS/,
+    );
     expect(() => loadConfig({ ...base, MAX_CONNECTIONS_PER_ADDRESS: '0' })).toThrow(/MAX_CONNECTIONS_PER_ADDRESS/);
     // Defaults: every stage of a request is bounded (Fastify's own defaults leave the request unbounded).
     const defaults = loadConfig(base);
-    for (const v of [defaults.headersTimeoutMs, defaults.requestTimeoutMs, defaults.connectionTimeoutMs, defaults.keepAliveTimeoutMs]) expect(v).toBeGreaterThan(0);
+    for (const v of [
+      defaults.headersTimeoutMs,
+      defaults.requestTimeoutMs,
+      defaults.connectionTimeoutMs,
+      defaults.keepAliveTimeoutMs,
+    ])
+      expect(v).toBeGreaterThan(0);
   });
 });

@@ -26,7 +26,10 @@ describe('start-up checks the implementation against the contract', () => {
         config: testConfig(),
         createDomain: (db, options) => {
           const domain = createDomain(db, options);
-          return { ...domain, handlers: { ...domain.handlers, deleteEverything: async () => ({}) } as typeof domain.handlers };
+          return {
+            ...domain,
+            handlers: { ...domain.handlers, deleteEverything: async () => ({}) } as typeof domain.handlers,
+          };
         },
       }),
     ).rejects.toThrow(/operations the contract does not have: deleteEverything/);
@@ -36,7 +39,8 @@ describe('start-up checks the implementation against the contract', () => {
     const app = await assembleApp({ config: testConfig(), createDomain });
     try {
       expect(routes.length).toBe(contract().operations.size);
-      for (const route of routes) expect(app.hasRoute({ method: route.method, url: route.url }), route.operationId).toBe(true);
+      for (const route of routes)
+        expect(app.hasRoute({ method: route.method, url: route.url }), route.operationId).toBe(true);
     } finally {
       await app.close();
     }
@@ -44,7 +48,7 @@ describe('start-up checks the implementation against the contract', () => {
 });
 
 describe('configuration from the environment', () => {
-  it('defaults: port 3000, host 127.0.0.1, ./data/reference.db, the contract\'s limits and time zone', () => {
+  it("defaults: port 3000, host 127.0.0.1, ./data/reference.db, the contract's limits and time zone", () => {
     const c = loadConfig({});
     const spec = contract();
     expect(c).toMatchObject({
@@ -135,7 +139,11 @@ describe('configuration from the environment', () => {
       /^STRICT_CONTRACT must be/,
     ];
     expect(problems).toHaveLength(expected.length);
-    for (const pattern of expected) expect(problems.some((p) => pattern.test(p)), String(pattern)).toBe(true);
+    for (const pattern of expected)
+      expect(
+        problems.some((p) => pattern.test(p)),
+        String(pattern),
+      ).toBe(true);
     expect((error as Error).message).toContain('invalid configuration');
   });
 

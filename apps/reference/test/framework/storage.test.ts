@@ -22,7 +22,10 @@ describe('SQLite storage', () => {
     const file = join(dir, 'nested', 'reference.db');
     const db = openDatabase(file);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as Array<{ version: number; name: string }>;
+    const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as Array<{
+      version: number;
+      name: string;
+    }>;
     const files = readMigrations();
     expect(recorded).toEqual(files.map((m) => ({ version: m.version, name: m.name })));
     expect(recorded[0]).toEqual({ version: 1, name: 'accounts' });
@@ -87,7 +90,8 @@ describe('SQLite storage', () => {
     // returns (one registered before the day's 18:00, one after it) and client credentials.
     const old = join(dir, 'migrations-3.0');
     mkdirSync(old);
-    for (const f of readdirSync(migrationsDir).filter((f) => /^00[12]_/.test(f))) copyFileSync(join(migrationsDir, f), join(old, f));
+    for (const f of readdirSync(migrationsDir).filter((f) => /^00[12]_/.test(f)))
+      copyFileSync(join(migrationsDir, f), join(old, f));
     const file = join(dir, 'from-3.0.db');
     const before = openDatabase(file, { migrationsDir: old });
     const seoul = (iso: string) => Date.parse(iso) / 1000;
@@ -105,7 +109,12 @@ describe('SQLite storage', () => {
       `INSERT INTO returns (account_id, return_no, order_no, reason, registered_at, cancellable_until, withdrawn_at) VALUES ('acc_old', ?, 'ORD-20261120-0001', 'x', ?, ?, ?)`,
     );
     // 3.0 ended every window at 18:00 of the registration day, even for a return registered after it.
-    insertReturn.run('RET-MORNING', seoul('2026-11-20T01:00:00Z'), seoul('2026-11-20T09:00:00Z'), seoul('2026-11-20T02:00:00Z'));
+    insertReturn.run(
+      'RET-MORNING',
+      seoul('2026-11-20T01:00:00Z'),
+      seoul('2026-11-20T09:00:00Z'),
+      seoul('2026-11-20T02:00:00Z'),
+    );
     insertReturn.run('RET-EVENING', seoul('2026-11-20T10:00:00Z'), seoul('2026-11-20T09:00:00Z'), null);
     before.close();
 
@@ -115,8 +124,13 @@ describe('SQLite storage', () => {
       expect(rows(table).length, table).toBeGreaterThan(0);
       expect(new Set(rows(table).map((r) => r.environment)), table).toEqual(new Set(['test']));
     }
-    expect(rows('client_credentials')).toEqual([expect.objectContaining({ client_id: 'cli_OLDOLDOLDOLDOLDOLD', environment: 'test' })]);
-    expect(rows('stock').map((r) => [r.option_code, r.quantity])).toEqual([[null, 3], ['O-1', 4]]);
+    expect(rows('client_credentials')).toEqual([
+      expect.objectContaining({ client_id: 'cli_OLDOLDOLDOLDOLDOLD', environment: 'test' }),
+    ]);
+    expect(rows('stock').map((r) => [r.option_code, r.quantity])).toEqual([
+      [null, 3],
+      ['O-1', 4],
+    ]);
     // The 3.1 window (DECISIONS G13): the evening return may be withdrawn until 18:00 the next day.
     expect(Object.fromEntries(rows('returns').map((r) => [r.return_no, r.cancellable_until]))).toEqual({
       'RET-MORNING': seoul('2026-11-20T09:00:00Z'),
@@ -124,13 +138,25 @@ describe('SQLite storage', () => {
     });
     expect(after.pragma('foreign_key_check')).toEqual([]);
     // Codes are now unique per account and environment: the live world may use the same product code.
-    after.prepare(`INSERT INTO products (account_id, environment, product_code, product_name, price, created_at, updated_at) VALUES ('acc_old', 'live', 'P-1', 'Live', 1, 1, 1)`).run();
+    after
+      .prepare(
+        `INSERT INTO products (account_id, environment, product_code, product_name, price, created_at, updated_at) VALUES ('acc_old', 'live', 'P-1', 'Live', 1, 1, 1)`,
+      )
+      .run();
     expect(() =>
-      after.prepare(`INSERT INTO products (account_id, environment, product_code, product_name, price, created_at, updated_at) VALUES ('acc_old', 'test', 'P-1', 'Again', 1, 1, 1)`).run(),
+      after
+        .prepare(
+          `INSERT INTO products (account_id, environment, product_code, product_name, price, created_at, updated_at) VALUES ('acc_old', 'test', 'P-1', 'Again', 1, 1, 1)`,
+        )
+        .run(),
     ).toThrow(/UNIQUE/);
     // The foreign keys follow the renamed tables: an option of a product that does not exist in its environment is refused.
     expect(() =>
-      after.prepare(`INSERT INTO product_options (account_id, environment, product_code, option_code, option_name, additional_price, created_at) VALUES ('acc_old', 'live', 'NOPE', 'O', 'O', 0, 1)`).run(),
+      after
+        .prepare(
+          `INSERT INTO product_options (account_id, environment, product_code, option_code, option_name, additional_price, created_at) VALUES ('acc_old', 'live', 'NOPE', 'O', 'O', 0, 1)`,
+        )
+        .run(),
     ).toThrow(/FOREIGN KEY/);
     after.close();
   });

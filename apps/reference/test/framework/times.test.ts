@@ -41,13 +41,27 @@ let serial = 0;
 /** A product with stock and one order of it, registered now; returns the order number. */
 async function order(): Promise<string> {
   serial += 1;
-  await s!.post('/v3/wms/products', { product_code: `T-${serial}`, product_name: 'Timed', price: 1, stock_quantity: 1 }, { apiKey: wms });
-  const row = { mall_order_no: `T-${serial}`, mall_product_name: 'Timed', product_code: `T-${serial}`, quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' };
+  await s!.post(
+    '/v3/wms/products',
+    { product_code: `T-${serial}`, product_name: 'Timed', price: 1, stock_quantity: 1 },
+    { apiKey: wms },
+  );
+  const row = {
+    mall_order_no: `T-${serial}`,
+    mall_product_name: 'Timed',
+    product_code: `T-${serial}`,
+    quantity: 1,
+    receiver_name: 'Kim',
+    receiver_phone: '010-1111-2222',
+    receiver_address: 'Seoul',
+  };
   const r = await s!.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms });
   return r.body.data.results[0].order_no;
 }
 
-async function registerReturnAt(at: string): Promise<{ return_no: string; registered_at: string; cancellable_until: string }> {
+async function registerReturnAt(
+  at: string,
+): Promise<{ return_no: string; registered_at: string; cancellable_until: string }> {
   clock.set(seoul(at));
   const orderNo = await order();
   const r = await s!.post('/v3/wms/returns', { order_no: orderNo, reason: 'Changed my mind' }, { apiKey: wms });
@@ -68,15 +82,35 @@ describe('the server shows only real times', () => {
   ] as const) {
     it(`formats the instants around ${last} service time as they are`, async () => {
       await start(last);
-      const created = await s!.post('/v3/wms/products', { product_code: 'EDGE', product_name: 'Edge', price: 1, stock_quantity: 5 }, { apiKey: wms });
+      const created = await s!.post(
+        '/v3/wms/products',
+        { product_code: 'EDGE', product_name: 'Edge', price: 1, stock_quantity: 5 },
+        { apiKey: wms },
+      );
       expect(created.body.data).toMatchObject({ created_at: last, updated_at: last });
-      const row = { mall_order_no: 'EDGE-1', mall_product_name: 'Edge', product_code: 'EDGE', quantity: 1, receiver_name: 'Kim', receiver_phone: '010-1111-2222', receiver_address: 'Seoul' };
+      const row = {
+        mall_order_no: 'EDGE-1',
+        mall_product_name: 'Edge',
+        product_code: 'EDGE',
+        quantity: 1,
+        receiver_name: 'Kim',
+        receiver_phone: '010-1111-2222',
+        receiver_address: 'Seoul',
+      };
       const first = await s!.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms });
       expect(first.body.data.results[0].created_at).toBe(last);
       clock.advance(1000);
-      const options = await s!.post('/v3/wms/products/EDGE/options', { options: [{ option_code: 'O', option_name: 'O' }] }, { apiKey: wms });
+      const options = await s!.post(
+        '/v3/wms/products/EDGE/options',
+        { options: [{ option_code: 'O', option_name: 'O' }] },
+        { apiKey: wms },
+      );
       expect(options.body.data.options[0].created_at).toBe(next);
-      const draft = await s!.post('/v3/wms/orders/draft', { orders: [{ ...row, mall_order_no: 'EDGE-2' }] }, { apiKey: wms });
+      const draft = await s!.post(
+        '/v3/wms/orders/draft',
+        { orders: [{ ...row, mall_order_no: 'EDGE-2' }] },
+        { apiKey: wms },
+      );
       expect(draft.body.data.drafts[0].created_at).toBe(next);
       const read = await s!.get('/v3/wms/products/EDGE', { apiKey: wms });
       expect(read.body.data).toMatchObject({ created_at: last, updated_at: next });
@@ -94,25 +128,44 @@ describe('a time or date that does not exist is 400 INVALID_PARAMETER', () => {
   // Every query parameter of every operation whose schema is the contract's Date or DateTime.
   const timed = operations(doc).flatMap((op) =>
     op.parameters
-      .filter((p) => p.in === 'query' && ['#/components/schemas/DateTime', '#/components/schemas/Date'].includes((p.schema as { $ref?: string }).$ref ?? ''))
+      .filter(
+        (p) =>
+          p.in === 'query' &&
+          ['#/components/schemas/DateTime', '#/components/schemas/Date'].includes(
+            (p.schema as { $ref?: string }).$ref ?? '',
+          ),
+      )
       .map((p) => ({ op, p, date: (p.schema as { $ref: string }).$ref.endsWith('/Date') })),
   );
 
   it('finds the time filters in the contract', () => {
-    expect(timed.map(({ op, p }) => `${op.operationId}.${p.name}`)).toEqual(expect.arrayContaining(['listWmsOrders.updated_after', 'listManagerOrders.date_from', 'listDeposits.date_to']));
+    expect(timed.map(({ op, p }) => `${op.operationId}.${p.name}`)).toEqual(
+      expect.arrayContaining(['listWmsOrders.updated_after', 'listManagerOrders.date_from', 'listDeposits.date_to']),
+    );
   });
 
   it('on every such parameter; a leap day that exists is accepted', async () => {
     const srv = await start('2028-03-01 12:00:00');
     const seller = srv.account();
     const token = await srv.token(seller);
-    const keys: Record<string, string> = { wms: srv.key(seller, 'wms'), manager: srv.key(seller, 'manager'), cam: srv.key(seller, 'cam') };
+    const keys: Record<string, string> = {
+      wms: srv.key(seller, 'wms'),
+      manager: srv.key(seller, 'manager'),
+      cam: srv.key(seller, 'cam'),
+    };
     for (const { op, p, date } of timed) {
-      const required = op.parameters.filter((q) => q.in === 'query' && q.required && q.name !== p.name).map((q) => `${q.name}=2028-02-29`);
+      const required = op.parameters
+        .filter((q) => q.in === 'query' && q.required && q.name !== p.name)
+        .map((q) => `${q.name}=2028-02-29`);
       const url = (value: string) => `${op.path}?${[...required, `${p.name}=${encodeURIComponent(value)}`].join('&')}`;
       const auth = op.area === 'pay' ? { bearer: token } : { apiKey: keys[op.area]! };
-      for (const bad of date ? ['2026-02-29', '2100-02-29', '2026-04-31', '2026-13-01'] : ['2026-02-29 00:00:00', '2026-13-01 25:00:00', '2026-04-31 10:00:00', '2026-11-20 24:00:00']) {
-        expect(codeOf(await srv.get(url(bad), auth)), `${op.operationId} ${p.name}=${bad}`).toEqual([400, 'INVALID_PARAMETER']);
+      for (const bad of date
+        ? ['2026-02-29', '2100-02-29', '2026-04-31', '2026-13-01']
+        : ['2026-02-29 00:00:00', '2026-13-01 25:00:00', '2026-04-31 10:00:00', '2026-11-20 24:00:00']) {
+        expect(codeOf(await srv.get(url(bad), auth)), `${op.operationId} ${p.name}=${bad}`).toEqual([
+          400,
+          'INVALID_PARAMETER',
+        ]);
       }
       const good = date ? '2028-02-29' : '2028-02-29 00:00:00';
       expect((await srv.get(url(good), auth)).status, `${op.operationId} ${p.name}=${good}`).toBe(200);
@@ -126,7 +179,10 @@ describe(`the return window ends at the first ${deadline}:00 after the registrat
     const a = await registerReturnAt('2026-11-20 17:59:59');
     expect([a.registered_at, a.cancellable_until]).toEqual(['2026-11-20 17:59:59', '2026-11-20 18:00:00']);
     const b = await registerReturnAt('2026-11-20 17:59:59');
-    expect((await withdrawAt('2026-11-20 17:59:59', a.return_no)).body.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-20 17:59:59' });
+    expect((await withdrawAt('2026-11-20 17:59:59', a.return_no)).body.data).toMatchObject({
+      status: 'withdrawn',
+      withdrawn_at: '2026-11-20 17:59:59',
+    });
     const late = await withdrawAt('2026-11-20 18:00:00', b.return_no);
     expect(codeOf(late)).toEqual([400, 'RETURN_CANCEL_EXPIRED']);
     expect(late.body.error.message).toContain('2026-11-20 18:00:00');
@@ -137,7 +193,10 @@ describe(`the return window ends at the first ${deadline}:00 after the registrat
     await start('2026-11-20 09:00:00');
     const a = await registerReturnAt('2026-11-20 18:00:00');
     expect([a.registered_at, a.cancellable_until]).toEqual(['2026-11-20 18:00:00', '2026-11-21 18:00:00']);
-    expect((await withdrawAt('2026-11-20 18:00:01', a.return_no)).body.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-20 18:00:01' });
+    expect((await withdrawAt('2026-11-20 18:00:01', a.return_no)).body.data).toMatchObject({
+      status: 'withdrawn',
+      withdrawn_at: '2026-11-20 18:00:01',
+    });
   });
 
   it('registered at 19:00: withdrawn the next day at 17:59:59; expired the next day at 18:00:00', async () => {
@@ -146,7 +205,11 @@ describe(`the return window ends at the first ${deadline}:00 after the registrat
     const b = await registerReturnAt('2026-11-20 19:00:00');
     expect(a.cancellable_until).toBe('2026-11-21 18:00:00');
     const inTime = await withdrawAt('2026-11-21 17:59:59', a.return_no);
-    expect(inTime.body.data).toMatchObject({ status: 'withdrawn', withdrawn_at: '2026-11-21 17:59:59', cancellable_until: '2026-11-21 18:00:00' });
+    expect(inTime.body.data).toMatchObject({
+      status: 'withdrawn',
+      withdrawn_at: '2026-11-21 17:59:59',
+      cancellable_until: '2026-11-21 18:00:00',
+    });
     expect(codeOf(await withdrawAt('2026-11-21 18:00:00', b.return_no))).toEqual([400, 'RETURN_CANCEL_EXPIRED']);
     // Withdrawing the withdrawn one again, after its deadline, is a no-op that succeeds.
     const again = await withdrawAt('2026-11-21 18:00:00', a.return_no);

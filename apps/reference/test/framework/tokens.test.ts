@@ -40,7 +40,9 @@ describe('POST /v3/auth/token', () => {
       for (let i = 0; i < 2; i++) {
         const renewed = await s.post('/v3/auth/token/refresh', { refresh_token: refresh });
         expect(renewed.body.data.environment).toBe(env);
-        expect(JSON.parse(Buffer.from(renewed.body.data.access_token.split('.')[1], 'base64url').toString('utf8')).env).toBe(env);
+        expect(
+          JSON.parse(Buffer.from(renewed.body.data.access_token.split('.')[1], 'base64url').toString('utf8')).env,
+        ).toBe(env);
         refresh = renewed.body.data.refresh_token;
       }
     }
@@ -54,18 +56,32 @@ describe('POST /v3/auth/token', () => {
     // Change the last character to a different one: a fixed replacement would be a no-op for 1 secret in 64.
     const last = client.client_secret.slice(-1);
     const wrongSecret = `${client.client_secret.slice(0, -1)}${last === 'x' ? 'y' : 'x'}`;
-    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_secret: wrongSecret }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
-    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'cli_unknown00000' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_secret: wrongSecret }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'cli_unknown00000' }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
   });
 
   it('a malformed body is 400, with REQUIRED_PARAMETER for a missing item', async () => {
-    expect(codeOf(await s.post('/v3/auth/token', { client_id: client.client_id }))).toEqual([400, 'REQUIRED_PARAMETER']);
-    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'short' }))).toEqual([400, 'INVALID_PARAMETER']);
+    expect(codeOf(await s.post('/v3/auth/token', { client_id: client.client_id }))).toEqual([
+      400,
+      'REQUIRED_PARAMETER',
+    ]);
+    expect(codeOf(await s.post('/v3/auth/token', { ...client, client_id: 'short' }))).toEqual([
+      400,
+      'INVALID_PARAMETER',
+    ]);
     expect(codeOf(await s.post('/v3/auth/token', { ...client, extra: 1 }))).toEqual([400, 'INVALID_PARAMETER']);
   });
 
   it('client secrets are stored only as hashes', () => {
-    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM client_credentials').all())).not.toContain(client.client_secret);
+    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM client_credentials').all())).not.toContain(
+      client.client_secret,
+    );
   });
 });
 
@@ -83,9 +99,15 @@ describe('POST /v3/auth/token/refresh', () => {
   it('a refresh token works once; presenting it again ends its whole family', async () => {
     const first = (await s.post('/v3/auth/token', client)).body.data;
     const second = (await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })).body.data;
-    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
     // The token issued from the copied one stops working too.
-    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: second.refresh_token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: second.refresh_token }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
     // Another grant is not affected.
     const other = (await s.post('/v3/auth/token', client)).body.data;
     expect((await s.post('/v3/auth/token/refresh', { refresh_token: other.refresh_token })).status).toBe(200);
@@ -93,7 +115,9 @@ describe('POST /v3/auth/token/refresh', () => {
 
   it('concurrent refreshes with one token: exactly one succeeds', async () => {
     const first = (await s.post('/v3/auth/token', client)).body.data;
-    const results = await Promise.all(Array.from({ length: 8 }, () => s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 401)).toHaveLength(7);
   });
@@ -108,7 +132,10 @@ describe('POST /v3/auth/token/refresh', () => {
     const expired = await s.post('/v3/auth/token/refresh', { refresh_token: second.body.data.refresh_token });
     expect(codeOf(expired)).toEqual([401, 'AUTH_INVALID_TOKEN']);
     expect(expired.body.error.message).toMatch(/expired/);
-    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: 'rft_unknownunknownunknown' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: 'rft_unknownunknownunknown' }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
   });
 
   it('spending a refresh token and issuing the next are one transaction: a failure between them spends nothing', async () => {
@@ -119,7 +146,10 @@ describe('POST /v3/auth/token/refresh', () => {
       throw new Error('disk full');
     };
     try {
-      expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([500, 'INTERNAL_ERROR']);
+      expect(codeOf(await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }))).toEqual([
+        500,
+        'INTERNAL_ERROR',
+      ]);
     } finally {
       accounts.issueRefreshToken = issue;
     }
@@ -133,10 +163,12 @@ describe('POST /v3/auth/token/refresh', () => {
   });
 });
 
-describe('tokens signed with the server\'s secret but not as it issues them', () => {
+describe("tokens signed with the server's secret but not as it issues them", () => {
   /** A JWT with the server's own secret and claims, but an `iat` and `exp` of the test's choosing. */
   async function forged(iat: number, exp: number): Promise<string> {
-    const issued = JSON.parse(Buffer.from((await s.token(seller)).split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const issued = JSON.parse(
+      Buffer.from((await s.token(seller)).split('.')[1]!, 'base64url').toString('utf8'),
+    ) as Record<string, unknown>;
     return new SignJWT({ env: issued.env })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(seller)
@@ -151,12 +183,21 @@ describe('tokens signed with the server\'s secret but not as it issues them', ()
   it('a lifetime longer than the issued TTL (exp in the year 2200) is 401 AUTH_INVALID_TOKEN', async () => {
     const token = await forged(now(), Math.floor(Date.UTC(2200, 0, 1) / 1000));
     expect(codeOf(await s.get(deposits, { bearer: token }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
-    expect(codeOf(await s.get('/v3/manager/orders', { bearer: await forged(now(), now() + 601) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get('/v3/manager/orders', { bearer: await forged(now(), now() + 601) }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
   });
 
   it('an iat in the future beyond the clock skew is 401 AUTH_INVALID_TOKEN; within it, or exactly the TTL, is accepted', async () => {
-    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 3600, now() + 3600 + 600) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
-    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 61, now() + 61 + 600) }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 3600, now() + 3600 + 600) }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
+    expect(codeOf(await s.get(deposits, { bearer: await forged(now() + 61, now() + 61 + 600) }))).toEqual([
+      401,
+      'AUTH_INVALID_TOKEN',
+    ]);
     expect((await s.get(deposits, { bearer: await forged(now() + 60, now() + 60 + 600) })).status).toBe(200);
     expect((await s.get(deposits, { bearer: await forged(now() - 10, now() - 10 + 600) })).status).toBe(200);
   });

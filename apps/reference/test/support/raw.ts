@@ -38,7 +38,11 @@ export class RawConnection {
 
   static open(port: number, options: { localAddress?: string } = {}): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host: '127.0.0.1', ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
+      const socket = connect({
+        port,
+        host: '127.0.0.1',
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      });
       socket.once('connect', () => resolve(new RawConnection(socket)));
       socket.once('error', reject);
     });
@@ -120,7 +124,9 @@ export function expectEnvelope(answer: RawAnswer | undefined, status: number, co
   expect(a.status, a.text).toBe(status);
   expect(a.headers['content-type']).toMatch(/^application\/json/);
   expect(a.text).toMatch(/^\{"success":false,"error":\{"code":"[A-Z_]+","message":/);
-  expect(catalog.get(a.body.error.code)?.status, `${a.body.error.code} has status ${a.status} in the catalogue`).toBe(a.status);
+  expect(catalog.get(a.body.error.code)?.status, `${a.body.error.code} has status ${a.status} in the catalogue`).toBe(
+    a.status,
+  );
   if (code) expect(a.body.error.code).toBe(code);
   expect(a.body.error.message).toMatch(TEXT);
 }

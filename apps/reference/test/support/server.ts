@@ -15,7 +15,13 @@ import { contractProblems } from './contract.js';
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ DATABASE: ':memory:', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, STRICT_CONTRACT: '1', ...env });
+  return loadConfig({
+    DATABASE: ':memory:',
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    STRICT_CONTRACT: '1',
+    ...env,
+  });
 }
 
 export interface TestResponse {
@@ -122,7 +128,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
           const response: TestResponse = { status: res.statusCode ?? 0, headers: res.headers, text, body };
           try {
             if (!o.unchecked) {
-              expect(contractProblems({ method, path, status: response.status, headers: res.headers, text }), `${method} ${path}`).toEqual([]);
+              expect(
+                contractProblems({ method, path, status: response.status, headers: res.headers, text }),
+                `${method} ${path}`,
+              ).toEqual([]);
             }
             resolve(response);
           } catch (err) {

@@ -23,16 +23,37 @@ export function bulkCases(env: RunEnv): CaseDef[] {
         const rows = await freshRows(t, target, shape.maxRows + 1);
         const over = await send(t, target, rows);
         const provisional = provisionalReason(t, op.requestBody?.schema, bodyOf(target, rows));
-        const refused = t.expect(over, op, { status: 400, code: formatErrorCodes(t, op, false), check: 'bulk_row_limit', why: `${rows.length} rows exceed maxItems ${shape.maxRows}`, ...(provisional ? { provisional } : {}) });
+        const refused = t.expect(over, op, {
+          status: 400,
+          code: formatErrorCodes(t, op, false),
+          check: 'bulk_row_limit',
+          why: `${rows.length} rows exceed maxItems ${shape.maxRows}`,
+          ...(provisional ? { provisional } : {}),
+        });
         // The same rows bar the last: all must register now, which they could not had the rejected body stored any.
         // A body taken against a designed limit stored its rows: then fresh ones.
-        const atLimit = refused || !provisional ? rows.slice(0, shape.maxRows) : await freshRows(t, target, shape.maxRows);
+        const atLimit =
+          refused || !provisional ? rows.slice(0, shape.maxRows) : await freshRows(t, target, shape.maxRows);
         const ok = await send(t, target, atLimit);
-        if (!t.expect(ok, op, { status: t.contract.successStatus(op), check: 'bulk_row_limit', why: `${atLimit.length} rows are within maxItems` })) return;
+        if (
+          !t.expect(ok, op, {
+            status: t.contract.successStatus(op),
+            check: 'bulk_row_limit',
+            why: `${atLimit.length} rows are within maxItems`,
+          })
+        )
+          return;
         const result = checkBulkResponse(t, target, atLimit, ok);
         if (result) {
           const failed = result.filter((r) => r.success !== true);
-          t.assert(failed.length === 0, 'bulk_nothing_registered', `all ${atLimit.length} rows to register (none was stored by the rejected body)`, `${failed.length} failed, first: ${String(failed[0]?.result_message ?? '')}`, ok, op);
+          t.assert(
+            failed.length === 0,
+            'bulk_nothing_registered',
+            `all ${atLimit.length} rows to register (none was stored by the rejected body)`,
+            `${failed.length} failed, first: ${String(failed[0]?.result_message ?? '')}`,
+            ok,
+            op,
+          );
         }
       },
     });
@@ -53,7 +74,10 @@ export function bulkCases(env: RunEnv): CaseDef[] {
           .invalidVariants(shape.rowSchema, extra)
           // A broken identity would make the row's read-back ambiguous; break anything else.
           .filter((v) => !v.label.startsWith(`${target.identity}:`))
-          .map((v) => ({ ...v, provisional: provisionalReason(t, op.requestBody?.schema, bodyOf(target, withRow(v.value))) }));
+          .map((v) => ({
+            ...v,
+            provisional: provisionalReason(t, op.requestBody?.schema, bodyOf(target, withRow(v.value))),
+          }));
         // The rule is the source's ("a format error in any row rejects the whole request"): a row the source's
         // contract refuses proves it; a row only a design refuses is the fallback.
         const sure = variants.filter((v) => !v.provisional);
@@ -73,7 +97,14 @@ export function bulkCases(env: RunEnv): CaseDef[] {
         const result = checkBulkResponse(t, target, good, again);
         if (result) {
           const failed = result.filter((r: Row) => r.success !== true);
-          t.assert(failed.length === 0, 'bulk_nothing_registered', `the ${good.length} good rows to register now (the rejected body stored none)`, `${failed.length} failed, first: ${String(failed[0]?.result_message ?? '')}`, again, op);
+          t.assert(
+            failed.length === 0,
+            'bulk_nothing_registered',
+            `the ${good.length} good rows to register now (the rejected body stored none)`,
+            `${failed.length} failed, first: ${String(failed[0]?.result_message ?? '')}`,
+            again,
+            op,
+          );
         }
       },
     });

@@ -38,9 +38,18 @@ export function exampleCases(env: RunEnv): CaseDef[] {
           // Against a real server an example may name resources it does not hold (an order number, a client
           // id): a documented not-found, duplicate or, on a public operation, unknown-client answer is the
           // contract's answer to that. A format error or anything else is not: the example is valid.
-          const allowed = [404, 409, ...(op.security.length === 0 ? [401] : [])].filter((s) => contract.responseFor(op, s));
-          if (t.expect(ex, op, { status: [success, ...allowed], why: 'a valid example: success, or the documented answer for resources this server does not hold' })) {
-            t.note(`answered ${ex.response.status} ${errorCode(ex.response.json) ?? ''}: the example names data this server does not hold`);
+          const allowed = [404, 409, ...(op.security.length === 0 ? [401] : [])].filter((s) =>
+            contract.responseFor(op, s),
+          );
+          if (
+            t.expect(ex, op, {
+              status: [success, ...allowed],
+              why: 'a valid example: success, or the documented answer for resources this server does not hold',
+            })
+          ) {
+            t.note(
+              `answered ${ex.response.status} ${errorCode(ex.response.json) ?? ''}: the example names data this server does not hold`,
+            );
           }
         },
       });
@@ -53,7 +62,9 @@ export function exampleCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes,
         run: async (t) => {
-          const served = env.examplesOnly ? responseExampleWithCode(op, invalid.expected.status, invalid.expected.code) : undefined;
+          const served = env.examplesOnly
+            ? responseExampleWithCode(op, invalid.expected.status, invalid.expected.code)
+            : undefined;
           const ex = await t.call(op, {
             path: examplePathValues(t, op),
             query: validQuery(t, op, { optional: false }),
@@ -61,8 +72,15 @@ export function exampleCases(env: RunEnv): CaseDef[] {
             ...(env.examplesOnly ? { headers: prefer(invalid.expected.status, served), deliberate: true } : {}),
           });
           // An example that only a design refuses (the relaxed body schema accepts it) may rightly be accepted.
-          const provisional = env.examplesOnly ? undefined : provisionalReason(t, op.requestBody?.schema, invalid.value);
-          t.expect(ex, op, { status: invalid.expected.status, code: invalid.expected.code, why: invalid.summary ?? 'x-invalid-examples', ...(provisional ? { provisional } : {}) });
+          const provisional = env.examplesOnly
+            ? undefined
+            : provisionalReason(t, op.requestBody?.schema, invalid.value);
+          t.expect(ex, op, {
+            status: invalid.expected.status,
+            code: invalid.expected.code,
+            why: invalid.summary ?? 'x-invalid-examples',
+            ...(provisional ? { provisional } : {}),
+          });
         },
       });
     }
@@ -92,7 +110,13 @@ function responseExampleWithCode(op: OperationInfo, status: number, code: string
   return undefined;
 }
 
-async function serveExample(t: CaseContext, op: OperationInfo, status: number, name: string, value: unknown): Promise<void> {
+async function serveExample(
+  t: CaseContext,
+  op: OperationInfo,
+  status: number,
+  name: string,
+  value: unknown,
+): Promise<void> {
   const ex = await t.call(op, {
     path: examplePathValues(t, op),
     query: validQuery(t, op, { optional: false }),
@@ -113,6 +137,15 @@ async function serveExample(t: CaseContext, op: OperationInfo, status: number, n
   const stated = t.contract.exampleHeaders(op, String(status), name);
   if (stated) {
     const wrong = Object.entries(stated).filter(([h, v]) => ex.response.headers[h] !== v);
-    t.assert(wrong.length === 0, 'mock_example_served', `the headers of example ${name}: ${Object.entries(stated).map(([h, v]) => `${h}: ${v}`).join(', ')}`, wrong.map(([h]) => `${h}: ${ex.response.headers[h] ?? '(absent)'}`).join(', '), ex, op);
+    t.assert(
+      wrong.length === 0,
+      'mock_example_served',
+      `the headers of example ${name}: ${Object.entries(stated)
+        .map(([h, v]) => `${h}: ${v}`)
+        .join(', ')}`,
+      wrong.map(([h]) => `${h}: ${ex.response.headers[h] ?? '(absent)'}`).join(', '),
+      ex,
+      op,
+    );
   }
 }

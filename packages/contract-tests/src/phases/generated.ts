@@ -37,7 +37,9 @@ export function generatedCases(env: RunEnv): CaseDef[] {
       writes,
       run: async (t) => {
         for (let i = 0; i < env.runs; i++) {
-          const body = op.requestBody?.schema ? draw(t.env.generator.valid(op.requestBody.schema), t.env.random) : undefined;
+          const body = op.requestBody?.schema
+            ? draw(t.env.generator.valid(op.requestBody.schema), t.env.random)
+            : undefined;
           const ex = await t.call(op, {
             path: unknownPathValues(t, op),
             query: validQuery(t, op),
@@ -50,7 +52,10 @@ export function generatedCases(env: RunEnv): CaseDef[] {
           // is an open object validated elsewhere.
           const allowed = [contract.successStatus(op), 404, 409, ...(op.security.length === 0 ? [401] : [])];
           if (hasOpenObject(t, op.requestBody?.schema)) allowed.push(400);
-          t.expect(ex, op, { status: allowed.filter((s) => s === contract.successStatus(op) || contract.responseFor(op, s)), why: 'a request valid against the contract' });
+          t.expect(ex, op, {
+            status: allowed.filter((s) => s === contract.successStatus(op) || contract.responseFor(op, s)),
+            why: 'a request valid against the contract',
+          });
           if (status === 400) t.note(`400 ${code ?? ''} for a valid body with an open object`);
         }
       },
@@ -64,12 +69,18 @@ export function generatedCases(env: RunEnv): CaseDef[] {
       writes,
       run: async (t) => {
         const variants = await invalidInputs(t, op);
-        if (variants.length === 0) t.skip('no input of this operation can be made invalid without naming an unknown resource');
+        if (variants.length === 0)
+          t.skip('no input of this operation can be made invalid without naming an unknown resource');
         for (let i = 0; i < env.runs && variants.length > 0; i++) {
           const pick = variants.splice(Math.floor(t.env.random() * variants.length), 1)[0]!;
           t.note(pick.label);
           const ex = await t.call(op, pick.input);
-          t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, pick.missing), why: pick.label, ...(pick.provisional ? { provisional: pick.provisional } : {}) });
+          t.expect(ex, op, {
+            status: 400,
+            code: formatErrorCodes(t, op, pick.missing),
+            why: pick.label,
+            ...(pick.provisional ? { provisional: pick.provisional } : {}),
+          });
         }
       },
     });
@@ -82,7 +93,12 @@ interface InvalidInput {
   missing: boolean;
   /** Why refusing it rests on a design only, when it does. */
   provisional?: string | undefined;
-  input: { path: Record<string, string | number>; query: Record<string, string | number>; body?: unknown; rawBody?: string };
+  input: {
+    path: Record<string, string | number>;
+    query: Record<string, string | number>;
+    body?: unknown;
+    rawBody?: string;
+  };
 }
 
 /**
@@ -124,7 +140,12 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
     if (p.required) {
       const query = { ...baseQuery };
       delete query[p.name];
-      out.push({ label: `query ${p.name}: required parameter missing`, missing: true, provisional: provisionalReason(t, undefined, undefined, p), input: { path, query, ...withBody } });
+      out.push({
+        label: `query ${p.name}: required parameter missing`,
+        missing: true,
+        provisional: provisionalReason(t, undefined, undefined, p),
+        input: { path, query, ...withBody },
+      });
     }
     for (const v of gen.breakScalar(schema, baseQuery[p.name])) {
       if (typeof v.value === 'number' || (typeof v.value === 'string' && !v.value.includes('\n'))) {
@@ -154,9 +175,18 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
   }
   if (op.requestBody?.schema && baseBody !== undefined) {
     for (const v of gen.invalidVariants(op.requestBody.schema, baseBody)) {
-      out.push({ label: v.label, missing: v.missing, provisional: provisionalReason(t, op.requestBody.schema, v.value), input: { path, query: baseQuery, body: v.value } });
+      out.push({
+        label: v.label,
+        missing: v.missing,
+        provisional: provisionalReason(t, op.requestBody.schema, v.value),
+        input: { path, query: baseQuery, body: v.value },
+      });
     }
-    out.push({ label: 'body: not JSON', missing: false, input: { path, query: baseQuery, rawBody: '{"unterminated": ' } });
+    out.push({
+      label: 'body: not JSON',
+      missing: false,
+      input: { path, query: baseQuery, rawBody: '{"unterminated": ' },
+    });
   }
   return out;
 }

@@ -7,12 +7,26 @@ import type { OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../case.js';
 import { knownPathValues } from '../paths.js';
 import { Generator } from '../generate.js';
-import { formatErrorCodes, provisionalReason, someValidBody, unknownPathValues, unknownValue, validQuery } from '../inputs.js';
+import {
+  formatErrorCodes,
+  provisionalReason,
+  someValidBody,
+  unknownPathValues,
+  unknownValue,
+  validQuery,
+} from '../inputs.js';
 
 function requireDocumented(t: CaseContext, op: OperationInfo, code: string): number {
   const status = t.contract.statusOf(code);
   if (!t.contract.documents(op, code)) {
-    t.assert(false, 'expected_outcome', `${op.operationId} to document ${code} on ${status} (the source's rule)`, 'not documented', undefined, op);
+    t.assert(
+      false,
+      'expected_outcome',
+      `${op.operationId} to document ${code} on ${status} (the source's rule)`,
+      'not documented',
+      undefined,
+      op,
+    );
     t.skip(`${op.operationId} does not document ${code}`);
   }
   return status;
@@ -65,7 +79,9 @@ export function negativeCases(env: RunEnv): CaseDef[] {
     // of that scheme is AUTH_INVALID_TOKEN. The schemes come from the operation's `security`.
     const schemes = op.security.filter((s) => {
       const type = contract.securityScheme(s)?.type;
-      return type === 'apiKey' || (type === 'http' && String(contract.securityScheme(s)?.scheme).toLowerCase() === 'bearer');
+      return (
+        type === 'apiKey' || (type === 'http' && String(contract.securityScheme(s)?.scheme).toLowerCase() === 'bearer')
+      );
     });
     for (const scheme of schemes) {
       const apiKey = contract.securityScheme(scheme)?.type === 'apiKey';
@@ -79,10 +95,19 @@ export function negativeCases(env: RunEnv): CaseDef[] {
           const status = requireDocumented(t, op, 'AUTH_INVALID_TOKEN');
           const name = contract.securityScheme(scheme)?.name;
           const headers: Record<string, string> = apiKey
-            ? { [typeof name === 'string' ? name : t.apiKeyHeader(op)]: madeUpKey(t, keyAreas.has(op.area) ? op.area : (env.keys[0]?.area ?? op.area)) }
+            ? {
+                [typeof name === 'string' ? name : t.apiKeyHeader(op)]: madeUpKey(
+                  t,
+                  keyAreas.has(op.area) ? op.area : (env.keys[0]?.area ?? op.area),
+                ),
+              }
             : { Authorization: `Bearer ${UNSIGNED_JWT}` };
           const ex = await t.call(op, { ...request(t), credential: { kind: 'raw', headers } });
-          t.expect(ex, op, { status, code: 'AUTH_INVALID_TOKEN', why: `invalid ${apiKey ? 'key' : 'token'} (${scheme})` });
+          t.expect(ex, op, {
+            status,
+            code: 'AUTH_INVALID_TOKEN',
+            why: `invalid ${apiKey ? 'key' : 'token'} (${scheme})`,
+          });
         },
       });
     }
@@ -132,8 +157,22 @@ export function negativeCases(env: RunEnv): CaseDef[] {
           // value up, not refuse its format (Identifier, DECISIONS.md G25).
           const style = 1 + Math.floor(t.env.random() * (Generator.identifierStyles - 1));
           const path = unknownPathValues(t, op, style);
-          const ex = await t.call(op, { path, query: unknownQuery(t, op, style), ...(op.requestBody ? { body: unknownBody(t, op, style) } : {}) });
-          t.expect(ex, op, { status: 404, code: notFound.errorCodes, why: `a resource that does not exist${Object.keys(path).length > 0 ? ` (${Object.entries(path).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')})` : ''}` });
+          const ex = await t.call(op, {
+            path,
+            query: unknownQuery(t, op, style),
+            ...(op.requestBody ? { body: unknownBody(t, op, style) } : {}),
+          });
+          t.expect(ex, op, {
+            status: 404,
+            code: notFound.errorCodes,
+            why: `a resource that does not exist${
+              Object.keys(path).length > 0
+                ? ` (${Object.entries(path)
+                    .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+                    .join(', ')})`
+                : ''
+            }`,
+          });
         },
       });
     }
@@ -155,9 +194,17 @@ export function negativeCases(env: RunEnv): CaseDef[] {
           if (typeof size.minimum === 'number') out.push([paged.sizeParameter, size.minimum - 1]);
           if (typeof page.minimum === 'number') out.push([paged.pageParameter, page.minimum - 1]);
           for (const [param, value] of out) {
-            const ex = await t.call(op, { path, query: { ...validQuery(t, op, { optional: false }), [param.name]: value } });
+            const ex = await t.call(op, {
+              path,
+              query: { ...validQuery(t, op, { optional: false }), [param.name]: value },
+            });
             const provisional = provisionalReason(t, param.schema, value, param);
-            t.expect(ex, op, { status: 400, code: formatErrorCodes(t, op, false), why: `${param.name}=${value} is out of range`, ...(provisional ? { provisional } : {}) });
+            t.expect(ex, op, {
+              status: 400,
+              code: formatErrorCodes(t, op, false),
+              why: `${param.name}=${value} is out of range`,
+              ...(provisional ? { provisional } : {}),
+            });
           }
         },
       });
@@ -178,7 +225,8 @@ function unknownBody(t: CaseContext, op: OperationInfo, style: number): unknown 
   const out: Record<string, unknown> = { ...body };
   for (const [name, sub] of Object.entries(props)) {
     // An identifier refers to the contract's Identifier; free text (names, reasons) is left alone.
-    if (t.contract.isIdentifier(sub) && name in out) out[name] = t.env.generator.unknownIdentifier(sub, t.env.random, style);
+    if (t.contract.isIdentifier(sub) && name in out)
+      out[name] = t.env.generator.unknownIdentifier(sub, t.env.random, style);
   }
   return out;
 }

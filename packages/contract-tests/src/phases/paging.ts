@@ -30,8 +30,12 @@ export function pagingCases(env: RunEnv): CaseDef[] {
         const max = typeof sizeSchema.maximum === 'number' ? sizeSchema.maximum : 100;
         const small = Math.min(Math.max(2, min), max);
         const get = async (page: number, size: number): Promise<Page | undefined> => {
-          const ex = await t.call(op, { path, query: { ...filters, [paged.pageParameter.name]: page, [paged.sizeParameter.name]: size } });
-          if (!t.expect(ex, op, { status: t.contract.successStatus(op), why: `page ${page} of size ${size}` })) return undefined;
+          const ex = await t.call(op, {
+            path,
+            query: { ...filters, [paged.pageParameter.name]: page, [paged.sizeParameter.name]: size },
+          });
+          if (!t.expect(ex, op, { status: t.contract.successStatus(op), why: `page ${page} of size ${size}` }))
+            return undefined;
           const body = ex.response.json as { pagination?: Page['pagination'] };
           if (!body.pagination) return undefined;
           return { items: dataOf<unknown[]>(ex) ?? [], pagination: body.pagination };
@@ -45,7 +49,14 @@ export function pagingCases(env: RunEnv): CaseDef[] {
           for (const item of p.items) {
             const id = JSON.stringify(item);
             const where = seen.get(id);
-            t.assert(where === undefined || where === p.pagination.page, 'pagination_across_pages', 'no item on two pages', `an item on pages ${where} and ${p.pagination.page}: ${id.slice(0, 120)}`, t.last, op);
+            t.assert(
+              where === undefined || where === p.pagination.page,
+              'pagination_across_pages',
+              'no item on two pages',
+              `an item on pages ${where} and ${p.pagination.page}: ${id.slice(0, 120)}`,
+              t.last,
+              op,
+            );
             seen.set(id, p.pagination.page);
           }
         };
@@ -60,7 +71,14 @@ export function pagingCases(env: RunEnv): CaseDef[] {
         const beyond = await get(Math.max(totalPages, 1) + 1, small);
         if (beyond) {
           sameTotal(t, op, total, beyond);
-          t.assert(beyond.items.length === 0 && !beyond.pagination.has_next, 'pagination_across_pages', 'a page past the last to be empty with has_next false', `${beyond.items.length} items, has_next ${beyond.pagination.has_next}`, t.last, op);
+          t.assert(
+            beyond.items.length === 0 && !beyond.pagination.has_next,
+            'pagination_across_pages',
+            'a page past the last to be empty with has_next false',
+            `${beyond.items.length} items, has_next ${beyond.pagination.has_next}`,
+            t.last,
+            op,
+          );
         }
         // When the whole list fits in two pages of the largest size, walk it all: the pages must add up to total.
         if (total > 0 && Math.ceil(total / max) <= 2) {
@@ -73,7 +91,14 @@ export function pagingCases(env: RunEnv): CaseDef[] {
           const count = all.reduce((n, p) => n + p.items.length, 0);
           const distinct = new Set(all.flatMap((p) => p.items.map((i) => JSON.stringify(i)))).size;
           const current = all[all.length - 1]!.pagination.total;
-          t.assert(count === current && distinct === count, 'pagination_across_pages', `the pages of size ${max} to hold total ${current} distinct items`, `${count} items, ${distinct} distinct`, t.last, op);
+          t.assert(
+            count === current && distinct === count,
+            'pagination_across_pages',
+            `the pages of size ${max} to hold total ${current} distinct items`,
+            `${count} items, ${distinct} distinct`,
+            t.last,
+            op,
+          );
         }
       },
     });
@@ -82,5 +107,12 @@ export function pagingCases(env: RunEnv): CaseDef[] {
 }
 
 function sameTotal(t: CaseContext, op: OperationInfo, total: number, page: Page): void {
-  t.assert(page.pagination.total === total, 'pagination_across_pages', `total ${total} on every page`, `total ${page.pagination.total} on page ${page.pagination.page}`, t.last, op);
+  t.assert(
+    page.pagination.total === total,
+    'pagination_across_pages',
+    `total ${total} on every page`,
+    `total ${page.pagination.total} on page ${page.pagination.page}`,
+    t.last,
+    op,
+  );
 }

@@ -12,7 +12,8 @@ export function probeCases(env: RunEnv): CaseDef[] {
   for (const scope of env.contract.limits.gateway) {
     // The cheapest target in the scope and in no narrower one: a GET that needs a credential (we send none).
     const target = env.contract.operations.find(
-      (op) => op.method === 'get' && op.security.length > 0 && env.contract.gatewayScopes(op.path)[0]?.name === scope.name,
+      (op) =>
+        op.method === 'get' && op.security.length > 0 && env.contract.gatewayScopes(op.path)[0]?.name === scope.name,
     );
     if (!target) continue;
     cases.push({
@@ -44,8 +45,22 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
     const limited = exchanges.filter((ex) => ex.response.status === 429);
     if (limited.length > 0) {
       for (const ex of limited) {
-        t.assert(errorCode(ex.response.json) === 'RATE_LIMIT_EXCEEDED', 'rate_limit_probe', '429 with RATE_LIMIT_EXCEEDED', `code ${errorCode(ex.response.json)}`, ex, op);
-        t.assert(ex.response.headers['retry-after'] === undefined, 'rate_limit_probe', 'no Retry-After on a gateway 429', `Retry-After: ${ex.response.headers['retry-after']}`, ex, op);
+        t.assert(
+          errorCode(ex.response.json) === 'RATE_LIMIT_EXCEEDED',
+          'rate_limit_probe',
+          '429 with RATE_LIMIT_EXCEEDED',
+          `code ${errorCode(ex.response.json)}`,
+          ex,
+          op,
+        );
+        t.assert(
+          ex.response.headers['retry-after'] === undefined,
+          'rate_limit_probe',
+          'no Retry-After on a gateway 429',
+          `Retry-After: ${ex.response.headers['retry-after']}`,
+          ex,
+          op,
+        );
       }
       t.note(`${limited.length} of ${count} requests limited in ${elapsed.toFixed(2)} s`);
       await clears(t, op, path);
@@ -55,7 +70,14 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
     // missing limit. Otherwise send a bigger one.
     const allowance = scope.burst + scope.ratePerSecond * elapsed;
     if (count > allowance + Math.max(5, scope.burst * 0.2)) {
-      t.assert(false, 'rate_limit_probe', `a 429 among ${count} requests sent in ${elapsed.toFixed(2)} s (at most ${Math.floor(allowance)} allowed)`, 'no 429', exchanges[exchanges.length - 1], op);
+      t.assert(
+        false,
+        'rate_limit_probe',
+        `a 429 among ${count} requests sent in ${elapsed.toFixed(2)} s (at most ${Math.floor(allowance)} allowed)`,
+        'no 429',
+        exchanges[exchanges.length - 1],
+        op,
+      );
       return;
     }
     count = Math.ceil((scope.burst + scope.ratePerSecond * elapsed) * 3 + 10);
@@ -78,5 +100,12 @@ async function clears(t: CaseContext, op: OperationInfo, path: string): Promise<
       return;
     }
   }
-  t.assert(false, 'rate_limit_probe', 'the gateway limit to clear after backing off', `still 429 after ${6} waits`, last, op);
+  t.assert(
+    false,
+    'rate_limit_probe',
+    'the gateway limit to clear after backing off',
+    `still 429 after ${6} waits`,
+    last,
+    op,
+  );
 }

@@ -30,18 +30,48 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         const created = await t.call(create, { body });
         if (!t.expect(created, create, { status: contract.successStatus(create) })) return;
         const data = dataOf<Row>(created);
-        t.assert(submittedFieldsEqual(body, data), 'read_back', `the created product to echo ${JSON.stringify(body)}`, JSON.stringify(data), created, create);
+        t.assert(
+          submittedFieldsEqual(body, data),
+          'read_back',
+          `the created product to echo ${JSON.stringify(body)}`,
+          JSON.stringify(data),
+          created,
+          create,
+        );
         const read = await t.call(get, { path: { product_code: String(body.product_code) } });
         if (t.expect(read, get, { status: contract.successStatus(get) })) {
-          t.assert(isDeepStrictEqual(dataOf(read), data), 'read_back', 'the product as created', JSON.stringify(dataOf(read)), read, get);
+          t.assert(
+            isDeepStrictEqual(dataOf(read), data),
+            'read_back',
+            'the product as created',
+            JSON.stringify(dataOf(read)),
+            read,
+            get,
+          );
         }
         const again = await t.call(create, { body });
-        t.expect(again, create, { status: contract.statusOf('DUPLICATE'), code: 'DUPLICATE', why: 'the product_code is taken' });
+        t.expect(again, create, {
+          status: contract.statusOf('DUPLICATE'),
+          code: 'DUPLICATE',
+          why: 'the product_code is taken',
+        });
         const manager = contract.findOperation('getManagerProduct');
         if (manager && t.hasKey(manager.area)) {
           const seen = await t.call(manager, { path: { product_code: String(body.product_code) } });
-          if (t.expect(seen, manager, { status: contract.successStatus(manager), why: 'the same seller, on the manager area' })) {
-            t.assert(isDeepStrictEqual(dataOf(seen), data), 'read_back', 'the same product on the manager area', JSON.stringify(dataOf(seen)), seen, manager);
+          if (
+            t.expect(seen, manager, {
+              status: contract.successStatus(manager),
+              why: 'the same seller, on the manager area',
+            })
+          ) {
+            t.assert(
+              isDeepStrictEqual(dataOf(seen), data),
+              'read_back',
+              'the same product on the manager area',
+              JSON.stringify(dataOf(seen)),
+              seen,
+              manager,
+            );
           }
         } else {
           t.note('no manager key: the manager read of the product was not checked');
@@ -81,7 +111,8 @@ export function workflowCases(env: RunEnv): CaseDef[] {
     cases.push({
       id: 'workflows/shipped_order_unmodifiable',
       phase: 'workflows',
-      title: 'A shipped order (found by order_status_code) cannot be modified: 409 ORDER_ALREADY_SHIPPED, nothing changed',
+      title:
+        'A shipped order (found by order_status_code) cannot be modified: 409 ORDER_ALREADY_SHIPPED, nothing changed',
       operations: ['updateWmsOrder', 'listWmsOrders', 'getWmsOrder'],
       writes: true,
       run: async (t) => {
@@ -96,16 +127,31 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           order = (dataOf<Row[]>(ex) ?? [])[0];
           if (order) break;
         }
-        if (!order) return t.skip(`no order with order_status_code ${shipped.join(' or ')}: ship one on the server first (the reference server: admin order ship ORDER_NO)`);
+        if (!order)
+          return t.skip(
+            `no order with order_status_code ${shipped.join(' or ')}: ship one on the server first (the reference server: admin order ship ORDER_NO)`,
+          );
         const orderNo = String(order.order_no);
         const before = await t.call(get, { path: { order_no: orderNo } });
         if (!t.expect(before, get, { status: contract.successStatus(get) })) return;
         const change = draw(t.env.generator.valid(update.requestBody!.schema!), t.env.random);
         const attempt = await t.call(update, { path: { order_no: orderNo }, body: change });
-        t.expect(attempt, update, { status: contract.statusOf('ORDER_ALREADY_SHIPPED'), code: 'ORDER_ALREADY_SHIPPED', check: 'shipped_order_unmodifiable', why: `order ${orderNo} has shipped` });
+        t.expect(attempt, update, {
+          status: contract.statusOf('ORDER_ALREADY_SHIPPED'),
+          code: 'ORDER_ALREADY_SHIPPED',
+          check: 'shipped_order_unmodifiable',
+          why: `order ${orderNo} has shipped`,
+        });
         const after = await t.call(get, { path: { order_no: orderNo } });
         if (t.expect(after, get, { status: contract.successStatus(get) })) {
-          t.assert(isDeepStrictEqual(dataOf(after), dataOf(before)), 'shipped_order_unmodifiable', 'the shipped order unchanged', JSON.stringify(dataOf(after)), after, get);
+          t.assert(
+            isDeepStrictEqual(dataOf(after), dataOf(before)),
+            'shipped_order_unmodifiable',
+            'the shipped order unchanged',
+            JSON.stringify(dataOf(after)),
+            after,
+            get,
+          );
         }
       },
     });
@@ -115,7 +161,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
     cases.push({
       id: 'workflows/seller_isolation',
       phase: 'workflows',
-      title: 'A new order shows in its seller\'s manager list and reads by number; another seller sees neither',
+      title: "A new order shows in its seller's manager list and reads by number; another seller sees neither",
       operations: ['registerOrders', 'listManagerOrders', 'getManagerOrder'],
       writes: true,
       run: async (t) => {
@@ -134,21 +180,56 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         if (typeof orderNo !== 'string' || orderNo === '') return;
 
         const own = await findInList(t, list, orderNo, 'primary');
-        t.assert(own.found !== undefined, 'seller_isolation', `order ${orderNo} in the seller's own manager list`, `not among ${own.scanned} orders listed${own.truncated ? ' (stopped early)' : ''}`, t.last, list);
+        t.assert(
+          own.found !== undefined,
+          'seller_isolation',
+          `order ${orderNo} in the seller's own manager list`,
+          `not among ${own.scanned} orders listed${own.truncated ? ' (stopped early)' : ''}`,
+          t.last,
+          list,
+        );
         if (own.found) {
-          t.assert(own.found.mall_product_name === rows[0]!.mall_product_name, 'seller_isolation', `mall_product_name ${JSON.stringify(rows[0]!.mall_product_name)}`, JSON.stringify(own.found.mall_product_name), t.last, list);
+          t.assert(
+            own.found.mall_product_name === rows[0]!.mall_product_name,
+            'seller_isolation',
+            `mall_product_name ${JSON.stringify(rows[0]!.mall_product_name)}`,
+            JSON.stringify(own.found.mall_product_name),
+            t.last,
+            list,
+          );
         }
         const read = await t.call(getManager, { path: { order_no: orderNo } });
-        t.expect(read, getManager, { status: contract.successStatus(getManager), check: 'seller_isolation', why: 'the seller reads its own order' });
+        t.expect(read, getManager, {
+          status: contract.successStatus(getManager),
+          check: 'seller_isolation',
+          why: 'the seller reads its own order',
+        });
 
         const theirs = await findInList(t, list, orderNo, 'other');
-        t.assert(theirs.found === undefined, 'seller_isolation', `order ${orderNo} absent from another seller's list`, 'listed for the other seller', t.last, list);
+        t.assert(
+          theirs.found === undefined,
+          'seller_isolation',
+          `order ${orderNo} absent from another seller's list`,
+          'listed for the other seller',
+          t.last,
+          list,
+        );
         const foreign = await t.call(getManager, { path: { order_no: orderNo }, credential: other });
-        t.expect(foreign, getManager, { status: contract.statusOf('ORDER_NOT_FOUND'), code: 'ORDER_NOT_FOUND', check: 'seller_isolation', why: "another seller's order is not found, never forbidden" });
+        t.expect(foreign, getManager, {
+          status: contract.statusOf('ORDER_NOT_FOUND'),
+          code: 'ORDER_NOT_FOUND',
+          check: 'seller_isolation',
+          why: "another seller's order is not found, never forbidden",
+        });
         const getWms = contract.findOperation('getWmsOrder');
         if (getWms && t.hasKey(getWms.area, 'other')) {
           const wms = await t.call(getWms, { path: { order_no: orderNo }, credential: t.key(getWms.area, 'other') });
-          t.expect(wms, getWms, { status: contract.statusOf('ORDER_NOT_FOUND'), code: 'ORDER_NOT_FOUND', check: 'seller_isolation', why: "another seller's order is not found" });
+          t.expect(wms, getWms, {
+            status: contract.statusOf('ORDER_NOT_FOUND'),
+            code: 'ORDER_NOT_FOUND',
+            check: 'seller_isolation',
+            why: "another seller's order is not found",
+          });
         }
       },
     });
@@ -200,7 +281,10 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         const create = t.op('createAccessToken');
         const refresh = t.op('refreshAccessToken');
         if (!env.clientId || !env.clientSecret) t.skip('no client credentials: pass --client-id and --client-secret');
-        const issued = await t.call(create, { body: { client_id: env.clientId, client_secret: env.clientSecret }, credential: { kind: 'none' } });
+        const issued = await t.call(create, {
+          body: { client_id: env.clientId, client_secret: env.clientSecret },
+          credential: { kind: 'none' },
+        });
         if (!t.expect(issued, create, { status: contract.successStatus(create) })) return;
         const refreshToken = String(dataOf<Row>(issued).refresh_token);
         env.transport.options.redactor.add(refreshToken, 'CLS_REFRESH_TOKEN');
@@ -211,11 +295,23 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         env.transport.options.redactor.add(newToken, 'CLS_ACCESS_TOKEN');
         env.transport.options.redactor.add(String(dataOf<Row>(renewed).refresh_token), 'CLS_REFRESH_TOKEN');
         const reused = await t.call(refresh, { body: { refresh_token: refreshToken }, credential: { kind: 'none' } });
-        t.expect(reused, refresh, { status: 401, code: refresh.responses['401']?.errorCodes ?? [], why: 'a refresh token works once' });
-        const bearerOp = contract.operations.find((o) => o.security.some((s) => t.isBearerScheme(s)) && o.method === 'get');
+        t.expect(reused, refresh, {
+          status: 401,
+          code: refresh.responses['401']?.errorCodes ?? [],
+          why: 'a refresh token works once',
+        });
+        const bearerOp = contract.operations.find(
+          (o) => o.security.some((s) => t.isBearerScheme(s)) && o.method === 'get',
+        );
         if (bearerOp) {
-          const ok = await t.call(bearerOp, { query: validQuery(t, bearerOp, { optional: false }), credential: { kind: 'bearer', token: newToken, ref: 'CLS_ACCESS_TOKEN' } });
-          t.expect(ok, bearerOp, { status: contract.successStatus(bearerOp), why: 'the refreshed access token is accepted' });
+          const ok = await t.call(bearerOp, {
+            query: validQuery(t, bearerOp, { optional: false }),
+            credential: { kind: 'bearer', token: newToken, ref: 'CLS_ACCESS_TOKEN' },
+          });
+          t.expect(ok, bearerOp, {
+            status: contract.successStatus(bearerOp),
+            why: 'the refreshed access token is accepted',
+          });
         }
       },
     });
@@ -233,9 +329,19 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         const ex = await t.call(listOp);
         if (!t.expect(ex, listOp, { status: contract.successStatus(listOp) })) return;
         const tools = dataOf<Array<{ name: string; operation_id: string; area: string }>>(ex) ?? [];
-        const want = contract.operations.filter((o) => o.mcpTool).map((o) => `${o.mcpTool}→${o.operationId}`).sort();
+        const want = contract.operations
+          .filter((o) => o.mcpTool)
+          .map((o) => `${o.mcpTool}→${o.operationId}`)
+          .sort();
         const got = tools.map((tool) => `${tool.name}→${tool.operation_id}`).sort();
-        t.assert(isDeepStrictEqual(got, want), 'expected_outcome', `the tools ${want.join(', ')}`, got.join(', '), ex, listOp);
+        t.assert(
+          isDeepStrictEqual(got, want),
+          'expected_outcome',
+          `the tools ${want.join(', ')}`,
+          got.join(', '),
+          ex,
+          listOp,
+        );
         const call = contract.findOperation('callMcpTool');
         if (!call) return;
         if (env.readOnly) {
@@ -243,16 +349,33 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           return;
         }
         // A tool of an area the caller's key is not for: 403, like the wrapped operation.
-        const tool = tools.find((x) => env.keys.some((k) => k.area !== x.area) && !env.keys.some((k) => k.area === x.area)) ??
+        const tool =
+          tools.find((x) => env.keys.some((k) => k.area !== x.area) && !env.keys.some((k) => k.area === x.area)) ??
           tools.find((x) => env.keys.some((k) => k.area !== x.area));
         const key = tool ? env.keys.find((k) => k.area !== tool.area) : undefined;
         if (tool && key) {
-          const refused = await t.call(call, { path: { tool_name: tool.name }, body: { arguments: {} }, credential: key });
-          t.expect(refused, call, { status: contract.statusOf('AUTH_FORBIDDEN'), code: 'AUTH_FORBIDDEN', why: `a ${key.area} key calling the ${tool.area} tool ${tool.name}` });
+          const refused = await t.call(call, {
+            path: { tool_name: tool.name },
+            body: { arguments: {} },
+            credential: key,
+          });
+          t.expect(refused, call, {
+            status: contract.statusOf('AUTH_FORBIDDEN'),
+            code: 'AUTH_FORBIDDEN',
+            why: `a ${key.area} key calling the ${tool.area} tool ${tool.name}`,
+          });
         }
         const toolParam = call.parameters.find((p) => p.in === 'path')!;
-        const unknown = await t.call(call, { path: { [toolParam.name]: unknownValue(t, toolParam) }, body: { arguments: {} }, credential: env.keys[0] ?? t.skip('no API key') });
-        t.expect(unknown, call, { status: 404, code: contract.responseFor(call, 404)?.errorCodes ?? [], why: 'no tool of that name' });
+        const unknown = await t.call(call, {
+          path: { [toolParam.name]: unknownValue(t, toolParam) },
+          body: { arguments: {} },
+          credential: env.keys[0] ?? t.skip('no API key'),
+        });
+        t.expect(unknown, call, {
+          status: 404,
+          code: contract.responseFor(call, 404)?.errorCodes ?? [],
+          why: 'no tool of that name',
+        });
       },
     });
   }
@@ -284,10 +407,24 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
     const id = results[i]?.[read.param];
     if (typeof id !== 'string' || id === '') continue;
     const ex = await t.call(read.op, { path: { ...target.path, [read.param]: id } });
-    if (!t.expect(ex, read.op, { status: t.contract.successStatus(read.op), check: 'read_back', why: `${read.param} ${id} was just created` })) continue;
+    if (
+      !t.expect(ex, read.op, {
+        status: t.contract.successStatus(read.op),
+        check: 'read_back',
+        why: `${read.param} ${id} was just created`,
+      })
+    )
+      continue;
     const data = dataOf<Row>(ex);
     const diff = Object.entries(sent[i]!).filter(([k, v]) => data && k in data && !isDeepStrictEqual(data[k], v));
-    t.assert(diff.length === 0, 'read_back', `${read.param} ${id} to read back as submitted`, diff.map(([k]) => `${k}: ${JSON.stringify(data?.[k])} instead of ${JSON.stringify(sent[i]![k])}`).join('; '), ex, read.op);
+    t.assert(
+      diff.length === 0,
+      'read_back',
+      `${read.param} ${id} to read back as submitted`,
+      diff.map(([k]) => `${k}: ${JSON.stringify(data?.[k])} instead of ${JSON.stringify(sent[i]![k])}`).join('; '),
+      ex,
+      read.op,
+    );
   }
 }
 
@@ -301,7 +438,12 @@ function shippedStatusCodes(t: CaseContext): Array<number | string> {
   return out;
 }
 
-async function findInList(t: CaseContext, list: OperationInfo, orderNo: string, seller: 'primary' | 'other'): Promise<{ found?: Row; scanned: number; truncated: boolean }> {
+async function findInList(
+  t: CaseContext,
+  list: OperationInfo,
+  orderNo: string,
+  seller: 'primary' | 'other',
+): Promise<{ found?: Row; scanned: number; truncated: boolean }> {
   const paged = t.contract.paged(list)!;
   const sizeSchema = t.contract.resolve(paged.sizeParameter.schema);
   const size = typeof sizeSchema.maximum === 'number' ? sizeSchema.maximum : 100;
@@ -309,7 +451,10 @@ async function findInList(t: CaseContext, list: OperationInfo, orderNo: string, 
   const dateFrom = list.parameters.find((p) => p.name === 'date_from');
   let scanned = 0;
   for (let page = 1; page <= 5; page++) {
-    const query: Record<string, string | number> = { [paged.pageParameter.name]: page, [paged.sizeParameter.name]: size };
+    const query: Record<string, string | number> = {
+      [paged.pageParameter.name]: page,
+      [paged.sizeParameter.name]: size,
+    };
     // Yesterday in service time: the new order is at most this old, whatever the clocks' skew.
     if (dateFrom) query[dateFrom.name] = serviceDate(t, 1);
     const ex = await t.call(list, { query, credential });
@@ -323,4 +468,3 @@ async function findInList(t: CaseContext, list: OperationInfo, orderNo: string, 
   }
   return { scanned, truncated: true };
 }
-

@@ -30,23 +30,35 @@ export interface ReferenceServer {
 
 export async function startReference(): Promise<ReferenceServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-'));
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE: join(dir, 'reference.db'), LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE: join(dir, 'reference.db'),
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  };
   const admin = (args: string[]): Record<string, unknown> => {
     const res = spawnSync(process.execPath, [referenceCli, 'admin', ...args, '--json'], { env, encoding: 'utf8' });
-    if (res.status !== 0) throw new Error(`cls-reference admin ${args.join(' ')} failed (${res.status}): ${res.stderr}`);
+    if (res.status !== 0)
+      throw new Error(`cls-reference admin ${args.join(' ')} failed (${res.status}): ${res.stderr}`);
     return JSON.parse(res.stdout) as Record<string, unknown>;
   };
   const seller = (name: string, areas: string[]) => {
     const account = String(admin(['account', 'create', '--name', name]).account_id);
     const keys: Record<string, string> = {};
-    for (const area of areas) keys[area] = String(admin(['key', 'create', '--account', account, '--area', area, '--env', 'test']).api_key);
+    for (const area of areas)
+      keys[area] = String(admin(['key', 'create', '--account', account, '--area', area, '--env', 'test']).api_key);
     return { account, keys };
   };
   const primary = seller('Contract kit seller', ['wms', 'manager', 'cam']);
   const other = seller('Contract kit other seller', ['wms', 'manager']);
   const client = admin(['client', 'create', '--account', primary.account]);
 
-  const child: ChildProcess = spawn(process.execPath, [referenceCli, 'serve', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [referenceCli, 'serve', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((done, fail) => {
     let out = '';
     let err = '';
@@ -85,6 +97,8 @@ export interface MockServer {
 }
 
 export async function startMockServer(): Promise<MockServer> {
-  const mod = (await import(pathToFileURL(mockEntry).href)) as { startMock: (options?: { port?: number }) => Promise<MockServer> };
+  const mod = (await import(pathToFileURL(mockEntry).href)) as {
+    startMock: (options?: { port?: number }) => Promise<MockServer>;
+  };
   return mod.startMock({ port: 0 });
 }

@@ -121,7 +121,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
   // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
   const deadline = contractModel(contract.doc).limits.returnWithdrawalDeadline;
-  const withdrawalDeadline = (registered: string) => time.format(time.nextTimeOfDay(time.parseDateTime(registered)!, deadline));
+  const withdrawalDeadline = (registered: string) =>
+    time.format(time.nextTimeOfDay(time.parseDateTime(registered)!, deadline));
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}-${now().slice(0, 10).replace(/-/g, '')}-${pad(++serial, 5)}`;
 
@@ -157,24 +158,67 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   // Seed: a shipped order, deposits, videos and suppliers, as a sandbox would hold.
   const seedTime = fmt(Date.now() - 3 * 86_400_000);
-  primary.products.set('SEED-01', { product_code: 'SEED-01', product_name: 'Seed product', price: 1000, supplier_code: 'SUP-01', option_count: 0, created_at: seedTime, updated_at: seedTime });
+  primary.products.set('SEED-01', {
+    product_code: 'SEED-01',
+    product_name: 'Seed product',
+    price: 1000,
+    supplier_code: 'SUP-01',
+    option_count: 0,
+    created_at: seedTime,
+    updated_at: seedTime,
+  });
   primary.stock.set('SEED-01', 10);
   primary.orders.push({
-    order_no: 'ORD-SEED-0001', mall_order_no: 'MALL-SEED-1', mall_product_name: 'Seed product', product_code: 'SEED-01', option_code: null, quantity: 1,
-    receiver_name: 'Kim Minji', receiver_phone: '010-1234-5678', receiver_address: '12 Teheran-ro, Seoul', memo: '', order_status_code: 30,
-    invoice_no: '612345678901', registered_date: seedTime, updated_at: seedTime,
+    order_no: 'ORD-SEED-0001',
+    mall_order_no: 'MALL-SEED-1',
+    mall_product_name: 'Seed product',
+    product_code: 'SEED-01',
+    option_code: null,
+    quantity: 1,
+    receiver_name: 'Kim Minji',
+    receiver_phone: '010-1234-5678',
+    receiver_address: '12 Teheran-ro, Seoul',
+    memo: '',
+    order_status_code: 30,
+    invoice_no: '612345678901',
+    registered_date: seedTime,
+    updated_at: seedTime,
   });
-  primary.videos.set('612345678901', [{ video_id: 'VID-1', invoice_no: '612345678901', recorded_at: seedTime, duration_seconds: 42, video_url: 'https://videos.example.com/VID-1.mp4' }]);
-  for (let i = 1; i <= 3; i++) primary.deposits.push({ deposit_id: `DEP-${i}`, amount: 10000 * i, depositor_name: 'Kim Minji', deposited_at: fmt(Date.now() - i * 86_400_000) });
-  const suppliers = Array.from({ length: 3 }, (_, i) => ({ supplier_code: `SUP-0${i + 1}`, supplier_name: `Supplier ${i + 1}`, updated_at: seedTime }));
+  primary.videos.set('612345678901', [
+    {
+      video_id: 'VID-1',
+      invoice_no: '612345678901',
+      recorded_at: seedTime,
+      duration_seconds: 42,
+      video_url: 'https://videos.example.com/VID-1.mp4',
+    },
+  ]);
+  for (let i = 1; i <= 3; i++)
+    primary.deposits.push({
+      deposit_id: `DEP-${i}`,
+      amount: 10000 * i,
+      depositor_name: 'Kim Minji',
+      deposited_at: fmt(Date.now() - i * 86_400_000),
+    });
+  const suppliers = Array.from({ length: 3 }, (_, i) => ({
+    supplier_code: `SUP-0${i + 1}`,
+    supplier_name: `Supplier ${i + 1}`,
+    updated_at: seedTime,
+  }));
 
   // Gateway buckets per scope.
   const buckets = new Map<string, { tokens: number; at: number; rate: number; burst: number; appliesTo: string }>();
-  const every = typeof options.gateway === 'object' && typeof options.gateway.every === 'number' ? options.gateway.every : undefined;
+  const every =
+    typeof options.gateway === 'object' && typeof options.gateway.every === 'number'
+      ? options.gateway.every
+      : undefined;
   let counted = 0;
   if (every === undefined && options.gateway !== 'off' && !faults.has('no_gateway_limit')) {
     for (const scope of contract.limits.gateway) {
-      const custom = typeof options.gateway === 'object' ? (options.gateway as Record<string, { ratePerSecond: number; burst: number }>)[scope.name] : undefined;
+      const custom =
+        typeof options.gateway === 'object'
+          ? (options.gateway as Record<string, { ratePerSecond: number; burst: number }>)[scope.name]
+          : undefined;
       const rate = custom?.ratePerSecond ?? scope.ratePerSecond;
       const burst = custom?.burst ?? scope.burst;
       buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
@@ -202,21 +246,30 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   const nextMonthReset = () => time.startOfNextMonth(ServiceTime.seconds(new Date()));
 
-
   const state = { requests: 0, log: [] as Array<{ method: string; path: string; status: number }> };
 
-  const send = (res: ServerResponse, op: OperationInfo | undefined, status: number, body: Record<string, unknown>, quota?: Account) => {
+  const send = (
+    res: ServerResponse,
+    op: OperationInfo | undefined,
+    status: number,
+    body: Record<string, unknown>,
+    quota?: Account,
+  ) => {
     let text = JSON.stringify(body);
     if (faults.has('envelope_not_first') && status === 200) {
       const { success, ...rest } = body;
       text = JSON.stringify({ ...rest, success });
     }
-    const headers: Record<string, string> = { 'Content-Type': faults.has('content_type_text') && status >= 400 ? 'text/plain' : 'application/json' };
+    const headers: Record<string, string> = {
+      'Content-Type': faults.has('content_type_text') && status >= 400 ? 'text/plain' : 'application/json',
+    };
     const documented = op ? contract.responseFor(op, status) : undefined;
     const declares = (h: string) => Object.keys(documented?.headers ?? {}).some((n) => n.toLowerCase() === h);
     if (quota && declares('x-ratelimit-remaining')) {
       headers['X-RateLimit-Limit'] = faults.has('quota_limit_wrong') ? String(quotaLimit / 2) : String(quotaLimit);
-      headers['X-RateLimit-Remaining'] = faults.has('ratelimit_placeholder') ? '-1' : String(Math.max(0, quotaLimit - quota.used));
+      headers['X-RateLimit-Remaining'] = faults.has('ratelimit_placeholder')
+        ? '-1'
+        : String(Math.max(0, quotaLimit - quota.used));
       headers['X-RateLimit-Reset'] = String(nextMonthReset());
     }
     if (faults.has('quota_headers_on_401') && status === 401) {
@@ -278,27 +331,45 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     return { [successName]: ok, failed_count: faults.has('bulk_counts_wrong') ? 0 : results.length - ok };
   };
 
-  const handlers: Record<string, (ctx: { acc: Account; params: Record<string, string>; query: Record<string, unknown>; body: Row; keyArea?: string }) => { data: unknown; pagination?: unknown }> = {
+  const handlers: Record<
+    string,
+    (ctx: {
+      acc: Account;
+      params: Record<string, string>;
+      query: Record<string, unknown>;
+      body: Row;
+      keyArea?: string;
+    }) => { data: unknown; pagination?: unknown }
+  > = {
     listWmsOrders: ({ acc, query }) => paginate(filterOrders(acc.orders, query), query),
     getWmsOrder: ({ acc, params }) => ({ data: orderOf(acc, params.order_no!) }),
     getManagerOrder: ({ acc, params }) => {
-      const leaked = faults.has('seller_leak') ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no)) : undefined;
+      const leaked = faults.has('seller_leak')
+        ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
+        : undefined;
       return { data: orderOf(leaked ?? acc, params.order_no!) };
     },
     listManagerOrders: ({ acc, query }) => {
       const source = faults.has('seller_leak') ? [...primary.orders, ...other.orders] : acc.orders;
-      const items = filterOrders(source, query).map((o) => ({ order_no: o.order_no, mall_product_name: o.mall_product_name, order_status_code: o.order_status_code, registered_date: o.registered_date }));
+      const items = filterOrders(source, query).map((o) => ({
+        order_no: o.order_no,
+        mall_product_name: o.mall_product_name,
+        order_status_code: o.order_status_code,
+        registered_date: o.registered_date,
+      }));
       return paginate(items, query);
     },
     updateWmsOrder: ({ acc, params, body }) => {
       const order = orderOf(acc, params.order_no!);
       const status = order.order_status_code as number;
-      if ((status === 30 || status === 40) && !faults.has('shipped_order_modifiable')) throw error('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has shipped and cannot be modified.`);
+      if ((status === 30 || status === 40) && !faults.has('shipped_order_modifiable'))
+        throw error('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has shipped and cannot be modified.`);
       if (status === 90) throw error('INVALID_PARAMETER', 'A cancelled order cannot be modified.');
       if (typeof body.quantity === 'number' && body.quantity > (order.quantity as number)) {
         const key = order.option_code ? `${order.product_code}/${order.option_code}` : String(order.product_code);
         const more = body.quantity - (order.quantity as number);
-        if ((acc.stock.get(key) ?? 0) < more) throw error('INVENTORY_INSUFFICIENT', 'Not enough stock for the new quantity.');
+        if ((acc.stock.get(key) ?? 0) < more)
+          throw error('INVENTORY_INSUFFICIENT', 'Not enough stock for the new quantity.');
         acc.stock.set(key, (acc.stock.get(key) ?? 0) - more);
       }
       Object.assign(order, body, { updated_at: now() });
@@ -309,14 +380,32 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const results = bulkRows(
         rows,
         (row) => {
-          if (!acc.products.has(String(row.product_code))) return { ok: false, message: `Product ${row.product_code} was not found.` };
-          if (row.option_code && !acc.options.get(String(row.product_code))?.has(String(row.option_code))) return { ok: false, message: `Option ${row.option_code} was not found.` };
-          if (acc.orders.some((o) => o.mall_order_no === row.mall_order_no)) return { ok: false, message: `An order with mall_order_no ${row.mall_order_no} already exists.` };
+          if (!acc.products.has(String(row.product_code)))
+            return { ok: false, message: `Product ${row.product_code} was not found.` };
+          if (row.option_code && !acc.options.get(String(row.product_code))?.has(String(row.option_code)))
+            return { ok: false, message: `Option ${row.option_code} was not found.` };
+          if (acc.orders.some((o) => o.mall_order_no === row.mall_order_no))
+            return { ok: false, message: `An order with mall_order_no ${row.mall_order_no} already exists.` };
           const key = row.option_code ? `${row.product_code}/${row.option_code}` : String(row.product_code);
           if ((acc.stock.get(key) ?? 0) < (row.quantity as number)) return { ok: false, message: 'Not enough stock.' };
           acc.stock.set(key, (acc.stock.get(key) ?? 0) - (row.quantity as number));
           const t = now();
-          const order = { order_no: nextId('ORD'), mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', order_status_code: 10, invoice_no: null, registered_date: t, updated_at: t };
+          const order = {
+            order_no: nextId('ORD'),
+            mall_order_no: row.mall_order_no,
+            mall_product_name: row.mall_product_name,
+            product_code: row.product_code,
+            option_code: row.option_code ?? null,
+            quantity: row.quantity,
+            receiver_name: row.receiver_name,
+            receiver_phone: row.receiver_phone,
+            receiver_address: row.receiver_address,
+            memo: row.memo ?? '',
+            order_status_code: 10,
+            invoice_no: null,
+            registered_date: t,
+            updated_at: t,
+          };
           acc.orders.unshift(order);
           return { ok: true, fields: { order_no: order.order_no, created_at: t } };
         },
@@ -330,11 +419,26 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const results = bulkRows(
         rows,
         (row) => {
-          if ([...acc.drafts.values()].some((d) => d.mall_order_no === row.mall_order_no)) return { ok: false, message: `A draft with mall_order_no ${row.mall_order_no} already exists.` };
+          if ([...acc.drafts.values()].some((d) => d.mall_order_no === row.mall_order_no))
+            return { ok: false, message: `A draft with mall_order_no ${row.mall_order_no} already exists.` };
           const t = now();
-          const draft = { draft_id: nextId('DRF'), status: options.draftStatus ?? 'open', mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name, product_code: row.product_code, option_code: row.option_code ?? null, quantity: row.quantity, receiver_name: row.receiver_name, receiver_phone: row.receiver_phone, receiver_address: row.receiver_address, memo: row.memo ?? '', created_at: t };
+          const draft = {
+            draft_id: nextId('DRF'),
+            status: options.draftStatus ?? 'open',
+            mall_order_no: row.mall_order_no,
+            mall_product_name: row.mall_product_name,
+            product_code: row.product_code,
+            option_code: row.option_code ?? null,
+            quantity: row.quantity,
+            receiver_name: row.receiver_name,
+            receiver_phone: row.receiver_phone,
+            receiver_address: row.receiver_address,
+            memo: row.memo ?? '',
+            created_at: t,
+          };
           acc.drafts.set(draft.draft_id, draft);
-          if (faults.has('draft_row_shapes_mixed')) return { ok: true, fields: { draft_id: '', status: draft.status, created_at: t } };
+          if (faults.has('draft_row_shapes_mixed'))
+            return { ok: true, fields: { draft_id: '', status: draft.status, created_at: t } };
           return { ok: true, fields: { draft_id: draft.draft_id, status: draft.status, created_at: t } };
         },
         (row) => ({ mall_order_no: row.mall_order_no, mall_product_name: row.mall_product_name }),
@@ -350,9 +454,18 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     listWmsProducts: ({ acc, query }) => paginate(filterUpdated([...acc.products.values()], query), query),
     listManagerProducts: ({ acc, query }) => paginate(filterUpdated([...acc.products.values()], query), query),
     createProduct: ({ acc, body }) => {
-      if (acc.products.has(String(body.product_code))) throw error('DUPLICATE', `Product ${body.product_code} already exists.`);
+      if (acc.products.has(String(body.product_code)))
+        throw error('DUPLICATE', `Product ${body.product_code} already exists.`);
       const t = now();
-      const product = { product_code: body.product_code, product_name: body.product_name, price: body.price, supplier_code: body.supplier_code ?? null, option_count: 0, created_at: t, updated_at: t };
+      const product = {
+        product_code: body.product_code,
+        product_name: body.product_name,
+        price: body.price,
+        supplier_code: body.supplier_code ?? null,
+        option_count: 0,
+        created_at: t,
+        updated_at: t,
+      };
       acc.products.set(String(body.product_code), product);
       acc.stock.set(String(body.product_code), (body.stock_quantity as number | undefined) ?? 0);
       return { data: product };
@@ -370,9 +483,16 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const results = bulkRows(
         body.options as Row[],
         (row) => {
-          if (options.has(String(row.option_code))) return { ok: false, message: `Option ${row.option_code} already exists.` };
+          if (options.has(String(row.option_code)))
+            return { ok: false, message: `Option ${row.option_code} already exists.` };
           const t = now();
-          options.set(String(row.option_code), { product_code: params.product_code, option_code: row.option_code, option_name: row.option_name, additional_price: row.additional_price ?? 0, created_at: t });
+          options.set(String(row.option_code), {
+            product_code: params.product_code,
+            option_code: row.option_code,
+            option_name: row.option_name,
+            additional_price: row.additional_price ?? 0,
+            created_at: t,
+          });
           acc.stock.set(`${params.product_code}/${row.option_code}`, (row.stock_quantity as number | undefined) ?? 0);
           product.option_count = options.size;
           return { ok: true, fields: { created_at: t } };
@@ -397,9 +517,18 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     listSuppliers: ({ query }) => paginate(suppliers, query),
     registerReturn: ({ acc, body }) => {
       orderOf(acc, String(body.order_no));
-      if ([...acc.returns.values()].some((r) => r.order_no === body.order_no && r.status === 'requested')) throw error('DUPLICATE', 'The order already has an open return.');
+      if ([...acc.returns.values()].some((r) => r.order_no === body.order_no && r.status === 'requested'))
+        throw error('DUPLICATE', 'The order already has an open return.');
       const t = now();
-      const ret = { return_no: nextId('RTN'), order_no: body.order_no, reason: body.reason, status: 'requested', registered_at: t, cancellable_until: withdrawalDeadline(t), withdrawn_at: null };
+      const ret = {
+        return_no: nextId('RTN'),
+        order_no: body.order_no,
+        reason: body.reason,
+        status: 'requested',
+        registered_at: t,
+        cancellable_until: withdrawalDeadline(t),
+        withdrawn_at: null,
+      };
       acc.returns.set(ret.return_no, ret);
       return { data: ret };
     },
@@ -407,13 +536,19 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     cancelReturn: ({ acc, params }) => {
       const ret = returnOf(acc, params.return_no!);
       if (ret.status === 'withdrawn') return { data: ret };
-      if (now() > String(ret.cancellable_until)) throw error('RETURN_CANCEL_EXPIRED', 'The withdrawal window (18:00) has passed.');
+      if (now() > String(ret.cancellable_until))
+        throw error('RETURN_CANCEL_EXPIRED', 'The withdrawal window (18:00) has passed.');
       Object.assign(ret, { status: 'withdrawn', withdrawn_at: now() });
       return { data: ret };
     },
     listDeposits: ({ acc, query }) => {
-      if (String(query.date_to) < String(query.date_from)) throw error('INVALID_PARAMETER', 'date_to is before date_from.');
-      const items = acc.deposits.filter((d) => String(d.deposited_at).slice(0, 10) >= String(query.date_from) && String(d.deposited_at).slice(0, 10) <= String(query.date_to));
+      if (String(query.date_to) < String(query.date_from))
+        throw error('INVALID_PARAMETER', 'date_to is before date_from.');
+      const items = acc.deposits.filter(
+        (d) =>
+          String(d.deposited_at).slice(0, 10) >= String(query.date_from) &&
+          String(d.deposited_at).slice(0, 10) <= String(query.date_to),
+      );
       return paginate(items, query);
     },
     listInvoiceVideos: ({ acc, params }) => {
@@ -429,7 +564,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           description: String((o as unknown as { summary?: string }).summary ?? o.operationId),
           area: o.area,
           operation_id: o.operationId,
-          input_schema: { type: 'object', properties: Object.fromEntries(o.parameters.map((p) => [p.name, { type: 'string' }])) },
+          input_schema: {
+            type: 'object',
+            properties: Object.fromEntries(o.parameters.map((p) => [p.name, { type: 'string' }])),
+          },
         })),
     }),
   };
@@ -462,7 +600,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     const query: Record<string, unknown> = {};
     const params: Record<string, string> = {};
     for (const p of op.parameters) {
-      const raw = p.in === 'path' ? pathValues[p.name] : url.searchParams.get(p.name) ?? undefined;
+      const raw = p.in === 'path' ? pathValues[p.name] : (url.searchParams.get(p.name) ?? undefined);
       if (raw === undefined) {
         if (p.required) throw error('REQUIRED_PARAMETER', `${p.name} is required.`);
         const def = contract.resolve(p.schema).default;
@@ -474,12 +612,18 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (schema.type === 'integer' || (Array.isArray(schema.enum) && typeof schema.enum[0] === 'number')) {
         value = /^-?\d+$/.test(raw) ? Number(raw) : raw;
       }
-      if (faults.has('server_error_on_invalid_query') && p.in === 'query' && typeof value === 'string' && schema.type === 'integer') {
+      if (
+        faults.has('server_error_on_invalid_query') &&
+        p.in === 'query' &&
+        typeof value === 'string' &&
+        schema.type === 'integer'
+      ) {
         throw new HttpError(500, 'INTERNAL_ERROR', 'parseInt failed');
       }
       // Any page size of at least 1 is taken: the bound is gone, not the meaning of a size.
       const unbounded = faults.has('size_unbounded') && p.name === 'size' && typeof value === 'number' && value >= 1;
-      if (!unbounded && p.schema && contract.validate(p.schema, value).length > 0) throw error('INVALID_PARAMETER', `${p.name} is not valid.`);
+      if (!unbounded && p.schema && contract.validate(p.schema, value).length > 0)
+        throw error('INVALID_PARAMETER', `${p.name} is not valid.`);
       if (p.in === 'path') params[p.name] = String(value);
       else query[p.name] = value;
     }
@@ -500,7 +644,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     const validate = contract.validator(schema);
     if (!validate(body)) {
       const errors = validate.errors ?? [];
-      const onlyLimit = faults.has('bulk_limit_off_by_one') && errors.every((e) => e.keyword === 'maxItems') && Array.isArray((body as Row)[Object.keys(body as Row)[0]!]) && ((body as Record<string, unknown[]>)[Object.keys(body as Row)[0]!]!.length === (contract.bulk(op)?.maxRows ?? 0) + 1);
+      const onlyLimit =
+        faults.has('bulk_limit_off_by_one') &&
+        errors.every((e) => e.keyword === 'maxItems') &&
+        Array.isArray((body as Row)[Object.keys(body as Row)[0]!]) &&
+        (body as Record<string, unknown[]>)[Object.keys(body as Row)[0]!]!.length ===
+          (contract.bulk(op)?.maxRows ?? 0) + 1;
       if (faults.has('invalid_example_accepted') && op.operationId === 'registerDraftOrders') return body as Row;
       if (faults.has('bulk_bad_row_registers_good_rows') && contract.bulk(op)) {
         const shape = contract.bulk(op)!;
@@ -508,13 +657,17 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (Array.isArray(rows)) {
           const rowValidate = contract.validator(shape.rowSchema);
           const good = rows.filter((r) => rowValidate(r));
-          if (good.length > 0 && good.length < rows.length) return { ...(body as Row), [shape.rowsProperty]: good, __then400: true };
+          if (good.length > 0 && good.length < rows.length)
+            return { ...(body as Row), [shape.rowsProperty]: good, __then400: true };
         }
       }
       if (!onlyLimit) {
         // A missing required item, or no item at all where one is needed (an empty update, DECISIONS.md G27).
         const missing = errors.some((e) => e.keyword === 'required' || e.keyword === 'minProperties');
-        throw error(missing ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER', `Format error at ${errors[0]?.instancePath || 'body'}: ${errors[0]?.message ?? ''}. Nothing was registered.`);
+        throw error(
+          missing ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER',
+          `Format error at ${errors[0]?.instancePath || 'body'}: ${errors[0]?.message ?? ''}. Nothing was registered.`,
+        );
       }
     }
     return body as Row;
@@ -531,7 +684,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (faults.has('gateway_429_with_headers')) headers['X-RateLimit-Remaining'] = '0';
         res.writeHead(429, headers);
-        res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests. Slow down and retry with backoff.' } }));
+        res.end(
+          JSON.stringify({
+            success: false,
+            error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests. Slow down and retry with backoff.' },
+          }),
+        );
         return;
       }
       let pathValues: Record<string, string> = {};
@@ -558,10 +716,15 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       // Where both are accepted (the manager area) and both are sent, the key is used (DECISIONS.md G22).
       const jwtRefused = faults.has('manager_jwt_refused') && apiKeyOp;
       if (apiKeyOp && (apiKey || !authorization || !bearerOp || jwtRefused)) {
-        if (!apiKey) throw error(faults.has('missing_credential_wrong_code') ? 'AUTH_INVALID_TOKEN' : 'AUTH_MISSING_TOKEN', 'The X-API-Key header is missing.');
+        if (!apiKey)
+          throw error(
+            faults.has('missing_credential_wrong_code') ? 'AUTH_INVALID_TOKEN' : 'AUTH_MISSING_TOKEN',
+            'The X-API-Key header is missing.',
+          );
         const info = keys.get(apiKey);
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
-        if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted')) throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
+        if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted'))
+          throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
         acc = info.account;
         keyArea = info.area;
         if (info.env === 'test') meteredAccount = acc;
@@ -589,7 +752,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
             'X-RateLimit-Remaining': faults.has('quota_429_remaining_nonzero') ? '3' : '0',
             'X-RateLimit-Reset': String(reset),
           });
-          res.end(JSON.stringify({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'The monthly quota of the test keys is used up.' } }));
+          res.end(
+            JSON.stringify({
+              success: false,
+              error: { code: 'RATE_LIMIT_EXCEEDED', message: 'The monthly quota of the test keys is used up.' },
+            }),
+          );
           return;
         }
         meteredAccount.used += 1;
@@ -599,7 +767,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const body = await readBody(req, op);
 
       if (op.operationId === 'createAccessToken') {
-        if (body.client_id !== client.id || body.client_secret !== client.secret) throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
+        if (body.client_id !== client.id || body.client_secret !== client.secret)
+          throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
         return send(res, op, 200, { success: true, data: issueToken(primary) });
       }
       if (op.operationId === 'refreshAccessToken') {
@@ -622,7 +791,20 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         }
         const parsed = readParameters(target, inner, innerPath);
         const out = handlers[target.operationId]!({ acc: acc!, params: parsed.params, query: parsed.query, body: {} });
-        return send(res, op, 200, { success: true, data: { tool: params.tool_name, result: out.data, ...(out.pagination ? { pagination: out.pagination } : {}) } }, meteredAccount);
+        return send(
+          res,
+          op,
+          200,
+          {
+            success: true,
+            data: {
+              tool: params.tool_name,
+              result: out.data,
+              ...(out.pagination ? { pagination: out.pagination } : {}),
+            },
+          },
+          meteredAccount,
+        );
       }
 
       const handler = handlers[op.operationId];
@@ -632,8 +814,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const out = handler({ acc: acc!, params, query, body, ...(keyArea ? { keyArea } : {}) });
       if (then400) throw error('INVALID_PARAMETER', 'A row has a format error.');
       let data = out.data;
-      if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder') data = { ...(data as Row), internal_id: 7 };
-      if (faults.has('schema_wrong_type') && op.operationId === 'getWmsOrder') data = { ...(data as Row), order_status_code: String((data as Row).order_status_code) };
+      if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder')
+        data = { ...(data as Row), internal_id: 7 };
+      if (faults.has('schema_wrong_type') && op.operationId === 'getWmsOrder')
+        data = { ...(data as Row), order_status_code: String((data as Row).order_status_code) };
       if (faults.has('status_undocumented') && op.operationId === 'createProduct') {
         return send(res, op, 201, { success: true, data }, meteredAccount);
       }
@@ -646,7 +830,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (faults.has('unknown_resource_200') && status === 404 && op?.method === 'get') {
           return send(res, op, 200, { success: true, data: {} }, meteredAccount);
         }
-        const body = { success: !!(faults.has('success_flag_wrong') && status === 404 ), error: { code, message: err.message } };
+        const body = {
+          success: !!(faults.has('success_flag_wrong') && status === 404),
+          error: { code, message: err.message },
+        };
         // Quota headers belong to responses that passed authentication (not 401/403).
         return send(res, op, status, body, status === 401 || status === 403 ? undefined : meteredAccount);
       }
@@ -661,7 +848,14 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     const refresh = randomBytes(24).toString('base64url');
     tokens.set(access, acc);
     refreshTokens.set(refresh, { account: acc, used: false });
-    return { access_token: access, token_type: 'Bearer', expires_in: 900, refresh_token: refresh, refresh_token_expires_in: 86400, environment: 'test' };
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: 900,
+      refresh_token: refresh,
+      refresh_token_expires_in: 86400,
+      environment: 'test',
+    };
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

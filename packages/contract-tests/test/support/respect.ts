@@ -27,7 +27,14 @@ export function respect(args: string[], env: Record<string, string>): Promise<{ 
   return new Promise((done) => {
     const child = spawn(process.execPath, [bin, 'respect', arazzoFile, ...args], {
       cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', REDOCLY_TELEMETRY: 'off', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        REDOCLY_TELEMETRY: 'off',
+        NO_COLOR: '1',
+        FORCE_COLOR: '0',
+        ...env,
+      },
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
