@@ -84,7 +84,8 @@ const CASES: Record<Fault, FaultCase> = {
   gateway_429_with_headers: {
     check: 'gateway_429_headers',
     run: { operations: ['listSuppliers'], phases: ['paging', 'generated'] },
-    fake: { gateway: { gateway: { ratePerSecond: 20, burst: 2 } } },
+    // Every 3rd request is a gateway 429, on a machine of any speed (a time-based bucket met none when busy).
+    fake: { gateway: { every: 3 } },
   },
   pagination_has_next_wrong: {
     check: 'pagination_consistent',
@@ -156,6 +157,11 @@ const CASES: Record<Fault, FaultCase> = {
     prepare: shipSeeded,
   },
   seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
+  accepts_any_key: {
+    check: 'expected_outcome',
+    run: { operations: ['listSuppliers', 'listDeposits'], phases: ['negative'] },
+  },
   no_gateway_limit: {
     check: 'rate_limit_probe',
     run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },

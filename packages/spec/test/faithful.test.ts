@@ -1,4 +1,4 @@
-// Contract 3.1: the contract says exactly what the source (shared/source-spec.md) says, and where the source is open
+// Contract 3.1: the contract says exactly what the service's own interface description says, and where it is open
 // it stays open. Each block names the rule it holds; spec/DECISIONS.md ("Changes in 3.1") gives the reasons.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
