@@ -125,7 +125,7 @@ function credentialHeaders(doc: OpenApiDocument): string[] {
   for (const [name, raw] of Object.entries(schemes)) {
     const scheme = object(raw, `components.securitySchemes.${name}`);
     if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') headers.add(scheme.name);
-    // RFC 9110 §11.6.2: an HTTP authentication scheme's credentials travel in Authorization.
+    // An HTTP authentication scheme (the JWT's bearer, BearerAuth) sends its credentials in Authorization.
     else if (scheme.type === 'http') headers.add('Authorization');
   }
   if (headers.size === 0) fail('a security scheme sent in a header');

@@ -35,9 +35,16 @@ export interface Departure {
   curl?: string;
 }
 
+/**
+ * What a case is about, where the report treats such cases together: `authentication`, the credential rules
+ * (missing, made-up, wrong scheme, wrong area), which all fail at once against a server that does not authenticate.
+ */
+export type Concern = 'authentication';
+
 export interface CaseResult {
   id: string;
   phase: Phase;
+  concern?: Concern;
   title: string;
   operations: string[];
   status: 'passed' | 'failed' | 'skipped';
@@ -57,6 +64,7 @@ export interface CaseDef {
   operations: string[];
   /** Sends anything but GET (and the token request): left out by `--read-only`. */
   writes: boolean;
+  concern?: Concern;
   run: (t: CaseContext) => Promise<void>;
 }
 

@@ -34,7 +34,12 @@ export const CHECKS: readonly CheckInfo[] = [
     description:
       'The body validates (Ajv 2020) against the schema documented for that status; a body only our designs refuse (x-provisional, x-known-values) is a provisional departure.',
   },
-  { name: 'envelope_first_field', kind: 'response', description: 'The raw body text starts with {"success":.' },
+  {
+    name: 'envelope_first_field',
+    kind: 'response',
+    description:
+      'The body is a JSON object whose first member is `success`, whatever the whitespace, encoding or order of the members after it.',
+  },
   { name: 'success_matches_status', kind: 'response', description: '`success` is true on 2xx and false on 4xx/5xx.' },
   {
     name: 'error_code_documented',
@@ -152,6 +157,29 @@ function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+/** JSON's insignificant whitespace: space, tab, line feed, carriage return; nothing else may come before a token. */
+const JSON_WHITESPACE = /^[ \t\n\r]*/;
+const JSON_STRING = /^"(?:[^"\\\u0000-\u001F]|\\.)*"/;
+
+/**
+ * The name of the first member of the JSON object a body holds, read from the text itself: parsing the whole body
+ * into a JavaScript object would reorder members whose names look like integers. Whitespace around the tokens and
+ * escapes in the name (`"\u0073uccess"` is `success`) do not matter; what follows the first member is not read.
+ */
+export function firstMemberName(text: string): string | { reason: string } {
+  let rest = text.replace(JSON_WHITESPACE, '');
+  if (!rest.startsWith('{')) return { reason: 'not a JSON object' };
+  rest = rest.slice(1).replace(JSON_WHITESPACE, '');
+  if (rest.startsWith('}')) return { reason: 'an empty object' };
+  const name = JSON_STRING.exec(rest)?.[0];
+  if (name === undefined) return { reason: 'not a JSON object' };
+  try {
+    return JSON.parse(name) as string;
+  } catch {
+    return { reason: 'not a JSON object' };
+  }
+}
+
 /** Runs every response check; returns the names of the checks that applied and the findings. */
 export function checkResponse(ctx: CheckContext): { evaluated: string[]; findings: Finding[] } {
   const { contract, op, exchange } = ctx;
@@ -178,8 +206,15 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
   }
 
   evaluated.push('envelope_first_field');
-  if (!text.startsWith('{"success":')) {
-    add('envelope_first_field', 'the body to start with {"success":', JSON.stringify(text.slice(0, 40)));
+  const first = firstMemberName(text);
+  if (first !== 'success') {
+    add(
+      'envelope_first_field',
+      'a JSON object whose first member is "success"',
+      typeof first === 'string'
+        ? `the first member is ${JSON.stringify(first)}`
+        : `${first.reason}: ${JSON.stringify(text.slice(0, 40))}`,
+    );
   }
 
   const body = json as Record<string, unknown> | undefined;

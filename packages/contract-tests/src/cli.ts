@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// cls-contract: the kit's command line. Exit codes: 0 all passed, 1 contract failures, 2 usage or connection errors.
+// cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode).
 import { UsageError } from './credentials.js';
 import { type CliOptions, parseCli, USAGE } from './options.js';
 import { formatSummary, writeReport } from './report.js';

@@ -36,12 +36,23 @@ export interface Exchange {
   attempt: number;
 }
 
+/** The encodings Node's fetch decodes. */
+const ACCEPT_ENCODING = 'gzip, deflate, br';
+
 /** The case cannot run or go on for a reason outside the server's contract (budget, quota, missing input). */
 export class Skip extends Error {
   override name = 'Skip';
 }
 
-/** The server could not be reached: exit code 2. */
+/**
+ * A request the budget (`--max-requests`) or a test key's monthly quota (the reserve, or used up) leaves unsent: a
+ * skip, and when no case got to run at all, the reason of exit code 3.
+ */
+export class BudgetSkip extends Skip {
+  override name = 'BudgetSkip';
+}
+
+/** The server could not be reached: exit code 3. */
 export class ConnectionError extends Error {
   override name = 'ConnectionError';
 }
@@ -117,14 +128,14 @@ export class Transport {
   guard(credential: Credential): void {
     const { maxRequests, quotaReserve } = this.options;
     if (maxRequests !== undefined && this.sent >= maxRequests) {
-      throw new Skip(`the request budget is spent (--max-requests ${maxRequests})`);
+      throw new BudgetSkip(`the request budget is spent (--max-requests ${maxRequests})`);
     }
     const seller = this.meteredBy(credential);
     if (seller) {
       const pool = this.quota(seller);
-      if (pool.exhausted) throw new Skip(`the monthly quota of the ${seller} seller's test keys is exhausted`);
+      if (pool.exhausted) throw new BudgetSkip(`the monthly quota of the ${seller} seller's test keys is exhausted`);
       if (pool.remaining !== undefined && pool.remaining <= quotaReserve) {
-        throw new Skip(
+        throw new BudgetSkip(
           `stopped before the monthly quota runs out: X-RateLimit-Remaining is ${pool.remaining}, the reserve is ${quotaReserve} (--quota-reserve)`,
         );
       }
@@ -155,7 +166,12 @@ export class Transport {
   /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
   async sendRaw(req: HttpRequest, attempt = 1): Promise<Exchange> {
     const url = this.url(req);
-    const headers: Record<string, string> = { Accept: 'application/json', ...(req.headers ?? {}) };
+    // Every encoding fetch decodes is asked for, so that a server's compression is exercised, not avoided.
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'Accept-Encoding': ACCEPT_ENCODING,
+      ...(req.headers ?? {}),
+    };
     const cred = req.credential;
     if (cred.kind === 'apiKey') headers['X-API-Key'] = cred.key;
     else if (cred.kind === 'bearer') headers.Authorization = `Bearer ${cred.token}`;
@@ -231,7 +247,9 @@ export class Transport {
       if (deliberate) return exchange;
       const { status, headers } = exchange.response;
       if (status === 429 && headers['retry-after'] !== undefined) {
-        throw new Skip('the server answered with the monthly-quota 429 (Retry-After present): the test key is used up');
+        throw new BudgetSkip(
+          'the server answered with the monthly-quota 429 (Retry-After present): the test key is used up',
+        );
       }
       if (status !== 429) return exchange;
       if (attempt > this.options.maxRetries) {

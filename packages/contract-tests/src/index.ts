@@ -2,8 +2,13 @@
 export { runContractTests, DEFAULT_QUOTA_RESERVE, type RunOptions } from './run.js';
 export {
   formatSummary,
+  authenticationBanner,
   groupDepartures,
+  groupFailures,
   toJUnit,
+  type Authentication,
+  type FailureGroup,
+  type ReportFailure,
   writeReport,
   type DepartureGroup,
   type Report,
@@ -23,3 +28,4 @@ export {
 export { parseCli, USAGE, type CliOptions } from './options.js';
 export { UsageError, parseApiKey } from './credentials.js';
 export { PHASES, type Phase, type CaseResult, type Departure, type Failure } from './case.js';
+export { EXIT_CODES, type ExitCode, type StopReason } from './exit-codes.js';

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { PHASES, type Phase } from './case.js';
 import { UsageError } from './credentials.js';
+import { EXIT_CODES } from './exit-codes.js';
 import type { RunOptions } from './run-options.js';
 
 export const USAGE = `Usage: cls-contract --base-url URL [options]
@@ -44,8 +45,8 @@ Reports:
   --quiet                   no progress lines, only the summary
   -h, --help                this text
 
-Exit codes: 0 all passed (skips and provisional departures allowed), 1 contract failures (or departures with
---strict-provisional), 2 usage or connection errors.`;
+Exit codes:
+${EXIT_CODES.map((e) => `  ${e.code}  ${e.meaning}`).join('\n')}`;
 
 export interface CliOptions {
   run: RunOptions;

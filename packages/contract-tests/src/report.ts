@@ -2,9 +2,10 @@
 // and JUnit XML for any CI.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CaseResult, CheckTally, Departure, Phase } from './case.js';
+import type { CaseResult, CheckTally, Departure, Failure, Phase } from './case.js';
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
+import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
 import type { Transport } from './http.js';
 import type { RunOptions } from './run-options.js';
 
@@ -35,10 +36,73 @@ export interface Report {
   cases: CaseResult[];
   /** Every provisional departure of every case, with the case and phase it came from. */
   departures: ReportDeparture[];
-  /** 0 all passed, 1 contract failures, 2 usage or connection error. */
-  exitCode: 0 | 1 | 2;
-  /** Why the run stopped early (connection lost, wrong base URL). */
+  /** See EXIT_CODES (exit-codes.ts): 0 passed, 1 contract failures, 2 usage or credentials, 3 unreachable or no budget. */
+  exitCode: ExitCode;
+  /** Why the run stopped early (wrong base URL, server unreachable or connection lost, budget spent before any case). */
   error?: string;
+  stoppedBy?: StopReason;
+  /**
+   * Present when the server took a made-up key: it does not authenticate, so every credential case fails for that
+   * one reason (listed in `cases`; their failures stay in `cases[].failures`).
+   */
+  authentication?: Authentication & { cases: string[] };
+}
+
+export interface Authentication {
+  authenticates: false;
+  /** The operation the made-up key was sent to, the status it got, and how to reproduce it. */
+  operation: string;
+  status: number;
+  curl: string;
+  message: string;
+}
+
+export interface ReportFailure extends Failure {
+  case: string;
+  phase: Phase;
+}
+
+/**
+ * Failures of one check on one operation, or (`check` 'authentication') every failure of the credential cases of a
+ * server that does not authenticate: how the console shows them, one entry each.
+ */
+export interface FailureGroup {
+  check: string;
+  operation: string;
+  count: number;
+  cases: string[];
+  first: ReportFailure;
+}
+
+export function groupFailures(report: Pick<Report, 'cases' | 'authentication'>): FailureGroup[] {
+  const groups = new Map<string, FailureGroup>();
+  const unauthenticated = new Set(report.authentication?.cases ?? []);
+  for (const c of report.cases) {
+    for (const f of c.failures) {
+      const together = unauthenticated.has(c.id);
+      const key = together ? 'authentication' : `${f.check}\u0000${f.operation}`;
+      const g = groups.get(key);
+      if (g) {
+        g.count += 1;
+        if (!g.cases.includes(c.id)) g.cases.push(c.id);
+        // The example shown for the credential cases is the status they expected, not a knock-on finding.
+        if (together && g.first.check !== 'expected_outcome' && f.check === 'expected_outcome')
+          g.first = { case: c.id, phase: c.phase, ...f };
+      } else {
+        groups.set(key, {
+          check: together ? 'authentication' : f.check,
+          operation: together ? 'every operation that needs a credential' : f.operation,
+          count: 1,
+          cases: [c.id],
+          first: { case: c.id, phase: c.phase, ...f },
+        });
+      }
+    }
+  }
+  // The authentication entry first: it explains the others' absence.
+  return [...groups.values()].sort(
+    (a, b) => Number(b.check === 'authentication') - Number(a.check === 'authentication'),
+  );
 }
 
 export interface ReportDeparture extends Departure {
@@ -86,7 +150,8 @@ export function buildReport(input: {
   tally: Map<string, CheckTally>;
   transport: Transport;
   checks: readonly CheckInfo[];
-  fatal?: string;
+  fatal?: { reason: StopReason; message: string };
+  authentication?: Authentication;
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -138,8 +203,16 @@ export function buildReport(input: {
     departures: JSON.parse(
       redact(JSON.stringify(results.flatMap((r) => r.departures.map((d) => ({ case: r.id, phase: r.phase, ...d }))))),
     ) as ReportDeparture[],
-    exitCode: input.fatal ? 2 : failedCases > 0 ? 1 : 0,
-    ...(input.fatal ? { error: redact(input.fatal) } : {}),
+    exitCode: input.fatal ? EXIT_CODE_OF_STOP[input.fatal.reason] : failedCases > 0 ? 1 : 0,
+    ...(input.fatal ? { error: redact(input.fatal.message), stoppedBy: input.fatal.reason } : {}),
+    ...(input.authentication
+      ? {
+          authentication: {
+            ...input.authentication,
+            cases: results.filter((r) => r.concern === 'authentication' && r.status === 'failed').map((r) => r.id),
+          },
+        }
+      : {}),
   };
   return report;
 }
@@ -179,14 +252,24 @@ export function formatSummary(report: Report): string {
   }
   out.push(...table(checkRows));
 
-  const failures = report.cases.flatMap((c) => c.failures.map((f) => ({ c, f })));
-  if (failures.length > 0) {
+  if (report.authentication) {
     out.push('');
-    out.push(`Failures (${failures.length})`);
-    failures.forEach(({ c, f }, i) => {
+    out.push(authenticationBanner(report.authentication));
+  }
+  const failureGroups = groupFailures(report);
+  if (failureGroups.length > 0) {
+    out.push('');
+    out.push(
+      `Failures (${report.totals.failures} in ${failureGroups.length} group${failureGroups.length === 1 ? '' : 's'} by check and operation; every one is in the JSON report)`,
+    );
+    failureGroups.forEach((g, i) => {
+      const f = g.first;
       out.push('');
-      out.push(`${i + 1}) [${f.check}] ${f.operation} · ${c.id}`);
-      out.push(`   expected: ${f.expected}`);
+      out.push(
+        `${i + 1}) [${g.check}] ${g.operation} · ${g.count}× · ${g.cases.slice(0, 3).join(', ')}${g.cases.length > 3 ? `, … (${g.cases.length} cases)` : ''}`,
+      );
+      if (g.check === 'authentication') out.push('   why:      the server took a made-up key (see above)');
+      out.push(`   expected: ${f.expected}${g.count > 1 ? `  (first of ${g.count}: ${f.case})` : ''}`);
       out.push(`   seen:     ${f.seen}`);
       if (f.curl) out.push(`   reproduce: ${f.curl}`);
     });
@@ -230,6 +313,18 @@ export function formatSummary(report: Report): string {
     `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} on test-key quota, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
   );
   return out.join('\n');
+}
+
+/** Said once, where a reader of the summary looks first. */
+export function authenticationBanner(a: Authentication & { cases: string[] }): string {
+  const bar = '!'.repeat(78);
+  return [
+    bar,
+    `!! ${a.message}`,
+    `!! ${a.cases.length} credential case${a.cases.length === 1 ? '' : 's'} failed for this reason: one entry below.`,
+    `!! reproduce: ${a.curl}`,
+    bar,
+  ].join('\n');
 }
 
 function xml(s: string): string {
@@ -309,7 +404,7 @@ export function toJUnit(report: Report): string {
   lines.push('  </testsuite>');
   if (report.error) {
     lines.push(
-      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="connection"><error message="${xml(report.error)}"/></testcase></testsuite>`,
+      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="${xml(report.stoppedBy ?? 'stopped')}"><error message="${xml(report.error)}"/></testcase></testsuite>`,
     );
   }
   lines.push('</testsuites>');

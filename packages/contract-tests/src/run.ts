@@ -16,7 +16,8 @@ import { CHECKS } from './checks.js';
 import { Contract, ContractGap } from './contract.js';
 import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
 import { Generator, seededRandom } from './generate.js';
-import { ConnectionError, Skip, Transport } from './http.js';
+import type { StopReason } from './exit-codes.js';
+import { BudgetSkip, ConnectionError, Skip, Transport, type Exchange } from './http.js';
 import { bulkCases } from './phases/bulk.js';
 import { exampleCases } from './phases/examples.js';
 import { generatedCases } from './phases/generated.js';
@@ -24,7 +25,7 @@ import { negativeCases } from './phases/negative.js';
 import { pagingCases } from './phases/paging.js';
 import { probeCases } from './phases/probes.js';
 import { workflowCases } from './phases/workflows.js';
-import { buildReport, type Report } from './report.js';
+import { buildReport, type Authentication, type Report } from './report.js';
 import type { RunOptions } from './run-options.js';
 
 export type { RunOptions } from './run-options.js';
@@ -116,15 +117,24 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   ];
   const selected = all.filter((c) => matches(contract, c, options));
   const results: CaseResult[] = [];
-  let fatal: string | undefined;
+  let fatal: { reason: StopReason; message: string } | undefined;
+  /** Why the first request the budget or the quota left unsent was left: exit 3 if no case ran at all. */
+  let budgetSkipped: string | undefined;
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
   log(`seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${options.readOnly ? ' · read-only' : ''}`);
+  let authentication: Authentication | undefined;
   try {
     await preflight(transport, contract);
+    authentication = await authenticationProbe(env, selected);
   } catch (err) {
-    fatal = (err as Error).message;
+    if (err instanceof WrongBaseUrl) fatal = { reason: 'usage', message: err.message };
+    else if (err instanceof ConnectionError) fatal = { reason: 'unreachable', message: err.message };
+    else if (err instanceof BudgetSkip) budgetSkipped = err.message;
+    else throw err;
   }
+  // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
+  if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
   for (const def of fatal ? [] : selected) {
     const t = new CaseContext(env, def);
@@ -138,8 +148,9 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       if (err instanceof Skip) {
         skipReason = err.message;
         status = 'skipped';
+        if (err instanceof BudgetSkip) budgetSkipped ??= err.message;
       } else if (err instanceof ConnectionError) {
-        fatal = `connection lost: ${err.message}`;
+        fatal = { reason: 'unreachable', message: `connection lost: ${err.message}` };
         t.fail('connection', 'a response', err.message);
       } else if (err instanceof ContractGap) {
         t.fail('expected_outcome', 'the contract to describe what the check needs', err.message);
@@ -151,6 +162,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     const result: CaseResult = {
       id: def.id,
       phase: def.phase,
+      ...(def.concern ? { concern: def.concern } : {}),
       title: def.title,
       operations: def.operations,
       status,
@@ -165,6 +177,13 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     log(progressLine(result));
     if (fatal) break;
   }
+  // Nothing was judged: the budget or the quota was spent before any case could run (exit 3), not a pass.
+  if (!fatal && budgetSkipped && results.every((r) => r.status === 'skipped')) {
+    fatal = {
+      reason: 'budget',
+      message: `the budget ran out before the first case: ${budgetSkipped}`,
+    };
+  }
 
   return buildReport({
     contract,
@@ -177,6 +196,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     transport,
     checks: CHECKS,
     ...(fatal ? { fatal } : {}),
+    ...(authentication ? { authentication } : {}),
   });
 }
 
@@ -208,17 +228,67 @@ function matches(contract: Contract, c: CaseDef, options: RunOptions): boolean {
   });
 }
 
+/** The base URL answers, but not as the API: a usage error (exit 2). */
+class WrongBaseUrl extends Error {
+  override name = 'WrongBaseUrl';
+}
+
 /** One unauthenticated request, so that a wrong base URL is a usage error (exit 2), not a page of failures. */
 async function preflight(transport: Transport, contract: Contract): Promise<void> {
   const op = contract.operations.find((o) => o.method === 'get' && !o.path.includes('{'));
   if (!op) return;
+  transport.guard({ kind: 'none' });
   const ex = await transport.sendRaw({ method: 'get', path: op.path, credential: { kind: 'none' } });
   const type = ex.response.headers['content-type'] ?? '';
   if (ex.response.status === 404 && !type.includes('json')) {
-    throw new ConnectionError(
+    throw new WrongBaseUrl(
       `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`,
     );
   }
+}
+
+/**
+ * A key of the right shape that no one issued (`{area}_{env}_{random}`, credentials.ts): no secret, so it is shown
+ * as is in reports.
+ */
+const MADE_UP_KEY_RANDOM = 'notissuedbyanyone0contractkit000';
+
+/**
+ * Whether the server authenticates at all: one request with a made-up key to a list that needs a key and no other
+ * input. A 2xx means every credential rule will fail at once (a mock, a server with authentication off); the report
+ * says so once instead of leaving a page of "expected 401, seen 200". Sent only when credential cases are selected.
+ */
+async function authenticationProbe(env: RunEnv, selected: CaseDef[]): Promise<Authentication | undefined> {
+  if (env.examplesOnly || !selected.some((c) => c.concern === 'authentication')) return undefined;
+  const { contract, transport } = env;
+  const apiKeyScheme = (o: CaseDef['operations'][number]) =>
+    contract
+      .operation(o)
+      .security.map((s) => contract.securityScheme(s))
+      .find((s) => s?.type === 'apiKey' && typeof s.name === 'string');
+  const candidates = contract.operations.filter(
+    (o) =>
+      o.method === 'get' &&
+      !o.path.includes('{') &&
+      o.parameters.every((p) => !p.required) &&
+      apiKeyScheme(o.operationId) !== undefined,
+  );
+  const op = candidates.find((o) => env.keys.some((k) => k.area === o.area)) ?? candidates[0];
+  if (!op) return undefined;
+  const header = String(apiKeyScheme(op.operationId)!.name);
+  const keyEnv = env.keys[0]?.env ?? [...contract.limits.monthlyQuota.keys()][0] ?? 'test';
+  const credential = { kind: 'raw' as const, headers: { [header]: `${op.area}_${keyEnv}_${MADE_UP_KEY_RANDOM}` } };
+  transport.guard(credential);
+  const ex: Exchange = await transport.sendRaw({ method: 'get', path: op.path, credential });
+  const { status } = ex.response;
+  if (status < 200 || status >= 300) return undefined;
+  return {
+    authenticates: false,
+    operation: op.operationId,
+    status,
+    curl: transport.curl(ex),
+    message: `this server does not authenticate: ${op.method.toUpperCase()} ${op.path} with a made-up API key answered ${status}. Every credential case (missing, made-up, wrong area or scheme) fails for that one reason. If this is a mock, run with --examples-only against it; otherwise turn its authentication on.`,
+  };
 }
 
 /** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */

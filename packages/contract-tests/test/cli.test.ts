@@ -1,10 +1,13 @@
 // The command a partner runs: exit codes, reports written, failures with curl lines that use environment variable
 // references (never literal keys), and credentials taken from the environment.
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { EXIT_CODES } from '../src/exit-codes.js';
 import { startFake, type FakeServer } from './support/fake-server.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
@@ -61,7 +64,8 @@ describe('usage', () => {
     ]) {
       expect(r.stdout).toContain(flag);
     }
-    expect(r.stdout).toMatch(/0 all passed.*1 contract failures.*2 usage or connection errors/s);
+    // Each code once, with its meaning (exit-codes.ts).
+    for (const { code, meaning } of EXIT_CODES) expect(r.stdout).toContain(`  ${code}  ${meaning}`);
   });
 
   test('no base URL, a malformed key, an unknown flag: exit 2 with the reason', async () => {
@@ -72,14 +76,45 @@ describe('usage', () => {
     expect((await run(['--base-url', 'http://127.0.0.1:9', '--frobnicate'])).code).toBe(2);
   });
 
-  test('an unreachable server: exit 2', async () => {
+  test('an unreachable server: exit 3', async () => {
     fake = await startFake();
     const url = fake.url;
     await fake.close();
     fake = undefined;
     const r = await run(['--base-url', url, '--quiet']);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/Stopped: .*(ECONNREFUSED|fetch failed)/);
+  });
+
+  test('a budget spent before the first case: exit 3, nothing sent', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const r = await run(['--max-requests', '0', '--quiet'], envFor(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/Stopped: the budget ran out before the first case: .*--max-requests 0/);
+    expect(fake.requests).toBe(0);
+  });
+
+  test('a base URL that is not the API (a 404 page): exit 2, a usage error', async () => {
+    const server = createServer((_, res) => {
+      res.writeHead(404, { 'Content-Type': 'text/html' });
+      res.end('<h1>Not Found</h1>');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const r = await run(['--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, '--quiet']);
+      expect(r.code, r.stdout + r.stderr).toBe(2);
+      expect(r.stdout).toMatch(/Stopped: .*is --base-url the API's base address/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    }
+  });
+
+  test('contract failures: exit 1 (and a pass is 0, below)', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
+    const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], envFor(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('this server does not authenticate');
   });
 });
 

@@ -3,7 +3,7 @@
 // that breaks only a design of ours (an `x-provisional` constraint) is a provisional departure of that check: the
 // run passes and lists it; under --strict-provisional the check fails.
 import { afterEach, describe, expect, test } from 'vitest';
-import { CHECKS, type Phase, type RunOptions } from '../src/index.js';
+import { CHECKS, type ExitCode, type Phase, type RunOptions } from '../src/index.js';
 import { FAULTS, startFake, type Fault, type FakeOptions, type FakeServer } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
 
@@ -19,6 +19,11 @@ interface FaultCase {
   prepare?: (fake: FakeServer) => void;
   /** The rule is a design in the contract (`x-provisional`): a departure, failed only by --strict-provisional. */
   provisional?: true;
+  /**
+   * The exit code of the correct server's run when not 0: a quota used up before the run leaves every case skipped,
+   * which is exit 3 (the budget ran out before the first case, src/exit-codes.ts).
+   */
+  correctExitCode?: ExitCode;
 }
 
 const shipSeeded = (fake: FakeServer) => {
@@ -80,6 +85,7 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'quota_429_headers',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
     fake: { quotaUsedAtStart: 1000 },
+    correctExitCode: 3,
   },
   gateway_429_with_headers: {
     check: 'gateway_429_headers',
@@ -160,6 +166,8 @@ const CASES: Record<Fault, FaultCase> = {
   // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
   accepts_any_key: {
     check: 'expected_outcome',
+    // The made-up key taken as a test key is metered like one.
+    alsoAllowed: ['quota_headers_consistent'],
     run: { operations: ['listSuppliers', 'listDeposits'], phases: ['negative'] },
   },
   no_gateway_limit: {
@@ -211,7 +219,7 @@ describe.each(Object.entries(CASES) as Array<[Fault, FaultCase]>)('fault %s', (f
     const report = await runWith([], c);
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
-    expect(report.exitCode).toBe(0);
+    expect(report.exitCode).toBe(c.correctExitCode ?? 0);
     expect(report.checks.find((x) => x.name === c.check)?.evaluated ?? 0).toBeGreaterThan(0);
   });
 

@@ -178,13 +178,14 @@ describe('reproducibility and reports', () => {
     expect(text).toContain('$CLS_OTHER_API_KEY_MANAGER');
   });
 
-  test('an unreachable server is a connection error: exit code 2, nothing run', async () => {
+  test('an unreachable server is a connection error: exit code 3, nothing run', async () => {
     fake = await startFake({ gateway: 'off' });
     const url = fake.url;
     await fake.close();
     fake = undefined;
     const report = await runContractTests({ baseUrl: url, apiKeys: ['wms_test_x1234567'], paceFraction: 0 });
-    expect(report.exitCode).toBe(2);
+    expect(report.exitCode).toBe(3);
+    expect(report.stoppedBy).toBe('unreachable');
     expect(report.error).toMatch(/ECONNREFUSED|fetch failed/);
     expect(report.cases).toEqual([]);
   });

@@ -65,6 +65,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
     cases.push({
       id: `negative/${op.operationId}/missing_credential`,
       phase: 'negative',
+      concern: 'authentication',
       title: `${op.method.toUpperCase()} ${op.path} without a credential: AUTH_MISSING_TOKEN`,
       operations: [op.operationId],
       writes,
@@ -88,6 +89,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       cases.push({
         id: `negative/${op.operationId}/invalid_credential${schemes.length > 1 ? `/${scheme}` : ''}`,
         phase: 'negative',
+        concern: 'authentication',
         title: `${op.method.toUpperCase()} ${op.path} with an invalid ${apiKey ? 'API key' : 'bearer token'}: AUTH_INVALID_TOKEN`,
         operations: [op.operationId],
         writes,
@@ -116,6 +118,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       cases.push({
         id: `negative/${op.operationId}/api_key_on_jwt_area`,
         phase: 'negative',
+        concern: 'authentication',
         title: `${op.method.toUpperCase()} ${op.path} with only an API key: AUTH_FORBIDDEN`,
         operations: [op.operationId],
         writes,
@@ -132,6 +135,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
       cases.push({
         id: `negative/${op.operationId}/key_of_another_area`,
         phase: 'negative',
+        concern: 'authentication',
         title: `${op.method.toUpperCase()} ${op.path} with a key of another area: AUTH_FORBIDDEN`,
         operations: [op.operationId],
         writes,

@@ -6,6 +6,7 @@
 // headers, limits) and holds its data in memory.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { contractModel, ServiceTime, type JsonSchema, type OperationInfo } from '@cls-api/spec';
 import { Contract } from '../../src/contract.js';
@@ -43,11 +44,23 @@ export const FAULTS = [
   'shipped_order_modifiable',
   'seller_leak',
   'no_gateway_limit',
+  'accepts_any_key',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
+/**
+ * What a correct server may do and the kit must not hold against it: JSON pretty-printed (with a leading newline),
+ * the members after `success` in another order (nested objects too), a `charset` parameter on the Content-Type,
+ * header names in upper case, a compressed body (when the request accepts it). Each is benign: a full kit run
+ * against the fake with any of them must pass.
+ */
+export const VARIANTS = ['pretty', 'members_reordered', 'charset', 'header_case', 'gzip', 'br'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
 export interface FakeOptions {
   faults?: Fault[];
+  /** Benign ways of writing a correct response (see VARIANTS). */
+  variants?: Variant[];
   /**
    * Gateway buckets: the contract's (default), none, given numbers (per scope name), or `{ every: n }`: a gateway
    * 429 for every n-th request, whatever the clock says, for tests that must see 429s on a machine of any speed.
@@ -105,13 +118,14 @@ export interface FakeServer {
   /** Marks an order shipped (status 30 with an invoice), as the warehouse would. */
   ship: (orderNo: string) => void;
   requests: number;
-  /** Every request answered: method, path and status. */
-  log: Array<{ method: string; path: string; status: number }>;
+  /** Every request answered: method, path, status and the Content-Encoding of the answer, if any. */
+  log: Array<{ method: string; path: string; status: number; encoding?: string }>;
 }
 
 export async function startFake(options: FakeOptions = {}): Promise<FakeServer> {
   const contract = options.contract ?? new Contract();
   const faults = new Set(options.faults ?? []);
+  const variants = new Set(options.variants ?? []);
   const quotaLimit = contract.limits.monthlyQuota.get('test') ?? 1000;
 
   // The service calendar of the contract model: the fake keeps time as the service does.
@@ -246,7 +260,53 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   const nextMonthReset = () => time.startOfNextMonth(ServiceTime.seconds(new Date()));
 
-  const state = { requests: 0, log: [] as Array<{ method: string; path: string; status: number }> };
+  const state = { requests: 0, log: [] as FakeServer['log'] };
+
+  /** Members in reverse order at every level, `success` kept first at the top (variant `members_reordered`). */
+  const reordered = (value: unknown, top = false): unknown => {
+    if (Array.isArray(value)) return value.map((v) => reordered(v));
+    if (value === null || typeof value !== 'object') return value;
+    const entries = Object.entries(value).reverse();
+    const first = top ? entries.filter(([k]) => k === 'success') : [];
+    const rest = entries.filter(([k]) => !(top && k === 'success')).map(([k, v]) => [k, reordered(v)] as const);
+    return Object.fromEntries([...first, ...rest]);
+  };
+
+  /** Every response of the fake goes out here, written as the variants say. */
+  const writeJson = (
+    res: ServerResponse,
+    status: number,
+    headers: Record<string, string>,
+    body: Record<string, unknown>,
+  ) => {
+    let value: Record<string, unknown> = variants.has('members_reordered')
+      ? (reordered(body, true) as Record<string, unknown>)
+      : body;
+    if (faults.has('envelope_not_first') && status === 200) {
+      const { success, ...rest } = value;
+      value = { ...rest, success };
+    }
+    const text = variants.has('pretty') ? `\n${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
+    const out: Record<string, string> = { ...headers };
+    if (variants.has('charset') && out['Content-Type'] === 'application/json')
+      out['Content-Type'] = 'application/json; charset=UTF-8';
+    let payload: Buffer = Buffer.from(text);
+    const accepts = String(res.req?.headers['accept-encoding'] ?? '');
+    if (variants.has('br') && /\bbr\b/.test(accepts)) {
+      payload = brotliCompressSync(payload);
+      out['Content-Encoding'] = 'br';
+    } else if (variants.has('gzip') && /\bgzip\b/.test(accepts)) {
+      payload = gzipSync(payload);
+      out['Content-Encoding'] = 'gzip';
+    }
+    const named = variants.has('header_case')
+      ? Object.fromEntries(Object.entries(out).map(([k, v]) => [k.toUpperCase(), v]))
+      : out;
+    // Set one by one, so that the request log can read the encoding back.
+    for (const [name, value] of Object.entries(named)) res.setHeader(name, value);
+    res.writeHead(status);
+    res.end(payload);
+  };
 
   const send = (
     res: ServerResponse,
@@ -255,11 +315,6 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     body: Record<string, unknown>,
     quota?: Account,
   ) => {
-    let text = JSON.stringify(body);
-    if (faults.has('envelope_not_first') && status === 200) {
-      const { success, ...rest } = body;
-      text = JSON.stringify({ ...rest, success });
-    }
     const headers: Record<string, string> = {
       'Content-Type': faults.has('content_type_text') && status >= 400 ? 'text/plain' : 'application/json',
     };
@@ -277,8 +332,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       headers['X-RateLimit-Remaining'] = String(quotaLimit);
       headers['X-RateLimit-Reset'] = String(nextMonthReset());
     }
-    res.writeHead(status, headers);
-    res.end(text);
+    writeJson(res, status, headers, body);
   };
   const error = (code: string, message: string) => new HttpError(contract.statusOf(code), code, message);
 
@@ -676,20 +730,25 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   const server = createServer(async (req, res) => {
     state.requests += 1;
     const url = new URL(req.url ?? '/', 'http://fake');
-    res.on('finish', () => state.log.push({ method: req.method ?? 'GET', path: url.pathname, status: res.statusCode }));
+    res.on('finish', () => {
+      const encoding = res.getHeader('content-encoding');
+      state.log.push({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        status: res.statusCode,
+        ...(typeof encoding === 'string' ? { encoding } : {}),
+      });
+    });
     let op: OperationInfo | undefined;
     let meteredAccount: Account | undefined;
     try {
       if (!gatewayAllows(url.pathname)) {
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (faults.has('gateway_429_with_headers')) headers['X-RateLimit-Remaining'] = '0';
-        res.writeHead(429, headers);
-        res.end(
-          JSON.stringify({
-            success: false,
-            error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests. Slow down and retry with backoff.' },
-          }),
-        );
+        writeJson(res, 429, headers, {
+          success: false,
+          error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests. Slow down and retry with backoff.' },
+        });
         return;
       }
       let pathValues: Record<string, string> = {};
@@ -721,7 +780,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
             faults.has('missing_credential_wrong_code') ? 'AUTH_INVALID_TOKEN' : 'AUTH_MISSING_TOKEN',
             'The X-API-Key header is missing.',
           );
-        const info = keys.get(apiKey);
+        // Like a mock: a key is only looked for, never looked up (nor its area checked).
+        const info = faults.has('accepts_any_key')
+          ? { account: primary, area: op.area, env: 'test' }
+          : keys.get(apiKey);
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
         if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted'))
           throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
@@ -731,12 +793,13 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       } else if (bearerOp) {
         viaJwt = true;
         if (!authorization) {
-          if (apiKey && faults.has('api_key_on_pay_accepted') && keys.get(apiKey)) acc = keys.get(apiKey)!.account;
+          if (apiKey && faults.has('accepts_any_key')) acc = primary;
+          else if (apiKey && faults.has('api_key_on_pay_accepted') && keys.get(apiKey)) acc = keys.get(apiKey)!.account;
           else if (apiKey) throw error('AUTH_FORBIDDEN', 'This area accepts a JWT only.');
           else throw error('AUTH_MISSING_TOKEN', 'The Authorization header is missing.');
         } else {
           const token = authorization.replace(/^Bearer\s+/i, '');
-          acc = tokens.get(token);
+          acc = faults.has('accepts_any_key') ? primary : tokens.get(token);
           if (!acc) throw error('AUTH_INVALID_TOKEN', 'The token is not valid.');
         }
       }
@@ -745,18 +808,20 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (meteredAccount) {
         if (meteredAccount.used >= quotaLimit) {
           const reset = nextMonthReset();
-          res.writeHead(429, {
-            'Content-Type': 'application/json',
-            'Retry-After': String(Math.max(0, reset - Math.floor(Date.now() / 1000))),
-            'X-RateLimit-Limit': String(quotaLimit),
-            'X-RateLimit-Remaining': faults.has('quota_429_remaining_nonzero') ? '3' : '0',
-            'X-RateLimit-Reset': String(reset),
-          });
-          res.end(
-            JSON.stringify({
+          writeJson(
+            res,
+            429,
+            {
+              'Content-Type': 'application/json',
+              'Retry-After': String(Math.max(0, reset - Math.floor(Date.now() / 1000))),
+              'X-RateLimit-Limit': String(quotaLimit),
+              'X-RateLimit-Remaining': faults.has('quota_429_remaining_nonzero') ? '3' : '0',
+              'X-RateLimit-Reset': String(reset),
+            },
+            {
               success: false,
               error: { code: 'RATE_LIMIT_EXCEEDED', message: 'The monthly quota of the test keys is used up.' },
-            }),
+            },
           );
           return;
         }
@@ -837,8 +902,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         // Quota headers belong to responses that passed authentication (not 401/403).
         return send(res, op, status, body, status === 401 || status === 403 ? undefined : meteredAccount);
       }
-      res.writeHead(500, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ success: false, error: { code: 'INTERNAL_ERROR', message: String(err) } }));
+      writeJson(
+        res,
+        500,
+        { 'Content-Type': 'application/json' },
+        { success: false, error: { code: 'INTERNAL_ERROR', message: String(err) } },
+      );
     }
   });
 
