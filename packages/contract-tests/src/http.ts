@@ -1,6 +1,8 @@
 // The kit's only way to the server. It keeps the kit a good citizen: it paces requests under the gateway limit of
-// `info.x-limits`, backs off exponentially on a gateway 429, counts every call, honours the request budget, and
-// stops before a test key's monthly quota would run out (the case is skipped, not failed).
+// `info.x-limits`, backs off exponentially on a gateway 429, counts every call, honours the request budget and the
+// quota budget, and stops before a test key's monthly quota would run out (the case is skipped, not failed). Every
+// request, retries, probes and preflights included, is admitted in `sendRaw` before it is sent, so the budgets are
+// hard caps whatever the caller (a burst of concurrent probes too).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Contract } from './contract.js';
@@ -63,6 +65,8 @@ export interface TransportOptions {
   redactor: Redactor;
   /** Stop (skip) once this many requests were sent. */
   maxRequests?: number;
+  /** Spend at most this many calls of each seller's test-key monthly quota (`--max-quota`). */
+  maxQuota?: number;
   /** Calls of a test key's monthly quota left untouched; the kit stops before `X-RateLimit-Remaining` reaches it. */
   quotaReserve: number;
   /** Fraction of the gateway's rate the kit paces itself to; 0 turns pacing off (the kit's own tests). */
@@ -88,6 +92,34 @@ interface QuotaPool {
   remaining?: number;
   limit?: number;
   exhausted: boolean;
+  /** Calls of this seller's quota the kit sent (its own count, counted before sending). */
+  sent: number;
+  /** X-RateLimit-Remaining of the first and of the last metered response: what the service counted. */
+  first?: number;
+  last?: number;
+  /** `sent` when the first X-RateLimit-Remaining was read: the kit's count over the service's span starts there. */
+  sentAtFirst?: number;
+}
+
+/** The quota of one seller as the service counted it and as the kit counted it. */
+export interface QuotaUse {
+  remaining?: number;
+  limit?: number;
+  exhausted: boolean;
+  /** Calls the kit sent with this seller's metered keys. */
+  kitSent: number;
+  /**
+   * From X-RateLimit-Remaining: `before` of the first metered response, `after` of the last, `used` = before −
+   * after, the calls the service counted after the first one.
+   */
+  service?: { before: number; after: number; used: number };
+  /**
+   * The kit's own count over the same span: calls it sent with the seller's metered keys after the first metered
+   * response. `differs` when it is not the service's `used` (the service leaves refused calls uncounted, or counts
+   * calls made elsewhere on the account meanwhile).
+   */
+  kitCountedInSpan: number;
+  differs: boolean;
 }
 
 export class Transport {
@@ -108,14 +140,45 @@ export class Transport {
   quota(seller: Seller): QuotaPool {
     let pool = this.pools.get(seller);
     if (!pool) {
-      pool = { exhausted: false };
+      pool = { exhausted: false, sent: 0 };
       this.pools.set(seller, pool);
     }
     return pool;
   }
 
-  quotaSummary(): Record<string, { remaining?: number; limit?: number; exhausted: boolean }> {
-    return Object.fromEntries(this.pools);
+  quotaSummary(): Record<string, QuotaUse> {
+    return Object.fromEntries(
+      [...this.pools].map(([seller, p]) => {
+        const service =
+          p.first !== undefined && p.last !== undefined
+            ? { before: p.first, after: p.last, used: p.first - p.last }
+            : undefined;
+        const use: QuotaUse = {
+          ...(p.remaining !== undefined ? { remaining: p.remaining } : {}),
+          ...(p.limit !== undefined ? { limit: p.limit } : {}),
+          exhausted: p.exhausted,
+          kitSent: p.sent,
+          ...(service ? { service } : {}),
+          kitCountedInSpan: p.sent - (p.sentAtFirst ?? p.sent),
+          differs: service !== undefined && service.used !== p.sent - (p.sentAtFirst ?? p.sent),
+        };
+        return [seller, use];
+      }),
+    );
+  }
+
+  /** Calls of the quota budget (`--max-quota`) left to the seller that spent most; Infinity without one. */
+  quotaLeft(): number {
+    const { maxQuota } = this.options;
+    if (maxQuota === undefined) return Number.POSITIVE_INFINITY;
+    const spent = Math.max(0, ...[...this.pools.values()].map((p) => p.sent));
+    return Math.max(0, maxQuota - spent);
+  }
+
+  /** Requests the budget (`--max-requests`) still allows; Infinity without one. */
+  requestsLeft(): number {
+    const { maxRequests } = this.options;
+    return maxRequests === undefined ? Number.POSITIVE_INFINITY : Math.max(0, maxRequests - this.sent);
   }
 
   private meteredBy(credential: Credential): Seller | undefined {
@@ -126,13 +189,18 @@ export class Transport {
 
   /** Throws Skip when the budget or the quota reserve would be crossed by one more request. */
   guard(credential: Credential): void {
-    const { maxRequests, quotaReserve } = this.options;
+    const { maxRequests, maxQuota, quotaReserve } = this.options;
     if (maxRequests !== undefined && this.sent >= maxRequests) {
       throw new BudgetSkip(`the request budget is spent (--max-requests ${maxRequests})`);
     }
     const seller = this.meteredBy(credential);
     if (seller) {
       const pool = this.quota(seller);
+      if (maxQuota !== undefined && pool.sent >= maxQuota) {
+        throw new BudgetSkip(
+          `the quota budget is spent: ${pool.sent} calls of the ${seller} seller's quota (--max-quota ${maxQuota})`,
+        );
+      }
       if (pool.exhausted) throw new BudgetSkip(`the monthly quota of the ${seller} seller's test keys is exhausted`);
       if (pool.remaining !== undefined && pool.remaining <= quotaReserve) {
         throw new BudgetSkip(
@@ -165,6 +233,8 @@ export class Transport {
 
   /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
   async sendRaw(req: HttpRequest, attempt = 1): Promise<Exchange> {
+    // Admitted and counted before the first await: concurrent calls (a probe burst) each see the others' count.
+    this.admit(req.credential);
     const url = this.url(req);
     // Every encoding fetch decodes is asked for, so that a server's compression is exercised, not avoided.
     const headers: Record<string, string> = {
@@ -183,8 +253,6 @@ export class Transport {
       headers['Content-Type'] = 'application/json';
     }
     const started = Date.now();
-    this.sent += 1;
-    if (this.meteredBy(cred)) this.metered += 1;
     let res: Response;
     let text: string;
     try {
@@ -222,13 +290,31 @@ export class Transport {
     return exchange;
   }
 
+  /** The one gate of every request: within the budgets, then counted as sent. */
+  private admit(credential: Credential): void {
+    this.guard(credential);
+    this.sent += 1;
+    const seller = this.meteredBy(credential);
+    if (seller) {
+      this.metered += 1;
+      this.quota(seller).sent += 1;
+    }
+  }
+
   private observeQuota(cred: Credential, response: HttpResponse): void {
     const seller = this.meteredBy(cred);
     if (!seller || this.options.trackQuota === false) return;
     const pool = this.quota(seller);
     const remaining = response.headers['x-ratelimit-remaining'];
     const limit = response.headers['x-ratelimit-limit'];
-    if (remaining !== undefined && /^\d+$/.test(remaining)) pool.remaining = Number(remaining);
+    if (remaining !== undefined && /^\d+$/.test(remaining)) {
+      pool.remaining = Number(remaining);
+      if (pool.first === undefined) {
+        pool.first = pool.remaining;
+        pool.sentAtFirst = pool.sent;
+      }
+      pool.last = pool.remaining;
+    }
     if (limit !== undefined && /^\d+$/.test(limit)) pool.limit = Number(limit);
     if (response.status === 429 && response.headers['retry-after'] !== undefined) pool.exhausted = true;
   }

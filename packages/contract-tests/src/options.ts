@@ -36,7 +36,11 @@ Provisional constraints (x-provisional, x-known-values: our designs, not shown b
   --strict-provisional      count provisional departures as failures (exit 1)
 
 Being a good citizen:
-  --max-requests N          send at most N requests; the rest is skipped, not failed
+  --max-requests N          send at most N requests in all (retries, probes, preflight included); the cases
+                            left out are skipped with the reason, not failed
+  --max-quota N             spend at most N calls of each seller's test-key monthly quota (retries included);
+                            cases that do not fit are skipped with the reason; the summary shows the quota the
+                            service counted (X-RateLimit-Remaining before and after) next to the kit's count
   --quota-reserve N         stop before a test key's X-RateLimit-Remaining reaches N (default 50)
 
 Reports:
@@ -100,6 +104,7 @@ function parseArgv(argv: string[]) {
         operation: { type: 'string', multiple: true },
         phase: { type: 'string', multiple: true },
         'max-requests': { type: 'string' },
+        'max-quota': { type: 'string' },
         'quota-reserve': { type: 'string' },
         junit: { type: 'string' },
         json: { type: 'string' },
@@ -132,6 +137,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const seed = integer('--seed', v.seed);
   const runs = integer('--runs', v.runs);
   const maxRequests = integer('--max-requests', v['max-requests']);
+  const maxQuota = integer('--max-quota', v['max-quota']);
   const quotaReserve = integer('--quota-reserve', v['quota-reserve']);
   const run: RunOptions = {
     baseUrl,
@@ -149,6 +155,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     ...(seed !== undefined ? { seed } : {}),
     ...(runs !== undefined ? { runs } : {}),
     ...(maxRequests !== undefined ? { maxRequests } : {}),
+    ...(maxQuota !== undefined ? { maxQuota } : {}),
     ...(quotaReserve !== undefined ? { quotaReserve } : {}),
   };
   return {

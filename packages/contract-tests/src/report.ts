@@ -6,7 +6,7 @@ import type { CaseResult, CheckTally, Departure, Failure, Phase } from './case.j
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
-import type { Transport } from './http.js';
+import type { QuotaUse, Transport } from './http.js';
 import type { RunOptions } from './run-options.js';
 
 export interface Report {
@@ -24,6 +24,7 @@ export interface Report {
     tags: string[];
     operations: string[];
     maxRequests?: number;
+    maxQuota?: number;
     quotaReserve: number;
     runs: number;
     strictProvisional: boolean;
@@ -31,7 +32,8 @@ export interface Report {
   /** `departures`: provisional departures, reported apart; failures only under --strict-provisional. */
   totals: { cases: number; passed: number; failed: number; skipped: number; failures: number; departures: number };
   requests: { sent: number; metered: number; gatewayRetries: number };
-  quota: Record<string, { remaining?: number; limit?: number; exhausted: boolean }>;
+  /** Per seller: the quota the service counted (X-RateLimit-Remaining) and the kit's own count. */
+  quota: Record<string, QuotaUse>;
   checks: Array<CheckInfo & CheckTally>;
   cases: CaseResult[];
   /** Every provisional departure of every case, with the case and phase it came from. */
@@ -46,6 +48,8 @@ export interface Report {
    * one reason (listed in `cases`; their failures stay in `cases[].failures`).
    */
   authentication?: Authentication & { cases: string[] };
+  /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
+  leftOutByQuota?: string[];
 }
 
 export interface Authentication {
@@ -152,6 +156,7 @@ export function buildReport(input: {
   checks: readonly CheckInfo[];
   fatal?: { reason: StopReason; message: string };
   authentication?: Authentication;
+  leftOutByQuota?: string[];
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -179,6 +184,7 @@ export function buildReport(input: {
       tags: options.tags ?? [],
       operations: options.operations ?? [],
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
+      ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
       quotaReserve: input.transport.options.quotaReserve,
       runs: Math.max(1, options.runs ?? 1),
       strictProvisional: options.strictProvisional ?? false,
@@ -213,6 +219,7 @@ export function buildReport(input: {
           },
         }
       : {}),
+    ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
   };
   return report;
 }
@@ -303,14 +310,26 @@ export function formatSummary(report: Report): string {
     out.push('Skipped');
     for (const [reason, n] of reasons) out.push(`  ${n} × ${reason}`);
   }
+  const leftOut = report.leftOutByQuota ?? [];
+  if (leftOut.length > 0) {
+    const shown = leftOut.slice(0, 10).join(', ');
+    out.push(
+      `  Left out to fit --max-quota ${report.options.maxQuota}: ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
+    );
+  }
   out.push('');
   if (report.error) out.push(`Stopped: ${report.error}`);
   const quota = Object.entries(report.quota)
     .filter(([, q]) => q.remaining !== undefined)
-    .map(([seller, q]) => `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month`)
+    .map(([seller, q]) => {
+      const counted = q.service
+        ? `, the service counted ${q.service.used} (X-RateLimit-Remaining ${q.service.before} → ${q.service.after})${q.differs ? `; the kit sent ${q.kitCountedInSpan} test-key calls over the same span: they differ` : ''}`
+        : '';
+      return `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month${counted}`;
+    })
     .join('; ');
   out.push(
-    `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} on test-key quota, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
+    `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} sent with test keys, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
   );
   return out.join('\n');
 }

@@ -28,6 +28,8 @@ export interface RunOptions {
   phases?: Phase[];
   /** Stop (skip the rest) after this many requests. */
   maxRequests?: number;
+  /** Spend at most this many calls of each seller's test-key monthly quota, retries and probes included. */
+  maxQuota?: number;
   /** Leave this many calls of a test key's monthly quota unspent (default 50). */
   quotaReserve?: number;
   /** Generated inputs per operation and kind (default 1). */

@@ -23,6 +23,7 @@ import { exampleCases } from './phases/examples.js';
 import { generatedCases } from './phases/generated.js';
 import { negativeCases } from './phases/negative.js';
 import { pagingCases } from './phases/paging.js';
+import { QuotaPlan } from './quota-plan.js';
 import { probeCases } from './phases/probes.js';
 import { workflowCases } from './phases/workflows.js';
 import { buildReport, type Authentication, type Report } from './report.js';
@@ -74,6 +75,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     contract,
     redactor,
     ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
+    ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
     quotaReserve: options.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
     paceFraction: options.paceFraction ?? 0.5,
     backoffBaseMs: options.backoffBaseMs ?? 1000,
@@ -136,14 +138,18 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
+  const quotaPlan = options.maxQuota !== undefined ? new QuotaPlan(contract, transport) : undefined;
   for (const def of fatal ? [] : selected) {
     const t = new CaseContext(env, def);
     const started = Date.now();
+    const meteredBefore = transport.metered;
     let status: CaseResult['status'] = 'passed';
     let skipReason: string | undefined;
     try {
       if (def.writes && env.readOnly) throw new Skip('writes data: left out by --read-only');
+      quotaPlan?.admit(def);
       await def.run(t);
+      quotaPlan?.record(def, transport.metered - meteredBefore);
     } catch (err) {
       if (err instanceof Skip) {
         skipReason = err.message;
@@ -197,6 +203,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     checks: CHECKS,
     ...(fatal ? { fatal } : {}),
     ...(authentication ? { authentication } : {}),
+    ...(quotaPlan ? { leftOutByQuota: quotaPlan.leftOut } : {}),
   });
 }
 

@@ -57,6 +57,7 @@ describe('usage', () => {
       '--tag',
       '--operation',
       '--max-requests',
+      '--max-quota',
       '--junit',
       '--json',
       '--examples-only',

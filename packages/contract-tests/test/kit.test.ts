@@ -39,7 +39,10 @@ describe('a full run against a server that honours the contract', () => {
     const idle = report.checks.filter((c) => c.evaluated === 0).map((c) => c.name);
     expect(idle.sort()).toEqual(['mock_example_served', 'quota_429_headers'].sort());
     const summary = formatSummary(report);
-    expect(summary).toMatch(/calls spent: \d+ \(\d+ on test-key quota, 0 gateway retries\)/);
+    expect(summary).toMatch(/calls spent: \d+ \(\d+ sent with test keys, 0 gateway retries\)/);
+    // The quota is the one the service counted, not the kit's count of calls sent with test keys.
+    const primary = report.quota.primary!;
+    expect(summary).toContain(`the service counted ${primary.service!.used} (X-RateLimit-Remaining`);
     expect(summary).toContain(`seed ${report.seed}`);
     expect(CHECKS.length).toBeGreaterThan(20);
   });
@@ -63,6 +66,59 @@ describe('being a good citizen', () => {
     expect(skippedWith(report, '--max-requests 15').length).toBeGreaterThan(10);
     expect(report.totals.failed).toBe(0);
     expect(report.exitCode).toBe(0);
+  });
+
+  test('--max-requests is a hard cap even when a slow server makes the probe bursts grow', async () => {
+    // Slow answers make the next burst bigger (probes.ts); before, its requests were not counted one by one.
+    fake = await startFake({ gateway: 'off', latencyMs: 50 });
+    const report = await runKit(fake, { phases: ['probes'], probeLimits: true, maxRequests: 60 });
+    expect(fake.requests).toBeLessThanOrEqual(60);
+    expect(report.requests.sent).toBe(fake.requests);
+    expect(skippedWith(report, 'request budget').length).toBeGreaterThan(0);
+  });
+
+  test('reports the quota the service counted, from X-RateLimit-Remaining before and after', async () => {
+    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 100 });
+    const report = await runKit(fake, { phases: ['paging'] });
+    const primary = report.quota.primary!;
+    // The first metered response's Remaining already counts that call; the service counted the rest after it.
+    expect(primary.service).toEqual({
+      before: 1000 - 101,
+      after: 1000 - fake.accounts.primary.used,
+      used: fake.accounts.primary.used - 101,
+    });
+    expect(primary.kitSent).toBe(fake.accounts.primary.used - 100);
+    expect(primary.differs).toBe(false);
+    expect(formatSummary(report)).toContain(`the service counted ${primary.service!.used}`);
+  });
+
+  test('says so when the service counted the quota apart from the kit', async () => {
+    fake = await startFake({ gateway: 'off', quotaPerCall: 2 });
+    const report = await runKit(fake, { phases: ['paging'] });
+    const primary = report.quota.primary!;
+    expect(primary.service!.used).toBe(2 * primary.kitCountedInSpan);
+    expect(primary.differs).toBe(true);
+    expect(formatSummary(report)).toContain(
+      `the kit sent ${primary.kitCountedInSpan} test-key calls over the same span: they differ`,
+    );
+  });
+
+  test("--max-quota: never spends more than N calls of a seller's quota, and skips what did not fit", async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { maxQuota: 20 });
+    expect(fake.accounts.primary.used).toBeLessThanOrEqual(20);
+    expect(fake.accounts.other.used).toBeLessThanOrEqual(20);
+    expect(report.quota.primary!.kitSent).toBeLessThanOrEqual(20);
+    expect(skippedWith(report, '--max-quota 20').length).toBeGreaterThan(0);
+    expect(report.totals.failed).toBe(0);
+    // The plan left cases out before they sent anything, and lists them.
+    const leftOut = report.leftOutByQuota ?? [];
+    expect(leftOut.length).toBeGreaterThan(0);
+    for (const id of leftOut) {
+      const c = report.cases.find((r) => r.id === id)!;
+      expect([c.status, c.requests, c.skipReason]).toEqual(['skipped', 0, expect.stringContaining('quota plan')]);
+    }
+    expect(formatSummary(report)).toContain(`Left out to fit --max-quota 20: ${leftOut.length} case`);
   });
 
   test('stops before a test key quota runs out, keeping the reserve', async () => {

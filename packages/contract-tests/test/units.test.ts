@@ -203,6 +203,12 @@ describe('the command line', () => {
     expect(parseCli(['--base-url', 'http://x', '--strict-provisional'], {}).run.strictProvisional).toBe(true);
   });
 
+  test('--max-quota N reaches the run options', () => {
+    expect(parseCli(['--base-url', 'http://x'], {}).run.maxQuota).toBeUndefined();
+    expect(parseCli(['--base-url', 'http://x', '--max-quota', '120'], {}).run.maxQuota).toBe(120);
+    expect(() => parseCli(['--base-url', 'http://x', '--max-quota', 'all'], {})).toThrow(/whole number/);
+  });
+
   test('usage errors', () => {
     expect(() => parseCli([], {})).toThrow(UsageError);
     expect(() => parseCli(['--base-url', 'http://x', '--client-id', 'only-id'], {})).toThrow(/go together/);

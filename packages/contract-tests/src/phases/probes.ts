@@ -4,7 +4,7 @@
 import type { OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import type { RateLimitScope } from '../contract.js';
-import { sleep, type Exchange } from '../http.js';
+import { BudgetSkip, sleep, type Exchange } from '../http.js';
 import { unknownPathValues } from '../inputs.js';
 
 export function probeCases(env: RunEnv): CaseDef[] {
@@ -36,6 +36,12 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
   let count = scope.burst + 1;
   for (let attempt = 1; attempt <= 4; attempt++) {
     transport.guard({ kind: 'none' });
+    // A slow server makes the next burst bigger; a burst the request budget cannot pay for is not started.
+    if (count > transport.requestsLeft()) {
+      throw new BudgetSkip(
+        `a burst of ${count} requests does not fit the request budget (${transport.requestsLeft()} left of --max-requests ${transport.options.maxRequests})`,
+      );
+    }
     const started = Date.now();
     const exchanges = await Promise.all(
       Array.from({ length: count }, () => transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } })),

@@ -74,6 +74,10 @@ export interface FakeOptions {
    * contract, must report that as a provisional departure, not a failure.
    */
   contract?: Contract;
+  /** Calls of the monthly quota each metered request counts (default 1): a service that counts apart from the kit. */
+  quotaPerCall?: number;
+  /** Every answer is held this long (ms): a server slow to refuse, for the request budget's tests. */
+  latencyMs?: number;
   /** The `status` of a successful draft (default `open`, the one value the source shows; the set is open). */
   draftStatus?: string;
 }
@@ -729,6 +733,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   const server = createServer(async (req, res) => {
     state.requests += 1;
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
     const url = new URL(req.url ?? '/', 'http://fake');
     res.on('finish', () => {
       const encoding = res.getHeader('content-encoding');
@@ -825,7 +830,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           );
           return;
         }
-        meteredAccount.used += 1;
+        meteredAccount.used += options.quotaPerCall ?? 1;
       }
 
       const { query, params } = readParameters(op, url, pathValues);
