@@ -245,7 +245,11 @@ function context(request: FastifyRequest, route: Route): HandlerContext | Reques
  * taken as sent) before the handler runs.
  */
 export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, spec: Contract): void {
-  const validators = { parameters: spec.model.validator({ coerceTypes: true }), body: spec.model.validator() };
+  // Requests may carry any member of an open set (`openValues`); responses are held to the known ones.
+  const validators = {
+    parameters: spec.model.validator({ coerceTypes: true, openValues: true }),
+    body: spec.model.validator({ openValues: true }),
+  };
   const validatorOptions = { doc: spec.doc, integerSyntax: spec.limits.queryIntegerSyntax };
   for (const route of routes) {
     const op = spec.operations.get(route.operationId);

@@ -1,5 +1,4 @@
 import {
-  KNOWN_VALUES_KEYWORD,
   resolvePointer,
   type ErrorObject,
   type JsonSchema,
@@ -10,17 +9,9 @@ import {
 import { shown } from './errors.js';
 
 // Requests and responses are validated by the contract model's validators (`@cls-api/spec`'s `contractModel`), the
-// one Ajv configuration of the repository: `validator({ coerceTypes: true })` for path and query parameters
-// (text, coerced and defaulted), `validator()` for bodies and responses.
-
-/**
- * The errors that refuse a request. `x-known-values` lists the known members of an open set (spec/README.md,
- * "Open value sets"; DECISIONS G24): a request with another member is valid (`order_status_code=55` is an empty
- * page), so that keyword never refuses one.
- */
-function refusals(validator: SchemaValidator, schema: JsonSchema, value: unknown): ErrorObject[] {
-  return validator.errors(schema, value).filter((e) => e.keyword !== KNOWN_VALUES_KEYWORD);
-}
+// one Ajv configuration of the repository: `validator({ coerceTypes: true, openValues: true })` for path and query
+// parameters (text, coerced and defaulted), `validator({ openValues: true })` for bodies (a request may carry any
+// member of an open set, DECISIONS G24: `order_status_code=55` is an empty page), `validator()` for responses.
 
 /** The schema that applies at `instancePath` of a value of `schema`, following `$ref`s, `properties`, `items`. */
 function schemaAt(doc: OpenApiDocument, schema: unknown, instancePath: string): JsonSchema | undefined {
@@ -128,9 +119,9 @@ function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
 
 /** The contract model's validators a request is checked with. */
 export interface RequestValidators {
-  /** Path and query parameters: `validator({ coerceTypes: true })` (coerces and fills defaults in place). */
+  /** Path and query parameters: `validator({ coerceTypes: true, openValues: true })` (coerces, fills defaults). */
   parameters: SchemaValidator;
-  /** The body, taken as sent: `validator()`. */
+  /** The body, taken as sent: `validator({ openValues: true })`. */
   body: SchemaValidator;
 }
 
@@ -164,7 +155,7 @@ export function requestValidator(
     if (schema === undefined) return undefined;
     // Compiled now, at start-up, not on the first request.
     validator.compile(schema);
-    return (value: unknown): ErrorObject | undefined => refusals(validator, schema, value)[0];
+    return (value: unknown): ErrorObject | undefined => validator.errors(schema, value)[0];
   };
   const integerQuery = op.parameters
     .filter((p) => p.in === 'query' && typeOf(options.doc, p.schema) === 'integer')

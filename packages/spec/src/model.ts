@@ -137,6 +137,12 @@ export interface ValidatorOptions {
   relaxed?: boolean;
   /** Coerce strings to the schema's scalar types: request parameters arrive as text. */
   coerceTypes?: boolean;
+  /**
+   * Accept any member of an open set (`x-known-values` is not checked): what a server does with a request, where
+   * `order_status_code=55` is a valid filter. Without it a value outside the known ones is an error, which is how
+   * the kit finds departures from the contract's knowledge. The relaxed validator never checks them.
+   */
+  openValues?: boolean;
 }
 
 /** Validates values against schemas of the contract (`$ref`s resolve against the whole document). */
@@ -192,7 +198,7 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     ...(options.coerceTypes ? { coerceTypes: true, useDefaults: true } : {}),
   });
   addFormats(ajv);
-  if (!relaxed) ajv.addKeyword(knownValuesKeyword());
+  if (!relaxed && options.openValues !== true) ajv.addKeyword(knownValuesKeyword());
   ajv.addSchema({ $id: DOC_ID, components: source.components ?? {}, paths: source.paths ?? {} } as object);
   const cache = new Map<string, ValidateFunction>();
   const compile = (schema: JsonSchema): ValidateFunction => {
@@ -290,7 +296,7 @@ export class ContractModel {
 
   /** A validator of this contract; one per set of options, compiled lazily and kept. */
   validator(options: ValidatorOptions = {}): SchemaValidator {
-    const key = `${options.relaxed === true}/${options.coerceTypes === true}`;
+    const key = `${options.relaxed === true}/${options.coerceTypes === true}/${options.openValues === true}`;
     let v = this.validatorCache.get(key);
     if (!v) {
       v = createValidator(this.doc, options);

@@ -116,6 +116,9 @@ describe('validators: one configuration, full and relaxed', () => {
     const full = model.validator().errors(draftRow, { ...row, status: 'confirmed' });
     expect(full.map((e) => e.message)).toEqual(["'confirmed' is not a known value ('open', ''): the set is open"]);
     expect(model.validator({ relaxed: true }).errors(draftRow, { ...row, status: 'confirmed' })).toEqual([]);
+    expect(model.validator({ openValues: true }).errors(draftRow, { ...row, status: 'confirmed' })).toEqual([]);
+    // Open values only: every other constraint stays.
+    expect(model.validator({ openValues: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
   });
 
   it('the relaxed validator keeps what the source shows', () => {

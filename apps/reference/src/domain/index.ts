@@ -89,7 +89,7 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
     ...depositHandlers(parts),
     ...videoHandlers(parts),
   };
-  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped, model.validator()) };
+  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped, model.validator({ openValues: true })) };
   const lifecycle = orderLifecycle(parts);
   return {
     handlers,
