@@ -89,7 +89,10 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
     ...depositHandlers(parts),
     ...videoHandlers(parts),
   };
-  const handlers: DomainHandlers = { ...wrapped, ...mcpHandlers(mcpToolsOf(spec), wrapped, model.validator({ openValues: true })) };
+  const handlers: DomainHandlers = {
+    ...wrapped,
+    ...mcpHandlers(mcpToolsOf(spec), wrapped, model.validator({ openValues: true })),
+  };
   const lifecycle = orderLifecycle(parts);
   return {
     handlers,
