@@ -83,7 +83,10 @@ describe('pnpm start', () => {
     const dataDir = tempDir('cls-e2e-start-');
     // In a terminal, as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte 0x03 typed
     // into it, which the terminal turns into SIGINT for the whole foreground job (pnpm, its shell, the supervisor).
-    const s = await launch(['script', '-qfec', 'pnpm start --no-build', '/dev/null'], dataDir);
+    // `script` runs its command through $SHELL -c, or /bin/sh when SHELL is unset; dash then waits on pnpm instead of
+    // replacing itself with it, and dies of the same SIGINT with 130 after pnpm exited 0. `exec` makes pnpm the
+    // terminal's job itself, as when a person types `pnpm start` at an interactive prompt, whatever the shell.
+    const s = await launch(['script', '-qfec', 'exec pnpm start --no-build', '/dev/null'], dataDir);
     await running(s);
     const out = s.output();
     for (const area of ['wms', 'manager', 'cam'])
