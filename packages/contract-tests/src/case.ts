@@ -6,6 +6,7 @@ import type { Contract } from './contract.js';
 import type { ApiKeyCredential, BearerCredential, Credential, Seller } from './credentials.js';
 import type { Generator } from './generate.js';
 import { Skip, type Exchange, type Transport } from './http.js';
+import type { RunObservations } from './observations.js';
 
 export type Phase = 'examples' | 'negative' | 'generated' | 'paging' | 'bulk' | 'workflows' | 'probes';
 export const PHASES: readonly Phase[] = ['examples', 'negative', 'generated', 'paging', 'bulk', 'workflows', 'probes'];
@@ -47,6 +48,7 @@ export interface CaseResult {
   concern?: Concern;
   title: string;
   operations: string[];
+  reaches?: string[];
   status: 'passed' | 'failed' | 'skipped';
   skipReason?: string;
   failures: Failure[];
@@ -65,6 +67,8 @@ export interface CaseDef {
   /** Sends anything but GET (and the token request): left out by `--read-only`. */
   writes: boolean;
   concern?: Concern;
+  /** Codes of the error catalogue the case sets out to drive the server to (the report's `errorCodes`). */
+  reaches?: string[];
   run: (t: CaseContext) => Promise<void>;
 }
 
@@ -99,6 +103,8 @@ export interface RunEnv {
   /** Values cases share: a created product, a registered order. */
   shared: Map<string, unknown>;
   now: () => number;
+  /** What the run learns across responses: the quota sequence per seller, answer times, the codes reached. */
+  observations: RunObservations;
 }
 
 export interface CallInput {
@@ -279,6 +285,9 @@ export class CaseContext {
       now: this.env.now(),
       clockRelative: !this.env.examplesOnly,
     });
+    const across = this.env.observations.observe(op, exchange, this.def.id);
+    evaluated.push(...across.evaluated);
+    findings.push(...across.findings);
     for (const name of evaluated) this.tally(name).evaluated += 1;
     for (const f of findings) {
       if (f.provisional) {

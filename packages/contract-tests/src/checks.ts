@@ -76,6 +76,23 @@ export const CHECKS: readonly CheckInfo[] = [
     description: 'A 429 without Retry-After (gateway speed limit) carries no X-RateLimit-* header.',
   },
   {
+    name: 'quota_one_allowance',
+    kind: 'response',
+    description:
+      "One monthly allowance per account: across the seller's test keys (of any area), X-RateLimit-Remaining never goes up within a month.",
+  },
+  {
+    name: 'gateway_429_immediate',
+    kind: 'response',
+    description:
+      'A gateway 429 is answered at once, not after holding the request: within 2 s and 4 times the median accepted answer.',
+  },
+  {
+    name: 'error_message_for_users',
+    kind: 'response',
+    description: 'An error message is text for end users: no stack trace, source file path or exception class name.',
+  },
+  {
     name: 'pagination_consistent',
     kind: 'response',
     description:
@@ -87,6 +104,18 @@ export const CHECKS: readonly CheckInfo[] = [
     kind: 'case',
     description:
       'The status and error code the contract gives for the case (examples, x-invalid-examples, negative rules, generated inputs).',
+  },
+  {
+    name: 'error_code_reached',
+    kind: 'case',
+    description:
+      'Each code of the error catalogue a test key can drive the server to comes with its status, in an area of its x-areas (OPTION_NOT_FOUND, INVENTORY_INSUFFICIENT, …); the summary lists every code as reached or not reachable, with the reason.',
+  },
+  {
+    name: 'service_time',
+    kind: 'case',
+    description:
+      'A time the service stamps on what the kit just created (created_at, registered_date) reads the service time zone, within 5 minutes of the kit clock.',
   },
   {
     name: 'pagination_across_pages',
@@ -101,7 +130,8 @@ export const CHECKS: readonly CheckInfo[] = [
   {
     name: 'bulk_rows_in_order',
     kind: 'case',
-    description: 'A bulk response has one result row per submitted row, in the order submitted, echoing each row.',
+    description:
+      'A bulk response has one result row per submitted row, in the order submitted, echoing each row byte for byte (spaces, decomposed and Hangul letters kept).',
   },
   {
     name: 'bulk_counts',
@@ -178,6 +208,42 @@ export function firstMemberName(text: string): string | { reason: string } {
   } catch {
     return { reason: 'not a JSON object' };
   }
+}
+
+/**
+ * The area a response speaks for: its operation's, except an MCP tool call, which answers for the area of the tool
+ * it wraps (the tool named in the path).
+ */
+export function responseArea(contract: Contract, op: OperationInfo, exchange: Exchange): string {
+  if (!op.path.includes('{')) return op.area;
+  const segments = exchange.request.path.split('/').map((s) => decodeURIComponent(s));
+  const tool = contract.operations.find((o) => o.mcpTool !== undefined && segments.includes(o.mcpTool));
+  return tool && contract.findOperation('listMcpTools')?.area === op.area ? tool.area : op.area;
+}
+
+/**
+ * What in an error message is meant for the service's developers, not its end users (the source: `message` is
+ * "human-readable text for end users"): a stack frame, a source file path, the name of an exception class. JSON
+ * pointers into the request (`/orders/0/quantity`) are the user's own input, not internals, and pass.
+ */
+const INTERNAL_DETAIL: Array<[RegExp, string]> = [
+  [/(?:^|\n)\s*at\s+(?:\S+\s+\()?[^\s()]+:\d+:\d+\)?/, 'a stack frame'],
+  [/\bTraceback \(most recent call last\)|\bFile "[^"]+", line \d+/, 'a stack trace'],
+  [
+    /(?:[A-Za-z]:\\(?:[\w.@-]+\\)+|(?:\/[\w.@-]+){2,})\.?[\w@-]*\.(?:[cm]?[jt]s|tsx|jsx|py|java|kt|rb|go|php|cs|rs|scala)\b/,
+    'a source file path',
+  ],
+  [/\bnode_modules\b|file:\/\//, 'a source file path'],
+  [
+    /\b(?:[A-Z][a-z0-9]+)+(?:Error|Exception)\b|\b(?:java|javax|org|com|System)\.[\w.]+(?:Error|Exception)\b/,
+    'an exception name',
+  ],
+];
+
+/** The first internal detail an error message gives away, or undefined when it is written for end users. */
+export function internalDetail(message: string): string | undefined {
+  for (const [pattern, what] of INTERNAL_DETAIL) if (pattern.test(message)) return what;
+  return undefined;
 }
 
 /** Runs every response check; returns the names of the checks that applied and the findings. */
@@ -263,7 +329,24 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
         add('error_code_documented', 'an error.code of the catalogue', code);
       } else if (entry.status !== status) {
         add('error_code_documented', `${code} with HTTP ${entry.status} (its x-http-status)`, `HTTP ${status}`);
+      } else if (!entry.areas.includes('all') && !entry.areas.includes(responseArea(contract, op, exchange))) {
+        add(
+          'error_code_documented',
+          `${code} only in the areas ${entry.areas.join(', ')} (its x-areas)`,
+          `${code} in the ${responseArea(contract, op, exchange)} area`,
+        );
       }
+    }
+    const message = (body.error as Record<string, unknown>).message;
+    if (typeof message === 'string') {
+      evaluated.push('error_message_for_users');
+      const leak = internalDetail(message);
+      if (leak)
+        add(
+          'error_message_for_users',
+          'an error message for end users (no stack trace, file path or exception name)',
+          `${leak}: ${JSON.stringify(message.slice(0, 160))}`,
+        );
     }
   }
 

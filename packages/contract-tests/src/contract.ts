@@ -51,6 +51,8 @@ export interface Limits {
   bulkRowsPerRequest: number | undefined;
   /** `query_integer_syntax`: how every integer query parameter must be written (decimal digits only). */
   queryIntegerSyntax: RegExp | undefined;
+  /** `return_withdrawal_deadline`: the service time of day until which a return can be withdrawn. */
+  returnWithdrawalDeadline: { hour: number; minute: number };
 }
 
 /**
@@ -117,6 +119,7 @@ export class Contract {
       monthlyQuota: new Map(model.limits.monthlyQuota),
       bulkRowsPerRequest: model.limits.bulkRowsPerRequest,
       queryIntegerSyntax: model.limits.queryIntegerSyntax,
+      returnWithdrawalDeadline: model.limits.returnWithdrawalDeadline,
     };
     this.serviceTimeZone = model.timeZone;
     this.time = model.time;

@@ -7,6 +7,8 @@ import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
 import type { QuotaUse, Transport } from './http.js';
+import type { CodeSighting } from './observations.js';
+import { unreachableReason } from './phases/codes.js';
 import type { RunOptions } from './run-options.js';
 
 export interface Report {
@@ -50,6 +52,20 @@ export interface Report {
   authentication?: Authentication & { cases: string[] };
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
+  /** Every code of the error catalogue: reached (the status and area seen, where) or, with the reason, not. */
+  errorCodes: ErrorCodeReach[];
+}
+
+export interface ErrorCodeReach {
+  code: string;
+  /** The catalogue's status and areas (`x-http-status`, `x-areas`). */
+  status: number;
+  areas: string[];
+  /** Where the run first met it: the status and area it came with (a wrong one also fails error_code_documented). */
+  reached?: CodeSighting;
+  /** Not reached: out of a test key's reach (`unreachable`), or why the cases that drive there did not get there. */
+  reason?: string;
+  unreachable?: boolean;
 }
 
 export interface Authentication {
@@ -157,6 +173,7 @@ export function buildReport(input: {
   fatal?: { reason: StopReason; message: string };
   authentication?: Authentication;
   leftOutByQuota?: string[];
+  codesSeen?: ReadonlyMap<string, CodeSighting>;
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -220,8 +237,35 @@ export function buildReport(input: {
         }
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
+    errorCodes: errorCodeReach(input.contract, input.phases, results, input.codesSeen ?? new Map()),
   };
   return report;
+}
+
+function errorCodeReach(
+  contract: Contract,
+  phases: Phase[],
+  results: CaseResult[],
+  seen: ReadonlyMap<string, CodeSighting>,
+): ErrorCodeReach[] {
+  return [...contract.catalog].map(([code, entry]) => {
+    const base = { code, status: entry.status, areas: entry.areas };
+    const reached = seen.get(code);
+    if (reached) return { ...base, reached };
+    const unreachable = unreachableReason(contract, code, phases.includes('probes'));
+    if (unreachable) return { ...base, reason: unreachable, unreachable: true };
+    const meant = results.filter((r) => r.reaches?.includes(code));
+    const why = meant.map((r) =>
+      r.status === 'skipped' ? `${r.id} skipped: ${r.skipReason}` : `${r.id} ${r.status} without meeting it`,
+    );
+    return {
+      ...base,
+      reason:
+        why.length > 0
+          ? why.join('; ')
+          : 'no case of this run met it (phases, filters or --read-only left out the cases that drive there)',
+    };
+  });
 }
 
 function table(rows: string[][]): string[] {
@@ -301,6 +345,18 @@ export function formatSummary(report: Report): string {
       out.push(`   reason:   ${g.first.reason}`);
       if (g.first.curl) out.push(`   reproduce: ${g.first.curl}`);
     });
+  }
+  if (report.errorCodes.length > 0) {
+    const reached = report.errorCodes.filter((c) => c.reached);
+    out.push('');
+    out.push(`Error codes (${reached.length} of ${report.errorCodes.length} in the catalogue reached)`);
+    for (const c of report.errorCodes) {
+      if (c.reached)
+        out.push(
+          `  ✓ ${c.code} · ${c.reached.status} in ${c.reached.area} · ${c.reached.operation} (${c.reached.case})`,
+        );
+      else out.push(`  - ${c.code} · ${c.unreachable ? 'not reachable' : 'not reached'}: ${c.reason}`);
+    }
   }
   const skipped = report.cases.filter((c) => c.status === 'skipped');
   if (skipped.length > 0) {

@@ -23,6 +23,7 @@ import { exampleCases } from './phases/examples.js';
 import { generatedCases } from './phases/generated.js';
 import { negativeCases } from './phases/negative.js';
 import { pagingCases } from './phases/paging.js';
+import { RunObservations } from './observations.js';
 import { QuotaPlan } from './quota-plan.js';
 import { probeCases } from './phases/probes.js';
 import { workflowCases } from './phases/workflows.js';
@@ -104,6 +105,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     tally,
     shared: new Map(),
     now: () => Date.now(),
+    observations: new RunObservations(contract),
     jwt: async (t) => obtainJwt(env, t),
   };
 
@@ -171,6 +173,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       ...(def.concern ? { concern: def.concern } : {}),
       title: def.title,
       operations: def.operations,
+      ...(def.reaches ? { reaches: def.reaches } : {}),
       status,
       failures: t.failures,
       departures: t.departures,
@@ -204,6 +207,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(fatal ? { fatal } : {}),
     ...(authentication ? { authentication } : {}),
     ...(quotaPlan ? { leftOutByQuota: quotaPlan.leftOut } : {}),
+    codesSeen: env.observations.codes,
   });
 }
 

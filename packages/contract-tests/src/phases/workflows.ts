@@ -10,6 +10,8 @@ import { createProductBody } from '../fixtures.js';
 import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
 import { serviceDate, unknownValue, validQuery } from '../inputs.js';
+import { checkServiceTimes } from '../service-time.js';
+import { codeCases } from './codes.js';
 
 export function workflowCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -38,6 +40,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           created,
           create,
         );
+        checkServiceTimes(t, data, 'the created product', created, create, body);
         const read = await t.call(get, { path: { product_code: String(body.product_code) } });
         if (t.expect(read, get, { status: contract.successStatus(get) })) {
           t.assert(
@@ -115,6 +118,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         'A shipped order (found by order_status_code) cannot be modified: 409 ORDER_ALREADY_SHIPPED, nothing changed',
       operations: ['updateWmsOrder', 'listWmsOrders', 'getWmsOrder'],
       writes: true,
+      reaches: ['ORDER_ALREADY_SHIPPED'],
       run: async (t) => {
         const list = t.op('listWmsOrders');
         const update = t.op('updateWmsOrder');
@@ -197,6 +201,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
             t.last,
             list,
           );
+          checkServiceTimes(t, own.found, `order ${orderNo} in the manager list`, t.last, list, rows[0]);
         }
         const read = await t.call(getManager, { path: { order_no: orderNo } });
         t.expect(read, getManager, {
@@ -379,6 +384,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       },
     });
   }
+  cases.push(...codeCases(env));
   return cases;
 }
 

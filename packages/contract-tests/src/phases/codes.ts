@@ -1,0 +1,157 @@
+// The codes of the error catalogue that need the server driven somewhere no other case goes: an option that does not
+// exist on a product that does (OPTION_NOT_FOUND), an order raised beyond its product's stock
+// (INVENTORY_INSUFFICIENT), and the deposit lookup that matches nothing (HTTP 200 with an empty array, not 404: the
+// source's errors, rule 1). Codes are named here because the source's rules name them; their statuses come from the
+// catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
+// lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
+import { isDeepStrictEqual } from 'node:util';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../bulk.js';
+import type { Contract } from '../contract.js';
+import { createProductBody, ensureFixtureProduct } from '../fixtures.js';
+import { unknownValue, validQuery } from '../inputs.js';
+
+/**
+ * Why a test key cannot drive a server to `code`, or undefined when a case of the kit can. `probeLimits`: whether
+ * the gateway probes run (they reach the gateway's 429).
+ */
+export function unreachableReason(contract: Contract, code: string, probeLimits: boolean): string | undefined {
+  const deadline = contract.limits.returnWithdrawalDeadline;
+  const hhmm = `${String(deadline.hour).padStart(2, '0')}:${String(deadline.minute).padStart(2, '0')}`;
+  switch (code) {
+    case 'AUTH_EXPIRED_TOKEN':
+      return "needs a JWT past its life (the token response's expires_in): the kit does not wait a token out";
+    case 'RETURN_CANCEL_EXPIRED':
+      return `needs the service clock past ${hhmm} (${contract.serviceTimeZone}) after a return's registration: the kit cannot move the service clock, nor wait until then`;
+    case 'INTERNAL_ERROR':
+      return 'a correct server is never driven there: any 5xx the kit meets fails no_server_error';
+    case 'RATE_LIMIT_EXCEEDED':
+      return probeLimits
+        ? undefined
+        : 'needs a burst over the gateway limit (--probe-limits) or a used-up monthly quota';
+    default:
+      return undefined;
+  }
+}
+
+export function codeCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const cases: CaseDef[] = [];
+  const mcpArea = contract.findOperation('listMcpTools')?.area;
+
+  // An option code that names nothing, on the kit's own product: the option, not the product, is not found.
+  for (const op of contract.operations) {
+    if (op.area === mcpArea || !contract.documents(op, 'OPTION_NOT_FOUND')) continue;
+    const params = op.parameters.filter((p) => p.in === 'path');
+    if (!params.some((p) => p.name === 'product_code') || params.length !== 2) continue;
+    cases.push({
+      id: `workflows/codes/OPTION_NOT_FOUND/${op.operationId}`,
+      phase: 'workflows',
+      title: `${op.method.toUpperCase()} ${op.path} with the kit's product and an option it does not have: OPTION_NOT_FOUND`,
+      operations: [op.operationId],
+      writes: false,
+      reaches: ['OPTION_NOT_FOUND'],
+      run: async (t) => {
+        const product = await ensureFixtureProduct(t);
+        const path: Record<string, string> = {};
+        for (const p of params) path[p.name] = p.name === 'product_code' ? product.product_code : unknownValue(t, p);
+        const ex = await t.call(op, { path, query: validQuery(t, op, { optional: false }) });
+        t.expect(ex, op, {
+          status: contract.statusOf('OPTION_NOT_FOUND'),
+          code: 'OPTION_NOT_FOUND',
+          check: 'error_code_reached',
+          why: `product ${product.product_code} exists and has no such option`,
+        });
+      },
+    });
+  }
+
+  const update = contract.operations.find(
+    (op) => op.method !== 'get' && op.requestBody && contract.documents(op, 'INVENTORY_INSUFFICIENT'),
+  );
+  const register = contract.findOperation('registerOrders');
+  const readOrder = update
+    ? contract.operations.find((op) => op.method === 'get' && op.path === update.path)
+    : undefined;
+  if (update && register && readOrder && contract.bulk(register)) {
+    cases.push({
+      id: `workflows/codes/INVENTORY_INSUFFICIENT/${update.operationId}`,
+      phase: 'workflows',
+      title: `${update.method.toUpperCase()} ${update.path} raising an order beyond its product's stock: INVENTORY_INSUFFICIENT, the order unchanged`,
+      operations: [update.operationId, register.operationId, readOrder.operationId],
+      writes: true,
+      reaches: ['INVENTORY_INSUFFICIENT'],
+      run: async (t) => {
+        // A product with one unit, ordered once: none is left, so one more unit is short.
+        const create = t.op('createProduct');
+        const body = createProductBody(t, { stock: 1 });
+        const created = await t.call(create, { body });
+        if (!t.expect(created, create, { status: contract.successStatus(create), why: 'a product with one unit' }))
+          return;
+        const target = await bulkTarget(t, register, contract.bulk(register)!);
+        const rows = (await freshRows(t, target, 1)).map((r) => ({ ...r, product_code: body.product_code }));
+        const placed = await send(t, target, rows);
+        const result = checkBulkResponse(t, target, rows, placed, [true]);
+        const orderNo = result?.[0]?.order_no;
+        if (typeof orderNo !== 'string' || orderNo === '') return;
+        const before = await t.call(readOrder, { path: { order_no: orderNo } });
+        if (!t.expect(before, readOrder, { status: contract.successStatus(readOrder) })) return;
+        const quantity = Number(dataOf<Row>(before)?.quantity ?? (rows[0] as Row).quantity);
+        const raise = await t.call(update, { path: { order_no: orderNo }, body: { quantity: quantity + 1 } });
+        t.expect(raise, update, {
+          status: contract.statusOf('INVENTORY_INSUFFICIENT'),
+          code: 'INVENTORY_INSUFFICIENT',
+          check: 'error_code_reached',
+          why: `product ${body.product_code} has no unit left for order ${orderNo}`,
+        });
+        const after = await t.call(readOrder, { path: { order_no: orderNo } });
+        if (t.expect(after, readOrder, { status: contract.successStatus(readOrder) })) {
+          t.assert(
+            isDeepStrictEqual(dataOf(after), dataOf(before)),
+            'error_code_reached',
+            `order ${orderNo} unchanged by the refused change`,
+            JSON.stringify(dataOf(after)),
+            after,
+            readOrder,
+          );
+        }
+      },
+    });
+  }
+
+  // The deposit lookup (the JWT-only list whose 404 is not documented) over a day long past: nothing matches.
+  const deposits = contract.findOperation('listDeposits');
+  if (deposits && !contract.responseFor(deposits, 404)) {
+    cases.push({
+      id: 'workflows/codes/no_match_is_empty/listDeposits',
+      phase: 'workflows',
+      title: `${deposits.method.toUpperCase()} ${deposits.path} matching nothing: HTTP 200 with data an empty array, not 404`,
+      operations: [deposits.operationId],
+      writes: false,
+      run: async (t) => {
+        const query = validQuery(t, deposits, { optional: false });
+        for (const p of deposits.parameters) {
+          if (p.in === 'query' && t.contract.resolve(p.schema).format === 'date') query[p.name] = '2000-01-03';
+        }
+        const ex = await t.call(deposits, { query });
+        if (
+          !t.expect(ex, deposits, {
+            status: contract.successStatus(deposits),
+            why: 'a lookup that matches nothing is HTTP 200, not 404 (the source: use the array length)',
+          })
+        )
+          return;
+        const data = dataOf<unknown[]>(ex);
+        t.assert(
+          Array.isArray(data) && data.length === 0,
+          'expected_outcome',
+          'data an empty array (no deposit on 2000-01-03)',
+          JSON.stringify(data)?.slice(0, 200) ?? 'no data',
+          ex,
+          deposits,
+        );
+      },
+    });
+  }
+  return cases;
+}
