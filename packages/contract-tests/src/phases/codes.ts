@@ -5,7 +5,7 @@
 // catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
 import { isDeepStrictEqual } from 'node:util';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import { dataOf, type CaseDef, type RunEnv } from '../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../bulk.js';
 import type { Contract } from '../contract.js';
 import { createProductBody, ensureFixtureProduct } from '../fixtures.js';
