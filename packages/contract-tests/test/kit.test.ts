@@ -45,6 +45,37 @@ describe('a full run against a server that honours the contract', () => {
     expect(summary).toContain(`the service counted ${primary.service!.used} (X-RateLimit-Remaining`);
     expect(summary).toContain(`seed ${report.seed}`);
     expect(CHECKS.length).toBeGreaterThan(20);
+    // Every code of the catalogue is listed: reached with its catalogue status, in one of its areas, or out of a test
+    // key's reach with the reason (the service clock, a token's life, a server error).
+    const catalogue = new Contract().catalog;
+    expect(report.errorCodes.map((c) => c.code)).toEqual([...catalogue.keys()]);
+    for (const c of report.errorCodes.filter((x) => x.reached)) {
+      expect(c.reached!.status, c.code).toBe(catalogue.get(c.code)!.status);
+      expect(c.areas.includes('all') || c.areas.includes(c.reached!.area), `${c.code} in ${c.reached!.area}`).toBe(
+        true,
+      );
+    }
+    const notReached = report.errorCodes.filter((c) => !c.reached);
+    expect(notReached.map((c) => c.code).sort()).toEqual(
+      ['AUTH_EXPIRED_TOKEN', 'INTERNAL_ERROR', 'RETURN_CANCEL_EXPIRED'].sort(),
+    );
+    for (const c of notReached) expect(c.unreachable && c.reason, c.code).toBeTruthy();
+    expect(summary).toContain(`Error codes (${catalogue.size - 3} of ${catalogue.size} in the catalogue reached)`);
+    expect(summary).toMatch(/- RETURN_CANCEL_EXPIRED · not reachable: needs the service clock past 18:00/);
+    expect(summary).toMatch(/✓ OPTION_NOT_FOUND · 404 in wms/);
+  });
+
+  test('without the probes the gateway 429 is listed as not reachable, and why', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    const rate = report.errorCodes.find((c) => c.code === 'RATE_LIMIT_EXCEEDED')!;
+    expect(rate.reached).toBeUndefined();
+    expect(rate.reason).toMatch(/--probe-limits/);
+    // A code the selected cases never drive to is not reached, and says so without blaming the server.
+    const option = report.errorCodes.find((c) => c.code === 'OPTION_NOT_FOUND')!;
+    expect(option.unreachable).toBeUndefined();
+    expect(option.reason).toMatch(/no case of this run met it/);
+    expect(report.exitCode).toBe(0);
   });
 });
 

@@ -5,7 +5,9 @@ import { describe, expect, test } from 'vitest';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
 import { Redactor } from '../src/credentials.js';
 import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/generate.js';
-import { Transport } from '../src/http.js';
+import { internalDetail } from '../src/checks.js';
+import { Transport, type Exchange } from '../src/http.js';
+import { RunObservations } from '../src/observations.js';
 
 const contract = new Contract();
 const generator = new Generator(contract);
@@ -293,5 +295,104 @@ describe('curl lines', () => {
     ]);
     const low = new Transport({ ...t.options, random: () => 0 });
     expect(low.backoff(1)).toBe(800);
+  });
+});
+
+describe('rules read across responses', () => {
+  const op = contract.operation('listSuppliers');
+  const key = (area: string) =>
+    ({ kind: 'apiKey', key: `${area}_test_x`, area, env: 'test', seller: 'primary', ref: 'K' }) as const;
+  const exchange = (
+    status: number,
+    headers: Record<string, string>,
+    ms: number,
+    credential: ReturnType<typeof key> | { kind: 'none' } = { kind: 'none' },
+  ): Exchange => ({
+    request: { method: 'get', path: op.path, url: `http://x${op.path}`, credential },
+    response: { status, headers, text: '{}', json: { success: status < 400 } },
+    ms,
+    attempt: 1,
+  });
+
+  test('one allowance per account: Remaining may not go up across keys, but does at a new month', () => {
+    const seen = new RunObservations(contract);
+    const quota = (remaining: number, reset: number) => ({
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(reset),
+    });
+    expect(seen.observe(op, exchange(200, quota(900, 1), 5, key('wms')), 'c').findings).toEqual([]);
+    expect(seen.observe(op, exchange(200, quota(899, 1), 5, key('manager')), 'c').findings).toEqual([]);
+    // Another caller of the same account spending calls meanwhile is fine: the count only goes down.
+    expect(seen.observe(op, exchange(200, quota(850, 1), 5, key('wms')), 'c').findings).toEqual([]);
+    const up = seen.observe(op, exchange(200, quota(999, 1), 5, key('cam')), 'c');
+    expect(up.findings.map((f) => f.check)).toEqual(['quota_one_allowance']);
+    // A new month's Reset starts a new allowance.
+    expect(seen.observe(op, exchange(200, quota(1000, 2), 5, key('wms')), 'c').findings).toEqual([]);
+  });
+
+  test('a gateway 429 held before it is sent is flagged; one as slow as every answer on a slow network is not', () => {
+    const fast = new RunObservations(contract);
+    for (let i = 0; i < 5; i++) fast.observe(op, exchange(200, {}, 20), 'c');
+    expect(fast.observe(op, exchange(429, {}, 30), 'c').findings).toEqual([]);
+    expect(fast.observe(op, exchange(429, {}, 5000), 'c').findings.map((f) => f.check)).toEqual([
+      'gateway_429_immediate',
+    ]);
+    const slow = new RunObservations(contract);
+    for (let i = 0; i < 5; i++) slow.observe(op, exchange(200, {}, 1500), 'c');
+    expect(slow.observe(op, exchange(429, {}, 2500), 'c').findings).toEqual([]);
+    // A 429 with Retry-After is the monthly quota's, not the gateway's: not timed.
+    expect(fast.observe(op, exchange(429, { 'retry-after': '9' }, 5000), 'c').evaluated).toEqual([]);
+  });
+
+  test('the codes met are kept with their status and area; an MCP call answers for its tool', () => {
+    const seen = new RunObservations(contract);
+    const call = contract.operation('callMcpTool');
+    const tool = contract.operations.find((o) => o.mcpTool && o.area === 'cam')!;
+    const ex: Exchange = {
+      request: {
+        method: 'post',
+        path: `/v3/mcp/tools/${tool.mcpTool}/call`,
+        url: 'http://x',
+        credential: { kind: 'none' },
+      },
+      response: {
+        status: 404,
+        headers: {},
+        text: '',
+        json: { success: false, error: { code: 'CAM_INVOICE_NOT_FOUND' } },
+      },
+      ms: 1,
+      attempt: 1,
+    };
+    seen.observe(call, ex, 'the-case');
+    expect(seen.codes.get('CAM_INVOICE_NOT_FOUND')).toEqual({
+      status: 404,
+      area: 'cam',
+      operation: 'callMcpTool',
+      case: 'the-case',
+    });
+  });
+});
+
+describe('error messages for end users', () => {
+  test.each([
+    ["TypeError: Cannot read properties of undefined (reading 'code')", 'an exception name'],
+    ['lookup failed\n    at lookup (/srv/api/dist/products.js:42:11)', 'a stack frame'],
+    ['cannot open /srv/app/src/db/pool.ts', 'a source file path'],
+    ['C:\\app\\src\\Orders.cs failed', 'a source file path'],
+    ['java.sql.SQLException: duplicate key', 'an exception name'],
+    ['Traceback (most recent call last): boom', 'a stack trace'],
+  ])('%j gives away %s', (message, what) => {
+    expect(internalDetail(message)).toBe(what);
+  });
+
+  test.each([
+    'Format error at /orders/0/quantity: must be >= 1. Nothing was registered.',
+    'Product A/B.py was not found.',
+    'Error: the order has shipped and cannot be modified.',
+    'The withdrawal window (18:00) has passed.',
+    '상품을 찾을 수 없습니다.',
+  ])('%j is for end users', (message) => {
+    expect(internalDetail(message)).toBeUndefined();
   });
 });

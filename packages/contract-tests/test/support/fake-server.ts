@@ -45,6 +45,17 @@ export const FAULTS = [
   'seller_leak',
   'no_gateway_limit',
   'accepts_any_key',
+  'quota_per_key',
+  'quota_reset_utc',
+  'gateway_429_held',
+  'times_in_utc',
+  'echo_normalized',
+  'error_message_stack',
+  'option_not_found_as_product',
+  'inventory_unchecked',
+  'domain_code_wrong_status',
+  'domain_code_wrong_area',
+  'deposits_empty_404',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -134,7 +145,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   // The service calendar of the contract model: the fake keeps time as the service does.
   const time = contract.time;
-  const fmt = (atMs: number) => time.format(ServiceTime.seconds(new Date(atMs)));
+  // `times_in_utc`: the service's clock read in UTC instead of the service time zone.
+  const clock = faults.has('times_in_utc') ? new ServiceTime('UTC') : time;
+  const fmt = (atMs: number) => clock.format(ServiceTime.seconds(new Date(atMs)));
   const now = () => fmt(Date.now());
   // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
   // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
@@ -262,7 +275,20 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   // Literal segments win over parameters (/v3/wms/orders/draft before /v3/wms/orders/{order_no}).
   routes.sort((a, b) => a.op.path.split('{').length - b.op.path.split('{').length);
 
-  const nextMonthReset = () => time.startOfNextMonth(ServiceTime.seconds(new Date()));
+  const resetClock = faults.has('quota_reset_utc') ? new ServiceTime('UTC') : time;
+  const nextMonthReset = () => resetClock.startOfNextMonth(ServiceTime.seconds(new Date()));
+  // `quota_per_key`: each key counted on its own, as if the allowance were per key, not per account.
+  const perKey = new Map<string, { used: number }>();
+  const meterOf = (key: string, acc: Account): { used: number } => {
+    if (!faults.has('quota_per_key')) return acc;
+    let m = perKey.get(key);
+    if (!m) {
+      m = { used: options.quotaUsedAtStart ?? 0 };
+      perKey.set(key, m);
+    }
+    return m;
+  };
+  let held = false;
 
   const state = { requests: 0, log: [] as FakeServer['log'] };
 
@@ -317,7 +343,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     op: OperationInfo | undefined,
     status: number,
     body: Record<string, unknown>,
-    quota?: Account,
+    quota?: { used: number },
   ) => {
     const headers: Record<string, string> = {
       'Content-Type': faults.has('content_type_text') && status >= 400 ? 'text/plain' : 'application/json',
@@ -377,9 +403,14 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   ) => {
     const results = rows.map((row, i) => {
       const r = each(row, i);
+      const echoed = fields(row);
+      if (faults.has('echo_normalized')) {
+        for (const [k, v] of Object.entries(echoed))
+          if (typeof v === 'string') echoed[k] = v.trim().replace(/\s+/g, ' ').normalize('NFC');
+      }
       return r.ok
-        ? { ...fields(row), ...r.fields, success: true, result_message: '' }
-        : { ...fields(row), ...empty, success: false, result_message: r.message };
+        ? { ...echoed, ...r.fields, success: true, result_message: '' }
+        : { ...echoed, ...empty, success: false, result_message: r.message };
     });
     if (faults.has('bulk_rows_reordered')) results.sort((a, b) => Number(b.success) - Number(a.success));
     return results;
@@ -405,6 +436,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const leaked = faults.has('seller_leak')
         ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
         : undefined;
+      if (faults.has('domain_code_wrong_area') && !(leaked ?? acc).orders.some((o) => o.order_no === params.order_no))
+        throw error('ORDER_DRAFT_NOT_FOUND', `Order ${params.order_no} was not found.`);
       return { data: orderOf(leaked ?? acc, params.order_no!) };
     },
     listManagerOrders: ({ acc, query }) => {
@@ -426,8 +459,11 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (typeof body.quantity === 'number' && body.quantity > (order.quantity as number)) {
         const key = order.option_code ? `${order.product_code}/${order.option_code}` : String(order.product_code);
         const more = body.quantity - (order.quantity as number);
-        if ((acc.stock.get(key) ?? 0) < more)
+        if ((acc.stock.get(key) ?? 0) < more && !faults.has('inventory_unchecked')) {
+          if (faults.has('domain_code_wrong_status'))
+            throw new HttpError(409, 'INVENTORY_INSUFFICIENT', 'Not enough stock for the new quantity.');
           throw error('INVENTORY_INSUFFICIENT', 'Not enough stock for the new quantity.');
+        }
         acc.stock.set(key, (acc.stock.get(key) ?? 0) - more);
       }
       Object.assign(order, body, { updated_at: now() });
@@ -607,6 +643,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           String(d.deposited_at).slice(0, 10) >= String(query.date_from) &&
           String(d.deposited_at).slice(0, 10) <= String(query.date_to),
       );
+      if (items.length === 0 && faults.has('deposits_empty_404')) throw error('NOT_FOUND', 'No deposit matches.');
       return paginate(items, query);
     },
     listInvoiceVideos: ({ acc, params }) => {
@@ -633,6 +670,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   function optionOf(acc: Account, params: Record<string, string>) {
     productOf(acc, params.product_code!);
     const o = acc.options.get(params.product_code!)?.get(params.option_code!);
+    if (!o && faults.has('option_not_found_as_product'))
+      throw error('PRODUCT_NOT_FOUND', `Product ${params.product_code} was not found.`);
     if (!o) throw error('OPTION_NOT_FOUND', `Option ${params.option_code} was not found.`);
     return { data: o };
   }
@@ -745,9 +784,15 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       });
     });
     let op: OperationInfo | undefined;
-    let meteredAccount: Account | undefined;
+    let meteredAccount: { used: number } | undefined;
     try {
       if (!gatewayAllows(url.pathname)) {
+        // `gateway_429_held`: the first refused request is held for a fixed 5 s before its 429, far beyond any
+        // honest answer, on a machine of any speed.
+        if (faults.has('gateway_429_held') && !held) {
+          held = true;
+          await new Promise((resolve) => setTimeout(resolve, 5000));
+        }
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (faults.has('gateway_429_with_headers')) headers['X-RateLimit-Remaining'] = '0';
         writeJson(res, 429, headers, {
@@ -794,7 +839,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
         acc = info.account;
         keyArea = info.area;
-        if (info.env === 'test') meteredAccount = acc;
+        if (info.env === 'test') meteredAccount = meterOf(apiKey, acc);
       } else if (bearerOp) {
         viaJwt = true;
         if (!authorization) {
@@ -900,9 +945,13 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (faults.has('unknown_resource_200') && status === 404 && op?.method === 'get') {
           return send(res, op, 200, { success: true, data: {} }, meteredAccount);
         }
+        const message =
+          faults.has('error_message_stack') && status === 404
+            ? `TypeError: Cannot read properties of undefined (reading 'code')\n    at lookup (/srv/api/dist/handlers/products.js:42:11)`
+            : err.message;
         const body = {
           success: !!(faults.has('success_flag_wrong') && status === 404),
-          error: { code, message: err.message },
+          error: { code, message },
         };
         // Quota headers belong to responses that passed authentication (not 401/403).
         return send(res, op, status, body, status === 401 || status === 403 ? undefined : meteredAccount);
