@@ -200,9 +200,10 @@ export function checkBulkResponse(
     ex,
     op,
   );
-  rows.forEach((row, i) => {
-    if (row?.success === true) checkServiceTimes(t, row, `row ${i}`, ex, op, sent[i]);
-  });
+  const stamped = rows.flatMap((row, i) =>
+    row?.success === true ? [{ record: row, where: `row ${i}`, ...(sent[i] ? { sent: sent[i] } : {}) }] : [],
+  );
+  checkServiceTimes(t, stamped, ex, op);
   // The shapes of a successful and a failed row (ids and times set or empty, result_message empty or not) are in
   // the row schemas (if/then/else), held by schema_valid: the draft row's as the source's, the others as designs.
 

@@ -351,10 +351,7 @@ export function formatSummary(report: Report): string {
     out.push('');
     out.push(`Error codes (${reached.length} of ${report.errorCodes.length} in the catalogue reached)`);
     for (const c of report.errorCodes) {
-      if (c.reached)
-        out.push(
-          `  ✓ ${c.code} · ${c.reached.status} in ${c.reached.area} · ${c.reached.operation} (${c.reached.case})`,
-        );
+      if (c.reached) out.push(`  ✓ ${c.code} · ${c.reached.status} in ${c.reached.area} · ${c.reached.operation}`);
       else out.push(`  - ${c.code} · ${c.unreachable ? 'not reachable' : 'not reached'}: ${c.reason}`);
     }
   }

@@ -10,33 +10,36 @@ import type { Exchange } from './http.js';
 export const CLOCK_SKEW_SECONDS = 300;
 
 /**
- * Holds every `YYYY-MM-DD HH:MM:SS` member of `record` (a created product, a successful result row, a new order in a
- * list) that the kit did not send itself (`sent`: free text may look like a time) to the kit's clock in service
- * time. Evaluated once per record that has such a member.
+ * Holds every `YYYY-MM-DD HH:MM:SS` member of each record (a created product, the successful result rows of one
+ * response, a new order in a list) that the kit did not send itself (`sent`: free text may look like a time) to the
+ * kit's clock in service time. Evaluated once per response that has such a member.
  */
 export function checkServiceTimes(
   t: CaseContext,
-  record: Record<string, unknown> | undefined,
-  where: string,
+  records: Array<{ record: Record<string, unknown> | undefined; where: string; sent?: Record<string, unknown> }>,
   exchange: Exchange | undefined,
   op: OperationInfo,
-  sent: Record<string, unknown> = {},
 ): void {
-  if (!record || typeof record !== 'object') return;
   const time = t.contract.time;
   const now = Math.floor(t.env.now() / 1000);
-  const stamps = Object.entries(record).flatMap(([name, value]) => {
-    if (typeof value !== 'string' || name in sent) return [];
-    const at = time.parseDateTime(value);
-    return at === undefined ? [] : [{ name, value, at }];
-  });
+  const stamps = records.flatMap(({ record, where, sent = {} }) =>
+    Object.entries(record && typeof record === 'object' ? record : {}).flatMap(([name, value]) => {
+      if (typeof value !== 'string' || name in sent) return [];
+      const at = time.parseDateTime(value);
+      return at === undefined ? [] : [{ name: `${where} ${name}`, value, at }];
+    }),
+  );
   if (stamps.length === 0) return;
   const off = stamps.filter((s) => Math.abs(s.at - now) > CLOCK_SKEW_SECONDS);
+  const names = [...new Set(stamps.map((s) => s.name.split(' ').pop()))];
   t.assert(
     off.length === 0,
     'service_time',
-    `${where}: ${stamps.map((s) => s.name).join(', ')} about ${time.format(now)} (now in ${time.timeZone}, ±${CLOCK_SKEW_SECONDS / 60} min)`,
-    off.map((s) => `${s.name} ${JSON.stringify(s.value)} (${((s.at - now) / 3600).toFixed(1)} h off)`).join('; '),
+    `${names.join(', ')} of ${records.length === 1 ? records[0]!.where : `${records.length} records`} about ${time.format(now)} (now in ${time.timeZone}, ±${CLOCK_SKEW_SECONDS / 60} min)`,
+    off
+      .slice(0, 3)
+      .map((s) => `${s.name} ${JSON.stringify(s.value)} (${((s.at - now) / 3600).toFixed(1)} h off)`)
+      .join('; '),
     exchange,
     op,
   );

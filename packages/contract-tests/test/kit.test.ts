@@ -62,7 +62,7 @@ describe('a full run against a server that honours the contract', () => {
     for (const c of notReached) expect(c.unreachable && c.reason, c.code).toBeTruthy();
     expect(summary).toContain(`Error codes (${catalogue.size - 3} of ${catalogue.size} in the catalogue reached)`);
     expect(summary).toMatch(/- RETURN_CANCEL_EXPIRED · not reachable: needs the service clock past 18:00/);
-    expect(summary).toMatch(/✓ OPTION_NOT_FOUND · 404 in wms/);
+    expect(summary).toMatch(/✓ OPTION_NOT_FOUND · 404 in (wms|manager) · /);
   });
 
   test('without the probes the gateway 429 is listed as not reachable, and why', async () => {

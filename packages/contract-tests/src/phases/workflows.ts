@@ -40,7 +40,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           created,
           create,
         );
-        checkServiceTimes(t, data, 'the created product', created, create, body);
+        checkServiceTimes(t, [{ record: data, where: 'the created product', sent: body }], created, create);
         const read = await t.call(get, { path: { product_code: String(body.product_code) } });
         if (t.expect(read, get, { status: contract.successStatus(get) })) {
           t.assert(
@@ -201,7 +201,18 @@ export function workflowCases(env: RunEnv): CaseDef[] {
             t.last,
             list,
           );
-          checkServiceTimes(t, own.found, `order ${orderNo} in the manager list`, t.last, list, rows[0]);
+          checkServiceTimes(
+            t,
+            [
+              {
+                record: own.found,
+                where: `order ${orderNo} in the manager list`,
+                ...(rows[0] ? { sent: rows[0] } : {}),
+              },
+            ],
+            t.last,
+            list,
+          );
         }
         const read = await t.call(getManager, { path: { order_no: orderNo } });
         t.expect(read, getManager, {
