@@ -85,7 +85,7 @@ export const CHECKS: readonly CheckInfo[] = [
     name: 'gateway_429_immediate',
     kind: 'response',
     description:
-      'A gateway 429 is answered at once, not after holding the request: within 2 s and 4 times the median accepted answer.',
+      'The gateway limit answers 429 at once, not by holding requests: a gateway 429, and in a probe burst any answer, within 2 s and 4 times the median accepted answer.',
   },
   {
     name: 'error_message_for_users',

@@ -32,6 +32,16 @@ export class RunObservations {
 
   constructor(private readonly contract: Contract) {}
 
+  /** The median time an accepted (not 429) answer took so far, in ms. */
+  typicalMs(): number | undefined {
+    return median(this.acceptedMs);
+  }
+
+  /** How long an answer may take before it counts as held: the floor, or the factor times the typical answer. */
+  heldBound(typical = this.typicalMs()): number {
+    return Math.max(GATEWAY_429_FLOOR_MS, GATEWAY_429_FACTOR * (typical ?? 0));
+  }
+
   /** Notes one response; returns the checks it evaluated and what they found. */
   observe(op: OperationInfo, exchange: Exchange, caseId: string): { evaluated: string[]; findings: Finding[] } {
     const evaluated: string[] = [];
@@ -76,8 +86,8 @@ export class RunObservations {
       if (status < 500) this.acceptedMs.push(exchange.ms);
     } else {
       evaluated.push('gateway_429_immediate');
-      const typical = median(this.acceptedMs);
-      const bound = Math.max(GATEWAY_429_FLOOR_MS, GATEWAY_429_FACTOR * (typical ?? 0));
+      const typical = this.typicalMs();
+      const bound = this.heldBound(typical);
       if (exchange.ms > bound) {
         findings.push({
           check: 'gateway_429_immediate',

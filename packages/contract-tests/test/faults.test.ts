@@ -222,6 +222,12 @@ const CASES: Record<Fault, FaultCase> = {
     alsoAllowed: ['expected_outcome'],
     run: { operations: ['getManagerOrder'], phases: ['negative'] },
   },
+  // Requests over the limit held until the bucket refills: never a 429, so only their wait shows it.
+  gateway_throttles: {
+    check: 'gateway_429_immediate',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
   deposits_empty_404: {
     check: 'expected_outcome',
     alsoAllowed: ['status_documented', 'schema_valid'],

@@ -1,6 +1,6 @@
 // Rate-limit probes, only with --probe-limits: a burst over the gateway's burst allowance from one address, on
 // the general scope and on the MCP scope, must get 429 RATE_LIMIT_EXCEEDED without Retry-After or X-RateLimit-*,
-// and must clear soon after. Probes send no credential, so they spend no monthly quota.
+// at once rather than after holding the requests back, and must clear soon after. Probes send no credential, so they spend no monthly quota.
 import type { OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import type { RateLimitScope } from '../contract.js';
@@ -42,6 +42,8 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
         `a burst of ${count} requests does not fit the request budget (${transport.requestsLeft()} left of --max-requests ${transport.options.maxRequests})`,
       );
     }
+    // Taken before the burst: its own answers must not set the bar they are judged by.
+    const typical = t.env.observations.typicalMs();
     const started = Date.now();
     const exchanges = await Promise.all(
       Array.from({ length: count }, () => transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } })),
@@ -70,6 +72,21 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
       }
       t.note(`${limited.length} of ${count} requests limited in ${elapsed.toFixed(2)} s`);
       await clears(t, op, path);
+      return;
+    }
+    // No 429, but answers held back until the bucket refilled: the gateway throttles instead of refusing at once
+    // (the source: a gateway 429 clears quickly and the client backs off; a held request is neither).
+    const slowest = exchanges.reduce((a, ex) => (ex.ms > a.ms ? ex : a), exchanges[0]!);
+    const bound = t.env.observations.heldBound(typical);
+    if (slowest.ms > bound) {
+      t.assert(
+        false,
+        'gateway_429_immediate',
+        `requests over the gateway limit refused at once with 429, none held (answers within ${bound} ms; accepted answers took ${typical ?? '?'} ms at the median before the burst)`,
+        `no 429 among ${count} requests, and one held ${slowest.ms} ms`,
+        slowest,
+        op,
+      );
       return;
     }
     // The bucket refills while the burst is on the wire; only a burst beyond what could have refilled proves a

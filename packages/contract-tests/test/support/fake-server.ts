@@ -56,6 +56,7 @@ export const FAULTS = [
   'domain_code_wrong_status',
   'domain_code_wrong_area',
   'deposits_empty_404',
+  'gateway_throttles',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -255,6 +256,20 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
     }
   }
+  // `gateway_throttles`: over the limit, a request waits for the bucket to refill (its token taken in advance, so
+  // that the waiting ones queue) instead of being refused. Returns how long to hold it, in ms.
+  const gatewayHold = (path: string) => {
+    const t = Date.now();
+    const applicable = [...buckets.values()].filter((b) => path.startsWith(b.appliesTo));
+    let wait = 0;
+    for (const b of applicable) {
+      b.tokens = Math.min(b.burst, b.tokens + ((t - b.at) / 1000) * b.rate);
+      b.at = t;
+      if (b.tokens < 1) wait = Math.max(wait, ((1 - b.tokens) / b.rate) * 1000);
+      b.tokens -= 1;
+    }
+    return wait;
+  };
   const gatewayAllows = (path: string) => {
     if (every !== undefined) return ++counted % every !== 0;
     const t = Date.now();
@@ -786,7 +801,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     let op: OperationInfo | undefined;
     let meteredAccount: { used: number } | undefined;
     try {
-      if (!gatewayAllows(url.pathname)) {
+      const hold = faults.has('gateway_throttles') ? gatewayHold(url.pathname) : 0;
+      if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      if (!faults.has('gateway_throttles') && !gatewayAllows(url.pathname)) {
         // `gateway_429_held`: the first refused request is held for a fixed 5 s before its 429, far beyond any
         // honest answer, on a machine of any speed.
         if (faults.has('gateway_429_held') && !held) {
