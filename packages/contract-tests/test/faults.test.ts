@@ -3,7 +3,7 @@
 // that breaks only a design of ours (an `x-provisional` constraint) is a provisional departure of that check: the
 // run passes and lists it; under --strict-provisional the check fails.
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { CHECKS, type ExitCode, type Phase, type RunOptions } from '../src/index.js';
 import { FAULTS, startFake, type Fault, type FakeOptions, type FakeServer } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
@@ -25,6 +25,11 @@ interface FaultCase {
    * which is exit 3 (the budget ran out before the first case, src/exit-codes.ts).
    */
   correctExitCode?: ExitCode;
+  /**
+   * The instant both the kit and the fake take as now (their Date only; timers stay real and the clock runs on), for
+   * a rule that depends on the service time of day.
+   */
+  at?: string;
 }
 
 const shipSeeded = (fake: FakeServer) => {
@@ -228,6 +233,12 @@ const CASES: Record<Fault, FaultCase> = {
     run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
     fake: { gateway: 'contract' },
   },
+  // Registered and withdrawn at 10:00 service time (01:00 UTC): the window is open until 18:00 by the source's rule.
+  return_window_closed: {
+    check: 'expected_outcome',
+    run: { operations: ['cancelReturn'], phases: ['workflows'] },
+    at: '2026-11-24T01:00:00Z',
+  },
   deposits_empty_404: {
     check: 'expected_outcome',
     alsoAllowed: ['status_documented', 'schema_valid'],
@@ -246,12 +257,17 @@ afterEach(async () => {
 });
 
 async function runWith(faults: Fault[], c: FaultCase) {
-  fake = await startFake({ gateway: 'off', ...c.fake, faults });
-  c.prepare?.(fake);
-  const report = await runKit(fake, c.run);
-  await fake.close();
-  fake = undefined;
-  return report;
+  if (c.at) vi.useFakeTimers({ toFake: ['Date'], now: new Date(c.at), shouldAdvanceTime: true });
+  try {
+    fake = await startFake({ gateway: 'off', ...c.fake, faults });
+    c.prepare?.(fake);
+    const report = await runKit(fake, c.run);
+    await fake.close();
+    fake = undefined;
+    return report;
+  } finally {
+    if (c.at) vi.useRealTimers();
+  }
 }
 
 test('every fault of the fake server has a case, and every response and case check is proven by one', () => {
@@ -309,6 +325,19 @@ describe.each(Object.entries(CASES) as Array<[Fault, FaultCase]>)('fault %s', (f
       if (f.status !== undefined) expect(f.curl).toMatch(/^curl /);
     }
     caught.add(fault);
+  });
+});
+
+test('a return registered after the deadline time and refused at once departs from our design only (G13)', async () => {
+  // 19:00 service time (10:00 UTC): the source's window of the day has closed; the next day's is our design.
+  const report = await runWith(['return_window_closed'], { ...CASES.return_window_closed, at: '2026-11-24T10:00:00Z' });
+  expect(describeFailures(report)).toBe('');
+  expect(report.exitCode).toBe(0);
+  expect(report.departures.map((d) => `${d.check} ${d.operation}`)).toEqual(['expected_outcome cancelReturn']);
+  // The run met the code: the report lists it as reached.
+  expect(report.errorCodes.find((c) => c.code === 'RETURN_CANCEL_EXPIRED')?.reached).toMatchObject({
+    status: 400,
+    area: 'wms',
   });
 });
 

@@ -5,11 +5,13 @@
 // catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
 import { isDeepStrictEqual } from 'node:util';
-import { dataOf, type CaseDef, type RunEnv } from '../case.js';
+import { dataOf, errorCode, type CaseDef, type RunEnv } from '../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../bulk.js';
 import type { Contract } from '../contract.js';
 import { createProductBody, ensureFixtureProduct } from '../fixtures.js';
+import { draw } from '../generate.js';
 import { unknownValue, validQuery } from '../inputs.js';
+import { checkServiceTimes } from '../service-time.js';
 
 /**
  * Why a test key cannot drive a server to `code`, or undefined when a case of the kit can. `probeLimits`: whether
@@ -115,6 +117,82 @@ export function codeCases(env: RunEnv): CaseDef[] {
             readOrder,
           );
         }
+      },
+    });
+  }
+
+  // A return withdrawn at once after its registration. The source: "cancellable until 18:00", after which
+  // RETURN_CANCEL_EXPIRED; a return registered before that time and withdrawn before it must be withdrawn. One
+  // registered at or after it having a window until the next day's is our design (DECISIONS.md G13): refused then,
+  // it is a departure. Either way the run meets RETURN_CANCEL_EXPIRED only when the clock is past the deadline.
+  const cancel = contract.operations.find(
+    (op) => op.method === 'post' && contract.documents(op, 'RETURN_CANCEL_EXPIRED'),
+  );
+  const registerReturn = cancel
+    ? contract.operations.find((op) => op.method === 'post' && op.requestBody && cancel.path.startsWith(`${op.path}/{`))
+    : undefined;
+  const cancelParam = cancel?.parameters.find((p) => p.in === 'path');
+  if (cancel && registerReturn && cancelParam && register && contract.bulk(register)) {
+    cases.push({
+      id: `workflows/codes/RETURN_CANCEL_EXPIRED/${cancel.operationId}`,
+      phase: 'workflows',
+      title: `${cancel.method.toUpperCase()} ${cancel.path} right after the return is registered: withdrawn while the window is open`,
+      operations: [cancel.operationId, registerReturn.operationId],
+      writes: true,
+      reaches: ['RETURN_CANCEL_EXPIRED'],
+      run: async (t) => {
+        const target = await bulkTarget(t, register, contract.bulk(register)!);
+        const rows = await freshRows(t, target, 1);
+        const placed = await send(t, target, rows);
+        const orderNo = checkBulkResponse(t, target, rows, placed, [true])?.[0]?.order_no;
+        if (typeof orderNo !== 'string' || orderNo === '') return;
+        const body = {
+          ...(draw(t.env.generator.valid(registerReturn.requestBody!.schema!), t.env.random) as Row),
+          order_no: orderNo,
+        };
+        const registered = await t.call(registerReturn, { body });
+        if (!t.expect(registered, registerReturn, { status: contract.successStatus(registerReturn) })) return;
+        const ret = dataOf<Row>(registered);
+        // registered_at is the now of the registration (cancellable_until is the window's end, hours later).
+        checkServiceTimes(
+          t,
+          [{ record: { registered_at: ret?.registered_at }, where: 'the registered return' }],
+          registered,
+          registerReturn,
+        );
+        const returnNo = ret?.[cancelParam.name];
+        if (typeof returnNo !== 'string') return;
+        const time = contract.time;
+        const registeredAt =
+          (typeof ret?.registered_at === 'string' ? time.parseDateTime(ret.registered_at) : undefined) ??
+          Math.floor(t.env.now() / 1000);
+        const { hour, minute } = contract.limits.returnWithdrawalDeadline;
+        const deadline = time.atTimeOnDayOf(registeredAt, hour, minute);
+        const withdrawn = await t.call(cancel, { path: { [cancelParam.name]: returnNo } });
+        const answeredAt = Math.floor(t.env.now() / 1000);
+        const why = `return ${returnNo} registered at ${time.format(registeredAt)}, withdrawn at once`;
+        const success = contract.successStatus(cancel);
+        if (withdrawn.response.status === success || registeredAt < deadline) {
+          if (registeredAt < deadline && answeredAt >= deadline && withdrawn.response.status !== success) {
+            t.note(`${why}: the deadline ${time.format(deadline)} passed in between; not judged`);
+            return;
+          }
+          t.expect(withdrawn, cancel, { status: success, why: `${why}, before ${time.format(deadline)}` });
+          return;
+        }
+        const expired = contract.statusOf('RETURN_CANCEL_EXPIRED');
+        if (withdrawn.response.status === expired && errorCode(withdrawn.response.json) === 'RETURN_CANCEL_EXPIRED') {
+          t.depart(
+            'expected_outcome',
+            `HTTP ${success} (${why}, at or after the day's deadline ${time.format(deadline)}: open until the next day's)`,
+            `HTTP ${expired} RETURN_CANCEL_EXPIRED`,
+            'a return registered at or after the deadline time having a window until the next day is our design (DECISIONS.md G13); the source says "cancellable until 18:00" only',
+            withdrawn,
+            cancel,
+          );
+          return;
+        }
+        t.expect(withdrawn, cancel, { status: success, why });
       },
     });
   }

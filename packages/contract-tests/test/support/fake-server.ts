@@ -57,6 +57,7 @@ export const FAULTS = [
   'domain_code_wrong_area',
   'deposits_empty_404',
   'gateway_throttles',
+  'return_window_closed',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -645,7 +646,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     cancelReturn: ({ acc, params }) => {
       const ret = returnOf(acc, params.return_no!);
       if (ret.status === 'withdrawn') return { data: ret };
-      if (now() > String(ret.cancellable_until))
+      if (now() > String(ret.cancellable_until) || faults.has('return_window_closed'))
         throw error('RETURN_CANCEL_EXPIRED', 'The withdrawal window (18:00) has passed.');
       Object.assign(ret, { status: 'withdrawn', withdrawn_at: now() });
       return { data: ret };
