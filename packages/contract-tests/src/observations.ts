@@ -58,7 +58,7 @@ export class RunObservations {
       });
     }
 
-    // One allowance per account: the source's monthly quota is "per account, summed over all test keys".
+    // One allowance per account, summed over all its test keys (spec/components/headers/X-RateLimit-Limit.yaml).
     const cred = exchange.request.credential;
     const remainingRaw = headers['x-ratelimit-remaining'];
     if (cred.kind === 'apiKey' && remainingRaw !== undefined && /^\d+$/.test(remainingRaw.trim())) {

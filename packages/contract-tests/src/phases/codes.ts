@@ -1,8 +1,9 @@
 // The codes of the error catalogue that need the server driven somewhere no other case goes: an option that does not
 // exist on a product that does (OPTION_NOT_FOUND), an order raised beyond its product's stock
-// (INVENTORY_INSUFFICIENT), and the deposit lookup that matches nothing (HTTP 200 with an empty array, not 404: the
-// source's errors, rule 1). Codes are named here because the source's rules name them; their statuses come from the
-// catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
+// (INVENTORY_INSUFFICIENT), a return withdrawn right after its registration (RETURN_CANCEL_EXPIRED only past the
+// deadline), and the deposit lookup that matches nothing (HTTP 200 with an empty array, not 404, as
+// spec/paths/v3_pay_deposits.yaml says). Codes are named here because the rules name them; their statuses come from
+// the catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
 import { isDeepStrictEqual } from 'node:util';
 import { dataOf, errorCode, type CaseDef, type RunEnv } from '../case.js';
