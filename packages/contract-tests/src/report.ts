@@ -7,6 +7,7 @@ import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
 import type { QuotaUse, Transport } from './http.js';
+import { formatRecords, type RecordsReport } from './records.js';
 import type { RunOptions } from './run-options.js';
 
 export interface Report {
@@ -48,6 +49,13 @@ export interface Report {
    * one reason (listed in `cases`; their failures stay in `cases[].failures`).
    */
   authentication?: Authentication & { cases: string[] };
+  /**
+   * The environment of the credentials (environment.ts) and whether the run wrote there; with a live key and no
+   * --allow-live-writes, the writing cases it left out.
+   */
+  environment?: { name?: string; writes: boolean; leftOutAsLive?: string[] };
+  /** The records the run created, what it removed and what it left, with where (records.ts). */
+  records?: RecordsReport;
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
 }
@@ -157,6 +165,8 @@ export function buildReport(input: {
   fatal?: { reason: StopReason; message: string };
   authentication?: Authentication;
   leftOutByQuota?: string[];
+  environment?: Report['environment'];
+  records?: RecordsReport;
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -220,6 +230,8 @@ export function buildReport(input: {
         }
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
+    ...(input.environment ? { environment: input.environment } : {}),
+    ...(input.records ? { records: input.records } : {}),
   };
   return report;
 }
@@ -316,6 +328,15 @@ export function formatSummary(report: Report): string {
     out.push(
       `  Left out to fit --max-quota ${report.options.maxQuota}: ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
     );
+  }
+  const live = report.environment?.leftOutAsLive ?? [];
+  if (live.length > 0)
+    out.push(
+      `  ${report.environment?.name ?? 'live'} environment, read-only: ${live.length} writing case${live.length === 1 ? '' : 's'} left out (--allow-live-writes sends them)`,
+    );
+  if (report.records && (report.records.created > 0 || report.environment?.writes)) {
+    out.push('');
+    out.push(...formatRecords(report.records));
   }
   out.push('');
   if (report.error) out.push(`Stopped: ${report.error}`);
