@@ -111,6 +111,17 @@ describe('usage', () => {
     }
   });
 
+  test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const wrong = 'manager_test_revokedrevokedrevoked';
+    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${wrong}` });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(
+      /Stopped: the server refused a credential given: \$CLS_API_KEY_MANAGER \(manager_test_…\): GET \S+ answered 401 AUTH_INVALID_TOKEN/,
+    );
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+
   test('contract failures: exit 1 (and a pass is 0, below)', async () => {
     fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
     const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], envFor(fake));
