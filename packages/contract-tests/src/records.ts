@@ -102,9 +102,14 @@ export class RecordLog {
   /** Identifiers the kit put in place of a request example's or a drawn body's own, the same for the same value. */
   private readonly renamed = new Map<string, string>();
 
+  /**
+   * `observing` false: a mock (`--examples-only`) creates nothing; its answers are the contract's examples, and the
+   * records they name are not the kit's to remove.
+   */
   constructor(
     readonly contract: Contract,
     readonly environment: string | undefined,
+    readonly observing = true,
   ) {
     const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
     let token = Date.now().toString(36).toUpperCase().slice(-4);
@@ -166,7 +171,7 @@ export class RecordLog {
   /** Notes the records a response says were created (every response of every case passes here). */
   observe(op: OperationInfo, exchange: Exchange): void {
     const { status, json } = exchange.response;
-    if (op.method !== 'post' || op.security.length === 0 || status < 200 || status >= 300) return;
+    if (!this.observing || op.method !== 'post' || op.security.length === 0 || status < 200 || status >= 300) return;
     const data = (json as { data?: unknown } | undefined)?.data;
     if (!data || typeof data !== 'object') return;
     const shape = this.contract.bulk(op);

@@ -334,7 +334,7 @@ export function formatSummary(report: Report): string {
     out.push(
       `  ${report.environment?.name ?? 'live'} environment, read-only: ${live.length} writing case${live.length === 1 ? '' : 's'} left out (--allow-live-writes sends them)`,
     );
-  if (report.records && (report.records.created > 0 || report.environment?.writes)) {
+  if (report.records && (report.records.created > 0 || (report.environment?.writes && !report.options.examplesOnly))) {
     out.push('');
     out.push(...formatRecords(report.records));
   }

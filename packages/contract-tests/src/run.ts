@@ -107,7 +107,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     runs: Math.max(1, options.runs ?? 1),
     strictProvisional: options.strictProvisional ?? false,
     tally,
-    records: new RecordLog(contract, environment.name),
+    records: new RecordLog(contract, environment.name, !options.examplesOnly),
     shared: new Map(),
     now: () => Date.now(),
     jwt: async (t) => obtainJwt(env, t),

@@ -53,6 +53,7 @@ describe('usage', () => {
       '--client-secret',
       '--seed',
       '--read-only',
+      '--allow-live-writes',
       '--probe-limits',
       '--tag',
       '--operation',

@@ -143,6 +143,16 @@ describe('records', () => {
     expect(kind).toMatchObject({ left: 1, removed: 0, why: 'cancelReturn answered 400 RETURN_CANCEL_EXPIRED' });
     expect(formatSummary(report)).toContain('returns 1 (wms, registerReturn)');
   });
+
+  test('against a mock (--examples-only) nothing is noted or removed: its answers are the examples', async () => {
+    fake = await startFake({ gateway: 'off' });
+    fake.accounts.primary.orders.push({ ...fake.accounts.primary.orders[0]!, order_no: exampleOrderNo() });
+    const report = await runKit(fake, { operations: ['registerReturn'], examplesOnly: true });
+    expect([...fake.accounts.primary.returns.values()].map((r) => r.status)).toEqual(['requested']);
+    expect(fake.log.some((l) => l.path.endsWith('/cancel'))).toBe(false);
+    expect(report.records?.created).toBe(0);
+    expect(formatSummary(report)).not.toContain('Records:');
+  });
 });
 
 describe('credentials the server refuses', () => {
