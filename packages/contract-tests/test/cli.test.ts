@@ -123,6 +123,18 @@ describe('usage', () => {
     expect(r.stdout + r.stderr).not.toContain(wrong);
   });
 
+  test('credentials of different environments: exit 2 before any request, each named', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const live = fake.liveKeys.primary.cam!;
+    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${live}` });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      /different environments \(test: \$CLS_API_KEY_WMS \(wms_test_…\).*; live: \$CLS_API_KEY_CAM \(cam_live_…\)/,
+    );
+    expect(r.stdout + r.stderr).not.toContain(live);
+    expect(fake.requests).toBe(0);
+  });
+
   test('contract failures: exit 1 (and a pass is 0, below)', async () => {
     fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
     const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], envFor(fake));
