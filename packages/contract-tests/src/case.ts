@@ -7,6 +7,7 @@ import type { ApiKeyCredential, BearerCredential, Credential, Seller } from './c
 import type { Generator } from './generate.js';
 import { Skip, type Exchange, type Transport } from './http.js';
 import type { RunObservations } from './observations.js';
+import type { RecordLog } from './records.js';
 
 export type Phase = 'examples' | 'negative' | 'generated' | 'paging' | 'bulk' | 'workflows' | 'probes';
 export const PHASES: readonly Phase[] = ['examples', 'negative', 'generated', 'paging', 'bulk', 'workflows', 'probes'];
@@ -100,6 +101,8 @@ export interface RunEnv {
   bearer?: BearerCredential;
   /** Obtains the JWT via the token operation (once). */
   jwt: (t: CaseContext) => Promise<BearerCredential>;
+  /** The records the run creates: their prefix, and what each writing call created (records.ts). */
+  records: RecordLog;
   /** Values cases share: a created product, a registered order. */
   shared: Map<string, unknown>;
   now: () => number;
@@ -272,6 +275,7 @@ export class CaseContext {
       input.deliberate === true,
     );
     this.lastExchange = exchange;
+    this.env.records.observe(op, exchange);
     return exchange;
   }
 

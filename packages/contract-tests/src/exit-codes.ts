@@ -4,14 +4,15 @@
 export type ExitCode = 0 | 1 | 2 | 3;
 
 /** Why a run stopped before its verdict: each has its exit code. */
-export type StopReason = 'usage' | 'unreachable' | 'budget';
+export type StopReason = 'usage' | 'credentials' | 'unreachable' | 'budget';
 
 export const EXIT_CODES: ReadonlyArray<{ code: ExitCode; meaning: string }> = [
   { code: 0, meaning: 'every case passed (skipped cases and provisional departures allowed)' },
   { code: 1, meaning: 'contract failures (with --strict-provisional, also provisional departures)' },
   {
     code: 2,
-    meaning: 'usage or credentials: a bad option, a malformed key or client credentials, a wrong base URL',
+    meaning:
+      'usage or credentials: a bad option, a malformed key or client credentials, credentials of different environments, credentials the server refuses (401/403), a wrong base URL',
   },
   {
     code: 3,
@@ -20,4 +21,9 @@ export const EXIT_CODES: ReadonlyArray<{ code: ExitCode; meaning: string }> = [
   },
 ];
 
-export const EXIT_CODE_OF_STOP: Readonly<Record<StopReason, ExitCode>> = { usage: 2, unreachable: 3, budget: 3 };
+export const EXIT_CODE_OF_STOP: Readonly<Record<StopReason, ExitCode>> = {
+  usage: 2,
+  credentials: 2,
+  unreachable: 3,
+  budget: 3,
+};

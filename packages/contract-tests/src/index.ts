@@ -29,3 +29,5 @@ export { parseCli, USAGE, type CliOptions } from './options.js';
 export { UsageError, parseApiKey } from './credentials.js';
 export { PHASES, type Phase, type CaseResult, type Departure, type Failure } from './case.js';
 export { EXIT_CODES, type ExitCode, type StopReason } from './exit-codes.js';
+export { LIVE_READ_ONLY, TEST_ENVIRONMENT, type RunEnvironment } from './environment.js';
+export { RECORD_PREFIX_ROOT, type RecordKind, type RecordsReport } from './records.js';

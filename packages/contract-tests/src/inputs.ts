@@ -1,5 +1,4 @@
 // Request inputs derived from the contract: path values, query strings and bodies, valid or deliberately broken.
-import { randomBytes } from 'node:crypto';
 import { ServiceTime, type JsonSchema, type OperationInfo, type ParameterInfo } from '@cls-api/spec';
 import type { CaseContext } from './case.js';
 import { draw } from './generate.js';
@@ -126,29 +125,7 @@ export function serviceDate(t: CaseContext, daysAgo = 0): string {
   return t.contract.time.dateOf(ServiceTime.seconds(at));
 }
 
-/**
- * A short token unique to this run, for identifiers the kit creates (`CT…`). Not drawn from the seed: a rerun
- * with the same seed against the same server must not collide with what the first run registered.
- */
-export function runToken(t: CaseContext): string {
-  let token = t.env.shared.get('run_token') as string | undefined;
-  if (!token) {
-    const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-    const bytes = randomBytes(6);
-    token = `CT${Date.now().toString(36).toUpperCase().slice(-4)}`;
-    for (const b of bytes) token += alphabet[b % alphabet.length];
-    t.env.shared.set('run_token', token);
-  }
-  return token;
-}
-
-let counter = 0;
-/** A fresh identifier valid for `schema`: the run token plus a counter. */
+/** A fresh identifier valid for `schema`, for a record the kit creates: the run's record prefix (records.ts). */
 export function freshId(t: CaseContext, schema: JsonSchema | undefined, prefix = ''): string {
-  counter += 1;
-  const id = `${runToken(t)}${prefix}${counter.toString(36).toUpperCase().padStart(4, '0')}`;
-  if (schema && t.contract.validate(schema, id).length > 0) {
-    throw new Error(`a generated identifier ${id} does not fit its schema`);
-  }
-  return id;
+  return t.env.records.freshId(schema, prefix);
 }

@@ -21,6 +21,8 @@ Target and credentials (each also read from the environment variable shown):
 
 What to run:
   --read-only               GET requests only (plus the token request); safe for production-like targets
+  --allow-live-writes       with a live key (or cli_live_ client): write too (by default a live run is
+                            read-only; the writing cases are skipped and listed)
   --examples-only           only the contract's examples; for a mock answering Prefer: code=…, example=…
   --probe-limits            also burst over the gateway rate limits (disruptive)
   --tag TAG                 only operations with this tag (repeatable)
@@ -97,6 +99,7 @@ function parseArgv(argv: string[]) {
         seed: { type: 'string' },
         runs: { type: 'string' },
         'read-only': { type: 'boolean' },
+        'allow-live-writes': { type: 'boolean' },
         'examples-only': { type: 'boolean' },
         'probe-limits': { type: 'boolean' },
         'strict-provisional': { type: 'boolean' },
@@ -144,6 +147,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     apiKeys: [...new Set(apiKeys)],
     otherApiKeys: [...new Set(otherApiKeys)],
     readOnly: v['read-only'] ?? false,
+    allowLiveWrites: v['allow-live-writes'] ?? false,
     examplesOnly: v['examples-only'] ?? false,
     probeLimits: v['probe-limits'] ?? false,
     strictProvisional: v['strict-provisional'] ?? false,

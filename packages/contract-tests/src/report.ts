@@ -9,6 +9,7 @@ import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.
 import type { QuotaUse, Transport } from './http.js';
 import type { CodeSighting } from './observations.js';
 import { unreachableReason } from './phases/codes.js';
+import { formatRecords, type RecordsReport } from './records.js';
 import type { RunOptions } from './run-options.js';
 
 export interface Report {
@@ -50,6 +51,13 @@ export interface Report {
    * one reason (listed in `cases`; their failures stay in `cases[].failures`).
    */
   authentication?: Authentication & { cases: string[] };
+  /**
+   * The environment of the credentials (environment.ts) and whether the run wrote there; with a live key and no
+   * --allow-live-writes, the writing cases it left out.
+   */
+  environment?: { name?: string; writes: boolean; leftOutAsLive?: string[] };
+  /** The records the run created, what it removed and what it left, with where (records.ts). */
+  records?: RecordsReport;
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
   /** Every code of the error catalogue: reached (the status and area seen, where) or, with the reason, not. */
@@ -174,6 +182,8 @@ export function buildReport(input: {
   authentication?: Authentication;
   leftOutByQuota?: string[];
   codesSeen?: ReadonlyMap<string, CodeSighting>;
+  environment?: Report['environment'];
+  records?: RecordsReport;
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -238,6 +248,8 @@ export function buildReport(input: {
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
     errorCodes: errorCodeReach(input.contract, input.phases, results, input.codesSeen ?? new Map()),
+    ...(input.environment ? { environment: input.environment } : {}),
+    ...(input.records ? { records: input.records } : {}),
   };
   return report;
 }
@@ -369,6 +381,15 @@ export function formatSummary(report: Report): string {
     out.push(
       `  Left out to fit --max-quota ${report.options.maxQuota}: ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
     );
+  }
+  const live = report.environment?.leftOutAsLive ?? [];
+  if (live.length > 0)
+    out.push(
+      `  ${report.environment?.name ?? 'live'} environment, read-only: ${live.length} writing case${live.length === 1 ? '' : 's'} left out (--allow-live-writes sends them)`,
+    );
+  if (report.records && (report.records.created > 0 || (report.environment?.writes && !report.options.examplesOnly))) {
+    out.push('');
+    out.push(...formatRecords(report.records));
   }
   out.push('');
   if (report.error) out.push(`Stopped: ${report.error}`);

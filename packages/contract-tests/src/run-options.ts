@@ -17,6 +17,11 @@ export interface RunOptions {
   seed?: number;
   /** GET requests only (plus the token request when client credentials are given). */
   readOnly?: boolean;
+  /**
+   * With credentials of an environment other than `test` (a live key): send writing requests there too. Without it
+   * such a run is read-only (environment.ts).
+   */
+  allowLiveWrites?: boolean;
   /** Also run the rate-limit probes (bursts over the gateway limit). */
   probeLimits?: boolean;
   /** Only the examples: for a mock, which answers with the examples when asked with Prefer. */

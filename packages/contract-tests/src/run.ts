@@ -13,8 +13,10 @@ import {
   type RunEnv,
 } from './case.js';
 import { CHECKS } from './checks.js';
+import { checkCredentials, RefusedCredentials } from './credential-check.js';
 import { Contract, ContractGap } from './contract.js';
 import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
+import { LIVE_READ_ONLY, runEnvironment } from './environment.js';
 import { Generator, seededRandom } from './generate.js';
 import type { StopReason } from './exit-codes.js';
 import { BudgetSkip, ConnectionError, Skip, Transport, type Exchange } from './http.js';
@@ -26,6 +28,7 @@ import { pagingCases } from './phases/paging.js';
 import { RunObservations } from './observations.js';
 import { QuotaPlan } from './quota-plan.js';
 import { probeCases } from './phases/probes.js';
+import { RecordLog } from './records.js';
 import { workflowCases } from './phases/workflows.js';
 import { buildReport, type Authentication, type Report } from './report.js';
 import type { RunOptions } from './run-options.js';
@@ -56,7 +59,9 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
   redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
   redactor.add(options.clientId, 'CLS_CLIENT_ID');
-  if (options.examplesOnly) synthesizeMockKeys(contract, keys);
+  // One environment for every credential (environment.ts); a live one is read-only unless --allow-live-writes.
+  const environment = runEnvironment(keys, otherKeys, options.clientId, options.allowLiveWrites ?? false);
+  if (options.examplesOnly) synthesizeMockKeys(contract, keys, environment.name);
   if (options.clientId && options.clientSecret) {
     const tokenOp = contract.findOperation('createAccessToken');
     const errors = tokenOp?.requestBody?.schema
@@ -99,10 +104,11 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
     examplesOnly: options.examplesOnly ?? false,
-    readOnly: options.readOnly ?? false,
+    readOnly: (options.readOnly ?? false) || !environment.writes,
     runs: Math.max(1, options.runs ?? 1),
     strictProvisional: options.strictProvisional ?? false,
     tally,
+    records: new RecordLog(contract, environment.name, !options.examplesOnly),
     shared: new Map(),
     now: () => Date.now(),
     observations: new RunObservations(contract),
@@ -126,13 +132,17 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   let budgetSkipped: string | undefined;
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
-  log(`seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${options.readOnly ? ' · read-only' : ''}`);
+  log(
+    `seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
+  );
   let authentication: Authentication | undefined;
   try {
     await preflight(transport, contract);
+    if (!env.examplesOnly) await checkCredentials(env);
     authentication = await authenticationProbe(env, selected);
   } catch (err) {
     if (err instanceof WrongBaseUrl) fatal = { reason: 'usage', message: err.message };
+    else if (err instanceof RefusedCredentials) fatal = { reason: 'credentials', message: err.message };
     else if (err instanceof ConnectionError) fatal = { reason: 'unreachable', message: err.message };
     else if (err instanceof BudgetSkip) budgetSkipped = err.message;
     else throw err;
@@ -148,7 +158,8 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     let status: CaseResult['status'] = 'passed';
     let skipReason: string | undefined;
     try {
-      if (def.writes && env.readOnly) throw new Skip('writes data: left out by --read-only');
+      if (def.writes && env.readOnly)
+        throw new Skip(options.readOnly ? 'writes data: left out by --read-only' : LIVE_READ_ONLY);
       quotaPlan?.admit(def);
       await def.run(t);
       quotaPlan?.record(def, transport.metered - meteredBefore);
@@ -186,6 +197,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     log(progressLine(result));
     if (fatal) break;
   }
+  // What the contract lets the kit remove of what it created (records.ts), unless the server is gone.
+  if (fatal?.reason !== 'unreachable') {
+    await env.records.cleanUp(transport, (op, values) => fillPath(op.path, values));
+  }
   // Nothing was judged: the budget or the quota was spent before any case could run (exit 3), not a pass.
   if (!fatal && budgetSkipped && results.every((r) => r.status === 'skipped')) {
     fatal = {
@@ -208,6 +223,14 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(authentication ? { authentication } : {}),
     ...(quotaPlan ? { leftOutByQuota: quotaPlan.leftOut } : {}),
     codesSeen: env.observations.codes,
+    environment: {
+      ...(environment.name !== undefined ? { name: environment.name } : {}),
+      writes: !env.readOnly,
+      ...(env.readOnly && !options.readOnly
+        ? { leftOutAsLive: results.filter((r) => r.skipReason === LIVE_READ_ONLY).map((r) => r.id) }
+        : {}),
+    },
+    records: env.records.report(),
   });
 }
 
@@ -303,13 +326,13 @@ async function authenticationProbe(env: RunEnv, selected: CaseDef[]): Promise<Au
 }
 
 /** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */
-function synthesizeMockKeys(contract: Contract, keys: ApiKeyCredential[]): void {
+function synthesizeMockKeys(contract: Contract, keys: ApiKeyCredential[], environment: string | undefined): void {
   const areas = new Set(
     contract.operations
       .filter((o) => o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey'))
       .map((o) => o.area),
   );
-  const env = [...contract.limits.monthlyQuota.keys()][0] ?? 'test';
+  const env = environment ?? [...contract.limits.monthlyQuota.keys()][0] ?? 'test';
   for (const area of areas) {
     if (keys.some((k) => k.area === area)) continue;
     keys.push({
@@ -351,3 +374,7 @@ async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential>
 }
 
 export type { Report };
+
+function fillPath(path: string, values: Record<string, string>): string {
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+}

@@ -53,8 +53,9 @@ describe('a server that takes any key', () => {
     expect(describeFailures(report)).toBe('');
     expect(report.authentication).toBeUndefined();
     expect(formatSummary(report)).not.toContain('does not authenticate');
-    // The preflight, the probe, then the cases.
-    expect(fake.log[1]).toMatchObject({ method: 'GET', status: 401 });
+    // The preflight, one check per key given and one of the client credentials, the probe, then the cases.
+    const checks = Object.values(fake.keys.primary).length + Object.values(fake.keys.other).length + 1;
+    expect(fake.log[1 + checks]).toMatchObject({ method: 'GET', status: 401 });
     expect(fake.requests).toBe(report.requests.sent);
   });
 
@@ -63,7 +64,9 @@ describe('a server that takes any key', () => {
     const report = await runKit(fake, { phases: ['paging'], operations: ['listSuppliers'] });
     expect(report.authentication).toBeUndefined();
     const caseRequests = report.cases.reduce((n, c) => n + c.requests, 0);
-    expect(fake.requests).toBe(caseRequests + 1);
+    // The preflight and the credential checks (one per key, one for the client credentials), no probe.
+    const checks = Object.values(fake.keys.primary).length + Object.values(fake.keys.other).length + 1;
+    expect(fake.requests).toBe(caseRequests + 1 + checks);
   });
 });
 

@@ -53,6 +53,7 @@ describe('usage', () => {
       '--client-secret',
       '--seed',
       '--read-only',
+      '--allow-live-writes',
       '--probe-limits',
       '--tag',
       '--operation',
@@ -109,6 +110,29 @@ describe('usage', () => {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     }
+  });
+
+  test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const wrong = 'manager_test_revokedrevokedrevoked';
+    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${wrong}` });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(
+      /Stopped: the server refused a credential given: \$CLS_API_KEY_MANAGER \(manager_test_…\): GET \S+ answered 401 AUTH_INVALID_TOKEN/,
+    );
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+  });
+
+  test('credentials of different environments: exit 2 before any request, each named', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const live = fake.liveKeys.primary.cam!;
+    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${live}` });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      /different environments \(test: \$CLS_API_KEY_WMS \(wms_test_…\).*; live: \$CLS_API_KEY_CAM \(cam_live_…\)/,
+    );
+    expect(r.stdout + r.stderr).not.toContain(live);
+    expect(fake.requests).toBe(0);
   });
 
   test('contract failures: exit 1 (and a pass is 0, below)', async () => {

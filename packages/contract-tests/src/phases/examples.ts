@@ -28,7 +28,8 @@ export function exampleCases(env: RunEnv): CaseDef[] {
           const ex = await t.call(op, {
             path: examplePathValues(t, op),
             query: validQuery(t, op, { optional: false }),
-            body: example.value,
+            // Against a real server the records it creates carry the kit's identifiers (records.ts).
+            body: env.examplesOnly ? example.value : env.records.brand(op, example.value),
             ...(env.examplesOnly ? { headers: prefer(success), deliberate: true } : {}),
           });
           if (env.examplesOnly || ex.response.status === success) {
@@ -68,7 +69,7 @@ export function exampleCases(env: RunEnv): CaseDef[] {
           const ex = await t.call(op, {
             path: examplePathValues(t, op),
             query: validQuery(t, op, { optional: false }),
-            body: invalid.value,
+            body: env.examplesOnly ? invalid.value : env.records.brand(op, invalid.value),
             ...(env.examplesOnly ? { headers: prefer(invalid.expected.status, served), deliberate: true } : {}),
           });
           // An example that only a design refuses (the relaxed body schema accepts it) may rightly be accepted.

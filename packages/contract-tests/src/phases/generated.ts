@@ -38,7 +38,7 @@ export function generatedCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         for (let i = 0; i < env.runs; i++) {
           const body = op.requestBody?.schema
-            ? draw(t.env.generator.valid(op.requestBody.schema), t.env.random)
+            ? t.env.records.brand(op, draw(t.env.generator.valid(op.requestBody.schema), t.env.random))
             : undefined;
           const ex = await t.call(op, {
             path: unknownPathValues(t, op),
@@ -110,7 +110,9 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
   const gen = t.env.generator;
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const baseQuery = validQuery(t, op, { optional: false });
-  const baseBody = op.requestBody?.schema ? draw(gen.valid(op.requestBody.schema), t.env.random) : undefined;
+  const baseBody = op.requestBody?.schema
+    ? t.env.records.brand(op, draw(gen.valid(op.requestBody.schema), t.env.random))
+    : undefined;
   const unknownPath = unknownPathValues(t, op);
   const withBody = baseBody !== undefined ? { body: baseBody } : {};
 

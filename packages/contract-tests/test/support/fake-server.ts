@@ -93,12 +93,18 @@ export interface FakeOptions {
   latencyMs?: number;
   /** The `status` of a successful draft (default `open`, the one value the source shows; the set is open). */
   draftStatus?: string;
+  /** Every return's withdrawal window has passed: withdrawing one is 400 RETURN_CANCEL_EXPIRED. */
+  returnWindowClosed?: boolean;
+  /** The accounts' paid subscription has ended: live keys are refused with 403 AUTH_FORBIDDEN (DECISIONS.md G19). */
+  subscriptionEnded?: boolean;
 }
 
 type Row = Record<string, unknown>;
 
 interface Account {
   id: string;
+  /** `test` or `live`: separate data (DECISIONS.md G20); only test keys are metered. */
+  env: string;
   products: Map<string, Row>;
   options: Map<string, Map<string, Row>>;
   stock: Map<string, number>; // product_code or product_code/option_code
@@ -130,8 +136,12 @@ export interface FakeServer {
   url: string;
   close: () => Promise<void>;
   keys: { primary: Record<string, string>; other: Record<string, string> };
+  /** Live keys of the same two sellers: they reach the sellers' live data, kept apart from the test data. */
+  liveKeys: { primary: Record<string, string>; other: Record<string, string> };
   client: { id: string; secret: string };
-  accounts: { primary: Account; other: Account };
+  /** Client credentials of the primary seller's live environment (`cli_live_…`). */
+  liveClient: { id: string; secret: string };
+  accounts: { primary: Account; other: Account; primaryLive: Account; otherLive: Account };
   /** Marks an order shipped (status 30 with an invoice), as the warehouse would. */
   ship: (orderNo: string) => void;
   requests: number;
@@ -159,8 +169,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   let serial = 0;
   const nextId = (prefix: string) => `${prefix}-${now().slice(0, 10).replace(/-/g, '')}-${pad(++serial, 5)}`;
 
-  const account = (id: string): Account => ({
+  const account = (id: string, env = 'test'): Account => ({
     id,
+    env,
     products: new Map(),
     options: new Map(),
     stock: new Map(),
@@ -173,19 +184,25 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   });
   const primary = account('A');
   const other = account('B');
+  const primaryLive = account('A', 'live');
+  const otherLive = account('B', 'live');
   const keys = new Map<string, KeyInfo>();
   const keyNames = { primary: {} as Record<string, string>, other: {} as Record<string, string> };
+  const liveKeyNames = { primary: {} as Record<string, string>, other: {} as Record<string, string> };
   for (const [acc, names] of [
     [primary, keyNames.primary],
     [other, keyNames.other],
+    [primaryLive, liveKeyNames.primary],
+    [otherLive, liveKeyNames.other],
   ] as const) {
     for (const area of ['wms', 'manager', 'cam']) {
-      const key = `${area}_test_${randomBytes(12).toString('hex')}`;
-      keys.set(key, { account: acc, area, env: 'test' });
+      const key = `${area}_${acc.env}_${randomBytes(12).toString('hex')}`;
+      keys.set(key, { account: acc, area, env: acc.env });
       names[area] = key;
     }
   }
   const client = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+  const liveClient = { id: `cli_live_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const tokens = new Map<string, Account>();
   const refreshTokens = new Map<string, { account: Account; used: boolean }>();
 
@@ -646,7 +663,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     cancelReturn: ({ acc, params }) => {
       const ret = returnOf(acc, params.return_no!);
       if (ret.status === 'withdrawn') return { data: ret };
-      if (now() > String(ret.cancellable_until) || faults.has('return_window_closed'))
+      if (options.returnWindowClosed || faults.has('return_window_closed') || now() >= String(ret.cancellable_until))
         throw error('RETURN_CANCEL_EXPIRED', 'The withdrawal window (18:00) has passed.');
       Object.assign(ret, { status: 'withdrawn', withdrawn_at: now() });
       return { data: ret };
@@ -853,6 +870,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           ? { account: primary, area: op.area, env: 'test' }
           : keys.get(apiKey);
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
+        if (options.subscriptionEnded && info.env === 'live')
+          throw error('AUTH_FORBIDDEN', 'The paid subscription of this account has ended.');
         if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted'))
           throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
         acc = info.account;
@@ -900,9 +919,12 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const body = await readBody(req, op);
 
       if (op.operationId === 'createAccessToken') {
-        if (body.client_id !== client.id || body.client_secret !== client.secret)
-          throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
-        return send(res, op, 200, { success: true, data: issueToken(primary) });
+        const issued = [
+          { c: client, acc: primary },
+          { c: liveClient, acc: primaryLive },
+        ].find(({ c }) => body.client_id === c.id && body.client_secret === c.secret);
+        if (!issued) throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
+        return send(res, op, 200, { success: true, data: issueToken(issued.acc) });
       }
       if (op.operationId === 'refreshAccessToken') {
         const entry = refreshTokens.get(String(body.refresh_token));
@@ -995,7 +1017,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       expires_in: 900,
       refresh_token: refresh,
       refresh_token_expires_in: 86400,
-      environment: 'test',
+      environment: acc.env,
     };
   }
 
@@ -1009,8 +1031,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         server.close(() => resolve());
       }),
     keys: keyNames,
+    liveKeys: liveKeyNames,
     client,
-    accounts: { primary, other },
+    liveClient,
+    accounts: { primary, other, primaryLive, otherLive },
     ship: (orderNo: string) => {
       const order = primary.orders.find((o) => o.order_no === orderNo);
       if (order) Object.assign(order, { order_status_code: 30, invoice_no: '600000000001', updated_at: now() });

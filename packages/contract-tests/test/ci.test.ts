@@ -1,0 +1,207 @@
+// The README's CI configurations, tested as written: each YAML block is parsed, held to what the kit reads and
+// writes (the environment variables, the JUnit file uploaded, a quota budget), and its shell lines are run with a
+// shell, the secrets set as environment variables, against the fake server, with `npx @cls-api/contract-tests`
+// resolving to this package's built command in a project that has it installed, offline.
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { UsageError } from '../src/credentials.js';
+import { parseCli } from '../src/options.js';
+import { startFake, type FakeServer } from './support/fake-server.js';
+
+const pkgDir = resolve(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
+  name: string;
+  bin: Record<string, string>;
+};
+const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8');
+
+/** The README's YAML blocks, by the file name in their first line (`# .gitlab-ci.yml`). */
+function yamlBlocks(): Map<string, { text: string; value: Record<string, unknown> }> {
+  const out = new Map<string, { text: string; value: Record<string, unknown> }>();
+  for (const m of readme.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)) {
+    const text = m[1]!;
+    const name = /^# (\S+)/.exec(text)?.[1];
+    if (name) out.set(name, { text, value: parse(text) as Record<string, unknown> });
+  }
+  return out;
+}
+
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** The values of every variable the README's jobs hand to the kit, for the fake server. */
+function variablesFor(f: FakeServer): Record<string, string> {
+  return {
+    CLS_BASE_URL: f.url,
+    CLS_API_KEYS: Object.values(f.keys.primary).join(','),
+    CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
+    CLS_CLIENT_ID: f.client.id,
+    CLS_CLIENT_SECRET: f.client.secret,
+  };
+}
+
+/**
+ * Whether the kit reads `name`: the parsed command line differs (or becomes a usage error) when that variable
+ * alone is left out of `env`.
+ */
+function kitReads(name: string, env: Record<string, string>): boolean {
+  const parsed = (e: Record<string, string>) => {
+    try {
+      return JSON.stringify(parseCli([], e));
+    } catch (err) {
+      if (err instanceof UsageError) return `usage: ${err.message}`;
+      throw err;
+    }
+  };
+  const without = { ...env };
+  delete without[name];
+  return parsed(without) !== parsed(env);
+}
+
+/**
+ * A partner's project with the kit installed: `node_modules/@cls-api/contract-tests` is this package, and the
+ * package's bins are on `node_modules/.bin`, so `npx` finds it there and never asks the registry.
+ */
+function partnerProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cls-ci-'));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'partner-ci', private: true, dependencies: { [pkg.name]: `file:${pkgDir}` } }),
+  );
+  const installed = join(dir, 'node_modules', ...pkg.name.split('/'));
+  mkdirSync(dirname(installed), { recursive: true });
+  symlinkSync(pkgDir, installed, 'dir');
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  for (const [bin, file] of Object.entries(pkg.bin)) {
+    const shim = join(dir, 'node_modules', '.bin', bin);
+    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${join(installed, file)}" "$@"\n`);
+    chmodSync(shim, 0o755);
+  }
+  return dir;
+}
+
+/** Runs one shell step as the CI would (bash, stop at the first failing command), in the partner's project. */
+function shell(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd,
+      env: {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        HOME: cwd,
+        // Offline: a registry lookup would fail the step, so a pass proves npx used the installed kit.
+        npm_config_offline: 'true',
+        npm_config_update_notifier: 'false',
+        npm_config_cache: join(cwd, '.npm'),
+        ...env,
+      },
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (code) => done({ code, output }));
+  });
+}
+
+/** The value of `--flag VALUE` in a command line. */
+function flag(command: string, name: string): string | undefined {
+  return new RegExp(`${name}\\s+"?([^\\s"\\\\]+)`).exec(command)?.[1];
+}
+
+function expectJUnit(file: string): void {
+  expect(existsSync(file), file).toBe(true);
+  const xml = readFileSync(file, 'utf8');
+  expect(xml.startsWith('<?xml')).toBe(true);
+  expect(xml).toMatch(/<testsuites [^>]*failures="0"/);
+  expect(xml).toContain('<testsuite name="workflows"');
+}
+
+describe('the README shows working CI configurations', () => {
+  test('both blocks are there', () => {
+    expect([...yamlBlocks().keys()]).toEqual(
+      expect.arrayContaining(['.github/workflows/contract.yml', '.gitlab-ci.yml']),
+    );
+  });
+
+  test('GitHub Actions: secrets as environment variables the kit reads, a quota budget, the JUnit file uploaded; its run step passes as written', async () => {
+    const block = yamlBlocks().get('.github/workflows/contract.yml')!;
+    const jobs = block.value.jobs as Record<string, { steps: Array<Record<string, unknown>> }>;
+    const steps = Object.values(jobs)[0]!.steps;
+    const runSteps = steps.filter((s) => typeof s.run === 'string');
+    expect(runSteps.length).toBe(1);
+    const step = runSteps[0]!;
+    const command = String(step.run);
+    expect(command).toContain(`npx --yes ${pkg.name}`);
+    // GitHub expressions go in `env`, never in the shell line: the secrets are environment variables.
+    expect(command).not.toContain('${{');
+    expect(flag(command, '--max-quota')).toMatch(/^\d+$/);
+    const junit = flag(command, '--junit')!;
+    expect(junit).toBeDefined();
+
+    fake = await startFake();
+    const variables = variablesFor(fake);
+    const env: Record<string, string> = { GITHUB_RUN_NUMBER: '7' };
+    for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
+      const m = /^\$\{\{ (secrets|vars)\.([A-Z0-9_]+) \}\}$/.exec(value);
+      expect(m, `${name}: ${value}`).not.toBeNull();
+      if (m![1] === 'secrets') expect(name).not.toBe('CLS_BASE_URL');
+      // The secret or variable named like the kit's variable holds its value.
+      expect(variables[m![2]!], `${m![1]}.${m![2]}`).toBeDefined();
+      env[name] = variables[m![2]!]!;
+    }
+    expect(Object.keys(env).sort()).toEqual(['GITHUB_RUN_NUMBER', ...Object.keys(variables)].sort());
+    for (const name of Object.keys(variables)) expect(kitReads(name, variables), name).toBe(true);
+
+    // The upload runs when the run failed too, and takes the JUnit file.
+    const upload = steps.find((s) => String(s.uses ?? '').startsWith('actions/upload-artifact@'))!;
+    expect(upload.if).toBe('always()');
+    const uploaded = String((upload.with as { path: string }).path);
+    expect(junit === uploaded || junit.startsWith(uploaded.endsWith('/') ? uploaded : `${uploaded}/`)).toBe(true);
+
+    const dir = partnerProject();
+    const r = await shell(command, dir, env);
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toContain('seed 7');
+    expectJUnit(join(dir, junit));
+    const report = JSON.parse(readFileSync(join(dir, flag(command, '--json')!), 'utf8'));
+    expect(report.options.maxQuota).toBe(Number(flag(command, '--max-quota')));
+  });
+
+  test('GitLab CI: the variables it names are the kit’s, a quota budget, artifacts:reports:junit; its script passes as written', async () => {
+    const block = yamlBlocks().get('.gitlab-ci.yml')!;
+    const job = Object.values(block.value)[0] as {
+      script: string[];
+      artifacts: { when: string; paths: string[]; reports: { junit: string } };
+    };
+    const command = job.script.join('\n');
+    expect(command).toContain(`npx --yes ${pkg.name}`);
+    expect(flag(command, '--max-quota')).toMatch(/^\d+$/);
+    const junit = flag(command, '--junit')!;
+    expect(job.artifacts.reports.junit).toBe(junit);
+    expect(job.artifacts.when).toBe('always');
+
+    fake = await startFake();
+    const variables = variablesFor(fake);
+    const named = /^# CI\/CD variables: (.+)$/m.exec(block.text)![1]!.split(/\s+/);
+    expect(named.sort()).toEqual(Object.keys(variables).sort());
+    for (const name of named) expect(kitReads(name, variables), name).toBe(true);
+
+    const dir = partnerProject();
+    for (const line of job.script) {
+      const r = await shell(line, dir, { ...variables, CI_PIPELINE_IID: '12' });
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toContain('seed 12');
+    }
+    expectJUnit(join(dir, junit));
+  });
+});
