@@ -822,11 +822,13 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       const hold = faults.has('gateway_throttles') ? gatewayHold(url.pathname) : 0;
       if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
       if (!faults.has('gateway_throttles') && !gatewayAllows(url.pathname)) {
-        // `gateway_429_held`: the first refused request is held for a fixed 5 s before its 429, far beyond any
-        // honest answer, on a machine of any speed.
-        if (faults.has('gateway_429_held') && !held) {
+        // `gateway_429_held`: the first refused request of a case is held for a fixed 8 s before its 429, far beyond
+        // any honest answer, on a machine of any speed. A key sent to its own area marks a case's request: the
+        // kit's credential check reads with a key of another area, and its answers are no case's to judge.
+        const ownArea = keys.get(String(req.headers['x-api-key']))?.area === url.pathname.split('/')[2];
+        if (faults.has('gateway_429_held') && !held && ownArea) {
           held = true;
-          await new Promise((resolve) => setTimeout(resolve, 5000));
+          await new Promise((resolve) => setTimeout(resolve, 8000));
         }
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (faults.has('gateway_429_with_headers')) headers['X-RateLimit-Remaining'] = '0';
