@@ -11,7 +11,7 @@ import {
 import { createBulkHelpers, type BulkHelpers } from './bulk.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
-import { Pacer, pacingLayer, type PacerOptions } from './pacing.js';
+import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
 import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
@@ -33,8 +33,10 @@ export interface ClientOptions {
   /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */
   retry?: RetryOptions | false;
   /**
-   * Pacing under the gateway speed limits (30/s burst 50; 10/s burst 10 on `/v3/mcp/`). Default on, with a pacer
-   * of this client's own; pass one `Pacer` to every client that shares a source IP address. `false` turns it off.
+   * Pacing under the gateway speed limits (30/s burst 50; 10/s burst 10 on `/v3/mcp/`), with a margin (see
+   * PacerOptions). Default on, with the pacer this process shares among the clients of the same `baseUrl`
+   * (`sharedPacer`). A `Pacer` (for clients of several base URLs that reach the service from one address) or
+   * `PacerOptions` (a pacer of this client's own) replaces it; `false` turns pacing off.
    */
   pacing?: boolean | Pacer | PacerOptions;
   /** Caching of products, options, suppliers and order lists. Default off; `true` uses the recommended times. */
@@ -97,7 +99,12 @@ export function createClient(options: ClientOptions): ClsClient {
   const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
   const pacing = options.pacing ?? true;
   if (pacing !== false) {
-    const pacer = pacing instanceof Pacer ? pacing : new Pacer({ timers, ...(pacing === true ? {} : pacing) });
+    const pacer =
+      pacing instanceof Pacer
+        ? pacing
+        : pacing === true
+          ? sharedPacer(baseUrl, timers)
+          : new Pacer({ timers, ...pacing });
     layers.push(pacingLayer(pacer, baseUrl));
   }
   layers.push(quotaLayer(quota, timers), stampLayer(timers));

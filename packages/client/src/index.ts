@@ -20,7 +20,7 @@ export type { CredentialKind, ErrorCode, ErrorEnvelope } from './contract.js';
 export type { JwtClientCredentials, JwtOptions, JwtTokenSource } from './auth.js';
 export { backoffDelay } from './retry.js';
 export type { RetryEvent, RetryOptions } from './retry.js';
-export { Pacer, contractGatewayBuckets, createPacer } from './pacing.js';
+export { Pacer, contractGatewayBuckets, createPacer, defaultPacingMargin, sharedPacer } from './pacing.js';
 export type { GatewayBucket, PacerOptions } from './pacing.js';
 export { cacheKindOf, defaultCacheTtls, isFromCache } from './cache.js';
 export type { CacheKind, CacheOptions, CacheStore, CacheTtls, CachedResponse } from './cache.js';
