@@ -17,7 +17,7 @@ import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
 import { errorTypingMiddleware } from './typing.js';
-import type { GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
+import type { CallMethods, GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
 
 export interface ClientOptions {
   /** The service's base address, without `/v3` (`https://api.example.com`). */
@@ -65,7 +65,13 @@ export interface ClientExtensions {
 }
 
 /** An openapi-fetch client of the API (`GET`, `POST`, … with every path typed) with this SDK's extensions. */
-export type ClsClient = Client<paths> & ClientExtensions;
+export type ClsClient = Omit<Client<paths>, keyof CallMethods<false>> & CallMethods<false> & ClientExtensions;
+
+/**
+ * A client created with `throwOnError: true`: every error response is thrown as an `ApiError`, so a call resolves
+ * only to the success branch and `data` is the success body, never undefined.
+ */
+export type ThrowingClsClient = Omit<Client<paths>, keyof CallMethods<true>> & CallMethods<true> & ClientExtensions;
 
 function validate(options: ClientOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
@@ -89,7 +95,9 @@ function validate(options: ClientOptions): void {
  * The request pipeline, one concern per step. openapi-fetch middleware, in order: cache (opt-in) → error typing →
  * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → fetch.
  */
-export function createClient(options: ClientOptions): ClsClient {
+export function createClient(options: ClientOptions & { throwOnError: true }): ThrowingClsClient;
+export function createClient(options: ClientOptions): ClsClient;
+export function createClient(options: ClientOptions): ClsClient | ThrowingClsClient {
   validate(options);
   const timers = options.timers ?? realTimers;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');

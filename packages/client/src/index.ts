@@ -1,5 +1,5 @@
 export { createClient } from './client.js';
-export type { ClientExtensions, ClientOptions, ClsClient } from './client.js';
+export type { ClientExtensions, ClientOptions, ClsClient, ThrowingClsClient } from './client.js';
 
 export { ApiError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
 export type { ApiErrorInit, ErrorReport, QuotaExceededInit } from './errors.js';
@@ -26,7 +26,20 @@ export { cacheKindOf, defaultCacheTtls, isFromCache } from './cache.js';
 export type { CacheKind, CacheOptions, CacheStore, CacheTtls, CachedResponse } from './cache.js';
 export type { QuotaState } from './quota.js';
 export type { Timers } from './timers.js';
-export type { GetPath, Page, PagedPath, PageItem, SuccessBody } from './types.js';
+export type {
+  GetPath,
+  Page,
+  PagedPath,
+  PageItem,
+  SuccessBody,
+  CallData,
+  CallError,
+  CallMethod,
+  CallMethods,
+  CallResponse,
+  RequestMethod,
+  SuccessResponse,
+} from './types.js';
 
 export { bulkOperations, contractVersion, errorCodes, limits, serviceTimeZone } from '../generated/contract.js';
 export type { components, operations, paths } from '../generated/openapi.js';
