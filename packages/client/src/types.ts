@@ -43,6 +43,7 @@ export type PathWithMethod<M extends HttpMethod> = {
 
 // openapi-fetch's rule for its `init` argument, spelled out because it does not export it: required when the
 // operation has a required parameter or body, optional otherwise.
+// biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is how a type asks whether K is optional in T
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 type InitParam<Init> =
   RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
