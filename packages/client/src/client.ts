@@ -9,6 +9,7 @@ import {
   type JwtOptions,
 } from './auth.js';
 import { createBulkHelpers, type BulkHelpers } from './bulk.js';
+import { corsLayer } from './cors.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
@@ -93,7 +94,8 @@ function validate(options: ClientOptions): void {
  * Creates a client of the Commerce and Logistics Service API v3.
  *
  * The request pipeline, one concern per step. openapi-fetch middleware, in order: cache (opt-in) → error typing →
- * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → fetch.
+ * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → CORS check →
+ * fetch.
  */
 export function createClient(options: ClientOptions & { throwOnError: true }): ThrowingClsClient;
 export function createClient(options: ClientOptions): ClsClient;
@@ -115,7 +117,7 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
           : new Pacer({ timers, ...pacing });
     layers.push(pacingLayer(pacer, baseUrl));
   }
-  layers.push(quotaLayer(quota, timers), stampLayer(timers));
+  layers.push(quotaLayer(quota, timers), stampLayer(timers), corsLayer(timers));
   const transport = composeTransport(baseFetch, layers);
 
   const headers = { Accept: 'application/json', ...options.headers };

@@ -1,7 +1,7 @@
 export { createClient } from './client.js';
 export type { ClientExtensions, ClientOptions, ClsClient, ThrowingClsClient } from './client.js';
 
-export { ApiError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
+export { ApiError, CorsError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
 export type { ApiErrorInit, ErrorReport, QuotaExceededInit } from './errors.js';
 export { BulkChunkError } from './bulk.js';
 export type {

@@ -1,4 +1,4 @@
-import { isIdempotent } from './errors.js';
+import { CorsError, isIdempotent } from './errors.js';
 import { isGateway429 } from './quota.js';
 import type { Timers } from './timers.js';
 import { attemptOf, setAttempt, type TransportLayer } from './transport.js';
@@ -82,8 +82,8 @@ export function backoffDelay(
 
 /**
  * Retries what cannot have written anything: a GET or HEAD after a gateway 429 or a network error, and (unless
- * turned off) a write refused by the gateway 429. The quota 429 (with `Retry-After`), every 5xx, and a write that
- * failed on the network are returned or thrown as they are. Each attempt sends a fresh clone of the request, so the
+ * turned off) a write refused by the gateway 429. The quota 429 (with `Retry-After`), every 5xx, a write that
+ * failed on the network and a browser's CORS refusal (`CorsError`) are returned or thrown as they are. Each attempt sends a fresh clone of the request, so the
  * body is the same every time.
  */
 export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLayer {
@@ -105,7 +105,8 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
         await response.body?.cancel().catch(() => undefined);
         reason = 'gateway_limit';
       } catch (error) {
-        if (last || !idempotent || request.signal.aborted) throw error;
+        // A CORS refusal is the service's configuration, not a passing failure: no retry can get through.
+        if (last || !idempotent || request.signal.aborted || error instanceof CorsError) throw error;
         reason = 'network_error';
       }
       const delayMs = backoffDelay(attempt, options);

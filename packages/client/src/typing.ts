@@ -103,6 +103,8 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
       const record = records.get(request);
       records.delete(request);
       if (request.signal.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
+      // Already typed by the transport (a CorsError).
+      if (error instanceof NetworkError) return undefined;
       if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return undefined;
       return new NetworkError({
         method: request.method,
