@@ -220,6 +220,37 @@ function clientSection(c: ClientResult): string {
     'Per-call times are medians within a round; the overhead is the median over rounds of (client − fetch) ÷ fetch. ' +
       "Caller CPU is the harness process's CPU time per call (median over rounds): the part of the difference that is " +
       "the client's own work, whatever the server and the scheduler did.",
+    '',
+    'Where the difference goes: two more kinds of call, measured in the same rounds and the same rotation, each against ' +
+      'the same bare fetch (medians over rounds of the per-round differences).',
+    '',
+    table(
+      ['Call', 'µs/call', 'Over a bare fetch', 'Over a bare fetch, µs'],
+      [
+        [
+          '`fetch(new Request(url, { headers }))`: a Request built first, which fetch copies (openapi-fetch does this)',
+          fmt(c.requestMedianUs),
+          pct(c.steps.request / c.fetchMedianUs, 1),
+          fmt(c.steps.request),
+        ],
+        [
+          "openapi-fetch's own client, no middleware: that Request, headers merged, URL and query built, body parsed",
+          fmt(c.openapiFetchMedianUs),
+          pct(c.steps.openapiFetch / c.fetchMedianUs, 1),
+          fmt(c.steps.openapiFetch),
+        ],
+        [
+          "@cls-api/client: openapi-fetch plus the client's layers (error typing, auth, retry, quota, CORS check)",
+          fmt(c.clientMedianUs),
+          `**${pct(c.overhead, 1)}**`,
+          fmt(c.overheadUs),
+        ],
+      ],
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+    `The client's layers over openapi-fetch: ${fmt(c.steps.layers)} µs per call (${pct(c.steps.layers / c.fetchMedianUs, 1)} ` +
+      'of a bare fetch).',
   ].join('\n');
 }
 

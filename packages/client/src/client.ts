@@ -14,6 +14,7 @@ import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore }
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
 import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
+import { CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
@@ -103,7 +104,8 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   validate(options);
   const timers = options.timers ?? realTimers;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const baseFetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const custom = options.fetch;
+  const baseFetch: Fetch = custom ? (request) => custom(toRequest(request)) : platformFetch;
 
   const quota = new QuotaTracker();
   const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
@@ -121,9 +123,11 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   const transport = composeTransport(baseFetch, layers);
 
   const headers = { Accept: 'application/json', ...options.headers };
-  const client = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+  // openapi-fetch builds a CallRequest rather than an undici Request for each call (src/request.ts).
+  const Request = CallRequest as unknown as typeof globalThis.Request;
+  const client = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers, Request });
   // The token operations go straight to the transport: they are public and must not pass through auth.
-  const tokenClient = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+  const tokenClient = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers, Request });
 
   const auth: AuthConfig = {
     apiKey: options.apiKey,

@@ -20,7 +20,7 @@ export function pageOrigin(): string | undefined {
  */
 export function corsLayer(timers: Timers, origin: () => string | undefined = pageOrigin): TransportLayer {
   return (next: Fetch) => async (request) => {
-    const requestedAt = new Date(timers.now());
+    const requestedAt = timers.now();
     try {
       return await next(request);
     } catch (error) {
@@ -40,7 +40,13 @@ export function corsLayer(timers: Timers, origin: () => string | undefined = pag
       } catch {
         throw error;
       }
-      throw new CorsError({ method: request.method, url: request.url, requestedAt, cause: error, origin: page });
+      throw new CorsError({
+        method: request.method,
+        url: request.url,
+        requestedAt: new Date(requestedAt),
+        cause: error,
+        origin: page,
+      });
     }
   };
 }

@@ -1,5 +1,6 @@
 import { CorsError, isIdempotent } from './errors.js';
 import { isGateway429 } from './quota.js';
+import { hasBody } from './request.js';
 import type { Timers } from './timers.js';
 import { attemptOf, setAttempt, type TransportLayer } from './transport.js';
 
@@ -94,7 +95,7 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
       // A body can be read once, so an attempt that may be followed by another sends a clone and the original
       // stays unread; a request without a body (every GET) can be sent again as it is, and cloning it would only
       // cost time on every call.
-      const sending = last || request.body === null ? request : request.clone();
+      const sending = last || !hasBody(request) ? request : request.clone();
       let reason: RetryEvent['reason'];
       try {
         const response = await next(sending);

@@ -34,9 +34,9 @@ export function setAttempt(response: Response, info: AttemptInfo): void {
 /** Innermost layer: stamps every response with the time its request went out. */
 export function stampLayer(timers: Timers): TransportLayer {
   return (next) => async (request) => {
-    const sentAt = new Date(timers.now());
+    const sentAt = timers.now();
     const response = await next(request);
-    attempts.set(response, { sentAt, attempt: 1 });
+    attempts.set(response, { sentAt: new Date(sentAt), attempt: 1 });
     return response;
   };
 }

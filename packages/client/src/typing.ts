@@ -2,6 +2,7 @@ import type { Middleware } from 'openapi-fetch';
 import { isErrorCode, isErrorEnvelope } from './contract.js';
 import { ApiError, CredentialError, NetworkError, QuotaExceededError, rememberError } from './errors.js';
 import { isQuota429, readQuotaHeaders } from './quota.js';
+import { hasBody } from './request.js';
 import type { Timers } from './timers.js';
 import { attemptOf } from './transport.js';
 
@@ -81,7 +82,7 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
         requestedAt: new Date(options.timers.now()),
         path: schemaPath,
         // Kept for the 500 report: the body exactly as sent.
-        body: request.body === null ? undefined : await request.clone().text(),
+        body: hasBody(request) ? await request.clone().text() : undefined,
       });
       return undefined;
     },
