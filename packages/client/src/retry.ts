@@ -2,7 +2,7 @@ import { CorsError, isIdempotent } from './errors.js';
 import { isGateway429 } from './quota.js';
 import { hasBody } from './request.js';
 import type { Timers } from './timers.js';
-import { attemptOf, setAttempt, type TransportLayer } from './transport.js';
+import { setAttemptNumber, type TransportLayer } from './transport.js';
 
 export interface RetryOptions {
   /** Tries per request, the first included. Default 5 (waits of about 1, 2, 4 and 8 s). 1 turns retrying off. */
@@ -99,8 +99,7 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
       let reason: RetryEvent['reason'];
       try {
         const response = await next(sending);
-        const stamped = attemptOf(response);
-        if (stamped) setAttempt(response, { ...stamped, attempt });
+        setAttemptNumber(response, attempt);
         if (last || !isGateway429(response) || !(idempotent || options.retryWritesOnGatewayLimit)) return response;
         // The body of the refused attempt is not needed; release the connection.
         await response.body?.cancel().catch(() => undefined);
