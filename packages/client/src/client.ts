@@ -43,7 +43,11 @@ export interface ClientOptions {
   pacing?: boolean | Pacer | PacerOptions;
   /** Caching of products, options, suppliers and order lists. Default off; `true` uses the recommended times. */
   cache?: boolean | CacheOptions;
-  /** Throw `ApiError` for error responses instead of returning `{ error }`. Default false. */
+  /**
+   * Throw `ApiError` for error responses instead of returning `{ error }`. Default false. Written as `true` in the
+   * options, it also narrows the types: `createClient` returns a `ThrowingClsClient`, whose calls resolve to the
+   * success body.
+   */
   throwOnError?: boolean;
   /** The fetch to send with. Default `globalThis.fetch`. */
   fetch?: (request: Request) => Promise<Response>;
