@@ -189,8 +189,9 @@ function clientSection(c: ClientResult): string {
     `## ${SCENARIO_TITLES.client}`,
     '',
     `\`${c.request}\` against the reference server, from the harness process: ${c.rounds.length} rounds of ` +
-      `${fmt(c.callsPerRound)} calls each way, one call each way in turn (a, b, b, a, …) so that whatever else the ` +
-      `machine does slows both alike, after ${fmt(c.warmupCalls)} warm-up calls each. Bare: \`fetch(url, { headers })\` ` +
+      `${fmt(c.callsPerRound)} calls of each kind, one of each in turn with the order rotating (a b c d, b c d a, …) so ` +
+      `that whatever else the machine does slows every kind alike, after ${fmt(c.warmupCalls)} warm-up calls each. ` +
+      'Bare: `fetch(url, { headers })` ' +
       `then \`res.json()\`. Client: ${c.clientOptions}, \`client.GET(path, { params: { query } })\`, which also parses ` +
       "the body. Pacing is off because it would hold the calls to the contract's 30 per second and measure the gateway " +
       'limit, not the client; caching is off because a cached answer sends no request.',
