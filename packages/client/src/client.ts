@@ -9,7 +9,7 @@ import {
   type JwtOptions,
 } from './auth.js';
 import { createBulkHelpers, type BulkHelpers } from './bulk.js';
-import { corsLayer } from './cors.js';
+import { corsLayer, pageOrigin } from './cors.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
@@ -123,7 +123,9 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
           : new Pacer({ timers, ...pacing });
     layers.push(pacingLayer(pacer, baseUrl));
   }
-  layers.push(quotaLayer(quota, timers), stampLayer(timers), corsLayer(timers));
+  layers.push(quotaLayer(quota, timers), stampLayer(timers));
+  // Only a browser enforces CORS; elsewhere the check would only cost time on every call.
+  if (pageOrigin() !== undefined) layers.push(corsLayer(timers));
   const transport = composeTransport(baseFetch, layers);
 
   const headers = { Accept: 'application/json', ...options.headers };

@@ -88,29 +88,41 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
     (request as Recorded)[RECORD] = undefined;
     return record;
   };
+  const typeError = async (request: Request, response: Response, schemaPath: string, pending?: PendingRecord) => {
+    const record: RequestRecord = {
+      method: request.method,
+      url: request.url,
+      requestedAt: new Date(pending?.requestedAtMs ?? options.timers.now()),
+      path: schemaPath,
+      body: pending?.body,
+    };
+    const error = await toApiError(response, record);
+    rememberError(response, error);
+    if (options.throwOnError || error instanceof QuotaExceededError) throw error;
+    return undefined;
+  };
   return {
-    async onRequest({ request }) {
-      (request as Recorded)[RECORD] = {
-        requestedAtMs: options.timers.now(),
-        // Kept for the 500 report: the body exactly as sent.
-        body: hasBody(request) ? await request.clone().text() : undefined,
-      };
-      return undefined;
+    // The hooks return a promise only when they have something to wait for (a body to keep, an error to type): a
+    // promise per hook per call is part of the per-call cost `pnpm bench` measures.
+    onRequest({ request }) {
+      const requestedAtMs = options.timers.now();
+      if (!hasBody(request)) {
+        (request as Recorded)[RECORD] = { requestedAtMs, body: undefined };
+        return undefined;
+      }
+      // Kept for the 500 report: the body exactly as sent.
+      return request
+        .clone()
+        .text()
+        .then((body) => {
+          (request as Recorded)[RECORD] = { requestedAtMs, body };
+          return undefined;
+        });
     },
-    async onResponse({ request, response, schemaPath }) {
+    onResponse({ request, response, schemaPath }) {
       const pending = take(request);
       if (response.ok) return undefined;
-      const record: RequestRecord = {
-        method: request.method,
-        url: request.url,
-        requestedAt: new Date(pending?.requestedAtMs ?? options.timers.now()),
-        path: schemaPath,
-        body: pending?.body,
-      };
-      const error = await toApiError(response, record);
-      rememberError(response, error);
-      if (options.throwOnError || error instanceof QuotaExceededError) throw error;
-      return undefined;
+      return typeError(request, response, schemaPath, pending);
     },
     onError({ request, error }) {
       const pending = take(request);
