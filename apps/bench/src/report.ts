@@ -241,7 +241,7 @@ function clientSection(c: ClientResult): string {
           fmt(c.steps.openapiFetch),
         ],
         [
-          "@cls-api/client: openapi-fetch plus the client's layers (error typing, auth, retry, quota, CORS check)",
+          "@cls-api/client: openapi-fetch plus the client's layers (error typing, auth, retry, quota; the CORS check only in a browser)",
           fmt(c.clientMedianUs),
           `**${pct(c.overhead, 1)}**`,
           fmt(c.overheadUs),
