@@ -189,8 +189,9 @@ function clientSection(c: ClientResult): string {
     `## ${SCENARIO_TITLES.client}`,
     '',
     `\`${c.request}\` against the reference server, from the harness process: ${c.rounds.length} rounds of ` +
-      `${fmt(c.callsPerRound)} calls each way, one call each way in turn (a, b, b, a, …) so that whatever else the ` +
-      `machine does slows both alike, after ${fmt(c.warmupCalls)} warm-up calls each. Bare: \`fetch(url, { headers })\` ` +
+      `${fmt(c.callsPerRound)} calls of each kind, one of each in turn with the order rotating (a b c d, b c d a, …) so ` +
+      `that whatever else the machine does slows every kind alike, after ${fmt(c.warmupCalls)} warm-up calls each. ` +
+      'Bare: `fetch(url, { headers })` ' +
       `then \`res.json()\`. Client: ${c.clientOptions}, \`client.GET(path, { params: { query } })\`, which also parses ` +
       "the body. Pacing is off because it would hold the calls to the contract's 30 per second and measure the gateway " +
       'limit, not the client; caching is off because a cached answer sends no request.',
@@ -220,6 +221,37 @@ function clientSection(c: ClientResult): string {
     'Per-call times are medians within a round; the overhead is the median over rounds of (client − fetch) ÷ fetch. ' +
       "Caller CPU is the harness process's CPU time per call (median over rounds): the part of the difference that is " +
       "the client's own work, whatever the server and the scheduler did.",
+    '',
+    'Where the difference goes: two more kinds of call, measured in the same rounds and the same rotation, each against ' +
+      'the same bare fetch (medians over rounds of the per-round differences).',
+    '',
+    table(
+      ['Call', 'µs/call', 'Over a bare fetch', 'Over a bare fetch, µs'],
+      [
+        [
+          '`fetch(new Request(url, { headers }))`: a Request built first, which fetch copies (openapi-fetch does this)',
+          fmt(c.requestMedianUs),
+          pct(c.steps.request / c.fetchMedianUs, 1),
+          fmt(c.steps.request),
+        ],
+        [
+          "openapi-fetch's own client, no middleware: that Request, headers merged, URL and query built, body parsed",
+          fmt(c.openapiFetchMedianUs),
+          pct(c.steps.openapiFetch / c.fetchMedianUs, 1),
+          fmt(c.steps.openapiFetch),
+        ],
+        [
+          "@cls-api/client: openapi-fetch plus the client's layers (error typing, auth, retry, quota; the CORS check only in a browser)",
+          fmt(c.clientMedianUs),
+          `**${pct(c.overhead, 1)}**`,
+          fmt(c.overheadUs),
+        ],
+      ],
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+    `The client's layers over openapi-fetch: ${fmt(c.steps.layers)} µs per call (${pct(c.steps.layers / c.fetchMedianUs, 1)} ` +
+      'of a bare fetch).',
   ].join('\n');
 }
 

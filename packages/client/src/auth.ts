@@ -232,6 +232,22 @@ async function errorCode(response: Response): Promise<string | undefined> {
   }
 }
 
+/** After a 401: when its code is `AUTH_EXPIRED_TOKEN`, renews the JWT and sends the request once more. */
+async function renewOnce(
+  sent: { retry: Request; token: string },
+  response: Response,
+  fetch: (request: Request) => Promise<Response>,
+  renew: (token: string) => Promise<string | undefined>,
+): Promise<Response | undefined> {
+  if ((await errorCode(response)) !== EXPIRED) return undefined;
+  const token = await renew(sent.token);
+  if (token === undefined) return undefined;
+  await response.body?.cancel().catch(() => undefined);
+  sent.retry.headers.set('Authorization', `Bearer ${token}`);
+  // Once: the response of this retry goes back as it is, even if it is another 401.
+  return fetch(sent.retry);
+}
+
 /**
  * Puts the credential on each request, as the contract's `security` of the operation says: the API key in its
  * header, or the JWT as a bearer token (the payment-deposit area takes nothing else). A request the client has no
@@ -241,28 +257,25 @@ async function errorCode(response: Response): Promise<string | undefined> {
 export function authMiddleware(config: AuthConfig): Middleware {
   const bearerRequests = new Map<string, { retry: Request; token: string }>();
   return {
-    async onRequest({ request, schemaPath, id }) {
+    // The hooks return a promise only when they have something to wait for: most calls carry an API key and get a
+    // 200, and a promise per hook per call is part of the per-call cost `pnpm bench` measures.
+    onRequest({ request, schemaPath, id }) {
       const kind = chooseCredential(config, request.method, schemaPath);
-      if (kind === 'apiKey') {
-        request.headers.set(apiKeyHeader, config.apiKey!);
-      } else if (kind === 'jwt') {
-        const token = await config.tokens!.current();
+      if (kind === 'apiKey') request.headers.set(apiKeyHeader, config.apiKey!);
+      if (kind !== 'jwt') return undefined;
+      return config.tokens!.current().then((token) => {
         request.headers.set('Authorization', `Bearer ${token}`);
         request.headers.delete(apiKeyHeader);
         bearerRequests.set(id, { retry: request.clone(), token });
-      }
-      return undefined;
+        return undefined;
+      });
     },
-    async onResponse({ response, id, options }) {
+    onResponse({ response, id, options }) {
       const sent = bearerRequests.get(id);
+      if (!sent) return undefined;
       bearerRequests.delete(id);
-      if (!sent || response.status !== 401 || (await errorCode(response)) !== EXPIRED) return undefined;
-      const token = await config.tokens!.renew(sent.token);
-      if (token === undefined) return undefined;
-      await response.body?.cancel().catch(() => undefined);
-      sent.retry.headers.set('Authorization', `Bearer ${token}`);
-      // Once: the response of this retry goes back as it is, even if it is another 401.
-      return options.fetch(sent.retry);
+      if (response.status !== 401) return undefined;
+      return renewOnce(sent, response, options.fetch, (token) => config.tokens!.renew(token));
     },
     onError({ id }) {
       bearerRequests.delete(id);

@@ -112,9 +112,11 @@ export class BulkChunkError extends Error {
     const rowNote = api
       ? ` Row numbers in the service's message count from this chunk's first row, rows[${init.rowStart}].`
       : '';
+    // The service's messages are sentences that end with a full stop already.
+    const sentence = /[.!?]$/.test(why) ? why : `${why}.`;
     super(
       `${init.operationId} stopped at chunk ${init.chunkIndex + 1} of ${init.chunkCount} ` +
-        `(rows ${init.rowStart}-${init.rowEnd - 1}): ${why}. ${written} ${before}${rowNote}`,
+        `(rows ${init.rowStart}-${init.rowEnd - 1}): ${sentence} ${written} ${before}${rowNote}`,
       { cause: init.cause },
     );
     this.operationId = init.operationId;

@@ -9,15 +9,17 @@ import {
   type JwtOptions,
 } from './auth.js';
 import { createBulkHelpers, type BulkHelpers } from './bulk.js';
+import { corsLayer, pageOrigin } from './cors.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
-import { Pacer, pacingLayer, type PacerOptions } from './pacing.js';
+import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
 import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
+import { CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
 import { errorTypingMiddleware } from './typing.js';
-import type { GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
+import type { CallMethods, GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
 
 export interface ClientOptions {
   /** The service's base address, without `/v3` (`https://api.example.com`). */
@@ -33,13 +35,19 @@ export interface ClientOptions {
   /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */
   retry?: RetryOptions | false;
   /**
-   * Pacing under the gateway speed limits (30/s burst 50; 10/s burst 10 on `/v3/mcp/`). Default on, with a pacer
-   * of this client's own; pass one `Pacer` to every client that shares a source IP address. `false` turns it off.
+   * Pacing under the gateway speed limits (30/s burst 50; 10/s burst 10 on `/v3/mcp/`), with a margin (see
+   * PacerOptions). Default on, with the pacer this process shares among the clients of the same `baseUrl`
+   * (`sharedPacer`). A `Pacer` (for clients of several base URLs that reach the service from one address) or
+   * `PacerOptions` (a pacer of this client's own) replaces it; `false` turns pacing off.
    */
   pacing?: boolean | Pacer | PacerOptions;
   /** Caching of products, options, suppliers and order lists. Default off; `true` uses the recommended times. */
   cache?: boolean | CacheOptions;
-  /** Throw `ApiError` for error responses instead of returning `{ error }`. Default false. */
+  /**
+   * Throw `ApiError` for error responses instead of returning `{ error }`. Default false. Written as `true` in the
+   * options, it also narrows the types: `createClient` returns a `ThrowingClsClient`, whose calls resolve to the
+   * success body.
+   */
   throwOnError?: boolean;
   /** The fetch to send with. Default `globalThis.fetch`. */
   fetch?: (request: Request) => Promise<Response>;
@@ -63,7 +71,13 @@ export interface ClientExtensions {
 }
 
 /** An openapi-fetch client of the API (`GET`, `POST`, … with every path typed) with this SDK's extensions. */
-export type ClsClient = Client<paths> & ClientExtensions;
+export type ClsClient = Omit<Client<paths>, keyof CallMethods<false>> & CallMethods<false> & ClientExtensions;
+
+/**
+ * A client created with `throwOnError: true`: every error response is thrown as an `ApiError`, so a call resolves
+ * only to the success branch and `data` is the success body, never undefined.
+ */
+export type ThrowingClsClient = Omit<Client<paths>, keyof CallMethods<true>> & CallMethods<true> & ClientExtensions;
 
 function validate(options: ClientOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
@@ -85,28 +99,41 @@ function validate(options: ClientOptions): void {
  * Creates a client of the Commerce and Logistics Service API v3.
  *
  * The request pipeline, one concern per step. openapi-fetch middleware, in order: cache (opt-in) → error typing →
- * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → fetch.
+ * auth. Beneath it, the transport (the `fetch` openapi-fetch calls): retry → pacing → quota tracking → CORS check →
+ * fetch.
  */
-export function createClient(options: ClientOptions): ClsClient {
+export function createClient(options: ClientOptions & { throwOnError: true }): ThrowingClsClient;
+export function createClient(options: ClientOptions): ClsClient;
+export function createClient(options: ClientOptions): ClsClient | ThrowingClsClient {
   validate(options);
   const timers = options.timers ?? realTimers;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const baseFetch: Fetch = options.fetch ?? ((request) => globalThis.fetch(request));
+  const custom = options.fetch;
+  const baseFetch: Fetch = custom ? (request) => custom(toRequest(request)) : platformFetch;
 
   const quota = new QuotaTracker();
   const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
   const pacing = options.pacing ?? true;
   if (pacing !== false) {
-    const pacer = pacing instanceof Pacer ? pacing : new Pacer({ timers, ...(pacing === true ? {} : pacing) });
+    const pacer =
+      pacing instanceof Pacer
+        ? pacing
+        : pacing === true
+          ? sharedPacer(baseUrl, timers)
+          : new Pacer({ timers, ...pacing });
     layers.push(pacingLayer(pacer, baseUrl));
   }
   layers.push(quotaLayer(quota, timers), stampLayer(timers));
+  // Only a browser enforces CORS; elsewhere the check would only cost time on every call.
+  if (pageOrigin() !== undefined) layers.push(corsLayer(timers));
   const transport = composeTransport(baseFetch, layers);
 
   const headers = { Accept: 'application/json', ...options.headers };
-  const client = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+  // openapi-fetch builds a CallRequest rather than an undici Request for each call (src/request.ts).
+  const Request = CallRequest as unknown as typeof globalThis.Request;
+  const client = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers, Request });
   // The token operations go straight to the transport: they are public and must not pass through auth.
-  const tokenClient = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers });
+  const tokenClient = createOpenApiClient<paths>({ baseUrl, fetch: transport, headers, Request });
 
   const auth: AuthConfig = {
     apiKey: options.apiKey,

@@ -34,8 +34,8 @@ function kindOf(scheme: string): CredentialKind {
  * in an area without one rule, or outside the areas, it gets the API key.
  */
 export function credentialsFor(method: string, schemaPath: string): CredentialKind[] {
-  const op = operationFacts(method, schemaPath);
-  if (op) return kindsOf(op.security);
+  const known = kindsByOperation.get(`${method.toUpperCase()} ${schemaPath}`);
+  if (known) return [...known];
   const area = Object.entries(areaSecurity as Record<string, readonly string[]>).find(([prefix]) =>
     schemaPath.startsWith(prefix),
   );
@@ -45,6 +45,11 @@ export function credentialsFor(method: string, schemaPath: string): CredentialKi
 function kindsOf(schemes: readonly string[]): CredentialKind[] {
   return [...new Set(schemes.map(kindOf))];
 }
+
+// Read once: every call asks.
+const kindsByOperation = new Map<string, readonly CredentialKind[]>(
+  [...byMethodAndPath].map(([key, op]) => [key, kindsOf(op.security)]),
+);
 
 /** The header an API key travels in (`components.securitySchemes`). */
 export const apiKeyHeader: string = Object.values(

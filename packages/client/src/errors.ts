@@ -165,10 +165,10 @@ export class NetworkError extends Error {
   readonly requestedAt: Date;
   readonly mayHaveWritten: boolean;
 
-  constructor(init: { method: string; url: string; requestedAt: Date; cause: unknown }) {
+  constructor(init: { method: string; url: string; requestedAt: Date; cause: unknown; message?: string }) {
     const mayHaveWritten = !isIdempotent(init.method);
     super(
-      `${init.method} ${init.url} got no response (${describe(init.cause)})` +
+      (init.message ?? `${init.method} ${init.url} got no response (${describe(init.cause)})`) +
         (mayHaveWritten ? '; it was not repeated, and the service may or may not have stored it' : ''),
       { cause: init.cause },
     );
@@ -176,6 +176,27 @@ export class NetworkError extends Error {
     this.url = init.url;
     this.requestedAt = init.requestedAt;
     this.mayHaveWritten = mayHaveWritten;
+  }
+}
+
+/**
+ * A browser refused to show the page the service's response: the service does not allow the page's origin
+ * (cross-origin resource sharing). The service is reachable, so this is not a network failure, and no retry can
+ * succeed until the service allows `origin`: it is thrown after one attempt.
+ */
+export class CorsError extends NetworkError {
+  override name = 'CorsError';
+  /** The page's origin, which the service did not allow. */
+  readonly origin: string;
+
+  constructor(init: { method: string; url: string; requestedAt: Date; cause: unknown; origin: string }) {
+    super({
+      ...init,
+      message:
+        `${init.method} ${init.url} was blocked by the browser: the service does not allow pages of ${init.origin} ` +
+        'to call it (CORS). Retrying cannot help: the service must allow this origin',
+    });
+    this.origin = init.origin;
   }
 }
 

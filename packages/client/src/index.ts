@@ -1,7 +1,7 @@
 export { createClient } from './client.js';
-export type { ClientExtensions, ClientOptions, ClsClient } from './client.js';
+export type { ClientExtensions, ClientOptions, ClsClient, ThrowingClsClient } from './client.js';
 
-export { ApiError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
+export { ApiError, CorsError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
 export type { ApiErrorInit, ErrorReport, QuotaExceededInit } from './errors.js';
 export { BulkChunkError } from './bulk.js';
 export type {
@@ -20,13 +20,26 @@ export type { CredentialKind, ErrorCode, ErrorEnvelope } from './contract.js';
 export type { JwtClientCredentials, JwtOptions, JwtTokenSource } from './auth.js';
 export { backoffDelay } from './retry.js';
 export type { RetryEvent, RetryOptions } from './retry.js';
-export { Pacer, contractGatewayBuckets, createPacer } from './pacing.js';
+export { Pacer, contractGatewayBuckets, createPacer, defaultPacingMargin, sharedPacer } from './pacing.js';
 export type { GatewayBucket, PacerOptions } from './pacing.js';
 export { cacheKindOf, defaultCacheTtls, isFromCache } from './cache.js';
 export type { CacheKind, CacheOptions, CacheStore, CacheTtls, CachedResponse } from './cache.js';
 export type { QuotaState } from './quota.js';
 export type { Timers } from './timers.js';
-export type { GetPath, Page, PagedPath, PageItem, SuccessBody } from './types.js';
+export type {
+  GetPath,
+  Page,
+  PagedPath,
+  PageItem,
+  SuccessBody,
+  CallData,
+  CallError,
+  CallMethod,
+  CallMethods,
+  CallResponse,
+  RequestMethod,
+  SuccessResponse,
+} from './types.js';
 
 export { bulkOperations, contractVersion, errorCodes, limits, serviceTimeZone } from '../generated/contract.js';
 export type { components, operations, paths } from '../generated/openapi.js';

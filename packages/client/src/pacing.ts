@@ -14,12 +14,26 @@ export interface GatewayBucket {
 export const contractGatewayBuckets: readonly GatewayBucket[] = limits.gateway.map((b) => ({ ...b }));
 
 export interface PacerOptions {
-  /** The buckets to pace by. Default: the contract's gateway limits. */
+  /** The limits to stay under. Default: the contract's gateway limits. */
   buckets?: readonly GatewayBucket[];
+  /**
+   * How far under each limit to stay, as a fraction of its rate and of its burst. Default 0.2: 24/s with bursts of
+   * 40 under the gateway's 30/s burst 50, and 8/s burst 8 under the MCP limit's 10/s burst 10. The gateway meters
+   * requests when they arrive, the pacer when they leave: the room left over absorbs requests that left on time but
+   * arrive bunched (a connection pool, a browser's six connections per host, a busy event loop). 0 paces exactly
+   * at the limits.
+   */
+  margin?: number;
   timers?: Timers;
 }
 
+/** The default `margin`: see PacerOptions. */
+export const defaultPacingMargin = 0.2;
+
 interface BucketState extends GatewayBucket {
+  /** The rate and burst this pacer keeps to: the limit's, less the margin. */
+  pacedRate: number;
+  pacedBurst: number;
   tokens: number;
   updatedAt: number;
 }
@@ -30,7 +44,8 @@ interface BucketState extends GatewayBucket {
  * when one is empty it waits until the bucket refills. Waiters are served in arrival order.
  *
  * The gateway counts per source IP address, across keys and areas, so clients that share an address should share
- * one pacer: `const pacer = createPacer(); createClient({ ..., pacing: pacer })`.
+ * one pacer. Clients of one process with the default pacing do: they get the pacer of their base URL
+ * (`sharedPacer`). A client given its own `Pacer` or `PacerOptions` paces alone.
  */
 export class Pacer {
   readonly #buckets: BucketState[];
@@ -39,22 +54,35 @@ export class Pacer {
 
   constructor(options: PacerOptions = {}) {
     this.#timers = options.timers ?? realTimers;
+    const margin = options.margin ?? defaultPacingMargin;
+    if (!(margin >= 0 && margin < 1)) throw new TypeError(`pacing margin must be in [0, 1), got ${margin}`);
     const now = this.#timers.now();
     this.#buckets = (options.buckets ?? contractGatewayBuckets).map((b) => {
       if (!(b.ratePerSecond > 0) || !(b.burst >= 1)) {
         throw new TypeError(`pacing bucket ${b.name} needs ratePerSecond > 0 and burst >= 1`);
       }
-      return { ...b, tokens: b.burst, updatedAt: now };
+      const pacedBurst = Math.max(1, Math.floor(b.burst * (1 - margin)));
+      return { ...b, pacedRate: b.ratePerSecond * (1 - margin), pacedBurst, tokens: pacedBurst, updatedAt: now };
     });
   }
 
-  /** The buckets as configured. */
+  /** The limits this pacer stays under, as configured. */
   get buckets(): GatewayBucket[] {
     return this.#buckets.map(({ name, appliesTo, ratePerSecond, burst }) => ({
       name,
       appliesTo,
       ratePerSecond,
       burst,
+    }));
+  }
+
+  /** What it actually paces at: each limit less the margin. */
+  get pacedBuckets(): GatewayBucket[] {
+    return this.#buckets.map(({ name, appliesTo, pacedRate, pacedBurst }) => ({
+      name,
+      appliesTo,
+      ratePerSecond: pacedRate,
+      burst: pacedBurst,
     }));
   }
 
@@ -72,10 +100,10 @@ export class Pacer {
       const now = this.#timers.now();
       let waitMs = 0;
       for (const b of buckets) {
-        b.tokens = Math.min(b.burst, b.tokens + ((now - b.updatedAt) / 1000) * b.ratePerSecond);
+        b.tokens = Math.min(b.pacedBurst, b.tokens + ((now - b.updatedAt) / 1000) * b.pacedRate);
         b.updatedAt = now;
         // A hair below 1 is float noise from the refill arithmetic, not a missing token.
-        if (b.tokens < 1 - 1e-9) waitMs = Math.max(waitMs, ((1 - b.tokens) / b.ratePerSecond) * 1000);
+        if (b.tokens < 1 - 1e-9) waitMs = Math.max(waitMs, ((1 - b.tokens) / b.pacedRate) * 1000);
       }
       if (waitMs === 0) {
         for (const b of buckets) b.tokens = Math.max(0, b.tokens - 1);
@@ -88,6 +116,29 @@ export class Pacer {
 
 export function createPacer(options?: PacerOptions): Pacer {
   return new Pacer(options);
+}
+
+// One default pacer per base URL and clock. Keyed by the clock as well, so that a client on a clock of its own (a
+// test's virtual clock, a scheduler's) never waits on a pacer that counts another clock's time.
+const sharedPacers = new WeakMap<Timers, Map<string, Pacer>>();
+
+/**
+ * The pacer every client of this process with the default pacing uses for `baseUrl` (`https://api.example.com`,
+ * without a trailing slash): created on first use with the default options, then shared.
+ */
+export function sharedPacer(baseUrl: string, timers: Timers = realTimers): Pacer {
+  let byUrl = sharedPacers.get(timers);
+  if (byUrl === undefined) {
+    byUrl = new Map();
+    sharedPacers.set(timers, byUrl);
+  }
+  const key = baseUrl.replace(/\/+$/, '');
+  let pacer = byUrl.get(key);
+  if (pacer === undefined) {
+    pacer = new Pacer({ timers });
+    byUrl.set(key, pacer);
+  }
+  return pacer;
 }
 
 /** Takes a token for every attempt on the wire, retries included. */

@@ -62,10 +62,15 @@ export class QuotaTracker {
   }
 
   /** Keeps the quota headers of a response, when it carries any; responses without them change nothing. */
-  observe(response: Response, now: Date): void {
+  observe(response: Response, now: () => Date): void {
+    // Many responses (JWT calls, live keys) carry none of the headers: a look settles it without parsing.
+    const { headers } = response;
+    if (!headers.has(quotaHeaders.limit) && !headers.has(quotaHeaders.remaining) && !headers.has(quotaHeaders.reset)) {
+      return;
+    }
     const h = readQuotaHeaders(response.headers);
     if (h.limit === undefined && h.remaining === undefined && h.resetAt === undefined) return;
-    const state: QuotaState = { observedAt: now };
+    const state: QuotaState = { observedAt: now() };
     if (h.limit !== undefined) state.limit = h.limit;
     if (h.remaining !== undefined) state.remaining = h.remaining;
     if (h.resetAt !== undefined) state.resetAt = h.resetAt;
@@ -77,7 +82,7 @@ export class QuotaTracker {
 export function quotaLayer(tracker: QuotaTracker, timers: Timers): TransportLayer {
   return (next) => async (request) => {
     const response = await next(request);
-    tracker.observe(response, new Date(timers.now()));
+    tracker.observe(response, () => new Date(timers.now()));
     return response;
   };
 }

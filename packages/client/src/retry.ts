@@ -1,7 +1,8 @@
-import { isIdempotent } from './errors.js';
+import { CorsError, isIdempotent } from './errors.js';
 import { isGateway429 } from './quota.js';
+import { hasBody } from './request.js';
 import type { Timers } from './timers.js';
-import { attemptOf, setAttempt, type TransportLayer } from './transport.js';
+import { setAttemptNumber, type TransportLayer } from './transport.js';
 
 export interface RetryOptions {
   /** Tries per request, the first included. Default 5 (waits of about 1, 2, 4 and 8 s). 1 turns retrying off. */
@@ -82,8 +83,8 @@ export function backoffDelay(
 
 /**
  * Retries what cannot have written anything: a GET or HEAD after a gateway 429 or a network error, and (unless
- * turned off) a write refused by the gateway 429. The quota 429 (with `Retry-After`), every 5xx, and a write that
- * failed on the network are returned or thrown as they are. Each attempt sends a fresh clone of the request, so the
+ * turned off) a write refused by the gateway 429. The quota 429 (with `Retry-After`), every 5xx, a write that
+ * failed on the network and a browser's CORS refusal (`CorsError`) are returned or thrown as they are. Each attempt sends a fresh clone of the request, so the
  * body is the same every time.
  */
 export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLayer {
@@ -94,18 +95,18 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
       // A body can be read once, so an attempt that may be followed by another sends a clone and the original
       // stays unread; a request without a body (every GET) can be sent again as it is, and cloning it would only
       // cost time on every call.
-      const sending = last || request.body === null ? request : request.clone();
+      const sending = last || !hasBody(request) ? request : request.clone();
       let reason: RetryEvent['reason'];
       try {
         const response = await next(sending);
-        const stamped = attemptOf(response);
-        if (stamped) setAttempt(response, { ...stamped, attempt });
+        setAttemptNumber(response, attempt);
         if (last || !isGateway429(response) || !(idempotent || options.retryWritesOnGatewayLimit)) return response;
         // The body of the refused attempt is not needed; release the connection.
         await response.body?.cancel().catch(() => undefined);
         reason = 'gateway_limit';
       } catch (error) {
-        if (last || !idempotent || request.signal.aborted) throw error;
+        // A CORS refusal is the service's configuration, not a passing failure: no retry can get through.
+        if (last || !idempotent || request.signal.aborted || error instanceof CorsError) throw error;
         reason = 'network_error';
       }
       const delayMs = backoffDelay(attempt, options);

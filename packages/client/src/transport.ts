@@ -20,23 +20,32 @@ export interface AttemptInfo {
   attempt: number;
 }
 
-const attempts = new WeakMap<Response, AttemptInfo>();
+// Kept on the response object itself rather than in a WeakMap: every response gets one, and a WeakMap entry per
+// call is work for the garbage collector (the per-call cost measured by `pnpm bench`).
+const ATTEMPT = Symbol('cls-api.attempt');
+interface Stamp {
+  sentAtMs: number;
+  attempt: number;
+}
 
 /** When (and on which attempt) a response's request was sent, for responses that came through the transport. */
 export function attemptOf(response: Response): AttemptInfo | undefined {
-  return attempts.get(response);
+  const stamp = (response as { [ATTEMPT]?: Stamp })[ATTEMPT];
+  return stamp && { sentAt: new Date(stamp.sentAtMs), attempt: stamp.attempt };
 }
 
-export function setAttempt(response: Response, info: AttemptInfo): void {
-  attempts.set(response, info);
+/** Records which attempt a stamped response answered; a response the transport did not stamp stays unstamped. */
+export function setAttemptNumber(response: Response, attempt: number): void {
+  const stamp = (response as { [ATTEMPT]?: Stamp })[ATTEMPT];
+  if (stamp) stamp.attempt = attempt;
 }
 
 /** Innermost layer: stamps every response with the time its request went out. */
 export function stampLayer(timers: Timers): TransportLayer {
   return (next) => async (request) => {
-    const sentAt = new Date(timers.now());
+    const sentAtMs = timers.now();
     const response = await next(request);
-    attempts.set(response, { sentAt, attempt: 1 });
+    (response as { [ATTEMPT]?: Stamp })[ATTEMPT] = { sentAtMs, attempt: 1 };
     return response;
   };
 }

@@ -130,6 +130,9 @@ describe('bulk helpers', () => {
     expect(err.message).toContain('400 REQUIRED_PARAMETER: orders[2].receiver_name is required');
     expect(err.message).toContain('Nothing of this chunk was registered');
     expect(err.message).toContain('rows[1000]');
+    // One full stop after the service's sentence, never two.
+    expect(err.message).toContain('Nothing was registered. Nothing of this chunk');
+    expect(err.message).not.toMatch(/\.\./);
     const completed = err.completed as { created_count: number; failed_count: number; drafts: unknown[] };
     expect(completed.drafts).toHaveLength(1000);
     expect(completed.created_count + completed.failed_count).toBe(1000);

@@ -1,84 +1,22 @@
-// The client against the reference server (apps/reference), run the way an integrator runs it: its CLI seeds a
-// database in a temporary directory (`seed --json` prints the demo keys and client credentials) and serves it as a
-// separate process. Nothing here is faked: these are the server's real rules meeting the client's.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+// The client against the reference server (apps/reference), run the way an integrator runs it (test/reference-server.ts).
+// Nothing here is faked: these are the server's real rules meeting the client's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, CredentialError, createClient, type BulkRow } from '../src/index.js';
+import { keyOf, startReference, type DemoAccount, type ReferenceServer } from './reference-server.js';
 
-interface DemoAccount {
-  account_id: string;
-  api_keys: Array<{ area: 'wms' | 'manager' | 'cam'; env: 'test' | 'live'; api_key: string }>;
-  client_id: string;
-  client_secret: string;
-}
-
-const cli = join(dirname(createRequire(import.meta.url).resolve('@cls-api/reference/package.json')), 'dist', 'cli.js');
-const dir = mkdtempSync(join(tmpdir(), 'cls-client-reference-'));
-const env = {
-  ...process.env,
-  DATABASE: join(dir, 'reference.db'),
-  HOST: '127.0.0.1',
-  JWT_SECRET: 'client-integration-secret-0123456789-abcdefghij',
-  LOG_LEVEL: 'silent',
-};
-let server: ChildProcess | undefined;
+let reference: ReferenceServer;
 let baseUrl: string;
 let seller: DemoAccount;
 let other: DemoAccount;
 
-const keyOf = (account: DemoAccount, area: 'wms' | 'manager' | 'cam') =>
-  account.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the reference server did not answer /health within 30 s');
-}
-
 beforeAll(async () => {
-  const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env, encoding: 'utf8' });
-  if (seeded.status !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
-  [seller, other] = (JSON.parse(seeded.stdout) as { accounts: DemoAccount[] }).accounts as [DemoAccount, DemoAccount];
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [cli, 'serve'], {
-    env: { ...env, PORT: String(port), JWT_TTL_SECONDS: '60' },
-    stdio: 'ignore',
-  });
-  await waitForHealth(baseUrl, server);
+  reference = await startReference({ JWT_TTL_SECONDS: '60' });
+  baseUrl = reference.baseUrl;
+  [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
 }, 60_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dir, { recursive: true, force: true });
+  await reference?.close();
 });
 
 describe('the client against the reference server', () => {

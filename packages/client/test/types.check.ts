@@ -9,6 +9,7 @@ import {
   type BulkRow,
   type ClsClient,
   type ErrorCode,
+  type Page,
   type PagedPath,
   type PageItem,
   type QuotaState,
@@ -221,4 +222,59 @@ export function closedValues(body: Schemas['DraftBulkResponse']) {
   // @ts-expect-error a success body's `success` is `true`
   const failed: Schemas['DraftBulkResponse']['success'] = false;
   void failed;
+}
+
+export async function throwOnErrorNarrows() {
+  const throwing = createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', throwOnError: true });
+  const list = await throwing.GET('/v3/manager/orders', { params: { query: { page: 1, size: 10 } } });
+  // Every error is thrown, so data is the success body: no check for undefined first.
+  assertType<Equal<typeof list.data, Page<'/v3/manager/orders'>>>();
+  assertType<Equal<typeof list.error, undefined>>();
+  const first = list.data.data[0]!;
+  // Open values stay open on the narrowed body.
+  assertType<Equal<typeof first.order_status_code, 10 | 20 | 30 | 40 | 90 | (number & {})>>();
+  const draft = await throwing.POST('/v3/wms/orders/draft', {
+    body: {
+      orders: [
+        {
+          mall_order_no: 'M',
+          mall_product_name: 'P',
+          product_code: 'C',
+          quantity: 1,
+          receiver_name: 'R',
+          receiver_phone: '010-0000-0000',
+          receiver_address: 'A',
+        },
+      ],
+    },
+  });
+  assertType<Equal<(typeof draft.data.data.drafts)[number]['status'], 'open' | '' | (string & {})>>();
+  const read = await throwing.request('get', '/v3/wms/orders/{order_no}', { params: { path: { order_no: 'X' } } });
+  const orderNo: string = read.data.data.order_no;
+  void orderNo;
+  // The arguments are checked exactly as before.
+  // @ts-expect-error page is an integer, not a string
+  await throwing.GET('/v3/manager/orders', { params: { query: { page: 'one' } } });
+  // @ts-expect-error the order number is a required path parameter
+  await throwing.GET('/v3/wms/orders/{order_no}');
+  // The extensions are still there.
+  const quota: QuotaState | undefined = throwing.quota;
+  void quota;
+
+  // Without throwOnError (or with a flag only known at run time) data may be undefined.
+  const returning = createClient({ baseUrl: 'https://api.example.com', apiKey: 'k' });
+  const r = await returning.GET('/v3/manager/orders', {});
+  // @ts-expect-error data is undefined when the call returned an error
+  void r.data.data;
+  if (r.data) {
+    assertType<Equal<(typeof r.data.data)[number]['order_status_code'], 10 | 20 | 30 | 40 | 90 | (number & {})>>();
+  } else {
+    const code: ErrorCode = r.error.error.code;
+    void code;
+  }
+  const flag = Math.random() > 0.5;
+  const either = createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', throwOnError: flag });
+  const e = await either.GET('/v3/manager/orders', {});
+  // @ts-expect-error the flag may be false
+  void e.data.data;
 }

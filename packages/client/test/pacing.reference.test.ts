@@ -1,0 +1,45 @@
+// Default pacing against the reference server's own gateway limit (its token bucket per source address, at the
+// contract's 30/s burst 50): a server of its own, so that no other test's traffic shares its bucket. Slowness cannot
+// make this fail: a slow machine only sends later, and the gateway refills in the meantime. Speed cannot either:
+// the pacer stays a margin under the limit (src/pacing.ts), so requests that leave exactly on schedule still find
+// a token when they arrive.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../src/index.js';
+import { keyOf, startReference, type DemoAccount, type ReferenceServer } from './reference-server.js';
+
+let reference: ReferenceServer;
+
+beforeAll(async () => {
+  reference = await startReference();
+}, 60_000);
+
+afterAll(async () => {
+  await reference?.close();
+});
+
+describe('default pacing against the reference gateway limit', () => {
+  it('500 calls fired at once through three clients meet no gateway 429', async () => {
+    const seller = reference.accounts[0] as DemoAccount;
+    const statuses: number[] = [];
+    const counting = async (request: Request) => {
+      const response = await fetch(request);
+      statuses.push(response.status);
+      return response;
+    };
+    // Live keys, so that 500 calls do not run into a test key's monthly quota; no retries, so that a gateway 429
+    // would be seen rather than retried away.
+    const clients = (['manager', 'wms', 'manager'] as const).map((area) =>
+      createClient({ baseUrl: reference.baseUrl, apiKey: keyOf(seller, area, 'live'), retry: false, fetch: counting }),
+    );
+    const calls = Array.from({ length: 500 }, (_, i) => {
+      const client = clients[i % 3]!;
+      return i % 3 === 1
+        ? client.GET('/v3/wms/suppliers', {}).then((r) => r.response.status)
+        : client.GET('/v3/manager/orders', { params: { query: { size: 1 } } }).then((r) => r.response.status);
+    });
+    const results = await Promise.all(calls);
+    expect(statuses).toHaveLength(500);
+    expect(results.filter((s) => s === 429)).toEqual([]);
+    expect(results.every((s) => s === 200)).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,99 @@
+// openapi-fetch builds a CallRequest, not an undici Request, for each call (src/request.ts): only fetch builds one.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createClient } from '../src/index.js';
+import { CallRequest } from '../src/request.js';
+import { BASE, json, page } from './support.js';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const ok = () => json(200, page([], 1, 0));
+const draftBody = {
+  orders: [
+    {
+      mall_order_no: 'M-1',
+      mall_product_name: 'Linen shirt',
+      product_code: 'SHIRT-LINEN-01',
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    },
+  ],
+};
+
+describe('the request openapi-fetch builds', () => {
+  it("goes to the platform's fetch as a URL and init, so that fetch builds the only Request", async () => {
+    const calls: unknown[][] = [];
+    vi.stubGlobal('fetch', async (...args: unknown[]) => {
+      calls.push(args);
+      return ok();
+    });
+    const client = createClient({ baseUrl: BASE, apiKey: 'wms_test_k', pacing: false });
+    await client.POST('/v3/wms/orders/draft', { body: draftBody });
+    expect(calls).toHaveLength(1);
+    const [url, init] = calls[0] as [string, RequestInit];
+    expect(url).toBe(`${BASE}/v3/wms/orders/draft`);
+    expect(init.method).toBe('POST');
+    expect(new Headers(init.headers).get('X-API-Key')).toBe('wms_test_k');
+    expect(JSON.parse(init.body as string)).toEqual(draftBody);
+  });
+
+  it('reaches a custom fetch as a real Request', async () => {
+    const seen: Request[] = [];
+    const client = createClient({
+      baseUrl: BASE,
+      apiKey: 'wms_test_k',
+      pacing: false,
+      fetch: async (request) => {
+        seen.push(request);
+        return ok();
+      },
+    });
+    await client.POST('/v3/wms/orders/draft', { body: draftBody });
+    expect(Object.getPrototypeOf(seen[0])).toBe(Request.prototype);
+    expect(await seen[0]!.json()).toEqual(draftBody);
+  });
+
+  it('looks like a Request to middleware, which may also hand back a Request of its own', async () => {
+    const sent: Request[] = [];
+    const client = createClient({
+      baseUrl: BASE,
+      apiKey: 'wms_test_k',
+      pacing: false,
+      fetch: async (request) => {
+        sent.push(request);
+        return ok();
+      },
+    });
+    const bodies: unknown[] = [];
+    client.use({
+      async onRequest({ request }) {
+        expect((request as unknown) instanceof CallRequest).toBe(true);
+        bodies.push(await new Response(request.body).json());
+        bodies.push(await request.clone().json());
+        const own = new Request(request.url, {
+          method: request.method,
+          headers: request.headers,
+          body: await request.text(),
+        });
+        own.headers.set('X-Trace', 'abc');
+        return own;
+      },
+    });
+    await client.POST('/v3/wms/orders/draft', { body: draftBody });
+    expect(bodies).toEqual([draftBody, draftBody]);
+    expect(sent[0]!.headers.get('X-Trace')).toBe('abc');
+  });
+
+  it('clones with headers of its own', () => {
+    const original = new CallRequest(`${BASE}/v3/x`, { headers: { A: '1' }, body: 'text', method: 'post' });
+    const copy = original.clone();
+    copy.headers.set('A', '2');
+    expect(original.headers.get('A')).toBe('1');
+    expect(original.method).toBe('POST');
+    expect(original.hasBody && copy.hasBody).toBe(true);
+    expect(new CallRequest(`${BASE}/v3/x`).body).toBeNull();
+  });
+});
