@@ -18,8 +18,9 @@ export function renderChanges(changes: ContractChange[]): string {
     if (of.length === 0) continue;
     out.push(`${HEADINGS[kind]} (${of.length}):`, '');
     for (const c of of) {
-      const where = c.operation === 'contract' ? c.location : `\`${c.operation}\` ${c.location}`;
-      out.push(`- ${where}: ${c.what.replace(/\|/g, '\\|')}`);
+      // Field names and patterns in code spans: as prose, `_` and `*` would read as emphasis.
+      const where = c.operation === 'contract' ? `\`${c.location}\`` : `\`${c.operation}\` \`${c.location}\``;
+      out.push(`- ${where}: ${c.what}`);
     }
     out.push('');
   }

@@ -191,7 +191,7 @@ function constraintChange(diff: RawDiff, base: Json, head: Json): { breaking: bo
   const request = isRequestSide(segments);
   const before = diff.before ? walk(base, splitPointer(diff.before)) : undefined;
   const after = diff.after ? walk(head, splitPointer(diff.after)) : undefined;
-  const show = (v: unknown) => JSON.stringify(v);
+  const show = (v: unknown) => `\`${typeof v === 'string' ? v : JSON.stringify(v)}\``;
   if (parent === 'enum' && /^\d+$/.test(key)) {
     if (diff.before && !diff.after) return { breaking: request, what: `enum value ${show(before)} removed` };
     if (diff.after && !diff.before) return { breaking: !request, what: `enum value ${show(after)} added` };
