@@ -94,6 +94,7 @@ try {
     console.log(`  ${shown}  ${files} files  ${tarball.split('/').at(-1)}`);
     tarballs.push({ name: pkg.name, version: pkg.version, tarball });
   }
+  say(`publint and attw: no problems in ${tarballs.length} tarballs`);
   const registry = sh('npm', ['config', 'get', 'registry']).trim();
   if (dryRun) {
     say(`dry run: would publish ${tarballs.length} packages at ${version} to ${registry} and tag v${version}`);
