@@ -9,7 +9,8 @@
 // whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version.
 //
 //   --dry-run     show what would be published; change, publish and tag nothing
-//   --skip-build  the packages are built already (the registry test builds once before)
+//   --skip-build    the packages are built already
+//   --version-only  gate and version (changesets, info.version), then stop: no build, pack, publish or tag
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +20,18 @@ import { loadSpec } from '@cls-api/spec';
 import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
 import { contractChangeset } from './changelog.js';
 import { classifyChanges } from './gate.js';
-import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot } from './repo.js';
+import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
 import { verdict } from './verdict.js';
 
 const { values } = parseArgs({
-  options: { 'dry-run': { type: 'boolean', default: false }, 'skip-build': { type: 'boolean', default: false } },
+  options: {
+    'dry-run': { type: 'boolean', default: false },
+    'skip-build': { type: 'boolean', default: false },
+    'version-only': { type: 'boolean', default: false },
+  },
 });
 const dryRun = values['dry-run'] ?? false;
+const versionOnly = values['version-only'] ?? false;
 const root = repoRoot(process.cwd());
 const changesetDir = join(root, '.changeset');
 const say = (line: string) => console.log(`release: ${line}`);
@@ -43,7 +49,7 @@ const build = () => {
   sh('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
 };
 
-if (!values['skip-build']) build();
+if (!values['skip-build'] && !versionOnly) build();
 
 // 1. The gate, against the last release: a breaking change needs a major changeset.
 const tag = lastReleaseTag(root);
@@ -76,8 +82,12 @@ if (bump && !dryRun) {
   if (generatedText) writeFileSync(join(changesetDir, `contract-since-${tag}.md`), generatedText);
   say(`versioning: ${current} → ${version} (${bump})`);
   sh('pnpm', ['exec', 'changeset', 'version']);
-  syncContractVersion(version);
-  build();
+  syncContractVersion(root, version);
+  if (!versionOnly) build();
+}
+if (versionOnly) {
+  say(bump ? `versioned ${version}` : `nothing to version: ${current} has no pending changesets`);
+  process.exit(0);
 }
 
 // 3. Pack and check every public package, in dependency order.
@@ -121,15 +131,6 @@ try {
   say(`tagged ${git(root, ['rev-parse', '--short', 'HEAD'])} v${version}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-/** `info.version` of the contract moves with @cls-api/spec's version: one line of spec/openapi.yaml. */
-function syncContractVersion(next: string): void {
-  const file = join(root, 'spec', 'openapi.yaml');
-  const text = readFileSync(file, 'utf8');
-  const updated = text.replace(/^(info:\n(?:[ ]{2}.*\n)*?[ ]{2}version:[ ]*)\S+$/m, `$1${next}`);
-  if (updated === text && !text.includes(`version: ${next}`)) throw new Error(`no info.version line in ${file}`);
-  writeFileSync(file, updated);
 }
 
 /** publint and "are the types wrong" on the tarball as it will be published: any error stops the release. */

@@ -1,7 +1,7 @@
 // The repository the release tools run in: its root, its public packages in dependency order, and the bundle of
 // the contract at any git ref.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -111,4 +111,13 @@ export function bundleAtRef(root: string, ref: string): OpenApiDocument {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `info.version` of the contract moves with @cls-api/spec's version: one line of spec/openapi.yaml. */
+export function syncContractVersion(root: string, next: string): void {
+  const file = join(root, 'spec', 'openapi.yaml');
+  const text = readFileSync(file, 'utf8');
+  const updated = text.replace(/^(info:\n(?:[ ]{2}.*\n)*?[ ]{2}version:[ ]*)\S+$/m, `$1${next}`);
+  if (updated === text && !text.includes(`version: ${next}`)) throw new Error(`no info.version line in ${file}`);
+  writeFileSync(file, updated);
 }

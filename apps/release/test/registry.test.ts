@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -23,9 +24,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { git, publicPackages, repoRoot } from '../src/repo.js';
 
 const run = promisify(execFile);
+const WORKSPACE_SCOPE = '@cls-api';
 const root = repoRoot(import.meta.dirname);
 const work = mkdtempSync(join(tmpdir(), 'cls-release-registry-'));
 const copy = join(work, 'repo');
@@ -68,11 +71,23 @@ function copyWorkingTree(): void {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     cpSync(join(root, file), join(copy, file), { verbatimSymlinks: true });
   }
-  // The installed dependencies are this checkout's: linked, not installed again (pnpm's links are relative to the
-  // package directories they live in, so a link to each node_modules resolves as it does here).
+  // The installed dependencies are this checkout's, linked rather than installed again. The workspace's own
+  // packages (pnpm links them relatively, `../../packages/spec`) are linked inside the copy, so the copy's tools
+  // read the copy's contract.
   for (const dir of ['.', ...['packages', 'apps'].flatMap((g) => readdirSync(join(root, g)).map((d) => join(g, d)))]) {
-    if (existsSync(join(root, dir, 'node_modules')) && existsSync(join(copy, dir))) {
-      symlinkSync(join(root, dir, 'node_modules'), join(copy, dir, 'node_modules'));
+    const from = join(root, dir, 'node_modules');
+    if (!existsSync(from) || !existsSync(join(copy, dir))) continue;
+    const to = join(copy, dir, 'node_modules');
+    mkdirSync(to);
+    for (const entry of readdirSync(from)) {
+      if (entry === WORKSPACE_SCOPE) {
+        mkdirSync(join(to, entry));
+        for (const pkg of readdirSync(join(from, entry))) {
+          symlinkSync(readlinkSync(join(from, entry, pkg)), join(to, entry, pkg));
+        }
+      } else {
+        symlinkSync(join(from, entry), join(to, entry));
+      }
     }
   }
   const g = (args: string[]) => git(copy, args);
@@ -219,5 +234,67 @@ describe('pnpm release against a throwaway registry', () => {
   it('runs npx cls-contract --help from the installed kit', async () => {
     const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
     expect(stdout).toMatch(/--base-url/);
+  });
+});
+
+describe('after the release, in the released copy', () => {
+  const node = (args: string[]) =>
+    spawnSync(process.execPath, args, { cwd: copy, env, encoding: 'utf8', timeout: 600_000 });
+  const bundle = () => {
+    const r = spawnSync('pnpm', ['--filter', '@cls-api/spec', 'bundle'], { cwd: copy, env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const editYaml = (file: string, edit: (doc: Record<string, any>) => void) => {
+    const path = join(copy, file);
+    const doc = YAML.parse(readFileSync(path, 'utf8'));
+    edit(doc);
+    writeFileSync(path, YAML.stringify(doc));
+  };
+  const released = () => publicPackages(root)[0]!.version;
+
+  it('an added optional field is a minor release: the dry run shows the next minor of every package', () => {
+    editYaml('spec/components/schemas/ManagerOrderListItem.yaml', (d) => {
+      d.properties.note = { description: 'A note.', type: 'string', maxLength: 100 };
+    });
+    bundle();
+    const gate = node(['apps/release/dist/breaking.js']);
+    expect(gate.status, gate.stdout).toBe(0);
+    expect(gate.stdout).toMatch(new RegExp(`^contract changes since v${released()}: 0 breaking`, 'm'));
+    expect(gate.stdout).toMatch(
+      /^NON-BREAKING\s+GET \/v3\/manager\/orders\s+response 200 body data\[\]\.note\s+added$/m,
+    );
+    const dry = node(['apps/release/dist/release.js', '--dry-run', '--skip-build']);
+    expect(dry.status, dry.stderr).toBe(0);
+    const next = released().replace(/^(\d+)\.(\d+)\.\d+$/, (_, a, b) => `${a}.${Number(b) + 1}.0`);
+    for (const p of publicPackages(root)) expect(dry.stdout).toContain(`${p.name}@${next} (from ${p.version})`);
+    expect(git(copy, ['status', '--porcelain'])).not.toMatch(/\.changeset\//);
+  });
+
+  it('a removed operation fails the gate, and versions as a major once a major changeset says so', () => {
+    editYaml('spec/openapi.yaml', (d) => {
+      delete d.paths['/v3/manager/orders'];
+    });
+    bundle();
+    const gate = node(['apps/release/dist/breaking.js']);
+    expect(gate.status).toBe(1);
+    expect(gate.stdout).toMatch(/^BREAKING\s+GET \/v3\/manager\/orders\s+operation\s+cannot remove an operation$/m);
+    expect(node(['apps/release/dist/release.js', '--dry-run', '--skip-build']).status).toBe(1);
+
+    writeFileSync(
+      join(copy, '.changeset', 'drop-manager-order-list.md'),
+      '---\n"@cls-api/spec": major\n---\n\nThe manager order list is gone.\n',
+    );
+    const versioned = node(['apps/release/dist/release.js', '--version-only']);
+    expect(versioned.status, versioned.stdout + versioned.stderr).toBe(0);
+    const major = `${Number(released().split('.')[0]) + 1}.0.0`;
+    // One fixed group: every public package moves to the same version, and the contract's info.version with them.
+    for (const p of publicPackages(copy)) expect(p.version, p.name).toBe(major);
+    expect(YAML.parse(readFileSync(join(copy, 'spec', 'openapi.yaml'), 'utf8')).info.version).toBe(major);
+    const changelog = readFileSync(join(copy, 'packages', 'spec', 'CHANGELOG.md'), 'utf8');
+    expect(changelog.indexOf(`## ${major}`)).toBeLessThan(changelog.indexOf(`## ${released()}`));
+    expect(changelog).toContain('The manager order list is gone.');
+    expect(changelog).toContain('- `GET /v3/manager/orders` `operation`: cannot remove an operation');
+    expect(readFileSync(join(copy, 'packages', 'client', 'CHANGELOG.md'), 'utf8')).toContain(`## ${major}`);
+    expect(readdirSync(join(copy, '.changeset')).filter((f) => f.endsWith('.md'))).toEqual([]);
   });
 });
