@@ -49,6 +49,11 @@ const build = () => {
   sh('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
 };
 
+// A release commits what versioning changes, and only that: it starts from a committed working tree.
+if (!dryRun && !versionOnly && git(root, ['status', '--porcelain'])) {
+  console.error('release: the working tree has uncommitted changes; commit or stash them first');
+  process.exit(1);
+}
 if (!values['skip-build'] && !versionOnly) build();
 
 // 1. The gate, against the last release: a breaking change needs a major changeset.
@@ -90,10 +95,17 @@ if (versionOnly) {
   process.exit(0);
 }
 
-// 3. Pack and check every public package, in dependency order.
+// 3-5. Pack and check, publish, tag; the temp dir of the tarballs goes whatever happens.
 const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
-const tarballs: Array<{ name: string; version: string; tarball: string }> = [];
 try {
+  packPublishTag(work);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function packPublishTag(work: string): void {
+  // 3. Pack and check every public package, in dependency order.
+  const tarballs: Array<{ name: string; version: string; tarball: string }> = [];
   for (const pkg of publicPackages(root)) {
     const out = join(work, pkg.name.replace('/', '+'));
     sh('pnpm', ['pack', '--pack-destination', out], pkg.dir);
@@ -108,7 +120,7 @@ try {
   const registry = sh('npm', ['config', 'get', 'registry']).trim();
   if (dryRun) {
     say(`dry run: would publish ${tarballs.length} packages at ${version} to ${registry} and tag v${version}`);
-    process.exit(0);
+    return;
   }
 
   // 4. Publish what the registry does not have yet (a release interrupted halfway can be run again).
@@ -122,15 +134,17 @@ try {
     say(`published ${t.name}@${t.version} to ${registry}`);
   }
 
-  // 5. Commit what versioning changed, and tag the release.
+  // 5. Commit what versioning changed, and tag the release (once: a release run again finds its tag).
   if (git(root, ['status', '--porcelain'])) {
     git(root, ['add', '-A']);
     git(root, ['commit', '-m', `Release v${version}`]);
   }
+  if (spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/tags/v${version}`], { cwd: root }).status === 0) {
+    say(`v${version} is tagged already`);
+    return;
+  }
   git(root, ['tag', '-a', `v${version}`, '-m', `Release v${version}`]);
   say(`tagged ${git(root, ['rev-parse', '--short', 'HEAD'])} v${version}`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
 
 /** publint and "are the types wrong" on the tarball as it will be published: any error stops the release. */
