@@ -98,7 +98,15 @@ function copyWorkingTree(): void {
 
 beforeAll(async () => {
   statusBefore = git(root, ['status', '--porcelain']);
-  const upstream = spawnSync('npm', ['config', 'get', 'registry'], { cwd: work, encoding: 'utf8' }).stdout.trim();
+  // The uplink is reached as npm reaches it: its registry, its proxy and its certificate authorities (a machine
+  // whose traffic passes a proxy with its own CA names it in npm's `cafile`, which Verdaccio does not read).
+  const npmConfig = (key: string) => {
+    const value = spawnSync('npm', ['config', 'get', key], { cwd: work, encoding: 'utf8' }).stdout.trim();
+    return value && value !== 'null' && value !== 'undefined' ? value : undefined;
+  };
+  const upstream = npmConfig('registry') ?? 'https://registry.npmjs.org/';
+  const cafile = npmConfig('cafile');
+  const proxy = npmConfig('https-proxy') ?? npmConfig('proxy');
   const port = await freePort();
   registry = `http://127.0.0.1:${port}/`;
   const config = join(work, 'verdaccio.yaml');
@@ -107,7 +115,7 @@ beforeAll(async () => {
     [
       `storage: ${join(work, 'storage')}`,
       `auth:\n  htpasswd:\n    file: ${join(work, 'htpasswd')}\n    max_users: 10`,
-      `uplinks:\n  upstream:\n    url: ${upstream}\n    timeout: 120s`,
+      `uplinks:\n  upstream:\n    url: ${upstream}\n    timeout: 120s${proxy ? `\n    https_proxy: ${proxy}` : ''}`,
       'packages:',
       "  '@cls-api/*':\n    access: $all\n    publish: $authenticated",
       "  '**':\n    access: $all\n    publish: $authenticated\n    proxy: upstream",
@@ -119,7 +127,14 @@ beforeAll(async () => {
   const verdaccio = spawn(
     join(import.meta.dirname, '..', 'node_modules', '.bin', 'verdaccio'),
     ['--config', config, '--listen', `127.0.0.1:${port}`],
-    { stdio: 'ignore', env: { ...process.env, VERDACCIO_HANDLE_KILL_SIGNALS: 'true' } },
+    {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        VERDACCIO_HANDLE_KILL_SIGNALS: 'true',
+        ...(cafile && existsSync(cafile) ? { NODE_EXTRA_CA_CERTS: cafile } : {}),
+      },
+    },
   );
   children.push(verdaccio);
   await waitFor(`${registry}-/ping`, verdaccio, 'Verdaccio');
