@@ -317,7 +317,11 @@ export async function classifyChanges(base: OpenApiDocument, head: OpenApiDocume
       const noun = parent === 'required' ? 'required field' : parent === 'x-error-codes' ? 'error code' : 'known value';
       what = `${noun} ${JSON.stringify(value)} ${d.after ? 'added' : 'removed'}`;
       segments.splice(-2);
-      add('non-breaking', `/${segments.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`, side, what);
+      const encode = (parts: string[]) => `/${parts.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+      // A field made required (or optional) that Optic's ruleset judged is listed once, as its finding.
+      const field = encode([...segments, 'properties', String(value)]);
+      if (parent === 'required' && failed.some((r) => r.location.jsonPath === field)) continue;
+      add('non-breaking', encode(segments), side, what);
       continue;
     }
     if (what !== 'changed') listed.add(pointer);

@@ -84,6 +84,8 @@ describe('breaking changes fail the gate without a major changeset', () => {
     expect(r.lines.join('\n')).toMatch(
       /BREAKING\s+POST \/v3\/wms\/orders\/draft\s+request body warehouse_code\s+.*required/,
     );
+    // Listed once, as breaking: not again as a non-breaking change of the `required` list.
+    expect(r.lines.filter((l) => l.includes('warehouse_code'))).toHaveLength(1);
   });
 
   it('removing a response field', async () => {
