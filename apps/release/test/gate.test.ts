@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Changeset } from '../src/changesets.js';
 import { classifyChanges } from '../src/gate.js';
 import { verdict } from '../src/verdict.js';
@@ -197,7 +197,10 @@ describe('provisional elements', () => {
 });
 
 describe('pnpm breaking', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cls-breaking-cli-'));
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cls-breaking-cli-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const cli = join(import.meta.dirname, '..', 'dist', 'breaking.js');
 
