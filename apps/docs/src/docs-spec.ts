@@ -2,6 +2,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
+import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { parseDecisions, renderProvisionalList } from './provisional.js';
 import { samplesOf, type SampleFile } from './samples.js';
@@ -22,8 +23,11 @@ export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (line) => line.replace(/`/g, ''));
 }
 
-/** A copy of `contract` with `x-codeSamples` on every operation and the provisional list in its guide. */
-export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string): DocsSpec {
+/**
+ * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide and, when the
+ * spec package's changelog is given, the "Changelog" guide.
+ */
+export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, changelog?: string): DocsSpec {
   const doc = structuredClone(contract);
   const samples: SampleFile[] = [];
   for (const op of operations(contract)) {
@@ -37,6 +41,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string): 
   if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
   const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
   tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;
+  if (changelog !== undefined) addChangelogGuide(doc, changelog);
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = plainHeadings(t.description);
   }
@@ -46,7 +51,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string): 
 
 /** Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log. */
 export async function generate(): Promise<DocsSpec> {
-  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'));
+  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog());
   await mkdir(generatedDir, { recursive: true });
   await rm(samplesDir, { recursive: true, force: true });
   await mkdir(samplesDir, { recursive: true });

@@ -1,0 +1,56 @@
+// The "Changelog" guide is generated from @cls-api/spec's CHANGELOG.md (written by `pnpm release`), not by hand.
+import { readFileSync } from 'node:fs';
+import type { OpenApiDocument } from '@cls-api/spec';
+import { describe, expect, it } from 'vitest';
+import { CHANGELOG_TAG, changelogGuide, readSpecChangelog } from '../src/index.js';
+import { docsSpecPath } from '../src/paths.js';
+
+type Tag = { name: string; description?: string; 'x-traitTag'?: boolean };
+
+describe('the Changelog guide', () => {
+  it('is a guide of the docs copy, listed after "Versioning", with every version of the spec changelog', () => {
+    const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
+    const tag = (doc.tags as Tag[]).find((t) => t.name === CHANGELOG_TAG);
+    expect(tag?.['x-traitTag']).toBe(true);
+    const guides = (doc['x-tagGroups'] as Array<{ name: string; tags: string[] }>).find((g) => g.name === 'Guides')!;
+    expect(guides.tags[guides.tags.indexOf('Versioning') + 1]).toBe(CHANGELOG_TAG);
+    const versions = [...readSpecChangelog().matchAll(/^## (\S+)$/gm)].map((m) => m[1]);
+    expect(versions).toContain(doc.info.version);
+    expect([...tag!.description!.matchAll(/^## (\S+)$/gm)].map((m) => m[1])).toEqual(versions);
+    // The contract's changes, in the API's words, from the spec diff.
+    expect(tag!.description).toMatch(/^Breaking \(\d+\):$/m);
+    expect(tag!.description).toMatch(
+      /^- `POST \/v3\/wms\/orders\/draft` `response 200 body data\.drafts\[\]\.draft_id pattern`/m,
+    );
+  });
+
+  it('keeps versions and their lists, and drops the package title and dependency notes', () => {
+    const guide = changelogGuide(
+      [
+        '# @cls-api/spec',
+        '',
+        '## 4.0.0',
+        '### Major Changes',
+        '',
+        '- Contract changes since v3.1.0, classified by `pnpm breaking`:',
+        '  ',
+        '  Breaking (1):',
+        '  ',
+        '  - `GET /v3/manager/orders` `operation`: cannot remove an operation',
+        '',
+        '### Patch Changes',
+        '',
+        '- Updated dependencies',
+        '  - @cls-api/spec@4.0.0',
+        '',
+        '## 3.1.0',
+        '',
+      ].join('\n'),
+    );
+    expect(guide).not.toContain('@cls-api/spec@4.0.0');
+    expect(guide).not.toMatch(/^# /m);
+    expect(guide).toMatch(/^## 4\.0\.0\n\n\*\*Major changes\*\*\n\nContract changes since v3\.1\.0/m);
+    expect(guide).toMatch(/^- `GET \/v3\/manager\/orders` `operation`: cannot remove an operation$/m);
+    expect(guide).toMatch(/^## 3\.1\.0$/m);
+  });
+});

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// `pnpm release [--dry-run]`: build, gate, version (changesets), pack, check and publish every public package to
+// the registry the ordinary npm configuration names (NPM_CONFIG_REGISTRY, .npmrc), in dependency order, then tag
+// the commit `v<version>`.
+//
+// The contract's changes since the last release tag become a changeset of their own (written in the API's words
+// by the gate's classifier), so the contract's changelog is generated from the spec diff plus the changesets.
+// The public packages are one `fixed` group (.changeset/config.json): a package generated from the spec is released
+// whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version.
+//
+//   --dry-run     show what would be published; change, publish and tag nothing
+//   --skip-build    the packages are built already
+//   --version-only  gate and version (changesets, info.version), then stop: no build, pack, publish or tag
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadSpec } from '@cls-api/spec';
+import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
+import { contractChangeset } from './changelog.js';
+import { classifyChanges } from './gate.js';
+import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
+import { verdict } from './verdict.js';
+
+const { values } = parseArgs({
+  options: {
+    'dry-run': { type: 'boolean', default: false },
+    'skip-build': { type: 'boolean', default: false },
+    'version-only': { type: 'boolean', default: false },
+  },
+});
+const dryRun = values['dry-run'] ?? false;
+const versionOnly = values['version-only'] ?? false;
+const root = repoRoot(process.cwd());
+const changesetDir = join(root, '.changeset');
+const say = (line: string) => console.log(`release: ${line}`);
+
+function sh(cmd: string, args: string[], cwd = root): string {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+  if (r.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}) in ${cwd}:\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+const build = () => {
+  say('building every package (turbo)');
+  sh('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
+};
+
+// A release commits what versioning changes, and only that: it starts from a committed working tree.
+if (!dryRun && !versionOnly && git(root, ['status', '--porcelain'])) {
+  console.error('release: the working tree has uncommitted changes; commit or stash them first');
+  process.exit(1);
+}
+if (!values['skip-build'] && !versionOnly) build();
+
+// 1. The gate, against the last release: a breaking change needs a major changeset.
+const tag = lastReleaseTag(root);
+let generatedBump: Bump | undefined;
+let generatedText: string | undefined;
+if (tag) {
+  const changes = await classifyChanges(bundleAtRef(root, tag), loadSpec());
+  const result = verdict(changes, readChangesets(changesetDir), tag);
+  for (const line of result.lines) console.log(line);
+  if (!result.ok) process.exit(1);
+  if (changes.length > 0) {
+    generatedBump = changes.some((c) => c.kind === 'breaking') ? 'major' : 'minor';
+    generatedText = contractChangeset(changes, tag, generatedBump);
+  }
+} else {
+  say('no release tag yet: this is the first release, nothing to compare the contract with');
+}
+
+// 2. Versions: the pending changesets (and the contract's own) through `changeset version`.
+const pending = readChangesets(changesetDir);
+const packages = publicPackages(root);
+const current = packages.find((p) => p.name === SPEC_PACKAGE)?.version;
+if (!current) throw new Error(`${SPEC_PACKAGE} is not a public package of ${root}`);
+const bumps = [bumpFor(pending, SPEC_PACKAGE), generatedBump, ...packages.map((p) => bumpFor(pending, p.name))];
+const rank = { patch: 0, minor: 1, major: 2 } as const;
+const bump = bumps.filter((b): b is Bump => !!b).sort((a, b) => rank[b] - rank[a])[0];
+const version = bump ? bumpVersion(current, bump) : current;
+
+if (bump && !dryRun) {
+  if (generatedText) writeFileSync(join(changesetDir, `contract-since-${tag}.md`), generatedText);
+  say(`versioning: ${current} → ${version} (${bump})`);
+  sh('pnpm', ['exec', 'changeset', 'version']);
+  syncContractVersion(root, version);
+  if (!versionOnly) build();
+}
+if (versionOnly) {
+  say(bump ? `versioned ${version}` : `nothing to version: ${current} has no pending changesets`);
+  process.exit(0);
+}
+
+// 3-5. Pack and check, publish, tag; the temp dir of the tarballs goes whatever happens.
+const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
+try {
+  packPublishTag(work);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function packPublishTag(work: string): void {
+  // 3. Pack and check every public package, in dependency order.
+  const tarballs: Array<{ name: string; version: string; tarball: string }> = [];
+  for (const pkg of publicPackages(root)) {
+    const out = join(work, pkg.name.replace('/', '+'));
+    sh('pnpm', ['pack', '--pack-destination', out], pkg.dir);
+    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
+    checkTarball(tarball, pkg.dir);
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').length;
+    const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
+    console.log(`  ${shown}  ${files} files  ${tarball.split('/').at(-1)}`);
+    tarballs.push({ name: pkg.name, version: pkg.version, tarball });
+  }
+  say(`publint and attw: no problems in ${tarballs.length} tarballs`);
+  const registry = sh('npm', ['config', 'get', 'registry']).trim();
+  if (dryRun) {
+    say(`dry run: would publish ${tarballs.length} packages at ${version} to ${registry} and tag v${version}`);
+    return;
+  }
+
+  // 4. Publish what the registry does not have yet (a release interrupted halfway can be run again).
+  for (const t of tarballs) {
+    const seen = spawnSync('npm', ['view', `${t.name}@${t.version}`, 'version'], { cwd: root, encoding: 'utf8' });
+    if (seen.status === 0 && seen.stdout.trim() === t.version) {
+      say(`${t.name}@${t.version} is already on ${registry}`);
+      continue;
+    }
+    sh('npm', ['publish', t.tarball, '--access', 'public', '--tag', 'latest'], work);
+    say(`published ${t.name}@${t.version} to ${registry}`);
+  }
+
+  // 5. Commit what versioning changed, and tag the release (once: a release run again finds its tag).
+  if (git(root, ['status', '--porcelain'])) {
+    git(root, ['add', '-A']);
+    git(root, ['commit', '-m', `Release v${version}`]);
+  }
+  if (spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/tags/v${version}`], { cwd: root }).status === 0) {
+    say(`v${version} is tagged already`);
+    return;
+  }
+  git(root, ['tag', '-a', `v${version}`, '-m', `Release v${version}`]);
+  say(`tagged ${git(root, ['rev-parse', '--short', 'HEAD'])} v${version}`);
+}
+
+/** publint and "are the types wrong" on the tarball as it will be published: any error stops the release. */
+function checkTarball(tarball: string, dir: string): void {
+  const bin = (name: string) => join(import.meta.dirname, '..', 'node_modules', '.bin', name);
+  const publint = spawnSync(bin('publint'), ['run', tarball, '--level', 'warning', '--strict'], { encoding: 'utf8' });
+  if (publint.status !== 0) throw new Error(`publint ${tarball}:\n${publint.stdout}${publint.stderr}`);
+  // The packages are ESM only (`"type": "module"`, Node 20+): attw's esm-only profile skips the CommonJS require.
+  // A subpath that exports a data file other than JSON (@cls-api/spec's `./openapi.yaml`) has no types to check.
+  const exports = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).exports ?? {};
+  const data = Object.entries(exports)
+    .filter(([, target]) => typeof target === 'string' && !/\.(js|json)$/.test(target))
+    .map(([subpath]) => subpath);
+  const attw = spawnSync(
+    bin('attw'),
+    [tarball, '--profile', 'esm-only', '--format', 'ascii', ...(data.length ? ['--exclude-entrypoints', ...data] : [])],
+    { encoding: 'utf8' },
+  );
+  if (attw.status !== 0) throw new Error(`attw ${tarball}:\n${attw.stdout}${attw.stderr}`);
+}

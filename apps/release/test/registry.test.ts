@@ -1,0 +1,333 @@
+// The release, proven against a real registry: a throwaway Verdaccio (its storage in a temp dir, on a spare loopback
+// port), `pnpm release` run in a copy of this working tree (the copy is versioned and tagged, never this checkout),
+// then, in a new directory outside the repository, what an integrator does: `npm install @cls-api/client
+// @cls-api/contract-tests` from that registry, the client README's first example against the reference server, and
+// `npx cls-contract --help`.
+//
+// Verdaccio serves @cls-api/* only from what was published to it (no uplink for that scope); every other package
+// comes through its uplink, the registry that this machine's npm configuration names.
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { git, publicPackages, repoRoot } from '../src/repo.js';
+
+const run = promisify(execFile);
+const WORKSPACE_SCOPE = '@cls-api';
+const root = repoRoot(import.meta.dirname);
+const work = mkdtempSync(join(tmpdir(), 'cls-release-registry-'));
+const copy = join(work, 'repo');
+const consumer = join(work, 'consumer');
+const children: ChildProcess[] = [];
+let registry: string;
+let env: NodeJS.ProcessEnv;
+let release: { status: number | null; stdout: string; stderr: string };
+let before: { head: string; tags: string; files: Map<string, string> };
+
+/** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
+function releaseState() {
+  const files = new Map<string, string>();
+  const paths = [
+    'spec/openapi.yaml',
+    ...readdirSync(join(root, '.changeset')).map((f) => `.changeset/${f}`),
+    ...publicPackages(root).flatMap((p) => [`${p.dir}/package.json`, `${p.dir}/CHANGELOG.md`]),
+  ];
+  for (const path of paths) {
+    const file = path.startsWith('/') ? path : join(root, path);
+    files.set(path, existsSync(file) ? readFileSync(file, 'utf8') : '');
+  }
+  return { head: git(root, ['rev-parse', 'HEAD']), tags: git(root, ['tag', '--list']), files };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not answer ${url}`);
+}
+
+/** The working tree as it is (tracked and untracked files, not ignored ones), as a new git repository. */
+function copyWorkingTree(): void {
+  const files = git(root, ['ls-files', '-z', '--cached', '--others', '--exclude-standard']).split('\0').filter(Boolean);
+  for (const file of files) {
+    if (!existsSync(join(root, file))) continue; // deleted, not yet committed
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    cpSync(join(root, file), join(copy, file), { verbatimSymlinks: true });
+  }
+  // The installed dependencies are this checkout's, linked rather than installed again. The workspace's own
+  // packages (pnpm links them relatively, `../../packages/spec`) are linked inside the copy, so the copy's tools
+  // read the copy's contract.
+  for (const dir of ['.', ...['packages', 'apps'].flatMap((g) => readdirSync(join(root, g)).map((d) => join(g, d)))]) {
+    const from = join(root, dir, 'node_modules');
+    if (!existsSync(from) || !existsSync(join(copy, dir))) continue;
+    const to = join(copy, dir, 'node_modules');
+    mkdirSync(to);
+    for (const entry of readdirSync(from)) {
+      if (entry === WORKSPACE_SCOPE) {
+        mkdirSync(join(to, entry));
+        for (const pkg of readdirSync(join(from, entry))) {
+          symlinkSync(readlinkSync(join(from, entry, pkg)), join(to, entry, pkg));
+        }
+      } else {
+        symlinkSync(join(from, entry), join(to, entry));
+      }
+    }
+  }
+  const g = (args: string[]) => git(copy, args);
+  g(['init', '-q', '-b', 'main']);
+  g(['add', '-A']);
+  g(['-c', 'user.name=release test', '-c', 'user.email=release@test.invalid', 'commit', '-q', '-m', 'working tree']);
+}
+
+beforeAll(async () => {
+  before = releaseState();
+  // The uplink is reached as npm reaches it: its registry, its proxy and its certificate authorities (a machine
+  // whose traffic passes a proxy with its own CA names it in npm's `cafile`, which Verdaccio does not read).
+  const npmConfig = (key: string) => {
+    const value = spawnSync('npm', ['config', 'get', key], { cwd: work, encoding: 'utf8' }).stdout.trim();
+    return value && value !== 'null' && value !== 'undefined' ? value : undefined;
+  };
+  const upstream = npmConfig('registry') ?? 'https://registry.npmjs.org/';
+  const cafile = npmConfig('cafile');
+  const proxy = npmConfig('https-proxy') ?? npmConfig('proxy');
+  const port = await freePort();
+  registry = `http://127.0.0.1:${port}/`;
+  const config = join(work, 'verdaccio.yaml');
+  writeFileSync(
+    config,
+    [
+      `storage: ${join(work, 'storage')}`,
+      `auth:\n  htpasswd:\n    file: ${join(work, 'htpasswd')}\n    max_users: 10`,
+      `uplinks:\n  upstream:\n    url: ${upstream}\n    timeout: 120s${proxy ? `\n    https_proxy: ${proxy}` : ''}`,
+      'packages:',
+      "  '@cls-api/*':\n    access: $all\n    publish: $authenticated",
+      "  '**':\n    access: $all\n    publish: $authenticated\n    proxy: upstream",
+      'log: { type: stdout, format: pretty, level: warn }',
+      'publish:\n  allow_offline: true',
+      '',
+    ].join('\n'),
+  );
+  const verdaccio = spawn(
+    join(import.meta.dirname, '..', 'node_modules', '.bin', 'verdaccio'),
+    ['--config', config, '--listen', `127.0.0.1:${port}`],
+    {
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        VERDACCIO_HANDLE_KILL_SIGNALS: 'true',
+        ...(cafile && existsSync(cafile) ? { NODE_EXTRA_CA_CERTS: cafile } : {}),
+      },
+    },
+  );
+  children.push(verdaccio);
+  await waitFor(`${registry}-/ping`, verdaccio, 'Verdaccio');
+
+  // A user of the throwaway registry, and its token in an npm configuration of the test's own.
+  const user = await fetch(`${registry}-/user/org.couchdb.user:release`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'release', password: 'release-test-password', type: 'user', roles: [] }),
+  });
+  const { token } = (await user.json()) as { token: string };
+  expect(token).toEqual(expect.any(String));
+  const npmrc = join(work, 'npmrc');
+  writeFileSync(npmrc, `registry=${registry}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+  env = {
+    ...process.env,
+    NPM_CONFIG_REGISTRY: registry,
+    NPM_CONFIG_USERCONFIG: npmrc,
+    // The copy builds through turbo with this checkout's cache: an unchanged package is not built again.
+    TURBO_CACHE_DIR: join(root, '.turbo', 'cache'),
+    TURBO_TELEMETRY_DISABLED: '1',
+    REDOCLY_TELEMETRY: 'off',
+  };
+
+  copyWorkingTree();
+  const r = spawnSync('pnpm', ['release'], { cwd: copy, env, encoding: 'utf8', timeout: 900_000 });
+  release = { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  if (r.status !== 0) console.error(r.stdout, r.stderr);
+
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  await run('npm', ['install', '@cls-api/client', '@cls-api/contract-tests', '--no-audit', '--no-fund'], {
+    cwd: consumer,
+    env,
+    timeout: 600_000,
+  });
+});
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode !== null) continue;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('pnpm release against a throwaway registry', () => {
+  it('publishes every public package at its version, in dependency order, and tags the copy', () => {
+    expect(release.status).toBe(0);
+    const published = [...release.stdout.matchAll(/^release: published (\S+)@(\S+) to /gm)].map(
+      (m) => `${m[1]}@${m[2]}`,
+    );
+    const expected = publicPackages(root).map((p) => `${p.name}@${p.version}`);
+    expect(published).toEqual(expected);
+    expect(published.indexOf(expected.find((p) => p.startsWith('@cls-api/spec@'))!)).toBe(0);
+    const version = expected[0]!.split('@').at(-1);
+    expect(git(copy, ['tag', '--points-at', 'HEAD'])).toBe(`v${version}`);
+  });
+
+  it('leaves this checkout as it was: no tag, no change', () => {
+    // (Compared file by file rather than with `git status`, so that editing other files during the run is no failure.)
+    const after = releaseState();
+    expect(after.head).toBe(before.head);
+    expect(after.tags).toBe(before.tags);
+    expect(after.files).toEqual(before.files);
+  });
+
+  it('publishes tarballs that pass publint and "are the types wrong"', () => {
+    // The release stops before publishing anything when either finds an error in a packed tarball.
+    expect(release.stdout).toMatch(/^release: publint and attw: no problems in 4 tarballs$/m);
+  });
+
+  it('installs from the registry and runs the client README example against the reference server', async () => {
+    const installed = JSON.parse(
+      readFileSync(join(consumer, 'node_modules', '@cls-api', 'spec', 'package.json'), 'utf8'),
+    ) as { version: string };
+    expect(installed.version).toBe(publicPackages(root)[0]!.version);
+    const readme = readFileSync(join(consumer, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
+    const example = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'the README starts with a js example').toBeDefined();
+
+    const cli = join(root, 'apps', 'reference', 'dist', 'cli.js');
+    const refEnv = {
+      ...process.env,
+      DATABASE: join(work, 'reference.db'),
+      HOST: '127.0.0.1',
+      JWT_SECRET: 'release-registry-test-secret-0123456789-abcdef',
+      LOG_LEVEL: 'silent',
+    };
+    const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env: refEnv, encoding: 'utf8' });
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const account = (JSON.parse(seeded.stdout) as { accounts: Array<{ api_keys: Array<Record<string, string>> }> })
+      .accounts[0]!;
+    const key = account.api_keys.find((k) => k.area === 'manager' && k.env === 'test')!.api_key!;
+    const port = await freePort();
+    const server = spawn(process.execPath, [cli, 'serve'], { env: { ...refEnv, PORT: String(port) }, stdio: 'ignore' });
+    children.push(server);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitFor(`${baseUrl}/health`, server, 'the reference server');
+
+    expect(example).toContain("'http://127.0.0.1:4010'");
+    expect(example).toContain("'manager_test_mock'");
+    writeFileSync(
+      join(consumer, 'example.mjs'),
+      example!.replace("'http://127.0.0.1:4010'", `'${baseUrl}'`).replace("'manager_test_mock'", `'${key}'`),
+    );
+    const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: consumer });
+    const lines = stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('runs npx cls-contract --help from the installed kit', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
+    expect(stdout).toMatch(/--base-url/);
+  });
+});
+
+describe('after the release, in the released copy', () => {
+  const node = (args: string[]) =>
+    spawnSync(process.execPath, args, { cwd: copy, env, encoding: 'utf8', timeout: 600_000 });
+  const bundle = () => {
+    const r = spawnSync('pnpm', ['--filter', '@cls-api/spec', 'bundle'], { cwd: copy, env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  };
+  const editYaml = (file: string, edit: (doc: Record<string, any>) => void) => {
+    const path = join(copy, file);
+    const doc = YAML.parse(readFileSync(path, 'utf8'));
+    edit(doc);
+    writeFileSync(path, YAML.stringify(doc));
+  };
+  const released = () => publicPackages(root)[0]!.version;
+
+  it('an added optional field is a minor release: the dry run shows the next minor of every package', () => {
+    editYaml('spec/components/schemas/ManagerOrderListItem.yaml', (d) => {
+      d.properties.note = { description: 'A note.', type: 'string', maxLength: 100 };
+    });
+    bundle();
+    const gate = node(['apps/release/dist/breaking.js']);
+    expect(gate.status, gate.stdout).toBe(0);
+    expect(gate.stdout).toMatch(new RegExp(`^contract changes since v${released()}: 0 breaking`, 'm'));
+    expect(gate.stdout).toMatch(
+      /^NON-BREAKING\s+GET \/v3\/manager\/orders\s+response 200 body data\[\]\.note\s+added$/m,
+    );
+    const dry = node(['apps/release/dist/release.js', '--dry-run', '--skip-build']);
+    expect(dry.status, dry.stderr).toBe(0);
+    const next = released().replace(/^(\d+)\.(\d+)\.\d+$/, (_, a, b) => `${a}.${Number(b) + 1}.0`);
+    for (const p of publicPackages(root)) expect(dry.stdout).toContain(`${p.name}@${next} (from ${p.version})`);
+    expect(git(copy, ['status', '--porcelain'])).not.toMatch(/\.changeset\//);
+  });
+
+  it('a removed operation fails the gate, and versions as a major once a major changeset says so', () => {
+    editYaml('spec/openapi.yaml', (d) => {
+      delete d.paths['/v3/manager/orders'];
+    });
+    bundle();
+    const gate = node(['apps/release/dist/breaking.js']);
+    expect(gate.status).toBe(1);
+    expect(gate.stdout).toMatch(/^BREAKING\s+GET \/v3\/manager\/orders\s+operation\s+cannot remove an operation$/m);
+    expect(node(['apps/release/dist/release.js', '--dry-run', '--skip-build']).status).toBe(1);
+
+    writeFileSync(
+      join(copy, '.changeset', 'drop-manager-order-list.md'),
+      '---\n"@cls-api/spec": major\n---\n\nThe manager order list is gone.\n',
+    );
+    const versioned = node(['apps/release/dist/release.js', '--version-only']);
+    expect(versioned.status, versioned.stdout + versioned.stderr).toBe(0);
+    const major = `${Number(released().split('.')[0]) + 1}.0.0`;
+    // One fixed group: every public package moves to the same version, and the contract's info.version with them.
+    for (const p of publicPackages(copy)) expect(p.version, p.name).toBe(major);
+    expect(YAML.parse(readFileSync(join(copy, 'spec', 'openapi.yaml'), 'utf8')).info.version).toBe(major);
+    const changelog = readFileSync(join(copy, 'packages', 'spec', 'CHANGELOG.md'), 'utf8');
+    expect(changelog.indexOf(`## ${major}`)).toBeLessThan(changelog.indexOf(`## ${released()}`));
+    expect(changelog).toContain('The manager order list is gone.');
+    expect(changelog).toContain('- `GET /v3/manager/orders` `operation`: cannot remove an operation');
+    expect(readFileSync(join(copy, 'packages', 'client', 'CHANGELOG.md'), 'utf8')).toContain(`## ${major}`);
+    expect(readdirSync(join(copy, '.changeset')).filter((f) => f.endsWith('.md'))).toEqual([]);
+  });
+});
