@@ -45,9 +45,9 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Until the server answers or exits; the hook's limit is the safety net, not a guess at how fast it starts. */
 async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`the reference server exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
@@ -56,7 +56,6 @@ async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('the reference server did not answer /health within 30 s');
 }
 
 beforeAll(async () => {
@@ -70,7 +69,7 @@ beforeAll(async () => {
     stdio: 'ignore',
   });
   await waitForHealth(baseUrl, server);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   if (server && server.exitCode === null) {
