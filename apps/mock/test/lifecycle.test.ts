@@ -118,7 +118,8 @@ describe('startMock', { timeout: 900_000 }, () => {
 });
 
 describe('the pnpm mock command', () => {
-  it('prints the URL and a working curl line, and stops on SIGINT', async () => {
+  // The command starts Prism: past Prism's own startup guard (600 s, src/prism.ts), not a guess at the machine.
+  it('prints the URL and a working curl line, and stops on SIGINT', { timeout: 900_000 }, async () => {
     const child = spawn(process.execPath, [join(pkgDir, 'dist', 'cli.js')], {
       env: { ...process.env, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -209,7 +209,8 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
 });
 
 describe('reproducibility and reports', () => {
-  test('the same seed draws the same generated inputs; another seed draws others', async () => {
+  // Three runs of the generated phase: half a minute on an idle machine, past the package's 120 s on a busy one.
+  test('the same seed draws the same generated inputs; another seed draws others', { timeout: 600_000 }, async () => {
     fake = await startFake({ gateway: 'off' });
     const notes = async (seed: number) =>
       (await runKit(fake!, { seed, phases: ['generated'], runs: 3 })).cases
