@@ -37,6 +37,9 @@ export async function startReference(): Promise<ReferenceServer> {
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     PORT: '0',
+    // Idle connections stay open for the run: with the default 5 s a busy machine can leave the kit idle that long,
+    // and a POST sent on a connection the server is just closing is an ECONNRESET (support/fake-server.ts).
+    KEEP_ALIVE_TIMEOUT_MS: '600000',
   };
   const admin = (args: string[]): Record<string, unknown> => {
     const res = spawnSync(process.execPath, [referenceCli, 'admin', ...args, '--json'], { env, encoding: 'utf8' });
