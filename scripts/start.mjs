@@ -261,7 +261,10 @@ function credentials() {
 }
 
 async function waitFor(url, what) {
-  const deadline = Date.now() + 120_000;
+  // A guard against a server that hangs, not a guess at its speed (one that exits stops everything at once): the
+  // mock's Prism took more than two minutes to load the contract on a busy two-core machine (apps/mock/src/prism.ts).
+  const limitS = 600;
+  const deadline = Date.now() + limitS * 1000;
   while (Date.now() < deadline) {
     if (stopping) return;
     try {
@@ -272,5 +275,5 @@ async function waitFor(url, what) {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`the ${what} did not answer ${url} within 120 s`);
+  throw new Error(`the ${what} did not answer ${url} within ${limitS} s`);
 }

@@ -164,7 +164,8 @@ function rawStatus(port: number, raw: string): Promise<number> {
     });
     socket.on('error', reject);
     socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
-    socket.setTimeout(5000, () => socket.end());
+    // Only against a server that never answers: an answer may take seconds on a busy machine (the test allows 120 s).
+    socket.setTimeout(60_000, () => socket.end());
     // The server keeps a good connection open: stop reading once the head has arrived.
     socket.on('data', () => {
       if (text.includes('\r\n\r\n')) socket.end();

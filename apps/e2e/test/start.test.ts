@@ -38,8 +38,9 @@ async function launch(command: string[], dataDir: string): Promise<Start> {
   return { child, output: () => text, exited, ports, dataDir };
 }
 
+/** Waits for `condition` while the process runs; the test's limit is the safety net, not a count of tries. */
 async function until(what: string, condition: () => boolean, start: Start): Promise<void> {
-  for (let i = 0; i < 1800 && !condition(); i++) {
+  while (!condition()) {
     if (start.child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -78,7 +79,9 @@ async function expectAllStopped(s: Start, children: Array<{ pid: number }>): Pro
   for (const { pid } of children) expect(alive(pid), `pid ${pid} still running`).toBe(false);
 }
 
-describe('pnpm start', () => {
+// Each test starts the three servers, two or three times: scripts/start.mjs waits up to 600 s for each to answer
+// (the mock's Prism takes minutes on a busy machine), so each test may take that long.
+describe('pnpm start', { timeout: 1_800_000 }, () => {
   it('prints the URLs, a demo key per area and the JWT client credentials; Ctrl-C stops all three, exit 0', async () => {
     const dataDir = tempDir('cls-e2e-start-');
     // In a terminal, as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte 0x03 typed

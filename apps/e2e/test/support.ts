@@ -43,7 +43,9 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   child.stdout!.on('data', (c: Buffer) => stdout.push(c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => stderr.push(c.toString('utf8')));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
+  // Until it answers or exits: the hook's limit (vitest.config.ts) is the safety net. A count of tries used to end
+  // the wait after about two minutes without a word, and the mock's Prism can take longer on a busy machine.
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (${child.exitCode}): ${stderr.join('')}`);
     try {
       await fetch(`${url}${ready}`);

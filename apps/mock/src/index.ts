@@ -29,7 +29,7 @@ export interface MockOptions {
   onRequest?: (line: string) => void;
   /** Receives Prism's own log output. */
   onPrismOutput?: (line: string) => void;
-  /** How long Prism may take to start; default 120 s. */
+  /** How long Prism may take to start; default 600 s (a guard against a hang: an exit is seen at once). */
   startupTimeoutMs?: number;
 }
 

@@ -42,10 +42,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once something answers HTTP on the port. */
-function answers(port: number): Promise<boolean> {
+/**
+ * Resolves once something answers HTTP on the port. A refused connection says no at once; a connection that is
+ * accepted is Prism listening, however slowly a starved machine lets it answer, so the wait is the startup's own
+ * (a fixed few seconds here once made a listening Prism on a busy machine look like one that never started).
+ */
+export function answers(port: number, waitMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, method: 'OPTIONS', path: '/', timeout: 2_000 }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: 'OPTIONS', path: '/', timeout: waitMs }, (res) => {
       res.resume();
       resolve(true);
     });
@@ -67,7 +71,9 @@ function installExitHook(): void {
 }
 
 async function startOnce(documentPath: string, port: number, options: PrismOptions): Promise<PrismProcess> {
-  const startupTimeoutMs = options.startupTimeoutMs ?? 120_000;
+  // A guard against a Prism that hangs, not a guess at its speed: one that exits is seen at once, and loading the
+  // contract took more than two minutes on a two-core machine running two copies of the test suite.
+  const startupTimeoutMs = options.startupTimeoutMs ?? 600_000;
   const child = spawn(
     process.execPath,
     [prismBin, 'mock', documentPath, '--port', String(port), '--host', '127.0.0.1', '--multiprocess=false'],
@@ -103,7 +109,7 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
     if (hasExited) {
       throw new Error(`Prism exited before listening on port ${port}:\n${output.join('\n')}`);
     }
-    if (await answers(port)) break;
+    if (await answers(port, Math.max(1, deadline - Date.now()))) break;
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
       throw new Error(`Prism did not listen on port ${port} within ${startupTimeoutMs} ms:\n${output.join('\n')}`);

@@ -1,11 +1,12 @@
 // Starting and stopping the mock, serving another document, and the `pnpm mock` command.
 import { spawn } from 'node:child_process';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, type ExampleObject } from '@cls-api/spec';
 import { Contract, RESPONSE_HEADERS_EXTENSION, exampleRequest, startMock } from '../src/index.js';
-import { startPrism } from '../src/prism.js';
+import { answers, startPrism } from '../src/prism.js';
 import { send } from './support.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
@@ -19,7 +20,25 @@ async function refused(url: string): Promise<boolean> {
   }
 }
 
-describe('startMock', () => {
+describe('waiting for Prism to listen', () => {
+  it('takes a listening Prism that is slow to answer for a started one, and a refused port for not yet', async () => {
+    // Held past the 2 s a probe once allowed, which made a starved but listening Prism look like one that never
+    // started. The wait given is the startup's own.
+    const slow = createHttpServer((_req, res) => setTimeout(() => res.end(), 3_000));
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
+    const port = (slow.address() as { port: number }).port;
+    try {
+      expect(await answers(port, 600_000)).toBe(true);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
+    expect(await answers(port, 600_000)).toBe(false);
+  });
+});
+
+// Each of these starts Prism: past Prism's own startup guard (600 s, src/prism.ts), not a guess at the machine.
+describe('startMock', { timeout: 900_000 }, () => {
   it('answers as soon as it resolves, and close() stops both the front server and Prism', async () => {
     const doc = loadSpec();
     const lines: string[] = [];
@@ -99,7 +118,8 @@ describe('startMock', () => {
 });
 
 describe('the pnpm mock command', () => {
-  it('prints the URL and a working curl line, and stops on SIGINT', async () => {
+  // The command starts Prism: past Prism's own startup guard (600 s, src/prism.ts), not a guess at the machine.
+  it('prints the URL and a working curl line, and stops on SIGINT', { timeout: 900_000 }, async () => {
     const child = spawn(process.execPath, [join(pkgDir, 'dist', 'cli.js')], {
       env: { ...process.env, PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

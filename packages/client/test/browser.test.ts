@@ -95,7 +95,7 @@ describe('the built client in Chromium, across origins', () => {
   let page: Page;
   beforeAll(async () => {
     page = await open(`http://127.0.0.1:${pagePort}`);
-  }, 120_000);
+  }, 600_000);
 
   it('pages through a list and sends a bulk draft job in chunks, with progress', async () => {
     const seen = await page.evaluate(

@@ -11,7 +11,7 @@ let reference: ReferenceServer;
 
 beforeAll(async () => {
   reference = await startReference();
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await reference?.close();
@@ -41,5 +41,5 @@ describe('default pacing against the reference gateway limit', () => {
     expect(statuses).toHaveLength(500);
     expect(results.filter((s) => s === 429)).toEqual([]);
     expect(results.every((s) => s === 200)).toBe(true);
-  }, 120_000);
+  }, 600_000);
 });

@@ -101,7 +101,9 @@ beforeAll(async () => {
     timeout: 240_000,
   });
   mock = await startMock({ port: 0 });
-}, 300_000);
+  // Packing, installing and starting Prism (which may take up to its 600 s startup guard, apps/mock/src/prism.ts):
+  // minutes on a two-core machine running two copies of the test suite, like the compiler runs below.
+}, 900_000);
 
 afterAll(async () => {
   await mock?.close();
@@ -142,7 +144,7 @@ describe('the packed tarball', () => {
     }
   });
 
-  it('type-checks a consumer, and refuses a wrong parameter type', { timeout: 180_000 }, async () => {
+  it('type-checks a consumer, and refuses a wrong parameter type', { timeout: 600_000 }, async () => {
     writeFileSync(join(project, 'consumer.ts'), consumerTs);
     writeFileSync(
       join(project, 'tsconfig.json'),
@@ -167,7 +169,7 @@ describe('the packed tarball', () => {
     expect(failed).toMatch(/bad\.ts\(3,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
   });
 
-  it('runs the consumer against the mock', { timeout: 60_000 }, async () => {
+  it('runs the consumer against the mock', { timeout: 300_000 }, async () => {
     const { stdout } = await run(process.execPath, [join(project, 'out', 'consumer.js'), mock.url], { cwd: project });
     const out = JSON.parse(stdout.trim());
     expect(out.first).toEqual(expect.any(String));
@@ -177,7 +179,7 @@ describe('the packed tarball', () => {
     expect(out.reported).toBe(`${mock.url}/v3/manager/orders`);
   });
 
-  it('runs the example the README starts with', { timeout: 60_000 }, async () => {
+  it('runs the example the README starts with', { timeout: 300_000 }, async () => {
     const readme = readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
     const match = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme);
     expect(match, 'the README starts with a js example').not.toBeNull();

@@ -13,7 +13,7 @@ beforeAll(async () => {
   reference = await startReference({ JWT_TTL_SECONDS: '60' });
   baseUrl = reference.baseUrl;
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await reference?.close();

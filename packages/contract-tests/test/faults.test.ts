@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { CHECKS, type ExitCode, type Phase, type RunOptions } from '../src/index.js';
 import { FAULTS, startFake, type Fault, type FakeOptions, type FakeServer } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
+import { onVirtualTime } from './support/virtual-time.js';
 
 interface FaultCase {
   /** The check that must catch the fault. */
@@ -257,11 +258,14 @@ afterEach(async () => {
 });
 
 async function runWith(faults: Fault[], c: FaultCase) {
+  if (c.at && c.fake?.gateway === 'contract') throw new Error('a pinned service time and the virtual clock do not mix');
   if (c.at) vi.useFakeTimers({ toFake: ['Date'], now: new Date(c.at), shouldAdvanceTime: true });
   try {
     fake = await startFake({ gateway: 'off', ...c.fake, faults });
     c.prepare?.(fake);
-    const report = await runKit(fake, c.run);
+    // The contract's gateway refills by the clock: on the virtual one, whatever the machine's speed (virtual-time.ts).
+    const report =
+      c.fake?.gateway === 'contract' ? await onVirtualTime(() => runKit(fake!, c.run)) : await runKit(fake, c.run);
     await fake.close();
     fake = undefined;
     return report;

@@ -14,7 +14,8 @@ describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), example
     if (state === 'unbuilt')
       throw new Error(`${mockEntry} is missing: build the mock first (pnpm --filter @cls-api/mock build)`);
     mock = await startMockServer();
-  }, 180_000);
+    // Past Prism's own startup guard (600 s, apps/mock/src/prism.ts): minutes on a busy two-core machine.
+  }, 900_000);
   afterAll(async () => {
     await mock?.close();
   });

@@ -52,7 +52,8 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
     const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
       .order_no;
     server.admin(['order', 'ship', orderNo]);
-  }, 180_000);
+    // Nine commands and a server start, each a new Node process: minutes on a busy two-core machine.
+  }, 600_000);
 
   afterAll(async () => {
     await server?.stop();

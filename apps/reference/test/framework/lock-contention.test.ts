@@ -54,7 +54,9 @@ describe('SQLite write lock held by another connection', () => {
   });
 
   it('a test-key read is served at once and still counted; a write waits without blocking others, then completes', async () => {
-    s = await startTestServer({ db: openDatabase(file), closeDb: true });
+    // The write must still be waiting when the lock is let go, however slowly the requests in between are served:
+    // the lock wait is the longest the configuration allows, not the default 5 s (config.ts).
+    s = await startTestServer({ db: openDatabase(file), closeDb: true, env: { DB_LOCK_TIMEOUT_MS: '600000' } });
     const seller = s.account();
     const wms = s.key(seller, 'wms');
     const lock = holdWriteLock();

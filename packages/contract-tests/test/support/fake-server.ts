@@ -1023,6 +1023,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     };
   }
 
+  // Idle connections stay open until close(). With Node's default (5 s) a busy machine could leave the kit more than
+  // that between two requests: the fake closed the idle connection just as the kit sent a POST on it, and the kit,
+  // rightly not repeating a POST, reported ECONNRESET as a connection failure of the case.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
