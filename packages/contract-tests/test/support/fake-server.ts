@@ -10,6 +10,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { contractModel, ServiceTime, type JsonSchema, type OperationInfo } from '@cls-api/spec';
 import { Contract } from '../../src/contract.js';
+import { parked } from './parking.js';
 
 export const FAULTS = [
   'status_undocumented',
@@ -820,7 +821,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     let meteredAccount: { used: number } | undefined;
     try {
       const hold = faults.has('gateway_throttles') ? gatewayHold(url.pathname) : 0;
-      if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      if (hold > 0) await parked(new Promise((resolve) => setTimeout(resolve, hold)));
       if (!faults.has('gateway_throttles') && !gatewayAllows(url.pathname)) {
         // `gateway_429_held`: the first refused request of a case is held for a fixed 8 s before its 429, far beyond
         // any honest answer, on a machine of any speed. A key sent to its own area marks a case's request: the

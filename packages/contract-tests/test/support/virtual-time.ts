@@ -9,6 +9,7 @@
 // its delay is a timer that only fires between requests.)
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { vi } from 'vitest';
+import { onPark, parkedCount } from './parking.js';
 
 export async function onVirtualTime<T>(run: () => Promise<T>): Promise<T> {
   const realFetch = globalThis.fetch;
@@ -28,10 +29,14 @@ export async function onVirtualTime<T>(run: () => Promise<T>): Promise<T> {
       });
     } finally {
       onTheWire -= 1;
-      if (onTheWire === 0) answered?.();
+      if (onTheWire <= parkedCount()) answered?.();
     }
   };
 
+  // Requests the server parked (parking.ts) wait for the clock: when they are all that is on the wire, it may move.
+  const stopListening = onPark(() => {
+    if (onTheWire <= parkedCount()) answered?.();
+  });
   vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], now: Date.now() });
   vi.stubGlobal('fetch', countingFetch);
   try {
@@ -40,17 +45,18 @@ export async function onVirtualTime<T>(run: () => Promise<T>): Promise<T> {
       settled = true;
     });
     while (!settled) {
-      if (onTheWire > 0) await new Promise<void>((resolve) => (answered = resolve));
+      if (onTheWire > parkedCount()) await new Promise<void>((resolve) => (answered = resolve));
       answered = undefined;
       // One turn of the event loop lets what the last answer or timer started (a new request) begin.
       await nextTurn();
-      if (onTheWire > 0) continue;
+      if (onTheWire > parkedCount()) continue;
       if (vi.getTimerCount() > 0) vi.advanceTimersToNextTimer();
       // Neither a request nor a timer: the kit works (files, CPU); wait for it without spinning.
       else await new Promise((resolve) => realSetTimeout(resolve, 1));
     }
     return await result;
   } finally {
+    stopListening();
     vi.unstubAllGlobals();
     vi.useRealTimers();
   }
