@@ -58,13 +58,15 @@ function judge(block: CodeBlock, status: number | null, output: string): SampleR
  */
 export function runShell(block: CodeBlock, dir: string, env: Record<string, string>): SampleRun {
   writeFileSync(join(dir, 'sample.sh'), block.source);
+  // Bash's own expansions (${!CLS_@}, ${!v}), written out of template literals so that none is read as one.
+  const $ = '$';
   const wrapper = [
     'set -eo pipefail',
     '[ -f state.sh ] && source state.sh',
     'source sample.sh',
-    'for v in ${!CLS_@}; do',
-    '  if [ -z "${!v}" ] || [ "${!v}" = null ]; then echo "the sample left $v empty" >&2; exit 97; fi',
-    `  printf 'export %s=%q\\n' "$v" "\${!v}"`,
+    `for v in ${$}{!CLS_@}; do`,
+    `  if [ -z "${$}{!v}" ] || [ "${$}{!v}" = null ]; then echo "the sample left $v empty" >&2; exit 97; fi`,
+    `  printf 'export %s=%q\\n' "$v" "${$}{!v}"`,
     'done > state.sh',
   ].join('\n');
   const res = spawnSync('bash', ['-c', wrapper], {
