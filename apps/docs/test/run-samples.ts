@@ -83,7 +83,7 @@ export function resetShell(dir: string): void {
   rmSync(join(dir, 'state.sh'), { force: true });
 }
 
-/** Compiles TypeScript samples (`name` → source) with the repository's strict settings; returns the diagnostics. */
+/** Compiles TypeScript and JavaScript samples (`name` → source) with the repository's strict settings; returns the diagnostics. */
 export function compileTypeScript(dir: string, files: Record<string, string>): string {
   for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
   writeFileSync(
@@ -99,6 +99,9 @@ export function compileTypeScript(dir: string, files: Record<string, string>): s
         declaration: false,
         sourceMap: false,
         noEmitOnError: true,
+        // JavaScript samples (README `js` blocks) are checked as strictly as TypeScript.
+        allowJs: true,
+        checkJs: true,
       },
       include: Object.keys(files),
     }),

@@ -1,0 +1,117 @@
+// Every code block of every package README (and the repository's): a shell, JavaScript or TypeScript block is
+// compiled with the repository's strict settings (JavaScript through checkJs) and run, twice, with the local
+// sandbox's variables (spec/guides/getting-started.md), from a directory inside the README's own package, so the
+// package's name resolves as it does for a reader who depends on it. A block that cannot run says so, with the
+// reason, in a mark before it (`<!-- sample: not runnable: … -->`, src/code-blocks.ts). Other blocks (JSON, YAML,
+// HTTP, text) are shown output or configuration, not samples.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlocks, type CodeBlock } from '../src/code-blocks.js';
+import { compileTypeScript, resetShell, runShell, runTypeScript, type SampleRun } from './run-samples.js';
+import { startSandbox, type Sandbox } from './sandbox.js';
+import { mkdirSync, rmSync } from 'node:fs';
+
+const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
+
+/**
+ * Blocks of READMEs this package does not own that fail as written today, by README and the block's first line.
+ * Each is reported to the README's owners; none is marked away. The test fails when one starts to pass, so the
+ * entry is removed with the fix.
+ */
+const KNOWN_FAILING: Record<string, string> = {};
+
+const readmes = [
+  'README.md',
+  ...['packages', 'apps'].flatMap((dir) =>
+    readdirSync(join(repoRoot, dir))
+      .map((name) => join(dir, name, 'README.md'))
+      .filter((p) => existsSync(join(repoRoot, p))),
+  ),
+];
+
+interface ReadmeSample {
+  readme: string;
+  block: CodeBlock;
+  key: string;
+}
+
+const samples: ReadmeSample[] = readmes.flatMap((readme) =>
+  codeBlocks(readFileSync(join(repoRoot, readme), 'utf8'))
+    .filter((block) => block.language !== 'other' || /^(js|javascript|mjs)$/i.test(block.info))
+    .map((block) => ({ readme, block, key: `${readme}: ${block.source.split('\n')[0]!.trim()}` })),
+);
+const isJs = (b: CodeBlock) => /^(js|javascript|mjs)$/i.test(b.info);
+const runnable = samples.filter((s) => s.block.mark.kind !== 'not-runnable' && s.block.mark.kind !== 'setup');
+
+/** The package directory a README belongs to (the repository root for its own README). */
+const packageOf = (readme: string) => resolve(repoRoot, readme, '..');
+function workDirIn(readme: string): string {
+  const dir = join(packageOf(readme), 'reports', 'readme-samples');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+const fileName = (s: ReadmeSample) => `line-${s.block.line}.${isJs(s.block) ? 'mjs' : 'ts'}`;
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+}, 120_000);
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+describe('the READMEs', () => {
+  it('hold samples, and every block that is not run says why', () => {
+    expect(samples.length).toBeGreaterThan(10);
+    for (const s of samples.filter((x) => x.block.mark.kind === 'not-runnable')) {
+      const mark = s.block.mark as { reason: string };
+      expect(mark.reason.length, s.key).toBeGreaterThan(10);
+    }
+  });
+
+  it('list no known failure that is not a block of theirs', () => {
+    for (const key of Object.keys(KNOWN_FAILING)) expect(samples.map((s) => s.key)).toContain(key);
+  });
+});
+
+describe.each([...new Set(runnable.map((s) => s.readme))].map((readme) => [readme] as const))('%s', (readme) => {
+  const mine = runnable.filter((s) => s.readme === readme);
+  const code = mine.filter((s) => s.block.language === 'typescript' || isJs(s.block));
+  let dir: string;
+  let diagnostics = '';
+  beforeAll(() => {
+    dir = workDirIn(readme);
+    diagnostics = code.length
+      ? compileTypeScript(dir, Object.fromEntries(code.map((s) => [fileName(s), s.block.source])))
+      : '';
+  });
+
+  it.each(mine.map((s) => [s.key, s] as const))('%s: compiles strictly and runs, twice', (key, s) => {
+    const results: SampleRun[] = [];
+    for (let run = 1; run <= 2; run++) {
+      if (s.block.language === 'shell') {
+        if (run === 1) resetShell(dir);
+        results.push(runShell(s.block, dir, sandbox.env));
+      } else {
+        const own = diagnostics
+          .split('\n')
+          .filter((l) => l.startsWith(fileName(s)))
+          .join('\n');
+        results.push(
+          own
+            ? { ok: false, problem: `does not compile:\n${own}`, output: '' }
+            : runTypeScript(s.block, dir, fileName(s), sandbox.env),
+        );
+      }
+    }
+    const failed = results.find((r) => !r.ok);
+    const where = `${relative(repoRoot, join(repoRoot, readme))} line ${s.block.line}`;
+    if (KNOWN_FAILING[key]) {
+      expect(failed, `${where} passes now: remove it from KNOWN_FAILING`).toBeDefined();
+      return;
+    }
+    expect(failed, `${where}: ${failed?.problem}\n${failed?.output}`).toBeUndefined();
+  });
+});
