@@ -98,7 +98,8 @@ export function compileTypeScript(dir: string, files: Record<string, string>): s
         rootDir: '.',
         declaration: false,
         sourceMap: false,
-        noEmitOnError: true,
+        // One sample that does not compile must not keep the others from running.
+        noEmitOnError: false,
         // JavaScript samples (README `js` blocks) are checked as strictly as TypeScript.
         allowJs: true,
         checkJs: true,
