@@ -90,9 +90,13 @@ describe('the runner', () => {
 
   it('fails a sample that leaves a variable empty or null, or does not print what it is marked to print', () => {
     const dir = workDir('runner-self-test');
-    expect(runShell(block('export CLS_ACCESS_TOKEN="$(echo \'{}\' | jq -r .data)"\n'), dir, sandbox.env).ok).toBe(
-      false,
-    );
+    expect(
+      runShell(
+        block(`export CLS_ACCESS_TOKEN="$(node -p 'JSON.parse(process.argv[1]).data' '{}')"\n`),
+        dir,
+        sandbox.env,
+      ).ok,
+    ).toBe(false);
     expect(runShell(block('echo 1 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox.env).ok).toBe(false);
     expect(runShell(block('echo 2 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox.env).ok).toBe(true);
     expect(runShell(block('false\necho after\n'), dir, sandbox.env).ok).toBe(false);

@@ -53,8 +53,8 @@ function judge(block: CodeBlock, status: number | null, output: string): SampleR
 
 /**
  * Runs one shell sample in `dir` with bash, after the variables earlier samples of the sequence exported
- * (`state.sh`), and keeps the CLS_ variables it leaves for the next. A variable left empty or `null` (a `jq`
- * that found nothing) fails the sample.
+ * (`state.sh`), and keeps the CLS_ variables it leaves for the next. A variable left empty, `null` or `undefined` (a
+ * token read out of a body that had none) fails the sample.
  */
 export function runShell(block: CodeBlock, dir: string, env: Record<string, string>): SampleRun {
   writeFileSync(join(dir, 'sample.sh'), block.source);
@@ -65,7 +65,7 @@ export function runShell(block: CodeBlock, dir: string, env: Record<string, stri
     '[ -f state.sh ] && source state.sh',
     'source sample.sh',
     `for v in ${$}{!CLS_@}; do`,
-    `  if [ -z "${$}{!v}" ] || [ "${$}{!v}" = null ]; then echo "the sample left $v empty" >&2; exit 97; fi`,
+    `  if [ -z "${$}{!v}" ] || [ "${$}{!v}" = null ] || [ "${$}{!v}" = undefined ]; then echo "the sample left $v empty" >&2; exit 97; fi`,
     `  printf 'export %s=%q\\n' "$v" "${$}{!v}"`,
     'done > state.sh',
   ].join('\n');
