@@ -108,13 +108,14 @@ function problemsIn(page: Page, id: string): Promise<string[]> {
   }, id);
 }
 
-/** The in-site links the rendered page holds: hash form (`#/x`) and path form (`/x`). */
-function inSiteLinks(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('a[href]')]
+/** The in-site links the rendered page holds (hash form `#/x`, path form `/x`), and the section ids it renders. */
+function inSiteLinks(page: Page): Promise<{ links: string[]; ids: string[] }> {
+  return page.evaluate(() => ({
+    links: [...document.querySelectorAll('a[href]')]
       .map((a) => a.getAttribute('href')!)
       .filter((h) => h.startsWith('#/') || (h.startsWith('/') && !h.startsWith('//'))),
-  );
+    ids: [...document.querySelectorAll('#api-content [id]')].map((e) => e.id),
+  }));
 }
 
 async function axeViolations(page: Page): Promise<string[]> {
@@ -133,6 +134,13 @@ async function axeViolations(page: Page): Promise<string[]> {
 
 describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
   const links = new Set<string>();
+  /** Section ids seen rendered while reading: a link to one of them resolves without another visit. */
+  const seen = new Set<string>();
+  const collect = async () => {
+    const found = await inSiteLinks(page);
+    for (const l of found.links) links.add(l);
+    for (const id of found.ids) seen.add(id);
+  };
   let page: Page;
   beforeAll(async () => {
     page = await open(width, '');
@@ -145,7 +153,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     await page.screenshot({ path: join(screenshots, `start-${width}.png`) });
     expect(await problemsIn(page, 'section')).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);
-    for (const l of await inSiteLinks(page)) links.add(l);
+    await collect();
   });
 
   it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
@@ -160,7 +168,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
       }, id);
       expect(share, `${guide}: text column / content area`).toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
     }
-    for (const l of await inSiteLinks(page)) links.add(l);
+    await collect();
     if (guide === 'Getting started') expect(await axeViolations(page)).toEqual([]);
     if (guide === 'Getting started' || guide === 'Rate limits and quotas') {
       await page.locator(`[id="${id}"]`).scrollIntoViewIfNeeded();
@@ -173,7 +181,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     async (_, op) => {
       await show(page, opId(op));
       expect(await problemsIn(page, opId(op))).toEqual([]);
-      for (const l of await inSiteLinks(page)) links.add(l);
+      await collect();
       if (op.operationId === 'registerDraftOrders') {
         await page.screenshot({ path: join(screenshots, `operation-${op.operationId}-${width}.png`) });
         expect(await axeViolations(page)).toEqual([]);
@@ -191,6 +199,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
         const res = await fetch(new URL(href, docs.url));
         if (res.status !== 200) broken.push(`${href}: HTTP ${res.status}`);
       }
+      if (seen.has(id)) continue;
       await page.evaluate((h) => {
         window.location.hash = h;
       }, `#/${id}`);
