@@ -193,7 +193,8 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     expect(links.size).toBeGreaterThan(tags.length);
     const broken: string[] = [];
     for (const href of links) {
-      const id = href.replace(/^#?\//, '').split('?')[0]!;
+      // `#/<section>#<anchor>` is Redoc's link to a field inside a section: the section is what must exist.
+      const id = href.replace(/^#?\//, '').split(/[?#]/)[0]!;
       if (id === '') continue;
       if (href.startsWith('/')) {
         const res = await fetch(new URL(href, docs.url));
