@@ -3,7 +3,9 @@ export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { addChangelogGuide, CHANGELOG_TAG, changelogGuide, readSpecChangelog } from './changelog.js';
 export { docsSpec, generate, plainHeadings, PROVISIONAL_TAG, type DocsSpec } from './docs-spec.js';
 export {
+  SAMPLE_ENV,
   SAMPLE_LABELS,
+  keyAreas,
   samplesOf,
   tsLiteral,
   type CodeSample,

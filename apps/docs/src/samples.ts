@@ -4,6 +4,7 @@
 import {
   deref,
   isReference,
+  operations,
   resolvePointer,
   type JsonSchema,
   type OpenApiDocument,
@@ -34,6 +35,44 @@ interface RequestShape {
   /** `apiKey`, `jwt` or none (public). */
   credential: 'apiKey' | 'jwt' | 'none';
   apiKeyHeader?: string;
+  /** The area whose key the sample sends (`wms`, `manager`, `cam`), with `credential: 'apiKey'`. */
+  keyArea?: string;
+}
+
+/**
+ * The environment variables the samples read, one per credential, as the guides set them up ("Getting started")
+ * and as the contract-test kit reads them (packages/contract-tests/README.md), so one shell runs both.
+ */
+export const SAMPLE_ENV = {
+  baseUrl: 'CLS_BASE_URL',
+  accessToken: 'CLS_ACCESS_TOKEN',
+  clientId: 'CLS_CLIENT_ID',
+  clientSecret: 'CLS_CLIENT_SECRET',
+  apiKey: (area: string) => `CLS_API_KEY_${area.toUpperCase()}`,
+} as const;
+
+/** The areas an API key can belong to: the `area` values of an MCP tool (spec/components/schemas/McpTool.yaml). */
+export function keyAreas(doc: OpenApiDocument): string[] {
+  const tool = deref<JsonSchema>(doc, doc.components?.schemas?.McpTool ?? {});
+  const area = deref<JsonSchema>(doc, (tool.properties as Record<string, JsonSchema> | undefined)?.area ?? {});
+  if (!Array.isArray(area.enum)) throw new Error('schema McpTool has no area enum to take the key areas from');
+  return area.enum.map(String);
+}
+
+/**
+ * The area whose key an operation's sample sends. A key opens its own area's paths; the MCP area takes a key of
+ * any area to list the tools and the key of the tool's own area to call one (spec/guides/authentication.md): the
+ * tool a path names is the `x-mcp-tool` of the operation it wraps. Listing shows the first area's key.
+ */
+function keyAreaOf(doc: OpenApiDocument, op: OperationInfo, path: Record<string, unknown>): string {
+  const areas = keyAreas(doc);
+  if (areas.includes(op.area)) return op.area;
+  const ops = operations(doc);
+  for (const value of Object.values(path)) {
+    const wrapped = ops.find((o) => o.mcpTool !== undefined && o.mcpTool === value);
+    if (wrapped && areas.includes(wrapped.area)) return wrapped.area;
+  }
+  return areas.includes('manager') ? 'manager' : areas[0]!;
 }
 
 function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick: 'example' | 'default'): unknown {
@@ -75,6 +114,7 @@ function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
     if (scheme.type === 'apiKey' && typeof scheme.name === 'string') {
       shape.credential = 'apiKey';
       shape.apiKeyHeader = scheme.name;
+      shape.keyArea = keyAreaOf(doc, op, shape.path);
       break;
     }
     if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
@@ -94,10 +134,10 @@ function curlSample(op: OperationInfo, shape: RequestShape, body: unknown): stri
     Object.entries(shape.query).map(([k, v]): [string, string] => [k, String(v)]),
   ).toString();
   const lines = [
-    `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${path}${query ? `?${query}` : ''}"`,
+    `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$${SAMPLE_ENV.baseUrl}${path}${query ? `?${query}` : ''}"`,
   ];
-  if (shape.credential === 'apiKey') lines.push(`-H "${shape.apiKeyHeader}: $CLS_API_KEY"`);
-  if (shape.credential === 'jwt') lines.push('-H "Authorization: Bearer $ACCESS_TOKEN"');
+  if (shape.credential === 'apiKey') lines.push(`-H "${shape.apiKeyHeader}: $${SAMPLE_ENV.apiKey(shape.keyArea!)}"`);
+  if (shape.credential === 'jwt') lines.push(`-H "Authorization: Bearer $${SAMPLE_ENV.accessToken}"`);
   lines.push('-H "Accept: application/json"');
   if (body !== undefined) {
     lines.push('-H "Content-Type: application/json"');
@@ -149,11 +189,16 @@ export function tsLiteral(value: unknown, indent = '', lead = 0): string {
 }
 
 function clientSetup(shape: RequestShape): string {
-  const options = ['  baseUrl: process.env.BASE_URL!,'];
-  if (shape.credential === 'apiKey') options.push('  apiKey: process.env.CLS_API_KEY!,');
+  const options = [`  baseUrl: process.env.${SAMPLE_ENV.baseUrl}!,`];
+  if (shape.credential === 'apiKey')
+    options.push(
+      `  apiKey: process.env.${SAMPLE_ENV.apiKey(shape.keyArea!)}!, // the ${shape.keyArea} key (Getting started)`,
+    );
   if (shape.credential === 'jwt') {
-    options.push('  // The client obtains the JWT with these and renews it when it expires.');
-    options.push('  jwt: { clientId: process.env.CLS_CLIENT_ID!, clientSecret: process.env.CLS_CLIENT_SECRET! },');
+    options.push('  // A JWT: the client obtains it with these and renews it when it expires (Authentication).');
+    options.push(
+      `  jwt: { clientId: process.env.${SAMPLE_ENV.clientId}!, clientSecret: process.env.${SAMPLE_ENV.clientSecret}! },`,
+    );
   }
   return `const client = createClient({\n${options.join('\n')}\n});`;
 }

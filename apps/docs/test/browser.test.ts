@@ -170,7 +170,7 @@ describe('the documentation site in Chromium', () => {
       await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
       // The right panel: the curl sample of this very operation, and its first success example.
       const curl = page.locator('pre').filter({
-        hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$BASE_URL${op.path.split('{')[0]}`,
+        hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$CLS_BASE_URL${op.path.split('{')[0]}`,
       });
       await curl.first().waitFor({ state: 'attached', ...WAIT });
       const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];

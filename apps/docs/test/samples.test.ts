@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, operations } from '@cls-api/spec';
-import { SAMPLE_LABELS, docsSpec, samplesOf, tsLiteral } from '../src/index.js';
+import { SAMPLE_LABELS, docsSpec, keyAreas, samplesOf, tsLiteral } from '../src/index.js';
 import { decisionsPath, samplesDir } from '../src/paths.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
@@ -23,7 +23,7 @@ describe('samplesOf', () => {
     const concretePath = op.path.replace(/\{[^}]+\}/g, '[^/?"]+');
     expect(curl!.source).toMatch(
       new RegExp(
-        `^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$BASE_URL${concretePath}[?"]`,
+        `^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$CLS_BASE_URL${concretePath}[?"]`,
       ),
     );
     expect(ts!.source).toContain(`await client.${op.method.toUpperCase()}('${op.path}'`);
@@ -32,9 +32,15 @@ describe('samplesOf', () => {
     // The credential of the operation's first scheme (the manager area takes either), and none on public operations.
     const apiKey = op.security[0] === 'ApiKeyAuth';
     const jwt = op.security[0] === 'BearerAuth';
-    expect(curl!.source.includes('X-API-Key: $CLS_API_KEY')).toBe(apiKey);
-    expect(ts!.source.includes('apiKey: process.env.CLS_API_KEY!')).toBe(apiKey);
-    expect(curl!.source.includes('Authorization: Bearer $ACCESS_TOKEN')).toBe(jwt);
+    // A key names its area: the operation's own (the MCP area is below).
+    const area = op.area;
+    expect(curl!.source.includes('X-API-Key: $CLS_API_KEY_')).toBe(apiKey);
+    expect(ts!.source.includes('apiKey: process.env.CLS_API_KEY_')).toBe(apiKey);
+    if (apiKey && keyAreas(doc).includes(op.area)) {
+      expect(curl!.source).toContain(`X-API-Key: $CLS_API_KEY_${area.toUpperCase()}"`);
+      expect(ts!.source).toContain(`apiKey: process.env.CLS_API_KEY_${area.toUpperCase()}!`);
+    }
+    expect(curl!.source.includes('Authorization: Bearer $CLS_ACCESS_TOKEN')).toBe(jwt);
     expect(ts!.source.includes('jwt: { clientId: process.env.CLS_CLIENT_ID!')).toBe(jwt);
 
     // Every path parameter and every required query parameter, with the schema's example value.
@@ -58,8 +64,18 @@ describe('samplesOf', () => {
   it('paged lists send page and size at their defaults', () => {
     const list = ops.find((op) => op.path === '/v3/manager/orders' && op.method === 'get')!;
     const { codeSamples } = samplesOf(doc, list);
-    expect(codeSamples[0]!.source).toContain('"$BASE_URL/v3/manager/orders?page=1&size=10"');
+    expect(codeSamples[0]!.source).toContain('"$CLS_BASE_URL/v3/manager/orders?page=1&size=10"');
     expect(codeSamples[1]!.source).toContain('params: { query: { page: 1, size: 10 } }');
+  });
+
+  it('an MCP tool call sends the key of the area of the operation the tool wraps; listing the tools any key', () => {
+    const call = ops.find((o) => o.operationId === 'callMcpTool')!;
+    const tool = String(samplesOf(doc, call).codeSamples[0]!.source.match(/tools\/([a-z_]+)\/call/)![1]);
+    const wrapped = ops.find((o) => o.mcpTool === tool)!;
+    expect(samplesOf(doc, call).codeSamples[0]!.source).toContain(`$CLS_API_KEY_${wrapped.area.toUpperCase()}"`);
+    const list = ops.find((o) => o.operationId === 'listMcpTools')!;
+    expect(samplesOf(doc, list).codeSamples[0]!.source).toMatch(/\$CLS_API_KEY_[A-Z]+"/);
+    expect(keyAreas(doc)).toEqual(['wms', 'manager', 'cam']);
   });
 
   it('refuses an operation whose required parameter has no example to show', () => {

@@ -72,8 +72,16 @@ function table(contract: Contract, list: Group[]): string[] {
   return lines;
 }
 
+/**
+ * The sample mark before each curl list (apps/docs/src/code-blocks.ts): the lines address the mock of `pnpm mock`
+ * on its fixed port, so the docs' README runner shows them without running them; test/readme.test.ts and the
+ * mock's own tests request every example.
+ */
+export const CURLS_MARK =
+  '<!-- sample: not runnable: addresses the mock of pnpm mock on its fixed port 4010; the mock tests request every example -->';
+
 function curls(contract: Contract, list: Group[], doc: OpenApiDocument): string[] {
-  const lines = ['```bash'];
+  const lines = [CURLS_MARK, '```bash'];
   list.forEach((g, i) => {
     const op = representative(contract, g);
     if (i > 0) lines.push('');

@@ -1,0 +1,273 @@
+// The built site read as a person reads it, in Debian's Chromium at a desktop width (1400 px) and a phone width
+// (390 px): guides use the content width, code blocks scroll instead of clipping, identifiers never break inside a
+// word, every in-site link resolves, path-form and hash-form links open at their section, search works offline, and
+// axe-core finds no serious or critical accessibility violation. Screenshots go to reports/screenshots/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { operations, type OpenApiDocument } from '@cls-api/spec';
+import { startDocs, type DocsServer } from '../src/index.js';
+import { docsSpecPath } from '../src/paths.js';
+import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+
+const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
+type Tag = { name: string; 'x-traitTag'?: boolean };
+const tags = (doc.tags ?? []) as Tag[];
+const guides = tags.filter((t) => t['x-traitTag'] === true).map((t) => t.name);
+const ops = operations(doc);
+const WAIT = { timeout: 60_000 };
+const DESKTOP = 1400;
+const PHONE = 390;
+/** The share of the content area a guide's text column takes at least, at the desktop width. */
+const GUIDE_COLUMN_SHARE = 0.6;
+
+let docs: DocsServer;
+let browser: Browser;
+/** Redoc's section id of every tag, by name (`wms-orders`), read from the sidebar. */
+const tagIds = new Map<string, string>();
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  docs = await startDocs();
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 120_000 });
+  mkdirSync(screenshots, { recursive: true });
+  const page = await open(DESKTOP, '');
+  for (const tag of tags) {
+    const href = await page
+      .locator('[role="navigation"] a, nav a, a')
+      .filter({ hasText: new RegExp(`^${tag.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) })
+      .first()
+      .getAttribute('href', WAIT);
+    tagIds.set(tag.name, href!.replace(/^#?\//, ''));
+  }
+  await page.close();
+}, 900_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await docs?.close();
+});
+
+async function open(width: number, path: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  page.setDefaultTimeout(WAIT.timeout);
+  await page.goto(`${docs.url}${path}`, { waitUntil: 'load', timeout: 120_000 });
+  await page.locator('#api-content').waitFor(WAIT);
+  return page;
+}
+
+/** Sets the hash and waits until the section with that id is rendered and scrolled to. */
+async function show(page: Page, id: string): Promise<void> {
+  await page.evaluate((h) => {
+    window.location.hash = h;
+  }, `#/${id}`);
+  await page.locator(`[id="${id}"]`).waitFor({ state: 'attached', ...WAIT });
+}
+
+const opId = (op: (typeof ops)[number]) => `${tagIds.get(op.tags[0]!)}/${op.operationId.toLowerCase()}`;
+
+/** What a reader would see go wrong in the rendered sections `id` and `id/…`. */
+function problemsIn(page: Page, id: string): Promise<string[]> {
+  return page.evaluate((prefix) => {
+    const problems: string[] = [];
+    const sections = [...document.querySelectorAll('[id]')].filter(
+      (e) => e.id === prefix || e.id.startsWith(`${prefix}/`),
+    );
+    for (const section of sections) {
+      for (const pre of section.querySelectorAll('pre')) {
+        const style = getComputedStyle(pre);
+        const text = (pre.textContent ?? '').trim().slice(0, 50);
+        if (pre.scrollWidth > pre.clientWidth + 1 && !['auto', 'scroll'].includes(style.overflowX))
+          problems.push(`code block hides its overflow: ${text}`);
+        const box = pre.getBoundingClientRect();
+        for (let a = pre.parentElement; a && a !== document.body; a = a.parentElement) {
+          const overflow = getComputedStyle(a).overflowX;
+          if (overflow === 'visible') continue;
+          const outer = a.getBoundingClientRect();
+          if (
+            overflow !== 'auto' &&
+            overflow !== 'scroll' &&
+            (box.right > outer.right + 1 || box.left < outer.left - 1)
+          )
+            problems.push(`code block cut by its container: ${text}`);
+          break;
+        }
+      }
+      for (const code of section.querySelectorAll('code')) {
+        if (code.closest('pre')) continue;
+        if (code.getClientRects().length > 1) problems.push(`identifier split over lines: ${code.textContent}`);
+      }
+    }
+    if (document.documentElement.scrollWidth > window.innerWidth + 1)
+      problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide`);
+    return [...new Set(problems)];
+  }, id);
+}
+
+/** The in-site links the rendered page holds (hash form `#/x`, path form `/x`), and the section ids it renders. */
+function inSiteLinks(page: Page): Promise<{ links: string[]; ids: string[] }> {
+  return page.evaluate(() => ({
+    links: [...document.querySelectorAll('a[href]')]
+      .map((a) => a.getAttribute('href')!)
+      .filter((h) => h.startsWith('#/') || (h.startsWith('/') && !h.startsWith('//'))),
+    ids: [...document.querySelectorAll('#api-content [id]')].map((e) => e.id),
+  }));
+}
+
+async function axeViolations(page: Page): Promise<string[]> {
+  // The search box says "Loading…" while it indexes the page; judge the page a reader uses, once it is ready.
+  await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document): Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document);
+    return result.violations as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target.join(' ')})`);
+}
+
+describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
+  const links = new Set<string>();
+  /** Section ids seen rendered while reading: a link to one of them resolves without another visit. */
+  const seen = new Set<string>();
+  const collect = async () => {
+    const found = await inSiteLinks(page);
+    for (const l of found.links) links.add(l);
+    for (const id of found.ids) seen.add(id);
+  };
+  let page: Page;
+  beforeAll(async () => {
+    page = await open(width, '');
+  }, 300_000);
+  afterAll(async () => {
+    await page?.close();
+  });
+
+  it('the start page reads cleanly and has no serious accessibility violation', async () => {
+    await page.screenshot({ path: join(screenshots, `start-${width}.png`) });
+    expect(await problemsIn(page, 'section')).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
+    await collect();
+  });
+
+  it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
+    const id = tagIds.get(guide)!;
+    await show(page, id);
+    expect(await problemsIn(page, id)).toEqual([]);
+    if (width === DESKTOP) {
+      const share = await page.evaluate((prefix) => {
+        const content = document.getElementById('api-content')!.getBoundingClientRect().width;
+        const paragraphs = [...document.querySelectorAll(`[id^="${prefix}/"] p, [id="${prefix}"] p`)];
+        return Math.max(...paragraphs.map((p) => p.getBoundingClientRect().width)) / content;
+      }, id);
+      expect(share, `${guide}: text column / content area`).toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
+    }
+    await collect();
+    if (guide === 'Getting started') expect(await axeViolations(page)).toEqual([]);
+    if (guide === 'Getting started' || guide === 'Rate limits and quotas') {
+      await page.locator(`[id="${id}"]`).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(screenshots, `guide-${id}-${width}.png`) });
+    }
+  });
+
+  it.each(ops.map((op) => [op.operationId, op] as const))(
+    'the operation %s: nothing clipped or split',
+    async (_, op) => {
+      await show(page, opId(op));
+      expect(await problemsIn(page, opId(op))).toEqual([]);
+      await collect();
+      if (op.operationId === 'registerDraftOrders') {
+        await page.screenshot({ path: join(screenshots, `operation-${op.operationId}-${width}.png`) });
+        expect(await axeViolations(page)).toEqual([]);
+      }
+    },
+  );
+
+  it('every in-site link it showed resolves to a section of the site', { timeout: 900_000 }, async () => {
+    expect(links.size).toBeGreaterThan(tags.length);
+    const broken: string[] = [];
+    for (const href of links) {
+      // `#/<section>#<anchor>` is Redoc's link to a field inside a section: the section is what must exist.
+      const id = href.replace(/^#?\//, '').split(/[?#]/)[0]!;
+      if (id === '') continue;
+      if (href.startsWith('/')) {
+        const res = await fetch(new URL(href, docs.url));
+        if (res.status !== 200) broken.push(`${href}: HTTP ${res.status}`);
+      }
+      if (seen.has(id)) continue;
+      await page.evaluate((h) => {
+        window.location.hash = h;
+      }, `#/${id}`);
+      const found = await page
+        .locator(`[id="${id}"]`)
+        .waitFor({ state: 'attached', timeout: 15_000 })
+        .then(() => true)
+        .catch(() => false);
+      if (!found) broken.push(`${href}: no section "${id}"`);
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('stable links', () => {
+  const targets = () => [
+    ...guides.map((g) => tagIds.get(g)!),
+    `${tagIds.get('Getting started')}/a-successful-call`,
+    opId(ops.find((o) => o.operationId === 'registerDraftOrders')!),
+    opId(ops[ops.length - 1]!),
+  ];
+
+  it('path-form and hash-form links open at their section', async () => {
+    const missed: string[] = [];
+    for (const id of targets()) {
+      for (const form of [id, `#/${id}`]) {
+        const page = await open(DESKTOP, form);
+        const section = page.locator(`[id="${id}"]`);
+        await section.waitFor({ state: 'attached', ...WAIT });
+        // Redoc scrolls once the page has laid out: wait for the section to reach the top of the window.
+        const landed = await page
+          .waitForFunction(
+            (target) => {
+              const top = document.getElementById(target)?.getBoundingClientRect().top;
+              return top !== undefined && top > -20 && top < 200;
+            },
+            id,
+            { timeout: 30_000 },
+          )
+          .then(() => true)
+          .catch(() => false);
+        if (!landed) missed.push(`/${form}`);
+        await page.close();
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+});
+
+describe('search', () => {
+  it('finds an operation offline, from the page alone', async () => {
+    const page = await open(DESKTOP, '');
+    const requests: string[] = [];
+    page.on('request', (r) => {
+      const url = r.url();
+      if (!url.startsWith(docs.url) && !url.startsWith('data:') && !url.startsWith('blob:')) requests.push(url);
+    });
+    const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
+    const summary = doc.paths![op.path]![op.method]!.summary!;
+    const before = await page.getByText(summary).count();
+    await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
+    await page.getByTestId('search-trigger').click();
+    await page.keyboard.type('draft orders');
+    // The results list the operation beside the sidebar's own entry.
+    await expect.poll(() => page.getByText(summary).count(), WAIT).toBeGreaterThan(before);
+    await page.screenshot({ path: join(screenshots, 'search-1400.png') });
+    expect(requests).toEqual([]);
+    await page.close();
+  });
+});
