@@ -184,7 +184,7 @@ describe('the packed tarball', () => {
     const match = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme);
     expect(match, 'the README starts with a js example').not.toBeNull();
     const example = match![1]!;
-    expect(example.trim().split('\n')).toHaveLength(5);
+    expect(example.trim().split('\n')).toHaveLength(6);
     expect(example).toContain('http://127.0.0.1:4010');
     writeFileSync(join(project, 'readme-example.mjs'), example.replace('http://127.0.0.1:4010', mock.url));
     const { stdout } = await run(process.execPath, ['readme-example.mjs'], { cwd: project });
