@@ -37,9 +37,28 @@ export class RunObservations {
     return median(this.acceptedMs);
   }
 
-  /** How long an answer may take before it counts as held: the floor, or the factor times the typical answer. */
+  /**
+   * The slowest accepted answer of the burst being judged: its 429s waited in the same queue, on the same machine,
+   * so a busy machine slows both alike and only a 429 far behind them was held (see heldBound).
+   */
+  private burstAcceptedMs: number | undefined;
+
+  /** Judges the answers of one burst against each other as well as against the run's typical answer. */
+  judgeBurst<T>(acceptedMs: number[], judge: () => T): T {
+    this.burstAcceptedMs = acceptedMs.length > 0 ? Math.max(...acceptedMs) : undefined;
+    try {
+      return judge();
+    } finally {
+      this.burstAcceptedMs = undefined;
+    }
+  }
+
+  /**
+   * How long an answer may take before it counts as held: the floor, the factor times the typical answer, or, in a
+   * burst, twice its slowest accepted answer.
+   */
   heldBound(typical = this.typicalMs()): number {
-    return Math.max(GATEWAY_429_FLOOR_MS, GATEWAY_429_FACTOR * (typical ?? 0));
+    return Math.max(GATEWAY_429_FLOOR_MS, GATEWAY_429_FACTOR * (typical ?? 0), 2 * (this.burstAcceptedMs ?? 0));
   }
 
   /** Notes one response; returns the checks it evaluated and what they found. */

@@ -344,6 +344,20 @@ describe('rules read across responses', () => {
     expect(fast.observe(op, exchange(429, { 'retry-after': '9' }, 5000), 'c').evaluated).toEqual([]);
   });
 
+  test('in a burst on a busy machine, a 429 queued behind its accepted answers is not held; one far behind them is', () => {
+    const seen = new RunObservations(contract);
+    for (let i = 0; i < 5; i++) seen.observe(op, exchange(200, {}, 80), 'c');
+    // The burst's accepted answers took up to 1.9 s (the machine was busy): a 429 after 2.4 s waited in that queue.
+    const queued = seen.judgeBurst([300, 1200, 1900], () => seen.observe(op, exchange(429, {}, 2400), 'c'));
+    expect(queued.findings).toEqual([]);
+    const held = seen.judgeBurst([300, 1200, 1900], () => seen.observe(op, exchange(429, {}, 8000), 'c'));
+    expect(held.findings.map((f) => f.check)).toEqual(['gateway_429_immediate']);
+    // Outside the burst the run's typical answer sets the bar again.
+    expect(seen.observe(op, exchange(429, {}, 2400), 'c').findings.map((f) => f.check)).toEqual([
+      'gateway_429_immediate',
+    ]);
+  });
+
   test('the codes met are kept with their status and area; an MCP call answers for its tool', () => {
     const seen = new RunObservations(contract);
     const call = contract.operation('callMcpTool');

@@ -49,7 +49,10 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
       Array.from({ length: count }, () => transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } })),
     );
     const elapsed = (Date.now() - started) / 1000;
-    for (const ex of exchanges) t.inspect(op, ex);
+    const acceptedMs = exchanges.filter((ex) => ex.response.status !== 429).map((ex) => ex.ms);
+    t.env.observations.judgeBurst(acceptedMs, () => {
+      for (const ex of exchanges) t.inspect(op, ex);
+    });
     const limited = exchanges.filter((ex) => ex.response.status === 429);
     if (limited.length > 0) {
       for (const ex of limited) {
