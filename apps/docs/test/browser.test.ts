@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { operations, type OpenApiDocument } from '@cls-api/spec';
 import { PROVISIONAL_TAG, provisionalElements, startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
-import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
 // The document the site was built from (the global set-up builds it): the contract plus the docs additions.

@@ -10,7 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { operations, type OpenApiDocument } from '@cls-api/spec';
 import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
-import { CHROMIUM_ARGS, ensureChromium } from './chromium.js';
+import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
