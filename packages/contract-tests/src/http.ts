@@ -122,6 +122,9 @@ export interface QuotaUse {
   differs: boolean;
 }
 
+/** Errors of a connection the server closed under a request (undici's codes). */
+const CONNECTION_CLOSED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+
 export class Transport {
   readonly options: TransportOptions;
   private readonly lastSent = new Map<string, number>();
@@ -232,7 +235,7 @@ export class Transport {
   }
 
   /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
-  async sendRaw(req: HttpRequest, attempt = 1): Promise<Exchange> {
+  async sendRaw(req: HttpRequest, attempt = 1, resent = false): Promise<Exchange> {
     // Admitted and counted before the first await: concurrent calls (a probe burst) each see the others' count.
     this.admit(req.credential);
     const url = this.url(req);
@@ -267,6 +270,12 @@ export class Transport {
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       const detail = cause?.code ?? cause?.message ?? (err as Error).message;
+      // A server may close an idle kept-alive connection just as a request goes out on it (its own connection cap
+      // or idle timeout): a GET changes nothing, so it is sent once more, on a new connection, and counted again.
+      // Anything that might have written is never resent; a server that resets every connection still fails.
+      if (!resent && req.method.toLowerCase() === 'get' && CONNECTION_CLOSED.has(cause?.code ?? '')) {
+        return this.sendRaw(req, attempt, true);
+      }
       throw new ConnectionError(`${req.method.toUpperCase()} ${url}: ${detail}`);
     }
     const responseHeaders: Record<string, string> = {};

@@ -133,7 +133,10 @@ describe('the README shows working CI configurations', () => {
     );
   });
 
-  test('GitHub Actions: secrets as environment variables the kit reads, a quota budget, the JUnit file uploaded; its run step passes as written', async () => {
+  // A whole kit run through a shell: minutes on a busy machine.
+  test('GitHub Actions: secrets as environment variables the kit reads, a quota budget, the JUnit file uploaded; its run step passes as written', {
+    timeout: 600_000,
+  }, async () => {
     const block = yamlBlocks().get('.github/workflows/contract.yml')!;
     const jobs = block.value.jobs as Record<string, { steps: Array<Record<string, unknown>> }>;
     const steps = Object.values(jobs)[0]!.steps;
@@ -177,7 +180,10 @@ describe('the README shows working CI configurations', () => {
     expect(report.options.maxQuota).toBe(Number(flag(command, '--max-quota')));
   });
 
-  test('GitLab CI: the variables it names are the kit’s, a quota budget, artifacts:reports:junit; its script passes as written', async () => {
+  // A whole kit run through a shell: minutes on a busy machine.
+  test('GitLab CI: the variables it names are the kit’s, a quota budget, artifacts:reports:junit; its script passes as written', {
+    timeout: 600_000,
+  }, async () => {
     const block = yamlBlocks().get('.gitlab-ci.yml')!;
     const job = Object.values(block.value)[0] as {
       script: string[];

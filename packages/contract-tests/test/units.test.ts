@@ -1,5 +1,7 @@
 // The kit's building blocks: what it reads from the contract, the inputs it generates, the reset time it expects,
 // its command-line parsing and its curl lines.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
@@ -408,5 +410,58 @@ describe('error messages for end users', () => {
     '상품을 찾을 수 없습니다.',
   ])('%j is for end users', (message) => {
     expect(internalDetail(message)).toBeUndefined();
+  });
+});
+
+describe('a connection the server closes under a request', () => {
+  // Every first request on a connection has its socket destroyed, as a server closing an idle kept-alive connection
+  // at that moment does; the second request is answered.
+  async function closingServer(): Promise<{ url: string; seen: () => number; close: () => Promise<void> }> {
+    let seen = 0;
+    const server = createServer((req, res) => {
+      seen += 1;
+      if (seen % 2 === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"success":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      seen: () => seen,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+  const transportFor = (baseUrl: string) =>
+    new Transport({
+      baseUrl,
+      contract,
+      redactor: new Redactor(),
+      quotaReserve: 0,
+      paceFraction: 0,
+      backoffBaseMs: 1,
+      backoffMaxMs: 1,
+      maxRetries: 0,
+      timeoutMs: 60_000,
+    });
+
+  test('a GET is sent once more and counted; a POST is never resent', async () => {
+    const server = await closingServer();
+    try {
+      const t = transportFor(server.url);
+      const ex = await t.sendRaw({ method: 'get', path: '/v3/wms/suppliers', credential: { kind: 'none' } });
+      expect(ex.response.status).toBe(200);
+      expect(t.sent).toBe(2);
+      expect(server.seen()).toBe(2);
+      await expect(
+        t.sendRaw({ method: 'post', path: '/v3/wms/products', credential: { kind: 'none' }, body: {} }),
+      ).rejects.toThrow(/ECONNRESET|UND_ERR_SOCKET|socket/i);
+      expect(t.sent).toBe(3);
+      expect(server.seen()).toBe(3);
+    } finally {
+      await server.close();
+    }
   });
 });
