@@ -102,6 +102,19 @@ export interface FakeOptions {
 
 type Row = Record<string, unknown>;
 
+/** What an order or a draft keeps of the row it was registered from (OrderRow.yaml). */
+const orderFields = (row: Row): Row => ({
+  mall_order_no: row.mall_order_no,
+  mall_product_name: row.mall_product_name,
+  product_code: row.product_code,
+  option_code: row.option_code ?? null,
+  quantity: row.quantity,
+  receiver_name: row.receiver_name,
+  receiver_phone: row.receiver_phone,
+  receiver_address: row.receiver_address,
+  memo: row.memo ?? '',
+});
+
 interface Account {
   id: string;
   /** `test` or `live`: separate data (DECISIONS.md G20); only test keys are metered. */
@@ -520,15 +533,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           const t = now();
           const order = {
             order_no: nextId('ORD'),
-            mall_order_no: row.mall_order_no,
-            mall_product_name: row.mall_product_name,
-            product_code: row.product_code,
-            option_code: row.option_code ?? null,
-            quantity: row.quantity,
-            receiver_name: row.receiver_name,
-            receiver_phone: row.receiver_phone,
-            receiver_address: row.receiver_address,
-            memo: row.memo ?? '',
+            ...orderFields(row),
             order_status_code: 10,
             invoice_no: null,
             registered_date: t,
@@ -553,15 +558,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           const draft = {
             draft_id: nextId('DRF'),
             status: options.draftStatus ?? 'open',
-            mall_order_no: row.mall_order_no,
-            mall_product_name: row.mall_product_name,
-            product_code: row.product_code,
-            option_code: row.option_code ?? null,
-            quantity: row.quantity,
-            receiver_name: row.receiver_name,
-            receiver_phone: row.receiver_phone,
-            receiver_address: row.receiver_address,
-            memo: row.memo ?? '',
+            ...orderFields(row),
             created_at: t,
           };
           acc.drafts.set(draft.draft_id, draft);
