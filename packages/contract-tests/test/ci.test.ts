@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { UsageError } from '../src/credentials.js';
 import { parseCli } from '../src/options.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
+import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
@@ -35,17 +35,6 @@ afterEach(async () => {
   await fake?.close();
   fake = undefined;
 });
-
-/** The values of every variable the README's jobs hand to the kit, for the fake server. */
-function variablesFor(f: FakeServer): Record<string, string> {
-  return {
-    CLS_BASE_URL: f.url,
-    CLS_API_KEYS: Object.values(f.keys.primary).join(','),
-    CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
-    CLS_CLIENT_ID: f.client.id,
-    CLS_CLIENT_SECRET: f.client.secret,
-  };
-}
 
 /**
  * Whether the kit reads `name`: the parsed command line differs (or becomes a usage error) when that variable
@@ -152,7 +141,7 @@ describe('the README shows working CI configurations', () => {
     expect(junit).toBeDefined();
 
     fake = await startFake();
-    const variables = variablesFor(fake);
+    const variables = kitVariables(fake);
     const env: Record<string, string> = { GITHUB_RUN_NUMBER: '7' };
     for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
       const m = /^\$\{\{ (secrets|vars)\.([A-Z0-9_]+) \}\}$/.exec(value);
@@ -197,7 +186,7 @@ describe('the README shows working CI configurations', () => {
     expect(job.artifacts.when).toBe('always');
 
     fake = await startFake();
-    const variables = variablesFor(fake);
+    const variables = kitVariables(fake);
     const named = /^# CI\/CD variables: (.+)$/m.exec(block.text)![1]!.split(/\s+/);
     expect(named.sort()).toEqual(Object.keys(variables).sort());
     for (const name of named) expect(kitReads(name, variables), name).toBe(true);

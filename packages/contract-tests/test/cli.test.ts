@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EXIT_CODES } from '../src/exit-codes.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
+import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
 let fake: FakeServer | undefined;
@@ -29,16 +29,6 @@ function run(
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
   });
-}
-
-function envFor(f: FakeServer): Record<string, string> {
-  return {
-    CLS_BASE_URL: f.url,
-    CLS_API_KEYS: Object.values(f.keys.primary).join(','),
-    CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
-    CLS_CLIENT_ID: f.client.id,
-    CLS_CLIENT_SECRET: f.client.secret,
-  };
 }
 
 describe('usage', () => {
@@ -90,7 +80,7 @@ describe('usage', () => {
 
   test('a budget spent before the first case: exit 3, nothing sent', async () => {
     fake = await startFake({ gateway: 'off' });
-    const r = await run(['--max-requests', '0', '--quiet'], envFor(fake));
+    const r = await run(['--max-requests', '0', '--quiet'], kitVariables(fake));
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stdout).toMatch(/Stopped: the budget ran out before the first case: .*--max-requests 0/);
     expect(fake.requests).toBe(0);
@@ -115,7 +105,7 @@ describe('usage', () => {
   test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {
     fake = await startFake({ gateway: 'off' });
     const wrong = 'manager_test_revokedrevokedrevoked';
-    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${wrong}` });
+    const r = await run(['--quiet'], { ...kitVariables(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${wrong}` });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(
       /Stopped: the server refused a credential given: \$CLS_API_KEY_MANAGER \(manager_test_…\): GET \S+ answered 401 AUTH_INVALID_TOKEN/,
@@ -126,7 +116,7 @@ describe('usage', () => {
   test('credentials of different environments: exit 2 before any request, each named', async () => {
     fake = await startFake({ gateway: 'off' });
     const live = fake.liveKeys.primary.cam!;
-    const r = await run(['--quiet'], { ...envFor(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${live}` });
+    const r = await run(['--quiet'], { ...kitVariables(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${live}` });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(
       /different environments \(test: \$CLS_API_KEY_WMS \(wms_test_…\).*; live: \$CLS_API_KEY_CAM \(cam_live_…\)/,
@@ -137,7 +127,7 @@ describe('usage', () => {
 
   test('contract failures: exit 1 (and a pass is 0, below)', async () => {
     fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
-    const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], envFor(fake));
+    const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], kitVariables(fake));
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('this server does not authenticate');
   });
@@ -166,7 +156,7 @@ describe('against a server', () => {
         '--seed',
         '42',
       ],
-      envFor(fake),
+      kitVariables(fake),
     );
     expect(r.stderr).toBe('');
     expect(r.code, r.stdout).toBe(0);
@@ -186,7 +176,7 @@ describe('against a server', () => {
     fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
-    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--junit', junit], envFor(fake));
+    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--junit', junit], kitVariables(fake));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/\[error_code_documented\] getWmsOrder/);
     expect(r.stdout).toMatch(/expected: error\.code one of ORDER_NOT_FOUND on 404/);
@@ -214,7 +204,7 @@ describe('against a server', () => {
       '--json',
       json,
     ];
-    const lenient = await run(args, envFor(fake));
+    const lenient = await run(args, kitVariables(fake));
     expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
     expect(lenient.stdout).toMatch(/Provisional \(\d+ departures? from our designs/);
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -226,7 +216,7 @@ describe('against a server', () => {
     expect(xml).toMatch(/<testsuite name="provisional" tests="\d+" failures="0" skipped="\d+"/);
     expect(xml).not.toContain('<failure');
 
-    const strict = await run([...args, '--strict-provisional'], envFor(fake));
+    const strict = await run([...args, '--strict-provisional'], kitVariables(fake));
     expect(strict.code, strict.stdout).toBe(1);
     expect(strict.stdout).toMatch(/\[schema_valid\] registerDraftOrders/);
     expect(JSON.parse(readFileSync(json, 'utf8')).options.strictProvisional).toBe(true);
@@ -237,7 +227,7 @@ describe('against a server', () => {
     'the printed curl line reproduces the failure when the key is in the environment (needs curl)',
     async () => {
       fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
-      const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], envFor(fake));
+      const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], kitVariables(fake));
       const line = r.stdout
         .split('\n')
         .find((l) => l.includes('reproduce: curl'))!

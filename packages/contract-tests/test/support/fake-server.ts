@@ -163,6 +163,17 @@ export interface FakeServer {
   log: Array<{ method: string; path: string; status: number; encoding?: string }>;
 }
 
+/** The kit's environment variables for a fake server, as a partner's CI would set them (`README.md`). */
+export function kitVariables(f: FakeServer): Record<string, string> {
+  return {
+    CLS_BASE_URL: f.url,
+    CLS_API_KEYS: Object.values(f.keys.primary).join(','),
+    CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
+    CLS_CLIENT_ID: f.client.id,
+    CLS_CLIENT_SECRET: f.client.secret,
+  };
+}
+
 export async function startFake(options: FakeOptions = {}): Promise<FakeServer> {
   const contract = options.contract ?? new Contract();
   const faults = new Set(options.faults ?? []);
