@@ -41,6 +41,10 @@ export interface Config {
   dbLockTimeoutMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
+  /** How long a looked-up API key is remembered: a revocation made elsewhere is honoured within this (src/auth/key-cache.ts). */
+  apiKeyCacheMs: number;
+  /** How long live-key calls are counted in memory before they are written, in one statement per account. */
+  liveUsageFlushMs: number;
   /** Origins a browser page may call the API from: `*`, or a list of `scheme://host[:port]`. */
   corsOrigins: '*' | string[];
   /**
@@ -178,6 +182,10 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const maxConnectionsPerAddress = integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 100_000);
   const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000);
   const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', 20_000, 0, 600_000);
+  // The hot path of every keyed request (README, "Deployment"): at most one second, so that a revoked key or an
+  // ended subscription stops working within a second on every instance; 0 turns either off.
+  const apiKeyCacheMs = integer('API_KEY_CACHE_MS', 1_000, 0, 1_000);
+  const liveUsageFlushMs = integer('LIVE_USAGE_FLUSH_MS', 1_000, 0, 1_000);
 
   const corsRaw = raw('CORS_ORIGINS') ?? '*';
   let corsOrigins: '*' | string[] = '*';
@@ -228,6 +236,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     maxConnectionsPerAddress,
     dbLockTimeoutMs,
     shutdownGraceMs,
+    apiKeyCacheMs,
+    liveUsageFlushMs,
     corsOrigins,
     strictContract,
     production,

@@ -177,13 +177,14 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       ],
     });
     await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
-    await app.register(auth, { accounts, jwt });
+    await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
     await app.register(quota, {
       accounts,
       timeZone: config.serviceTimeZone,
       testKeyMonthlyQuota: config.testKeyMonthlyQuota,
       operations: spec.operations,
       lockTimeoutMs: config.dbLockTimeoutMs,
+      liveUsageFlushMs: config.liveUsageFlushMs,
     });
     await app.register(envelope);
     await app.register(errorMapping, {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routes, type Route } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
+import { ApiKeyCache } from '../auth/key-cache.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract-facts.js';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
@@ -9,6 +10,8 @@ import { API_KEY_SHAPE, type AccountStore } from '../store/interface.js';
 export interface AuthOptions extends Record<string, unknown> {
   accounts: AccountStore;
   jwt: JwtIssuer;
+  /** How long a looked-up key is remembered (API_KEY_CACHE_MS; 0: every request reads the store). */
+  apiKeyCacheMs: number;
 }
 
 /** The area whose operations accept a key of any area (DECISIONS G8: the MCP area wraps the others). */
@@ -30,8 +33,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * environment its data lives in (G20, G21).
  */
 export const auth = fp<AuthOptions>(
-  async (app: FastifyInstance, { accounts, jwt }) => {
+  async (app: FastifyInstance, { accounts, jwt, apiKeyCacheMs }) => {
     app.decorateRequest('credential', undefined);
+    const keys = new ApiKeyCache(apiKeyCacheMs);
+    const findApiKey = (key: string) => accounts.findApiKey(key);
 
     // A scheme this server does not implement would leave an operation open or shut: refuse to start instead.
     for (const route of routes) {
@@ -70,7 +75,7 @@ export const auth = fp<AuthOptions>(
 
     function apiKey(request: FastifyRequest, route: Route, key: string | undefined): void {
       if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
-      const identity = API_KEY_SHAPE.test(key) ? accounts.findApiKey(key) : undefined;
+      const identity = API_KEY_SHAPE.test(key) ? keys.lookup(key, request.now.getTime(), findApiKey) : undefined;
       if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
       if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
         throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');

@@ -13,6 +13,8 @@ export interface QuotaOptions extends Record<string, unknown> {
   operations: ReadonlyMap<string, OperationInfo>;
   /** How long one attempt to write the calls counted during a lock waits for the lock (then it tries again). */
   lockTimeoutMs: number;
+  /** LIVE_USAGE_FLUSH_MS: live-key calls are written at most this long after they are counted (0: each at once). */
+  liveUsageFlushMs: number;
 }
 
 const LIMIT = 'X-RateLimit-Limit';
@@ -42,21 +44,32 @@ interface Unwritten {
  * (src/store/busy.ts): the call is then decided on the committed count (WAL readers see it without a lock) plus
  * this process's calls not yet written, and those are written as soon as the lock is free. The quota can then be
  * exceeded only by calls that another process counted during the same lock, never by this process's own.
+ *
+ * Live-key calls are counted and never refused, so nothing waits on their count: they are gathered in memory and
+ * written together, one statement per account and month, once `liveFlushMs` of service time has passed since the
+ * first of them (or that long in real time when no later request comes), and on close. A write on every live call
+ * was a large share of a GET's CPU (BENCHMARKS.md); an instance killed outright loses at most that window of
+ * live-key counts, never a test-key call (README, "Deployment").
  */
 export class UsageMeter {
   private readonly unwritten = new Map<string, Unwritten>();
   private writing: Promise<void> | undefined;
+  private readonly liveBatch = new Map<string, Unwritten>();
+  private liveBatchSinceMs: number | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly accounts: AccountStore,
     private readonly lockTimeoutMs: number,
     private readonly log: FastifyInstance['log'],
+    private readonly liveFlushMs = 0,
   ) {}
 
   /** Calls counted but not yet in the database (tests, and the log on close). */
   get pendingCalls(): number {
     let n = 0;
     for (const u of this.unwritten.values()) n += u.calls;
+    for (const u of this.liveBatch.values()) n += u.calls;
     return n;
   }
 
@@ -81,8 +94,12 @@ export class UsageMeter {
     return { allowed: true, calls: calls + 1 };
   }
 
-  countLive(accountId: string, month: string): void {
+  countLive(accountId: string, month: string, nowMs: number): void {
     const key = `${accountId} ${month} live`;
+    if (this.liveFlushMs > 0) {
+      this.gatherLive(key, accountId, month, nowMs);
+      return;
+    }
     if (!this.unwritten.has(key)) {
       try {
         this.accounts.countLiveCall(accountId, month);
@@ -92,6 +109,30 @@ export class UsageMeter {
       }
     }
     this.defer(key, { accountId, month, env: 'live', calls: 1 });
+  }
+
+  private gatherLive(key: string, accountId: string, month: string, nowMs: number): void {
+    const gathered = this.liveBatch.get(key);
+    if (gathered) gathered.calls += 1;
+    else this.liveBatch.set(key, { accountId, month, env: 'live', calls: 1 });
+    this.liveBatchSinceMs ??= nowMs;
+    // A clock that went back counts as time passed: the batch must not outlive the window either way.
+    if (Math.abs(nowMs - this.liveBatchSinceMs) >= this.liveFlushMs) {
+      this.flushLive();
+    } else if (!this.liveTimer) {
+      this.liveTimer = setTimeout(() => this.flushLive(), this.liveFlushMs);
+      this.liveTimer.unref();
+    }
+  }
+
+  /** Hands the gathered live calls to the writer (the same one that writes calls counted during a lock). */
+  flushLive(): void {
+    clearTimeout(this.liveTimer);
+    this.liveTimer = undefined;
+    this.liveBatchSinceMs = undefined;
+    const batch = [...this.liveBatch];
+    this.liveBatch.clear();
+    for (const [key, u] of batch) this.defer(key, u);
   }
 
   private defer(key: string, call: Unwritten): void {
@@ -135,6 +176,7 @@ export class UsageMeter {
 
   /** On close: one last try; what cannot be written is reported. */
   close(): void {
+    this.flushLive();
     for (const [key, u] of [...this.unwritten]) {
       try {
         this.writeOne(key, u);
@@ -158,7 +200,7 @@ export class UsageMeter {
 export const quota = fp<QuotaOptions>(
   async (app: FastifyInstance, options) => {
     const { accounts, timeZone, testKeyMonthlyQuota: limit, operations } = options;
-    const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log);
+    const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log, options.liveUsageFlushMs);
     app.decorate('usageMeter', meter);
     app.decorateRequest('quota', undefined);
     app.addHook('onClose', async function writeCountedCalls() {
@@ -170,7 +212,7 @@ export const quota = fp<QuotaOptions>(
       if (credential?.kind !== 'api_key') return;
       const month = monthKey(request.now, timeZone);
       if (credential.environment === 'live') {
-        meter.countLive(credential.accountId, month);
+        meter.countLive(credential.accountId, month, request.now.getTime());
         return;
       }
       const counted = meter.countTest(credential.accountId, month, limit);

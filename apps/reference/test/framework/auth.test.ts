@@ -54,6 +54,30 @@ describe('API-key areas', () => {
       'AUTH_INVALID_TOKEN',
     ]);
     s.app.accounts.revokeApiKey(key, clock.now());
+    // A revocation reaches the server within API_KEY_CACHE_MS, as one made by the operator's CLI does.
+    clock.advance(s.config.apiKeyCacheMs);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('a key revoked by another process stops working within API_KEY_CACHE_MS, one second by default', async () => {
+    expect(s.config.apiKeyCacheMs).toBe(1000);
+    const key = s.key(seller, 'wms');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    s.app.accounts.revokeApiKey(key, clock.now());
+    // Within the second the server answers from what it looked up: no database read on the hot path.
+    clock.advance(999);
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    clock.advance(1);
+    expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
+  });
+
+  it('with API_KEY_CACHE_MS=0 a revocation is honoured on the next request', async () => {
+    await s.close();
+    s = await startTestServer({ clock: clock.now, env: { API_KEY_CACHE_MS: '0' } });
+    const owner = s.account();
+    const key = s.key(owner, 'wms');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    s.app.accounts.revokeApiKey(key, clock.now());
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
 
@@ -87,6 +111,7 @@ describe('API-key areas', () => {
     const live = s.key(seller, 'wms', 'live');
     expect((await s.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
     s.app.accounts.setPaid(seller, false);
+    clock.advance(s.config.apiKeyCacheMs);
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
     // Test keys do not need the subscription.
     expect((await s.get('/v3/wms/suppliers', { apiKey: s.key(seller, 'wms') })).status).toBe(200);

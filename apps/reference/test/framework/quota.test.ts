@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { contract } from '../../src/contract-facts.js';
+import { openDatabase } from '../../src/store/db.js';
+import { SqliteAccountStore } from '../../src/store/sqlite-accounts.js';
 import { TestClock } from '../support/clock.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
@@ -119,7 +121,56 @@ describe('monthly quota of test keys', () => {
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'])
         expect(r.headers[h]).toBeUndefined();
     }
+    // Live calls are written together (LIVE_USAGE_FLUSH_MS): the service clock has not moved, so all wait.
+    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
+    expect(t.app.usageMeter.pendingCalls).toBe(10);
+    t.app.usageMeter.flushLive();
     expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
+  });
+
+  it('live calls are written in one statement once LIVE_USAGE_FLUSH_MS of service time has passed', async () => {
+    const t = await start();
+    expect(t.config.liveUsageFlushMs).toBe(1000);
+    const seller = t.account({ paid: true });
+    const live = t.key(seller, 'manager', 'live');
+    const calls: Array<[string, string, string, number]> = [];
+    const addUsage = t.app.accounts.addUsage.bind(t.app.accounts);
+    t.app.accounts.addUsage = (accountId, month, env, n) => {
+      calls.push([accountId, month, env, n]);
+      addUsage(accountId, month, env, n);
+    };
+    for (let i = 0; i < 5; i++) {
+      expect((await t.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
+      clock.advance(199);
+    }
+    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
+    clock.advance(5); // 1,000 ms after the first call
+    expect((await t.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
+    expect(calls).toEqual([[seller, '2026-11', 'live', 6]]);
+    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(6);
+    expect(t.app.usageMeter.pendingCalls).toBe(0);
+  });
+
+  it('live calls still gathered when the server closes are written on close', async () => {
+    const db = openDatabase(':memory:');
+    s = await startTestServer({ clock: clock.now, env: FAST, db });
+    const seller = s.account({ paid: true });
+    const live = s.key(seller, 'manager', 'live');
+    for (let i = 0; i < 3; i++) expect((await s.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
+    await s.close();
+    s = undefined;
+    expect(new SqliteAccountStore(db).usage(seller, '2026-11', 'live')).toBe(3);
+    db.close();
+  });
+
+  it('with LIVE_USAGE_FLUSH_MS=0 every live call is written at once', async () => {
+    const t = await start({ LIVE_USAGE_FLUSH_MS: '0' });
+    const seller = t.account({ paid: true });
+    const live = t.key(seller, 'wms', 'live');
+    for (let i = 1; i <= 3; i++) {
+      expect((await t.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
+      expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(i);
+    }
   });
 
   it('JWT calls have no quota and no headers', async () => {
