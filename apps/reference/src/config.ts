@@ -41,6 +41,11 @@ export interface Config {
   dbLockTimeoutMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
+  /**
+   * REDIS_URL: the gateway buckets live in Redis, shared by every instance (src/limits/); without it each instance
+   * keeps its own.
+   */
+  redisUrl: string | undefined;
   /** How long a looked-up API key is remembered: a revocation made elsewhere is honoured within this (src/auth/key-cache.ts). */
   apiKeyCacheMs: number;
   /** How long live-key calls are counted in memory before they are written, in one statement per account. */
@@ -103,6 +108,9 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host))
     problems.push(`HOST must be an IP address or host name, got "${host}"`);
   const database = raw('DATABASE') ?? './data/reference.db';
+  const redisUrl = raw('REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl))
+    problems.push('REDIS_URL must be redis://[user:password@]host[:port][/db] (or rediss:// for TLS)');
 
   const serviceTimeZone = raw('SERVICE_TIME_ZONE') ?? spec.timeZone;
   try {
@@ -236,6 +244,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     maxConnectionsPerAddress,
     dbLockTimeoutMs,
     shutdownGraceMs,
+    redisUrl,
     apiKeyCacheMs,
     liveUsageFlushMs,
     corsOrigins,

@@ -3,6 +3,7 @@
 // down. The CLI (src/cli.ts) is the only other entry point.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { assertHandlersComplete, routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
 import { JwtIssuer } from './auth/jwt.js';
@@ -18,6 +19,8 @@ import { contractCheck } from './plugins/contract-check.js';
 import { cors, REQUEST_ID_HEADER } from './plugins/cors.js';
 import { envelope } from './plugins/envelope.js';
 import { clientErrorHandler, errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
+import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from './limits/gateway-buckets.js';
+import { openRedis } from './limits/redis.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
 import { jsonBody } from './plugins/json-body.js';
@@ -79,12 +82,14 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
   const spec = contract();
   const ownsDb = options.db === undefined || options.closeDb === true;
   const db = options.db ?? openDatabase(config.database);
+  let redis: Redis | undefined;
 
   try {
     // better-sqlite3 waits for a lock inside the call, holding the event loop: the server's connection waits only
     // briefly, and a write that finds the lock held elsewhere waits on timers instead (src/store/busy.ts).
     db.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
     const accounts = new SqliteAccountStore(db);
+    redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(db, {
       timeZone: config.serviceTimeZone,
@@ -136,6 +141,9 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       clientErrorHandler: clientErrorHandler(spec.catalog, MAX_HEADER_BYTES, () => logger),
     });
     if (ownsDb) app.addHook('onClose', async () => db.close());
+    const openedRedis = redis;
+    // Nothing is left to send at close, and a Redis that has gone away must not make the close fail.
+    if (openedRedis) app.addHook('onClose', async () => openedRedis.disconnect());
     const violations: string[] = [];
     app.decorate('db', db);
     app.decorate('accounts', accounts);
@@ -166,15 +174,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       maxPerAddress: config.maxConnectionsPerAddress,
       trustedProxies: config.trustedProxies,
     });
+    const tiers: GatewayTier[] = [
+      { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
+      { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
+    ];
     await app.register(gatewayRateLimit, {
-      limits: [
-        {
-          appliesTo: spec.limits.gateway.appliesTo,
-          ratePerSecond: config.gatewayRatePerSecond,
-          burst: config.gatewayBurst,
-        },
-        { appliesTo: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
-      ],
+      tiers,
+      buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
     });
     await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
     await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
@@ -208,6 +214,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     await app.ready();
     return app;
   } catch (err) {
+    redis?.disconnect();
     if (ownsDb) db.close();
     throw err;
   }

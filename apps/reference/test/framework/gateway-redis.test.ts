@@ -1,0 +1,156 @@
+// The gateway limit across instances: with REDIS_URL every instance takes from the same buckets in Redis (a real
+// Redis from Debian's package, started for these tests), so an address's burst is 50 in total however its requests
+// are spread; without it, each instance has its own.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunningRedis, sparePort, startRedis } from '@cls-api/test-servers';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { contract } from '../../src/contract-facts.js';
+import { createDomain } from '../../src/domain/index.js';
+import { assembleApp } from '../../src/server.js';
+import { openDatabase } from '../../src/store/db.js';
+import { TestClock } from '../support/clock.js';
+import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+
+const limits = contract().limits;
+const clock = new TestClock('2026-11-20T03:00:00Z');
+let redis: RunningRedis;
+let dir: string;
+let servers: TestServer[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 600_000);
+afterAll(async () => {
+  await redis?.stop();
+});
+afterEach(async () => {
+  for (const s of servers) await s.close();
+  servers = [];
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  const flush = new Redis(redis.url);
+  await flush.flushall();
+  flush.disconnect();
+});
+
+/** `n` instances on one SQLite file, behind a proxy at 127.0.0.1 that forwards the client's address. */
+async function instances(n: number, env: Record<string, string>): Promise<TestServer[]> {
+  clock.set('2026-11-20T03:00:00Z');
+  dir = mkdtempSync(join(tmpdir(), 'cls-gateway-redis-'));
+  const file = join(dir, 'reference.db');
+  for (let i = 0; i < n; i++) {
+    servers.push(
+      await startTestServer({
+        clock: clock.now,
+        db: openDatabase(file),
+        closeDb: true,
+        env: { TRUSTED_PROXIES: '127.0.0.1', ...env },
+      }),
+    );
+  }
+  return servers;
+}
+
+const isGateway429 = (r: TestResponse) =>
+  r.status === 429 && r.body.error?.code === 'RATE_LIMIT_EXCEEDED' && r.headers['retry-after'] === undefined;
+
+describe('gateway limit with REDIS_URL: one set of buckets for every instance', () => {
+  it('a burst of 100 from one address spread over three instances: exactly 50 pass in total', async () => {
+    const [a, b, c] = await instances(3, { REDIS_URL: redis.url });
+    const seller = a!.account({ paid: true });
+    const key = a!.key(seller, 'wms');
+    const outcomes: TestResponse[] = [];
+    for (let i = 0; i < 100; i++) {
+      const target = [a, b, c][i % 3]!;
+      outcomes.push(await target.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.7' }));
+    }
+    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst);
+    expect(outcomes.slice(limits.gateway.burst).every(isGateway429)).toBe(true);
+    // Another address has buckets of its own, on every instance.
+    expect((await b!.get('/v3/wms/suppliers', { apiKey: key, ip: '198.51.100.9' })).status).toBe(200);
+    // It refills at 30 per second for everyone: after 100 ms three tokens are back, not three per instance.
+    clock.advance(100);
+    const after = [];
+    for (const target of [a, b, c, a])
+      after.push(await target!.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.7' }));
+    expect(after.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+  });
+
+  it('concurrent requests on two instances never share out more than the burst', async () => {
+    const [a, b] = await instances(2, { REDIS_URL: redis.url });
+    const key = a!.key(a!.account(), 'manager');
+    const all = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        (i % 2 ? a : b)!.get('/v3/manager/orders', { apiKey: key, ip: '192.0.2.44' }),
+      ),
+    );
+    expect(all.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst);
+    expect(all.filter((r) => r.status !== 200).every(isGateway429)).toBe(true);
+  });
+
+  it('the /v3/mcp/ tier is shared too: 10 at once, and each also spends a /v3/ token', async () => {
+    const [a, b] = await instances(2, { REDIS_URL: redis.url });
+    const key = a!.key(a!.account(), 'wms');
+    const mcp = [];
+    for (let i = 0; i < 12; i++)
+      mcp.push(await (i % 2 ? a : b)!.get('/v3/mcp/tools', { apiKey: key, ip: '192.0.2.50' }));
+    expect(mcp.map((r) => r.status)).toEqual([...Array(limits.gatewayMcp.burst).fill(200), 429, 429]);
+    // 10 /v3/ tokens went with them: 40 are left for the other areas.
+    const rest = [];
+    for (let i = 0; i < 41; i++)
+      rest.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '192.0.2.50' }));
+    expect(rest.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst - limits.gatewayMcp.burst);
+  });
+});
+
+describe('gateway limit without REDIS_URL', () => {
+  it('each instance keeps its own buckets: an address gets a burst of 50 from each (README, "Deployment")', async () => {
+    const [a, b] = await instances(2, {});
+    const key = a!.key(a!.account(), 'wms');
+    const outcomes = [];
+    for (let i = 0; i < 110; i++)
+      outcomes.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.8' }));
+    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(2 * limits.gateway.burst);
+  });
+});
+
+describe('a REDIS_URL the server cannot use', () => {
+  it('is refused at start with the reason, naming REDIS_URL and never its password', async () => {
+    const port = await sparePort(); // nothing listens there
+    const config = loadConfig({
+      DATABASE: ':memory:',
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+      REDIS_URL: `redis://user:hunter2secret@127.0.0.1:${port}`,
+    });
+    const err = (await assembleApp({ config, createDomain }).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/REDIS_URL: cannot use redis:\/\/user:\*\*\*@127\.0\.0\.1:\d+/);
+    expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(err.message).not.toContain('hunter2secret');
+  });
+
+  it('a value that is not a redis:// URL is a configuration problem, not echoed', () => {
+    expect(() => loadConfig({ REDIS_URL: 'postgres://user:pw@db/x' })).toThrow(
+      /REDIS_URL must be redis:\/\/\[user:password@\]host\[:port\]\[\/db\]/,
+    );
+    expect(() => loadConfig({ REDIS_URL: 'postgres://user:pw@db/x' })).not.toThrow(/pw@db/);
+  });
+
+  it('Redis going away while serving: the request is 500 INTERNAL_ERROR in the envelope, and the server keeps answering', async () => {
+    const own = await startRedis();
+    try {
+      const [a] = await instances(1, { REDIS_URL: own.url });
+      const key = a!.key(a!.account(), 'wms');
+      expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+      await own.kill();
+      const r = await a!.get('/v3/wms/suppliers', { apiKey: key });
+      expect([r.status, r.body.success, r.body.error?.code]).toEqual([500, false, 'INTERNAL_ERROR']);
+      expect((await a!.get('/health')).status).toBe(200);
+    } finally {
+      await own.stop();
+    }
+  });
+});
