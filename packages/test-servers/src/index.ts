@@ -2,3 +2,4 @@ export { ensureDebianPackage, run, type Log } from './debian.js';
 export { sparePort } from './ports.js';
 export { startServer, type RunningServer } from './process.js';
 export { REDIS_SERVER, startRedis, type RunningRedis } from './redis.js';
+export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
