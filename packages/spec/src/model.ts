@@ -201,13 +201,19 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
   if (!relaxed && options.openValues !== true) ajv.addKeyword(knownValuesKeyword());
   ajv.addSchema({ $id: DOC_ID, components: source.components ?? {}, paths: source.paths ?? {} } as object);
   const cache = new Map<string, ValidateFunction>();
+  // Callers pass the same schema objects of the document on every request: found by identity, a schema costs no
+  // serialisation (its text was a measurable share of a request's CPU in the reference server, BENCHMARKS.md).
+  const byObject = new WeakMap<object, ValidateFunction>();
   const compile = (schema: JsonSchema): ValidateFunction => {
+    const known = byObject.get(schema);
+    if (known) return known;
     const key = JSON.stringify(schema);
     let fn = cache.get(key);
     if (!fn) {
       fn = ajv.compile(absolutize(relaxed ? relaxProvisional(schema) : schema) as object);
       cache.set(key, fn);
     }
+    byObject.set(schema, fn);
     return fn;
   };
   return {

@@ -1,5 +1,5 @@
 // The contract model: the facts every tool reads, checked once, and the one Ajv configuration.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ContractError,
   ContractModel,
@@ -138,6 +138,20 @@ describe('validators: one configuration, full and relaxed', () => {
   it('compiles a schema once', () => {
     const v = model.validator();
     expect(v.compile(draftRow)).toBe(v.compile({ $ref: '#/components/schemas/DraftResult' }));
+  });
+
+  it('finds a schema it has seen by identity, without serialising it again', () => {
+    const v = model.validator();
+    const size = model.operation('listWmsOrders').parameters.find((p) => p.name === 'size')!.schema!;
+    const first = v.compile(size);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      expect(v.compile(size)).toBe(first);
+      expect(v.errors(size, 10)).toEqual([]);
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });
 
