@@ -54,7 +54,19 @@ export const OVER_CAP_HEAD_MS = 1_000;
 export const connectionLimit = fp<ConnectionLimitOptions>(
   async (app: FastifyInstance, options) => {
     const { maxPerAddress } = options;
-    const trusted = proxyMatcher(options.trustedProxies);
+    const matches = proxyMatcher(options.trustedProxies);
+    // Whether a connection comes from a trusted proxy, decided once per connection: every request on it would
+    // otherwise check its peer against the list again (a measurable share of a request's CPU, BENCHMARKS.md).
+    const fromProxy = new WeakMap<Socket, boolean>();
+    const trusted = (socket: Socket): boolean => {
+      let known = fromProxy.get(socket);
+      if (known === undefined) {
+        known =
+          options.trustedProxies.length > 0 && socket.remoteAddress !== undefined && matches(socket.remoteAddress);
+        fromProxy.set(socket, known);
+      }
+      return known;
+    };
     const open = new Map<string, Set<Socket>>();
     // A connection is busy while a request is in flight in it (from its parsed head to its response's end). The
     // socket's bytes are not watched: Node's HTTP parser reads them natively, and a 'data' listener would race it.
@@ -79,7 +91,7 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
     // Prepended, so that a refused connection is closed before Node's HTTP server starts reading from it.
     app.server.prependListener('connection', function capConnections(socket: Socket) {
       const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
-      if (address === undefined || trusted(address)) return;
+      if (address === undefined || trusted(socket)) return;
       let mine = open.get(address);
       if (!mine) {
         mine = new Set();
@@ -121,8 +133,7 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
 
     const inFlight = new Map<string, number>();
     app.addHook('onRequest', async function capProxiedRequests(request, reply) {
-      const peer = request.socket.remoteAddress;
-      if (peer === undefined || !trusted(peer)) return;
+      if (!trusted(request.socket)) return;
       const client = plainAddress(request.ip);
       const count = (inFlight.get(client) ?? 0) + 1;
       if (count > maxPerAddress)
