@@ -22,10 +22,9 @@ import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
 import { jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
-import type { AccountStore } from './store/interface.js';
-import { SqliteAccountStore } from './store/sqlite-accounts.js';
+import type { AccountStore, DomainStore, Storage } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
-import { openDatabase, type Db } from './store/db.js';
+import { openStorage } from './store/storage.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -45,22 +44,22 @@ export interface Domain {
 
 /** Every operation's handler: the domain's, which see the credential's environment, and the token operations. */
 export type ServerHandlers = DomainHandlers & TokenHandlers;
-export type DomainFactory = (db: Db, options: { timeZone: string; lockTimeoutMs?: number }) => Domain;
+export type DomainFactory = (store: DomainStore, options: { timeZone: string }) => Domain;
 
 export interface AssembleOptions {
   config: Config;
   createDomain: DomainFactory;
-  /** An open database; when absent, `config.database` is opened (and closed with the server). */
-  db?: Db;
-  /** Close a database given in `db` when the server closes. */
-  closeDb?: boolean;
+  /** Open storage; when absent, the database of `config.database` is opened (and closed with the server). */
+  storage?: Storage;
+  /** Close storage given in `storage` when the server closes. */
+  closeStorage?: boolean;
   clock?: Clock;
   logger?: Logger;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    db: Db;
+    storage: Storage;
     accounts: AccountStore;
     domain: Domain;
     /** Strict-contract mode: every response or error code the contract does not allow, as it happened. */
@@ -77,19 +76,17 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
   const { config } = options;
   const clock = options.clock ?? (() => new Date());
   const spec = contract();
-  const ownsDb = options.db === undefined || options.closeDb === true;
-  const db = options.db ?? openDatabase(config.database);
+  const ownsStorage = options.storage === undefined || options.closeStorage === true;
+  const storage = options.storage ?? (await openStorage(config.database, { lockTimeoutMs: config.dbLockTimeoutMs }));
 
   try {
     // better-sqlite3 waits for a lock inside the call, holding the event loop: the server's connection waits only
     // briefly, and a write that finds the lock held elsewhere waits on timers instead (src/store/busy.ts).
-    db.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
-    const accounts = new SqliteAccountStore(db);
+    const sqlite = (storage as { sqlite?: { pragma(source: string): unknown } }).sqlite;
+    sqlite?.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
+    const accounts = storage.accounts;
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
-    const domain = options.createDomain(db, {
-      timeZone: config.serviceTimeZone,
-      lockTimeoutMs: config.dbLockTimeoutMs,
-    });
+    const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers: ServerHandlers = {
       ...domain.handlers,
       ...createTokenHandlers({
@@ -135,9 +132,10 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       },
       clientErrorHandler: clientErrorHandler(spec.catalog, MAX_HEADER_BYTES, () => logger),
     });
-    if (ownsDb) app.addHook('onClose', async () => db.close());
+    // Registered first, so it runs after the plugins' own close hooks (the quota's last write needs the database).
+    if (ownsStorage) app.addHook('onClose', async () => storage.close());
     const violations: string[] = [];
-    app.decorate('db', db);
+    app.decorate('storage', storage);
     app.decorate('accounts', accounts);
     app.decorate('domain', domain);
     app.decorate('contractViolations', violations);
@@ -199,7 +197,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     }
 
     app.get('/health', async () => {
-      db.prepare('SELECT 1').get();
+      await storage.ping();
       return { data: { status: 'ok' } };
     });
     registerRoutes(app, handlers, spec);
@@ -207,7 +205,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     await app.ready();
     return app;
   } catch (err) {
-    if (ownsDb) db.close();
+    if (ownsStorage) await storage.close();
     throw err;
   }
 }
@@ -286,10 +284,10 @@ export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, s
 
 export interface BuildAppOptions {
   config: Config;
-  /** An open database; when absent, `config.database` is opened and migrated (and closed with the server). */
-  db?: Db;
-  /** Close a database given in `db` when the server closes. */
-  closeDb?: boolean;
+  /** Open storage; when absent, the database of `config.database` is opened and migrated (and closed with the server). */
+  storage?: Storage;
+  /** Close storage given in `storage` when the server closes. */
+  closeStorage?: boolean;
   /** The server's clock (quota month, token expiry, return window, timestamps); injectable for tests. */
   clock?: Clock;
   logger?: Logger;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { routes } from '@cls-api/server';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer, sqliteOf } from '../support/server.js';
 
 const clock = new TestClock('2026-11-20T03:00:00Z');
 let s: TestServer;
@@ -11,14 +11,14 @@ let seller: string;
 beforeEach(async () => {
   clock.set('2026-11-20T03:00:00Z');
   s = await startTestServer({ clock: clock.now });
-  seller = s.account({ paid: true });
+  seller = await s.account({ paid: true });
 });
 afterEach(() => s.close());
 
 const codeOf = (r: { status: number; body: { error?: { code: string } } }) => [r.status, r.body.error?.code];
 
 async function jwtFor(accountId: string): Promise<string> {
-  const client = s.app.accounts.createClient(accountId, 'test', clock.now());
+  const client = await s.app.accounts.createClient(accountId, 'test', clock.now());
   const r = await s.post('/v3/auth/token', client);
   expect(r.status).toBe(200);
   return r.body.data.access_token as string;
@@ -47,63 +47,69 @@ describe('API-key areas', () => {
       'AUTH_INVALID_TOKEN',
     ]);
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: 'not-a-key' }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
-    const key = s.key(seller, 'wms');
+    const key = await s.key(seller, 'wms');
     expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key.toUpperCase() }))).toEqual([
       401,
       'AUTH_INVALID_TOKEN',
     ]);
-    s.app.accounts.revokeApiKey(key, clock.now());
+    await s.app.accounts.revokeApiKey(key, clock.now());
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: key }))).toEqual([401, 'AUTH_INVALID_TOKEN']);
   });
 
   it('a valid key of another area is 403 AUTH_FORBIDDEN (DECISIONS G8)', async () => {
-    const manager = s.key(seller, 'manager');
-    const cam = s.key(seller, 'cam');
+    const manager = await s.key(seller, 'manager');
+    const cam = await s.key(seller, 'cam');
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: manager }))).toEqual([403, 'AUTH_FORBIDDEN']);
     expect(codeOf(await s.get('/v3/manager/orders', { apiKey: cam }))).toEqual([403, 'AUTH_FORBIDDEN']);
-    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: s.key(seller, 'wms') }))).toEqual([
-      403,
-      'AUTH_FORBIDDEN',
-    ]);
+    expect(codeOf(await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: await s.key(seller, 'wms') }))).toEqual(
+      [403, 'AUTH_FORBIDDEN'],
+    );
     expect((await s.get('/v3/manager/orders', { apiKey: manager })).status).toBe(200);
   });
 
   it('/v3/mcp/ accepts a key of any area and hands its area to the domain', async () => {
     for (const area of ['wms', 'manager', 'cam'] as const) {
-      const r = await s.get('/v3/mcp/tools', { apiKey: s.key(seller, area) });
+      const r = await s.get('/v3/mcp/tools', { apiKey: await s.key(seller, area) });
       expect(r.status).toBe(200);
     }
     // The tool-area check is the domain's, from ctx.keyArea: a cam key may not call a wms tool.
-    const r = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: s.key(seller, 'cam') });
+    const r = await s.post(
+      '/v3/mcp/tools/wms_list_orders/call',
+      { arguments: {} },
+      { apiKey: await s.key(seller, 'cam') },
+    );
     expect(codeOf(r)).toEqual([403, 'AUTH_FORBIDDEN']);
-    const ok = await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: s.key(seller, 'wms') });
+    const ok = await s.post(
+      '/v3/mcp/tools/wms_list_orders/call',
+      { arguments: {} },
+      { apiKey: await s.key(seller, 'wms') },
+    );
     expect(ok.status).toBe(200);
   });
 
   it('live keys need a paid account, at issue and on every call', async () => {
-    const unpaid = s.account({ paid: false });
-    expect(() => s.key(unpaid, 'wms', 'live')).toThrow(/paid/);
-    const live = s.key(seller, 'wms', 'live');
+    const unpaid = await s.account({ paid: false });
+    await expect(s.key(unpaid, 'wms', 'live')).rejects.toThrow(/paid/);
+    const live = await s.key(seller, 'wms', 'live');
     expect((await s.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
-    s.app.accounts.setPaid(seller, false);
+    await s.app.accounts.setPaid(seller, false);
     expect(codeOf(await s.get('/v3/wms/suppliers', { apiKey: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
     // Test keys do not need the subscription.
-    expect((await s.get('/v3/wms/suppliers', { apiKey: s.key(seller, 'wms') })).status).toBe(200);
+    expect((await s.get('/v3/wms/suppliers', { apiKey: await s.key(seller, 'wms') })).status).toBe(200);
   });
 
-  it('a key is issued only for a linked service account', () => {
-    const accountId = s.app.accounts.createAccount(
-      { name: 'Only WMS', paid: false, link: ['wms'] },
-      clock.now(),
+  it('a key is issued only for a linked service account', async () => {
+    const accountId = (
+      await s.app.accounts.createAccount({ name: 'Only WMS', paid: false, link: ['wms'] }, clock.now())
     ).account_id;
-    expect(() => s.key(accountId, 'cam')).toThrow(/has not linked a cam service account/);
-    expect(s.key(accountId, 'wms')).toMatch(/^wms_test_[A-Za-z0-9]{32}$/);
+    await expect(s.key(accountId, 'cam')).rejects.toThrow(/has not linked a cam service account/);
+    expect(await s.key(accountId, 'wms')).toMatch(/^wms_test_[A-Za-z0-9]{32}$/);
   });
 
-  it('keys are stored only as hashes', () => {
-    const key = s.key(seller, 'wms');
-    const rows = s.app.db.prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
+  it('keys are stored only as hashes', async () => {
+    const key = await s.key(seller, 'wms');
+    const rows = sqliteOf(s.app).prepare('SELECT * FROM api_keys').all() as Array<Record<string, unknown>>;
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key.slice(-20));
@@ -118,7 +124,7 @@ describe('/v3/pay/ (JWT only)', () => {
   });
 
   it('only X-API-Key is 403 AUTH_FORBIDDEN, whether or not the key is valid', async () => {
-    expect(codeOf(await s.get(deposits, { apiKey: s.key(seller, 'wms') }))).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(codeOf(await s.get(deposits, { apiKey: await s.key(seller, 'wms') }))).toEqual([403, 'AUTH_FORBIDDEN']);
     expect(codeOf(await s.get(deposits, { apiKey: 'junk' }))).toEqual([403, 'AUTH_FORBIDDEN']);
   });
 
@@ -201,7 +207,7 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
 
   /** Every manager operation, its path filled with the seller's product, option and order. */
   async function managerPaths(): Promise<string[]> {
-    const wms = s.key(seller, 'wms');
+    const wms = await s.key(seller, 'wms');
     await s.post(
       '/v3/wms/products',
       { product_code: 'MGR-P', product_name: 'Manager product', price: 1000, stock_quantity: 5 },
@@ -237,23 +243,23 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     const paths = await managerPaths();
     const token = await jwtFor(seller);
     const month = '2026-11';
-    const before = s.app.accounts.usage(seller, month, 'test');
+    const before = await s.app.accounts.usage(seller, month, 'test');
     for (const path of paths) {
       const r = await s.get(path, { bearer: token });
       expect(r.status, path).toBe(200);
       for (const h of RATE_HEADERS) expect(r.headers[h], `${path} ${h}`).toBeUndefined();
     }
-    expect(s.app.accounts.usage(seller, month, 'test')).toBe(before);
+    expect(await s.app.accounts.usage(seller, month, 'test')).toBe(before);
     // The same calls with the test key are metered and carry the headers.
-    const key = s.key(seller, 'manager');
+    const key = await s.key(seller, 'manager');
     for (const path of paths) {
       const r = await s.get(path, { apiKey: key });
       expect(r.status, path).toBe(200);
       expect(r.headers['x-ratelimit-remaining'], path).toBeDefined();
     }
-    expect(s.app.accounts.usage(seller, month, 'test')).toBe(before + paths.length);
+    expect(await s.app.accounts.usage(seller, month, 'test')).toBe(before + paths.length);
     // Another seller's token sees none of it.
-    const other = await jwtFor(s.account());
+    const other = await jwtFor(await s.account());
     expect((await s.get('/v3/manager/orders', { bearer: other })).body.data).toEqual([]);
     expect(
       codeOf(await s.get(paths.find((p) => p.startsWith('/v3/manager/products/MGR-P'))!, { bearer: other })),
@@ -286,7 +292,7 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
 
   it('when both headers are sent, the API key is used (and metered)', async () => {
     const token = await jwtFor(seller);
-    const key = s.key(seller, 'manager');
+    const key = await s.key(seller, 'manager');
     const both = await s.get('/v3/manager/orders', { apiKey: key, bearer: token });
     expect(both.status).toBe(200);
     expect(both.headers['x-ratelimit-remaining']).toBeDefined();
@@ -298,8 +304,8 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     ).toEqual([401, 'AUTH_INVALID_TOKEN']);
     expect((await s.get('/v3/manager/orders', { apiKey: key, bearer: 'garbage' })).status).toBe(200);
     // The seller is the key's: another seller's key with this seller's token reads the other seller's orders.
-    const other = s.account();
-    const wms = s.key(seller, 'wms');
+    const other = await s.account();
+    const wms = await s.key(seller, 'wms');
     await s.post(
       '/v3/wms/products',
       { product_code: 'BOTH-P', product_name: 'P', price: 1, stock_quantity: 1 },
@@ -316,15 +322,15 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
     };
     await s.post('/v3/wms/orders', { orders: [row] }, { apiKey: wms });
     expect((await s.get('/v3/manager/orders', { bearer: token })).body.data).toHaveLength(1);
-    expect((await s.get('/v3/manager/orders', { apiKey: s.key(other, 'manager'), bearer: token })).body.data).toEqual(
-      [],
-    );
+    expect(
+      (await s.get('/v3/manager/orders', { apiKey: await s.key(other, 'manager'), bearer: token })).body.data,
+    ).toEqual([]);
   });
 
   it('a live JWT needs the paid subscription on every call, as a live key does', async () => {
     const live = await s.token(seller, 'live');
     expect((await s.get('/v3/manager/orders', { bearer: live })).status).toBe(200);
-    s.app.accounts.setPaid(seller, false);
+    await s.app.accounts.setPaid(seller, false);
     expect(codeOf(await s.get('/v3/manager/orders', { bearer: live }))).toEqual([403, 'AUTH_FORBIDDEN']);
     expect(codeOf(await s.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: live }))).toEqual([
       403,
@@ -335,7 +341,7 @@ describe('/v3/manager/ (an API key or a JWT, DECISIONS G22)', () => {
 
 describe('public operations', () => {
   it('the token operations need no credential and ignore a key', async () => {
-    const client = s.app.accounts.createClient(seller, 'test', clock.now());
+    const client = await s.app.accounts.createClient(seller, 'test', clock.now());
     expect((await s.post('/v3/auth/token', client)).status).toBe(200);
     expect((await s.post('/v3/auth/token', client, { apiKey: 'junk' })).status).toBe(200);
   });

@@ -47,9 +47,9 @@ async function orderCount(): Promise<number> {
 
 beforeAll(async () => {
   s = await startTestServer({ env: FAST });
-  const seller = s.account();
-  wms = s.key(seller, 'wms');
-  manager = s.key(seller, 'manager');
+  const seller = await s.account();
+  wms = await s.key(seller, 'wms');
+  manager = await s.key(seller, 'manager');
   const created = await s.post(
     '/v3/wms/products',
     { product_code: 'BULK-P', product_name: 'Bulk product', price: 1000, stock_quantity: 5000 },

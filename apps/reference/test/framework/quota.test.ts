@@ -48,8 +48,13 @@ describe('monthly quota of test keys', () => {
     timeout: 600_000,
   }, async () => {
     const t = await start();
-    const seller = t.account();
-    const keys = [t.key(seller, 'wms'), t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const seller = await t.account();
+    const keys = [
+      await t.key(seller, 'wms'),
+      await t.key(seller, 'wms'),
+      await t.key(seller, 'manager'),
+      await t.key(seller, 'cam'),
+    ];
     const paths = ['/v3/wms/suppliers', '/v3/wms/inventory', '/v3/manager/orders', '/v3/mcp/tools'];
     for (let i = 1; i <= QUOTA; i++) {
       const r = await t.get(paths[i % 4]!, { apiKey: keys[i % 4]! });
@@ -63,15 +68,15 @@ describe('monthly quota of test keys', () => {
     expectQuota429(await t.get('/v3/wms/suppliers', { apiKey: keys[0]! }), retryAfter);
     expectQuota429(await t.get('/v3/manager/orders', { apiKey: keys[2]! }), retryAfter);
     // Another account's test keys have their own allowance.
-    expect((await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') })).status).toBe(200);
+    expect((await t.get('/v3/wms/suppliers', { apiKey: await t.key(await t.account(), 'wms') })).status).toBe(200);
   });
 
   it('1,200 concurrent calls from three test keys of one account: exactly 1,000 succeed', {
     timeout: 600_000,
   }, async () => {
     const t = await start();
-    const seller = t.account();
-    const keys = [t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const seller = await t.account();
+    const keys = [await t.key(seller, 'wms'), await t.key(seller, 'manager'), await t.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
     const results = await Promise.all(
       Array.from({ length: 1200 }, (_, i) => t.get(paths[i % 3]!, { apiKey: keys[i % 3]! })),
@@ -82,13 +87,13 @@ describe('monthly quota of test keys', () => {
     for (const r of refused) expect(r.headers['retry-after']).toBeDefined();
     const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-remaining']));
     expect(new Set(remaining).size).toBe(QUOTA);
-    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(QUOTA);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(QUOTA);
   });
 
   it('quota headers go on 2xx, 400 and 404 of a test key; never on 401 or 403, which are not counted', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '10' });
-    const seller = t.account();
-    const wms = t.key(seller, 'wms');
+    const seller = await t.account();
+    const wms = await t.key(seller, 'wms');
     const ok = await t.get('/v3/wms/suppliers', { apiKey: wms });
     expect(ok.headers['x-ratelimit-remaining']).toBe('9');
     const bad = await t.get('/v3/wms/suppliers?size=1000', { apiKey: wms });
@@ -103,14 +108,14 @@ describe('monthly quota of test keys', () => {
         'x-ratelimit-limit'
       ],
     ).toBeUndefined();
-    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
   });
 
   it('live keys are counted and never refused, with no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '3' });
-    const seller = t.account({ paid: true });
-    const test = t.key(seller, 'wms');
-    const live = t.key(seller, 'wms', 'live');
+    const seller = await t.account({ paid: true });
+    const test = await t.key(seller, 'wms');
+    const live = await t.key(seller, 'wms', 'live');
     for (let i = 0; i < 3; i++) expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(200);
     expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(429);
     for (let i = 0; i < 10; i++) {
@@ -119,13 +124,13 @@ describe('monthly quota of test keys', () => {
       for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'])
         expect(r.headers[h]).toBeUndefined();
     }
-    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
   });
 
   it('JWT calls have no quota and no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
-    const seller = t.account();
-    const client = t.app.accounts.createClient(seller, 'test', clock.now());
+    const seller = await t.account();
+    const client = await t.app.accounts.createClient(seller, 'test', clock.now());
     const token = (await t.post('/v3/auth/token', client)).body.data.access_token;
     for (let i = 0; i < 5; i++) {
       const r = await t.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: token });
@@ -136,7 +141,7 @@ describe('monthly quota of test keys', () => {
 
   it("the month is the service time zone's: the quota renews at 00:00 on the 1st, Seoul time", async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '2' });
-    const wms = t.key(t.account(), 'wms');
+    const wms = await t.key(await t.account(), 'wms');
     clock.set('2026-11-30T14:59:59Z'); // 23:59:59 on 30 November in Seoul
     await t.get('/v3/wms/suppliers', { apiKey: wms });
     await t.get('/v3/wms/suppliers', { apiKey: wms });
@@ -150,17 +155,17 @@ describe('monthly quota of test keys', () => {
 
   it('SERVICE_TIME_ZONE moves the reset', async () => {
     const t = await start({ SERVICE_TIME_ZONE: 'UTC' });
-    const r = await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') });
+    const r = await t.get('/v3/wms/suppliers', { apiKey: await t.key(await t.account(), 'wms') });
     expect(r.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-12-01T00:00:00Z') / 1000));
   });
 
   it('admin quota reset gives the account its allowance back', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
-    const seller = t.account();
-    const wms = t.key(seller, 'wms');
+    const seller = await t.account();
+    const wms = await t.key(seller, 'wms');
     await t.get('/v3/wms/suppliers', { apiKey: wms });
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
-    t.app.accounts.resetUsage(seller, '2026-11', 'test');
+    await t.app.accounts.resetUsage(seller, '2026-11', 'test');
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer, sqliteOf } from '../support/server.js';
 
 const clock = new TestClock('2026-11-20T03:00:00Z');
 let s: TestServer;
@@ -13,8 +13,8 @@ const codeOf = (r: { status: number; body: { error?: { code: string } } }) => [r
 beforeEach(async () => {
   clock.set('2026-11-20T03:00:00Z');
   s = await startTestServer({ clock: clock.now, env: { JWT_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '3600' } });
-  seller = s.account();
-  client = s.app.accounts.createClient(seller, 'test', clock.now());
+  seller = await s.account();
+  client = await s.app.accounts.createClient(seller, 'test', clock.now());
 });
 afterEach(() => s.close());
 
@@ -27,9 +27,9 @@ describe('POST /v3/auth/token', () => {
   });
 
   it('the token reaches the environment of the client credentials: environment in the response, env in the JWT (DECISIONS G21)', async () => {
-    s.app.accounts.setPaid(seller, true);
+    await s.app.accounts.setPaid(seller, true);
     for (const env of ['test', 'live'] as const) {
-      const creds = s.client(seller, env);
+      const creds = await s.client(seller, env);
       expect(creds.client_id).toMatch(new RegExp(`^cli_${env}_[A-Za-z0-9]{20}$`));
       const r = await s.post('/v3/auth/token', creds);
       expect(r.body.data.environment).toBe(env);
@@ -48,8 +48,8 @@ describe('POST /v3/auth/token', () => {
     }
   });
 
-  it('live client credentials need a paid account', () => {
-    expect(() => s.client(seller, 'live')).toThrow(/paid subscription/);
+  it('live client credentials need a paid account', async () => {
+    await expect(s.client(seller, 'live')).rejects.toThrow(/paid subscription/);
   });
 
   it('an unknown client or a wrong secret is 401 AUTH_INVALID_TOKEN', async () => {
@@ -79,7 +79,7 @@ describe('POST /v3/auth/token', () => {
   });
 
   it('client secrets are stored only as hashes', () => {
-    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM client_credentials').all())).not.toContain(
+    expect(JSON.stringify(sqliteOf(s.app).prepare('SELECT * FROM client_credentials').all())).not.toContain(
       client.client_secret,
     );
   });
@@ -140,9 +140,10 @@ describe('POST /v3/auth/token/refresh', () => {
 
   it('spending a refresh token and issuing the next are one transaction: a failure between them spends nothing', async () => {
     const first = (await s.post('/v3/auth/token', client)).body.data;
-    const accounts = s.app.accounts as { issueRefreshToken: (...args: never[]) => unknown };
-    const issue = accounts.issueRefreshToken;
-    accounts.issueRefreshToken = () => {
+    // Where the store writes every refresh token (store/sql-accounts.ts), the issue of the next one included.
+    const accounts = s.app.accounts as unknown as { insertRefreshToken: (...args: never[]) => unknown };
+    const issue = accounts.insertRefreshToken;
+    accounts.insertRefreshToken = async () => {
       throw new Error('disk full');
     };
     try {
@@ -151,7 +152,7 @@ describe('POST /v3/auth/token/refresh', () => {
         'INTERNAL_ERROR',
       ]);
     } finally {
-      accounts.issueRefreshToken = issue;
+      accounts.insertRefreshToken = issue;
     }
     // The token was not spent (it would now count as reused, and end its family).
     expect((await s.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token })).status).toBe(200);
@@ -159,7 +160,9 @@ describe('POST /v3/auth/token/refresh', () => {
 
   it('refresh tokens are stored only as hashes', async () => {
     const first = (await s.post('/v3/auth/token', client)).body.data;
-    expect(JSON.stringify(s.app.db.prepare('SELECT * FROM refresh_tokens').all())).not.toContain(first.refresh_token);
+    expect(JSON.stringify(sqliteOf(s.app).prepare('SELECT * FROM refresh_tokens').all())).not.toContain(
+      first.refresh_token,
+    );
   });
 });
 
