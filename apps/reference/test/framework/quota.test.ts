@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contract } from '../../src/contract-facts.js';
 import { TestClock } from '../support/clock.js';
+import { ENGINES, type EngineName } from '../support/engines.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
 // Lifted gateway limits: these tests are about the monthly quota, and send more than 50 requests at once.
@@ -22,9 +23,11 @@ afterEach(async () => {
   s = undefined;
 });
 
+let engine: EngineName = 'sqlite';
+
 async function start(env: Record<string, string> = {}): Promise<TestServer> {
   clock.set(NOW);
-  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env } });
+  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env }, engine });
   return s;
 }
 
@@ -37,7 +40,12 @@ function expectQuota429(r: TestResponse, retryAfter: number, limit = QUOTA) {
   expect(r.headers['x-ratelimit-reset']).toBe(String(RESET));
 }
 
-describe('monthly quota of test keys', () => {
+// The quota is counted in the database: the same suite on each engine (test/support/engines.ts).
+describe.each(ENGINES)('monthly quota of test keys on %s', (name) => {
+  beforeEach(() => {
+    engine = name;
+  });
+
   it('the contract states 1,000 calls a month per account', () => {
     expect(QUOTA).toBe(1000);
   });

@@ -11,6 +11,7 @@ import { assembleApp, type Clock, type DomainFactory } from '../../src/server.js
 import type { KeyEnv, Storage } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
 import { sqliteStorage } from '../../src/store/storage.js';
+import { type EngineName, openTestStorage } from './engines.js';
 import { contractProblems } from './contract.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
@@ -78,6 +79,8 @@ export interface StartOptions {
   db?: Db;
   /** Storage of either engine (test/support/engines.ts). */
   storage?: Storage;
+  /** Fresh storage of this engine, closed with the server (SQLite in memory when neither this nor a store is given). */
+  engine?: EngineName;
   /** Close the given `db` or `storage` with the server. */
   closeDb?: boolean;
 }
@@ -94,9 +97,14 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const logger = pino({ level: config.logLevel }, sink);
+  const fresh =
+    options.engine && !options.storage && !options.db
+      ? await openTestStorage(options.engine, { lockTimeoutMs: config.dbLockTimeoutMs })
+      : undefined;
   const app = await assembleApp({
     config,
     createDomain: options.createDomain ?? createDomain,
+    ...(fresh ? { storage: fresh, closeStorage: true } : {}),
     ...(options.db || options.storage
       ? {
           storage: options.storage ?? sqliteStorage(options.db!, { lockTimeoutMs: config.dbLockTimeoutMs }),
