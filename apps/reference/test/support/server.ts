@@ -10,7 +10,7 @@ import { createDomain } from '../../src/domain/index.js';
 import { assembleApp, type Clock, type DomainFactory } from '../../src/server.js';
 import type { KeyEnv, Storage } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
-import { sqliteStorage } from '../../src/store/storage.js';
+import { type SqlStorage, sqliteStorage } from '../../src/store/storage.js';
 import { type EngineName, openTestStorage } from './engines.js';
 import { contractProblems } from './contract.js';
 
@@ -195,4 +195,9 @@ export function sqliteOf(app: FastifyInstance): Db {
   const db = (app.storage as { sqlite?: Db }).sqlite;
   if (!db) throw new Error('the server does not run on SQLite');
   return db;
+}
+
+/** Every stored row of a table, on either engine (tests that look at what is kept, such as hashes only). */
+export async function storedRows(app: FastifyInstance, table: string): Promise<Array<Record<string, unknown>>> {
+  return (app.storage as SqlStorage).sql.all(`SELECT * FROM ${table}`);
 }
