@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { ApiError } from './errors.js';
-import { baseUrlOf, createLogger, shutdownOnSignals, startServer, type Clock } from './server.js';
+import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
 import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv, type Storage } from './store/interface.js';
 import { DatabaseUnavailableError, describeTarget, openStorage } from './store/storage.js';
@@ -227,7 +227,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const logger = createLogger(config);
       if (config.jwtSecretGenerated)
         logger.warn('JWT_SECRET is not set: using a random secret, so JWTs stop working when the server restarts');
-      const storage = await openStorage(config.database, { lockTimeoutMs: config.dbLockTimeoutMs });
+      const storage = await openStorage(config.database, storageOptions(config, logger));
       let demo: DemoAccount[] | undefined;
       let demoSkipped = false;
       try {

@@ -24,7 +24,7 @@ import { jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
-import { openStorage } from './store/storage.js';
+import { openStorage, type StorageOptions } from './store/storage.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -71,13 +71,23 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] });
 }
 
+/** How the server opens `DATABASE`: SQLite's lock wait, and a log line when PostgreSQL drops an idle connection. */
+export function storageOptions(config: Config, logger: Pick<FastifyBaseLogger, 'warn'>): StorageOptions {
+  return {
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    // The pool replaces the connection; a request that needed it meanwhile failed with 500 and was logged.
+    onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed'),
+  };
+}
+
 /** Builds the server around a domain: storage, plugins in their order, one route per operation. */
 export async function assembleApp(options: AssembleOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? (() => new Date());
   const spec = contract();
   const ownsStorage = options.storage === undefined || options.closeStorage === true;
-  const storage = options.storage ?? (await openStorage(config.database, { lockTimeoutMs: config.dbLockTimeoutMs }));
+  const logger = (options.logger ?? createLogger(config)) as FastifyBaseLogger;
+  const storage = options.storage ?? (await openStorage(config.database, storageOptions(config, logger)));
 
   try {
     // better-sqlite3 waits for a lock inside the call, holding the event loop: the server's connection waits only
@@ -99,7 +109,6 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     // The types make a missing handler a compile error; this catches it at start-up in builds that drifted.
     assertHandlersComplete(handlers);
 
-    const logger = (options.logger ?? createLogger(config)) as FastifyBaseLogger;
     const app = Fastify({
       loggerInstance: logger,
       trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,

@@ -12,7 +12,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { PgEngine } from '../../src/store/pg-engine.js';
-import { openStorage, parseDatabaseTarget } from '../../src/store/storage.js';
 import { TestClock } from '../support/clock.js';
 import { newPostgresDatabase } from '../support/engines.js';
 import { PG_PASSWORD } from '../support/pg-server.js';
@@ -41,10 +40,8 @@ afterEach(async () => {
 
 /** A server on the PostgreSQL database `url`, with its own connection pool, as a second instance would have. */
 async function instance(url: string, env: Record<string, string> = {}, clock?: TestClock): Promise<TestServer> {
-  const storage = await openStorage(parseDatabaseTarget(url));
   const s = await startTestServer({
-    storage,
-    closeDb: true,
+    databaseUrl: url,
     env: { ...FAST, ...env },
     ...(clock ? { clock: clock.now } : {}),
   });
@@ -311,6 +308,26 @@ describe('several instances on one PostgreSQL database', () => {
       b.post('/v3/auth/token/refresh', { refresh_token: first.refresh_token }),
     ]);
     expect([ra.status, rb.status].sort()).toEqual([200, 401]);
+  });
+});
+
+describe('PostgreSQL connections', () => {
+  it('a connection the database ends is logged and replaced; the next requests are served', async () => {
+    const url = await newPostgresDatabase();
+    const s = await instance(url, { LOG_LEVEL: 'warn' });
+    const seller = await s.account();
+    const key = await s.key(seller, 'wms');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    // The database ends every session of the server (an administrator, a failover): its idle connections break.
+    const db = new URL(url).pathname.slice(1);
+    await query(url)(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [db],
+    );
+    while (!s.logs.some((l) => l.msg === 'database: an idle connection failed'))
+      await new Promise((r) => setTimeout(r, 20));
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    expect((await s.get('/health')).status).toBe(200);
   });
 });
 

@@ -7,10 +7,10 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDomain } from '../../src/domain/index.js';
-import { assembleApp, type Clock, type DomainFactory } from '../../src/server.js';
+import { assembleApp, type Clock, type DomainFactory, storageOptions } from '../../src/server.js';
 import type { KeyEnv, Storage } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
-import { type SqlStorage, sqliteStorage } from '../../src/store/storage.js';
+import { openStorage, parseDatabaseTarget, type SqlStorage, sqliteStorage } from '../../src/store/storage.js';
 import { type EngineName, openTestStorage } from './engines.js';
 import { contractProblems } from './contract.js';
 
@@ -81,6 +81,8 @@ export interface StartOptions {
   storage?: Storage;
   /** Fresh storage of this engine, closed with the server (SQLite in memory when neither this nor a store is given). */
   engine?: EngineName;
+  /** A database URL the server opens as `serve` does (and closes with the server): another instance on it. */
+  databaseUrl?: string;
   /** Close the given `db` or `storage` with the server. */
   closeDb?: boolean;
 }
@@ -97,9 +99,10 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const logger = pino({ level: config.logLevel }, sink);
-  const fresh =
-    options.engine && !options.storage && !options.db
-      ? await openTestStorage(options.engine, { lockTimeoutMs: config.dbLockTimeoutMs })
+  const fresh = options.databaseUrl
+    ? await openStorage(parseDatabaseTarget(options.databaseUrl), storageOptions(config, logger))
+    : options.engine && !options.storage && !options.db
+      ? await openTestStorage(options.engine, storageOptions(config, logger))
       : undefined;
   const app = await assembleApp({
     config,
