@@ -145,6 +145,38 @@ describe('DATABASE names the engine', () => {
   });
 });
 
+describe('the CLI on PostgreSQL', () => {
+  it('seed and the admin commands work on DATABASE=postgres://…, and a server on it accepts what they issued', async () => {
+    const url = await newPostgresDatabase();
+    const seeded = await cli({ DATABASE: url }, 'seed', '--json');
+    expect(seeded.code, seeded.err).toBe(0);
+    expect((await cli({ DATABASE: url }, 'seed')).err).toMatch(/already has accounts/);
+    const account = await cli({ DATABASE: url }, 'admin', 'account', 'create', '--name', 'Hosted Seller', '--json');
+    expect(account.code, account.err).toBe(0);
+    const { account_id } = JSON.parse(account.out) as { account_id: string };
+    const key = await cli(
+      { DATABASE: url },
+      'admin',
+      'key',
+      'create',
+      '--account',
+      account_id,
+      '--area',
+      'wms',
+      '--env',
+      'test',
+      '--json',
+    );
+    expect(key.code, key.err).toBe(0);
+    const s = await instance(url);
+    const apiKey = (JSON.parse(key.out) as { api_key: string }).api_key;
+    expect((await s.get('/v3/wms/suppliers', { apiKey })).status).toBe(200);
+    const reset = await cli({ DATABASE: url }, 'admin', 'quota', 'reset', '--account', account_id, '--json');
+    expect(reset.code, reset.err).toBe(0);
+    expect(await s.app.accounts.usage(account_id, JSON.parse(reset.out).month, 'test')).toBe(0);
+  });
+});
+
 describe('PostgreSQL migrations', () => {
   it('records each migration once; instances starting at once migrate one at a time', async () => {
     const url = await newPostgresDatabase();
