@@ -324,7 +324,10 @@ export type StoreTransaction = StoreReader & StoreWriter;
 export interface DomainStore extends StoreReader {
   /**
    * Runs `work` as one transaction: committed when it resolves, rolled back when it rejects, so a failure part-way
-   * leaves nothing behind. Transactions do not interleave.
+   * leaves nothing behind. On SQLite transactions run one after another; on PostgreSQL they run at once (read
+   * committed, here and in other instances), so every rule between them is one conditional statement or a unique
+   * key (`allocateStock`, `insertOrder`, `insertDraft`, `nextSequence`), never a read followed by a write. A
+   * transaction that deadlocks is run again from the start, so `work` must not act outside the store.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
 }

@@ -363,6 +363,40 @@ describe('PostgreSQL connections', () => {
   });
 });
 
+describe('PostgreSQL transactions', () => {
+  it('a transaction the database ends as a deadlock is run again, and both complete', async () => {
+    const engine = await PgEngine.open(await newPostgresDatabase());
+    try {
+      await engine.run('CREATE TABLE pair (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)');
+      await engine.run('INSERT INTO pair (id, v) VALUES (1, 0), (2, 0)');
+      // Both transactions take their first row, wait until the other has its own, then ask for the other's row.
+      let arrived = 0;
+      let release!: () => void;
+      const bothHoldOne = new Promise<void>((r) => (release = r));
+      const attempts = { a: 0, b: 0 };
+      const crossing = (name: 'a' | 'b', first: number, second: number) =>
+        engine.transaction(async (tx) => {
+          const attempt = ++attempts[name];
+          await tx.run('UPDATE pair SET v = v + 1 WHERE id = ?', [first]);
+          if (attempt === 1) {
+            if (++arrived === 2) release();
+            await bothHoldOne;
+          }
+          await tx.run('UPDATE pair SET v = v + 1 WHERE id = ?', [second]);
+        });
+      await Promise.all([crossing('a', 1, 2), crossing('b', 2, 1)]);
+      expect(await engine.all('SELECT id, v FROM pair ORDER BY id')).toEqual([
+        { id: 1, v: 2 },
+        { id: 2, v: 2 },
+      ]);
+      // One of the two was chosen as the deadlock's victim and ran a second time.
+      expect(attempts.a + attempts.b).toBe(3);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('kill -9 on PostgreSQL', () => {
   const cliPath = resolve(import.meta.dirname, '../../dist/cli.js');
 
