@@ -37,14 +37,15 @@ const POSTGRES_SCHEMES = ['postgres:', 'postgresql:'];
 /** `scheme://…`: a URL, not a file path (a Windows drive `C:\…` has no `//`). */
 const URL_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 
-/** The URL with its password replaced, so that no message or log line shows it. */
+/** The URL with its password (given before the host, or as `?password=`) replaced: no message or log shows it. */
 export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***');
   }
 }
 
@@ -58,8 +59,8 @@ export function parseDatabaseTarget(value: string): DatabaseTarget {
     );
   }
   try {
-    const url = new URL(value);
-    if (!url.hostname && !url.searchParams.has('host')) throw new Error('no host');
+    // No host is allowed: the client then uses PGHOST or the local server, as libpq does.
+    new URL(value);
   } catch {
     throw new DatabaseTargetError(
       `DATABASE "${display}" is not a valid PostgreSQL URL (postgres://user:password@host:port/database)`,

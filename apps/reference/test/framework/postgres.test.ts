@@ -112,6 +112,15 @@ describe('DATABASE names the engine', () => {
     expect(message).not.toContain('hunter22');
   });
 
+  it('a password given as ?password= is hidden too; a PostgreSQL URL that does not parse is a configuration error', () => {
+    const target = loadConfig({ DATABASE: 'postgresql://db.example/cls?user=cls&password=hunter22' }).database;
+    expect(target).toMatchObject({ engine: 'postgres' });
+    expect(target.engine === 'postgres' && target.display).toBe('postgresql://db.example/cls?user=cls&password=***');
+    expect(() => loadConfig({ DATABASE: 'postgres://cls:hunter22@[::1/cls' })).toThrow(
+      /DATABASE "postgres:\/\/cls:\*\*\*@\[::1\/cls" is not a valid PostgreSQL URL/,
+    );
+  });
+
   it('serve with an unknown scheme exits 2 at once, before anything listens', async () => {
     const r = await cli({ DATABASE: 'mysql://root:hunter22@127.0.0.1/cls', PORT: '0' }, 'serve');
     expect(r.code).toBe(2);
