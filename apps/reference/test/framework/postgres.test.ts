@@ -372,6 +372,25 @@ describe('PostgreSQL connections', () => {
   });
 });
 
+describe('PostgreSQL gone', () => {
+  it('while the database cannot be reached, calls are 500 INTERNAL_ERROR in the envelope and the server keeps running', async () => {
+    const url = await newPostgresDatabase();
+    const s = await instance(url, { LOG_LEVEL: 'silent' });
+    const seller = await s.account();
+    const key = await s.key(seller, 'wms');
+    expect((await s.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    const name = new URL(url).pathname.slice(1);
+    const admin = new URL(url);
+    admin.pathname = '/postgres';
+    await query(admin.toString())(`DROP DATABASE ${name} WITH (FORCE)`);
+    for (const path of ['/v3/wms/suppliers', '/v3/wms/products']) {
+      const r = await s.get(path, { apiKey: key });
+      expect([r.status, r.body.success, r.body.error.code]).toEqual([500, false, 'INTERNAL_ERROR']);
+    }
+    expect((await s.get('/health', { unchecked: true })).status).toBe(500);
+  });
+});
+
 describe('PostgreSQL transactions', () => {
   it('a transaction the database ends as a deadlock is run again, and both complete', async () => {
     const engine = await PgEngine.open(await newPostgresDatabase());
