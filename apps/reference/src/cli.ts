@@ -8,11 +8,10 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { ApiError } from './errors.js';
-import { baseUrlOf, createLogger, shutdownOnSignals, startServer, type Clock } from './server.js';
+import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
-import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv } from './store/interface.js';
-import { SqliteAccountStore } from './store/sqlite-accounts.js';
-import { openDatabase, type Db } from './store/db.js';
+import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv, type Storage } from './store/interface.js';
+import { DatabaseUnavailableError, describeTarget, openStorage } from './store/storage.js';
 
 const USAGE = `Usage: cls-reference <command> [options]
 
@@ -29,7 +28,8 @@ const USAGE = `Usage: cls-reference <command> [options]
 
   --json   print one JSON object (fields: account_id, api_key, client_id, client_secret, …)
 
-Environment: PORT (3000), HOST (127.0.0.1), DATABASE (./data/reference.db, or :memory:), REDIS_URL, SERVICE_TIME_ZONE,
+Environment: PORT (3000), HOST (127.0.0.1), DATABASE (./data/reference.db, :memory:, or postgres://user:password@host:port/db),
+REDIS_URL, SERVICE_TIME_ZONE,
 GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST, TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
 JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS,
 REQUEST_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, DB_LOCK_TIMEOUT_MS,
@@ -109,12 +109,12 @@ function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string 
   return lines.join('\n');
 }
 
-async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T> | T): Promise<T> {
-  const db = openDatabase(config.database);
+async function withStorage<T>(config: Config, work: (storage: Storage) => Promise<T>): Promise<T> {
+  const storage = await openStorage(config.database, { lockTimeoutMs: config.dbLockTimeoutMs });
   try {
-    return await work(db);
+    return await work(storage);
   } finally {
-    db.close();
+    await storage.close();
   }
 }
 
@@ -126,34 +126,34 @@ async function admin(
   now: Date,
 ): Promise<Record<string, unknown>> {
   const [noun, verb, arg] = positionals;
-  return withDatabase(config, async (db) => {
-    const accounts = new SqliteAccountStore(db);
+  return withStorage(config, async (storage) => {
+    const accounts = storage.accounts;
     switch (`${noun} ${verb}`) {
       case 'account create': {
         const link = flags.link === undefined ? KEY_AREAS : flags.link.split(',').map((a) => keyArea(a.trim()));
-        const a = accounts.createAccount({ name: required(flags, 'name'), paid: flags.paid === true, link }, now);
+        const a = await accounts.createAccount({ name: required(flags, 'name'), paid: flags.paid === true, link }, now);
         return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
       }
       case 'account update': {
         if (flags.paid === flags.unpaid) throw new UsageError('give exactly one of --paid and --unpaid');
-        const a = accounts.setPaid(required(flags, 'account'), flags.paid === true);
+        const a = await accounts.setPaid(required(flags, 'account'), flags.paid === true);
         return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
       }
       case 'account link': {
         const area = keyArea(required(flags, 'area'));
         const accountId = required(flags, 'account');
-        const a = accounts.linkServiceAccount(accountId, area, flags.ref ?? `${area}-${accountId}`, now);
+        const a = await accounts.linkServiceAccount(accountId, area, flags.ref ?? `${area}-${accountId}`, now);
         return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
       }
       case 'key create': {
         const accountId = required(flags, 'account');
         const area = keyArea(required(flags, 'area'));
         const env = keyEnv(required(flags, 'env'));
-        const { api_key } = accounts.createApiKey(accountId, area, env, now);
+        const { api_key } = await accounts.createApiKey(accountId, area, env, now);
         return { account_id: accountId, area, env, api_key };
       }
       case 'key revoke': {
-        const revoked = accounts.revokeApiKey(required(flags, 'key'), now);
+        const revoked = await accounts.revokeApiKey(required(flags, 'key'), now);
         if (!revoked) throw new ProvisioningError('no active API key matches');
         return { revoked: true };
       }
@@ -161,17 +161,17 @@ async function admin(
         const accountId = required(flags, 'account');
         // Client credentials reach one environment, like keys (DECISIONS G21); test unless asked otherwise.
         const env = flags.env === undefined ? 'test' : keyEnv(flags.env);
-        return { account_id: accountId, env, ...accounts.createClient(accountId, env, now) };
+        return { account_id: accountId, env, ...(await accounts.createClient(accountId, env, now)) };
       }
       case 'order ship': {
         if (!arg) throw new UsageError('admin order ship needs ORDER_NO');
-        const domain = createDomain(db, { timeZone: config.serviceTimeZone });
+        const domain = createDomain(storage.domain, { timeZone: config.serviceTimeZone });
         return { ...(await domain.shipOrder(flags.account ?? null, arg, now)) };
       }
       case 'quota reset': {
         const accountId = required(flags, 'account');
         const month = monthKey(now, config.serviceTimeZone);
-        accounts.resetUsage(accountId, month, 'test');
+        await accounts.resetUsage(accountId, month, 'test');
         return {
           account_id: accountId,
           month,
@@ -228,15 +228,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const logger = createLogger(config);
       if (config.jwtSecretGenerated)
         logger.warn('JWT_SECRET is not set: using a random secret, so JWTs stop working when the server restarts');
-      const db = openDatabase(config.database);
+      const storage = await openStorage(config.database, storageOptions(config, logger));
       let demo: DemoAccount[] | undefined;
       let demoSkipped = false;
       try {
         if (flags.demo) {
           try {
             demo = await provisionDemo(
-              new SqliteAccountStore(db),
-              createDomain(db, { timeZone: config.serviceTimeZone }),
+              storage.accounts,
+              createDomain(storage.domain, { timeZone: config.serviceTimeZone }),
               clock(),
             );
           } catch (err) {
@@ -244,7 +244,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
             demoSkipped = true;
           }
         }
-        const app = await startServer({ config, db, closeDb: true, logger, ...(io.clock ? { clock: io.clock } : {}) });
+        const app = await startServer({
+          config,
+          storage,
+          closeStorage: true,
+          logger,
+          ...(io.clock ? { clock: io.clock } : {}),
+        });
         if (io.handleSignals !== false) shutdownOnSignals(app, { graceMs: config.shutdownGraceMs });
         io.onServe?.(app);
         const baseUrl = baseUrlOf(app);
@@ -263,20 +269,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               'The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …',
             );
           io.stdout(
-            `Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${config.database}). Ctrl-C stops it.`,
+            `Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${describeTarget(config.database)}). Ctrl-C stops it.`,
           );
         }
         return 0;
       } catch (err) {
-        db.close();
+        await storage.close().catch(() => undefined);
         throw err;
       }
     }
 
     const config = loadConfig(io.env, undefined, { needsJwtSecret: false });
     if (command === 'seed') {
-      const accounts = await withDatabase(config, (db) =>
-        provisionDemo(new SqliteAccountStore(db), createDomain(db, { timeZone: config.serviceTimeZone }), clock()),
+      const accounts = await withStorage(config, (storage) =>
+        provisionDemo(storage.accounts, createDomain(storage.domain, { timeZone: config.serviceTimeZone }), clock()),
       );
       io.stdout(json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`));
       return 0;
@@ -290,7 +296,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return fail(2, `${err.message}\n\n${USAGE}`);
     if (err instanceof ConfigError) return fail(2, err.message);
-    if (err instanceof ProvisioningError || err instanceof NotEmptyError) return fail(1, err.message);
+    if (err instanceof ProvisioningError || err instanceof NotEmptyError || err instanceof DatabaseUnavailableError)
+      return fail(1, err.message);
     if (err instanceof ApiError) return fail(1, err.message, err.code);
     return fail(1, err instanceof Error ? err.message : String(err));
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { contract, type Contract } from './contract-facts.js';
+import { type DatabaseTarget, DatabaseTargetError, parseDatabaseTarget } from './store/storage.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -8,8 +9,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 export interface Config {
   port: number;
   host: string;
-  /** SQLite file path, or `:memory:`. */
-  database: string;
+  /** `DATABASE`: a SQLite file path or `:memory:` (the default engine), or a `postgres://…` URL. */
+  database: DatabaseTarget;
   /** Time zone of the monthly reset, the 18:00 return window and every `YYYY-MM-DD HH:MM:SS` time. */
   serviceTimeZone: string;
   gatewayRatePerSecond: number;
@@ -107,7 +108,13 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const host = raw('HOST') ?? '127.0.0.1';
   if (!isIP(host) && !/^[A-Za-z0-9.-]+$/.test(host))
     problems.push(`HOST must be an IP address or host name, got "${host}"`);
-  const database = raw('DATABASE') ?? './data/reference.db';
+  let database: DatabaseTarget = { engine: 'sqlite', path: './data/reference.db' };
+  try {
+    database = parseDatabaseTarget(raw('DATABASE') ?? database.path);
+  } catch (err) {
+    if (!(err instanceof DatabaseTargetError)) throw err;
+    problems.push(err.message);
+  }
   const redisUrl = raw('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/[^\s]+$/.test(redisUrl))
     problems.push('REDIS_URL must be redis://[user:password@]host[:port][/db] (or rediss:// for TLS)');

@@ -48,20 +48,24 @@ const PLAN: Array<{ name: string; paid: boolean; envs: KeyEnv[] }> = [
  * accounts: keys are stored only as hashes, so a second run could not show the first run's keys.
  */
 export async function provisionDemo(accounts: AccountStore, domain: Domain, now: Date): Promise<DemoAccount[]> {
-  if (accounts.countAccounts() > 0) throw new NotEmptyError();
-  const provisioned: DemoAccount[] = PLAN.map((plan) => {
-    const account = accounts.createAccount({ name: plan.name, paid: plan.paid, link: KEY_AREAS }, now);
+  if ((await accounts.countAccounts()) > 0) throw new NotEmptyError();
+  const provisioned: DemoAccount[] = [];
+  for (const plan of PLAN) {
+    const account = await accounts.createAccount({ name: plan.name, paid: plan.paid, link: KEY_AREAS }, now);
     const envs = KEY_ENVS.filter((env) => plan.envs.includes(env));
-    const api_keys = envs.flatMap((env) =>
-      KEY_AREAS.map((area) => ({
-        area,
-        env,
-        api_key: accounts.createApiKey(account.account_id, area, env, now).api_key,
-      })),
-    );
-    const clients = envs.map((env) => ({ env, ...accounts.createClient(account.account_id, env, now) }));
+    const api_keys: DemoApiKey[] = [];
+    for (const env of envs) {
+      for (const area of KEY_AREAS)
+        api_keys.push({
+          area,
+          env,
+          api_key: (await accounts.createApiKey(account.account_id, area, env, now)).api_key,
+        });
+    }
+    const clients: DemoClient[] = [];
+    for (const env of envs) clients.push({ env, ...(await accounts.createClient(account.account_id, env, now)) });
     const test = clients.find((c) => c.env === 'test')!;
-    return {
+    provisioned.push({
       account_id: account.account_id,
       name: account.name,
       paid: account.paid,
@@ -70,8 +74,8 @@ export async function provisionDemo(accounts: AccountStore, domain: Domain, now:
       client_secret: test.client_secret,
       clients,
       environments: {},
-    };
-  });
+    });
+  }
   const owners: Owner[] = provisioned.flatMap((a) =>
     a.clients.map((c) => ({ accountId: a.account_id, environment: c.env })),
   );

@@ -25,10 +25,9 @@ import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
 import { jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
-import type { AccountStore } from './store/interface.js';
-import { SqliteAccountStore } from './store/sqlite-accounts.js';
+import type { AccountStore, DomainStore, Storage } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
-import { openDatabase, type Db } from './store/db.js';
+import { openStorage, type StorageOptions } from './store/storage.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -48,22 +47,22 @@ export interface Domain {
 
 /** Every operation's handler: the domain's, which see the credential's environment, and the token operations. */
 export type ServerHandlers = DomainHandlers & TokenHandlers;
-export type DomainFactory = (db: Db, options: { timeZone: string; lockTimeoutMs?: number }) => Domain;
+export type DomainFactory = (store: DomainStore, options: { timeZone: string }) => Domain;
 
 export interface AssembleOptions {
   config: Config;
   createDomain: DomainFactory;
-  /** An open database; when absent, `config.database` is opened (and closed with the server). */
-  db?: Db;
-  /** Close a database given in `db` when the server closes. */
-  closeDb?: boolean;
+  /** Open storage; when absent, the database of `config.database` is opened (and closed with the server). */
+  storage?: Storage;
+  /** Close storage given in `storage` when the server closes. */
+  closeStorage?: boolean;
   clock?: Clock;
   logger?: Logger;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    db: Db;
+    storage: Storage;
     accounts: AccountStore;
     domain: Domain;
     /** Strict-contract mode: every response or error code the contract does not allow, as it happened. */
@@ -75,26 +74,34 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] });
 }
 
+/** How the server opens `DATABASE`: SQLite's lock wait, and a log line when PostgreSQL drops an idle connection. */
+export function storageOptions(config: Config, logger: Pick<FastifyBaseLogger, 'warn'>): StorageOptions {
+  return {
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    // The pool replaces the connection; a request that needed it meanwhile failed with 500 and was logged.
+    onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed'),
+  };
+}
+
 /** Builds the server around a domain: storage, plugins in their order, one route per operation. */
 export async function assembleApp(options: AssembleOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? (() => new Date());
   const spec = contract();
-  const ownsDb = options.db === undefined || options.closeDb === true;
-  const db = options.db ?? openDatabase(config.database);
+  const ownsStorage = options.storage === undefined || options.closeStorage === true;
+  const logger = (options.logger ?? createLogger(config)) as FastifyBaseLogger;
+  const storage = options.storage ?? (await openStorage(config.database, storageOptions(config, logger)));
   let redis: Redis | undefined;
 
   try {
     // better-sqlite3 waits for a lock inside the call, holding the event loop: the server's connection waits only
     // briefly, and a write that finds the lock held elsewhere waits on timers instead (src/store/busy.ts).
-    db.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
-    const accounts = new SqliteAccountStore(db);
+    const sqlite = (storage as { sqlite?: { pragma(source: string): unknown } }).sqlite;
+    sqlite?.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
+    const accounts = storage.accounts;
     redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
-    const domain = options.createDomain(db, {
-      timeZone: config.serviceTimeZone,
-      lockTimeoutMs: config.dbLockTimeoutMs,
-    });
+    const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers: ServerHandlers = {
       ...domain.handlers,
       ...createTokenHandlers({
@@ -107,7 +114,6 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     // The types make a missing handler a compile error; this catches it at start-up in builds that drifted.
     assertHandlersComplete(handlers);
 
-    const logger = (options.logger ?? createLogger(config)) as FastifyBaseLogger;
     const app = Fastify({
       loggerInstance: logger,
       trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -140,12 +146,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       },
       clientErrorHandler: clientErrorHandler(spec.catalog, MAX_HEADER_BYTES, () => logger),
     });
-    if (ownsDb) app.addHook('onClose', async () => db.close());
+    // Registered first, so it runs after the plugins' own close hooks (the quota's last write needs the database).
+    if (ownsStorage) app.addHook('onClose', async () => storage.close());
     const openedRedis = redis;
     // Nothing is left to send at close, and a Redis that has gone away must not make the close fail.
     if (openedRedis) app.addHook('onClose', async () => openedRedis.disconnect());
     const violations: string[] = [];
-    app.decorate('db', db);
+    app.decorate('storage', storage);
     app.decorate('accounts', accounts);
     app.decorate('domain', domain);
     app.decorate('contractViolations', violations);
@@ -206,7 +213,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     }
 
     app.get('/health', async () => {
-      db.prepare('SELECT 1').get();
+      await storage.ping();
       return { data: { status: 'ok' } };
     });
     registerRoutes(app, handlers, spec);
@@ -215,7 +222,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     return app;
   } catch (err) {
     redis?.disconnect();
-    if (ownsDb) db.close();
+    if (ownsStorage) await storage.close();
     throw err;
   }
 }
@@ -294,10 +301,10 @@ export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, s
 
 export interface BuildAppOptions {
   config: Config;
-  /** An open database; when absent, `config.database` is opened and migrated (and closed with the server). */
-  db?: Db;
-  /** Close a database given in `db` when the server closes. */
-  closeDb?: boolean;
+  /** Open storage; when absent, the database of `config.database` is opened and migrated (and closed with the server). */
+  storage?: Storage;
+  /** Close storage given in `storage` when the server closes. */
+  closeStorage?: boolean;
   /** The server's clock (quota month, token expiry, return window, timestamps); injectable for tests. */
   clock?: Clock;
   logger?: Logger;

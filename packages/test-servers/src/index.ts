@@ -3,3 +3,4 @@ export { sparePort } from './ports.js';
 export { startServer, type RunningServer } from './process.js';
 export { REDIS_SERVER, startRedis, type RunningRedis } from './redis.js';
 export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
+export { ensurePostgres, POSTGRES_PASSWORD, startPostgres, type RunningPostgres } from './postgres.js';

@@ -22,16 +22,16 @@ export class ApiKeyCache {
     return this.entries.size;
   }
 
-  lookup(
+  async lookup(
     apiKey: string,
     nowMs: number,
-    load: (apiKey: string) => ApiKeyIdentity | undefined,
-  ): ApiKeyIdentity | undefined {
+    load: (apiKey: string) => Promise<ApiKeyIdentity | undefined>,
+  ): Promise<ApiKeyIdentity | undefined> {
     const known = this.entries.get(apiKey);
     // A clock that went back (a test's, or the host's) must not stretch an entry's life past ttlMs either.
     if (known && nowMs < known.expiresMs && nowMs >= known.expiresMs - this.ttlMs) return known.identity;
     if (known) this.entries.delete(apiKey);
-    const identity = load(apiKey);
+    const identity = await load(apiKey);
     if (identity && this.ttlMs > 0) {
       if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(apiKey, { identity, expiresMs: nowMs + this.ttlMs });

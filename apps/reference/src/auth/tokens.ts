@@ -33,7 +33,7 @@ export function createTokenHandlers(deps: {
 
   return {
     async createAccessToken({ body }, ctx) {
-      const client = accounts.verifyClient(body.client_id, body.client_secret);
+      const client = await accounts.verifyClient(body.client_id, body.client_secret);
       if (!client) throw new ApiError('AUTH_INVALID_TOKEN', 'The client credentials are invalid.');
       const refresh = await whenUnlocked(
         () =>

@@ -1,7 +1,6 @@
 // The domain half of the reference server: every operation of the contract except the two token operations,
-// on a storage interface (`DomainStore`) with SQLite behind it.
+// on a storage interface (`DomainStore`) with SQLite or PostgreSQL behind it (store/storage.ts).
 
-import type Database from 'better-sqlite3';
 import {
   type ContractModel,
   contractModel,
@@ -17,7 +16,6 @@ import { orderHandlers, orderLifecycle } from './orders.js';
 import { productHandlers } from './products.js';
 import { returnHandlers } from './returns.js';
 import { type DemoSummary, seedDemo } from './seed.js';
-import { SqliteDomainStore } from '../store/sqlite-domain.js';
 import type { DomainStore } from '../store/interface.js';
 import { videoHandlers } from './videos.js';
 import type { Domain as DomainParts } from './views.js';
@@ -25,7 +23,6 @@ import type { Domain as DomainParts } from './views.js';
 export type { DomainHandler, DomainHandlers, DomainOperationId } from './vocabulary.js';
 export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './vocabulary.js';
 export type { DemoAccountSummary, DemoSummary } from './seed.js';
-export { SqliteDomainStore } from '../store/sqlite-domain.js';
 export type * from '../store/interface.js';
 
 export interface DomainOptions {
@@ -38,8 +35,6 @@ export interface DomainOptions {
   spec?: OpenApiDocument;
   /** Where camera videos are served; `video_url` is this plus the video id. */
   videoBaseUrl?: string;
-  /** How long a write waits for the database's write lock held by another connection (src/store/busy.ts). */
-  lockTimeoutMs?: number;
 }
 
 export interface Domain {
@@ -69,8 +64,8 @@ function dataMaxItems(model: ContractModel, operationId: string): number {
   return max;
 }
 
-/** The domain on any `DomainStore` implementation. */
-export function createDomainWithStore(store: DomainStore, options: DomainOptions): Domain {
+/** The domain on a `DomainStore` of either engine. */
+export function createDomain(store: DomainStore, options: DomainOptions): Domain {
   const spec = options.spec ?? loadDereferencedSpec();
   const model = contractModel(spec);
   assertKnownValues(model);
@@ -99,9 +94,4 @@ export function createDomainWithStore(store: DomainStore, options: DomainOptions
     seedDemo: ({ owners, now }) => seedDemo(parts, handlers, lifecycle, owners, now ?? new Date()),
     shipOrder: (accountId, orderNo, now) => lifecycle.ship(accountId, orderNo, now),
   };
-}
-
-/** The domain on one better-sqlite3 database, after the migrations (`store/migrations/002_domain.sql` on) ran. */
-export function createDomain(db: Database.Database, options: DomainOptions): Domain {
-  return createDomainWithStore(new SqliteDomainStore(db, options.lockTimeoutMs), options);
 }

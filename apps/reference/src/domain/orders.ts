@@ -277,28 +277,28 @@ export function orderHandlers(d: Domain): OrderHandlers {
         const out: OrderResult[] = [];
         for (const [i, row] of body.orders.entries()) {
           const f = fieldsOf(row);
+          const duplicate = `An order with mall_order_no ${f.mall_order_no} already exists.`;
           const failure =
             repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findOrderByMallOrderNo(owner, f.mall_order_no))
-              ? `An order with mall_order_no ${f.mall_order_no} already exists.`
-              : undefined) ??
+            ((await tx.findOrderByMallOrderNo(owner, f.mall_order_no)) ? duplicate : undefined) ??
             (await missingItem(tx, owner, f)) ??
             (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
               (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
             ));
+          const failed = (message: string): OrderResult => ({
+            mall_order_no: f.mall_order_no,
+            mall_product_name: f.mall_product_name,
+            order_no: '',
+            created_at: '',
+            success: false,
+            result_message: message,
+          });
           if (failure !== undefined) {
-            out.push({
-              mall_order_no: f.mall_order_no,
-              mall_product_name: f.mall_product_name,
-              order_no: '',
-              created_at: '',
-              success: false,
-              result_message: failure,
-            });
+            out.push(failed(failure));
             continue;
           }
           const order_no = await nextOrderNo(tx, time, at);
-          await tx.insertOrder(owner, {
+          const inserted = await tx.insertOrder(owner, {
             ...f,
             order_no,
             order_status_code: ORDER_STATUS.registered,
@@ -306,6 +306,13 @@ export function orderHandlers(d: Domain): OrderHandlers {
             registered_at: at,
             updated_at: at,
           });
+          if (!inserted) {
+            // Another instance registered the same mall_order_no after this transaction looked (the unique key
+            // decided): this row lost, and the stock it took goes back.
+            await tx.releaseStock(owner, f.product_code, f.option_code, f.quantity, at);
+            out.push(failed(duplicate));
+            continue;
+          }
           out.push({
             mall_order_no: f.mall_order_no,
             mall_product_name: f.mall_product_name,
@@ -375,27 +382,31 @@ export function orderHandlers(d: Domain): OrderHandlers {
         for (const [i, row] of body.orders.entries()) {
           const f = fieldsOf(row);
           // A draft allocates no stock: only duplicates and unknown products or options fail a row.
+          const duplicate = `A draft with mall_order_no ${f.mall_order_no} already exists.`;
           const failure =
             repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findDraftByMallOrderNo(owner, f.mall_order_no))
-              ? `A draft with mall_order_no ${f.mall_order_no} already exists.`
-              : undefined) ??
+            ((await tx.findDraftByMallOrderNo(owner, f.mall_order_no)) ? duplicate : undefined) ??
             (await missingItem(tx, owner, f));
+          // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
+          const failed = (message: string): DraftResult => ({
+            mall_order_no: f.mall_order_no,
+            mall_product_name: f.mall_product_name,
+            draft_id: '',
+            status: '',
+            created_at: '',
+            success: false,
+            result_message: message,
+          });
           if (failure !== undefined) {
-            // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
-            out.push({
-              mall_order_no: f.mall_order_no,
-              mall_product_name: f.mall_product_name,
-              draft_id: '',
-              status: '',
-              created_at: '',
-              success: false,
-              result_message: failure,
-            });
+            out.push(failed(failure));
             continue;
           }
           const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
-          await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
+          if (!(await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at }))) {
+            // Registered meanwhile by a concurrent request (another instance): the unique key decided, this row lost.
+            out.push(failed(duplicate));
+            continue;
+          }
           out.push({
             mall_order_no: f.mall_order_no,
             mall_product_name: f.mall_product_name,

@@ -65,7 +65,7 @@ export const auth = fp<AuthOptions>(
       const outcome = await jwt.verify(match[1]!, request.now, route.area);
       if (outcome.kind === 'expired')
         throw new ApiError('AUTH_EXPIRED_TOKEN', 'The JWT has expired. Refresh it and retry.');
-      const account = outcome.kind === 'ok' ? accounts.getAccount(outcome.accountId) : undefined;
+      const account = outcome.kind === 'ok' ? await accounts.getAccount(outcome.accountId) : undefined;
       if (outcome.kind === 'invalid' || !account) throw new ApiError('AUTH_INVALID_TOKEN', 'The JWT is invalid.');
       // Live data needs the paid subscription on every call, whichever credential reaches it (DECISIONS G19).
       if (outcome.environment === 'live' && !account.paid)
@@ -73,9 +73,9 @@ export const auth = fp<AuthOptions>(
       request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
     }
 
-    function apiKey(request: FastifyRequest, route: Route, key: string | undefined): void {
+    async function apiKey(request: FastifyRequest, route: Route, key: string | undefined): Promise<void> {
       if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
-      const identity = API_KEY_SHAPE.test(key) ? keys.lookup(key, request.now.getTime(), findApiKey) : undefined;
+      const identity = API_KEY_SHAPE.test(key) ? await keys.lookup(key, request.now.getTime(), findApiKey) : undefined;
       if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
       if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
         throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');
@@ -106,7 +106,7 @@ export const auth = fp<AuthOptions>(
       if (!acceptsKey && !acceptsJwt) {
         request.credential = { kind: 'public' };
       } else if (acceptsKey && (!acceptsJwt || key !== undefined)) {
-        apiKey(request, route, key);
+        await apiKey(request, route, key);
       } else {
         await bearer(request, route, acceptsKey);
       }

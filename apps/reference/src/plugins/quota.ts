@@ -39,11 +39,13 @@ interface Unwritten {
 
 /**
  * Counts metered calls without waiting for the database's write lock. Normally each call is one atomic statement
- * (`countTestCall`: the increment happens only below the limit). When another connection holds the write lock
- * (another process, an operator's command), that statement cannot run, and a read must not wait for it
- * (src/store/busy.ts): the call is then decided on the committed count (WAL readers see it without a lock) plus
- * this process's calls not yet written, and those are written as soon as the lock is free. The quota can then be
- * exceeded only by calls that another process counted during the same lock, never by this process's own.
+ * (`countTestCall`: the increment happens only below the limit), which on PostgreSQL keeps the quota exact across
+ * every instance on the database. When another connection holds SQLite's write lock (another process, an
+ * operator's command), that statement cannot run, and a read must not wait for it (src/store/busy.ts): the call is
+ * then decided on the committed count (WAL readers see it without a lock) plus this process's calls not yet
+ * written, and those are written as soon as the lock is free. The quota can then be exceeded only by calls that
+ * another process counted during the same lock, never by this process's own. PostgreSQL never reports the lock, so
+ * there every call takes the atomic statement.
  *
  * Live-key calls are counted and never refused, so nothing waits on their count: they are gathered in memory and
  * written together, one statement per account and month, once `liveFlushMs` of service time has passed since the
@@ -57,6 +59,12 @@ export class UsageMeter {
   private readonly liveBatch = new Map<string, Unwritten>();
   private liveBatchSinceMs: number | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
+  /**
+   * Serialises the steps that read or change `unwritten` together with the database (a decision on the committed
+   * count plus the unwritten calls; a write of unwritten calls): between the database's answer and the change of
+   * `unwritten`, no other step may look at either, or a call would be counted twice or not at all.
+   */
+  private exclusive: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly accounts: AccountStore,
@@ -64,6 +72,12 @@ export class UsageMeter {
     private readonly log: FastifyInstance['log'],
     private readonly liveFlushMs = 0,
   ) {}
+
+  private serially<T>(step: () => Promise<T>): Promise<T> {
+    const result = this.exclusive.then(step);
+    this.exclusive = result.catch(() => undefined);
+    return result;
+  }
 
   /** Calls counted but not yet in the database (tests, and the log on close). */
   get pendingCalls(): number {
@@ -78,23 +92,24 @@ export class UsageMeter {
     return this.writing ?? Promise.resolve();
   }
 
-  countTest(accountId: string, month: string, limit: number): { allowed: boolean; calls: number } {
+  async countTest(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }> {
     const key = `${accountId} ${month} test`;
-    const waiting = this.unwritten.get(key);
-    if (!waiting) {
+    if (!this.unwritten.has(key)) {
       try {
-        return this.accounts.countTestCall(accountId, month, limit);
+        return await this.accounts.countTestCall(accountId, month, limit);
       } catch (err) {
         if (!isBusy(err)) throw err;
       }
     }
-    const calls = this.accounts.usage(accountId, month, 'test') + (waiting?.calls ?? 0);
-    if (calls >= limit) return { allowed: false, calls };
-    this.defer(key, { accountId, month, env: 'test', calls: 1 });
-    return { allowed: true, calls: calls + 1 };
+    return this.serially(async () => {
+      const calls = (await this.accounts.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
+      if (calls >= limit) return { allowed: false, calls };
+      this.defer(key, { accountId, month, env: 'test', calls: 1 });
+      return { allowed: true, calls: calls + 1 };
+    });
   }
 
-  countLive(accountId: string, month: string, nowMs: number): void {
+  async countLive(accountId: string, month: string, nowMs: number): Promise<void> {
     const key = `${accountId} ${month} live`;
     if (this.liveFlushMs > 0) {
       this.gatherLive(key, accountId, month, nowMs);
@@ -102,7 +117,7 @@ export class UsageMeter {
     }
     if (!this.unwritten.has(key)) {
       try {
-        this.accounts.countLiveCall(accountId, month);
+        await this.accounts.countLiveCall(accountId, month);
         return;
       } catch (err) {
         if (!isBusy(err)) throw err;
@@ -144,18 +159,26 @@ export class UsageMeter {
     });
   }
 
-  private writeOne(key: string, u: Unwritten): void {
-    // Read and cleared in the same synchronous step as the write: calls counted meanwhile stay for the next one.
-    const calls = u.calls;
-    this.accounts.addUsage(u.accountId, u.month, u.env, calls);
-    u.calls -= calls;
-    if (u.calls === 0) this.unwritten.delete(key);
+  private writeOne(key: string, u: Unwritten): Promise<void> {
+    return this.serially(async () => {
+      // Calls counted while this write runs stay for the next one; a write that ran before this step got its turn
+      // may have left nothing to write.
+      const calls = u.calls;
+      if (calls === 0) {
+        if (this.unwritten.get(key) === u) this.unwritten.delete(key);
+        return;
+      }
+      await this.accounts.addUsage(u.accountId, u.month, u.env, calls);
+      u.calls -= calls;
+      if (u.calls === 0) this.unwritten.delete(key);
+    });
   }
 
   private async writeUnwritten(): Promise<void> {
     while (this.unwritten.size > 0) {
       const [key, u] = this.unwritten.entries().next().value as [string, Unwritten];
       try {
+        // Each attempt holds the exclusive step only while it runs, never during the pauses between attempts.
         await whenUnlocked(() => this.writeOne(key, u), this.lockTimeoutMs);
       } catch (err) {
         if (!(err instanceof DatabaseLockedError)) {
@@ -175,11 +198,11 @@ export class UsageMeter {
   }
 
   /** On close: one last try; what cannot be written is reported. */
-  close(): void {
+  async close(): Promise<void> {
     this.flushLive();
     for (const [key, u] of [...this.unwritten]) {
       try {
-        this.writeOne(key, u);
+        await this.writeOne(key, u);
       } catch (err) {
         this.log.error(
           { err, calls: u.calls, env: u.env, month: u.month },
@@ -212,10 +235,10 @@ export const quota = fp<QuotaOptions>(
       if (credential?.kind !== 'api_key') return;
       const month = monthKey(request.now, timeZone);
       if (credential.environment === 'live') {
-        meter.countLive(credential.accountId, month, request.now.getTime());
+        await meter.countLive(credential.accountId, month, request.now.getTime());
         return;
       }
-      const counted = meter.countTest(credential.accountId, month, limit);
+      const counted = await meter.countTest(credential.accountId, month, limit);
       const reset = startOfNextMonth(request.now, timeZone);
       request.quota = { limit, remaining: Math.max(0, limit - counted.calls), reset, exhausted: !counted.allowed };
       if (!counted.allowed)

@@ -33,15 +33,15 @@ const FIRST_PAUSE_MS = 2;
 const LONGEST_PAUSE_MS = 100;
 
 /**
- * Runs `attempt` (synchronous SQLite work that needs the write lock) and, while it fails with SQLITE_BUSY, runs it
+ * Runs `attempt` (SQLite work that needs the write lock) and, while it fails with SQLITE_BUSY, runs it
  * again after a growing pause on a timer, for at most `timeoutMs`. Other requests are served during the pauses.
  */
-export async function whenUnlocked<T>(attempt: () => T, timeoutMs: number): Promise<T> {
+export async function whenUnlocked<T>(attempt: () => T | Promise<T>, timeoutMs: number): Promise<T> {
   const started = performance.now();
   let pause = FIRST_PAUSE_MS;
   for (;;) {
     try {
-      return attempt();
+      return await attempt();
     } catch (err) {
       if (!isBusy(err)) throw err;
       const left = timeoutMs - (performance.now() - started);

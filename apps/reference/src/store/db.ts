@@ -7,10 +7,12 @@ import Database from 'better-sqlite3';
 export type Db = Database.Database;
 
 /**
- * The SQL migrations ship as source: from `src/store/db.ts` and from `dist/store/db.js` alike, two levels up is
- * the package directory.
+ * The SQL migrations ship as source, one folder per engine: from `src/store/db.ts` and from `dist/store/db.js`
+ * alike, two levels up is the package directory. Each engine numbers its own migrations.
  */
-export const migrationsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'store', 'migrations');
+const migrationsRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'store', 'migrations');
+export const migrationsDir = join(migrationsRoot, 'sqlite');
+export const postgresMigrationsDir = join(migrationsRoot, 'postgres');
 
 export interface Migration {
   version: number;
@@ -85,20 +87,7 @@ export function migrate(db: Db, migrations: Migration[]): { applied: number[] } 
       }>
     ).map((r) => [r.version, r]),
   );
-  const label = (version: number, name: string) => `${String(version).padStart(3, '0')}_${name}`;
-  for (const [version, row] of recorded) {
-    const file = migrations.find((m) => m.version === version);
-    if (!file)
-      throw new Error(
-        `the database has migration ${label(version, row.name)}, which this server does not know: it is newer than this code`,
-      );
-    // An applied migration that changed would leave databases that ran the old text in an unknown state.
-    if (file.checksum !== row.checksum || file.name !== row.name) {
-      throw new Error(
-        `migration ${label(version, file.name)} changed after it was applied; add a new migration instead`,
-      );
-    }
-  }
+  checkRecorded(recorded, migrations);
   const record = db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)');
   const applied: number[] = [];
   for (const m of migrations) {
@@ -110,4 +99,28 @@ export function migrate(db: Db, migrations: Migration[]): { applied: number[] } 
     applied.push(m.version);
   }
   return { applied };
+}
+
+const label = (version: number, name: string) => `${String(version).padStart(3, '0')}_${name}`;
+
+/**
+ * Refuses a database whose recorded migrations this code does not have (it is newer) or whose applied migration
+ * changed since (databases that ran the old text would be in an unknown state). Both engines use it.
+ */
+export function checkRecorded(
+  recorded: ReadonlyMap<number, { name: string; checksum: string }>,
+  migrations: readonly Migration[],
+): void {
+  for (const [version, row] of recorded) {
+    const file = migrations.find((m) => m.version === version);
+    if (!file)
+      throw new Error(
+        `the database has migration ${label(version, row.name)}, which this server does not know: it is newer than this code`,
+      );
+    if (file.checksum !== row.checksum || file.name !== row.name) {
+      throw new Error(
+        `migration ${label(version, file.name)} changed after it was applied; add a new migration instead`,
+      );
+    }
+  }
 }

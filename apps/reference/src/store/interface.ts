@@ -1,7 +1,7 @@
 // The storage interface of the reference server: what the plugins, the token operations and the domain's handlers
-// need from storage, and nothing of how it is kept. `sqlite-accounts.ts` and `sqlite-domain.ts` implement it on
-// better-sqlite3; a second engine (PostgreSQL) implements the same two interfaces, `AccountStore` and
-// `DomainStore`, and nothing above `store/` changes.
+// need from storage, and nothing of how it is kept. `sql-accounts.ts` and `sql-domain.ts` implement both
+// interfaces, `AccountStore` and `DomainStore`, on either engine (SQLite or PostgreSQL, store/sql.ts); nothing above
+// `store/` knows which.
 import type { KeyArea } from '@cls-api/server';
 import type { EpochSeconds } from '@cls-api/spec';
 import { ENVIRONMENTS, type Environment, type Owner } from '../environment.js';
@@ -50,28 +50,32 @@ export class ProvisioningError extends Error {
 }
 
 /**
- * Accounts, credentials and usage counters. The interface is what the server needs from storage, so that another
- * backend (PostgreSQL) can implement it; `SqliteAccountStore` is the SQLite one.
+ * Accounts, credentials and usage counters, asynchronous so that a networked database (PostgreSQL) implements it as
+ * well as SQLite; `SqlAccountStore` (store/sql-accounts.ts) is both.
  */
 export interface AccountStore {
-  countAccounts(): number;
-  createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Account;
-  getAccount(accountId: string): Account | undefined;
-  setPaid(accountId: string, paid: boolean): Account;
-  linkServiceAccount(accountId: string, area: KeyArea, serviceAccountRef: string, now: Date): Account;
-  createApiKey(accountId: string, area: KeyArea, env: KeyEnv, now: Date): { api_key: string; key_id: string };
-  findApiKey(apiKey: string): ApiKeyIdentity | undefined;
-  revokeApiKey(apiKey: string, now: Date): boolean;
+  countAccounts(): Promise<number>;
+  createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Promise<Account>;
+  getAccount(accountId: string): Promise<Account | undefined>;
+  setPaid(accountId: string, paid: boolean): Promise<Account>;
+  linkServiceAccount(accountId: string, area: KeyArea, serviceAccountRef: string, now: Date): Promise<Account>;
+  createApiKey(accountId: string, area: KeyArea, env: KeyEnv, now: Date): Promise<{ api_key: string; key_id: string }>;
+  findApiKey(apiKey: string): Promise<ApiKeyIdentity | undefined>;
+  revokeApiKey(apiKey: string, now: Date): Promise<boolean>;
   /** Client credentials `cli_{env}_{random}` for one environment (live ones need a paid subscription, as live keys do). */
-  createClient(accountId: string, environment: Environment, now: Date): { client_id: string; client_secret: string };
+  createClient(
+    accountId: string,
+    environment: Environment,
+    now: Date,
+  ): Promise<{ client_id: string; client_secret: string }>;
   /** The account and environment of valid client credentials, else undefined. */
-  verifyClient(clientId: string, clientSecret: string): ClientIdentity | undefined;
+  verifyClient(clientId: string, clientSecret: string): Promise<ClientIdentity | undefined>;
   issueRefreshToken(
     input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number },
     now: Date,
-  ): { refresh_token: string; family_id: string };
+  ): Promise<{ refresh_token: string; family_id: string }>;
   /** Spends a refresh token: it works once. */
-  useRefreshToken(refreshToken: string, now: Date): RefreshOutcome;
+  useRefreshToken(refreshToken: string, now: Date): Promise<RefreshOutcome>;
   /**
    * Spends a refresh token and issues the next of its family, in one transaction: either both happen or neither
    * (a client never loses its family to a failure between the two).
@@ -80,14 +84,17 @@ export interface AccountStore {
     refreshToken: string,
     ttlSeconds: number,
     now: Date,
-  ): RefreshOutcome | (Extract<RefreshOutcome, { kind: 'ok' }> & { refresh_token: string });
-  /** Counts one test-key call if the account is below `limit` this month; atomic across concurrent callers. */
-  countTestCall(accountId: string, month: string, limit: number): { allowed: boolean; calls: number };
-  countLiveCall(accountId: string, month: string): number;
+  ): Promise<RefreshOutcome | (Extract<RefreshOutcome, { kind: 'ok' }> & { refresh_token: string })>;
+  /**
+   * Counts one test-key call if the account is below `limit` this month; atomic across concurrent callers and
+   * across processes on one database (one conditional statement, never a read then a write).
+   */
+  countTestCall(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }>;
+  countLiveCall(accountId: string, month: string): Promise<number>;
   /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
-  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): void;
-  usage(accountId: string, month: string, env: KeyEnv): number;
-  resetUsage(accountId: string, month: string, env: KeyEnv): void;
+  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): Promise<void>;
+  usage(accountId: string, month: string, env: KeyEnv): Promise<number>;
+  resetUsage(accountId: string, month: string, env: KeyEnv): Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -296,9 +303,14 @@ export interface StoreWriter {
     at: EpochSeconds,
   ): Promise<void>;
 
-  insertOrder(owner: Owner, order: OrderRecord): Promise<void>;
+  /**
+   * Inserts the order unless the owner already has one with its `mall_order_no` (written meanwhile by a concurrent
+   * transaction, perhaps of another instance): false then, and nothing is written.
+   */
+  insertOrder(owner: Owner, order: OrderRecord): Promise<boolean>;
   updateOrder(owner: Owner, orderNo: string, changes: OrderChanges): Promise<void>;
-  insertDraft(owner: Owner, draft: DraftRecord): Promise<void>;
+  /** Inserts the draft unless the owner already has one with its `mall_order_no`: false then, as `insertOrder`. */
+  insertDraft(owner: Owner, draft: DraftRecord): Promise<boolean>;
 
   insertReturn(owner: Owner, ret: ReturnRecord): Promise<void>;
   markReturnWithdrawn(owner: Owner, returnNo: string, at: EpochSeconds): Promise<void>;
@@ -312,13 +324,20 @@ export type StoreTransaction = StoreReader & StoreWriter;
 export interface DomainStore extends StoreReader {
   /**
    * Runs `work` as one transaction: committed when it resolves, rolled back when it rejects, so a failure part-way
-   * leaves nothing behind. Transactions do not interleave.
+   * leaves nothing behind. On SQLite transactions run one after another; on PostgreSQL they run at once (read
+   * committed, here and in other instances), so every rule between them is one conditional statement or a unique
+   * key (`allocateStock`, `insertOrder`, `insertDraft`, `nextSequence`), never a read followed by a write. A
+   * transaction that deadlocks is run again from the start, so `work` must not act outside the store.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
 }
 
 /** Every kind of storage the server uses, of one engine. */
 export interface Storage {
+  readonly engine: 'sqlite' | 'postgres';
   accounts: AccountStore;
   domain: DomainStore;
+  /** Resolves when the database answers (`/health`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

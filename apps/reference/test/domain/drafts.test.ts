@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   NOW,
   SELLER_A,
@@ -12,148 +12,186 @@ import {
   orderRow,
   product,
   stockOf,
+  closeDomains,
+  ENGINES,
+  blindToMallOrderNos,
+  domainOnStore,
 } from './support.js';
 
-let h: Harness;
-beforeEach(async () => {
-  h = freshDomain();
-  await product(h, SELLER_A, 'SHIRT', 0, [['WHITE-M', 1]]);
-  await product(h, SELLER_A, 'SCARF', 0);
-});
-
-describe('registerDraftOrders', () => {
-  it('reports each row in order: failed rows have empty draft_id, status and created_at (DECISIONS G7)', async () => {
-    await call(
-      h,
-      'registerDraftOrders',
-      { body: { orders: [orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' })] } },
-      ctx(SELLER_A, NOW),
-    );
-    const result = await call(
-      h,
-      'registerDraftOrders',
-      {
-        body: {
-          orders: [
-            orderRow({ mall_order_no: 'D-1', option_code: 'WHITE-M', quantity: 5 }), // more than stock: drafts allocate none
-            orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' }),
-            orderRow({ mall_order_no: 'D-2', product_code: 'GHOST' }),
-            orderRow({ mall_order_no: 'D-3', option_code: 'PINK' }),
-            orderRow({ mall_order_no: 'D-4', product_code: 'SCARF', quantity: 9 }),
-            orderRow({ mall_order_no: 'D-1', product_code: 'SCARF' }),
-          ],
-        },
-      },
-      ctx(SELLER_A, NOW),
-    );
-    const { created_count, failed_count, drafts } = result.data;
-    expect(drafts.map((d) => [d.mall_order_no, d.success])).toEqual([
-      ['D-1', true],
-      ['D-OLD', false],
-      ['D-2', false],
-      ['D-3', false],
-      ['D-4', true],
-      ['D-1', false],
-    ]);
-    expect([created_count, failed_count]).toEqual([2, 4]);
-    expect(drafts[1]!.result_message).toBe('A draft with mall_order_no D-OLD already exists.');
-    expect(drafts[2]!.result_message).toBe('Product GHOST was not found.');
-    expect(drafts[3]!.result_message).toMatch(/Option PINK/);
-    expect(drafts[5]!.result_message).toMatch(/repeats orders\[0\]/);
-    for (const d of drafts) {
-      if (d.success)
-        expect(d).toMatchObject({
-          draft_id: expect.stringMatching(/^DRF-20261120-\d{4}$/),
-          status: 'open',
-          created_at: '2026-11-20 10:00:00',
-          result_message: '',
-        });
-      else expect(d).toMatchObject({ draft_id: '', status: '', created_at: '' });
-    }
-    // A draft holds no stock.
-    expect(await stockOf(h, SELLER_A, 'SHIRT', 'WHITE-M')).toBe(1);
-    expect(count(h.db, 'orders')).toBe(0);
+// The same suite on each storage engine (test/support/engines.ts).
+describe.each(ENGINES)('on %s', (engine) => {
+  afterEach(closeDomains);
+  let h: Harness;
+  beforeEach(async () => {
+    h = await freshDomain(engine);
+    await product(h, SELLER_A, 'SHIRT', 0, [['WHITE-M', 1]]);
+    await product(h, SELLER_A, 'SCARF', 0);
   });
 
-  it('a mall_order_no used by an order does not block a draft, and vice versa', async () => {
-    await product(h, SELLER_A, 'MUG', 5);
-    const order = await call(
-      h,
-      'registerOrders',
-      { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
-      ctx(SELLER_A, NOW),
-    );
-    expect(order.data.created_count).toBe(1);
-    const draft = await call(
-      h,
-      'registerDraftOrders',
-      { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
-      ctx(SELLER_A, NOW),
-    );
-    expect(draft.data.created_count).toBe(1);
-  });
-
-  it('takes a body of 1,000 rows (the limit) and registers every row', async () => {
-    const orders = Array.from({ length: 1000 }, (_, i) =>
-      orderRow({ mall_order_no: `BULK-${i}`, product_code: 'SCARF', memo: `row ${i}` }),
-    );
-    const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
-    expect(result.data.created_count).toBe(1000);
-    expect(result.data.failed_count).toBe(0);
-    expect(result.data.drafts.map((d) => d.mall_order_no)).toEqual(orders.map((o) => o.mall_order_no));
-    expect(new Set(result.data.drafts.map((d) => d.draft_id)).size).toBe(1000);
-    expect(result.data.drafts[999]!.draft_id).toBe('DRF-20261120-1000');
-    expect(count(h.db, 'draft_orders')).toBe(1000);
-  });
-
-  it('1,000 rows that all fail are reported one by one', async () => {
-    const orders = Array.from({ length: 1000 }, (_, i) =>
-      orderRow({ mall_order_no: `MISS-${i}`, product_code: 'GHOST' }),
-    );
-    const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
-    expect([result.data.created_count, result.data.failed_count]).toEqual([0, 1000]);
-    expect(count(h.db, 'draft_orders')).toBe(0);
-  });
-});
-
-describe('getDraftOrder', () => {
-  it('reads a draft with every field, and another seller cannot', async () => {
-    const result = await call(
-      h,
-      'registerDraftOrders',
-      {
-        body: { orders: [orderRow({ mall_order_no: 'D-R', option_code: 'WHITE-M', quantity: 2, memo: 'gift wrap' })] },
-      },
-      ctx(SELLER_A, NOW),
-    );
-    const draftId = result.data.drafts[0]!.draft_id;
-    const { data } = await call(h, 'getDraftOrder', { params: { draft_id: draftId } }, ctx(SELLER_A, NOW));
-    expect(data).toEqual({
-      draft_id: draftId,
-      status: 'open',
-      mall_order_no: 'D-R',
-      mall_product_name: 'Linen shirt, white',
-      product_code: 'SHIRT',
-      option_code: 'WHITE-M',
-      quantity: 2,
-      receiver_name: 'Kim Minji',
-      receiver_phone: '010-1234-5678',
-      receiver_address: '12 Teheran-ro, Gangnam-gu, Seoul',
-      memo: 'gift wrap',
-      created_at: '2026-11-20 10:00:00',
-    });
-    await expectApiError(
-      'getDraftOrder',
-      h.handlers.getDraftOrder({ params: { draft_id: draftId }, query: {}, body: undefined }, ctx(SELLER_B, NOW)),
-      'ORDER_DRAFT_NOT_FOUND',
-    );
-    await expectApiError(
-      'getDraftOrder',
-      h.handlers.getDraftOrder(
-        { params: { draft_id: 'DRF-19990101-0001' }, query: {}, body: undefined },
+  describe('registerDraftOrders', () => {
+    it('a row whose mall_order_no another instance committed meanwhile fails on the unique key, not with an error', async () => {
+      await call(
+        h,
+        'registerDraftOrders',
+        { body: { orders: [orderRow({ mall_order_no: 'RACED', product_code: 'SCARF' })] } },
         ctx(SELLER_A, NOW),
-      ),
-      'ORDER_DRAFT_NOT_FOUND',
-    );
+      );
+      const racing = domainOnStore(blindToMallOrderNos(h.storage.domain));
+      const result = await call(
+        racing,
+        'registerDraftOrders',
+        {
+          body: {
+            orders: [
+              orderRow({ mall_order_no: 'RACED', product_code: 'SCARF' }),
+              orderRow({ mall_order_no: 'FRESH', product_code: 'SCARF' }),
+            ],
+          },
+        },
+        ctx(SELLER_A, NOW),
+      );
+      expect(result.data.drafts.map((d) => [d.success, d.draft_id === '', d.result_message])).toEqual([
+        [false, true, 'A draft with mall_order_no RACED already exists.'],
+        [true, false, ''],
+      ]);
+      expect(await count(h, 'draft_orders')).toBe(2);
+    });
+
+    it('reports each row in order: failed rows have empty draft_id, status and created_at (DECISIONS G7)', async () => {
+      await call(
+        h,
+        'registerDraftOrders',
+        { body: { orders: [orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' })] } },
+        ctx(SELLER_A, NOW),
+      );
+      const result = await call(
+        h,
+        'registerDraftOrders',
+        {
+          body: {
+            orders: [
+              orderRow({ mall_order_no: 'D-1', option_code: 'WHITE-M', quantity: 5 }), // more than stock: drafts allocate none
+              orderRow({ mall_order_no: 'D-OLD', product_code: 'SCARF' }),
+              orderRow({ mall_order_no: 'D-2', product_code: 'GHOST' }),
+              orderRow({ mall_order_no: 'D-3', option_code: 'PINK' }),
+              orderRow({ mall_order_no: 'D-4', product_code: 'SCARF', quantity: 9 }),
+              orderRow({ mall_order_no: 'D-1', product_code: 'SCARF' }),
+            ],
+          },
+        },
+        ctx(SELLER_A, NOW),
+      );
+      const { created_count, failed_count, drafts } = result.data;
+      expect(drafts.map((d) => [d.mall_order_no, d.success])).toEqual([
+        ['D-1', true],
+        ['D-OLD', false],
+        ['D-2', false],
+        ['D-3', false],
+        ['D-4', true],
+        ['D-1', false],
+      ]);
+      expect([created_count, failed_count]).toEqual([2, 4]);
+      expect(drafts[1]!.result_message).toBe('A draft with mall_order_no D-OLD already exists.');
+      expect(drafts[2]!.result_message).toBe('Product GHOST was not found.');
+      expect(drafts[3]!.result_message).toMatch(/Option PINK/);
+      expect(drafts[5]!.result_message).toMatch(/repeats orders\[0\]/);
+      for (const d of drafts) {
+        if (d.success)
+          expect(d).toMatchObject({
+            draft_id: expect.stringMatching(/^DRF-20261120-\d{4}$/),
+            status: 'open',
+            created_at: '2026-11-20 10:00:00',
+            result_message: '',
+          });
+        else expect(d).toMatchObject({ draft_id: '', status: '', created_at: '' });
+      }
+      // A draft holds no stock.
+      expect(await stockOf(h, SELLER_A, 'SHIRT', 'WHITE-M')).toBe(1);
+      expect(await count(h, 'orders')).toBe(0);
+    });
+
+    it('a mall_order_no used by an order does not block a draft, and vice versa', async () => {
+      await product(h, SELLER_A, 'MUG', 5);
+      const order = await call(
+        h,
+        'registerOrders',
+        { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
+        ctx(SELLER_A, NOW),
+      );
+      expect(order.data.created_count).toBe(1);
+      const draft = await call(
+        h,
+        'registerDraftOrders',
+        { body: { orders: [orderRow({ mall_order_no: 'BOTH', product_code: 'MUG' })] } },
+        ctx(SELLER_A, NOW),
+      );
+      expect(draft.data.created_count).toBe(1);
+    });
+
+    it('takes a body of 1,000 rows (the limit) and registers every row', async () => {
+      const orders = Array.from({ length: 1000 }, (_, i) =>
+        orderRow({ mall_order_no: `BULK-${i}`, product_code: 'SCARF', memo: `row ${i}` }),
+      );
+      const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
+      expect(result.data.created_count).toBe(1000);
+      expect(result.data.failed_count).toBe(0);
+      expect(result.data.drafts.map((d) => d.mall_order_no)).toEqual(orders.map((o) => o.mall_order_no));
+      expect(new Set(result.data.drafts.map((d) => d.draft_id)).size).toBe(1000);
+      expect(result.data.drafts[999]!.draft_id).toBe('DRF-20261120-1000');
+      expect(await count(h, 'draft_orders')).toBe(1000);
+    });
+
+    it('1,000 rows that all fail are reported one by one', async () => {
+      const orders = Array.from({ length: 1000 }, (_, i) =>
+        orderRow({ mall_order_no: `MISS-${i}`, product_code: 'GHOST' }),
+      );
+      const result = await call(h, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
+      expect([result.data.created_count, result.data.failed_count]).toEqual([0, 1000]);
+      expect(await count(h, 'draft_orders')).toBe(0);
+    });
+  });
+
+  describe('getDraftOrder', () => {
+    it('reads a draft with every field, and another seller cannot', async () => {
+      const result = await call(
+        h,
+        'registerDraftOrders',
+        {
+          body: {
+            orders: [orderRow({ mall_order_no: 'D-R', option_code: 'WHITE-M', quantity: 2, memo: 'gift wrap' })],
+          },
+        },
+        ctx(SELLER_A, NOW),
+      );
+      const draftId = result.data.drafts[0]!.draft_id;
+      const { data } = await call(h, 'getDraftOrder', { params: { draft_id: draftId } }, ctx(SELLER_A, NOW));
+      expect(data).toEqual({
+        draft_id: draftId,
+        status: 'open',
+        mall_order_no: 'D-R',
+        mall_product_name: 'Linen shirt, white',
+        product_code: 'SHIRT',
+        option_code: 'WHITE-M',
+        quantity: 2,
+        receiver_name: 'Kim Minji',
+        receiver_phone: '010-1234-5678',
+        receiver_address: '12 Teheran-ro, Gangnam-gu, Seoul',
+        memo: 'gift wrap',
+        created_at: '2026-11-20 10:00:00',
+      });
+      await expectApiError(
+        'getDraftOrder',
+        h.handlers.getDraftOrder({ params: { draft_id: draftId }, query: {}, body: undefined }, ctx(SELLER_B, NOW)),
+        'ORDER_DRAFT_NOT_FOUND',
+      );
+      await expectApiError(
+        'getDraftOrder',
+        h.handlers.getDraftOrder(
+          { params: { draft_id: 'DRF-19990101-0001' }, query: {}, body: undefined },
+          ctx(SELLER_A, NOW),
+        ),
+        'ORDER_DRAFT_NOT_FOUND',
+      );
+    });
   });
 });

@@ -1,4 +1,5 @@
-// Shared by the domain tests: a fresh in-memory database with every migration, the domain on it, and calls that
+// Shared by the domain tests: a fresh database of an engine (SQLite in memory, or a new PostgreSQL database) with
+// every migration, the domain on it, and calls that
 // go through the contract the way the framework does (defaults filled, input checked) with every success body
 // validated against the operation's 200 schema and every error code checked against the operation's list.
 
@@ -14,14 +15,12 @@ import {
 } from '@cls-api/spec';
 import type { Environment, RequestContext } from '../../src/environment.js';
 import { ApiError } from '../../src/errors.js';
-import { type Db, openDatabase } from '../../src/store/db.js';
-import {
-  createDomain,
-  createDomainWithStore,
-  type Domain,
-  type DomainHandlers,
-  type DomainStore,
-} from '../../src/domain/index.js';
+import { createDomain, type Domain, type DomainHandlers, type DomainStore } from '../../src/domain/index.js';
+import type { Param } from '../../src/store/sql.js';
+import type { SqlStorage } from '../../src/store/storage.js';
+import { type EngineName, openTestStorage } from '../support/engines.js';
+
+export { ENGINES, type EngineName } from '../support/engines.js';
 
 export const TIME_ZONE = 'Asia/Seoul';
 export const SELLER_A = 'acc_seller_a';
@@ -55,19 +54,42 @@ export function expectConforms(operationId: string, result: unknown): void {
 }
 
 export interface Harness {
-  db: Db;
+  engine: EngineName;
+  storage: SqlStorage;
   domain: Domain;
   handlers: DomainHandlers;
+  /** A statement straight on the database (`?` parameters on both engines): rows no operation writes. */
+  sql(statement: string, ...params: Param[]): Promise<number>;
 }
 
-export function freshDomain(options: { spec?: OpenApiDocument } = {}): Harness {
-  const db = openDatabase(':memory:');
-  const domain = createDomain(db, { timeZone: TIME_ZONE, ...options });
-  return { db, domain, handlers: domain.handlers };
+const open: Harness[] = [];
+
+/** A fresh database of the engine with the domain on it; `closeDomains` (after each test) closes it. */
+export async function freshDomain(engine: EngineName, options: { spec?: OpenApiDocument } = {}): Promise<Harness> {
+  const storage = await openTestStorage(engine);
+  try {
+    const domain = createDomain(storage.domain, { timeZone: TIME_ZONE, ...options });
+    const h: Harness = {
+      engine,
+      storage,
+      domain,
+      handlers: domain.handlers,
+      sql: (statement, ...params) => storage.sql.run(statement, params),
+    };
+    open.push(h);
+    return h;
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+}
+
+export async function closeDomains(): Promise<void> {
+  for (const h of open.splice(0)) await h.storage.close();
 }
 
 export function domainOnStore(store: DomainStore): Domain {
-  return createDomainWithStore(store, { timeZone: TIME_ZONE });
+  return createDomain(store, { timeZone: TIME_ZONE });
 }
 
 /** A request context at an instant given in UTC (`2026-11-20T01:00:00Z` is 10:00 in Seoul), test data unless told. */
@@ -238,6 +260,37 @@ export async function registerOne(h: Harness, accountId: string, row: OrderRow, 
   return first.order_no;
 }
 
-export function count(db: Db, table: string): number {
-  return (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+export async function count(h: Harness, table: string): Promise<number> {
+  return (await h.storage.sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))?.n ?? 0;
+}
+
+/**
+ * The store as a concurrent instance sees it: inside a transaction, the look-ups by mall_order_no find nothing (the
+ * other instance's row is not committed yet), so only the unique key can stop the second row.
+ */
+export function blindToMallOrderNos(store: DomainStore): DomainStore {
+  return {
+    ...bindAll(store),
+    transaction: (work) =>
+      store.transaction((tx) =>
+        work({
+          ...bindAll(tx),
+          findOrderByMallOrderNo: async () => undefined,
+          findDraftByMallOrderNo: async () => undefined,
+        }),
+      ),
+  };
+}
+
+/** Every method of an object (its class's included) bound to it, as an own property. */
+function bindAll<T extends object>(target: T): T {
+  const out: Record<string, unknown> = {};
+  for (let proto: object | null = target; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = (target as Record<string, unknown>)[name];
+      if (name !== 'constructor' && typeof value === 'function' && !(name in out))
+        out[name] = (value as (...a: unknown[]) => unknown).bind(target);
+    }
+  }
+  return out as T;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ServiceTime } from '@cls-api/spec';
 import { SELLER_A, call, ctx } from './support.js';
 import { openDatabase } from '../../src/store/db.js';
+import { SqliteDomainStore } from '../../src/store/sqlite-domain.js';
 import { createDomain } from '../../src/domain/index.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
@@ -77,7 +78,7 @@ describe('ServiceTime', () => {
   });
 
   it('the configured zone drives every shown time and the return window', async () => {
-    const domain = createDomain(openDatabase(':memory:'), { timeZone: 'UTC' });
+    const domain = createDomain(new SqliteDomainStore(openDatabase(':memory:')), { timeZone: 'UTC' });
     const c = ctx(SELLER_A, '2026-11-20T01:00:00Z');
     await call(
       domain,

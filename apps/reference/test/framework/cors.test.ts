@@ -53,7 +53,7 @@ describe('CORS', () => {
 
   it('a page can read Retry-After, X-RateLimit-* and X-Request-Id, so it can tell the gateway 429 from the quota 429', async () => {
     s = await startTestServer();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     const r = await s.get('/v3/wms/suppliers', { apiKey: wms, headers: { origin: ORIGIN } });
     expect(r.status).toBe(200);
     expect(r.headers['access-control-allow-origin']).toBe('*');
@@ -74,15 +74,15 @@ describe('CORS', () => {
 
   it('preflights need no credential and are counted by neither the gateway limit nor the monthly quota', async () => {
     s = await startTestServer({ env: { TRUSTED_PROXIES: '127.0.0.1', TEST_KEY_MONTHLY_QUOTA: '5' } });
-    const seller = s.account();
-    const wms = s.key(seller, 'wms');
+    const seller = await s.account();
+    const wms = await s.key(seller, 'wms');
     for (let i = 0; i < limits.gateway.burst * 2; i++) {
       expect((await preflight('/v3/wms/orders', 'POST', { ip: '203.0.113.20' })).status).toBe(204);
     }
     // The address still has its whole burst, and the account its whole quota.
     for (let i = 0; i < 5; i++)
       expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip: '203.0.113.20' })).status).toBe(200);
-    expect(s.app.accounts.usage(seller, monthKey(new Date(), s.config.serviceTimeZone), 'test')).toBe(5);
+    expect(await s.app.accounts.usage(seller, monthKey(new Date(), s.config.serviceTimeZone), 'test')).toBe(5);
   });
 
   it('OPTIONS that is not a preflight, or asks for a method or path the contract does not have, is 404 in the envelope', async () => {
@@ -109,7 +109,7 @@ describe('CORS', () => {
     expect(list(allowed.headers.vary)).toContain('origin');
     const other = await preflight('/v3/manager/orders', 'GET', { origin: 'https://evil.example' });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     expect(
       (await s.get('/v3/wms/suppliers', { apiKey: wms, headers: { origin: 'https://evil.example' } })).headers[
         'access-control-allow-origin'

@@ -19,17 +19,17 @@ let keys: Record<'test' | 'live', { wms: string; manager: string; cam: string }>
 beforeEach(async () => {
   clock.set('2026-11-20T01:00:00Z');
   s = await startTestServer({ clock: clock.now, env: FAST });
-  seller = s.account({ paid: true });
+  seller = await s.account({ paid: true });
   keys = {
     test: {
-      wms: s.key(seller, 'wms', 'test'),
-      manager: s.key(seller, 'manager', 'test'),
-      cam: s.key(seller, 'cam', 'test'),
+      wms: await s.key(seller, 'wms', 'test'),
+      manager: await s.key(seller, 'manager', 'test'),
+      cam: await s.key(seller, 'cam', 'test'),
     },
     live: {
-      wms: s.key(seller, 'wms', 'live'),
-      manager: s.key(seller, 'manager', 'live'),
-      cam: s.key(seller, 'cam', 'live'),
+      wms: await s.key(seller, 'wms', 'live'),
+      manager: await s.key(seller, 'manager', 'live'),
+      cam: await s.key(seller, 'cam', 'live'),
     },
   };
 });
@@ -233,8 +233,11 @@ describe('test and live are separate data', () => {
 
   it('the quota rules do not change: test keys are metered, live keys counted, JWT calls neither', async () => {
     const month = '2026-11';
-    const usage = () => [s.app.accounts.usage(seller, month, 'test'), s.app.accounts.usage(seller, month, 'live')];
-    const before = usage();
+    const usage = async () => [
+      await s.app.accounts.usage(seller, month, 'test'),
+      await s.app.accounts.usage(seller, month, 'live'),
+    ];
+    const before = await usage();
     const testCall = await s.get('/v3/wms/products', { apiKey: keys.test.wms });
     expect(testCall.headers['x-ratelimit-remaining']).toBeDefined();
     const liveCall = await s.get('/v3/wms/products', { apiKey: keys.live.wms });
@@ -243,6 +246,7 @@ describe('test and live are separate data', () => {
     await s.get('/v3/manager/products', { bearer: await s.token(seller, 'test') });
     // Live calls are written together (LIVE_USAGE_FLUSH_MS); test-key calls at once.
     s.app.usageMeter.flushLive();
-    expect(usage()).toEqual([before[0]! + 1, before[1]! + 1]);
+    await s.app.usageMeter.settled();
+    expect(await usage()).toEqual([before[0]! + 1, before[1]! + 1]);
   });
 });

@@ -32,7 +32,7 @@ const validRow = (i: number) => ({
 describe('the envelope', () => {
   it('every body starts with success; successes carry data, errors carry error', async () => {
     s = await startTestServer();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     const ok = await s.get('/v3/wms/suppliers', { apiKey: wms });
     expect(ok.text.startsWith('{"success":true,"data":')).toBe(true);
     const err = await s.get('/v3/wms/suppliers');
@@ -52,7 +52,7 @@ describe('the envelope', () => {
         }),
       }),
     });
-    const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
+    const r = await s.get('/v3/wms/suppliers', { apiKey: await s.key(await s.account(), 'wms') });
     expect(r.text.startsWith('{"success":true,')).toBe(true);
   });
 
@@ -77,7 +77,7 @@ describe('the envelope', () => {
 describe('request validation against the contract', () => {
   it('a missing required item is REQUIRED_PARAMETER, naming the row', async () => {
     s = await startTestServer();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     const rows = [validRow(0), validRow(1), { ...validRow(2), receiver_name: undefined }];
     const r = await s.post('/v3/wms/orders', { orders: rows }, { apiKey: wms });
     expect([r.status, r.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
@@ -87,7 +87,7 @@ describe('request validation against the contract', () => {
 
   it('a wrong format is INVALID_PARAMETER, naming the item', async () => {
     s = await startTestServer();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     const r = await s.post(
       '/v3/wms/orders',
       { orders: [validRow(0), { ...validRow(1), quantity: 0 }] },
@@ -112,7 +112,7 @@ describe('request validation against the contract', () => {
 
   it('a required query parameter that is missing is REQUIRED_PARAMETER', async () => {
     s = await startTestServer();
-    const client = s.app.accounts.createClient(s.account(), 'test', new Date());
+    const client = await s.app.accounts.createClient(await s.account(), 'test', new Date());
     const token = (await s.post('/v3/auth/token', client)).body.data.access_token;
     const r = await s.get('/v3/pay/deposits?date_from=2026-11-01', { bearer: token });
     expect([r.status, r.body.error.code]).toEqual([400, 'REQUIRED_PARAMETER']);
@@ -122,7 +122,7 @@ describe('request validation against the contract', () => {
   it('an update that names no field, or has no body, is REQUIRED_PARAMETER and changes nothing (DECISIONS G27)', async () => {
     // 3.0 answered INVALID_PARAMETER; 3.1 documents REQUIRED_PARAMETER for PATCH /v3/wms/orders/{order_no}.
     s = await startTestServer();
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     await s.post(
       '/v3/wms/products',
       { product_code: 'SHIRT-1', product_name: 'Linen shirt', price: 1000, stock_quantity: 5 },
@@ -153,7 +153,7 @@ describe('request validation against the contract', () => {
 
   it('malformed JSON, a wrong content type, an empty or too large body are 400 in the envelope', async () => {
     s = await startTestServer({ env: { BODY_LIMIT_BYTES: '2048' } });
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     const cases: Array<[string, Record<string, string>, string]> = [
       ['{"orders": [', {}, 'INVALID_PARAMETER'],
       ['orders=1', { 'content-type': 'application/x-www-form-urlencoded' }, 'INVALID_PARAMETER'],
@@ -179,7 +179,7 @@ describe('request validation against the contract', () => {
         },
       }),
     });
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     await s.get('/v3/wms/suppliers', { apiKey: wms });
     expect(seen).toEqual({ page: 1, size: 10 });
     await s.get('/v3/wms/suppliers?page=3&size=100&unknown=1', { apiKey: wms });
@@ -196,7 +196,7 @@ describe('error mapping', () => {
         },
       }),
     });
-    const r = await s.get('/v3/wms/orders/ORD-1', { apiKey: s.key(s.account(), 'wms') });
+    const r = await s.get('/v3/wms/orders/ORD-1', { apiKey: await s.key(await s.account(), 'wms') });
     expect([r.status, r.body.error]).toEqual([404, { code: 'ORDER_NOT_FOUND', message: 'Order X was not found.' }]);
   });
 
@@ -208,7 +208,7 @@ describe('error mapping', () => {
         },
       }),
     });
-    const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
+    const r = await s.get('/v3/wms/suppliers', { apiKey: await s.key(await s.account(), 'wms') });
     expect(r.status).toBe(500);
     expect(r.body.error.code).toBe('INTERNAL_ERROR');
     expect(r.text).not.toMatch(/SQLITE|secret_column|SELECT|at .*\.ts/);
@@ -227,7 +227,7 @@ describe('error mapping', () => {
         },
       }),
     });
-    const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
+    const r = await s.get('/v3/wms/suppliers', { apiKey: await s.key(await s.account(), 'wms') });
     expect([r.status, r.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
     expect(s.app.contractViolations).toEqual([
       'listSuppliers answered 409 ORDER_ALREADY_SHIPPED, which its x-error-codes do not list for 409',
@@ -239,7 +239,7 @@ describe('error mapping', () => {
     s = await startTestServer({
       createDomain: domainWith({ listSuppliers: async () => ({ data: [{ supplier_code: 'S1' }] }) }),
     });
-    const r = await s.get('/v3/wms/suppliers', { apiKey: s.key(s.account(), 'wms') });
+    const r = await s.get('/v3/wms/suppliers', { apiKey: await s.key(await s.account(), 'wms') });
     expect([r.status, r.body.error.code]).toEqual([500, 'INTERNAL_ERROR']);
     expect(s.app.contractViolations).toHaveLength(1);
     expect(s.app.contractViolations[0]).toMatch(/^listSuppliers 200: /);

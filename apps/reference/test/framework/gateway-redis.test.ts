@@ -60,8 +60,8 @@ const isGateway429 = (r: TestResponse) =>
 describe('gateway limit with REDIS_URL: one set of buckets for every instance', () => {
   it('a burst of 100 from one address spread over three instances: exactly 50 pass in total', async () => {
     const [a, b, c] = await instances(3, { REDIS_URL: redis.url });
-    const seller = a!.account({ paid: true });
-    const key = a!.key(seller, 'wms');
+    const seller = await a!.account({ paid: true });
+    const key = await a!.key(seller, 'wms');
     const outcomes: TestResponse[] = [];
     for (let i = 0; i < 100; i++) {
       const target = [a, b, c][i % 3]!;
@@ -81,7 +81,7 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
 
   it('concurrent requests on two instances never share out more than the burst', async () => {
     const [a, b] = await instances(2, { REDIS_URL: redis.url });
-    const key = a!.key(a!.account(), 'manager');
+    const key = await a!.key(await a!.account(), 'manager');
     const all = await Promise.all(
       Array.from({ length: 120 }, (_, i) =>
         (i % 2 ? a : b)!.get('/v3/manager/orders', { apiKey: key, ip: '192.0.2.44' }),
@@ -93,7 +93,7 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
 
   it('the /v3/mcp/ tier is shared too: 10 at once, and each also spends a /v3/ token', async () => {
     const [a, b] = await instances(2, { REDIS_URL: redis.url });
-    const key = a!.key(a!.account(), 'wms');
+    const key = await a!.key(await a!.account(), 'wms');
     const mcp = [];
     for (let i = 0; i < 12; i++)
       mcp.push(await (i % 2 ? a : b)!.get('/v3/mcp/tools', { apiKey: key, ip: '192.0.2.50' }));
@@ -109,7 +109,7 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
 describe('gateway limit without REDIS_URL', () => {
   it('each instance keeps its own buckets: an address gets a burst of 50 from each (README, "Deployment")', async () => {
     const [a, b] = await instances(2, {});
-    const key = a!.key(a!.account(), 'wms');
+    const key = await a!.key(await a!.account(), 'wms');
     const outcomes = [];
     for (let i = 0; i < 110; i++)
       outcomes.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.8' }));
@@ -143,7 +143,7 @@ describe('a REDIS_URL the server cannot use', () => {
     const own = await startRedis();
     try {
       const [a] = await instances(1, { REDIS_URL: own.url });
-      const key = a!.key(a!.account(), 'wms');
+      const key = await a!.key(await a!.account(), 'wms');
       expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
       await own.kill();
       const r = await a!.get('/v3/wms/suppliers', { apiKey: key });

@@ -28,8 +28,8 @@ describe('gateway speed limit (per source IP)', () => {
   it('a burst of 50 passes, the 51st is the gateway 429; another IP is unaffected; it refills with time', async () => {
     clock.set('2026-11-20T03:00:00Z');
     s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1' } });
-    const seller = s.account({ paid: true });
-    const keys = [s.key(seller, 'wms'), s.key(seller, 'manager', 'live'), s.key(seller, 'cam')];
+    const seller = await s.account({ paid: true });
+    const keys = [await s.key(seller, 'wms'), await s.key(seller, 'manager', 'live'), await s.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/cam/invoices/600000000001/videos'];
     // Summed across keys, areas and outcomes (an unauthenticated request spends a token too).
     for (let i = 0; i < limits.gateway.burst; i++) {
@@ -69,8 +69,8 @@ describe('gateway speed limit (per source IP)', () => {
 
   it('/v3/mcp/ has its own tighter bucket, and its calls count against the general one too', async () => {
     s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1' } });
-    const seller = s.account();
-    const wms = s.key(seller, 'wms');
+    const seller = await s.account();
+    const wms = await s.key(seller, 'wms');
     const ip = '203.0.113.50';
     for (let i = 0; i < limits.gatewayMcp.burst; i++)
       expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip })).status).toBe(200);
@@ -86,7 +86,7 @@ describe('gateway speed limit (per source IP)', () => {
 
   it('configuration can raise the limits but never lower them below the contract', async () => {
     s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1', MCP_BURST: '12' } });
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     for (let i = 0; i < 12; i++)
       expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.60' })).status).toBe(200);
     expectGateway429(await s.get('/v3/mcp/tools', { apiKey: wms, ip: '203.0.113.60' }));

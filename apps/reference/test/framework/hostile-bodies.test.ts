@@ -4,7 +4,7 @@ import { MAX_JSON_DEPTH } from '@cls-api/server';
 import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../support/server.js';
 
 const FAST = {
   GATEWAY_RATE_PER_SECOND: '1000000',
@@ -29,11 +29,11 @@ const row = (i: number) => ({
   receiver_address: '12 Teheran-ro, Seoul',
 });
 
-const drafts = () => (s.app.db.prepare('SELECT count(*) AS n FROM draft_orders').get() as { n: number }).n;
+const drafts = () => (sqliteOf(s.app).prepare('SELECT count(*) AS n FROM draft_orders').get() as { n: number }).n;
 
 beforeAll(async () => {
   s = await startTestServer({ env: FAST });
-  wms = s.key(s.account(), 'wms');
+  wms = await s.key(await s.account(), 'wms');
   port = Number(new URL(s.baseUrl).port);
 });
 afterAll(() => s.close());
@@ -136,7 +136,9 @@ describe('bytes that are not UTF-8', () => {
     expectEnvelope(answer, 400, 'INVALID_PARAMETER');
     expect(answer!.body.error.message).toBe('The request body is not valid UTF-8.');
     expect(drafts()).toBe(before);
-    expect(s.app.db.prepare("SELECT count(*) AS n FROM draft_orders WHERE mall_order_no LIKE 'M-%'").get()).toEqual({
+    expect(
+      sqliteOf(s.app).prepare("SELECT count(*) AS n FROM draft_orders WHERE mall_order_no LIKE 'M-%'").get(),
+    ).toEqual({
       n: 0,
     });
   });
@@ -223,7 +225,7 @@ describe('the body limit is what the contract needs', () => {
   it('a body that grows past the limit without a Content-Length (chunked) is refused too', async () => {
     const small = await startTestServer({ env: { ...FAST, BODY_LIMIT_BYTES: '2048' } });
     try {
-      const key = small.key(small.account(), 'wms');
+      const key = await small.key(await small.account(), 'wms');
       const connection = await RawConnection.open(Number(new URL(small.baseUrl).port));
       const chunk = `{"orders":[${Array.from({ length: 30 }, (_, i) => JSON.stringify(row(i))).join(',')}]}`;
       connection.write(

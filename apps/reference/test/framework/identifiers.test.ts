@@ -17,9 +17,9 @@ const enc = encodeURIComponent;
 
 beforeAll(async () => {
   s = await startTestServer({ env: FAST });
-  const seller = s.account();
-  wms = s.key(seller, 'wms');
-  manager = s.key(seller, 'manager');
+  const seller = await s.account();
+  wms = await s.key(seller, 'wms');
+  manager = await s.key(seller, 'manager');
 });
 afterAll(() => s.close());
 
@@ -116,10 +116,9 @@ describe('open identifiers', () => {
       404,
       'ORDER_NOT_FOUND',
     ]);
-    expect(codeOf(await s.get('/v3/cam/invoices/INV%2F1/videos', { apiKey: s.key(s.account(), 'cam') }))).toEqual([
-      404,
-      'CAM_INVOICE_NOT_FOUND',
-    ]);
+    expect(
+      codeOf(await s.get('/v3/cam/invoices/INV%2F1/videos', { apiKey: await s.key(await s.account(), 'cam') })),
+    ).toEqual([404, 'CAM_INVOICE_NOT_FOUND']);
   });
 
   it('a malformed percent escape in a path is 400 INVALID_PARAMETER in the envelope, never 500', async () => {

@@ -27,7 +27,7 @@ describe('health and graceful shutdown', () => {
       return { ...domain, handlers: { ...domain.handlers, listSuppliers } };
     };
     const s = await startTestServer({ createDomain: slow });
-    const key = s.key(s.account(), 'wms');
+    const key = await s.key(await s.account(), 'wms');
     const pending = s.get('/v3/wms/suppliers', { apiKey: key });
     await inside;
     const closed = s.close();

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { monthKey } from '@cls-api/spec';
 import { openDatabase } from '../../src/store/db.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer, sqliteOf } from '../support/server.js';
 
 let dir: string;
 let file: string;
@@ -50,15 +50,15 @@ function track<T>(promise: Promise<T>): { promise: Promise<T>; readonly state: '
 describe('SQLite write lock held by another connection', () => {
   it('the database runs in WAL mode, so readers do not wait for a writer', async () => {
     s = await startTestServer({ db: openDatabase(file), closeDb: true });
-    expect(s.app.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqliteOf(s.app).pragma('journal_mode', { simple: true })).toBe('wal');
   });
 
   it('a test-key read is served at once and still counted; a write waits without blocking others, then completes', async () => {
     // The write must still be waiting when the lock is let go, however slowly the requests in between are served:
     // the lock wait is the longest the configuration allows, not the default 5 s (config.ts).
     s = await startTestServer({ db: openDatabase(file), closeDb: true, env: { DB_LOCK_TIMEOUT_MS: '600000' } });
-    const seller = s.account();
-    const wms = s.key(seller, 'wms');
+    const seller = await s.account();
+    const wms = await s.key(seller, 'wms');
     const lock = holdWriteLock();
 
     // The quota counter is a write: it must not make this read wait (it used to: 500 "database is locked" after 5 s).
@@ -82,12 +82,12 @@ describe('SQLite write lock held by another connection', () => {
     // The calls counted during the lock reach the database once it is free.
     await s.app.usageMeter.settled();
     const month = monthKey(new Date(), s.config.serviceTimeZone);
-    expect(s.app.accounts.usage(seller, month, 'test')).toBe(5);
+    expect(await s.app.accounts.usage(seller, month, 'test')).toBe(5);
   });
 
   it('the quota still holds during a lock: calls not yet written count against it', async () => {
     s = await startTestServer({ db: openDatabase(file), closeDb: true, env: { TEST_KEY_MONTHLY_QUOTA: '3' } });
-    const wms = s.key(s.account(), 'wms');
+    const wms = await s.key(await s.account(), 'wms');
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
     const lock = holdWriteLock();
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
@@ -105,9 +105,9 @@ describe('SQLite write lock held by another connection', () => {
 
   it('a write that cannot get the lock within DB_LOCK_TIMEOUT_MS is 500 INTERNAL_ERROR in the envelope, and writes nothing', async () => {
     s = await startTestServer({ db: openDatabase(file), closeDb: true, env: { DB_LOCK_TIMEOUT_MS: '50' } });
-    const seller = s.account();
-    const wms = s.key(seller, 'wms');
-    const client = s.client(seller);
+    const seller = await s.account();
+    const wms = await s.key(seller, 'wms');
+    const client = await s.client(seller);
     const lock = holdWriteLock();
     const r = await s.post('/v3/wms/products', product('LOCK-2'), { apiKey: wms });
     expect([r.status, r.body]).toEqual([

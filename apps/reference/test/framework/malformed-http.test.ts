@@ -12,7 +12,7 @@ let wms: string;
 beforeAll(async () => {
   s = await startTestServer({ env: { GATEWAY_RATE_PER_SECOND: '100000', GATEWAY_BURST: '100000' } });
   port = Number(new URL(s.baseUrl).port);
-  wms = s.key(s.account(), 'wms');
+  wms = await s.key(await s.account(), 'wms');
 });
 afterAll(() => s.close());
 

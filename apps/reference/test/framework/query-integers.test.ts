@@ -55,13 +55,13 @@ const codeOf = (r: TestResponse) => [r.status, r.body.error?.code];
 
 beforeAll(async () => {
   s = await startTestServer({ env: FAST });
-  const seller = s.account();
+  const seller = await s.account();
   const token = await s.token(seller);
   credentials = {
-    wms: { apiKey: s.key(seller, 'wms') },
-    manager: { apiKey: s.key(seller, 'manager') },
-    cam: { apiKey: s.key(seller, 'cam') },
-    mcp: { apiKey: s.key(seller, 'wms') },
+    wms: { apiKey: await s.key(seller, 'wms') },
+    manager: { apiKey: await s.key(seller, 'manager') },
+    cam: { apiKey: await s.key(seller, 'cam') },
+    mcp: { apiKey: await s.key(seller, 'wms') },
     pay: { bearer: token },
   };
   await s.post(

@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contract } from '../../src/contract-facts.js';
-import { openDatabase } from '../../src/store/db.js';
-import { SqliteAccountStore } from '../../src/store/sqlite-accounts.js';
 import { TestClock } from '../support/clock.js';
+import { ENGINES, type EngineName } from '../support/engines.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
 // Lifted gateway limits: these tests are about the monthly quota, and send more than 50 requests at once.
@@ -24,9 +23,11 @@ afterEach(async () => {
   s = undefined;
 });
 
+let engine: EngineName = 'sqlite';
+
 async function start(env: Record<string, string> = {}): Promise<TestServer> {
   clock.set(NOW);
-  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env } });
+  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env }, engine });
   return s;
 }
 
@@ -39,7 +40,12 @@ function expectQuota429(r: TestResponse, retryAfter: number, limit = QUOTA) {
   expect(r.headers['x-ratelimit-reset']).toBe(String(RESET));
 }
 
-describe('monthly quota of test keys', () => {
+// The quota is counted in the database: the same suite on each engine (test/support/engines.ts).
+describe.each(ENGINES)('monthly quota of test keys on %s', (name) => {
+  beforeEach(() => {
+    engine = name;
+  });
+
   it('the contract states 1,000 calls a month per account', () => {
     expect(QUOTA).toBe(1000);
   });
@@ -50,8 +56,13 @@ describe('monthly quota of test keys', () => {
     timeout: 600_000,
   }, async () => {
     const t = await start();
-    const seller = t.account();
-    const keys = [t.key(seller, 'wms'), t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const seller = await t.account();
+    const keys = [
+      await t.key(seller, 'wms'),
+      await t.key(seller, 'wms'),
+      await t.key(seller, 'manager'),
+      await t.key(seller, 'cam'),
+    ];
     const paths = ['/v3/wms/suppliers', '/v3/wms/inventory', '/v3/manager/orders', '/v3/mcp/tools'];
     for (let i = 1; i <= QUOTA; i++) {
       const r = await t.get(paths[i % 4]!, { apiKey: keys[i % 4]! });
@@ -65,15 +76,15 @@ describe('monthly quota of test keys', () => {
     expectQuota429(await t.get('/v3/wms/suppliers', { apiKey: keys[0]! }), retryAfter);
     expectQuota429(await t.get('/v3/manager/orders', { apiKey: keys[2]! }), retryAfter);
     // Another account's test keys have their own allowance.
-    expect((await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') })).status).toBe(200);
+    expect((await t.get('/v3/wms/suppliers', { apiKey: await t.key(await t.account(), 'wms') })).status).toBe(200);
   });
 
   it('1,200 concurrent calls from three test keys of one account: exactly 1,000 succeed', {
     timeout: 600_000,
   }, async () => {
     const t = await start();
-    const seller = t.account();
-    const keys = [t.key(seller, 'wms'), t.key(seller, 'manager'), t.key(seller, 'cam')];
+    const seller = await t.account();
+    const keys = [await t.key(seller, 'wms'), await t.key(seller, 'manager'), await t.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
     const results = await Promise.all(
       Array.from({ length: 1200 }, (_, i) => t.get(paths[i % 3]!, { apiKey: keys[i % 3]! })),
@@ -84,13 +95,13 @@ describe('monthly quota of test keys', () => {
     for (const r of refused) expect(r.headers['retry-after']).toBeDefined();
     const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-remaining']));
     expect(new Set(remaining).size).toBe(QUOTA);
-    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(QUOTA);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(QUOTA);
   });
 
   it('quota headers go on 2xx, 400 and 404 of a test key; never on 401 or 403, which are not counted', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '10' });
-    const seller = t.account();
-    const wms = t.key(seller, 'wms');
+    const seller = await t.account();
+    const wms = await t.key(seller, 'wms');
     const ok = await t.get('/v3/wms/suppliers', { apiKey: wms });
     expect(ok.headers['x-ratelimit-remaining']).toBe('9');
     const bad = await t.get('/v3/wms/suppliers?size=1000', { apiKey: wms });
@@ -105,14 +116,14 @@ describe('monthly quota of test keys', () => {
         'x-ratelimit-limit'
       ],
     ).toBeUndefined();
-    expect(t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
   });
 
   it('live keys are counted and never refused, with no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '3' });
-    const seller = t.account({ paid: true });
-    const test = t.key(seller, 'wms');
-    const live = t.key(seller, 'wms', 'live');
+    const seller = await t.account({ paid: true });
+    const test = await t.key(seller, 'wms');
+    const live = await t.key(seller, 'wms', 'live');
     for (let i = 0; i < 3; i++) expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(200);
     expect((await t.get('/v3/wms/suppliers', { apiKey: test })).status).toBe(429);
     for (let i = 0; i < 10; i++) {
@@ -122,61 +133,67 @@ describe('monthly quota of test keys', () => {
         expect(r.headers[h]).toBeUndefined();
     }
     // Live calls are written together (LIVE_USAGE_FLUSH_MS): the service clock has not moved, so all wait.
-    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
     expect(t.app.usageMeter.pendingCalls).toBe(10);
     t.app.usageMeter.flushLive();
-    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
+    await t.app.usageMeter.settled();
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(10);
   });
 
   it('live calls are written in one statement once LIVE_USAGE_FLUSH_MS of service time has passed', async () => {
     const t = await start();
     expect(t.config.liveUsageFlushMs).toBe(1000);
-    const seller = t.account({ paid: true });
-    const live = t.key(seller, 'manager', 'live');
+    const seller = await t.account({ paid: true });
+    const live = await t.key(seller, 'manager', 'live');
     const calls: Array<[string, string, string, number]> = [];
     const addUsage = t.app.accounts.addUsage.bind(t.app.accounts);
     t.app.accounts.addUsage = (accountId, month, env, n) => {
       calls.push([accountId, month, env, n]);
-      addUsage(accountId, month, env, n);
+      return addUsage(accountId, month, env, n);
     };
     for (let i = 0; i < 5; i++) {
       expect((await t.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
       clock.advance(199);
     }
-    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(0);
     clock.advance(5); // 1,000 ms after the first call
     expect((await t.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
+    await t.app.usageMeter.settled();
     expect(calls).toEqual([[seller, '2026-11', 'live', 6]]);
-    expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(6);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(6);
     expect(t.app.usageMeter.pendingCalls).toBe(0);
   });
 
   it('live calls still gathered when the server closes are written on close', async () => {
-    const db = openDatabase(':memory:');
-    s = await startTestServer({ clock: clock.now, env: FAST, db });
-    const seller = s.account({ paid: true });
-    const live = s.key(seller, 'manager', 'live');
-    for (let i = 0; i < 3; i++) expect((await s.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
-    await s.close();
+    const t = await start();
+    const seller = await t.account({ paid: true });
+    const live = await t.key(seller, 'manager', 'live');
+    for (let i = 0; i < 3; i++) expect((await t.get('/v3/manager/orders', { apiKey: live })).status).toBe(200);
+    const written: number[] = [];
+    const addUsage = t.app.accounts.addUsage.bind(t.app.accounts);
+    t.app.accounts.addUsage = (accountId, month, env, n) => {
+      written.push(n);
+      return addUsage(accountId, month, env, n);
+    };
+    await t.close();
     s = undefined;
-    expect(new SqliteAccountStore(db).usage(seller, '2026-11', 'live')).toBe(3);
-    db.close();
+    expect(written).toEqual([3]);
   });
 
   it('with LIVE_USAGE_FLUSH_MS=0 every live call is written at once', async () => {
     const t = await start({ LIVE_USAGE_FLUSH_MS: '0' });
-    const seller = t.account({ paid: true });
-    const live = t.key(seller, 'wms', 'live');
+    const seller = await t.account({ paid: true });
+    const live = await t.key(seller, 'wms', 'live');
     for (let i = 1; i <= 3; i++) {
       expect((await t.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
-      expect(t.app.accounts.usage(seller, '2026-11', 'live')).toBe(i);
+      expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(i);
     }
   });
 
   it('JWT calls have no quota and no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
-    const seller = t.account();
-    const client = t.app.accounts.createClient(seller, 'test', clock.now());
+    const seller = await t.account();
+    const client = await t.app.accounts.createClient(seller, 'test', clock.now());
     const token = (await t.post('/v3/auth/token', client)).body.data.access_token;
     for (let i = 0; i < 5; i++) {
       const r = await t.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: token });
@@ -187,7 +204,7 @@ describe('monthly quota of test keys', () => {
 
   it("the month is the service time zone's: the quota renews at 00:00 on the 1st, Seoul time", async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '2' });
-    const wms = t.key(t.account(), 'wms');
+    const wms = await t.key(await t.account(), 'wms');
     clock.set('2026-11-30T14:59:59Z'); // 23:59:59 on 30 November in Seoul
     await t.get('/v3/wms/suppliers', { apiKey: wms });
     await t.get('/v3/wms/suppliers', { apiKey: wms });
@@ -201,17 +218,17 @@ describe('monthly quota of test keys', () => {
 
   it('SERVICE_TIME_ZONE moves the reset', async () => {
     const t = await start({ SERVICE_TIME_ZONE: 'UTC' });
-    const r = await t.get('/v3/wms/suppliers', { apiKey: t.key(t.account(), 'wms') });
+    const r = await t.get('/v3/wms/suppliers', { apiKey: await t.key(await t.account(), 'wms') });
     expect(r.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-12-01T00:00:00Z') / 1000));
   });
 
   it('admin quota reset gives the account its allowance back', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '1' });
-    const seller = t.account();
-    const wms = t.key(seller, 'wms');
+    const seller = await t.account();
+    const wms = await t.key(seller, 'wms');
     await t.get('/v3/wms/suppliers', { apiKey: wms });
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
-    t.app.accounts.resetUsage(seller, '2026-11', 'test');
+    await t.app.accounts.resetUsage(seller, '2026-11', 'test');
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
   });
 });

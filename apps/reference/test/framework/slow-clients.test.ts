@@ -50,7 +50,7 @@ describe('connections per client address', () => {
 
   it('when every connection of the address has a request in flight, one more gets 429 in the envelope and is closed; another address is served', async () => {
     s = await startTestServer({ env: { MAX_CONNECTIONS_PER_ADDRESS: '2' } });
-    const key = s.key(s.account(), 'wms');
+    const key = await s.key(await s.account(), 'wms');
     // A draft body announced and not sent: the server answers `100 Continue` once the request is in flight (its
     // head parsed, its body awaited), which is when it counts as busy.
     const announced = `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`;
@@ -95,7 +95,7 @@ describe('connections per client address', () => {
       createDomain: slow,
       env: { TRUSTED_PROXIES: '127.0.0.1', MAX_CONNECTIONS_PER_ADDRESS: '2' },
     });
-    const key = s.key(s.account(), 'wms');
+    const key = await s.key(await s.account(), 'wms');
     const pending = [
       s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }),
       s.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.9' }),
@@ -115,7 +115,7 @@ describe('connections per client address', () => {
 describe('timeouts', () => {
   it('a stalled body is cut after REQUEST_TIMEOUT_MS with the envelope; the server answers others meanwhile', async () => {
     s = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '400', HEADERS_TIMEOUT_MS: '300' } });
-    const key = s.key(s.account(), 'wms');
+    const key = await s.key(await s.account(), 'wms');
     const stalled = await connect('127.0.0.1');
     stalled.write(
       `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"orders":`,

@@ -54,7 +54,7 @@ describe('configuration from the environment', () => {
     expect(c).toMatchObject({
       port: 3000,
       host: '127.0.0.1',
-      database: './data/reference.db',
+      database: { engine: 'sqlite', path: './data/reference.db' },
       serviceTimeZone: spec.timeZone,
       gatewayRatePerSecond: spec.limits.gateway.ratePerSecond,
       gatewayBurst: spec.limits.gateway.burst,
@@ -89,7 +89,7 @@ describe('configuration from the environment', () => {
     expect(c).toMatchObject({
       port: 8080,
       host: '0.0.0.0',
-      database: ':memory:',
+      database: { engine: 'sqlite', path: ':memory:' },
       serviceTimeZone: 'Europe/Berlin',
       gatewayRatePerSecond: 100,
       gatewayBurst: 200,

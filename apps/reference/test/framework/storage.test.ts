@@ -165,9 +165,9 @@ describe('SQLite storage', () => {
     const file = join(dir, 'reference.db');
     const clock = new TestClock('2026-11-20T03:00:00Z');
     s = await startTestServer({ clock: clock.now, db: openDatabase(file), closeDb: true });
-    const seller = s.account();
-    const wms = s.key(seller, 'wms');
-    const client = s.app.accounts.createClient(seller, 'test', clock.now());
+    const seller = await s.account();
+    const wms = await s.key(seller, 'wms');
+    const client = await s.app.accounts.createClient(seller, 'test', clock.now());
     const created = await s.post(
       '/v3/wms/products',
       { product_code: 'KEEP-1', product_name: 'Kept product', price: 12000, stock_quantity: 7 },

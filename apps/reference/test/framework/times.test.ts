@@ -24,7 +24,7 @@ afterEach(async () => {
 async function start(at: string): Promise<TestServer> {
   clock.set(seoul(at));
   s = await startTestServer({ clock: clock.now, env: FAST });
-  wms = s.key(s.account(), 'wms');
+  wms = await s.key(await s.account(), 'wms');
   return s;
 }
 
@@ -146,12 +146,12 @@ describe('a time or date that does not exist is 400 INVALID_PARAMETER', () => {
 
   it('on every such parameter; a leap day that exists is accepted', async () => {
     const srv = await start('2028-03-01 12:00:00');
-    const seller = srv.account();
+    const seller = await srv.account();
     const token = await srv.token(seller);
     const keys: Record<string, string> = {
-      wms: srv.key(seller, 'wms'),
-      manager: srv.key(seller, 'manager'),
-      cam: srv.key(seller, 'cam'),
+      wms: await srv.key(seller, 'wms'),
+      manager: await srv.key(seller, 'manager'),
+      cam: await srv.key(seller, 'cam'),
     };
     for (const { op, p, date } of timed) {
       const required = op.parameters

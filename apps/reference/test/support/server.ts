@@ -7,9 +7,11 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDomain } from '../../src/domain/index.js';
-import { assembleApp, type Clock, type DomainFactory } from '../../src/server.js';
-import type { KeyEnv } from '../../src/store/interface.js';
+import { assembleApp, type Clock, type DomainFactory, storageOptions } from '../../src/server.js';
+import type { KeyEnv, Storage } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
+import { openStorage, parseDatabaseTarget, type SqlStorage, sqliteStorage } from '../../src/store/storage.js';
+import { type EngineName, openTestStorage } from './engines.js';
 import { contractProblems } from './contract.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
@@ -60,10 +62,10 @@ export interface TestServer {
   get(path: string, options?: RequestOptions): Promise<TestResponse>;
   post(path: string, body: unknown, options?: RequestOptions): Promise<TestResponse>;
   /** Account with linked wms, manager and cam service accounts. */
-  account(options?: { paid?: boolean; name?: string }): string;
-  key(accountId: string, area: 'wms' | 'manager' | 'cam', env?: KeyEnv): string;
+  account(options?: { paid?: boolean; name?: string }): Promise<string>;
+  key(accountId: string, area: 'wms' | 'manager' | 'cam', env?: KeyEnv): Promise<string>;
   /** Client credentials of the account for one environment (test by default). */
-  client(accountId: string, env?: KeyEnv): { client_id: string; client_secret: string };
+  client(accountId: string, env?: KeyEnv): Promise<{ client_id: string; client_secret: string }>;
   /** A JWT obtained over HTTP with new client credentials of the account (test by default). */
   token(accountId: string, env?: KeyEnv): Promise<string>;
   close(): Promise<void>;
@@ -73,8 +75,15 @@ export interface StartOptions {
   env?: Record<string, string>;
   clock?: Clock;
   createDomain?: DomainFactory;
+  /** An open SQLite database (a file the test also opens itself); the server uses its storage. */
   db?: Db;
-  /** Close the given `db` with the server. */
+  /** Storage of either engine (test/support/engines.ts). */
+  storage?: Storage;
+  /** Fresh storage of this engine, closed with the server (SQLite in memory when neither this nor a store is given). */
+  engine?: EngineName;
+  /** A database URL the server opens as `serve` does (and closes with the server): another instance on it. */
+  databaseUrl?: string;
+  /** Close the given `db` or `storage` with the server. */
   closeDb?: boolean;
 }
 
@@ -90,10 +99,21 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const logger = pino({ level: config.logLevel }, sink);
+  const fresh = options.databaseUrl
+    ? await openStorage(parseDatabaseTarget(options.databaseUrl), storageOptions(config, logger))
+    : options.engine && !options.storage && !options.db
+      ? await openTestStorage(options.engine, storageOptions(config, logger))
+      : undefined;
   const app = await assembleApp({
     config,
     createDomain: options.createDomain ?? createDomain,
-    ...(options.db ? { db: options.db, closeDb: options.closeDb === true } : {}),
+    ...(fresh ? { storage: fresh, closeStorage: true } : {}),
+    ...(options.db || options.storage
+      ? {
+          storage: options.storage ?? sqliteStorage(options.db!, { lockTimeoutMs: config.dbLockTimeoutMs }),
+          closeStorage: options.closeDb === true,
+        }
+      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     logger,
   });
@@ -154,12 +174,14 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     request,
     get: (path, o) => request('GET', path, o),
     post: (path, body, o) => request('POST', path, { ...o, body }),
-    account: ({ paid = false, name = 'Test Seller' } = {}) =>
-      app.accounts.createAccount({ name, paid, link: ['wms', 'manager', 'cam'] }, clock()).account_id,
-    key: (accountId, area, env = 'test') => app.accounts.createApiKey(accountId, area, env, clock()).api_key,
+    account: async ({ paid = false, name = 'Test Seller' } = {}) =>
+      (await app.accounts.createAccount({ name, paid, link: ['wms', 'manager', 'cam'] }, clock())).account_id,
+    key: async (accountId, area, env = 'test') =>
+      (await app.accounts.createApiKey(accountId, area, env, clock())).api_key,
     client: (accountId, env = 'test') => app.accounts.createClient(accountId, env, clock()),
     async token(accountId, env = 'test') {
-      const r = await request('POST', '/v3/auth/token', { body: app.accounts.createClient(accountId, env, clock()) });
+      const body = await app.accounts.createClient(accountId, env, clock());
+      const r = await request('POST', '/v3/auth/token', { body });
       expect(r.status).toBe(200);
       return r.body.data.access_token as string;
     },
@@ -169,4 +191,16 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
       expect(app.contractViolations, 'contract violations recorded by the server').toEqual([]);
     },
   };
+}
+
+/** The better-sqlite3 connection of a server on SQLite (tests that look at the stored rows themselves). */
+export function sqliteOf(app: FastifyInstance): Db {
+  const db = (app.storage as { sqlite?: Db }).sqlite;
+  if (!db) throw new Error('the server does not run on SQLite');
+  return db;
+}
+
+/** Every stored row of a table, on either engine (tests that look at what is kept, such as hashes only). */
+export async function storedRows(app: FastifyInstance, table: string): Promise<Array<Record<string, unknown>>> {
+  return (app.storage as SqlStorage).sql.all(`SELECT * FROM ${table}`);
 }

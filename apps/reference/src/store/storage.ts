@@ -1,0 +1,132 @@
+// Which database `DATABASE` names, and the server's storage on it: SQLite (a file path or `:memory:`, the embedded
+// default) or PostgreSQL (`postgres://…`, `postgresql://…`), both behind the same two interfaces (store/interface.ts).
+import { openDatabase, type Db } from './db.js';
+import type { Storage } from './interface.js';
+import { PgEngine } from './pg-engine.js';
+import { SqlAccountStore } from './sql-accounts.js';
+import { SqlDomainStore } from './sql-domain.js';
+import type { SqlEngine } from './sql.js';
+import { SqliteEngine } from './sqlite-engine.js';
+
+export type DatabaseTarget =
+  | { engine: 'sqlite'; path: string }
+  | {
+      engine: 'postgres';
+      url: string;
+      /** The URL without its password, for messages and logs. */
+      display: string;
+    };
+
+/** A `DATABASE` value that names no database this server can use. */
+export class DatabaseTargetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseTargetError';
+  }
+}
+
+/** The database could not be opened, reached, logged into or migrated. */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+const POSTGRES_SCHEMES = ['postgres:', 'postgresql:'];
+/** `scheme://…`: a URL, not a file path (a Windows drive `C:\…` has no `//`). */
+const URL_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+
+/** The URL with its password (given before the host, or as `?password=`) replaced: no message or log shows it. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***');
+  }
+}
+
+export function parseDatabaseTarget(value: string): DatabaseTarget {
+  const scheme = URL_SHAPE.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { engine: 'sqlite', path: value };
+  const display = withoutPassword(value);
+  if (!POSTGRES_SCHEMES.includes(`${scheme}:`)) {
+    throw new DatabaseTargetError(
+      `DATABASE must be a PostgreSQL URL (postgres://… or postgresql://…), a SQLite file path or :memory:; the scheme ${scheme}:// of "${display}" is not supported`,
+    );
+  }
+  try {
+    // No host is allowed: the client then uses PGHOST or the local server, as libpq does.
+    new URL(value);
+  } catch {
+    throw new DatabaseTargetError(
+      `DATABASE "${display}" is not a valid PostgreSQL URL (postgres://user:password@host:port/database)`,
+    );
+  }
+  return { engine: 'postgres', url: value, display };
+}
+
+/** How the target is shown in messages: the path, or the URL without its password. */
+export function describeTarget(target: DatabaseTarget): string {
+  return target.engine === 'sqlite' ? target.path : target.display;
+}
+
+export interface StorageOptions {
+  /** How long a SQLite write waits for the lock held by another connection (DB_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
+  onIdleError?: (err: Error) => void;
+}
+
+/** Both stores on one engine; closing the storage closes the engine. */
+export class SqlStorage implements Storage {
+  readonly accounts: SqlAccountStore;
+  readonly domain: SqlDomainStore;
+
+  constructor(readonly sql: SqlEngine) {
+    this.accounts = new SqlAccountStore(sql);
+    this.domain = new SqlDomainStore(sql);
+  }
+
+  get engine(): SqlEngine['name'] {
+    return this.sql.name;
+  }
+
+  /** The better-sqlite3 connection of a SQLite storage (SQLite-only tests and tools); undefined on PostgreSQL. */
+  get sqlite(): Db | undefined {
+    return this.sql instanceof SqliteEngine ? this.sql.db : undefined;
+  }
+
+  ping(): Promise<void> {
+    return this.sql.ping();
+  }
+
+  close(): Promise<void> {
+    return this.sql.close();
+  }
+}
+
+/** The storage on an open (migrated) SQLite connection. */
+export function sqliteStorage(db: Db, options: StorageOptions = {}): SqlStorage {
+  return new SqlStorage(SqliteEngine.of(db, options.lockTimeoutMs));
+}
+
+/**
+ * Opens the database `DATABASE` names and applies its engine's pending migrations. Any failure (a file that cannot
+ * be created, a PostgreSQL server that cannot be reached or refuses the credentials, a migration that fails) is a
+ * `DatabaseUnavailableError` naming the database without its password.
+ */
+export async function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Promise<SqlStorage> {
+  try {
+    if (target.engine === 'sqlite') return sqliteStorage(openDatabase(target.path), options);
+    return new SqlStorage(
+      await PgEngine.open(target.url, options.onIdleError ? { onIdleError: options.onIdleError } : {}),
+    );
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    const safe = target.engine === 'postgres' ? reason.split(target.url).join(target.display) : reason;
+    throw new DatabaseUnavailableError(`DATABASE ${describeTarget(target)} cannot be used: ${safe}`, { cause: err });
+  }
+}
