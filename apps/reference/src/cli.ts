@@ -5,6 +5,8 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { openRedis } from './limits/redis.js';
+import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { ApiError } from './errors.js';
@@ -171,7 +173,17 @@ async function admin(
       case 'quota reset': {
         const accountId = required(flags, 'account');
         const month = monthKey(now, config.serviceTimeZone);
-        await accounts.resetUsage(accountId, month, 'test');
+        // The counters the servers use: Redis's when REDIS_URL is set, else the database's.
+        if (config.redisUrl) {
+          const redis = await openRedis(config.redisUrl);
+          try {
+            await new RedisUsageCounters(redis).resetUsage(accountId, month, 'test');
+          } finally {
+            redis.disconnect();
+          }
+        } else {
+          await accounts.resetUsage(accountId, month, 'test');
+        }
         return {
           account_id: accountId,
           month,

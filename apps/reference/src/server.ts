@@ -21,11 +21,12 @@ import { envelope } from './plugins/envelope.js';
 import { clientErrorHandler, errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
 import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from './limits/gateway-buckets.js';
 import { openRedis } from './limits/redis.js';
+import { RedisUsageCounters } from './limits/redis-usage.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
 import { jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
-import type { AccountStore, DomainStore, Storage } from './store/interface.js';
+import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
 import { openStorage, type StorageOptions } from './store/storage.js';
 import { requestValidator } from './validation.js';
@@ -64,6 +65,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     storage: Storage;
     accounts: AccountStore;
+    /** The monthly usage counters the quota uses: the database's, or Redis's with REDIS_URL. */
+    usageCounters: UsageCounters;
     domain: Domain;
     /** Strict-contract mode: every response or error code the contract does not allow, as it happened. */
     contractViolations: string[];
@@ -100,6 +103,8 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     sqlite?.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
     const accounts = storage.accounts;
     redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
+    // With REDIS_URL the counters are shared by every instance through Redis (src/limits/redis-usage.ts).
+    const usageCounters: UsageCounters = redis ? new RedisUsageCounters(redis) : accounts;
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers: ServerHandlers = {
@@ -154,6 +159,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     const violations: string[] = [];
     app.decorate('storage', storage);
     app.decorate('accounts', accounts);
+    app.decorate('usageCounters', usageCounters);
     app.decorate('domain', domain);
     app.decorate('contractViolations', violations);
     app.decorateRequest('now', undefined as unknown as Date);
@@ -192,7 +198,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
     await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
     await app.register(quota, {
-      accounts,
+      counters: usageCounters,
       timeZone: config.serviceTimeZone,
       testKeyMonthlyQuota: config.testKeyMonthlyQuota,
       operations: spec.operations,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { KeyEnv } from '../store/interface.js';
+import type { KeyEnv, UsageCounters } from '../store/interface.js';
 
 /**
  * The monthly usage counters in Redis (REDIS_URL), shared by every instance: a test-key call is counted by one
@@ -16,7 +16,7 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return {1, calls}
 `;
 
-export class RedisUsageCounters {
+export class RedisUsageCounters implements UsageCounters {
   private readonly retentionSeconds: number;
 
   constructor(
@@ -43,6 +43,14 @@ export class RedisUsageCounters {
       this.retentionSeconds,
     );
     return { allowed: allowed === 1, calls };
+  }
+
+  async countLiveCall(accountId: string, month: string): Promise<number> {
+    const key = this.key(accountId, month, 'live');
+    const [[, calls]] = (await this.redis.multi().incr(key).expire(key, this.retentionSeconds).exec()) as [
+      [Error | null, number],
+    ];
+    return calls;
   }
 
   async addUsage(accountId: string, month: string, env: KeyEnv, calls: number): Promise<void> {

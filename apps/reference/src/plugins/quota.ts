@@ -3,11 +3,12 @@ import type { OperationInfo } from '@cls-api/spec';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
-import type { AccountStore, KeyEnv } from '../store/interface.js';
+import type { KeyEnv, UsageCounters } from '../store/interface.js';
 import { DatabaseLockedError, isBusy, whenUnlocked } from '../store/busy.js';
 
 export interface QuotaOptions extends Record<string, unknown> {
-  accounts: AccountStore;
+  /** The monthly counters: the database's (`AccountStore`) or Redis's (REDIS_URL). */
+  counters: UsageCounters;
   timeZone: string;
   testKeyMonthlyQuota: number;
   operations: ReadonlyMap<string, OperationInfo>;
@@ -67,7 +68,7 @@ export class UsageMeter {
   private exclusive: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly accounts: AccountStore,
+    private readonly counters: UsageCounters,
     private readonly lockTimeoutMs: number,
     private readonly log: FastifyInstance['log'],
     private readonly liveFlushMs = 0,
@@ -96,13 +97,13 @@ export class UsageMeter {
     const key = `${accountId} ${month} test`;
     if (!this.unwritten.has(key)) {
       try {
-        return await this.accounts.countTestCall(accountId, month, limit);
+        return await this.counters.countTestCall(accountId, month, limit);
       } catch (err) {
         if (!isBusy(err)) throw err;
       }
     }
     return this.serially(async () => {
-      const calls = (await this.accounts.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
+      const calls = (await this.counters.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
       if (calls >= limit) return { allowed: false, calls };
       this.defer(key, { accountId, month, env: 'test', calls: 1 });
       return { allowed: true, calls: calls + 1 };
@@ -117,7 +118,7 @@ export class UsageMeter {
     }
     if (!this.unwritten.has(key)) {
       try {
-        await this.accounts.countLiveCall(accountId, month);
+        await this.counters.countLiveCall(accountId, month);
         return;
       } catch (err) {
         if (!isBusy(err)) throw err;
@@ -168,7 +169,7 @@ export class UsageMeter {
         if (this.unwritten.get(key) === u) this.unwritten.delete(key);
         return;
       }
-      await this.accounts.addUsage(u.accountId, u.month, u.env, calls);
+      await this.counters.addUsage(u.accountId, u.month, u.env, calls);
       u.calls -= calls;
       if (u.calls === 0) this.unwritten.delete(key);
     });
@@ -222,8 +223,8 @@ export class UsageMeter {
  */
 export const quota = fp<QuotaOptions>(
   async (app: FastifyInstance, options) => {
-    const { accounts, timeZone, testKeyMonthlyQuota: limit, operations } = options;
-    const meter = new UsageMeter(accounts, options.lockTimeoutMs, app.log, options.liveUsageFlushMs);
+    const { counters, timeZone, testKeyMonthlyQuota: limit, operations } = options;
+    const meter = new UsageMeter(counters, options.lockTimeoutMs, app.log, options.liveUsageFlushMs);
     app.decorate('usageMeter', meter);
     app.decorateRequest('quota', undefined);
     app.addHook('onClose', async function writeCountedCalls() {

@@ -97,6 +97,12 @@ export interface AccountStore {
   resetUsage(accountId: string, month: string, env: KeyEnv): Promise<void>;
 }
 
+/**
+ * The monthly usage counters the quota uses: the account store's own (the database), or the same counters in Redis
+ * when REDIS_URL is set (`src/limits/redis-usage.ts`).
+ */
+export type UsageCounters = Pick<AccountStore, 'countTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'>;
+
 // ---------------------------------------------------------------------------------------------------------------
 // The domain's storage. Handlers depend on these interfaces only; `sqlite-domain.ts` implements them on
 // better-sqlite3, and another backend (PostgreSQL) implements the same methods. Every method is asynchronous so a

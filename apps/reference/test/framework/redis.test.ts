@@ -1,12 +1,13 @@
-// The gateway limit across instances: with REDIS_URL every instance takes from the same buckets in Redis (a real
-// Redis from Debian's package, started for these tests), so an address's burst is 50 in total however its requests
-// are spread; without it, each instance has its own.
+// The limits across instances with REDIS_URL (a real Redis from Debian's package, started for these tests): every
+// instance takes from the same gateway buckets, so an address's burst is 50 in total however its requests are
+// spread (without it, each instance has its own), and counts test-key calls in the same monthly counter.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunningRedis, sparePort, startRedis } from '@cls-api/test-servers';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { contract } from '../../src/contract-facts.js';
 import { createDomain } from '../../src/domain/index.js';
@@ -103,6 +104,61 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
     for (let i = 0; i < 41; i++)
       rest.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '192.0.2.50' }));
     expect(rest.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst - limits.gatewayMcp.burst);
+  });
+});
+
+describe('monthly quota with REDIS_URL: one counter per account for every instance', () => {
+  const QUOTA = contract().limits.testKeyMonthlyQuota;
+  const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
+
+  it('1,200 concurrent test-key calls of one account spread over three instances: exactly 1,000 succeed', {
+    timeout: 600_000,
+  }, async () => {
+    const [a, b, c] = await instances(3, { REDIS_URL: redis.url, ...FAST });
+    const seller = await a!.account();
+    const keys = [await a!.key(seller, 'wms'), await a!.key(seller, 'manager'), await a!.key(seller, 'cam')];
+    const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
+    const all = await Promise.all(
+      Array.from({ length: 1200 }, (_, i) =>
+        [a, b, c][i % 3]!.get(paths[i % 3]!, { apiKey: keys[i % 3]!, ip: `198.51.100.${i % 200}` }),
+      ),
+    );
+    expect(all.filter((r) => r.status === 200)).toHaveLength(QUOTA);
+    const refused = all.filter((r) => r.status !== 200);
+    expect(refused.every((r) => r.status === 429 && r.headers['retry-after'] !== undefined)).toBe(true);
+    expect(await a!.app.usageCounters.usage(seller, '2026-11', 'test')).toBe(QUOTA);
+    // The database's own counter is not used: Redis holds the count.
+    expect(await a!.app.accounts.usage(seller, '2026-11', 'test')).toBe(0);
+    // The remaining count a caller sees is the account's, whichever instance answers.
+    const remaining = all
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers['x-ratelimit-remaining']))
+      .sort((x, y) => x - y);
+    expect(remaining).toEqual(Array.from({ length: QUOTA }, (_, i) => i));
+  });
+
+  it('admin quota reset with REDIS_URL gives the allowance back on every instance', async () => {
+    const [a, b] = await instances(2, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const seller = await a!.account();
+    const key = await a!.key(seller, 'wms');
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    expect((await b!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(429);
+    const out: string[] = [];
+    const code = await runCli(['admin', 'quota', 'reset', '--account', seller, '--json'], {
+      env: {
+        DATABASE: join(dir, 'reference.db'),
+        REDIS_URL: redis.url,
+        TEST_KEY_MONTHLY_QUOTA: '2',
+        LOG_LEVEL: 'silent',
+      },
+      stdout: (t) => out.push(t),
+      stderr: (t) => out.push(t),
+      clock: clock.now,
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ account_id: seller, remaining: 2 });
+    expect((await b!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
   });
 });
 
