@@ -4,7 +4,8 @@
 // lines, and supervises them: if one dies, it says which and why (its last output), stops the others and exits 1;
 // Ctrl-C stops all three and exits 0.
 //
-//   PORT (3000) and DATABASE (./data/reference.db): the reference server, as for `pnpm reference serve`
+//   PORT (3000) and DATABASE (./data/reference.db, or postgres://…): the reference server, as for `pnpm reference serve`
+//   DATA_DIR (the SQLite file's folder, or ./data): where the demo keys and the servers' process ids are kept
 //   DOCS_PORT (8080), MOCK_PORT (4010), HOST (127.0.0.1)
 //   --no-build   skip the build (when you know it is current)
 //
@@ -17,6 +18,7 @@
 // The demo data is loaded once, into an empty database. API keys are stored only as hashes, so the demo keys and
 // client credentials printed by that first load are kept beside the database in demo-keys.json (local,
 // git-ignored) to be shown again on later starts.
+import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -29,9 +31,24 @@ const ports = {
   docs: Number(process.env.DOCS_PORT ?? 8080),
   mock: Number(process.env.MOCK_PORT ?? 4010),
 };
-const database = resolve(root, process.env.DATABASE ?? './data/reference.db');
-const dataDir = dirname(database);
-const demoKeysFile = resolve(dataDir, 'demo-keys.json');
+// DATABASE is a SQLite file (relative to the root) or a PostgreSQL URL, which is passed on as it is and shown with
+// its password hidden. With a URL there is no file to tell an empty database by: the demo data is loaded when this
+// checkout has no demo keys for that URL yet, and `seed` itself refuses a database that already has data.
+const rawDatabase = process.env.DATABASE ?? './data/reference.db';
+const databaseIsUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawDatabase);
+const database = databaseIsUrl ? rawDatabase : resolve(root, rawDatabase);
+const shownDatabase = databaseIsUrl ? rawDatabase.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@') : database;
+const dataDir = process.env.DATA_DIR
+  ? resolve(root, process.env.DATA_DIR)
+  : databaseIsUrl
+    ? resolve(root, 'data')
+    : dirname(database);
+const demoKeysFile = resolve(
+  dataDir,
+  databaseIsUrl
+    ? `demo-keys-${createHash('sha256').update(rawDatabase).digest('hex').slice(0, 12)}.json`
+    : 'demo-keys.json',
+);
 const pidsFile = resolve(dataDir, 'start-pids.json');
 const referenceCli = resolve(root, 'apps/reference/dist/cli.js');
 const SHOWN_HOST = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -65,8 +82,8 @@ mkdirSync(dataDir, { recursive: true });
 stopLeftovers();
 
 const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: host };
-if (!existsSync(database)) {
-  step(`Loading the demo data into ${database}`);
+if (databaseIsUrl ? !existsSync(demoKeysFile) : !existsSync(database)) {
+  step(`Loading the demo data into ${shownDatabase}`);
   const seeded = spawnSync(process.execPath, [referenceCli, 'seed', '--json'], {
     cwd: root,
     env: referenceEnv,
@@ -74,10 +91,15 @@ if (!existsSync(database)) {
   });
   if (seeded.status !== 0) {
     console.error(seeded.stderr);
-    rmSync(database, { force: true });
-    process.exit(seeded.status ?? 1);
+    if (!databaseIsUrl) {
+      rmSync(database, { force: true });
+      process.exit(seeded.status ?? 1);
+    }
+    // A database that already has data is served as it is; anything else is an error of its own.
+    if (!/already has accounts/.test(seeded.stderr)) process.exit(seeded.status ?? 1);
+  } else {
+    writeFileSync(demoKeysFile, seeded.stdout, { mode: 0o600 });
   }
-  writeFileSync(demoKeysFile, seeded.stdout, { mode: 0o600 });
 }
 const demo = existsSync(demoKeysFile) ? JSON.parse(readFileSync(demoKeysFile, 'utf8')) : null;
 
@@ -218,7 +240,7 @@ try {
   if (stopping) await new Promise(() => {});
   console.log(`
 Running (Ctrl-C stops everything):
-  Reference server  ${urls.reference}   (database ${database})
+  Reference server  ${urls.reference}   (database ${shownDatabase})
   Docs site         ${urls.docs}
   Mock              ${urls.mock}
 ${credentials()}`);
@@ -233,7 +255,7 @@ ${credentials()}`);
 function credentials() {
   const account = demo?.accounts?.[0];
   if (!account) {
-    return `\nNo demo credentials are known for ${database}: create some with pnpm reference admin key create … (see apps/reference/README.md).`;
+    return `\nNo demo credentials are known for ${shownDatabase}: create some with pnpm reference admin key create … (see apps/reference/README.md).`;
   }
   const lines = ['', `Demo credentials (test environment; all of them in ${demoKeysFile}):`];
   const keys = {};

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { POSTGRES_PASSWORD, startPostgres } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
 import { freePort, root, tempDir } from './support.js';
 
@@ -16,7 +17,7 @@ interface Start {
   dataDir: string;
 }
 
-async function launch(command: string[], dataDir: string): Promise<Start> {
+async function launch(command: string[], dataDir: string, env: Record<string, string> = {}): Promise<Start> {
   const ports = { reference: await freePort(), docs: await freePort(), mock: await freePort() };
   // Its own process group, like a shell job: a signal to the group is what Ctrl-C sends a terminal's job.
   const child = spawn(command[0]!, command.slice(1), {
@@ -29,6 +30,7 @@ async function launch(command: string[], dataDir: string): Promise<Start> {
       DOCS_PORT: String(ports.docs),
       MOCK_PORT: String(ports.mock),
       DATABASE: join(dataDir, 'reference.db'),
+      ...env,
     },
   });
   let text = '';
@@ -111,6 +113,39 @@ describe('pnpm start', { timeout: 1_800_000 }, () => {
     expect(s.output()).not.toMatch(/ELIFECYCLE|Command failed/);
     await expectAllStopped(s, children);
     expect(existsSync(join(dataDir, 'start-pids.json'))).toBe(false);
+  });
+
+  it('DATABASE=postgres://… serves that database: the demo data is loaded once, its password never shown', async () => {
+    const postgres = await startPostgres();
+    try {
+      const url = await postgres.createDatabase('cls_e2e_start');
+      const dataDir = tempDir('cls-e2e-pg-');
+      const env = { DATABASE: url, DATA_DIR: dataDir };
+      const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, env);
+      await running(first);
+      const key = /manager key\s+X-API-Key: (\S+)/.exec(first.output())![1]!;
+      const res = await fetch(`http://127.0.0.1:${first.ports.reference}/v3/manager/orders?page=1&size=10`, {
+        headers: { 'X-API-Key': key },
+      });
+      expect(res.status).toBe(200);
+      expect(first.output()).toContain('postgres://postgres:***@127.0.0.1:');
+      expect(first.output()).not.toContain(POSTGRES_PASSWORD);
+      const children = pids(dataDir);
+      process.kill(-first.child.pid!, 'SIGTERM');
+      expect(await first.exited).toBe(0);
+      await expectAllStopped(first, children);
+
+      // The second start finds the data and the keys it printed: the same key still works.
+      const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, env);
+      await running(second);
+      expect(second.output()).toContain(key);
+      const again = pids(dataDir);
+      process.kill(-second.child.pid!, 'SIGTERM');
+      expect(await second.exited).toBe(0);
+      await expectAllStopped(second, again);
+    } finally {
+      await postgres.stop();
+    }
   });
 
   it('when one server dies, says which and why, stops the others and exits 1; the next start works', async () => {
