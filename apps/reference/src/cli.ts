@@ -5,7 +5,9 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { openRedis } from './limits/redis.js';
+import { startPostgres, startRedis } from '@cls-api/test-servers';
+import { type Cluster, startCluster } from './cluster.js';
+import { openRedis, shownRedisUrl } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
@@ -18,6 +20,9 @@ import { DatabaseUnavailableError, describeTarget, openStorage } from './store/s
 const USAGE = `Usage: cls-reference <command> [options]
 
   serve [--demo]                                   start the server (--demo: load demo data into an empty database)
+  cluster [--instances N]                          N instances (3) on one PostgreSQL and one Redis behind nginx on PORT,
+                                                   with demo data; starts its own PostgreSQL and Redis unless
+                                                   DATABASE=postgres://… and REDIS_URL are given (README, "Deployment")
   seed                                             load the demo data set into an empty database; prints its keys
   admin account create --name NAME [--paid] [--link wms,manager,cam]
   admin account update --account ID (--paid | --unpaid)
@@ -46,6 +51,8 @@ export interface CliIo {
   handleSignals?: boolean;
   /** Receives the running server of `serve`. */
   onServe?: (app: FastifyInstance) => void;
+  /** Receives the running cluster of `cluster`, and what stops it with the servers it started. */
+  onCluster?: (cluster: Cluster, stop: () => Promise<void>) => void;
 }
 
 class UsageError extends Error {}
@@ -62,6 +69,7 @@ const OPTIONS = {
   key: { type: 'string' },
   link: { type: 'string' },
   ref: { type: 'string' },
+  instances: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -209,6 +217,93 @@ function humanText(result: Record<string, unknown>): string {
  * Runs one command. `serve` resolves once the server listens (it keeps running); the other commands resolve with
  * the process exit code when done.
  */
+/**
+ * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
+ * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
+ * nginx in front on PORT. Ctrl-C stops everything it started.
+ */
+async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Promise<number> {
+  const instances = flags.instances === undefined ? 3 : Number(flags.instances);
+  if (!Number.isInteger(instances) || instances < 1 || instances > 16)
+    throw new UsageError('--instances must be a whole number from 1 to 16');
+  const log = (line: string) => {
+    if (!json) io.stdout(line);
+  };
+  const started: Array<{ stop(): Promise<void> }> = [];
+  const stopStarted = async () => {
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  };
+  try {
+    let database = io.env.DATABASE;
+    if (database === undefined || !/^postgres(ql)?:\/\//.test(database)) {
+      log("Starting PostgreSQL (Debian's package, installed when missing)…");
+      const postgres = await startPostgres(log);
+      started.push(postgres);
+      database = await postgres.createDatabase('cls_cluster');
+    }
+    let redisUrl = io.env.REDIS_URL;
+    if (redisUrl === undefined) {
+      log("Starting Redis (Debian's package, installed when missing)…");
+      const redis = await startRedis(log);
+      started.push(redis);
+      redisUrl = redis.url;
+    }
+    const env = { ...io.env, DATABASE: database, REDIS_URL: redisUrl };
+    const config = loadConfig(env, undefined, { needsJwtSecret: false });
+    let demo: DemoAccount[] | undefined;
+    try {
+      demo = await withStorage(config, (storage) =>
+        provisionDemo(storage.accounts, createDomain(storage.domain, { timeZone: config.serviceTimeZone }), clock()),
+      );
+    } catch (err) {
+      if (!(err instanceof NotEmptyError)) throw err;
+    }
+    log(`Starting ${instances} reference instances and nginx…`);
+    const running = await startCluster({
+      instances,
+      database,
+      redisUrl,
+      port: config.port,
+      env: { LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
+      log,
+    });
+    started.push(running);
+    io.onCluster?.(running, stopStarted);
+    const topology = {
+      base_url: running.url,
+      instances: running.instances.map((i) => i.url),
+      database: describeTarget(config.database),
+      redis_url: shownRedisUrl(redisUrl),
+      ...(demo ? { accounts: demo } : { demo_loaded: false }),
+    };
+    if (json) io.stdout(JSON.stringify(topology));
+    else {
+      if (demo) io.stdout(demoText(demo, running.url));
+      io.stdout(
+        [
+          '',
+          `Serving through nginx at ${running.url}, balanced over ${instances} instances:`,
+          ...running.instances.map((i, n) => `  ${`instance ${n + 1}`.padEnd(16)}${i.url}`),
+          `  database        ${topology.database}`,
+          `  redis           ${topology.redis_url}`,
+          'The gateway limit and the monthly quota are shared through Redis. Ctrl-C stops everything.',
+        ].join('\n'),
+      );
+    }
+    if (io.handleSignals !== false) {
+      const stop = () => {
+        void stopStarted().then(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }
+    return 0;
+  } catch (err) {
+    await stopStarted();
+    throw err;
+  }
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<
     typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>
@@ -290,6 +385,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         throw err;
       }
     }
+
+    if (command === 'cluster') return await cluster(flags, io, clock, json);
 
     const config = loadConfig(io.env, undefined, { needsJwtSecret: false });
     if (command === 'seed') {

@@ -36,7 +36,8 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
+/** The built `cls-reference` (from `src/` under the tests as from `dist/`: both sit one level below the package). */
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 async function startInstance(
   index: number,

@@ -17,7 +17,7 @@ export interface RunningNginx extends RunningServer {
 export interface NginxOptions {
   /** Ports on 127.0.0.1 of the instances behind the proxy, balanced round-robin. */
   upstreams: readonly number[];
-  /** The proxy's own port (a spare one when absent). */
+  /** The proxy's own port (a spare one when absent or 0). */
   port?: number;
   /** The largest request body passed on, in bytes (the server behind it sets its own limit). */
   maxBodyBytes?: number;
@@ -80,7 +80,8 @@ ${servers}
 export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   const log = options.log ?? ((l: string) => console.log(`[nginx] ${l}`));
   const binary = await ensureDebianPackage('nginx-light', NGINX, log);
-  const port = options.port ?? (await sparePort());
+  // Port 0 asks for a spare one, as it does of any server.
+  const port = options.port || (await sparePort());
   const dir = mkdtempSync(join(tmpdir(), 'cls-nginx-'));
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
   const config = nginxConfig(dir, port, options);

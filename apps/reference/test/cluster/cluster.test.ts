@@ -1,0 +1,180 @@
+// Three reference instances on one PostgreSQL and one Redis behind nginx, as `cls-reference cluster` starts them
+// (real processes, real servers from Debian's packages): the limits hold across instances, and killing one instance
+// loses no acknowledged row while the others keep serving.
+import { type RunningRedis, startRedis } from '@cls-api/test-servers';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli.js';
+import type { Cluster } from '../../src/cluster.js';
+import { contract } from '../../src/contract-facts.js';
+import { newPostgresDatabase } from '../support/engines.js';
+
+const limits = contract().limits;
+const QUOTA = limits.testKeyMonthlyQuota;
+
+interface Topology {
+  base_url: string;
+  instances: string[];
+  accounts: Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }> }>;
+}
+
+let redis: RunningRedis;
+let cluster: Cluster;
+let stop: () => Promise<void>;
+let topology: Topology;
+let database: string;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  database = await newPostgresDatabase();
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(['cluster', '--instances', '3', '--json'], {
+    env: { ...process.env, DATABASE: database, REDIS_URL: redis.url, PORT: '0', LOG_LEVEL: 'warn' },
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    handleSignals: false,
+    onCluster: (c, s) => {
+      cluster = c;
+      stop = s;
+    },
+  });
+  expect(code, err.join('\n')).toBe(0);
+  topology = JSON.parse(out.join('')) as Topology;
+}, 600_000);
+
+afterAll(async () => {
+  await stop?.();
+  await redis?.stop();
+});
+
+const keyOf = (area: string) =>
+  topology.accounts[0]!.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
+
+function get(path: string, apiKey: string, address: string): Promise<Response> {
+  return fetch(`${topology.base_url}${path}`, {
+    headers: { 'X-API-Key': apiKey, Accept: 'application/json', 'X-Forwarded-For': address },
+  });
+}
+
+describe('cls-reference cluster', () => {
+  it('prints the proxy and three instances; each instance and the proxy answer', async () => {
+    expect(topology.instances).toHaveLength(3);
+    expect(topology.base_url).toBe(cluster.url);
+    for (const url of [topology.base_url, ...topology.instances])
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+  });
+
+  it('1,200 concurrent test-key calls of one account through nginx: exactly 1,000 succeed', {
+    timeout: 600_000,
+  }, async () => {
+    // A second account, so the other tests' calls do not count; every call from its own forwarded address, so that
+    // only the quota can refuse it.
+    const accountId = topology.accounts[1]!.account_id;
+    const key = topology.accounts[1]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+    expect(accountId).toBeDefined();
+    const statuses = await Promise.all(
+      Array.from({ length: 1200 }, (_, i) =>
+        get('/v3/wms/suppliers', key, `10.${Math.floor(i / 250)}.${i % 250}.7`).then(async (r) => {
+          await r.arrayBuffer();
+          return [r.status, r.headers.get('retry-after')] as const;
+        }),
+      ),
+    );
+    expect(statuses.filter(([s]) => s === 200)).toHaveLength(QUOTA);
+    const refused = statuses.filter(([s]) => s !== 200);
+    expect(refused.every(([s, retryAfter]) => s === 429 && retryAfter !== null)).toBe(true);
+  });
+
+  it('a burst of 100 from one address: about 50 pass in total, across the three instances', async () => {
+    const key = keyOf('manager');
+    const started = performance.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        get('/v3/manager/orders', key, '203.0.113.77').then(async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      ),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const passed = statuses.filter((s) => s === 200).length;
+    // The burst, plus what the bucket refilled while the burst was being served (30 a second): the bound is read
+    // from this run's own duration, so a slow machine widens it instead of failing.
+    expect(passed).toBeGreaterThanOrEqual(limits.gateway.burst);
+    expect(passed).toBeLessThanOrEqual(limits.gateway.burst + Math.ceil(seconds * limits.gateway.ratePerSecond) + 1);
+    expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
+  it('kill -9 of one instance during a stream of bulk drafts: every acknowledged row is stored, the others keep serving', {
+    timeout: 600_000,
+  }, async () => {
+    const key = topology.accounts[0]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+    const products = (await (await get('/v3/wms/products?size=1', key, '192.0.2.10')).json()) as {
+      data: Array<{ product_code: string }>;
+    };
+    const productCode = products.data[0]!.product_code;
+    const acknowledged: string[] = [];
+    const refusedAfterKill: number[] = [];
+    let batches = 0;
+    let killed = false;
+    const victim = cluster.instances[1]!;
+    const stream = async (lane: number) => {
+      // Four lanes from four addresses, so the gateway limit (30 a second each) paces them, never refuses them all.
+      for (let n = 0; n < 12; n++) {
+        const batch = batches++;
+        const orders = Array.from({ length: 20 }, (_, i) => ({
+          mall_order_no: `CLUSTER-${lane}-${batch}-${i}`,
+          mall_product_name: 'Linen shirt',
+          product_code: productCode,
+          quantity: 1,
+          receiver_name: 'Kim Minji',
+          receiver_phone: '010-1234-5678',
+          receiver_address: '12 Sejong-daero, Jung-gu, Seoul',
+        }));
+        const r = await fetch(`${topology.base_url}/v3/wms/orders/draft`, {
+          method: 'POST',
+          headers: {
+            'X-API-Key': key,
+            'Content-Type': 'application/json',
+            Accept: 'application/json',
+            'X-Forwarded-For': `192.0.2.${20 + lane}`,
+          },
+          body: JSON.stringify({ orders }),
+        });
+        const body = (await r.json()) as {
+          success: boolean;
+          data?: { drafts: Array<{ draft_id: string; success: boolean }> };
+        };
+        if (r.status === 200) {
+          for (const d of body.data!.drafts) if (d.success) acknowledged.push(d.draft_id);
+        } else {
+          // Not acknowledged: the instance died under it (nginx's 500 in the envelope), or the gateway said slow down.
+          expect(body.success).toBe(false);
+          if (killed) refusedAfterKill.push(r.status);
+        }
+        if (!killed && acknowledged.length >= 10 * 20) {
+          killed = true;
+          await victim.kill();
+        }
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(stream));
+    expect(killed).toBe(true);
+
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ draft_id: string }>(
+        'SELECT draft_id FROM draft_orders WHERE draft_id = ANY($1)',
+        [acknowledged],
+      );
+      expect(acknowledged.length).toBeGreaterThan(200);
+      expect(new Set(rows.map((r) => r.draft_id)).size).toBe(acknowledged.length);
+    } finally {
+      await client.end();
+    }
+    // The two instances left answer through nginx, request after request.
+    for (let i = 0; i < 6; i++) expect((await get('/v3/wms/suppliers', key, `192.0.2.${100 + i}`)).status).toBe(200);
+  });
+});
