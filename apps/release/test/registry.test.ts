@@ -221,7 +221,9 @@ describe('pnpm release against a throwaway registry', () => {
 
   it('publishes tarballs that pass publint and "are the types wrong"', () => {
     // The release stops before publishing anything when either finds an error in a packed tarball.
-    expect(release.stdout).toMatch(/^release: publint and attw: no problems in 4 tarballs$/m);
+    expect(release.stdout).toMatch(
+      new RegExp(`^release: publint and attw: no problems in ${publicPackages(root).length} tarballs$`, 'm'),
+    );
   });
 
   it('installs from the registry and runs the client README example against the reference server', async () => {

@@ -29,7 +29,11 @@ function fail(message) {
 // Designed constraints (x-provisional) are dropped before anything is read: the server meets real services, and an
 // agent host that checks arguments against a tool's schema must not refuse a value the service takes
 // (spec/README.md, "Provisional"). The source's own constraints stay.
-const doc = relaxProvisional(JSON.parse(readFileSync(specPath, 'utf8')));
+// Whether a parameter or the body is required is read from the contract as written: that is the request's shape,
+// not a constraint on a value.
+const written = JSON.parse(readFileSync(specPath, 'utf8'));
+const doc = relaxProvisional(written);
+const writtenOps = new Map(operations(written).map((op) => [op.operationId, op]));
 
 /** OpenAPI's own keywords and the contract's extensions, which are not JSON Schema. */
 const notJsonSchema = (key) =>
@@ -120,7 +124,9 @@ for (const op of operations(doc)) {
       .filter(Boolean)
       .join(' ');
     properties[p.name] = { ...schema, ...(description ? { description } : {}) };
-    if (p.required) required.push(p.name);
+    if (writtenOps.get(op.operationId)?.parameters.find((w) => w.name === p.name && w.in === p.in)?.required) {
+      required.push(p.name);
+    }
     (p.in === 'path' ? pathParams : queryParams).push(p.name);
   }
   let bulk;
@@ -142,7 +148,7 @@ for (const op of operations(doc)) {
       bulk = { rowsField: helper.rowsField, maxRows: helper.maxRows };
     }
     properties.body = body;
-    if (op.requestBody.required) required.push('body');
+    if (writtenOps.get(op.operationId)?.requestBody?.required) required.push('body');
   }
   const inputSchema = { type: 'object', properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;

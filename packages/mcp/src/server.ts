@@ -22,7 +22,20 @@ import type { ToolDefinition } from './definition.js';
 import { renderResult, type Pagination } from './render.js';
 import { Callers, exposedTools, type ClientSettings } from './tools.js';
 
-const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+/** This package's version: its package.json is two levels up from dist/src/, one from src/ (the tests). */
+function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ['../../package.json', '../package.json']) {
+    try {
+      const manifest = require(candidate) as { name?: string; version?: string };
+      if (manifest.name === '@cls-api/mcp' && manifest.version) return manifest.version;
+    } catch {
+      // not this level
+    }
+  }
+  throw new Error('@cls-api/mcp: package.json not found next to the code');
+}
+const version = packageVersion();
 
 type Arguments = Record<string, unknown>;
 
