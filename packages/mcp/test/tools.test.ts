@@ -28,7 +28,7 @@ describe('the tool table', () => {
 
   it('describes each tool by the summary and description, and marks the provisional ones', () => {
     for (const op of model.operations) {
-      const raw = model.doc.paths[op.path]![op.method]!;
+      const raw = model.doc.paths![op.path]![op.method]!;
       const t = tool(op.operationId);
       expect(t.description.startsWith(raw.summary!)).toBe(true);
       if (raw.description) expect(t.description).toContain(raw.description.trim());
@@ -88,7 +88,7 @@ describe('the tool table', () => {
 
   it('takes the credentials each operation accepts from its security', () => {
     for (const op of model.operations) {
-      const schemes = op.security.map((s) => (model.doc.components?.securitySchemes?.[s] as { type: string }).type);
+      const schemes = op.security.map((s) => (model.doc.components!.securitySchemes![s] as { type: string }).type);
       expect(tool(op.operationId).credentials).toEqual(schemes.map((s) => (s === 'apiKey' ? 'apiKey' : 'jwt')));
     }
   });
@@ -101,7 +101,7 @@ describe('annotations', () => {
       expect(a.readOnlyHint, op.operationId).toBe(op.method === 'get');
       if (op.method === 'get') expect(a).toMatchObject({ destructiveHint: false, idempotentHint: true });
       expect(a.openWorldHint).toBe(true);
-      expect(a.title).toBe(model.doc.paths[op.path]![op.method]!.summary);
+      expect(a.title).toBe(model.doc.paths![op.path]![op.method]!.summary);
     }
   });
 
