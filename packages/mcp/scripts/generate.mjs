@@ -105,6 +105,35 @@ function annotations(op, title) {
   return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
 }
 
+// The tools of the `/v3/mcp/` area are the operations marked `x-mcp-tool`; a call of one takes a key of the tool's
+// own area (spec/guides/authentication.md), so the server needs to know each tool's area.
+const mcpToolAreas = Object.fromEntries(
+  operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.area]] : [])),
+);
+
+/**
+ * The path parameter of a `/v3/mcp/` operation that names one of those tools: the one whose schema's examples are
+ * tool names. Its value picks the key the call goes out with.
+ */
+function toolNameParam(op) {
+  if (op.area !== 'mcp') return undefined;
+  const writtenOp = writtenOps.get(op.operationId);
+  const named = writtenOp.parameters.filter((p) => {
+    if (p.in !== 'path') return false;
+    const examples = standaloneWritten(p.schema ?? {}).examples ?? [];
+    return examples.length > 0 && examples.every((e) => e in mcpToolAreas);
+  });
+  if (named.length > 1) fail(`${op.operationId}: more than one path parameter names an MCP tool`);
+  return named[0]?.name;
+}
+
+/** A written (not relaxed) parameter schema, `$ref`s followed: only to read its examples. */
+function standaloneWritten(schema) {
+  let s = schema;
+  while (typeof s?.$ref === 'string') s = resolvePointer(written, s.$ref);
+  return s ?? {};
+}
+
 const tools = [];
 for (const op of operations(doc)) {
   if (!op.operationId) fail(`${op.method.toUpperCase()} ${op.path} has no operationId`);
@@ -164,6 +193,7 @@ for (const op of operations(doc)) {
     pathParams,
     queryParams,
     ...(bulk ? { bulk } : {}),
+    ...(toolNameParam(op) ? { keyAreaFrom: { param: toolNameParam(op), areas: mcpToolAreas } } : {}),
     inputSchema,
     annotations: annotations(op, raw.summary ?? op.operationId),
   });

@@ -25,6 +25,11 @@ export interface ToolDefinition {
   queryParams: string[];
   /** Set when the client sends the body's rows in chunks (`client.bulk`). */
   bulk?: { rowsField: string; maxRows: number };
+  /**
+   * Set on a call of an MCP tool of the `/v3/mcp/` area: the path parameter naming the tool, and each tool's area,
+   * whose key the call takes.
+   */
+  keyAreaFrom?: { param: string; areas: Record<string, string> };
   inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[]; [keyword: string]: unknown };
   annotations: ToolAnnotations;
 }

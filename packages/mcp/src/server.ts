@@ -188,10 +188,11 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
           : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
       return toolError(`Tool ${name} is not available: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
     }
-    const client = callers.clientFor(tool);
+    const args = request.params.arguments ?? {};
+    const client = callers.clientFor(tool, args);
     if ('missing' in client) return toolError(client.missing, { message: client.missing });
     try {
-      return await call(client, tool, request.params.arguments ?? {});
+      return await call(client, tool, args);
     } catch (err) {
       return errorResult(err);
     }

@@ -48,19 +48,25 @@ export class Callers {
 
   /**
    * The client whose credential the operation takes, or why there is none. An API-key operation goes out with the
-   * key issued for its area; the `/v3/mcp/` area takes a key of any area (spec/guides/authentication.md). A JWT
+   * key issued for its area; in the `/v3/mcp/` area, listing takes a key of any area and calling a tool a key of
+   * the tool's own area (spec/guides/authentication.md). A JWT
    * operation (`/v3/pay/`, and `/v3/manager/` without a manager key) goes out with the JWT.
    */
-  clientFor(tool: ToolDefinition): ThrowingClsClient | { missing: string } {
+  clientFor(tool: ToolDefinition, args: Record<string, unknown> = {}): ThrowingClsClient | { missing: string } {
     if (tool.credentials.length === 0) return this.open;
+    let area = tool.area;
+    if (tool.keyAreaFrom) {
+      const named = args[tool.keyAreaFrom.param];
+      area = (typeof named === 'string' ? tool.keyAreaFrom.areas[named] : undefined) ?? area;
+    }
     if (tool.credentials.includes('apiKey')) {
-      const keyed = this.byArea.get(tool.area) ?? (tool.area === 'mcp' ? this.anyKey : undefined);
+      const keyed = this.byArea.get(area) ?? (area === 'mcp' ? this.anyKey : undefined);
       if (keyed) return keyed;
     }
     if (tool.credentials.includes('jwt') && this.jwt) return this.jwt;
     const wanted = tool.credentials.map((c) =>
       c === 'apiKey'
-        ? `an API key of the ${tool.area} area in CLS_API_KEYS (${tool.area}_…)`
+        ? `an API key of the ${area} area in CLS_API_KEYS (${area}_…)`
         : 'CLS_CLIENT_ID and CLS_CLIENT_SECRET',
     );
     return { missing: `${tool.name} needs ${wanted.join(' or ')}; the server was started without it` };

@@ -103,6 +103,36 @@ describe('a tool call', () => {
     expect(pay.headers.get('X-API-Key')).toBeNull();
   });
 
+  it("lists the /v3/mcp/ tools with any key, and calls one with the key of the tool's own area", async () => {
+    const seen: Request[] = [];
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          return json(200, { success: true, data: request.method === 'GET' ? [] : { order_no: 'ORD-1' } });
+        },
+        pacing: false,
+      },
+      { ...options, apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'], readOnly: false },
+    );
+    await client.callTool({ name: 'listMcpTools', arguments: {} });
+    const call = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'manager_get_order', body: { arguments: { order_no: 'ORD-1' } } },
+    });
+    expect(call.isError, textOf(call)).toBeFalsy();
+    expect(seen.map((r) => [new URL(r.url).pathname, r.headers.get('X-API-Key')])).toEqual([
+      ['/v3/mcp/tools', 'wms_test_a1b2c3'],
+      ['/v3/mcp/tools/manager_get_order/call', 'manager_test_d4e5f6'],
+    ]);
+    const cam = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'cam_list_invoice_videos', body: { arguments: { invoice_no: '1' } } },
+    });
+    expect(textOf(cam)).toContain('an API key of the cam area');
+    expect(seen).toHaveLength(2);
+  });
+
   it('without the credential its area takes, is a tool error naming the variable, and nothing is sent', async () => {
     const seen: Request[] = [];
     const client = await connected({

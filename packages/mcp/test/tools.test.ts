@@ -92,6 +92,14 @@ describe('the tool table', () => {
       expect(tool(op.operationId).credentials).toEqual(schemes.map((s) => (s === 'apiKey' ? 'apiKey' : 'jwt')));
     }
   });
+
+  it('knows the area of each tool of the /v3/mcp/ area, for the key a call of it takes', () => {
+    const marked = model.operations.filter((o) => o.mcpTool);
+    expect(marked.length).toBeGreaterThan(0);
+    const calls = toolTable.filter((t) => t.keyAreaFrom);
+    expect(calls.map((t) => t.name)).toEqual(['callMcpTool']);
+    expect(calls[0]!.keyAreaFrom!.areas).toEqual(Object.fromEntries(marked.map((o) => [o.mcpTool, o.area])));
+  });
 });
 
 describe('annotations', () => {
