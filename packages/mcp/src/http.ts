@@ -1,7 +1,7 @@
 // Streamable HTTP: one endpoint, `/mcp`, stateless (every POST is answered on its own, by a server made for it),
 // so that any number of hosts can share one process. The clients behind the servers are shared (`Callers`): one
 // pacer, one JWT, one quota state for the process.
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpOptions } from './config.js';
@@ -15,7 +15,7 @@ export interface HttpEndpoint {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
-function jsonRpcError(res: import('node:http').ServerResponse, status: number, message: string): void {
+function jsonRpcError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }

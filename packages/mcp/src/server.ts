@@ -170,6 +170,8 @@ function listed(tool: ToolDefinition): Tool {
  * transport makes one per request) so that they share credentials, token and quota state.
  */
 export function createMcpServer(options: McpOptions, callers: Callers = new Callers(options)): Server {
+  // The SDK's low-level Server, not McpServer: McpServer registers tools by zod schemas, and these tools' input
+  // schemas are JSON Schema generated from the contract, which the low-level server lists as they are.
   const tools = exposedTools(options);
   const server = new Server(
     { name: 'cls-api', title: 'Commerce and Logistics Service API v3', version },
