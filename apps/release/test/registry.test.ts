@@ -1,8 +1,8 @@
 // The release, proven against a real registry: a throwaway Verdaccio (its storage in a temp dir, on a spare loopback
 // port), `pnpm release` run in a copy of this working tree (the copy is versioned and tagged, never this checkout),
 // then, in a new directory outside the repository, what an integrator does: `npm install @cls-api/client
-// @cls-api/contract-tests` from that registry, the client README's first example against the reference server, and
-// `npx cls-contract --help`.
+// @cls-api/contract-tests @cls-api/mcp` from that registry, the client README's first example against the reference
+// server, `npx cls-contract --help` and `npx cls-mcp --help`.
 //
 // Verdaccio serves @cls-api/* only from what was published to it (no uplink for that scope); every other package
 // comes through its uplink, the registry that this machine's npm configuration names.
@@ -194,11 +194,15 @@ beforeAll(async () => {
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '@cls-api/client', '@cls-api/contract-tests', '--no-audit', '--no-fund'], {
-    cwd: consumer,
-    env,
-    timeout: 600_000,
-  });
+  await run(
+    'npm',
+    ['install', '@cls-api/client', '@cls-api/contract-tests', '@cls-api/mcp', '--no-audit', '--no-fund'],
+    {
+      cwd: consumer,
+      env,
+      timeout: 600_000,
+    },
+  );
 });
 
 afterAll(async () => {
@@ -282,6 +286,11 @@ describe('pnpm release against a throwaway registry', () => {
   it('runs npx cls-contract --help from the installed kit', async () => {
     const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
     expect(stdout).toMatch(/--base-url/);
+  });
+
+  it('runs npx cls-mcp --help from the installed MCP server', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'cls-mcp', '--help'], { cwd: consumer, env });
+    expect(stdout).toMatch(/--allow-writes/);
   });
 });
 
