@@ -8,6 +8,7 @@ import {
   CredentialError,
   NetworkError,
   QuotaExceededError,
+  type ErrorCode,
   type ThrowingClsClient,
 } from '@cls-api/client';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -105,6 +106,14 @@ export function errorResult(err: unknown): CallToolResult {
   return toolError(`The call failed: ${message}`, { message });
 }
 
+/**
+ * Arguments the server refuses before sending anything get the code the service would answer them with; typed by
+ * the contract's codes (`ErrorCode`), so a code the contract drops stops the build.
+ */
+function argumentError(text: string, code: ErrorCode): CallToolResult {
+  return toolError(text, { code, message: text });
+}
+
 function pick(args: Arguments, names: string[]): Record<string, unknown> | undefined {
   const out = Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
   return Object.keys(out).length > 0 ? out : undefined;
@@ -123,19 +132,17 @@ async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Argum
   const known = new Set([...tool.pathParams, ...tool.queryParams, 'body']);
   const unknown = Object.keys(args).filter((k) => !known.has(k));
   if (unknown.length > 0) {
-    return toolError(`${tool.name} takes no argument ${unknown.join(', ')}`, { code: 'INVALID_PARAMETER' });
+    return argumentError(`${tool.name} takes no argument ${unknown.join(', ')}`, 'INVALID_PARAMETER');
   }
   for (const name of tool.inputSchema.required ?? []) {
     if (args[name] === undefined) {
-      return toolError(`${tool.name} needs the argument ${name}`, { code: 'REQUIRED_PARAMETER' });
+      return argumentError(`${tool.name} needs the argument ${name}`, 'REQUIRED_PARAMETER');
     }
   }
   if (tool.bulk) {
     const rows = (args.body as Record<string, unknown> | undefined)?.[tool.bulk.rowsField];
     if (!Array.isArray(rows)) {
-      return toolError(`${tool.name} needs body.${tool.bulk.rowsField}, an array of rows`, {
-        code: 'REQUIRED_PARAMETER',
-      });
+      return argumentError(`${tool.name} needs body.${tool.bulk.rowsField}, an array of rows`, 'REQUIRED_PARAMETER');
     }
     const bulk = client.bulk[tool.name as keyof typeof client.bulk] as unknown as LooseBulk;
     const data = await bulk(rows, path ? { params: { path } } : {});
@@ -188,6 +195,7 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
         : !hidden.annotations.readOnlyHint && options.readOnly
           ? 'it writes, and the server is read-only: start it with --allow-writes to expose writes'
           : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
+      // The server's own code, not the service's: nothing was sent.
       return toolError(`Tool ${name} is not available: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
     }
     const args = request.params.arguments ?? {};
