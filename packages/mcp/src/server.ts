@@ -83,7 +83,7 @@ export function errorResult(err: unknown): CallToolResult {
     const causeText = cause.content[0]?.type === 'text' ? cause.content[0].text : String(err.cause);
     const written = err.chunkWritten === false ? 'nothing of it was registered' : 'it may or may not have been stored';
     return toolError(
-      `Rows ${err.rowStart} to ${err.rowEnd} (request ${err.chunkIndex + 1} of ${err.chunkCount}) failed and ${written}; the rows before it were accepted, the rows after it were not sent. ${causeText}`,
+      `Rows ${err.rowStart} to ${err.rowEnd - 1} (counted from 0; request ${err.chunkIndex + 1} of ${err.chunkCount}) failed and ${written}; the rows before them were accepted, the rows after them were not sent. Row numbers in the service's message count from row ${err.rowStart}. ${causeText}`,
       {
         ...(cause.structuredContent?.error as Record<string, unknown>),
         chunkIndex: err.chunkIndex,

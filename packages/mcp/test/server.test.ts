@@ -133,6 +133,68 @@ describe('a tool call', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('of a bulk job stopped at a refused chunk is a tool error naming its rows, with what was accepted', async () => {
+    let chunk = 0;
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          const { orders } = (await request.json()) as { orders: Array<{ mall_order_no: string }> };
+          chunk += 1;
+          if (chunk === 2) {
+            return json(400, {
+              success: false,
+              error: { code: 'INVALID_PARAMETER', message: 'row 3: quantity must be at least 1' },
+            });
+          }
+          const drafts = orders.map((o, i) => ({ success: true, mall_order_no: o.mall_order_no, draft_id: `D${i}` }));
+          return json(200, { success: true, data: { created_count: orders.length, failed_count: 0, drafts } });
+        },
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const orders = Array.from({ length: 1200 }, (_, i) => ({ mall_order_no: `M-${i}` }));
+    const result = await client.callTool({ name: 'registerDraftOrders', arguments: { body: { orders } } });
+    expect(result.isError).toBe(true);
+    const { error } = structured<{
+      error: {
+        code: string;
+        rowStart: number;
+        rowEnd: number;
+        chunkWritten: unknown;
+        completed: { created_count: number };
+      };
+    }>(result);
+    expect(error).toMatchObject({ code: 'INVALID_PARAMETER', rowStart: 1000, chunkWritten: false });
+    expect(error.completed.created_count).toBe(1000);
+    expect(textOf(result)).toContain(
+      'Rows 1000 to 1199 (counted from 0; request 2 of 2) failed and nothing of it was registered',
+    );
+    expect(textOf(result)).toContain('INVALID_PARAMETER: row 3: quantity must be at least 1');
+  });
+
+  it('of a write that got no response says it may have been stored, and it is not repeated', async () => {
+    let sent = 0;
+    const client = await connected(
+      {
+        fetch: async () => {
+          sent += 1;
+          throw new TypeError('fetch failed');
+        },
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const result = await client.callTool({
+      name: 'cancelReturn',
+      arguments: { return_no: 'RET-1' },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('may or may not have been stored; it was not repeated');
+    expect(structured<{ error: { mayHaveWritten: boolean } }>(result).error.mayHaveWritten).toBe(true);
+    expect(sent).toBe(1);
+  });
+
   it('without the credential its area takes, is a tool error naming the variable, and nothing is sent', async () => {
     const seen: Request[] = [];
     const client = await connected({
