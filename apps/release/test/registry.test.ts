@@ -1,8 +1,8 @@
 // The release, proven against a real registry: a throwaway Verdaccio (its storage in a temp dir, on a spare loopback
 // port), `pnpm release` run in a copy of this working tree (the copy is versioned and tagged, never this checkout),
 // then, in a new directory outside the repository, what an integrator does: `npm install @cls-api/client
-// @cls-api/contract-tests` from that registry, the client README's first example against the reference server, and
-// `npx cls-contract --help`.
+// @cls-api/contract-tests @cls-api/mcp` from that registry, the client README's first example against the reference
+// server, `npx cls-contract --help` and `npx cls-mcp --help`.
 //
 // Verdaccio serves @cls-api/* only from what was published to it (no uplink for that scope); every other package
 // comes through its uplink, the registry that this machine's npm configuration names.
@@ -25,9 +25,22 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
+import { bumpFor, bumpVersion, readChangesets, type Bump } from '../src/changesets.js';
 import { git, publicPackages, repoRoot } from '../src/repo.js';
 
 const run = promisify(execFile);
+
+/**
+ * The version `pnpm release` publishes: this checkout's, moved by the changesets still pending in it (one fixed
+ * group, so the largest bump any of them gives a public package moves every package).
+ */
+function releasedVersion(root: string): string {
+  const pending = readChangesets(join(root, '.changeset'));
+  const bumps = publicPackages(root).map((p) => bumpFor(pending, p.name));
+  const largest = (['major', 'minor', 'patch'] as Bump[]).find((b) => bumps.includes(b));
+  const current = publicPackages(root)[0]!.version;
+  return largest ? bumpVersion(current, largest) : current;
+}
 const WORKSPACE_SCOPE = '@cls-api';
 const root = repoRoot(import.meta.dirname);
 const work = mkdtempSync(join(tmpdir(), 'cls-release-registry-'));
@@ -181,11 +194,15 @@ beforeAll(async () => {
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', '@cls-api/client', '@cls-api/contract-tests', '--no-audit', '--no-fund'], {
-    cwd: consumer,
-    env,
-    timeout: 600_000,
-  });
+  await run(
+    'npm',
+    ['install', '@cls-api/client', '@cls-api/contract-tests', '@cls-api/mcp', '--no-audit', '--no-fund'],
+    {
+      cwd: consumer,
+      env,
+      timeout: 600_000,
+    },
+  );
 });
 
 afterAll(async () => {
@@ -204,7 +221,7 @@ describe('pnpm release against a throwaway registry', () => {
     const published = [...release.stdout.matchAll(/^release: published (\S+)@(\S+) to /gm)].map(
       (m) => `${m[1]}@${m[2]}`,
     );
-    const expected = publicPackages(root).map((p) => `${p.name}@${p.version}`);
+    const expected = publicPackages(root).map((p) => `${p.name}@${releasedVersion(root)}`);
     expect(published).toEqual(expected);
     expect(published.indexOf(expected.find((p) => p.startsWith('@cls-api/spec@'))!)).toBe(0);
     const version = expected[0]!.split('@').at(-1);
@@ -221,14 +238,16 @@ describe('pnpm release against a throwaway registry', () => {
 
   it('publishes tarballs that pass publint and "are the types wrong"', () => {
     // The release stops before publishing anything when either finds an error in a packed tarball.
-    expect(release.stdout).toMatch(/^release: publint and attw: no problems in 4 tarballs$/m);
+    expect(release.stdout).toMatch(
+      new RegExp(`^release: publint and attw: no problems in ${publicPackages(root).length} tarballs$`, 'm'),
+    );
   });
 
   it('installs from the registry and runs the client README example against the reference server', async () => {
     const installed = JSON.parse(
       readFileSync(join(consumer, 'node_modules', '@cls-api', 'spec', 'package.json'), 'utf8'),
     ) as { version: string };
-    expect(installed.version).toBe(publicPackages(root)[0]!.version);
+    expect(installed.version).toBe(releasedVersion(root));
     const readme = readFileSync(join(consumer, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
     const example = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example, 'the README starts with a js example').toBeDefined();
@@ -268,6 +287,11 @@ describe('pnpm release against a throwaway registry', () => {
     const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
     expect(stdout).toMatch(/--base-url/);
   });
+
+  it('runs npx cls-mcp --help from the installed MCP server', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'cls-mcp', '--help'], { cwd: consumer, env });
+    expect(stdout).toMatch(/--allow-writes/);
+  });
 });
 
 describe('after the release, in the released copy', () => {
@@ -283,7 +307,7 @@ describe('after the release, in the released copy', () => {
     edit(doc);
     writeFileSync(path, YAML.stringify(doc));
   };
-  const released = () => publicPackages(root)[0]!.version;
+  const released = () => releasedVersion(root);
 
   it('an added optional field is a minor release: the dry run shows the next minor of every package', () => {
     editYaml('spec/components/schemas/ManagerOrderListItem.yaml', (d) => {
@@ -299,7 +323,7 @@ describe('after the release, in the released copy', () => {
     const dry = node(['apps/release/dist/release.js', '--dry-run', '--skip-build']);
     expect(dry.status, dry.stderr).toBe(0);
     const next = released().replace(/^(\d+)\.(\d+)\.\d+$/, (_, a, b) => `${a}.${Number(b) + 1}.0`);
-    for (const p of publicPackages(root)) expect(dry.stdout).toContain(`${p.name}@${next} (from ${p.version})`);
+    for (const p of publicPackages(root)) expect(dry.stdout).toContain(`${p.name}@${next} (from ${released()})`);
     expect(git(copy, ['status', '--porcelain'])).not.toMatch(/\.changeset\//);
   });
 

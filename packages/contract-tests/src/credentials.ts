@@ -1,6 +1,8 @@
 // Credentials and how they appear in reports: every secret is replaced by the environment variable that holds it,
 // so a report or a curl line can be pasted into a ticket without leaking a key.
 
+import { apiKeyShape } from '@cls-api/spec';
+
 export type Seller = 'primary' | 'other';
 
 export interface ApiKeyCredential {
@@ -33,16 +35,14 @@ export interface NoCredential {
 
 export type Credential = ApiKeyCredential | BearerCredential | RawCredential | NoCredential;
 
-const KEY_SHAPE = /^([a-z][a-z0-9]*)_([a-z][a-z0-9]*)_(.+)$/;
-
 export function parseApiKey(key: string, seller: Seller): Omit<ApiKeyCredential, 'ref'> {
-  const m = KEY_SHAPE.exec(key);
-  if (!m) {
+  const shape = apiKeyShape(key);
+  if (!shape) {
     throw new UsageError(
       `an API key must look like {area}_{env}_{random} (for example wms_test_…); got one starting "${key.slice(0, 6)}…"`,
     );
   }
-  return { kind: 'apiKey', key, area: m[1] as string, env: m[2] as string, seller };
+  return { kind: 'apiKey', key, area: shape.area, env: shape.env, seller };
 }
 
 export function keyCredentials(keys: string[], seller: Seller): ApiKeyCredential[] {

@@ -1,6 +1,7 @@
 // Command line and environment → RunOptions. Secrets may come from the environment only, so that CI never shows
 // them on a command line.
 import { parseArgs } from 'node:util';
+import { apiKeysFromEnv, splitList } from '@cls-api/spec';
 import { PHASES, type Phase } from './case.js';
 import { UsageError } from './credentials.js';
 import { EXIT_CODES } from './exit-codes.js';
@@ -62,26 +63,10 @@ export interface CliOptions {
   help: boolean;
 }
 
-function splitList(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
 function integer(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
-}
-
-/** Keys from CLS_<PREFIX>S (comma-separated) and CLS_<PREFIX>_<AREA> variables. */
-function keysFromEnv(env: NodeJS.ProcessEnv, prefix: string): string[] {
-  const keys = splitList(env[`${prefix}S`]);
-  for (const [name, value] of Object.entries(env)) {
-    if (value && new RegExp(`^${prefix}_[A-Z0-9]+(_\\d+)?$`).test(name)) keys.push(value.trim());
-  }
-  return [...new Set(keys)];
 }
 
 /** The command line parsed by node:util; its own errors become usage errors. */
@@ -130,8 +115,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   for (const p of phases) {
     if (!PHASES.includes(p as Phase)) throw new UsageError(`unknown phase ${p}: one of ${PHASES.join(', ')}`);
   }
-  const apiKeys = [...(v['api-key'] ?? []), ...keysFromEnv(env, 'CLS_API_KEY')];
-  const otherApiKeys = [...(v['other-api-key'] ?? []), ...keysFromEnv(env, 'CLS_OTHER_API_KEY')];
+  const apiKeys = [...(v['api-key'] ?? []), ...apiKeysFromEnv(env, 'CLS_API_KEY')];
+  const otherApiKeys = [...(v['other-api-key'] ?? []), ...apiKeysFromEnv(env, 'CLS_OTHER_API_KEY')];
   const clientId = v['client-id'] ?? env.CLS_CLIENT_ID;
   const clientSecret = v['client-secret'] ?? env.CLS_CLIENT_SECRET;
   if (Boolean(clientId) !== Boolean(clientSecret)) throw new UsageError('--client-id and --client-secret go together');

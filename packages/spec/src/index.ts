@@ -2,3 +2,4 @@
 export * from './document.js';
 export * from './calendar.js';
 export * from './model.js';
+export * from './credentials.js';

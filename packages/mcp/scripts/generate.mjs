@@ -1,0 +1,216 @@
+#!/usr/bin/env node
+// `generate`: writes generated/tools.ts, the MCP server's tool table: one tool per operation of the bundled contract,
+// with its name (`operationId`), description (summary and description, provisional marked), input schema (path and
+// query parameters, and the request body as `body`, references inlined) and annotations.
+//
+// The server reads nothing of the contract at run time; every fact it acts on is extracted here, once. If the
+// contract changes, the table changes with it.
+//
+// Usage: node scripts/generate.mjs [--spec <openapi.json>] [--out <dir>]
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bulkOperations } from '@cls-api/client';
+import { openapiJsonPath, operations, relaxProvisional, resolvePointer } from '@cls-api/spec';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : resolve(args[i + 1]);
+};
+const specPath = option('--spec') ?? openapiJsonPath;
+const outDir = option('--out') ?? join(packageDir, 'generated');
+
+function fail(message) {
+  throw new Error(`generate: ${message} (in ${specPath})`);
+}
+
+// Designed constraints (x-provisional) are dropped before anything is read: the server meets real services, and an
+// agent host that checks arguments against a tool's schema must not refuse a value the service takes
+// (spec/README.md, "Provisional"). The source's own constraints stay.
+// Whether a parameter or the body is required is read from the contract as written: that is the request's shape,
+// not a constraint on a value.
+const written = JSON.parse(readFileSync(specPath, 'utf8'));
+const doc = relaxProvisional(written);
+const writtenOps = new Map(operations(written).map((op) => [op.operationId, op]));
+
+/** OpenAPI's own keywords and the contract's extensions, which are not JSON Schema. */
+const notJsonSchema = (key) =>
+  key.startsWith('x-') || ['example', 'discriminator', 'xml', 'externalDocs'].includes(key);
+
+/** A schema with every `$ref` inlined and only JSON Schema keywords left, so that it stands alone in a tool. */
+function standalone(schema, seen = []) {
+  if (Array.isArray(schema)) return schema.map((s) => standalone(s, seen));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  if (typeof schema.$ref === 'string') {
+    if (seen.includes(schema.$ref)) fail(`${schema.$ref} refers to itself; a tool's input schema cannot inline it`);
+    const { $ref, ...siblings } = schema;
+    return standalone({ ...resolvePointer(doc, $ref), ...siblings }, [...seen, $ref]);
+  }
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (notJsonSchema(key)) continue;
+    // `properties` maps names to schemas: its keys are field names, never keywords.
+    out[key] =
+      key === 'properties' || key === 'patternProperties' || key === '$defs'
+        ? Object.fromEntries(Object.entries(value).map(([name, s]) => [name, standalone(s, seen)]))
+        : standalone(value, seen);
+  }
+  return out;
+}
+
+const PROVISIONAL_NOTE =
+  'Provisional: the shape of this operation is designed by the contract, not shown by the service (spec/DECISIONS.md); the service may differ.';
+
+function describe(op, raw) {
+  const parts = [raw.summary, raw.description].filter((s) => typeof s === 'string' && s.trim() !== '');
+  if (op.provisional) parts.push(PROVISIONAL_NOTE);
+  return parts.join('\n\n');
+}
+
+/** `apiKey` or `jwt` for each security scheme of the contract: which of the server's credentials an operation takes. */
+const credentialOf = Object.fromEntries(
+  Object.entries(doc.components?.securitySchemes ?? {}).map(([name, scheme]) => {
+    if (scheme.type === 'apiKey') return [name, 'apiKey'];
+    if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') return [name, 'jwt'];
+    return fail(`security scheme ${name} (${scheme.type}) is neither an API key nor a bearer token`);
+  }),
+);
+
+const methods = (path) => Object.keys(doc.paths[path] ?? {});
+
+/**
+ * Annotations from what the contract says of the operation. A GET reads. A write changes data; it is destructive
+ * when it changes or ends something that exists (PATCH, PUT, DELETE, and a POST that acts on one resource, a path
+ * ending in an action after the resource's parameter with nothing to read there: `…/{return_no}/cancel`), and
+ * additive when it creates (a POST to a collection, `…/orders`, `…/{product_code}/options`). A write is idempotent
+ * only when the contract says a repeat has no further effect: PUT and DELETE, or a create whose repeat the
+ * contract refuses (`DUPLICATE`).
+ */
+function annotations(op, title) {
+  if (op.method === 'get' || op.method === 'head') {
+    return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+  }
+  const segments = op.path.split('/');
+  const last = segments.at(-1) ?? '';
+  const actsOnOne =
+    op.method === 'post' &&
+    !last.startsWith('{') &&
+    segments.slice(0, -1).some((s) => s.startsWith('{')) &&
+    !methods(op.path).includes('get');
+  const destructive = ['patch', 'put', 'delete'].includes(op.method) || actsOnOne;
+  const refusesRepeat = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
+  const idempotent = ['put', 'delete'].includes(op.method) || refusesRepeat;
+  return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
+}
+
+// The tools of the `/v3/mcp/` area are the operations marked `x-mcp-tool`; a call of one takes a key of the tool's
+// own area (spec/guides/authentication.md), so the server needs to know each tool's area.
+const mcpToolAreas = Object.fromEntries(
+  operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.area]] : [])),
+);
+
+/**
+ * The path parameter of a `/v3/mcp/` operation that names one of those tools: the one whose schema's examples are
+ * tool names. Its value picks the key the call goes out with.
+ */
+function toolNameParam(op) {
+  if (op.area !== 'mcp') return undefined;
+  const writtenOp = writtenOps.get(op.operationId);
+  const named = writtenOp.parameters.filter((p) => {
+    if (p.in !== 'path') return false;
+    const examples = standaloneWritten(p.schema ?? {}).examples ?? [];
+    return examples.length > 0 && examples.every((e) => e in mcpToolAreas);
+  });
+  if (named.length > 1) fail(`${op.operationId}: more than one path parameter names an MCP tool`);
+  return named[0]?.name;
+}
+
+/** A written (not relaxed) parameter schema, `$ref`s followed: only to read its examples. */
+function standaloneWritten(schema) {
+  let s = schema;
+  while (typeof s?.$ref === 'string') s = resolvePointer(written, s.$ref);
+  return s ?? {};
+}
+
+const tools = [];
+for (const op of operations(doc)) {
+  if (!op.operationId) fail(`${op.method.toUpperCase()} ${op.path} has no operationId`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(op.operationId)) fail(`operationId ${op.operationId} cannot name an MCP tool`);
+  const raw = doc.paths[op.path][op.method];
+  const properties = {};
+  const required = [];
+  const pathParams = [];
+  const queryParams = [];
+  for (const p of op.parameters) {
+    if (p.in === 'header' || p.in === 'cookie') {
+      fail(`${op.operationId}: ${p.in} parameter ${p.name}; the server sends only credentials in headers`);
+    }
+    if (p.name === 'body') fail(`${op.operationId}: a parameter named body would clash with the request body`);
+    const schema = standalone(p.schema ?? {});
+    const description = [p.description ?? schema.description, p.provisional ? '(provisional)' : '']
+      .filter(Boolean)
+      .join(' ');
+    properties[p.name] = { ...schema, ...(description ? { description } : {}) };
+    if (writtenOps.get(op.operationId)?.parameters.find((w) => w.name === p.name && w.in === p.in)?.required) {
+      required.push(p.name);
+    }
+    (p.in === 'path' ? pathParams : queryParams).push(p.name);
+  }
+  let bulk;
+  if (op.requestBody) {
+    if (!op.requestBody.schema) fail(`${op.operationId}: the request body has no JSON schema`);
+    const body = standalone(op.requestBody.schema);
+    const helper = bulkOperations[op.operationId];
+    if (helper) {
+      // The client sends any number of rows in requests within the contract's limit, one after another
+      // (packages/client/src/bulk.ts): the tool takes them all.
+      const rows = body.properties?.[helper.rowsField];
+      if (rows?.type !== 'array') fail(`${op.operationId}: the body has no array ${helper.rowsField}`);
+      const { maxItems: _perRequest, ...unbounded } = rows;
+      body.properties[helper.rowsField] = {
+        ...unbounded,
+        description:
+          `${rows.description ?? ''} Any number of rows: they are sent in requests of at most ${helper.maxRows}, one after another, and the results merged in row order.`.trim(),
+      };
+      bulk = { rowsField: helper.rowsField, maxRows: helper.maxRows };
+    }
+    properties.body = body;
+    if (writtenOps.get(op.operationId)?.requestBody?.required) required.push('body');
+  }
+  const inputSchema = { type: 'object', properties, additionalProperties: false };
+  if (required.length > 0) inputSchema.required = required;
+  tools.push({
+    name: op.operationId,
+    title: raw.summary ?? op.operationId,
+    description: describe(op, raw),
+    method: op.method,
+    path: op.path,
+    area: op.area,
+    provisional: op.provisional,
+    credentials: op.security.map((name) => credentialOf[name] ?? fail(`${op.operationId}: unknown scheme ${name}`)),
+    pathParams,
+    queryParams,
+    ...(bulk ? { bulk } : {}),
+    ...(toolNameParam(op) ? { keyAreaFrom: { param: toolNameParam(op), areas: mcpToolAreas } } : {}),
+    inputSchema,
+    annotations: annotations(op, raw.summary ?? op.operationId),
+  });
+}
+if (tools.length === 0) fail('the contract has no operations');
+for (const id of Object.keys(bulkOperations)) {
+  if (!tools.some((t) => t.name === id)) fail(`the client's bulk operation ${id} is not in the contract`);
+}
+
+const source = `// GENERATED by @cls-api/mcp scripts/generate.mjs from the bundled contract. Do not edit.
+import type { ToolDefinition } from '../src/definition.js';
+
+/** One tool per operation of the contract, in the contract's order. */
+export const toolTable: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};
+`;
+mkdirSync(outDir, { recursive: true });
+const target = join(outDir, 'tools.ts');
+writeFileSync(`${target}.tmp`, source);
+renameSync(`${target}.tmp`, target);
+console.log(`generate: ${tools.length} tools → ${target}`);

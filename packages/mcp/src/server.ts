@@ -1,0 +1,213 @@
+// The MCP server: lists the exposed tools and calls each through @cls-api/client, which brings the contract's
+// rules (credentials per area, JWT renewal, the two 429s, pacing, bulk chunking, typed errors); this file only maps
+// tool arguments to a request and the client's result or error to a tool result.
+import { createRequire } from 'node:module';
+import {
+  ApiError,
+  BulkChunkError,
+  CredentialError,
+  NetworkError,
+  QuotaExceededError,
+  type ErrorCode,
+  type ThrowingClsClient,
+} from '@cls-api/client';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpOptions } from './config.js';
+import type { ToolDefinition } from './definition.js';
+import { renderResult, type Pagination } from './render.js';
+import { Callers, exposedTools, type ClientSettings } from './tools.js';
+
+/** This package's version: its package.json is two levels up from dist/src/, one from src/ (the tests). */
+function packageVersion(): string {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ['../../package.json', '../package.json']) {
+    try {
+      const manifest = require(candidate) as { name?: string; version?: string };
+      if (manifest.name === '@cls-api/mcp' && manifest.version) return manifest.version;
+    } catch {
+      // not this level
+    }
+  }
+  throw new Error('@cls-api/mcp: package.json not found next to the code');
+}
+const version = packageVersion();
+
+type Arguments = Record<string, unknown>;
+
+function toolError(text: string, error: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }], structuredContent: { error } };
+}
+
+/** An error of the client as the tool error a model reads: the contract's `error.code` first, then the message. */
+export function errorResult(err: unknown): CallToolResult {
+  if (err instanceof QuotaExceededError) {
+    const resetAt = err.resetAt?.toISOString();
+    const when = resetAt
+      ? `it resets at ${resetAt}${err.retryAfterSeconds === undefined ? '' : ` (in ${err.retryAfterSeconds} s)`}`
+      : err.retryAfterSeconds === undefined
+        ? 'the service did not say when it resets'
+        : `retry after ${err.retryAfterSeconds} s`;
+    return toolError(
+      `${err.code ?? 'RATE_LIMIT_EXCEEDED'}: ${err.message} The monthly quota of this test key is used up${err.limit === undefined ? '' : ` (${err.limit} calls)`}; ${when}. Retrying earlier cannot succeed.`,
+      {
+        status: err.status,
+        code: err.code,
+        message: err.message,
+        quota: {
+          limit: err.limit,
+          remaining: err.remaining,
+          resetAt,
+          retryAfterSeconds: err.retryAfterSeconds,
+        },
+      },
+    );
+  }
+  if (err instanceof ApiError) {
+    return toolError(
+      `${err.code ?? `HTTP ${err.status}`}: ${err.message} (HTTP ${err.status} on ${err.method} ${err.url})`,
+      {
+        status: err.status,
+        code: err.code,
+        message: err.message,
+      },
+    );
+  }
+  if (err instanceof BulkChunkError) {
+    const cause = errorResult(err.cause);
+    const causeText = cause.content[0]?.type === 'text' ? cause.content[0].text : String(err.cause);
+    const written = err.chunkWritten === false ? 'nothing of it was registered' : 'it may or may not have been stored';
+    return toolError(
+      `Rows ${err.rowStart} to ${err.rowEnd - 1} (counted from 0; request ${err.chunkIndex + 1} of ${err.chunkCount}) failed and ${written}; the rows before them were accepted, the rows after them were not sent. Row numbers in the service's message count from row ${err.rowStart}. ${causeText}`,
+      {
+        ...(cause.structuredContent?.error as Record<string, unknown>),
+        chunkIndex: err.chunkIndex,
+        rowStart: err.rowStart,
+        rowEnd: err.rowEnd,
+        chunkWritten: err.chunkWritten,
+        completed: err.completed,
+      },
+    );
+  }
+  if (err instanceof NetworkError) {
+    const written = err.mayHaveWritten ? ' The write may or may not have been stored; it was not repeated.' : '';
+    return toolError(`No response from ${err.method} ${err.url}: ${err.message}.${written}`, {
+      message: err.message,
+      mayHaveWritten: err.mayHaveWritten,
+    });
+  }
+  if (err instanceof CredentialError) return toolError(err.message, { message: err.message });
+  const message = err instanceof Error ? err.message : String(err);
+  return toolError(`The call failed: ${message}`, { message });
+}
+
+/**
+ * Arguments the server refuses before sending anything get the code the service would answer them with; typed by
+ * the contract's codes (`ErrorCode`), so a code the contract drops stops the build.
+ */
+function argumentError(text: string, code: ErrorCode): CallToolResult {
+  return toolError(text, { code, message: text });
+}
+
+function pick(args: Arguments, names: string[]): Record<string, unknown> | undefined {
+  const out = Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+type LooseRequest = (
+  method: string,
+  path: string,
+  init: { params: { path?: Record<string, unknown>; query?: Record<string, unknown> }; body?: unknown },
+) => Promise<{ data: unknown }>;
+type LooseBulk = (rows: unknown[], options: { params?: { path: Record<string, unknown> } }) => Promise<unknown>;
+
+async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Arguments): Promise<CallToolResult> {
+  const path = pick(args, tool.pathParams);
+  const query = pick(args, tool.queryParams);
+  const known = new Set([...tool.pathParams, ...tool.queryParams, 'body']);
+  const unknown = Object.keys(args).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    return argumentError(`${tool.name} takes no argument ${unknown.join(', ')}`, 'INVALID_PARAMETER');
+  }
+  for (const name of tool.inputSchema.required ?? []) {
+    if (args[name] === undefined) {
+      return argumentError(`${tool.name} needs the argument ${name}`, 'REQUIRED_PARAMETER');
+    }
+  }
+  if (tool.bulk) {
+    const rows = (args.body as Record<string, unknown> | undefined)?.[tool.bulk.rowsField];
+    if (!Array.isArray(rows)) {
+      return argumentError(`${tool.name} needs body.${tool.bulk.rowsField}, an array of rows`, 'REQUIRED_PARAMETER');
+    }
+    const bulk = client.bulk[tool.name as keyof typeof client.bulk] as unknown as LooseBulk;
+    const data = await bulk(rows, path ? { params: { path } } : {});
+    return { content: [{ type: 'text', text: renderResult(data) }], structuredContent: { data } };
+  }
+  const request = client.request as unknown as LooseRequest;
+  const init = {
+    params: { ...(path ? { path } : {}), ...(query ? { query } : {}) },
+    ...(args.body !== undefined ? { body: args.body } : {}),
+  };
+  const { data: envelope } = await request(tool.method.toUpperCase(), tool.path, init);
+  const { data, pagination } = (envelope ?? {}) as { data?: unknown; pagination?: Pagination };
+  return {
+    content: [{ type: 'text', text: renderResult(data, pagination) }],
+    structuredContent: pagination ? { data, pagination } : { data },
+  };
+}
+
+/** The MCP tool a model sees: name, description, input schema and annotations, as generated from the contract. */
+function listed(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { ...tool.annotations },
+  };
+}
+
+/**
+ * An MCP server of the API with the tools the options expose. `callers` may be shared by several servers (the HTTP
+ * transport makes one per request) so that they share credentials, token and quota state.
+ */
+export function createMcpServer(options: McpOptions, callers: Callers = new Callers(options)): Server {
+  // The SDK's low-level Server, not McpServer: McpServer registers tools by zod schemas, and these tools' input
+  // schemas are JSON Schema generated from the contract, which the low-level server lists as they are.
+  const tools = exposedTools(options);
+  const server = new Server(
+    { name: 'cls-api', title: 'Commerce and Logistics Service API v3', version },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    const tool = tools.find((t) => t.name === name);
+    if (!tool) {
+      const hidden = exposedTools({ readOnly: false }).find((t) => t.name === name);
+      const why = !hidden
+        ? 'the contract has no such operation'
+        : !hidden.annotations.readOnlyHint && options.readOnly
+          ? 'it writes, and the server is read-only: start it with --allow-writes to expose writes'
+          : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
+      // The server's own code, not the service's: nothing was sent.
+      return toolError(`Tool ${name} is not available: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
+    }
+    const args = request.params.arguments ?? {};
+    const client = callers.clientFor(tool, args);
+    if ('missing' in client) return toolError(client.missing, { message: client.missing });
+    try {
+      return await call(client, tool, args);
+    } catch (err) {
+      return errorResult(err);
+    }
+  });
+  return server;
+}
+
+export { Callers, type ClientSettings };

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseCli } from '../src/config.js';
+
+const env = { CLS_BASE_URL: 'http://127.0.0.1:3000', CLS_API_KEYS: 'wms_test_a1b2c3,manager_test_d4e5f6' };
+
+describe('parseCli', () => {
+  it('is read-only over stdio by default, with the kit variables', () => {
+    const config = parseCli([], {
+      ...env,
+      CLS_API_KEY_CAM: 'cam_test_g7h8i9',
+      CLS_CLIENT_ID: 'cli_test_x',
+      CLS_CLIENT_SECRET: 's',
+    });
+    expect(config.options).toEqual({
+      baseUrl: 'http://127.0.0.1:3000',
+      apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6', 'cam_test_g7h8i9'],
+      clientId: 'cli_test_x',
+      clientSecret: 's',
+      readOnly: true,
+    });
+    expect(config.transport).toEqual({ kind: 'stdio' });
+  });
+
+  it('exposes writes only with --allow-writes, and --read-only wins', () => {
+    expect(parseCli(['--allow-writes'], env).options.readOnly).toBe(false);
+    expect(parseCli(['--allow-writes', '--read-only'], env).options.readOnly).toBe(true);
+  });
+
+  it('takes areas as a list or repeated, and refuses an area the contract does not have', () => {
+    expect(parseCli(['--areas', 'wms,manager'], env).options.areas).toEqual(['wms', 'manager']);
+    expect(parseCli(['--areas', 'wms', '--areas', 'pay'], env).options.areas).toEqual(['wms', 'pay']);
+    expect(() => parseCli(['--areas', 'warehouse'], env)).toThrow(/unknown area warehouse: one of auth, wms/);
+  });
+
+  it('serves HTTP on a port and host of its own', () => {
+    expect(parseCli(['--http'], env).transport).toEqual({ kind: 'http', host: '127.0.0.1', port: 3333 });
+    expect(parseCli(['--http', '--port', '0', '--host', '0.0.0.0'], env).transport).toEqual({
+      kind: 'http',
+      host: '0.0.0.0',
+      port: 0,
+    });
+    expect(() => parseCli(['--http', '--port', '1e3'], env)).toThrow(ConfigError);
+    expect(() => parseCli(['--port', '80'], env)).toThrow(/go with --http/);
+  });
+
+  it('refuses what it cannot start with', () => {
+    expect(() => parseCli([], {})).toThrow(/CLS_BASE_URL is required/);
+    expect(() => parseCli([], { ...env, CLS_API_KEYS: 'not-a-key' })).toThrow(/\{area\}_\{env\}_/);
+    expect(() => parseCli([], { ...env, CLS_CLIENT_ID: 'cli_test_x' })).toThrow(/go together/);
+    expect(() => parseCli(['--api-key', 'wms_test_1'], env)).toThrow(ConfigError);
+  });
+});

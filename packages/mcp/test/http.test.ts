@@ -1,0 +1,71 @@
+// The Streamable HTTP endpoint's own answers, before any tool: the one path, POST only, local names only.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHttp, type HttpEndpoint } from '../src/http.js';
+
+let endpoint: HttpEndpoint;
+beforeAll(async () => {
+  endpoint = await serveHttp(
+    { baseUrl: 'http://service.test', apiKeys: [], readOnly: true },
+    { host: '127.0.0.1', port: 0 },
+    { fetch: async () => new Response('{}', { status: 500 }) },
+  );
+});
+afterAll(() => endpoint?.close());
+
+/** A raw request, so that the Host header is the test's own. */
+function send(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const url = new URL(endpoint.url);
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => {
+        text += c.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+});
+const post = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+describe('the HTTP endpoint', () => {
+  it('answers an initialize POST on /mcp', async () => {
+    const res = await send('POST', '/mcp', { ...post, Host: new URL(endpoint.url).host }, initialize);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).result.serverInfo.name).toBe('cls-api');
+  });
+
+  it('answers 404 off /mcp and 405 to a GET, in JSON-RPC error form', async () => {
+    const host = new URL(endpoint.url).host;
+    const other = await send('POST', '/', { ...post, Host: host }, initialize);
+    expect(other.status).toBe(404);
+    expect(JSON.parse(other.body).error.message).toContain('/mcp');
+    const get = await send('GET', '/mcp', { Host: host });
+    expect(get.status).toBe(405);
+  });
+
+  it('refuses a request whose Host is not a local name (DNS rebinding)', async () => {
+    const res = await send(
+      'POST',
+      '/mcp',
+      { ...post, Host: `attacker.example:${new URL(endpoint.url).port}` },
+      initialize,
+    );
+    expect(res.status).toBe(403);
+  });
+
+  it('answers a body that is not JSON with a JSON-RPC parse error, not a crash', async () => {
+    const res = await send('POST', '/mcp', { ...post, Host: new URL(endpoint.url).host }, '{not json');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body).error.code).toBe(-32700);
+  });
+});

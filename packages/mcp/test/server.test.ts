@@ -1,0 +1,239 @@
+// The server in process, through the SDK's in-memory transport, with a fake service: what the client does under
+// it, with no real time passing (a virtual clock) and no machine speed involved.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import type { McpOptions } from '../src/config.js';
+import { Callers, createMcpServer, type ClientSettings } from '../src/server.js';
+import { structured, textOf } from './support.js';
+
+const options: McpOptions = {
+  baseUrl: 'http://service.test',
+  apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'],
+  readOnly: true,
+};
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+
+async function connected(settings: ClientSettings, opts: McpOptions = options): Promise<Client> {
+  const server = createMcpServer(opts, new Callers(opts, settings));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(b);
+  return client;
+}
+
+/** A clock that moves only when the client sleeps. */
+function virtualTimers() {
+  let now = Date.parse('2026-11-20T00:00:00Z');
+  const slept: number[] = [];
+  return {
+    slept,
+    timers: {
+      now: () => now,
+      sleep: async (ms: number) => {
+        slept.push(ms);
+        now += ms;
+      },
+    },
+  };
+}
+
+describe('a tool call', () => {
+  it('is retried by the client after a gateway 429 (no Retry-After), and the tool succeeds', async () => {
+    const seen: Request[] = [];
+    const answers = [
+      json(429, { success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests' } }),
+      json(200, { success: true, data: [{ supplier_code: 'SUP-1', supplier_name: 'Hanil' }] }),
+    ];
+    const { timers, slept } = virtualTimers();
+    const client = await connected({
+      fetch: async (request) => {
+        seen.push(request);
+        return answers.shift()!;
+      },
+      timers,
+      pacing: false,
+    });
+    const result = await client.callTool({ name: 'listSuppliers', arguments: {} });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(seen).toHaveLength(2);
+    expect(slept).toHaveLength(1);
+    expect(seen.every((r) => r.headers.get('X-API-Key') === 'wms_test_a1b2c3')).toBe(true);
+    expect(structured(result)).toEqual({ data: [{ supplier_code: 'SUP-1', supplier_name: 'Hanil' }] });
+    expect(textOf(result)).toBe('1 item\n- supplier_code: SUP-1, supplier_name: Hanil');
+  });
+
+  it('goes out with the key of its area, and with the JWT where the area takes only that', async () => {
+    const seen: Request[] = [];
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          if (request.url.endsWith('/v3/auth/token')) {
+            return json(200, {
+              success: true,
+              data: {
+                access_token: 'jwt-1',
+                refresh_token: 'r-1',
+                token_type: 'Bearer',
+                expires_in: 3600,
+                environment: 'test',
+              },
+            });
+          }
+          return json(200, { success: true, data: [] });
+        },
+        pacing: false,
+      },
+      { ...options, clientId: 'cli_test_abcdefgh', clientSecret: 'secret' },
+    );
+    await client.callTool({ name: 'listManagerOrders', arguments: {} });
+    const deposits = await client.callTool({
+      name: 'listDeposits',
+      arguments: { date_from: '2026-11-01', date_to: '2026-11-20' },
+    });
+    expect(deposits.isError, textOf(deposits)).toBeFalsy();
+    const manager = seen.find((r) => r.url.includes('/v3/manager/'))!;
+    expect(manager.headers.get('X-API-Key')).toBe('manager_test_d4e5f6');
+    const pay = seen.find((r) => r.url.includes('/v3/pay/'))!;
+    expect(pay.headers.get('Authorization')).toBe('Bearer jwt-1');
+    expect(pay.headers.get('X-API-Key')).toBeNull();
+  });
+
+  it("lists the /v3/mcp/ tools with any key, and calls one with the key of the tool's own area", async () => {
+    const seen: Request[] = [];
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          return json(200, { success: true, data: request.method === 'GET' ? [] : { order_no: 'ORD-1' } });
+        },
+        pacing: false,
+      },
+      { ...options, apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'], readOnly: false },
+    );
+    await client.callTool({ name: 'listMcpTools', arguments: {} });
+    const call = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'manager_get_order', body: { arguments: { order_no: 'ORD-1' } } },
+    });
+    expect(call.isError, textOf(call)).toBeFalsy();
+    expect(seen.map((r) => [new URL(r.url).pathname, r.headers.get('X-API-Key')])).toEqual([
+      ['/v3/mcp/tools', 'wms_test_a1b2c3'],
+      ['/v3/mcp/tools/manager_get_order/call', 'manager_test_d4e5f6'],
+    ]);
+    const cam = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'cam_list_invoice_videos', body: { arguments: { invoice_no: '1' } } },
+    });
+    expect(textOf(cam)).toContain('an API key of the cam area');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('of a bulk job stopped at a refused chunk is a tool error naming its rows, with what was accepted', async () => {
+    let chunk = 0;
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          const { orders } = (await request.json()) as { orders: Array<{ mall_order_no: string }> };
+          chunk += 1;
+          if (chunk === 2) {
+            return json(400, {
+              success: false,
+              error: { code: 'INVALID_PARAMETER', message: 'row 3: quantity must be at least 1' },
+            });
+          }
+          const drafts = orders.map((o, i) => ({ success: true, mall_order_no: o.mall_order_no, draft_id: `D${i}` }));
+          return json(200, { success: true, data: { created_count: orders.length, failed_count: 0, drafts } });
+        },
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const orders = Array.from({ length: 1200 }, (_, i) => ({ mall_order_no: `M-${i}` }));
+    const result = await client.callTool({ name: 'registerDraftOrders', arguments: { body: { orders } } });
+    expect(result.isError).toBe(true);
+    const { error } = structured<{
+      error: {
+        code: string;
+        rowStart: number;
+        rowEnd: number;
+        chunkWritten: unknown;
+        completed: { created_count: number };
+      };
+    }>(result);
+    expect(error).toMatchObject({ code: 'INVALID_PARAMETER', rowStart: 1000, chunkWritten: false });
+    expect(error.completed.created_count).toBe(1000);
+    expect(textOf(result)).toContain(
+      'Rows 1000 to 1199 (counted from 0; request 2 of 2) failed and nothing of it was registered',
+    );
+    expect(textOf(result)).toContain('INVALID_PARAMETER: row 3: quantity must be at least 1');
+  });
+
+  it('of a write that got no response says it may have been stored, and it is not repeated', async () => {
+    let sent = 0;
+    const client = await connected(
+      {
+        fetch: async () => {
+          sent += 1;
+          throw new TypeError('fetch failed');
+        },
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const result = await client.callTool({
+      name: 'cancelReturn',
+      arguments: { return_no: 'RET-1' },
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('may or may not have been stored; it was not repeated');
+    expect(structured<{ error: { mayHaveWritten: boolean } }>(result).error.mayHaveWritten).toBe(true);
+    expect(sent).toBe(1);
+  });
+
+  it('without the credential its area takes, is a tool error naming the variable, and nothing is sent', async () => {
+    const seen: Request[] = [];
+    const client = await connected({
+      fetch: async (request) => {
+        seen.push(request);
+        return json(200, { success: true, data: [] });
+      },
+    });
+    const cam = await client.callTool({ name: 'listInvoiceVideos', arguments: { invoice_no: '123' } });
+    expect(cam.isError).toBe(true);
+    expect(textOf(cam)).toContain('an API key of the cam area in CLS_API_KEYS');
+    const pay = await client.callTool({ name: 'listDeposits', arguments: {} });
+    expect(textOf(pay)).toContain('CLS_CLIENT_ID and CLS_CLIENT_SECRET');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('with an argument the tool does not take, or without a required one, is a tool error; nothing is sent', async () => {
+    const seen: Request[] = [];
+    const client = await connected({
+      fetch: async (request) => {
+        seen.push(request);
+        return json(200, { success: true, data: {} });
+      },
+    });
+    const unknown = await client.callTool({ name: 'listSuppliers', arguments: { seller: 'x' } });
+    expect(structured<{ error: { code: string } }>(unknown).error.code).toBe('INVALID_PARAMETER');
+    const missing = await client.callTool({ name: 'getWmsOrder', arguments: {} });
+    expect(structured<{ error: { code: string } }>(missing).error.code).toBe('REQUIRED_PARAMETER');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('outside --areas is refused, saying so', async () => {
+    const client = await connected({}, { ...options, areas: ['manager'] });
+    const result = await client.callTool({ name: 'listSuppliers', arguments: {} });
+    expect(textOf(result)).toContain('its area (wms) is not among --areas manager');
+    expect(
+      (await client.listTools()).tools.every(
+        (t) => t.name.startsWith('listManager') || t.name.startsWith('getManager'),
+      ),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,187 @@
+// The generated tool table against the contract model: one tool per operation, schemas that are JSON Schema,
+// annotations decided from the contract, and the README's table of them.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { bulkOperations } from '@cls-api/client';
+import { contractModel, openapiJsonPath } from '@cls-api/spec';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toolTable } from '../generated/tools.js';
+import type { ToolDefinition } from '../src/definition.js';
+import { exposedTools } from '../src/tools.js';
+import { packageDir } from './support.js';
+
+const model = contractModel();
+const tool = (name: string) => toolTable.find((t) => t.name === name)!;
+const work = mkdtempSync(join(tmpdir(), 'cls-mcp-tools-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the tool table', () => {
+  it('has one tool per operation of the contract, named by its operationId, with its method, path and area', () => {
+    expect(toolTable.map((t) => t.name)).toEqual(model.operations.map((o) => o.operationId));
+    for (const op of model.operations) {
+      expect(tool(op.operationId)).toMatchObject({ method: op.method, path: op.path, area: op.area });
+    }
+  });
+
+  it('describes each tool by the summary and description, and marks the provisional ones', () => {
+    for (const op of model.operations) {
+      const raw = model.doc.paths![op.path]![op.method]!;
+      const t = tool(op.operationId);
+      expect(t.description.startsWith(raw.summary!)).toBe(true);
+      if (raw.description) expect(t.description).toContain(raw.description.trim());
+      expect(t.description.includes('Provisional:'), op.operationId).toBe(op.provisional);
+    }
+  });
+
+  it('gives every tool an input schema that Ajv compiles strictly, with every parameter and the body', () => {
+    const ajv = new Ajv2020({ strict: true, validateFormats: false });
+    for (const op of model.operations) {
+      const t = tool(op.operationId);
+      expect(() => ajv.compile(t.inputSchema), op.operationId).not.toThrow();
+      const names = [...op.parameters.map((p) => p.name), ...(op.requestBody ? ['body'] : [])];
+      expect(Object.keys(t.inputSchema.properties).sort()).toEqual(names.sort());
+      const required = [
+        ...op.parameters.filter((p) => p.required).map((p) => p.name),
+        ...(op.requestBody?.required ? ['body'] : []),
+      ];
+      expect((t.inputSchema.required ?? []).sort()).toEqual(required.sort());
+      expect(JSON.stringify(t.inputSchema)).not.toContain('$ref');
+    }
+  });
+
+  it('accepts the contract examples of the request bodies and refuses a body of the wrong type', () => {
+    const ajv = new Ajv2020({ strict: true, validateFormats: false });
+    for (const op of model.operations) {
+      const t = tool(op.operationId);
+      const validate = ajv.compile(t.inputSchema);
+      const args = Object.fromEntries(op.parameters.filter((p) => p.required).map((p) => [p.name, 'X1']));
+      for (const [name, example] of Object.entries(op.requestBody?.examples ?? {})) {
+        expect(validate({ ...args, body: example.value }), `${op.operationId} ${name}`).toBe(true);
+      }
+      if (op.requestBody) expect(validate({ ...args, body: 'text' }), op.operationId).toBe(false);
+    }
+  });
+
+  it('takes any number of rows in the bulk tools, where the contract allows 1,000 per request', () => {
+    const ajv = new Ajv2020({ strict: true, validateFormats: false });
+    const ids = Object.keys(bulkOperations) as Array<keyof typeof bulkOperations>;
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) {
+      const { rowsField, maxRows } = bulkOperations[id];
+      const t = tool(id);
+      expect(t.bulk).toEqual({ rowsField, maxRows });
+      const rows = (t.inputSchema.properties.body as { properties: Record<string, { maxItems?: number }> }).properties[
+        rowsField
+      ]!;
+      expect(rows.maxItems).toBeUndefined();
+      const op = model.operation(id);
+      const example = Object.values(op.requestBody!.examples)[0]!.value as Record<string, unknown[]>;
+      const many = { ...example, [rowsField]: Array.from({ length: maxRows + 1 }, () => example[rowsField]![0]) };
+      const args = Object.fromEntries(op.parameters.filter((p) => p.required).map((p) => [p.name, 'X1']));
+      expect(ajv.compile(t.inputSchema)({ ...args, body: many }), id).toBe(true);
+    }
+    expect(toolTable.filter((t) => t.bulk).map((t) => t.name)).toEqual(ids);
+  });
+
+  it('takes the credentials each operation accepts from its security', () => {
+    for (const op of model.operations) {
+      const schemes = op.security.map((s) => (model.doc.components!.securitySchemes![s] as { type: string }).type);
+      expect(tool(op.operationId).credentials).toEqual(schemes.map((s) => (s === 'apiKey' ? 'apiKey' : 'jwt')));
+    }
+  });
+
+  it('knows the area of each tool of the /v3/mcp/ area, for the key a call of it takes', () => {
+    const marked = model.operations.filter((o) => o.mcpTool);
+    expect(marked.length).toBeGreaterThan(0);
+    const calls = toolTable.filter((t) => t.keyAreaFrom);
+    expect(calls.map((t) => t.name)).toEqual(['callMcpTool']);
+    expect(calls[0]!.keyAreaFrom!.areas).toEqual(Object.fromEntries(marked.map((o) => [o.mcpTool, o.area])));
+  });
+});
+
+describe('annotations', () => {
+  it('mark the reads read-only and idempotent, and only the reads', () => {
+    for (const op of model.operations) {
+      const a = tool(op.operationId).annotations;
+      expect(a.readOnlyHint, op.operationId).toBe(op.method === 'get');
+      if (op.method === 'get') expect(a).toMatchObject({ destructiveHint: false, idempotentHint: true });
+      expect(a.openWorldHint).toBe(true);
+      expect(a.title).toBe(model.doc.paths![op.path]![op.method]!.summary);
+    }
+  });
+
+  it('mark as destructive the writes that change or end what exists, not those that create', () => {
+    const destructive = toolTable.filter((t) => t.annotations.destructiveHint).map((t) => t.name);
+    expect(destructive.sort()).toEqual(['callMcpTool', 'cancelReturn', 'updateWmsOrder']);
+    expect(tool('registerOrders').annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
+  });
+
+  it('mark as idempotent the writes whose repeat the contract refuses with DUPLICATE', () => {
+    const writes = model.operations.filter((o) => o.method !== 'get');
+    for (const op of writes) {
+      const duplicate = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
+      expect(tool(op.operationId).annotations.idempotentHint, op.operationId).toBe(duplicate);
+    }
+    expect(writes.filter((o) => tool(o.operationId).annotations.idempotentHint).length).toBeGreaterThan(0);
+  });
+});
+
+/** The README's table, from the generated tools. */
+function readmeTable(tools: readonly ToolDefinition[]): string {
+  const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+  return [
+    '| Tool | Operation | Area | Kind | Destructive | Idempotent | Provisional |',
+    '|---|---|---|---|---|---|---|',
+    ...tools.map((t) => {
+      const kind = `${t.annotations.readOnlyHint ? 'read' : 'write'}${t.bulk ? ', bulk' : ''}`;
+      const a = t.annotations;
+      return `| \`${t.name}\` | \`${t.method.toUpperCase()} ${t.path}\` | ${t.area} | ${kind} | ${yesNo(a.destructiveHint)} | ${yesNo(a.idempotentHint)} | ${yesNo(t.provisional)} |`;
+    }),
+  ].join('\n');
+}
+
+describe('the README', () => {
+  it('shows the generated tools and their annotations in its table', () => {
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+    const table = /<!-- tools:start -->\n([\s\S]*?)\n<!-- tools:end -->/.exec(readme)?.[1];
+    expect(table).toBe(readmeTable(toolTable));
+  });
+});
+
+describe('exposed tools', () => {
+  it('are the reads only, unless writes are allowed', () => {
+    expect(exposedTools({ readOnly: true }).every((t) => t.annotations.readOnlyHint)).toBe(true);
+    expect(exposedTools({ readOnly: true }).length).toBe(model.operations.filter((o) => o.method === 'get').length);
+    expect(exposedTools({ readOnly: false })).toEqual(toolTable);
+  });
+
+  it('are those of the areas asked for', () => {
+    const some = exposedTools({ readOnly: false, areas: ['wms', 'manager'] });
+    expect(new Set(some.map((t) => t.area))).toEqual(new Set(['wms', 'manager']));
+    expect(some.length).toBe(model.operations.filter((o) => ['wms', 'manager'].includes(o.area)).length);
+  });
+});
+
+describe('generation', () => {
+  it('follows the contract: a changed summary and a new operation change the table', () => {
+    const doc = JSON.parse(readFileSync(openapiJsonPath, 'utf8'));
+    doc.paths['/v3/wms/suppliers'].get.summary = 'List the suppliers, renamed';
+    doc.paths['/v3/wms/suppliers/{supplier_code}'] = {
+      get: { ...doc.paths['/v3/wms/orders/{order_no}'].get, operationId: 'getSupplier', parameters: [] },
+    };
+    writeFileSync(join(work, 'openapi.json'), JSON.stringify(doc));
+    execFileSync(process.execPath, [
+      join(packageDir, 'scripts', 'generate.mjs'),
+      '--spec',
+      join(work, 'openapi.json'),
+      '--out',
+      work,
+    ]);
+    const generated = readFileSync(join(work, 'tools.ts'), 'utf8');
+    expect(generated).toContain('"title": "List the suppliers, renamed"');
+    expect(generated).toContain('"name": "getSupplier"');
+  });
+});
