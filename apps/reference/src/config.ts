@@ -43,8 +43,8 @@ export interface Config {
   /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
   /**
-   * REDIS_URL: the gateway buckets live in Redis, shared by every instance (src/limits/); without it each instance
-   * keeps its own.
+   * REDIS_URL: the gateway buckets, the monthly usage counters and the refresh tokens live in Redis, shared by every
+   * instance (src/limits/); without it the buckets are each instance's own and the rest is in the database.
    */
   redisUrl: string | undefined;
   /** How long a looked-up API key is remembered: a revocation made elsewhere is honoured within this (src/auth/key-cache.ts). */

@@ -21,6 +21,7 @@ import { envelope } from './plugins/envelope.js';
 import { clientErrorHandler, errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
 import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from './limits/gateway-buckets.js';
 import { openRedis } from './limits/redis.js';
+import { RedisRefreshTokens } from './limits/redis-refresh-tokens.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
@@ -111,6 +112,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       ...domain.handlers,
       ...createTokenHandlers({
         accounts,
+        refreshTokens: redis ? new RedisRefreshTokens(redis, accounts) : accounts,
         jwt,
         refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
         lockTimeoutMs: config.dbLockTimeoutMs,

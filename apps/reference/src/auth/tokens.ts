@@ -1,7 +1,7 @@
 import type { Handlers } from '@cls-api/server';
 import type { Environment } from '../environment.js';
 import { ApiError } from '../errors.js';
-import type { AccountStore } from '../store/interface.js';
+import type { AccountStore, RefreshTokens } from '../store/interface.js';
 import { whenUnlocked } from '../store/busy.js';
 import type { JwtIssuer } from './jwt.js';
 
@@ -10,12 +10,14 @@ export type TokenHandlers = Pick<Handlers, 'createAccessToken' | 'refreshAccessT
 /** The two public token operations (DECISIONS: createAccessToken, refreshAccessToken). */
 export function createTokenHandlers(deps: {
   accounts: AccountStore;
+  /** The database's refresh tokens (`accounts`), or Redis's with REDIS_URL. */
+  refreshTokens: RefreshTokens;
   jwt: JwtIssuer;
   refreshTokenTtlSeconds: number;
   /** How long a token write waits for the write lock held by another connection (src/store/busy.ts). */
   lockTimeoutMs: number;
 }): TokenHandlers {
-  const { accounts, jwt, refreshTokenTtlSeconds, lockTimeoutMs } = deps;
+  const { accounts, refreshTokens, jwt, refreshTokenTtlSeconds, lockTimeoutMs } = deps;
 
   async function respond(grant: { accountId: string; environment: Environment }, refreshToken: string, now: Date) {
     const access = await jwt.sign(grant.accountId, grant.environment, now);
@@ -37,7 +39,7 @@ export function createTokenHandlers(deps: {
       if (!client) throw new ApiError('AUTH_INVALID_TOKEN', 'The client credentials are invalid.');
       const refresh = await whenUnlocked(
         () =>
-          accounts.issueRefreshToken(
+          refreshTokens.issueRefreshToken(
             { accountId: client.account_id, clientId: body.client_id, ttlSeconds: refreshTokenTtlSeconds },
             ctx.now,
           ),
@@ -48,7 +50,7 @@ export function createTokenHandlers(deps: {
 
     async refreshAccessToken({ body }, ctx) {
       const outcome = await whenUnlocked(
-        () => accounts.renewRefreshToken(body.refresh_token, refreshTokenTtlSeconds, ctx.now),
+        () => refreshTokens.renewRefreshToken(body.refresh_token, refreshTokenTtlSeconds, ctx.now),
         lockTimeoutMs,
       );
       // AUTH_EXPIRED_TOKEN means "refresh now", so it cannot answer a refresh: an expired refresh token is invalid

@@ -70,6 +70,8 @@ export interface AccountStore {
   ): Promise<{ client_id: string; client_secret: string }>;
   /** The account and environment of valid client credentials, else undefined. */
   verifyClient(clientId: string, clientSecret: string): Promise<ClientIdentity | undefined>;
+  /** The account and environment of client credentials that are not revoked (no secret: for a refresh). */
+  activeClient(clientId: string): Promise<ClientIdentity | undefined>;
   issueRefreshToken(
     input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number },
     now: Date,
@@ -96,6 +98,12 @@ export interface AccountStore {
   usage(accountId: string, month: string, env: KeyEnv): Promise<number>;
   resetUsage(accountId: string, month: string, env: KeyEnv): Promise<void>;
 }
+
+/**
+ * Single-use refresh tokens: the account store's own (the database), or the same tokens in Redis when REDIS_URL is
+ * set (`src/limits/redis-refresh-tokens.ts`).
+ */
+export type RefreshTokens = Pick<AccountStore, 'issueRefreshToken' | 'renewRefreshToken'>;
 
 /**
  * The monthly usage counters the quota uses: the account store's own (the database), or the same counters in Redis

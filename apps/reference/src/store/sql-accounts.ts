@@ -22,6 +22,11 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/** A refresh token as it is handed out (it is kept only as its SHA-256 hash). */
+export function newRefreshToken(): string {
+  return `rft_${randomBase62(40)}`;
+}
+
 export function sha256(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
@@ -185,6 +190,13 @@ export class SqlAccountStore implements AccountStore {
       : undefined;
   }
 
+  async activeClient(clientId: string): Promise<ClientIdentity | undefined> {
+    return this.engine.get<ClientIdentity>(
+      'SELECT account_id, environment FROM client_credentials WHERE client_id = ? AND revoked_at IS NULL',
+      [clientId],
+    );
+  }
+
   issueRefreshToken(
     input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number },
     now: Date,
@@ -197,7 +209,7 @@ export class SqlAccountStore implements AccountStore {
     input: { accountId: string; clientId: string; familyId?: string; ttlSeconds: number },
     now: Date,
   ): Promise<{ refresh_token: string; family_id: string }> {
-    const token = `rft_${randomBase62(40)}`;
+    const token = newRefreshToken();
     const familyId = input.familyId ?? randomUUID();
     await exec.run(
       'INSERT INTO refresh_tokens (token_hash, family_id, account_id, client_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',

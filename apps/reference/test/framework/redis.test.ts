@@ -14,7 +14,8 @@ import { createDomain } from '../../src/domain/index.js';
 import { assembleApp } from '../../src/server.js';
 import { openDatabase } from '../../src/store/db.js';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { startTestServer, storedRows, type TestResponse, type TestServer } from '../support/server.js';
+import type { SqlStorage } from '../../src/store/storage.js';
 
 const limits = contract().limits;
 const clock = new TestClock('2026-11-20T03:00:00Z');
@@ -159,6 +160,66 @@ describe('monthly quota with REDIS_URL: one counter per account for every instan
     expect(code).toBe(0);
     expect(JSON.parse(out.join(''))).toMatchObject({ account_id: seller, remaining: 2 });
     expect((await b!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+  });
+});
+
+describe('refresh tokens with REDIS_URL: single use across instances', () => {
+  const TTL = { JWT_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '3600' };
+
+  async function grant(
+    s: TestServer,
+  ): Promise<{ client: { client_id: string; client_secret: string }; refresh: string }> {
+    const seller = await s.account();
+    const client = await s.app.accounts.createClient(seller, 'test', clock.now());
+    const r = await s.post('/v3/auth/token', client);
+    expect(r.status).toBe(200);
+    return { client, refresh: r.body.data.refresh_token as string };
+  }
+  const refresh = (s: TestServer, token: string) => s.post('/v3/auth/token/refresh', { refresh_token: token });
+
+  it('a token presented to two instances at once works once; they are kept in Redis, not in the database', async () => {
+    const [a, b] = await instances(2, { REDIS_URL: redis.url, ...TTL });
+    const { refresh: token } = await grant(a!);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => refresh(i % 2 ? a! : b!, token)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 401 && r.body.error.code === 'AUTH_INVALID_TOKEN')).toHaveLength(7);
+    expect(await storedRows(a!.app, 'refresh_tokens')).toEqual([]);
+    // The renewed pair works on the other instance: the JWT and the next refresh token.
+    const renewed = results.find((r) => r.status === 200)!.body.data;
+    expect(renewed.environment).toBe('test');
+    expect(
+      (await b!.get('/v3/pay/deposits?date_from=2026-11-01&date_to=2026-11-20', { bearer: renewed.access_token }))
+        .status,
+    ).toBe(200);
+  });
+
+  it('a spent token presented again ends its whole family; another family is untouched', async () => {
+    const [a, b] = await instances(2, { REDIS_URL: redis.url, ...TTL });
+    const first = await grant(a!);
+    const other = await grant(a!);
+    const second = (await refresh(a!, first.refresh)).body.data.refresh_token as string;
+    expect((await refresh(b!, first.refresh)).status).toBe(401);
+    expect((await refresh(b!, second)).status).toBe(401);
+    expect((await refresh(b!, other.refresh)).status).toBe(200);
+  });
+
+  it('an expired token is 401 AUTH_INVALID_TOKEN saying so; an unknown one is 401 too', async () => {
+    const [a] = await instances(1, { REDIS_URL: redis.url, ...TTL });
+    const { refresh: token } = await grant(a!);
+    clock.advance(3600_000);
+    const expired = await refresh(a!, token);
+    expect([expired.status, expired.body.error.code]).toEqual([401, 'AUTH_INVALID_TOKEN']);
+    expect(expired.body.error.message).toMatch(/expired/);
+    expect((await refresh(a!, 'rft_unknownunknownunknown')).status).toBe(401);
+  });
+
+  it('a refresh for client credentials revoked in the database is refused', async () => {
+    const [a] = await instances(1, { REDIS_URL: redis.url, ...TTL });
+    const { client, refresh: token } = await grant(a!);
+    await (a!.app.storage as SqlStorage).sql.run('UPDATE client_credentials SET revoked_at = 1 WHERE client_id = ?', [
+      client.client_id,
+    ]);
+    expect((await refresh(a!, token)).status).toBe(401);
   });
 });
 
