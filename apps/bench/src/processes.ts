@@ -224,9 +224,11 @@ export function trackStop(stop: () => Promise<void>): () => Promise<void> {
   return once;
 }
 
+/**
+ * Stops the forked servers, then the others newest first: a server stops before the database, Redis or temporary
+ * directory it was started on, which were registered before it.
+ */
 export async function stopAll(): Promise<void> {
-  await Promise.all([
-    ...[...running].map((s) => s.stop(5_000)),
-    ...[...otherStops].map((stop) => stop().catch(() => undefined)),
-  ]);
+  await Promise.all([...running].map((s) => s.stop(5_000)));
+  for (const stop of [...otherStops].reverse()) await stop().catch(() => undefined);
 }

@@ -55,4 +55,16 @@ describe('trackStop', () => {
     await stopAll();
     expect(stops).toBe(1);
   });
+
+  it('stops the newest first, so that a server goes before the database it was started on', async () => {
+    const order: string[] = [];
+    trackStop(async () => {
+      order.push('database');
+    });
+    trackStop(async () => {
+      order.push('server');
+    });
+    await stopAll();
+    expect(order).toEqual(['server', 'database']);
+  });
 });

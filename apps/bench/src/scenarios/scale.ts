@@ -146,7 +146,7 @@ async function startBehindNginx(instances: number, log: Log): Promise<LiveTarget
     for (const stop of stops.reverse()) await stop();
   };
   const dir = await mkdtemp(join(tmpdir(), 'cls-bench-scale-'));
-  stops.push(() => rm(dir, { recursive: true, force: true }));
+  stops.push(trackStop(() => rm(dir, { recursive: true, force: true })));
   try {
     const db = await ownPostgres(log);
     stops.push(db.stop);

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServerProcess, track } from '../processes.js';
+import { ServerProcess, track, trackStop } from '../processes.js';
 import type { Ready } from './announce.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,16 +68,22 @@ async function forkServer(
 /** The bare Fastify ceiling, answering `path` with exactly `body`. */
 export async function startBare(path: string, body: Buffer, contentType: string): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), 'cls-bench-bare-'));
-  const bodyFile = join(dir, 'body');
-  await writeFile(bodyFile, body);
-  const server = await forkServer('bare.js', [path, bodyFile, contentType], 'bare Fastify', 30_000);
-  return {
-    ...server,
-    async close() {
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const removeDir = trackStop(() => rm(dir, { recursive: true, force: true }));
+  try {
+    const bodyFile = join(dir, 'body');
+    await writeFile(bodyFile, body);
+    const server = await forkServer('bare.js', [path, bodyFile, contentType], 'bare Fastify', 30_000);
+    return {
+      ...server,
+      async close() {
+        await server.close();
+        await removeDir();
+      },
+    };
+  } catch (err) {
+    await removeDir();
+    throw err;
+  }
 }
 
 /** The Prism mock of `@cls-api/mock` (front server and Prism). Prism takes seconds to load the contract. */
@@ -185,6 +191,8 @@ export async function seedDemo(env: Record<string, string>, cwd: string): Promis
  */
 export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   const dir = await mkdtemp(join(tmpdir(), 'cls-bench-ref-'));
+  // Removed by `close`, or by `stopAll` when the run is interrupted.
+  const removeDir = trackStop(() => rm(dir, { recursive: true, force: true }));
   const env: Record<string, string> = {
     ...referenceEnv(),
     DATABASE: join(dir, 'reference.db'),
@@ -205,11 +213,11 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
       liveKey: (area) => liveKeyOf(account, area),
       async close() {
         await server.close();
-        await rm(dir, { recursive: true, force: true });
+        await removeDir();
       },
     };
   } catch (err) {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir();
     throw err;
   }
 }
