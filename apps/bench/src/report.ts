@@ -143,7 +143,8 @@ function getSection(g: GetResult): string {
   ].join('\n');
 }
 
-export function scaleSection(g: ScaleResult): string {
+/** The scale-out section; `cores` is the machine's, which every process of every target shares. */
+export function scaleSection(g: ScaleResult, cores: number): string {
   const t = g.targets;
   const x = (n: number, digits = 2) => `${fmt(n, digits)} ×`;
   const spread = (rps: number[]) => `${fmt(Math.min(...rps))}–${fmt(Math.max(...rps))}`;
@@ -172,9 +173,9 @@ export function scaleSection(g: ScaleResult): string {
       'is the median over rounds of the ratio within one round. Server CPU is the user + system time, from /proc, of ' +
       "every process that serves the target's requests (its reference processes, and where they are the target's own " +
       "its PostgreSQL server with its backends, nginx and Redis), divided by the round's 2xx responses. The load " +
-      'generator and every server share this machine, so on few cores more processes per request (2 instances, a ' +
-      'proxy, a database server) compete for the same cores: these ratios say what each layer costs here, not what ' +
-      'a deployment with a machine per instance would serve.',
+      `generator and every server share this machine's ${cores} cores: a second instance adds processes that compete ` +
+      'for the same cores, not cores, so nginx → 2 ÷ nginx → 1 is what that topology costs here, not how it scales ' +
+      'with a machine per instance; likewise PostgreSQL and nginx take their CPU from the cores the reference runs on.',
     '',
     table(
       [
@@ -432,7 +433,7 @@ export function renderMarkdown(r: Report): string {
       continue;
     }
     if (name === 'get' && res.get) parts.push(getSection(res.get));
-    if (name === 'scale' && res.scale) parts.push(scaleSection(res.scale));
+    if (name === 'scale' && res.scale) parts.push(scaleSection(res.scale, r.machine.cores));
     if (name === 'draft' && res.draft) parts.push(draftSection(res.draft));
     if (name === 'client' && res.client) parts.push(clientSection(res.client));
     if (name === 'profile' && res.profile) parts.push(profileSection(res.profile));

@@ -111,7 +111,7 @@ describe('scale-out ratios', () => {
 
 describe('the scale-out report section', () => {
   it('has a row per target with its ratio to bare Fastify, and the before/after and scale-out ratios', () => {
-    const md = scaleSection(fixedResult());
+    const md = scaleSection(fixedResult(), 2);
     expect(md).toMatch(/^## Scale-out/);
     expect(md).toContain('| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | reference 300 | **0.300 ×** |');
     expect(md).toContain(
@@ -125,13 +125,14 @@ describe('the scale-out report section', () => {
     expect(md).toContain('| nginx → 2 × PostgreSQL | 1,200 | 500 | 900 |');
     expect(md).toContain('Every measured response was 2xx');
     expect(md).toContain('No target is set for this scenario');
+    expect(md).toContain("share this machine's 2 cores");
   });
 
   it('says the numbers are not valid, and why, when a response was not 2xx', () => {
     const r = fixedResult({ nginx2: { 'HTTP 502': 3 }, postgresOff: { timeouts: 1 } });
     expect(r.valid).toBe(false);
     expect(r.targets.nginx2.failed).toBe(3);
-    const md = scaleSection(r);
+    const md = scaleSection(r, 2);
     expect(md).not.toContain('Every measured response was 2xx');
     expect(md).toContain('⚠️ Some responses were not 2xx or failed: these numbers are not valid.');
     expect(md).toContain('PostgreSQL, hot path off: 1 × timeouts; nginx → 2 × PostgreSQL: 3 × HTTP 502.');
