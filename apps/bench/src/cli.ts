@@ -13,6 +13,7 @@ import { runDraft } from './scenarios/draft.js';
 import { runGet } from './scenarios/get.js';
 import { runPipeline } from './scenarios/pipeline.js';
 import { runProfile } from './scenarios/profile.js';
+import { runScale } from './scenarios/scale.js';
 import { evaluateTargets } from './targets.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,6 +22,7 @@ export const repoRoot = resolve(packageDir, '..', '..');
 
 const RUNNERS: { [K in ScenarioName]: (ctx: Context) => Promise<NonNullable<Results[K]>> } = {
   get: runGet,
+  scale: runScale,
   draft: runDraft,
   client: runClient,
   profile: runProfile,

@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['get', 'draft', 'client', 'profile', 'pipeline'] as const;
+export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'profile', 'pipeline'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   get: 'GET /v3/manager/orders: reference vs bare Fastify vs Prism mock',
+  scale: 'Scale-out: the same GET on SQLite and PostgreSQL, hot path on and off, through nginx to 1 and 2 instances',
   draft: 'POST /v3/wms/orders/draft with a full batch of rows',
   client: '@cls-api/client vs a bare fetch',
   profile: 'CPU profile of the reference server under the GET load',
@@ -14,6 +15,8 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
 /** Every loop is bounded: a fixed duration or a fixed count, and each child process has a time limit. */
 export interface Settings {
   get: { warmupSec: number; rounds: number; roundSec: number; connections: number };
+  /** The GET load of `get` on more targets; the same settings as `get`, so that the two runs compare. */
+  scale: { warmupSec: number; rounds: number; roundSec: number; connections: number };
   draft: { warmupRequests: number; rounds: number; requestsPerRound: number };
   client: { warmupCalls: number; rounds: number; callsPerRound: number };
   profile: { durationSec: number; top: number };
@@ -22,6 +25,7 @@ export interface Settings {
 
 export const FULL: Settings = {
   get: { warmupSec: 3, rounds: 5, roundSec: 5, connections: 10 },
+  scale: { warmupSec: 3, rounds: 5, roundSec: 5, connections: 10 },
   draft: { warmupRequests: 5, rounds: 5, requestsPerRound: 10 },
   client: { warmupCalls: 500, rounds: 10, callsPerRound: 300 },
   profile: { durationSec: 8, top: 15 },
@@ -30,6 +34,7 @@ export const FULL: Settings = {
 
 export const QUICK: Settings = {
   get: { warmupSec: 1, rounds: 2, roundSec: 2, connections: 10 },
+  scale: { warmupSec: 1, rounds: 2, roundSec: 2, connections: 10 },
   draft: { warmupRequests: 2, rounds: 2, requestsPerRound: 3 },
   client: { warmupCalls: 50, rounds: 2, callsPerRound: 100 },
   profile: { durationSec: 3, top: 10 },
@@ -51,7 +56,7 @@ export const USAGE = `Usage: pnpm bench [--quick] [--only <scenario>[,<scenario>
   --quick       fewer and shorter rounds: a smoke run, not numbers to quote
   --only        run only these scenarios: ${SCENARIOS.join(', ')} (repeatable or comma-separated)
   --rounds N    rounds per scenario (overrides the preset)
-  --seconds S   length of one GET load round and of the profile, in seconds (overrides the preset)
+  --seconds S   length of one GET load round (get, scale) and of the profile, in seconds (overrides the preset)
   --out FILE    where to write the report (default: BENCHMARKS.md at the repository root)
   --json FILE   also write the results as JSON`;
 
@@ -104,6 +109,7 @@ export function parseOptions(argv: string[]): BenchOptions {
   const rounds = positive('rounds', values.rounds, true);
   if (rounds !== undefined) {
     settings.get.rounds = rounds;
+    settings.scale.rounds = rounds;
     settings.draft.rounds = rounds;
     settings.client.rounds = rounds;
   }
@@ -111,6 +117,8 @@ export function parseOptions(argv: string[]): BenchOptions {
   if (seconds !== undefined) {
     settings.get.roundSec = seconds;
     settings.get.warmupSec = Math.min(settings.get.warmupSec, seconds);
+    settings.scale.roundSec = seconds;
+    settings.scale.warmupSec = Math.min(settings.scale.warmupSec, seconds);
     settings.profile.durationSec = seconds;
   }
   return {

@@ -32,6 +32,8 @@ interface Stat {
   ppid: number;
   /** utime + stime in clock ticks */
   cpuTicks: number;
+  /** cutime + cstime: the CPU of its children that have exited and that it has waited for, in clock ticks */
+  reapedChildTicks: number;
 }
 
 function readStat(pid: number): Stat | undefined {
@@ -44,28 +46,64 @@ function readStat(pid: number): Stat | undefined {
   // The command name is in parentheses and may itself contain spaces or parentheses: fields start after the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   // After the name: state(3) ppid(4) … utime(14) stime(15), numbered from 1 with pid and comm as 1 and 2.
-  return { pid, ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  // cutime(16) and cstime(17) follow.
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    cpuTicks: Number(fields[11]) + Number(fields[12]),
+    reapedChildTicks: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
-/** `pid` and all its descendants that are alive now. */
-export function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
+/** Every process alive now, by parent. */
+function childrenByParent(): Map<number, Stat[]> {
+  const children = new Map<number, Stat[]>();
   for (const entry of readdirSync(PROC)) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readStat(Number(entry));
     if (!stat) continue;
     const list = children.get(stat.ppid) ?? [];
-    list.push(stat.pid);
+    list.push(stat);
     children.set(stat.ppid, list);
   }
+  return children;
+}
+
+function treeOf(pid: number, children: Map<number, Stat[]>): number[] {
   const tree: number[] = [];
   const queue = [pid];
   while (queue.length) {
     const next = queue.shift()!;
     tree.push(next);
-    queue.push(...(children.get(next) ?? []));
+    queue.push(...(children.get(next) ?? []).map((c) => c.pid));
   }
   return tree;
+}
+
+/** `pid` and all its descendants that are alive now. */
+export function processTree(pid: number): number[] {
+  return treeOf(pid, childrenByParent());
+}
+
+/**
+ * CPU seconds used so far by each root's process tree as it is now, counting the processes of the tree that have
+ * exited since: a server that forks a process per connection and reaps it (PostgreSQL's backends, which its
+ * clients' pools close when idle) has their CPU in its cutime and cstime. Read afresh on every call, so that
+ * processes started after the last call are found. `processes` is how many are alive now.
+ */
+export function treeCpu(roots: readonly number[]): { seconds: number; processes: number } {
+  const children = childrenByParent();
+  let ticks = 0;
+  let processes = 0;
+  for (const root of roots) {
+    for (const pid of treeOf(root, children)) {
+      const stat = readStat(pid);
+      if (!stat) continue;
+      ticks += stat.cpuTicks + stat.reapedChildTicks;
+      processes++;
+    }
+  }
+  return { seconds: ticks / ticksPerSecond(), processes };
 }
 
 /** CPU seconds (user + system) used so far by the processes. */
@@ -169,6 +207,28 @@ export function track(server: ServerProcess): ServerProcess {
   return server;
 }
 
+/** Servers this harness did not fork itself (PostgreSQL, Redis, nginx and the instances behind it): their stops. */
+const otherStops = new Set<() => Promise<void>>();
+
+/**
+ * Registers the stop of a server started some other way, so that `stopAll` stops it too; returns that stop, which
+ * runs once whoever calls it first (the scenario's `finally` or an interrupted run) and unregisters itself.
+ */
+export function trackStop(stop: () => Promise<void>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  const once = () => {
+    stopping ??= stop().finally(() => otherStops.delete(once));
+    return stopping;
+  };
+  otherStops.add(once);
+  return once;
+}
+
+/**
+ * Stops the forked servers, then the others newest first: a server stops before the database, Redis or temporary
+ * directory it was started on, which were registered before it.
+ */
 export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((s) => s.stop(5_000)));
+  for (const stop of [...otherStops].reverse()) await stop().catch(() => undefined);
 }

@@ -7,6 +7,7 @@ import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult } from './scenarios/get.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
+import type { ScaleResult } from './scenarios/scale.js';
 
 export type TargetStatus = 'met' | 'missed' | 'not run' | 'invalid';
 
@@ -21,6 +22,7 @@ export interface TargetResult {
 
 export interface Results {
   get?: GetResult;
+  scale?: ScaleResult;
   draft?: DraftResult;
   client?: ClientResult;
   profile?: ProfileResult;

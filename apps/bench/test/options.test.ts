@@ -21,11 +21,22 @@ describe('parseOptions', () => {
     expect(parseOptions(['--only', 'client,get', '--only', 'get']).only).toEqual(['client', 'get']);
   });
 
+  it('runs the scale-out scenario by default and alone with --only scale, with the GET settings in both presets', () => {
+    expect(parseOptions([]).only).toContain('scale');
+    expect(parseOptions(['--quick']).only).toContain('scale');
+    expect(parseOptions(['--quick', '--only', 'scale']).only).toEqual(['scale']);
+    // The same request load as the get scenario, so that its reference on SQLite compares with get's.
+    expect(FULL.scale).toEqual(FULL.get);
+    expect(QUICK.scale).toEqual(QUICK.get);
+    expect(QUICK.scale.rounds).toBeLessThan(FULL.scale.rounds);
+  });
+
   it('--rounds and --seconds override the preset', () => {
     const o = parseOptions(['--quick', '--rounds', '1', '--seconds', '0.5']);
     expect([o.settings.get.rounds, o.settings.draft.rounds, o.settings.client.rounds]).toEqual([1, 1, 1]);
     expect(o.settings.get.roundSec).toBe(0.5);
     expect(o.settings.get.warmupSec).toBe(0.5);
+    expect(o.settings.scale).toEqual(o.settings.get);
     expect(o.settings.profile.durationSec).toBe(0.5);
   });
 

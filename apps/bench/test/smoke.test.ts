@@ -1,47 +1,22 @@
 // The harness end to end, as `pnpm bench` runs it, on one scenario with very short rounds: the report's structure
 // is checked (every number present, the ratios computed from the rounds), never its performance.
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../src/report.js';
+import { type CliRun, runCli } from './run-cli.js';
 
-const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
-
-let dir: string;
+let run: CliRun;
 let exitCode: number | null;
 let output: string;
 let report: Report;
 let markdown: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cls-bench-smoke-'));
-  const args = [
-    cli,
-    '--quick',
-    '--only',
-    'get',
-    '--rounds',
-    '1',
-    '--seconds',
-    '1',
-    '--out',
-    join(dir, 'BENCHMARKS.md'),
-    '--json',
-    join(dir, 'bench.json'),
-  ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  exitCode = await new Promise((done) => child.once('exit', done));
-  report = JSON.parse(await readFile(join(dir, 'bench.json'), 'utf8')) as Report;
-  markdown = await readFile(join(dir, 'BENCHMARKS.md'), 'utf8');
+  run = await runCli(['--quick', '--only', 'get', '--rounds', '1', '--seconds', '1']);
+  ({ exitCode, output, report, markdown } = run);
 });
 
 afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await run?.cleanup();
 });
 
 const positive = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n > 0;

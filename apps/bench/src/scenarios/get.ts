@@ -65,7 +65,7 @@ const DESCRIPTIONS: Record<GetServerKey, string> = {
   prism: '`@cls-api/mock`: its front server and Prism 5.14 (two processes), `Prefer: example=first_page`',
 };
 
-async function fetchBody(
+export async function fetchBody(
   url: string,
   headers: Record<string, string>,
 ): Promise<{ status: number; contentType: string; body: Buffer }> {
@@ -77,7 +77,7 @@ async function fetchBody(
   };
 }
 
-function failuresOf(r: LoadResult): Record<string, number> {
+export function failuresOf(r: LoadResult): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [status, n] of Object.entries(r.failures)) out[`HTTP ${status}`] = n;
   if (r.errors) out['socket errors'] = r.errors;
@@ -85,7 +85,7 @@ function failuresOf(r: LoadResult): Record<string, number> {
   return out;
 }
 
-function addUp(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
+export function addUp(into: Record<string, number>, more: Record<string, number>): Record<string, number> {
   for (const [k, n] of Object.entries(more)) into[k] = (into[k] ?? 0) + n;
   return into;
 }

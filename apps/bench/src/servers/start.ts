@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServerProcess, track } from '../processes.js';
+import { ServerProcess, track, trackStop } from '../processes.js';
 import type { Ready } from './announce.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -68,16 +68,22 @@ async function forkServer(
 /** The bare Fastify ceiling, answering `path` with exactly `body`. */
 export async function startBare(path: string, body: Buffer, contentType: string): Promise<RunningServer> {
   const dir = await mkdtemp(join(tmpdir(), 'cls-bench-bare-'));
-  const bodyFile = join(dir, 'body');
-  await writeFile(bodyFile, body);
-  const server = await forkServer('bare.js', [path, bodyFile, contentType], 'bare Fastify', 30_000);
-  return {
-    ...server,
-    async close() {
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const removeDir = trackStop(() => rm(dir, { recursive: true, force: true }));
+  try {
+    const bodyFile = join(dir, 'body');
+    await writeFile(bodyFile, body);
+    const server = await forkServer('bare.js', [path, bodyFile, contentType], 'bare Fastify', 30_000);
+    return {
+      ...server,
+      async close() {
+        await server.close();
+        await removeDir();
+      },
+    };
+  } catch (err) {
+    await removeDir();
+    throw err;
+  }
 }
 
 /** The Prism mock of `@cls-api/mock` (front server and Prism). Prism takes seconds to load the contract. */
@@ -112,6 +118,8 @@ export interface ReferenceOptions {
   nodeArgs?: string[];
   /** Extra environment for the server process. */
   env?: Record<string, string>;
+  /** Its name in the log and the report (default `reference`). */
+  label?: string;
 }
 
 /** The reference server's command line entry (`bin` of @cls-api/reference). */
@@ -138,36 +146,62 @@ function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cw
 }
 
 /**
- * The reference server as partners run it (`cls-reference serve`, in `servers/reference.ts`), on a SQLite file in a fresh temporary directory
- * loaded with the demo data set (`cls-reference seed`, in a process of its own so that the server's memory is
- * only the server's). Configuration is production's (NODE_ENV=production, a fixed JWT secret), with the gateway
- * limit raised so that a load test from one address is not throttled (the limiter still runs on every request),
- * strict-contract response checking off (a test-only mode), and request logging off (LOG_LEVEL=warn).
+ * The environment the reference runs with in every scenario: production's (NODE_ENV=production, a fixed JWT secret),
+ * with the gateway limit raised so that a load test from one address is not throttled (the limiter still runs on
+ * every request), strict-contract response checking off (a test-only mode), and request logging off (LOG_LEVEL=warn).
  */
-export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
-  const cli = referenceCli();
-  const dir = await mkdtemp(join(tmpdir(), 'cls-bench-ref-'));
-  const env: Record<string, string> = {
+export function referenceEnv(): Record<string, string> {
+  return {
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: '0',
-    DATABASE: join(dir, 'reference.db'),
     JWT_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',
     STRICT_CONTRACT: '0',
     GATEWAY_RATE_PER_SECOND: '1000000000',
     GATEWAY_BURST: '1000000000',
+  };
+}
+
+/** A live key of a paid demo account for `area`: quota counting runs on every call and never refuses one. */
+export function liveKeyOf(account: DemoAccount, area: 'wms' | 'manager'): string {
+  const key = account.api_keys.find((k) => k.area === area && k.env === 'live');
+  if (!key) throw new Error(`the demo account has no live ${area} key`);
+  return key.api_key;
+}
+
+/**
+ * Loads the demo data set into the (empty) database of `env.DATABASE` with `cls-reference seed`, in a process of its
+ * own so that a server's memory is only the server's, and returns the paid account with live keys.
+ */
+export async function seedDemo(env: Record<string, string>, cwd: string): Promise<DemoAccount> {
+  const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env };
+  const seeded = JSON.parse(await runReferenceCli(referenceCli(), ['seed', '--json'], childEnv, cwd)) as {
+    accounts: DemoAccount[];
+  };
+  const account = seeded.accounts.find((a) => a.paid && a.api_keys.some((k) => k.env === 'live'));
+  if (!account) throw new Error('the demo data set has no paid account with live keys');
+  return account;
+}
+
+/**
+ * The reference server as partners run it (`cls-reference serve`, in `servers/reference.ts`), by default on a SQLite
+ * file in a fresh temporary directory (`options.env.DATABASE` names another database), loaded with the demo data set
+ * first (`seedDemo`), configured by `referenceEnv()`.
+ */
+export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'cls-bench-ref-'));
+  // Removed by `close`, or by `stopAll` when the run is interrupted.
+  const removeDir = trackStop(() => rm(dir, { recursive: true, force: true }));
+  const env: Record<string, string> = {
+    ...referenceEnv(),
+    DATABASE: join(dir, 'reference.db'),
     ...options.env,
   };
   const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, ...env };
   try {
-    const seeded = JSON.parse(await runReferenceCli(cli, ['seed', '--json'], childEnv, dir)) as {
-      accounts: DemoAccount[];
-    };
-    const account = seeded.accounts.find((a) => a.paid && a.api_keys.some((k) => k.env === 'live'));
-    if (!account) throw new Error('the demo data set has no paid account with live keys');
-
-    const server = await forkServer('reference.js', [], 'reference', 60_000, {
+    const account = await seedDemo(env, dir);
+    const server = await forkServer('reference.js', [], options.label ?? 'reference', 60_000, {
       env: childEnv,
       cwd: dir,
       execArgv: options.nodeArgs ?? [],
@@ -176,18 +210,14 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
       ...server,
       account,
       env,
-      liveKey(area) {
-        const key = account.api_keys.find((k) => k.area === area && k.env === 'live');
-        if (!key) throw new Error(`the demo account has no live ${area} key`);
-        return key.api_key;
-      },
+      liveKey: (area) => liveKeyOf(account, area),
       async close() {
         await server.close();
-        await rm(dir, { recursive: true, force: true });
+        await removeDir();
       },
     };
   } catch (err) {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir();
     throw err;
   }
 }

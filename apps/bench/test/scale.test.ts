@@ -1,0 +1,173 @@
+// The scale-out scenario's arithmetic and its report section, from fixed rounds: never a measured number.
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown, scaleSection } from '../src/report.js';
+import type { Report } from '../src/results.js';
+import {
+  HOT_PATH_OFF,
+  SCALE_TARGETS,
+  type ScaleResult,
+  type ScaleRoundStats,
+  type ScaleTargetKey,
+  scaleRatios,
+  summarizeTarget,
+} from '../src/scenarios/scale.js';
+import { FULL } from '../src/options.js';
+
+function round(rps: number, cpuByPart: Record<string, number>, failures: Record<string, number> = {}): ScaleRoundStats {
+  const cpu = Object.values(cpuByPart).reduce((a, b) => a + b, 0);
+  return {
+    rps,
+    p50Ms: 1000 / rps,
+    p99Ms: 5000 / rps,
+    serverCpu: (cpu * rps) / 1e6,
+    serverCpuUsPerRequest: cpu,
+    cpuUsPerRequestByPart: cpuByPart,
+    loadGeneratorCpu: 0.5,
+    failures,
+    failed: Object.values(failures).reduce((a, b) => a + b, 0),
+  };
+}
+
+// Three rounds per target; bare Fastify's throughput moves from round to round (a noisy machine), and every ratio
+// must be taken within a round.
+const RPS: Record<ScaleTargetKey, number[]> = {
+  bare: [10_000, 5_000, 8_000],
+  sqlite: [3_000, 2_000, 2_000],
+  postgres: [1_000, 600, 800],
+  sqliteOff: [1_000, 1_000, 500],
+  postgresOff: [500, 400, 400],
+  nginx1: [800, 500, 600],
+  nginx2: [1_200, 500, 900],
+};
+const PARTS: Record<ScaleTargetKey, Record<string, number>> = {
+  bare: { fastify: 30 },
+  sqlite: { reference: 300 },
+  postgres: { reference: 600, postgres: 300 },
+  sqliteOff: { reference: 450 },
+  postgresOff: { reference: 900, postgres: 600 },
+  nginx1: { nginx: 50, reference: 700, postgres: 300, redis: 50 },
+  nginx2: { nginx: 50, reference: 800, postgres: 300, redis: 50 },
+};
+
+function fixedResult(failures: Partial<Record<ScaleTargetKey, Record<string, number>>> = {}): ScaleResult {
+  const rounds = Object.fromEntries(
+    SCALE_TARGETS.map((k) => [k, RPS[k].map((rps, i) => round(rps, PARTS[k], i === 0 ? failures[k] : undefined))]),
+  ) as Record<ScaleTargetKey, ScaleRoundStats[]>;
+  const targets = Object.fromEntries(
+    SCALE_TARGETS.map((k) => [
+      k,
+      summarizeTarget(k, rounds[k], rounds.bare, { bodyBytes: 1461, parts: Object.keys(PARTS[k]), processes: 3 }),
+    ]),
+  ) as ScaleResult['targets'];
+  return {
+    request: 'GET /v3/manager/orders?page=1&size=10',
+    connections: 10,
+    warmupSec: 3,
+    roundSec: 5,
+    rounds: 3,
+    hotPathOff: { ...HOT_PATH_OFF },
+    targets,
+    ...scaleRatios(rounds),
+    valid: SCALE_TARGETS.every((k) => targets[k].failed === 0),
+  };
+}
+
+describe('scale-out ratios', () => {
+  const r = fixedResult();
+
+  it('take each target against bare Fastify within a round, then the median over rounds', () => {
+    // SQLite ÷ bare per round: 0.3, 0.4, 0.25 → 0.3 (the ratio of the medians would be 2,000 ÷ 8,000 = 0.25).
+    expect(r.targets.sqlite.toBare).toBeCloseTo(0.3, 10);
+    expect(r.targets.bare.toBare).toBe(1);
+    // nginx → 2: 0.12, 0.1, 0.1125 → 0.1125.
+    expect(r.targets.nginx2.toBare).toBeCloseTo(0.1125, 10);
+  });
+
+  it('give the hot path on ÷ off per engine, for throughput and server CPU per request', () => {
+    // 3, 2, 4 → 3; 2, 1.5, 2 → 2.
+    expect(r.hotPath.sqlite.throughput).toBeCloseTo(3, 10);
+    expect(r.hotPath.postgres.throughput).toBeCloseTo(2, 10);
+    expect(r.hotPath.sqlite.cpuPerRequest).toBeCloseTo(300 / 450, 10);
+    expect(r.hotPath.postgres.cpuPerRequest).toBeCloseTo(900 / 1500, 10);
+  });
+
+  it('give 2 instances ÷ 1 and the proxied instance ÷ the direct one', () => {
+    // 1.5, 1, 1.5 → 1.5; 0.8, 0.8333…, 0.75 → 0.8.
+    expect(r.scaleOut.twoToOne).toBeCloseTo(1.5, 10);
+    expect(r.scaleOut.proxiedToDirect).toBeCloseTo(0.8, 10);
+  });
+
+  it('sum server CPU over the parts, and keep each part', () => {
+    expect(r.targets.nginx1.median.serverCpuUsPerRequest).toBe(1100);
+    expect(r.targets.nginx1.median.cpuUsPerRequestByPart).toEqual({
+      nginx: 50,
+      reference: 700,
+      postgres: 300,
+      redis: 50,
+    });
+    expect(r.targets.nginx1.parts).toEqual(['nginx', 'reference', 'postgres', 'redis']);
+  });
+});
+
+describe('the scale-out report section', () => {
+  it('has a row per target with its ratio to bare Fastify, and the before/after and scale-out ratios', () => {
+    const md = scaleSection(fixedResult(), 2);
+    expect(md).toMatch(/^## Scale-out/);
+    expect(md).toContain('| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | reference 300 | **0.300 ×** |');
+    expect(md).toContain(
+      '| **nginx → 1 × PostgreSQL** | 600 | 500–800 | 1.67 | 8.33 | 1,100 | nginx 50, reference 700, postgres 300, redis 50 | **0.080 ×** |',
+    );
+    expect(md).toContain('| **bare Fastify** | 8,000 | 5,000–10,000 |');
+    expect(md).toContain('| SQLite: hot path on ÷ off | **3.00 ×** | 0.67 × |');
+    expect(md).toContain('| PostgreSQL: hot path on ÷ off | **2.00 ×** | 0.60 × |');
+    expect(md).toContain('| nginx → 2 instances ÷ nginx → 1 instance | **1.50 ×** |');
+    expect(md).toContain('`API_KEY_CACHE_MS=0 LIVE_USAGE_FLUSH_MS=0`');
+    expect(md).toContain('| nginx → 2 × PostgreSQL | 1,200 | 500 | 900 |');
+    expect(md).toContain('Every measured response was 2xx');
+    expect(md).toContain('No target is set for this scenario');
+    expect(md).toContain("share this machine's 2 cores");
+  });
+
+  it('says the numbers are not valid, and why, when a response was not 2xx', () => {
+    const r = fixedResult({ nginx2: { 'HTTP 502': 3 }, postgresOff: { timeouts: 1 } });
+    expect(r.valid).toBe(false);
+    expect(r.targets.nginx2.failed).toBe(3);
+    const md = scaleSection(r, 2);
+    expect(md).not.toContain('Every measured response was 2xx');
+    expect(md).toContain('⚠️ Some responses were not 2xx or failed: these numbers are not valid.');
+    expect(md).toContain('PostgreSQL, hot path off: 1 × timeouts; nginx → 2 × PostgreSQL: 3 × HTTP 502.');
+  });
+
+  it('is part of the report when the scenario ran, and its failure is reported when it failed', () => {
+    const base = {
+      title: 'Benchmarks',
+      quick: false,
+      command: 'pnpm bench --only scale',
+      machine: {
+        cores: 2,
+        cpuModel: 'test',
+        memoryGiB: 8,
+        freeMemoryGiB: 4,
+        node: 'v20',
+        os: 'linux',
+        loadAverage: [1, 1, 1],
+        startedAt: '2026-01-01T00:00:00.000Z',
+      },
+      commit: undefined,
+      scenarios: ['scale'],
+      settings: FULL,
+      targets: [],
+      finishedAt: '2026-01-01T00:05:00.000Z',
+      loadAverageAtEnd: [1, 1, 1],
+      durationSec: 300,
+    } as unknown as Omit<Report, 'results'>;
+    const ran = renderMarkdown({ ...base, results: { errors: {}, scale: fixedResult() } } as Report);
+    expect(ran).toContain('## Scale-out');
+    expect(ran).toContain('| SQLite: hot path on ÷ off | **3.00 ×** |');
+    const failed = renderMarkdown({
+      ...base,
+      results: { errors: { scale: 'postgres exited while starting:\nmore' } },
+    } as Report);
+    expect(failed).toContain('**The scenario failed:** postgres exited while starting:');
+  });
+});
