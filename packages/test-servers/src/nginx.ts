@@ -86,7 +86,13 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
   const config = nginxConfig(dir, port, options);
   writeFileSync(join(dir, 'nginx.conf'), config);
-  const server = await startServer('nginx', binary, ['-c', join(dir, 'nginx.conf'), '-p', dir], { port, log });
+  let server: RunningServer;
+  try {
+    server = await startServer('nginx', binary, ['-c', join(dir, 'nginx.conf'), '-p', dir], { port, log });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const stop = server.stop;
   return Object.assign(server, {
     url: `http://127.0.0.1:${port}`,

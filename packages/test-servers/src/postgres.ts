@@ -91,7 +91,13 @@ export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${
     '-c',
     'max_connections=300',
   ]);
-  const server = await startServer('postgres', postgres, args, { port, log });
+  let server: RunningServer;
+  try {
+    server = await startServer('postgres', postgres, args, { port, log });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   // Listening is not yet accepting sessions ("the database system is starting up"): wait for pg_isready's yes, or
   // for the server to stop.
   for (;;) {
