@@ -99,7 +99,7 @@ const RUN = new Expr('$RUN', 'run');
 interface Step {
   /** The shell variable; the TypeScript constant is its camel case. */
   variable: string;
-  /** The comment above the step, for the reader. */
+  /** The comment above the step, for the reader; `{summary}` is the summary of the step's operation. */
   why: string;
   /** The TypeScript sample's name for the step's response. */
   response: string;
@@ -131,7 +131,7 @@ const STEPS = {
   anyOrder: {
     response: 'orders',
     variable: 'ORDER_NO',
-    why: 'An order number of yours: the newest order, from "List orders".',
+    why: 'An order number of yours: the newest order, from "{summary}".',
     operationId: 'listWmsOrders',
     query: { page: 1, size: 1 },
     pick: '/data/0/order_no',
@@ -139,7 +139,7 @@ const STEPS = {
   managerOrder: {
     response: 'orders',
     variable: 'ORDER_NO',
-    why: 'An order number of yours: the newest order, from "List orders" of this area.',
+    why: 'An order number of yours: the newest order, from "{summary}".',
     operationId: 'listManagerOrders',
     query: { page: 1, size: 1 },
     pick: '/data/0/order_no',
@@ -147,7 +147,7 @@ const STEPS = {
   registeredOrder: {
     response: 'orders',
     variable: 'ORDER_NO',
-    why: 'An order that can still change: the newest one in status 10 (registered), from "List orders".',
+    why: 'An order that can still change: the newest in status 10 (registered), from "{summary}".',
     operationId: 'listWmsOrders',
     query: { page: 1, size: 1, order_status_code: 10 },
     pick: '/data/0/order_no',
@@ -155,7 +155,7 @@ const STEPS = {
   shippedOrder: {
     response: 'orders',
     variable: 'INVOICE_NO',
-    why: 'An invoice number of yours: that of the newest shipped order (status 30), from "List orders".',
+    why: 'An invoice number of yours: that of the newest shipped order (status 30), from "{summary}".',
     operationId: 'listWmsOrders',
     query: { page: 1, size: 1, order_status_code: 30 },
     pick: '/data/0/invoice_no',
@@ -164,7 +164,7 @@ const STEPS = {
   newOrder: {
     response: 'registered',
     variable: 'ORDER_NO',
-    why: 'An order of your own to use here: register one ("Register orders").',
+    why: 'An order of your own to use here, from "{summary}".',
     operationId: 'registerOrders',
     body: (example) => ({ orders: [firstRow(example)] }),
     pick: { link: 'getWmsOrder', name: 'order_no' },
@@ -172,7 +172,7 @@ const STEPS = {
   newDraft: {
     response: 'opened',
     variable: 'DRAFT_ID',
-    why: 'A draft of your own: open one ("Register draft orders").',
+    why: 'A draft of your own, from "{summary}".',
     operationId: 'registerDraftOrders',
     body: (example) => ({ orders: [firstRow(example)] }),
     pick: { link: 'getDraftOrder', name: 'draft_id' },
@@ -180,21 +180,21 @@ const STEPS = {
   newReturn: {
     response: 'returned',
     variable: 'RETURN_NO',
-    why: 'A return of your own: register one for that order ("Register a return").',
+    why: 'A return of your own, of that order, from "{summary}".',
     operationId: 'registerReturn',
     pick: { link: 'getReturn', name: 'return_no' },
   },
   refreshToken: {
     response: 'tokens',
     variable: 'REFRESH_TOKEN',
-    why: 'A refresh token: the one your last token response carried ("Obtain a JWT").',
+    why: 'A refresh token: the one your last token response carried, from "{summary}".',
     operationId: 'createAccessToken',
     pick: { link: 'refreshAccessToken', name: 'refresh_token' },
   },
   accessToken: {
     response: 'tokens',
     variable: SAMPLE_ENV.accessToken,
-    why: 'A JWT from your client credentials, as Authentication shows.',
+    why: 'A JWT, from "{summary}", as the Authentication guide shows.',
     operationId: 'createAccessToken',
     pick: '/data/access_token',
     exported: true,
@@ -378,6 +378,14 @@ const opById = (doc: OpenApiDocument, id: string) => {
   return op;
 };
 
+/** The comment of a step, naming its operation by the summary the reader sees on that operation's page. */
+function whyOf(doc: OpenApiDocument, step: Step): string {
+  const op = opById(doc, step.operationId);
+  const summary = doc.paths?.[op.path]?.[op.method]?.summary;
+  if (typeof summary !== 'string') throw new Error(`operation ${step.operationId} has no summary to name it by`);
+  return step.why.replace('{summary}', summary);
+}
+
 /** A JSON pointer as a property path: `/data/0/order_no` is `.data[0].order_no` (`[0]!` in TypeScript). */
 function accessOf(pointer: string, ts: boolean): string {
   return pointer
@@ -427,10 +435,10 @@ function curlStep(doc: OpenApiDocument, name: StepName): string {
   ];
   const pick = `node -p 'JSON.parse(require("fs").readFileSync(0, "utf8"))${accessOf(pointerOf(doc, step), false)}'`;
   const assign = `${step.exported ? 'export ' : ''}${step.variable}="$(`;
-  if (call.body === undefined) return `# ${step.why}\n${assign}${request.join(' \\\n  ')} |\n  ${pick})"`;
+  if (call.body === undefined) return `# ${whyOf(doc, step)}\n${assign}${request.join(' \\\n  ')} |\n  ${pick})"`;
   // The body on one line of an unquoted heredoc, so that the shell fills in the values of earlier steps.
   request.push('-H "Content-Type: application/json"', `-d @- <<JSON | ${pick}`);
-  return `# ${step.why}\n${assign}${request.join(' \\\n  ')}\n${jsonWith(call.body, 0, heredocText, (e) => e.shell)}\nJSON\n)"`;
+  return `# ${whyOf(doc, step)}\n${assign}${request.join(' \\\n  ')}\n${jsonWith(call.body, 0, heredocText, (e) => e.shell)}\nJSON\n)"`;
 }
 
 /** Text inside an unquoted heredoc, taken literally. */
@@ -457,9 +465,7 @@ function curlSample(doc: OpenApiDocument, call: Call, steps: StepName[]): string
     return callOf(doc, opById(doc, step.operationId), step.body).body;
   });
   const prelude = [
-    ...(usesRun([body, ...stepBodies])
-      ? ['RUN="$(date +%s)-$$" # new identifiers on every run: the time and this shell\'s process id']
-      : []),
+    ...(usesRun([body, ...stepBodies]) ? ['RUN="$(date +%s)-$$" # new identifiers on every run'] : []),
     ...all.map((n) => curlStep(doc, n)),
   ];
   return [...prelude, lines.join(' \\\n  ')].join('\n');
@@ -579,7 +585,7 @@ function typescriptSample(doc: OpenApiDocument, call: Call, steps: StepName[]): 
     const value = stepValue(s.name).ts;
     const response = s.step.response;
     lines.push(
-      `// ${s.step.why}`,
+      `// ${whyOf(doc, s.step)}`,
       tsCall(stepClient(call.shape, s.call.shape), s.call, `const ${response} = `, s.step.query),
       `if (${response}.error) {`,
       `  ${THROW(`${response}.error`)}`,
