@@ -5,7 +5,7 @@ import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { parseDecisions, renderProvisionalList } from './provisional.js';
-import { samplesOf, type SampleFile } from './samples.js';
+import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
 
 /** The guide tag that the generated list of provisional elements is appended to. */
 export const PROVISIONAL_TAG = 'Provisional elements';
@@ -21,6 +21,31 @@ export interface DocsSpec {
  */
 export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (line) => line.replace(/`/g, ''));
+}
+
+/**
+ * A server as the site shows it. The service's address is a variable the account supplies (`{base_url}`; the
+ * contract publishes no host of its own), which Redoc would show as raw braces and a "Show 1 variable" widget with a
+ * made-up default. The site shows it as the variable the samples read it from, `$CLS_BASE_URL` (Getting started),
+ * with the server's description saying where the address comes from; a server with a real address stays as it is.
+ */
+export interface ServerObject {
+  url: string;
+  description?: string;
+  variables?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export function plainServer(server: ServerObject): ServerObject {
+  if (!server.variables || Object.keys(server.variables).length === 0) return server;
+  const { variables: _variables, ...rest } = server;
+  const variable = `$${SAMPLE_ENV.baseUrl}`;
+  const said = `The samples read it from ${variable} (Getting started).`;
+  return {
+    ...rest,
+    url: server.url.replace(/^\{[^}]+\}/, variable),
+    description: server.description ? `${server.description.trimEnd()} ${said}` : said,
+  };
 }
 
 /**
@@ -41,6 +66,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
   const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
   tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;
+  if (Array.isArray(doc.servers)) doc.servers = (doc.servers as ServerObject[]).map(plainServer);
   if (changelog !== undefined) addChangelogGuide(doc, changelog);
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = plainHeadings(t.description);

@@ -1,7 +1,15 @@
 // @cls-api/docs: the documentation site of the contract, and a server for it.
 export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { addChangelogGuide, CHANGELOG_TAG, changelogGuide, readSpecChangelog } from './changelog.js';
-export { docsSpec, generate, plainHeadings, PROVISIONAL_TAG, type DocsSpec } from './docs-spec.js';
+export {
+  docsSpec,
+  generate,
+  plainHeadings,
+  plainServer,
+  PROVISIONAL_TAG,
+  type DocsSpec,
+  type ServerObject,
+} from './docs-spec.js';
 export {
   SAMPLE_ENV,
   SAMPLE_LABELS,

@@ -1,6 +1,9 @@
 // Code samples of every operation, curl and the TypeScript client, built from the operation's own examples: path
 // and required query values from the parameter schemas' `examples`, parameters with a `default` at that default
-// (`page=1&size=10`), and the body from each request example.
+// (`page=1&size=10`), and the body from each request example. Every sample runs as written against a reader's own
+// data (the sandbox's demo data included): an identifier the examples cannot know (an order number, a draft id) is
+// read the way a person would, by an earlier call written into the sample (STEPS), and what a sample creates gets a
+// fresh identifier on every run (FRESH), so running it twice succeeds twice (apps/docs/test/operation-samples.test.ts).
 import {
   deref,
   isReference,
@@ -75,6 +78,217 @@ function keyAreaOf(doc: OpenApiDocument, op: OperationInfo, path: Record<string,
   return areas.includes('manager') ? 'manager' : areas[0]!;
 }
 
+/**
+ * A value the sample computes instead of a literal: `shell` is written into a curl sample (inside double quotes or
+ * an unquoted heredoc), `ts` into a TypeScript sample as an expression.
+ */
+export class Expr {
+  constructor(
+    readonly shell: string,
+    readonly ts: string,
+  ) {}
+}
+
+/** The names of the values the samples compute: a fresh identifier's run token, and each step's result. */
+const RUN = new Expr('$RUN', 'run');
+
+/**
+ * An earlier call a sample makes for a value it needs, as a reader would: a list for something that exists, the
+ * creating operation for something the sample then changes (so a second run finds a new one).
+ */
+interface Step {
+  /** The shell variable; the TypeScript constant is its camel case. */
+  variable: string;
+  /** The comment above the step, for the reader; `{summary}` is the summary of the step's operation. */
+  why: string;
+  /** The TypeScript sample's name for the step's response. */
+  response: string;
+  operationId: string;
+  query?: Record<string, unknown>;
+  /**
+   * The request body, from the operation's first request example (default: that example); its values are filled
+   * in as the operation's own sample fills them (NEEDS, FRESH).
+   */
+  body?: (example: unknown) => unknown;
+  /** Where the value is in the response body, as a JSON pointer; a link of the contract names it where one exists. */
+  pick: string | { link: string; name: string };
+  /** The value can be null in the schema, though never where the step looks (an invoice number of a shipped order). */
+  nullable?: boolean;
+  /** Exported in the shell, for the variables a guide names (the JWT of spec/guides/authentication.md). */
+  exported?: boolean;
+}
+
+const ENV_VALUE = (name: string) => new Expr(`$${name}`, `process.env.${name}!`);
+
+/** The first row of a bulk example, as a step sends it: one new row of quantity 1. */
+function firstRow(example: unknown): Record<string, unknown> {
+  const rows = (example as { orders?: Array<Record<string, unknown>> }).orders;
+  if (!rows?.[0]) throw new Error('a bulk step needs an example with rows under "orders"');
+  return { ...rows[0], quantity: 1 };
+}
+
+const STEPS = {
+  anyOrder: {
+    response: 'orders',
+    variable: 'ORDER_NO',
+    why: 'An order number of yours: the newest order, from "{summary}".',
+    operationId: 'listWmsOrders',
+    query: { page: 1, size: 1 },
+    pick: '/data/0/order_no',
+  },
+  managerOrder: {
+    response: 'orders',
+    variable: 'ORDER_NO',
+    why: 'An order number of yours: the newest order, from "{summary}".',
+    operationId: 'listManagerOrders',
+    query: { page: 1, size: 1 },
+    pick: '/data/0/order_no',
+  },
+  registeredOrder: {
+    response: 'orders',
+    variable: 'ORDER_NO',
+    why: 'An order that can still change: the newest in status 10 (registered), from "{summary}".',
+    operationId: 'listWmsOrders',
+    query: { page: 1, size: 1, order_status_code: 10 },
+    pick: '/data/0/order_no',
+  },
+  shippedOrder: {
+    response: 'orders',
+    variable: 'INVOICE_NO',
+    why: 'An invoice number of yours: that of the newest shipped order (status 30), from "{summary}".',
+    operationId: 'listWmsOrders',
+    query: { page: 1, size: 1, order_status_code: 30 },
+    pick: '/data/0/invoice_no',
+    nullable: true,
+  },
+  newOrder: {
+    response: 'registered',
+    variable: 'ORDER_NO',
+    why: 'An order of your own to use here, from "{summary}".',
+    operationId: 'registerOrders',
+    body: (example) => ({ orders: [firstRow(example)] }),
+    pick: { link: 'getWmsOrder', name: 'order_no' },
+  },
+  newDraft: {
+    response: 'opened',
+    variable: 'DRAFT_ID',
+    why: 'A draft of your own, from "{summary}".',
+    operationId: 'registerDraftOrders',
+    body: (example) => ({ orders: [firstRow(example)] }),
+    pick: { link: 'getDraftOrder', name: 'draft_id' },
+  },
+  newReturn: {
+    response: 'returned',
+    variable: 'RETURN_NO',
+    why: 'A return of your own, of that order, from "{summary}".',
+    operationId: 'registerReturn',
+    pick: { link: 'getReturn', name: 'return_no' },
+  },
+  refreshToken: {
+    response: 'tokens',
+    variable: 'REFRESH_TOKEN',
+    why: 'A refresh token: the one your last token response carried, from "{summary}".',
+    operationId: 'createAccessToken',
+    pick: { link: 'refreshAccessToken', name: 'refresh_token' },
+  },
+  accessToken: {
+    response: 'tokens',
+    variable: SAMPLE_ENV.accessToken,
+    why: 'A JWT, from "{summary}", as the Authentication guide shows.',
+    operationId: 'createAccessToken',
+    pick: '/data/access_token',
+    exported: true,
+  },
+} satisfies Record<string, Step>;
+
+type StepName = keyof typeof STEPS;
+
+const camel = (variable: string) =>
+  variable
+    .toLowerCase()
+    .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+    .replace(/^cls([A-Z])/, (_, c: string) => c.toLowerCase());
+
+function stepValue(name: StepName): Expr {
+  const variable = STEPS[name].variable;
+  return new Expr(`$${variable}`, camel(variable));
+}
+
+/**
+ * Where an operation's sample takes the values its examples cannot know: a path parameter or a body property (at
+ * any depth) by name, from a step. The examples' own values (`ORD-20261120-0001`) name records of the example's
+ * world, not of a reader's account.
+ */
+const NEEDS: Record<string, Record<string, StepName | Expr>> = {
+  createAccessToken: { client_id: ENV_VALUE(SAMPLE_ENV.clientId), client_secret: ENV_VALUE(SAMPLE_ENV.clientSecret) },
+  refreshAccessToken: { refresh_token: 'refreshToken' },
+  getWmsOrder: { order_no: 'anyOrder' },
+  updateWmsOrder: { order_no: 'registeredOrder' },
+  getDraftOrder: { draft_id: 'newDraft' },
+  registerReturn: { order_no: 'newOrder' },
+  getReturn: { return_no: 'newReturn' },
+  cancelReturn: { return_no: 'newReturn' },
+  getManagerOrder: { order_no: 'managerOrder' },
+  listInvoiceVideos: { invoice_no: 'shippedOrder' },
+  callMcpTool: { order_no: 'anyOrder' },
+};
+
+/** The body properties an operation creates a record under: a sample (or step) sends a fresh value each run. */
+const FRESH: Record<string, string[]> = {
+  registerOrders: ['mall_order_no'],
+  registerDraftOrders: ['mall_order_no'],
+  createProduct: ['product_code'],
+  addProductOptions: ['option_code'],
+};
+
+/** `value` with every property named in `fresh` made unique to the run, and every property named in `needs` replaced. */
+function fill(value: unknown, fresh: string[], needs: Record<string, StepName | Expr>): unknown {
+  if (Array.isArray(value)) return value.map((v) => fill(v, fresh, needs));
+  if (value === null || typeof value !== 'object' || value instanceof Expr) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => {
+      const need = needs[k];
+      if (need !== undefined) return [k, typeof need === 'string' ? stepValue(need) : need];
+      if (fresh.includes(k) && typeof v === 'string') return [k, freshValue(v)];
+      return [k, fill(v, fresh, needs)];
+    }),
+  );
+}
+
+function freshValue(example: string): Expr {
+  const template = example.replace(/[`$\\]/g, '\\$&');
+  return new Expr(`${heredocText(JSON.stringify(example).slice(1, -1))}-${RUN.shell}`, `\`${template}-\${${RUN.ts}}\``);
+}
+
+/** Does a value hold computed parts, of the run token among them? */
+function exprs(value: unknown): Expr[] {
+  if (value instanceof Expr) return [value];
+  if (Array.isArray(value)) return value.flatMap(exprs);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(exprs);
+  return [];
+}
+
+/** The JSON pointer of a step's value: its own, or that of the contract's link to the operation that uses it. */
+function pointerOf(doc: OpenApiDocument, step: Step): string {
+  if (typeof step.pick === 'string') return step.pick;
+  const { link, name } = step.pick;
+  const op = operations(doc).find((o) => o.operationId === step.operationId)!;
+  const raw = doc.paths?.[op.path]?.[op.method] as { responses?: Record<string, unknown> } | undefined;
+  const ok = deref<{ links?: Record<string, unknown> }>(doc, raw?.responses?.['200'] ?? {});
+  for (const l of Object.values(ok.links ?? {})) {
+    const linked = deref<{
+      operationId?: string;
+      parameters?: Record<string, string>;
+      requestBody?: Record<string, string>;
+    }>(doc, l as object);
+    if (linked.operationId !== link) continue;
+    const expression = linked.parameters?.[name] ?? linked.requestBody?.[name];
+    const pointer = /^\$response\.body#(\/.*)$/.exec(expression ?? '');
+    if (pointer) return pointer[1]!;
+  }
+  throw new Error(`${step.operationId} has no link to ${link} that gives ${name}`);
+}
+
 function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick: 'example' | 'default'): unknown {
   // A named schema that refines another (`ProductCode` is `$ref: Identifier` plus its own examples) speaks first:
   // follow the `$ref` chain one hop at a time and take the nearest value.
@@ -126,24 +340,135 @@ function shapeOf(doc: OpenApiDocument, op: OperationInfo): RequestShape {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// What a sample sends, its steps included
+
+interface Call {
+  op: OperationInfo;
+  shape: RequestShape;
+  body: unknown;
+}
+
+/** The request of `op` with its examples' values, the values NEEDS names filled in and FRESH values made fresh. */
+function callOf(doc: OpenApiDocument, op: OperationInfo, bodyOf?: (example: unknown) => unknown): Call {
+  const shape = shapeOf(doc, op);
+  const needs = NEEDS[op.operationId] ?? {};
+  for (const name of Object.keys(shape.path)) {
+    const need = needs[name];
+    if (need !== undefined) shape.path[name] = typeof need === 'string' ? stepValue(need) : need;
+  }
+  const example = shape.bodies[0]?.value;
+  const raw = example === undefined ? undefined : bodyOf ? bodyOf(example) : example;
+  return { op, shape, body: fill(raw, FRESH[op.operationId] ?? [], needs) };
+}
+
+/** The steps a sample of `op` runs first, each after the steps it needs itself. */
+function stepsOf(op: OperationInfo, seen: StepName[] = []): StepName[] {
+  for (const need of Object.values(NEEDS[op.operationId] ?? {})) {
+    if (typeof need !== 'string' || seen.includes(need)) continue;
+    const stepOp = { operationId: STEPS[need].operationId } as OperationInfo;
+    stepsOf(stepOp, seen);
+    if (!seen.includes(need)) seen.push(need);
+  }
+  return seen;
+}
+
+const opById = (doc: OpenApiDocument, id: string) => {
+  const op = operations(doc).find((o) => o.operationId === id);
+  if (!op) throw new Error(`a sample step names operation ${id}, which the contract does not have`);
+  return op;
+};
+
+/** The comment of a step, naming its operation by the summary the reader sees on that operation's page. */
+function whyOf(doc: OpenApiDocument, step: Step): string {
+  const op = opById(doc, step.operationId);
+  const summary = doc.paths?.[op.path]?.[op.method]?.summary;
+  if (typeof summary !== 'string') throw new Error(`operation ${step.operationId} has no summary to name it by`);
+  return step.why.replace('{summary}', summary);
+}
+
+/** A JSON pointer as a property path: `/data/0/order_no` is `.data[0].order_no` (`[0]!` in TypeScript). */
+function accessOf(pointer: string, ts: boolean): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]${ts ? '!' : ''}` : `.${part}`))
+    .join('');
+}
+
+const usesRun = (values: unknown[]) => values.flatMap(exprs).some((e) => e === RUN || e.shell.includes(RUN.shell));
+
+// ---------------------------------------------------------------------------------------------------------------
 // curl
 
-function curlSample(op: OperationInfo, shape: RequestShape, body: unknown): string {
-  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(shape.path[name])));
+/** The URL of a call, in double quotes. */
+function curlUrl(call: Call): string {
+  const path = call.op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = call.shape.path[name];
+    return value instanceof Expr ? value.shell : encodeURIComponent(String(value));
+  });
   const query = new URLSearchParams(
-    Object.entries(shape.query).map(([k, v]): [string, string] => [k, String(v)]),
+    Object.entries(call.shape.query).map(([k, v]): [string, string] => [k, String(v)]),
   ).toString();
-  const lines = [
-    `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$${SAMPLE_ENV.baseUrl}${path}${query ? `?${query}` : ''}"`,
+  return `"$${SAMPLE_ENV.baseUrl}${path}${query ? `?${query}` : ''}"`;
+}
+
+function credentialHeader(shape: RequestShape): string[] {
+  if (shape.credential === 'apiKey') return [`-H "${shape.apiKeyHeader}: $${SAMPLE_ENV.apiKey(shape.keyArea!)}"`];
+  if (shape.credential === 'jwt') return [`-H "Authorization: Bearer $${SAMPLE_ENV.accessToken}"`];
+  return [];
+}
+
+/** JSON text with each computed value written by `write`, the rest by `literal`. */
+function jsonWith(value: unknown, space: number, literal: (text: string) => string, write: (e: Expr) => string) {
+  const found: Expr[] = [];
+  const text = JSON.stringify(value, (_, v: unknown) => (v instanceof Expr ? `@@${found.push(v) - 1}@@` : v), space);
+  return literal(text).replace(/@@(\d+)@@/g, (_, i: string) => write(found[Number(i)]!));
+}
+
+function curlStep(doc: OpenApiDocument, name: StepName): string {
+  const step: Step = STEPS[name];
+  const call = callOf(doc, opById(doc, step.operationId), step.body);
+  if (step.query) Object.assign(call.shape.query, step.query);
+  const request = [
+    `curl -sS${call.op.method === 'get' ? '' : ` -X ${call.op.method.toUpperCase()}`} ${curlUrl(call)}`,
+    ...credentialHeader(call.shape),
   ];
-  if (shape.credential === 'apiKey') lines.push(`-H "${shape.apiKeyHeader}: $${SAMPLE_ENV.apiKey(shape.keyArea!)}"`);
-  if (shape.credential === 'jwt') lines.push(`-H "Authorization: Bearer $${SAMPLE_ENV.accessToken}"`);
+  const pick = `node -p 'JSON.parse(require("fs").readFileSync(0, "utf8"))${accessOf(pointerOf(doc, step), false)}'`;
+  const assign = `${step.exported ? 'export ' : ''}${step.variable}="$(`;
+  if (call.body === undefined) return `# ${whyOf(doc, step)}\n${assign}${request.join(' \\\n  ')} |\n  ${pick})"`;
+  // The body on one line of an unquoted heredoc, so that the shell fills in the values of earlier steps.
+  request.push('-H "Content-Type: application/json"', `-d @- <<JSON | ${pick}`);
+  return `# ${whyOf(doc, step)}\n${assign}${request.join(' \\\n  ')}\n${jsonWith(call.body, 0, heredocText, (e) => e.shell)}\nJSON\n)"`;
+}
+
+/** Text inside an unquoted heredoc, taken literally. */
+const heredocText = (text: string) => text.replace(/[`$\\]/g, '\\$&');
+
+function curlSample(doc: OpenApiDocument, call: Call, steps: StepName[]): string {
+  const { op, shape, body } = call;
+  const lines = [`curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} ${curlUrl(call)}`];
+  lines.push(...credentialHeader(shape));
   lines.push('-H "Accept: application/json"');
   if (body !== undefined) {
     lines.push('-H "Content-Type: application/json"');
-    lines.push(`-d @- <<'JSON'\n${JSON.stringify(body, null, 2)}\nJSON`);
+    // A body with computed values is an unquoted heredoc, so the shell fills them in; any other stays literal.
+    lines.push(
+      exprs(body).length > 0
+        ? `-d @- <<JSON\n${jsonWith(body, 2, heredocText, (e) => e.shell)}\nJSON`
+        : `-d @- <<'JSON'\n${JSON.stringify(body, null, 2)}\nJSON`,
+    );
   }
-  return lines.join(' \\\n  ');
+  // A JWT sample obtains its token first, as Authentication shows, unless the reader's shell has one.
+  const all: StepName[] = shape.credential === 'jwt' ? ['accessToken', ...steps] : steps;
+  const stepBodies = all.map((n) => {
+    const step: Step = STEPS[n];
+    return callOf(doc, opById(doc, step.operationId), step.body).body;
+  });
+  const prelude = [
+    ...(usesRun([body, ...stepBodies]) ? ['RUN="$(date +%s)-$$" # new identifiers on every run'] : []),
+    ...all.map((n) => curlStep(doc, n)),
+  ];
+  return [...prelude, lines.join(' \\\n  ')].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -155,6 +480,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const LINE_WIDTH = 80;
 
 function inlineLiteral(value: unknown): string {
+  if (value instanceof Expr) return value.ts;
   if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(inlineLiteral).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);
@@ -179,7 +505,13 @@ function scalar(value: unknown): string {
  */
 export function tsLiteral(value: unknown, indent = '', lead = 0): string {
   const inline = inlineLiteral(value);
-  if (value === null || typeof value !== 'object' || indent.length + lead + inline.length <= LINE_WIDTH) return inline;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    value instanceof Expr ||
+    indent.length + lead + inline.length <= LINE_WIDTH
+  )
+    return inline;
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     return `[\n${value.map((v) => `${inner}${tsLiteral(v, inner, 1)},`).join('\n')}\n${indent}]`;
@@ -203,29 +535,75 @@ function clientSetup(shape: RequestShape): string {
   return `const client = createClient({\n${options.join('\n')}\n});`;
 }
 
-function typescriptSample(op: OperationInfo, shape: RequestShape, body: unknown): string {
+/** The client a step calls with: the sample's own when it sends the same credential, else one of the step's area. */
+function stepClient(main: RequestShape, step: RequestShape): string {
+  if (step.credential === 'none') return 'client';
+  if (step.credential === 'apiKey' && main.credential === 'apiKey' && step.keyArea === main.keyArea) return 'client';
+  if (step.credential !== 'apiKey') throw new Error('a sample step needs a JWT: give it its own client');
+  return `${step.keyArea}Client`;
+}
+
+/** The call expression of `call` on `client`, its literal laid out after `lead` characters. */
+function tsCall(client: string, call: Call, lead: string, query?: Record<string, unknown>): string {
   const init: Record<string, unknown> = {};
   const params: Record<string, unknown> = {};
-  if (Object.keys(shape.path).length > 0) params.path = shape.path;
-  if (Object.keys(shape.query).length > 0) params.query = shape.query;
+  if (Object.keys(call.shape.path).length > 0) params.path = call.shape.path;
+  const q = { ...call.shape.query, ...query };
+  if (Object.keys(q).length > 0) params.query = q;
   if (Object.keys(params).length > 0) init.params = params;
-  if (body !== undefined) init.body = body;
-  const call = `const { data, error } = await client.${op.method.toUpperCase()}('${op.path}'`;
-  const args = Object.keys(init).length > 0 ? `${call}, ${tsLiteral(init, '', call.length + 4)});` : `${call});`;
-  return [
+  if (call.body !== undefined) init.body = call.body;
+  const head = `${lead}await ${client}.${call.op.method.toUpperCase()}('${call.op.path}'`;
+  return Object.keys(init).length > 0 ? `${head}, ${tsLiteral(init, '', head.length + 4)});` : `${head});`;
+}
+
+const THROW = (error: string) => `throw new Error(\`\${${error}.error.code}: \${${error}.error.message}\`);`;
+
+function typescriptSample(doc: OpenApiDocument, call: Call, steps: StepName[]): string {
+  const stepCalls = steps.map((n) => {
+    const step: Step = STEPS[n];
+    return { name: n, step, call: callOf(doc, opById(doc, step.operationId), step.body) };
+  });
+  const clients = new Map<string, string>();
+  for (const s of stepCalls) {
+    const name = stepClient(call.shape, s.call.shape);
+    if (name !== 'client')
+      clients.set(
+        name,
+        `const ${name} = createClient({\n  baseUrl: process.env.${SAMPLE_ENV.baseUrl}!,\n  apiKey: process.env.${SAMPLE_ENV.apiKey(s.call.shape.keyArea!)}!, // the ${s.call.shape.keyArea} key, for the step below\n});`,
+      );
+  }
+  const lines = [
     "import { createClient } from '@cls-api/client';",
     '',
-    clientSetup(shape),
+    clientSetup(call.shape),
+    ...clients.values(),
     '',
-    args,
+  ];
+  if (usesRun([call.body, ...stepCalls.map((s) => s.call.body)]))
+    lines.push(`const ${RUN.ts} = Date.now().toString(36); // new identifiers on every run`, '');
+  for (const s of stepCalls) {
+    const value = stepValue(s.name).ts;
+    const response = s.step.response;
+    lines.push(
+      `// ${whyOf(doc, s.step)}`,
+      tsCall(stepClient(call.shape, s.call.shape), s.call, `const ${response} = `, s.step.query),
+      `if (${response}.error) {`,
+      `  ${THROW(`${response}.error`)}`,
+      '}',
+      `const ${value} = ${response}.data${accessOf(pointerOf(doc, s.step), true)}${s.step.nullable ? '!' : ''};`,
+      '',
+    );
+  }
+  lines.push(
+    tsCall('client', call, 'const { data, error } = '),
     'if (error) {',
     '  // Branch on error.error.code; the message is for people and can change.',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own template literal, shown as text
-    '  throw new Error(`${error.error.code}: ${error.error.message}`);',
+    `  ${THROW('error')}`,
     '}',
     'console.log(data.data);',
     '',
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -242,12 +620,12 @@ export interface OperationSamples {
  * reference shows them as bodies.
  */
 export function samplesOf(doc: OpenApiDocument, op: OperationInfo): OperationSamples {
-  const shape = shapeOf(doc, op);
-  const body = shape.bodies[0]?.value;
-  const ts = typescriptSample(op, shape, body);
+  const call = callOf(doc, op);
+  const steps = stepsOf(op);
+  const ts = typescriptSample(doc, call, steps);
   return {
     codeSamples: [
-      { lang: 'Shell', label: SAMPLE_LABELS.curl, source: curlSample(op, shape, body) },
+      { lang: 'Shell', label: SAMPLE_LABELS.curl, source: curlSample(doc, call, steps) },
       { lang: 'TypeScript', label: SAMPLE_LABELS.typescript, source: ts },
     ],
     file: { name: `${op.operationId}.ts`, source: ts },

@@ -2,12 +2,12 @@
 // the variables "Getting started" tells a reader to set, twice in a row: samples that write use fresh identifiers,
 // so a second run succeeds too. Shell samples run through bash, in guide order; TypeScript samples are compiled with
 // the repository's strict settings and run with node.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import { codeBlocks, exportedNames, parseMark, type CodeBlock } from '../src/code-blocks.js';
 import { SAMPLE_ENV } from '../src/samples.js';
 import { compileTypeScript, resetShell, runShell, runTypeScript, workDir } from './run-samples.js';
-import { startSandbox, type Sandbox } from './sandbox.js';
+import { useSandbox } from './sandbox.js';
 
 const doc = loadSpec();
 type Tag = { name: string; description?: string; 'x-traitTag'?: boolean };
@@ -21,13 +21,7 @@ const runnable = (b: CodeBlock) =>
   b.language !== 'other' && (b.mark.kind === 'run' || b.mark.kind === 'expect' || b.mark.kind === 'prints');
 const tsName = (guide: string, b: CodeBlock) => `${slug(guide)}-line-${b.line}.ts`;
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-}, 120_000);
-afterAll(async () => {
-  await sandbox?.stop();
-});
+const sandbox = useSandbox();
 
 describe('the sample marks', () => {
   it('are read as written and refuse an unknown mark', () => {
@@ -52,7 +46,7 @@ describe('the sample marks', () => {
   });
 
   it("the setup blocks set exactly the variables the sandbox supplies (Getting started's names)", () => {
-    const names = new Set(Object.keys(sandbox.env));
+    const names = new Set(Object.keys(sandbox().env));
     for (const g of guides) {
       for (const b of g.blocks.filter((x) => x.mark.kind === 'setup')) {
         const exported = exportedNames(b.source);
@@ -78,14 +72,14 @@ describe('the runner', () => {
   it('fails a call that gets an error body unless the sample is marked to expect exactly that', () => {
     const dir = workDir('runner-self-test');
     const wrongArea = call('/v3/wms/orders', 'CLS_API_KEY_MANAGER');
-    expect(runShell(block(wrongArea), dir, sandbox.env)).toMatchObject({ ok: false });
+    expect(runShell(block(wrongArea), dir, sandbox().env)).toMatchObject({ ok: false });
     const expected = { kind: 'expect', status: 403, code: 'AUTH_FORBIDDEN' } as const;
-    expect(runShell(block(wrongArea, expected), dir, sandbox.env)).toMatchObject({ ok: true });
-    expect(runShell(block(wrongArea, { ...expected, status: 401 }), dir, sandbox.env)).toMatchObject({ ok: false });
-    expect(runShell(block(wrongArea, { ...expected, code: 'NOT_FOUND' }), dir, sandbox.env)).toMatchObject({
+    expect(runShell(block(wrongArea, expected), dir, sandbox().env)).toMatchObject({ ok: true });
+    expect(runShell(block(wrongArea, { ...expected, status: 401 }), dir, sandbox().env)).toMatchObject({ ok: false });
+    expect(runShell(block(wrongArea, { ...expected, code: 'NOT_FOUND' }), dir, sandbox().env)).toMatchObject({
       ok: false,
     });
-    expect(runShell(block(call('/v3/wms/orders', 'CLS_API_KEY_WMS')), dir, sandbox.env)).toMatchObject({ ok: true });
+    expect(runShell(block(call('/v3/wms/orders', 'CLS_API_KEY_WMS')), dir, sandbox().env)).toMatchObject({ ok: true });
   });
 
   it('fails a sample that leaves a variable empty or null, or does not print what it is marked to print', () => {
@@ -94,18 +88,18 @@ describe('the runner', () => {
       runShell(
         block(`export CLS_ACCESS_TOKEN="$(node -p 'JSON.parse(process.argv[1]).data' '{}')"\n`),
         dir,
-        sandbox.env,
+        sandbox().env,
       ).ok,
     ).toBe(false);
-    expect(runShell(block('echo 1 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox.env).ok).toBe(false);
-    expect(runShell(block('echo 2 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox.env).ok).toBe(true);
-    expect(runShell(block('false\necho after\n'), dir, sandbox.env).ok).toBe(false);
+    expect(runShell(block('echo 1 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox().env).ok).toBe(false);
+    expect(runShell(block('echo 2 opened\n', { kind: 'prints', text: '2 opened' }), dir, sandbox().env).ok).toBe(true);
+    expect(runShell(block('false\necho after\n'), dir, sandbox().env).ok).toBe(false);
   });
 
   it('carries what one shell sample exports to the next', () => {
     const dir = workDir('runner-self-test');
-    expect(runShell(block('export CLS_SELF_TEST=carried\n'), dir, sandbox.env).ok).toBe(true);
-    expect(runShell(block('echo "$CLS_SELF_TEST"\n', { kind: 'prints', text: 'carried' }), dir, sandbox.env).ok).toBe(
+    expect(runShell(block('export CLS_SELF_TEST=carried\n'), dir, sandbox().env).ok).toBe(true);
+    expect(runShell(block('echo "$CLS_SELF_TEST"\n', { kind: 'prints', text: 'carried' }), dir, sandbox().env).ok).toBe(
       true,
     );
   });
@@ -128,7 +122,9 @@ describe.each(guides.filter((g) => g.blocks.some(runnable)).map((g) => [g.name, 
       if (run === 1) resetShell(dir);
       for (const b of blocks) {
         const result =
-          b.language === 'shell' ? runShell(b, dir, sandbox.env) : runTypeScript(b, dir, tsName(name, b), sandbox.env);
+          b.language === 'shell'
+            ? runShell(b, dir, sandbox().env)
+            : runTypeScript(b, dir, tsName(name, b), sandbox().env);
         expect(result.ok, `${name}, the ${b.info} sample at line ${b.line}: ${result.problem}\n${result.output}`).toBe(
           true,
         );

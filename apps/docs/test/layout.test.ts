@@ -1,7 +1,8 @@
 // The built site read as a person reads it, in Debian's Chromium at a desktop width (1400 px) and a phone width
 // (390 px): guides use the content width, code blocks scroll instead of clipping, identifiers never break inside a
-// word, every in-site link resolves, path-form and hash-form links open at their section, search works offline, and
-// axe-core finds no serious or critical accessibility violation. Screenshots go to reports/screenshots/.
+// word, every in-site link resolves, path-form and hash-form links open at their section, the start page's text is as
+// wide as a guide's and its servers panel shows the addresses plainly, search works offline, and axe-core finds no
+// serious or critical accessibility violation. Screenshots go to reports/screenshots/.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -154,6 +155,31 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     expect(await problemsIn(page, 'section')).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);
     await collect();
+  });
+
+  it("the start page: its text column as wide as a guide's, beside the overview and servers", async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const { share, panel } = await page.evaluate(() => {
+      const content = document.getElementById('api-content')!.getBoundingClientRect().width;
+      // The start section is the row that holds the title: its text column first, the right-hand panel second.
+      const row = document.querySelector('#api-content h1')!.closest('#api-content > div > div > div')!;
+      const paragraphs = [...row.children[0]!.querySelectorAll('p')];
+      return {
+        share: Math.max(...paragraphs.map((p) => p.getBoundingClientRect().width)) / content,
+        panel: (row.children[1] as HTMLElement).innerText,
+      };
+    });
+    if (width === DESKTOP)
+      expect(share, 'start page: text column / content area').toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
+    // The servers: the service's address plainly, as the variable the samples read it from (never `{base_url}` and
+    // a variable widget), and the local sandbox as the second server.
+    const servers = panel.slice(panel.indexOf('Servers'));
+    expect(servers).toContain('Servers');
+    expect(servers).not.toContain('{');
+    expect(servers).not.toMatch(/Show \d+ variable/);
+    expect(servers).toContain('$CLS_BASE_URL');
+    const sandbox = (doc.servers as Array<{ url: string }>).find((s) => s.url.startsWith('http'))!;
+    expect(servers.indexOf(sandbox.url)).toBeGreaterThan(servers.indexOf('$CLS_BASE_URL'));
   });
 
   it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {

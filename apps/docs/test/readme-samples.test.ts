@@ -6,10 +6,10 @@
 // HTTP, text) are shown output or configuration, not samples.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks, type CodeBlock } from '../src/code-blocks.js';
 import { compileTypeScript, resetShell, runShell, runTypeScript, type SampleRun } from './run-samples.js';
-import { startSandbox, type Sandbox } from './sandbox.js';
+import { useSandbox } from './sandbox.js';
 import { mkdirSync, rmSync } from 'node:fs';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..', '..');
@@ -68,13 +68,7 @@ function workDirIn(readme: string): string {
 }
 const fileName = (s: ReadmeSample) => `line-${s.block.line}.${isJs(s.block) ? 'mjs' : 'ts'}`;
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-}, 120_000);
-afterAll(async () => {
-  await sandbox?.stop();
-});
+const sandbox = useSandbox();
 
 describe('the READMEs', () => {
   it.each(Object.entries(NOT_RUN_HERE))('not run here: %s (%s)', (key) => {
@@ -107,7 +101,7 @@ describe.each([...new Set(runnable.map((s) => s.readme))].map((readme) => [readm
     for (let run = 1; run <= 2; run++) {
       if (s.block.language === 'shell') {
         if (run === 1) resetShell(dir);
-        results.push(runShell(s.block, dir, sandbox.env));
+        results.push(runShell(s.block, dir, sandbox().env));
       } else {
         const own = diagnostics
           .split('\n')
@@ -116,7 +110,7 @@ describe.each([...new Set(runnable.map((s) => s.readme))].map((readme) => [readm
         results.push(
           own
             ? { ok: false, problem: `does not compile:\n${own}`, output: '' }
-            : runTypeScript(s.block, dir, fileName(s), sandbox.env),
+            : runTypeScript(s.block, dir, fileName(s), sandbox().env),
         );
       }
     }

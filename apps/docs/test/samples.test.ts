@@ -13,6 +13,30 @@ const pkgDir = resolve(import.meta.dirname, '..');
 const doc = loadSpec();
 const ops = operations(doc);
 const byId = ops.map((op) => [op.operationId, op] as const);
+/** The example value of a path parameter of `op`. */
+const samplesOfExample = (op: (typeof ops)[number], name: string) => {
+  const schema = op.parameters.find((p) => p.name === name)!.schema as { $ref?: string; examples?: unknown[] };
+  const named = schema.$ref
+    ? (doc.components!.schemas![schema.$ref.split('/').pop()!] as { examples?: unknown[] })
+    : schema;
+  return named.examples?.[0];
+};
+
+/** Equal, except where `shown` has a string with a shell variable in it (a value the sample fills in). */
+function sameBut(shown: unknown, example: unknown): boolean {
+  if (typeof shown === 'string' && shown.includes('$')) return typeof example === 'string';
+  if (Array.isArray(shown))
+    return Array.isArray(example) && shown.length === example.length && shown.every((v, i) => sameBut(v, example[i]));
+  if (shown !== null && typeof shown === 'object') {
+    if (example === null || typeof example !== 'object') return false;
+    const a = Object.keys(shown);
+    return (
+      a.length === Object.keys(example).length &&
+      a.every((k) => sameBut((shown as Record<string, unknown>)[k], (example as Record<string, unknown>)[k]))
+    );
+  }
+  return shown === example;
+}
 
 describe('samplesOf', () => {
   it.each(byId)('%s: a curl and a TypeScript sample of this very request', (_, op) => {
@@ -20,12 +44,15 @@ describe('samplesOf', () => {
     expect(codeSamples.map((s) => s.label)).toEqual([SAMPLE_LABELS.curl, SAMPLE_LABELS.typescript]);
     const [curl, ts] = codeSamples;
 
+    // The operation's own request is the sample's last command, at the start of a line; earlier calls (steps that
+    // read an identifier) assign a variable.
     const concretePath = op.path.replace(/\{[^}]+\}/g, '[^/?"]+');
-    expect(curl!.source).toMatch(
-      new RegExp(
-        `^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$CLS_BASE_URL${concretePath}[?"]`,
-      ),
+    const own = new RegExp(
+      `^curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "\\$CLS_BASE_URL${concretePath}[?"]`,
+      'm',
     );
+    expect(curl!.source).toMatch(own);
+    expect(curl!.source.split('\n').filter((line) => line.startsWith('curl ')).length).toBe(1);
     expect(ts!.source).toContain(`await client.${op.method.toUpperCase()}('${op.path}'`);
     expect(file).toEqual({ name: `${op.operationId}.ts`, source: ts!.source });
 
@@ -50,15 +77,48 @@ describe('samplesOf', () => {
     }
 
     // The body is the first request example, the same in both samples.
+    // The body is the first request example, the same in both samples, but for the values a sample fills in: the
+    // identifiers of a reader's own records and fresh ones for what it creates (those hold a shell variable).
     const example = Object.values(op.requestBody?.examples ?? {})[0];
+    const ownTs = ts!.source.slice(ts!.source.indexOf('const { data, error }'));
     if (example) {
-      const heredoc = /<<'JSON'\n([\s\S]*)\nJSON$/.exec(curl!.source);
-      expect(JSON.parse(heredoc![1]!)).toEqual(example.value);
-      expect(ts!.source).toContain(`body: ${tsLiteral(example.value, '  ', 6).split('\n')[0]}`);
+      const heredoc = /<<'?JSON'?\n([\s\S]*)\nJSON$/.exec(curl!.source);
+      const shown = JSON.parse(heredoc![1]!.replace(/\\([`$\\])/g, '$1'));
+      expect(sameBut(shown, example.value), heredoc![1]).toBe(true);
+      expect(ownTs).toContain('body: ');
     } else {
-      expect(curl!.source).not.toContain('-d ');
-      expect(ts!.source).not.toContain('body:');
+      expect(curl!.source.slice(curl!.source.search(own))).not.toContain('-d ');
+      expect(ownTs).not.toContain('body:');
     }
+  });
+
+  it("read identifiers of records that are the reader's own with an earlier call, never the examples' values", () => {
+    const get = ops.find((o) => o.operationId === 'getWmsOrder')!;
+    const [curl, ts] = samplesOf(doc, get).codeSamples;
+    const exampleNo = String(samplesOfExample(get, 'order_no'));
+    expect(curl!.source).not.toContain(exampleNo);
+    expect(ts!.source).not.toContain(exampleNo);
+    expect(curl!.source).toMatch(/^ORDER_NO="\$\(curl -sS "\$CLS_BASE_URL\/v3\/wms\/orders\?page=1&size=1"/m);
+    expect(curl!.source).toContain('"$CLS_BASE_URL/v3/wms/orders/$ORDER_NO"');
+    expect(ts!.source).toContain("const orders = await client.GET('/v3/wms/orders'");
+    expect(ts!.source).toContain('params: { path: { order_no: orderNo } }');
+    // A value a link of the contract names is read where the link says: the draft of the first row.
+    const draft = samplesOf(doc, ops.find((o) => o.operationId === 'getDraftOrder')!).codeSamples;
+    expect(draft[0]!.source).toContain('.data.drafts[0].draft_id');
+    expect(draft[1]!.source).toContain('opened.data.data.drafts[0]!.draft_id');
+  });
+
+  it('write fresh identifiers on every run, and a JWT sample in curl obtains its token first', () => {
+    const create = samplesOf(doc, ops.find((o) => o.operationId === 'createProduct')!).codeSamples;
+    expect(create[0]!.source).toMatch(/^RUN="\$\(date \+%s\)-\$\$"/);
+    expect(create[0]!.source).toContain('"product_code": "MUG-CERAMIC-07-$RUN"');
+    expect(create[1]!.source).toContain('const run = Date.now().toString(36);');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample's own template literal, shown as text
+    expect(create[1]!.source).toContain('product_code: `MUG-CERAMIC-07-${run}`');
+    const deposits = samplesOf(doc, ops.find((o) => o.operationId === 'listDeposits')!).codeSamples;
+    expect(deposits[0]!.source).toMatch(
+      /^export CLS_ACCESS_TOKEN="\$\(curl -sS -X POST "\$CLS_BASE_URL\/v3\/auth\/token"/m,
+    );
   });
 
   it('paged lists send page and size at their defaults', () => {

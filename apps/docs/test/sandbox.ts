@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { SAMPLE_ENV } from '../src/samples.js';
 
 interface DemoAccount {
@@ -57,6 +58,12 @@ export async function startSandbox(): Promise<Sandbox> {
     HOST: '127.0.0.1',
     JWT_SECRET: 'docs-samples-secret-0123456789-abcdefghijkl',
     LOG_LEVEL: 'silent',
+    // A reader sends one sample at a time; a runner sends them as fast as the machine allows, so the gateway's
+    // per-second limits (spec/components/x-limits.yaml; the reference takes higher ones) must not depend on that.
+    GATEWAY_RATE_PER_SECOND: '100000',
+    GATEWAY_BURST: '100000',
+    MCP_RATE_PER_SECOND: '100000',
+    MCP_BURST: '100000',
   };
   const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env, encoding: 'utf8' });
   if (seeded.status !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
@@ -83,5 +90,23 @@ export async function startSandbox(): Promise<Sandbox> {
       }
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The sandbox of one test file: started before its tests, stopped after them. Call it at the top of the file; the
+ * function it returns gives the running sandbox.
+ */
+export function useSandbox(): () => Sandbox {
+  let sandbox: Sandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+  }, 120_000);
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  return () => {
+    if (!sandbox) throw new Error('the sandbox is not running: useSandbox() starts it before the tests');
+    return sandbox;
   };
 }

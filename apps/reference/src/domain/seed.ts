@@ -92,7 +92,9 @@ const RICH: AccountPlan = {
       supplier_code: 'SUP-001',
       stock_quantity: 0,
       options: [
-        { option_code: 'WHITE-M', option_name: 'White / M', additional_price: 0, stock_quantity: 20 },
+        // Stock enough for the operation pages' samples, each of which registers an order of this option to work
+        // on, run twice over in apps/docs/test/operation-samples.test.ts.
+        { option_code: 'WHITE-M', option_name: 'White / M', additional_price: 0, stock_quantity: 60 },
         { option_code: 'WHITE-L', option_name: 'White / L', additional_price: 2000, stock_quantity: 8 },
       ],
     },
