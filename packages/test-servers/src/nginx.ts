@@ -45,6 +45,8 @@ error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
+  # A client's kept-alive connection is not closed after nginx's default 1,000 requests, under the client's next one.
+  keepalive_requests 100000;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
@@ -54,6 +56,10 @@ http {
   upstream reference {
 ${servers}
     keepalive 64;
+    # Shorter than the instances' own idle timeout (KEEP_ALIVE_TIMEOUT_MS, 5 s): nginx lets a connection go before an
+    # instance can close it under a request, which for a POST would be an error nginx must not resend.
+    keepalive_timeout 4s;
+    keepalive_requests 100000;
   }
   server {
     listen 127.0.0.1:${port};
