@@ -31,7 +31,9 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
-it('starts with a host configuration block that starts the server, as written', async () => {
+// npx resolving the installed package, a new Node process and the server's first calls: seconds on a quiet machine,
+// far more on two cores shared with every other suite of `pnpm test`, so the limit is the hooks' own.
+it('starts with a host configuration block that starts the server, as written', { timeout: 900_000 }, async () => {
   expect(readme.startsWith('# @cls-api/mcp\n\n```json\n')).toBe(true);
   const block = /^```json\n([\s\S]*?)```/m.exec(readme)![1]!;
   const config = JSON.parse(block) as HostConfig;
@@ -51,20 +53,26 @@ it('starts with a host configuration block that starts the server, as written', 
     CLS_CLIENT_SECRET: account.client_secret,
   };
   const client = new Client({ name: 'host', version: '0.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      cwd: project,
-      // The README's variables with real values; npm is kept off the network, so the installed package must serve.
-      env: {
-        ...getDefaultEnvironment(),
-        ...Object.fromEntries(Object.keys(server.env).map((k) => [k, values[k]!])),
-        npm_config_offline: 'true',
-      },
-      stderr: 'pipe',
-    }),
-  );
+  const transport = new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    cwd: project,
+    // The README's variables with real values; npm is kept off the network, so the installed package must serve.
+    env: {
+      ...getDefaultEnvironment(),
+      ...Object.fromEntries(Object.keys(server.env).map((k) => [k, values[k]!])),
+      npm_config_offline: 'true',
+    },
+    stderr: 'pipe',
+  });
+  // Read, so that the server can never block on a full pipe, and kept for the message of a failure.
+  let stderr = '';
+  transport.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
+  await client.connect(transport).catch((err: unknown) => {
+    throw new Error(`the README's server did not start: ${String(err)}\n${stderr}`);
+  });
   try {
     const { tools } = await client.listTools();
     expect(tools.length).toBeGreaterThan(0);
