@@ -31,8 +31,10 @@ afterAll(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
-// npx resolving the installed package, a new Node process and the server's first calls: seconds on a quiet machine,
-// far more on two cores shared with every other suite of `pnpm test`, so the limit is the hooks' own.
+// npx walks the installed package's whole dependency tree before it starts the server (seconds of CPU on a quiet
+// machine, a minute and more on two cores shared with every other suite of `pnpm test`), so neither this test nor
+// the SDK's requests (60 s by default) are bounded by that: the limit is the hooks' own.
+const PATIENT = { timeout: 600_000 };
 it('starts with a host configuration block that starts the server, as written', { timeout: 900_000 }, async () => {
   expect(readme.startsWith('# @cls-api/mcp\n\n```json\n')).toBe(true);
   const block = /^```json\n([\s\S]*?)```/m.exec(readme)![1]!;
@@ -70,18 +72,19 @@ it('starts with a host configuration block that starts the server, as written', 
   transport.stderr?.on('data', (c: Buffer) => {
     stderr += c.toString('utf8');
   });
-  await client.connect(transport).catch((err: unknown) => {
+  await client.connect(transport, PATIENT).catch((err: unknown) => {
     throw new Error(`the README's server did not start: ${String(err)}\n${stderr}`);
   });
   try {
-    const { tools } = await client.listTools();
+    const { tools } = await client.listTools(undefined, PATIENT);
     expect(tools.length).toBeGreaterThan(0);
-    const orders = await client.callTool({ name: 'listManagerOrders', arguments: { size: 1 } });
+    const orders = await client.callTool({ name: 'listManagerOrders', arguments: { size: 1 } }, undefined, PATIENT);
     expect(orders.isError).toBeFalsy();
-    const deposits = await client.callTool({
-      name: 'listDeposits',
-      arguments: { date_from: '2026-01-01', date_to: '2026-01-31' },
-    });
+    const deposits = await client.callTool(
+      { name: 'listDeposits', arguments: { date_from: '2026-01-01', date_to: '2026-01-31' } },
+      undefined,
+      PATIENT,
+    );
     expect(deposits.isError, JSON.stringify(deposits)).toBeFalsy();
     expect(structured(deposits)).toHaveProperty('data');
   } finally {

@@ -86,8 +86,10 @@ export class MemoryGatewayBuckets implements GatewayBuckets {
 /**
  * The same buckets in Redis: one script reads, refills and takes from every bucket of the request in one atomic
  * step, so concurrent requests on different instances never both take a bucket's last token. A bucket is a hash
- * (tokens, updated) that expires once it would be full again. Time is the instance's request time (its clock, or a
- * test's), and a bucket never moves back in time, so an instance whose clock lags gives no extra tokens.
+ * (tokens, updated). Time is the instance's request time (its clock, or a test's), and a bucket never moves back
+ * in time, so an instance whose clock lags gives no extra tokens. An address idle for `IDLE_EXPIRY_SECONDS` has
+ * its buckets dropped by Redis: on Redis's own clock, so the bound is far past the moment a bucket is full again
+ * (under two seconds at the contract's rates), and a fake clock held still by a test cannot outlast it.
  */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -106,14 +108,17 @@ for i, key in ipairs(KEYS) do
     updated = now
   end
   if tokens < 1 then return 0 end
-  state[i] = { tokens, updated, math.ceil(burst / rate * 1000) }
+  state[i] = { tokens, updated }
 end
 for i, key in ipairs(KEYS) do
   redis.call('HSET', key, 'tokens', tostring(state[i][1] - 1), 'updated', tostring(state[i][2]))
-  redis.call('PEXPIRE', key, state[i][3] + 1000)
+  redis.call('EXPIRE', key, tonumber(ARGV[#ARGV]))
 end
 return 1
 `;
+
+/** How long Redis keeps the buckets of an address that sends nothing. */
+const IDLE_EXPIRY_SECONDS = 3600;
 
 export class RedisGatewayBuckets implements GatewayBuckets {
   constructor(
@@ -128,7 +133,7 @@ export class RedisGatewayBuckets implements GatewayBuckets {
   async take(ip: string, tiers: readonly number[], nowMs: number): Promise<boolean> {
     // `{ip}` is the hash tag: on a Redis Cluster all of one address's buckets are on one node, as one script needs.
     const keys = tiers.map((i) => `${this.keyPrefix}:{${ip}}:${this.tiers[i]!.prefix}`);
-    const args = tiers.flatMap((i) => [this.tiers[i]!.ratePerSecond, this.tiers[i]!.burst]);
+    const args = [...tiers.flatMap((i) => [this.tiers[i]!.ratePerSecond, this.tiers[i]!.burst]), IDLE_EXPIRY_SECONDS];
     const take = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).clsGatewayTake!;
     const taken = await take.call(this.redis, keys.length, ...keys, nowMs, ...args);
     return taken === 1;

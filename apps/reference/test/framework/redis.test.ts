@@ -81,6 +81,22 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
     expect(after.map((r) => r.status)).toEqual([200, 200, 200, 429]);
   });
 
+  it("an address's buckets stay in Redis for an idle hour, however slowly a burst is served", async () => {
+    // They used to expire once full again by the contract's rate (under 3 s of Redis's own clock): a burst served
+    // slowly under a test's stopped clock then found its bucket gone and full.
+    const [a] = await instances(1, { REDIS_URL: redis.url });
+    const key = await a!.key(await a!.account(), 'wms');
+    expect((await a!.get('/v3/mcp/tools', { apiKey: key, ip: '203.0.113.99' })).status).toBe(200);
+    const inspect = new Redis(redis.url);
+    try {
+      const keys = await inspect.keys('cls:gateway:{203.0.113.99}:*');
+      expect(keys.sort()).toEqual(['cls:gateway:{203.0.113.99}:/v3/', 'cls:gateway:{203.0.113.99}:/v3/mcp/']);
+      for (const k of keys) expect(await inspect.ttl(k)).toBeGreaterThan(3500);
+    } finally {
+      inspect.disconnect();
+    }
+  });
+
   it('concurrent requests on two instances never share out more than the burst', async () => {
     const [a, b] = await instances(2, { REDIS_URL: redis.url });
     const key = await a!.key(await a!.account(), 'manager');
