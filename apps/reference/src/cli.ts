@@ -7,7 +7,7 @@ import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { startPostgres, startRedis } from '@cls-api/test-servers';
 import { type Cluster, startCluster } from './cluster.js';
-import { openRedis, shownRedisUrl } from './limits/redis.js';
+import { openRedis } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
@@ -15,7 +15,7 @@ import { ApiError } from './errors.js';
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
 import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv, type Storage } from './store/interface.js';
-import { DatabaseUnavailableError, describeTarget, openStorage } from './store/storage.js';
+import { DatabaseUnavailableError, describeTarget, openStorage, withoutPassword } from './store/storage.js';
 
 const USAGE = `Usage: cls-reference <command> [options]
 
@@ -273,7 +273,7 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       base_url: running.url,
       instances: running.instances.map((i) => i.url),
       database: describeTarget(config.database),
-      redis_url: shownRedisUrl(redisUrl),
+      redis_url: withoutPassword(redisUrl),
       ...(demo ? { accounts: demo } : { demo_loaded: false }),
     };
     if (json) io.stdout(JSON.stringify(topology));

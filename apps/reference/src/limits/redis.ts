@@ -1,16 +1,6 @@
 import { Redis } from 'ioredis';
 import { ConfigError } from '../config.js';
-
-/** REDIS_URL as it may be shown: the password, if any, replaced. */
-export function shownRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'REDIS_URL';
-  }
-}
+import { withoutPassword } from '../store/storage.js';
 
 /**
  * Connects to REDIS_URL and checks it answers, before the server listens: a Redis it cannot use is an error at
@@ -38,6 +28,6 @@ export async function openRedis(url: string): Promise<Redis> {
   } catch (err) {
     redis.disconnect();
     const reason = lastError?.message ?? (err instanceof Error ? err.message : String(err));
-    throw new ConfigError([`REDIS_URL: cannot use ${shownRedisUrl(url)}: ${reason}`]);
+    throw new ConfigError([`REDIS_URL: cannot use ${withoutPassword(url)}: ${reason}`]);
   }
 }
