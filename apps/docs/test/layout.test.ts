@@ -185,14 +185,23 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
   it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
     const id = tagIds.get(guide)!;
     await show(page, id);
+    // A busy machine once measured this section before Redoc had put the guide's text in it (no paragraph at all):
+    // judge the section once its text is there.
+    await page
+      .locator(`[id="${id}"] p, [id^="${id}/"] p`)
+      .first()
+      .waitFor({ state: 'attached', ...WAIT });
     expect(await problemsIn(page, id)).toEqual([]);
     if (width === DESKTOP) {
-      const share = await page.evaluate((prefix) => {
-        const content = document.getElementById('api-content')!.getBoundingClientRect().width;
-        const paragraphs = [...document.querySelectorAll(`[id^="${prefix}/"] p, [id="${prefix}"] p`)];
-        return Math.max(...paragraphs.map((p) => p.getBoundingClientRect().width)) / content;
-      }, id);
-      expect(share, `${guide}: text column / content area`).toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
+      const share = () =>
+        page.evaluate((prefix) => {
+          const content = document.getElementById('api-content')!.getBoundingClientRect().width;
+          const paragraphs = [...document.querySelectorAll(`[id^="${prefix}/"] p, [id="${prefix}"] p`)];
+          return Math.max(...paragraphs.map((p) => p.getBoundingClientRect().width)) / content;
+        }, id);
+      await expect
+        .poll(share, { ...WAIT, message: `${guide}: text column / content area` })
+        .toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
     }
     await collect();
     if (guide === 'Getting started') expect(await axeViolations(page)).toEqual([]);
@@ -206,6 +215,11 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     'the operation %s: nothing clipped or split',
     async (_, op) => {
       await show(page, opId(op));
+      // As with a guide, judge the operation once Redoc has rendered its heading into the section.
+      await page
+        .locator(`[id="${opId(op)}"] h2`)
+        .first()
+        .waitFor({ state: 'attached', ...WAIT });
       expect(await problemsIn(page, opId(op))).toEqual([]);
       await collect();
       if (op.operationId === 'registerDraftOrders') {
