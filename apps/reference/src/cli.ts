@@ -5,8 +5,7 @@ import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { startPostgres, startRedis } from '@cls-api/test-servers';
-import { type Cluster, startCluster } from './cluster.js';
+import type { Cluster } from './cluster.js';
 import { openRedis } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
@@ -229,6 +228,10 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
   const log = (line: string) => {
     if (!json) io.stdout(line);
   };
+  // Only `cluster` starts servers of its own: `serve` never loads the private test-servers package, whose import
+  // registers an exit handler.
+  const { startPostgres, startRedis } = await import('@cls-api/test-servers');
+  const { startCluster } = await import('./cluster.js');
   const started: Array<{ stop(): Promise<void> }> = [];
   const stopStarted = async () => {
     for (const s of started.reverse()) await s.stop().catch(() => undefined);

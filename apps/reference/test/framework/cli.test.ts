@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
@@ -281,5 +282,29 @@ describe('seed and the demo', () => {
       base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       demo_loaded: false,
     });
+  });
+});
+
+describe('the bin', () => {
+  // dist/cli.js, which the test task builds first: what `cls-reference serve` loads.
+  const bin = resolve(import.meta.dirname, '../../dist/cli.js');
+
+  it('loading it for `serve` leaves the private test-servers package, and its exit handler, out', () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: build the package first`);
+    const exitHandlers = (imports: string[]) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const before = process.listenerCount('exit');
+           for (const m of ${JSON.stringify(imports)}) await import(m);
+           process.stdout.write(String(process.listenerCount('exit') - before));`,
+        ],
+        { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' },
+      );
+    expect(exitHandlers([bin])).toBe('0');
+    // The measure sees the package when it is loaded, so the 0 above is not blind.
+    expect(exitHandlers([bin, '@cls-api/test-servers'])).toBe('1');
   });
 });
