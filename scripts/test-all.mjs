@@ -6,13 +6,21 @@
 // json reporter shape: numPassedTests, numFailedTests). Turbo restores those reports on a cache hit, so a fully
 // cached run still counts every test. Every other task (lint, typecheck, build, ...) counts as one check. A task
 // that failed without a report, or never ran because something it depends on failed, counts as one failure.
+//
+// Every temporary file and folder the suites make (and the servers, packers and browsers they start) goes under one
+// folder of this run, removed at the end: a process a test kills cannot clean up after itself, and hundreds of runs
+// would otherwise fill the machine's temporary folder.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
 const startedAt = Date.now();
+const scratch = mkdtempSync(join(tmpdir(), 'cls-test-run-'));
+// Open to every user as the machine's own temporary folder is: PostgreSQL runs as its own user when tests are root.
+chmodSync(scratch, 0o1777);
 
 const turboArgs = [
   'exec',
@@ -29,8 +37,15 @@ const turboArgs = [
 const turbo = spawnSync('pnpm', turboArgs, {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
+  env: {
+    ...process.env,
+    TMPDIR: scratch,
+    TURBO_TELEMETRY_DISABLED: '1',
+    REDOCLY_TELEMETRY: 'off',
+    DO_NOT_TRACK: '1',
+  },
 });
+rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
 
 const summary = newestSummary();
 let passed = 0;
