@@ -127,6 +127,18 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
     return order;
   }
 
+  /** A step of the warehouse's own progress: only from status `from`, straight to `to`. */
+  function advance(from: number, to: number) {
+    return (owner: Owner, orderNo: string, now: Date) =>
+      store.transaction(async (tx) => {
+        const order = await load(tx, owner, orderNo);
+        if (order.order_status_code !== from) {
+          throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${from}.`);
+        }
+        await tx.updateOrder(owner, orderNo, { order_status_code: to, updated_at: ServiceTime.seconds(now) });
+      });
+  }
+
   function refuseFinished(order: OrderRecord): void {
     if (isShipped(order.order_status_code)) {
       throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped.`);
@@ -163,29 +175,9 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
         return { order_no: orderNo, invoice_no };
       }),
 
-    prepare: (owner, orderNo, now) =>
-      store.transaction(async (tx) => {
-        const order = await load(tx, owner, orderNo);
-        if (order.order_status_code !== ORDER_STATUS.registered) {
-          throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.registered}.`);
-        }
-        await tx.updateOrder(owner, orderNo, {
-          order_status_code: ORDER_STATUS.preparing,
-          updated_at: ServiceTime.seconds(now),
-        });
-      }),
+    prepare: advance(ORDER_STATUS.registered, ORDER_STATUS.preparing),
 
-    deliver: (owner, orderNo, now) =>
-      store.transaction(async (tx) => {
-        const order = await load(tx, owner, orderNo);
-        if (order.order_status_code !== ORDER_STATUS.shipped) {
-          throw new ApiError('INVALID_PARAMETER', `Order ${orderNo} is not in status ${ORDER_STATUS.shipped}.`);
-        }
-        await tx.updateOrder(owner, orderNo, {
-          order_status_code: ORDER_STATUS.delivered,
-          updated_at: ServiceTime.seconds(now),
-        });
-      }),
+    deliver: advance(ORDER_STATUS.shipped, ORDER_STATUS.delivered),
 
     cancel: (owner, orderNo, now) =>
       store.transaction(async (tx) => {

@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contractModel, ServiceTime } from '@cls-api/spec';
+import { ownerOf } from '../../src/environment.js';
+import { orderLifecycle } from '../../src/domain/orders.js';
 import {
   NOW,
   SELLER_A,
@@ -17,6 +20,7 @@ import {
   stockOf,
   closeDomains,
   ENGINES,
+  TIME_ZONE,
   blindToMallOrderNos,
 } from './support.js';
 
@@ -358,6 +362,33 @@ describe.each(ENGINES)('on %s', (engine) => {
         code: 'ORDER_NOT_FOUND',
       });
       await expect(h.domain.shipOrder(SELLER_B, orderNo, new Date(NOW))).rejects.toMatchObject({
+        code: 'ORDER_NOT_FOUND',
+      });
+    });
+
+    it("the warehouse's own steps go 10 → 20 and 30 → 40 only, each from its one starting status", async () => {
+      // The seed's steps (src/domain/seed.ts): no operation of the contract moves an order on its own.
+      const lifecycle = orderLifecycle({
+        store: h.storage.domain,
+        time: new ServiceTime(TIME_ZONE),
+        videoBaseUrl: 'https://videos.example/',
+        videosPerInvoice: 10,
+        returnWithdrawalDeadline: contractModel(spec).limits.returnWithdrawalDeadline,
+      });
+      const owner = ownerOf(ctx(SELLER_A, NOW));
+      const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'STEPS', product_code: 'SCARF' }));
+      const status = async () =>
+        (await call(h, 'getWmsOrder', { params: { order_no: orderNo } }, ctx(SELLER_A, NOW))).data.order_status_code;
+      const at = new Date('2026-11-20T02:00:00Z');
+      await expect(lifecycle.deliver(owner, orderNo, at)).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+      await lifecycle.prepare(owner, orderNo, at);
+      expect(await status()).toBe(20);
+      await expect(lifecycle.prepare(owner, orderNo, at)).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+      await expect(lifecycle.deliver(owner, orderNo, at)).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+      await lifecycle.ship(SELLER_A, orderNo, at);
+      await lifecycle.deliver(owner, orderNo, at);
+      expect(await status()).toBe(40);
+      await expect(lifecycle.prepare(owner, 'ORD-20990101-0001', at)).rejects.toMatchObject({
         code: 'ORDER_NOT_FOUND',
       });
     });
