@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' };
@@ -37,7 +38,6 @@ const ports = {
 const rawDatabase = process.env.DATABASE ?? './data/reference.db';
 const databaseIsUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawDatabase);
 const database = databaseIsUrl ? rawDatabase : resolve(root, rawDatabase);
-const shownDatabase = databaseIsUrl ? rawDatabase.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@') : database;
 const dataDir = process.env.DATA_DIR
   ? resolve(root, process.env.DATA_DIR)
   : databaseIsUrl
@@ -77,6 +77,10 @@ if (!process.argv.includes('--no-build')) {
     process.exit(build.status ?? 1);
   }
 }
+
+// Shown by the reference's own rule (the password before the host or as `?password=`), now that it is built.
+const { withoutPassword } = await import(pathToFileURL(resolve(root, 'apps/reference/dist/store/storage.js')).href);
+const shownDatabase = databaseIsUrl ? withoutPassword(rawDatabase) : database;
 
 mkdirSync(dataDir, { recursive: true });
 stopLeftovers();
