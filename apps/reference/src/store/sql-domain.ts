@@ -78,7 +78,10 @@ class SqlStoreOps implements StoreTransaction {
     return this.exec.run(sql, params);
   }
 
-  /** `SELECT <columns> <from-where> ORDER BY …` as one window plus the total count of matching rows. */
+  /**
+   * `SELECT <columns> <from-where> ORDER BY …` as one window plus the total count of matching rows. Both come from one
+   * statement, so from one snapshot: a row another request or instance commits meanwhile is in both or in neither.
+   */
   private async slice<T>(
     columns: string,
     fromWhere: string,
@@ -86,17 +89,20 @@ class SqlStoreOps implements StoreTransaction {
     params: Param[],
     window: Window,
   ): Promise<Slice<T>> {
-    const total = (await this.get<{ n: number }>(`SELECT count(*) AS n ${fromWhere}`, ...params))?.n ?? 0;
-    const items =
-      total === 0 || window.offset >= total
-        ? []
-        : await this.all<T>(
-            `SELECT ${columns} ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
-            ...params,
-            window.limit,
-            window.offset,
-          );
-    return { items, total };
+    const rows = await this.all<T & { slice_total: number }>(
+      `SELECT ${columns}, (SELECT count(*) ${fromWhere}) AS slice_total ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+      ...params,
+      ...params,
+      window.limit,
+      window.offset,
+    );
+    if (rows.length === 0) {
+      // An empty window (nothing matches, or the page is past the end) still says how many rows match.
+      const total = (await this.get<{ n: number }>(`SELECT count(*) AS n ${fromWhere}`, ...params))?.n ?? 0;
+      return { items: [], total };
+    }
+    const total = rows[0]!.slice_total;
+    return { items: rows.map(({ slice_total: _, ...item }) => item as unknown as T), total };
   }
 
   // -------------------------------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contractModel, ServiceTime } from '@cls-api/spec';
 import { ownerOf } from '../../src/environment.js';
 import { orderLifecycle } from '../../src/domain/orders.js';
+import type { Param, SqlEngine } from '../../src/store/sql.js';
+import { SqlDomainStore } from '../../src/store/sql-domain.js';
 import {
   NOW,
   SELLER_A,
@@ -454,6 +456,40 @@ describe.each(ENGINES)('on %s', (engine) => {
       const defaults = await call(h, 'listWmsOrders', {}, ctx(SELLER_A, NOW));
       expect(defaults.pagination).toMatchObject({ page: 1, size: 10 });
       expect(defaults.data).toHaveLength(10);
+    });
+
+    it('a page and its total are one snapshot: an order committed between two reads is in both or in neither', async () => {
+      await many(3);
+      // Another request commits an order right after the list's first statement returns.
+      const engine = h.storage.sql;
+      let committed = false;
+      const meanwhile = async () => {
+        if (committed) return;
+        committed = true;
+        await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'MEANWHILE', product_code: 'BULK' }));
+      };
+      const interleaved: SqlEngine = Object.assign(Object.create(engine) as SqlEngine, {
+        async get<T>(sql: string, params?: readonly Param[]) {
+          const row = await engine.get<T>(sql, params);
+          await meanwhile();
+          return row;
+        },
+        async all<T>(sql: string, params?: readonly Param[]) {
+          const rows = await engine.all<T>(sql, params);
+          await meanwhile();
+          return rows;
+        },
+      });
+      const list = await call(
+        domainOnStore(new SqlDomainStore(interleaved)),
+        'listWmsOrders',
+        { query: { page: 1, size: 10 } },
+        ctx(SELLER_A, NOW),
+      );
+      expect(committed).toBe(true);
+      expect(list.pagination.total).toBe(list.data.length);
+      // The next read sees it.
+      expect((await call(h, 'listWmsOrders', {}, ctx(SELLER_A, NOW))).pagination.total).toBe(4);
     });
 
     it('an empty list has total 0, total_pages 0, has_next false', async () => {
