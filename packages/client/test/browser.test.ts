@@ -10,7 +10,7 @@ import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Sdk from '../src/index.js';
-import { freePort, keyOf, startReference, type DemoAccount, type ReferenceServer } from './reference-server.js';
+import { keyOf, sparePort, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
 const dist = resolve(import.meta.dirname, '..', 'dist');
 const openapiFetchDist = dirname(createRequire(import.meta.url).resolve('openapi-fetch'));
@@ -72,10 +72,9 @@ async function open(origin: string): Promise<Page> {
 
 beforeAll(async () => {
   const executablePath = await ensureChromium();
-  pagePort = await freePort();
+  pagePort = await sparePort();
   reference = await startReference({
-    CORS_ORIGINS: `http://127.0.0.1:${pagePort}`,
-    TEST_KEY_MONTHLY_QUOTA: String(QUOTA),
+    env: { CORS_ORIGINS: `http://127.0.0.1:${pagePort}`, TEST_KEY_MONTHLY_QUOTA: String(QUOTA) },
   });
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
   pages = pageServer();

@@ -5,7 +5,7 @@
 // a token when they arrive.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/index.js';
-import { keyOf, startReference, type DemoAccount, type ReferenceServer } from './reference-server.js';
+import { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
 let reference: ReferenceServer;
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
   // it as idle would be an error here, where a client with its default retries would resend it. On a loaded
   // machine slow answers make the client open more connections than the cap: this test is about the gateway
   // limit, so the cap is lifted.
-  reference = await startReference({ MAX_CONNECTIONS_PER_ADDRESS: '100000' });
+  reference = await startReference({ env: { MAX_CONNECTIONS_PER_ADDRESS: '100000' } });
 }, 300_000);
 
 afterAll(async () => {

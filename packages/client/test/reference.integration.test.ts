@@ -1,8 +1,8 @@
-// The client against the reference server (apps/reference), run the way an integrator runs it (test/reference-server.ts).
+// The client against the reference server (apps/reference), run the way an integrator runs it (`startReference` of @cls-api/test-servers).
 // Nothing here is faked: these are the server's real rules meeting the client's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, CredentialError, createClient, type BulkRow } from '../src/index.js';
-import { keyOf, startReference, type DemoAccount, type ReferenceServer } from './reference-server.js';
+import { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
 let reference: ReferenceServer;
 let baseUrl: string;
@@ -10,7 +10,7 @@ let seller: DemoAccount;
 let other: DemoAccount;
 
 beforeAll(async () => {
-  reference = await startReference({ JWT_TTL_SECONDS: '60' });
+  reference = await startReference({ env: { JWT_TTL_SECONDS: '60' } });
   baseUrl = reference.baseUrl;
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
 }, 300_000);

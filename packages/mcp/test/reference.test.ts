@@ -30,7 +30,10 @@ const envOf = (server: ReferenceServer): ServerEnv => {
 };
 
 beforeAll(async () => {
-  [reference, quotaReference] = await Promise.all([startReference(), startReference({ TEST_KEY_MONTHLY_QUOTA: '1' })]);
+  [reference, quotaReference] = await Promise.all([
+    startReference(),
+    startReference({ env: { TEST_KEY_MONTHLY_QUOTA: '1' } }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([reference?.close(), quotaReference?.close()]);

@@ -1,6 +1,6 @@
 // The MCP server driven the way a host drives it: the SDK's own Client, over stdio (the built `cls-mcp` spawned as
 // a child process) or over Streamable HTTP (the built `cls-mcp --http` spawned, its address read from its first
-// line), against the reference server started by the client package's helper.
+// line), against the reference server started by the repository's helper (`@cls-api/test-servers`).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,7 +8,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export { keyOf, startReference, type DemoAccount, type ReferenceServer } from '../../client/test/reference-server.js';
+export { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
 export const packageDir = join(import.meta.dirname, '..');
 export const cli = join(packageDir, 'dist', 'src', 'cli.js');

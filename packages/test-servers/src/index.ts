@@ -4,3 +4,11 @@ export { startServer, type RunningServer } from './process.js';
 export { REDIS_SERVER, startRedis, type RunningRedis } from './redis.js';
 export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
 export { ensurePostgres, POSTGRES_PASSWORD, startPostgres, type RunningPostgres } from './postgres.js';
+export {
+  type DemoAccount,
+  type KeyArea,
+  keyOf,
+  referenceCli,
+  type ReferenceServer,
+  startReference,
+} from './reference.js';
