@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { POSTGRES_PASSWORD, startPostgres } from '@cls-api/test-servers';
+import { POSTGRES_PASSWORD, sparePort, startPostgres } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
-import { freePort, root, tempDir } from './support.js';
+import { root, tempDir } from './support.js';
 
 interface Start {
   child: ChildProcess;
@@ -18,7 +18,7 @@ interface Start {
 }
 
 async function launch(command: string[], dataDir: string, env: Record<string, string> = {}): Promise<Start> {
-  const ports = { reference: await freePort(), docs: await freePort(), mock: await freePort() };
+  const ports = { reference: await sparePort(), docs: await sparePort(), mock: await sparePort() };
   // Its own process group, like a shell job: a signal to the group is what Ctrl-C sends a terminal's job.
   const child = spawn(command[0]!, command.slice(1), {
     cwd: root,

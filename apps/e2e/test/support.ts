@@ -1,7 +1,8 @@
 // The three servers as `pnpm start` runs them: real processes on spare loopback ports, and raw-socket requests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { sparePort } from '@cls-api/test-servers';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -9,17 +10,6 @@ export const root = resolve(import.meta.dirname, '../../..');
 export const referenceCli = join(root, 'apps/reference/dist/cli.js');
 export const mockCli = join(root, 'apps/mock/dist/cli.js');
 export const docsCli = join(root, 'apps/docs/dist/lib/preview.js');
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const probe = createServer();
-    probe.once('error', rej);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => res(port));
-    });
-  });
-}
 
 export interface Running {
   url: string;
@@ -32,7 +22,7 @@ export interface Running {
 
 /** Starts a CLI with PORT set, and resolves once `ready` (a path) answers anything. */
 export async function startProcess(args: string[], env: Record<string, string>, ready: string): Promise<Running> {
-  const port = await freePort();
+  const port = await sparePort();
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
