@@ -8,7 +8,6 @@ export {
   type DemoAccount,
   type KeyArea,
   keyOf,
-  referenceCli,
   type ReferenceServer,
   startReference,
 } from './reference.js';

@@ -7,9 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Log } from './debian.js';
 import { sparePort } from './ports.js';
-import { type RunningServer, startServer } from './process.js';
+import { startServer } from './process.js';
 
 export type KeyArea = 'wms' | 'manager' | 'cam';
 
@@ -24,7 +23,6 @@ export interface DemoAccount {
 export interface ReferenceServer {
   baseUrl: string;
   accounts: DemoAccount[];
-  server: RunningServer;
   /** Stops the server and removes its database. */
   close(): Promise<void>;
 }
@@ -37,13 +35,10 @@ export const keyOf = (account: DemoAccount, area: KeyArea, env: 'test' | 'live' 
 };
 
 /** The workspace's built `cls-reference` bin (this file is `packages/test-servers/dist/reference.js`). */
-export const referenceCli = resolve(import.meta.dirname, '..', '..', '..', 'apps', 'reference', 'dist', 'cli.js');
+const cli = resolve(import.meta.dirname, '..', '..', '..', 'apps', 'reference', 'dist', 'cli.js');
 
 /** Seeds the demo data and serves it; `env` adds to the environment of both (limits, timeouts, CORS origins). */
-export async function startReference(
-  options: { env?: Record<string, string>; log?: Log; cli?: string } = {},
-): Promise<ReferenceServer> {
-  const cli = options.cli ?? referenceCli;
+export async function startReference(options: { env?: Record<string, string> } = {}): Promise<ReferenceServer> {
   if (!existsSync(cli))
     throw new Error(`${cli} is missing: build the reference first (pnpm --filter @cls-api/reference build)`);
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-'));
@@ -63,12 +58,11 @@ export async function startReference(
     const server = await startServer('the reference server', process.execPath, [cli, 'serve'], {
       port,
       env: { ...env, PORT: String(port) },
-      log: options.log ?? (() => undefined),
+      log: () => undefined,
     });
     return {
       baseUrl: `http://127.0.0.1:${port}`,
       accounts,
-      server,
       async close() {
         await server.stop();
         rmSync(dir, { recursive: true, force: true });

@@ -64,19 +64,24 @@ function dataMaxItems(model: ContractModel, operationId: string): number {
   return max;
 }
 
-/** The domain on a `DomainStore` of either engine. */
-export function createDomain(store: DomainStore, options: DomainOptions): Domain {
-  const spec = options.spec ?? loadDereferencedSpec();
-  const model = contractModel(spec);
-  assertKnownValues(model);
+/** What every part of the domain shares: the store, the service time and the contract's limits. */
+export function domainParts(store: DomainStore, options: DomainOptions, model: ContractModel): DomainParts {
   const base = options.videoBaseUrl ?? DEFAULT_VIDEO_BASE_URL;
-  const parts: DomainParts = {
+  return {
     store,
     time: new ServiceTime(options.timeZone),
     videoBaseUrl: base.endsWith('/') ? base : `${base}/`,
     videosPerInvoice: dataMaxItems(model, 'listInvoiceVideos'),
     returnWithdrawalDeadline: model.limits.returnWithdrawalDeadline,
   };
+}
+
+/** The domain on a `DomainStore` of either engine. */
+export function createDomain(store: DomainStore, options: DomainOptions): Domain {
+  const spec = options.spec ?? loadDereferencedSpec();
+  const model = contractModel(spec);
+  assertKnownValues(model);
+  const parts = domainParts(store, options, model);
   const wrapped = {
     ...orderHandlers(parts),
     ...productHandlers(parts),

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contractModel, ServiceTime } from '@cls-api/spec';
+import { contractModel } from '@cls-api/spec';
 import { ownerOf } from '../../src/environment.js';
+import { domainParts } from '../../src/domain/index.js';
 import { orderLifecycle } from '../../src/domain/orders.js';
 import type { Param, SqlEngine } from '../../src/store/sql.js';
 import { SqlDomainStore } from '../../src/store/sql-domain.js';
@@ -370,13 +371,7 @@ describe.each(ENGINES)('on %s', (engine) => {
 
     it("the warehouse's own steps go 10 → 20 and 30 → 40 only, each from its one starting status", async () => {
       // The seed's steps (src/domain/seed.ts): no operation of the contract moves an order on its own.
-      const lifecycle = orderLifecycle({
-        store: h.storage.domain,
-        time: new ServiceTime(TIME_ZONE),
-        videoBaseUrl: 'https://videos.example/',
-        videosPerInvoice: 10,
-        returnWithdrawalDeadline: contractModel(spec).limits.returnWithdrawalDeadline,
-      });
+      const lifecycle = orderLifecycle(domainParts(h.storage.domain, { timeZone: TIME_ZONE }, contractModel(spec)));
       const owner = ownerOf(ctx(SELLER_A, NOW));
       const orderNo = await registerOne(h, SELLER_A, orderRow({ mall_order_no: 'STEPS', product_code: 'SCARF' }));
       const status = async () =>
