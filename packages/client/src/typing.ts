@@ -2,7 +2,7 @@ import type { Middleware } from 'openapi-fetch';
 import { isErrorCode, isErrorEnvelope } from './contract.js';
 import { ApiError, CredentialError, NetworkError, QuotaExceededError, rememberError } from './errors.js';
 import { isQuota429, readQuotaHeaders } from './quota.js';
-import { hasBody } from './request.js';
+import { hasBody, signalOf } from './request.js';
 import type { Timers } from './timers.js';
 import { attemptOf } from './transport.js';
 
@@ -126,7 +126,7 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
     },
     onError({ request, error }) {
       const pending = take(request);
-      if (request.signal.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
+      if (signalOf(request)?.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
       // Already typed by the transport (a CorsError).
       if (error instanceof NetworkError) return undefined;
       if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return undefined;
