@@ -13,7 +13,7 @@ import { corsLayer, pageOrigin } from './cors.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
-import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
+import { quotaLayer, sharedQuota, type QuotaState } from './quota.js';
 import { CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
@@ -32,6 +32,13 @@ export interface ClientOptions {
    * renew it through `POST /v3/auth/token`.
    */
   jwt?: JwtOptions;
+  /**
+   * The account the credentials belong to, as a name of your choosing (`'seller-42'`). The monthly quota is the
+   * account's, summed over its test keys: clients of the same `baseUrl` and `account` share one `quota`, whichever
+   * of them saw the latest answer. Default: one account per `baseUrl`, so give each account its name when one
+   * process calls for several.
+   */
+  account?: string;
   /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */
   retry?: RetryOptions | false;
   /**
@@ -64,7 +71,11 @@ export interface ClientExtensions {
   items<P extends PagedPath>(path: P, ...init: InitArgs<GetInit<P>>): AsyncGenerator<PageItem<P>, void, undefined>;
   /** Bulk helpers: any number of rows, in chunks within the contract's row limit, one merged result. */
   readonly bulk: BulkHelpers;
-  /** The monthly quota as the last response carrying `X-RateLimit-*` headers reported it; undefined before. */
+  /**
+   * The account's monthly quota as the latest metered answer (`X-RateLimit-*` headers) to any client of the same
+   * `baseUrl` and `account` reported it. `undefined` until such an answer arrives, and for as long as none does:
+   * JWT calls and live keys are not metered. Read it as `client.quota?.remaining`.
+   */
   readonly quota: QuotaState | undefined;
   /** Drops every cached response of this client's store. */
   clearCache(): void;
@@ -93,6 +104,9 @@ function validate(options: ClientOptions): void {
   if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
     throw new TypeError('apiKey must be a non-empty string');
   }
+  if (options.account !== undefined && (typeof options.account !== 'string' || options.account.trim() === '')) {
+    throw new TypeError('account must be a non-empty string');
+  }
 }
 
 /**
@@ -111,7 +125,7 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   const custom = options.fetch;
   const baseFetch: Fetch = custom ? (request) => custom(toRequest(request)) : platformFetch;
 
-  const quota = new QuotaTracker();
+  const quota = sharedQuota(baseUrl, options.account, timers);
   const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
   const pacing = options.pacing ?? true;
   if (pacing !== false) {
