@@ -19,6 +19,7 @@ import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
 import { errorTypingMiddleware } from './typing.js';
+import { requestIdOf } from './errors.js';
 import type { CallMethods, GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
 
 export interface ClientOptions {
@@ -89,6 +90,14 @@ export type ClsClient = Omit<Client<paths>, keyof CallMethods<false>> & CallMeth
  * only to the success branch and `data` is the success body, never undefined.
  */
 export type ThrowingClsClient = Omit<Client<paths>, keyof CallMethods<true>> & CallMethods<true> & ClientExtensions;
+
+const callMethods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE', 'request'] as const;
+
+function withRequestId(result: object): object {
+  const r = result as { response: Response; requestId?: string | undefined };
+  r.requestId = requestIdOf(r.response);
+  return r;
+}
 
 function validate(options: ClientOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
@@ -169,7 +178,20 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   }
   // Registration order is onRequest order; onResponse runs in reverse, so auth sees a response first (and renews an
   // expired JWT) before error typing turns what is left into an ApiError.
-  client.use(errorTypingMiddleware({ throwOnError: options.throwOnError ?? false, timers }), authMiddleware(auth));
+  const secrets = [
+    options.apiKey,
+    options.jwt && 'clientSecret' in options.jwt ? options.jwt.clientSecret : undefined,
+  ].filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  client.use(
+    errorTypingMiddleware({ throwOnError: options.throwOnError ?? false, timers, secrets }),
+    authMiddleware(auth),
+  );
+  // Every call's result carries the service's request id beside the response, the line a support ticket quotes.
+  const methods = client as unknown as Record<(typeof callMethods)[number], (...args: unknown[]) => Promise<object>>;
+  for (const name of callMethods) {
+    const call = methods[name];
+    methods[name] = (...args) => call(...args).then(withRequestId);
+  }
 
   const get = client.GET as unknown as Parameters<typeof paginate>[0];
   const post = client.POST as unknown as Parameters<typeof createBulkHelpers>[0];
