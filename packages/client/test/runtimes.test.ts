@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, relative, sep } from 'node:path';
-import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { CHROMIUM, CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 import { keyOf, startReference, type ReferenceServer } from '@cls-api/test-servers';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -261,7 +261,8 @@ const RUNNERS: Record<string, Runner> = {
       await tab.waitForFunction(() => document.title !== 'example', undefined, { timeout: 60_000 });
       const title = await tab.title();
       if (title !== 'done') throw new Error(`the example failed in Chromium: ${title}`);
-      return { version: "Debian's", printed };
+      // Debian's package is the one installed at CHROMIUM; any other browser would be named by its path.
+      return { version: executablePath === CHROMIUM ? "Debian's" : executablePath, printed };
     } finally {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
