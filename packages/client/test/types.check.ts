@@ -147,6 +147,10 @@ export function errorsAndOptions(err: unknown) {
   void left;
   // @ts-expect-error possibly undefined before the first metered answer
   void client.quota.remaining;
+  // Every result carries the service's request id, when it sent one.
+  void client.GET('/v3/wms/suppliers', {}).then(({ requestId }) => {
+    assertType<Equal<typeof requestId, string | undefined>>();
+  });
   createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', account: 'seller-42' });
 
   createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', jwt: { clientId: 'c', clientSecret: 's' } });
