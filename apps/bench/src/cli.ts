@@ -8,6 +8,7 @@ import { gitState, loadAverage, machineInfo } from './machine.js';
 import { parseOptions, SCENARIO_TITLES, USAGE, UsageError, type BenchOptions, type ScenarioName } from './options.js';
 import { procfsAvailable, stopAll } from './processes.js';
 import { renderMarkdown, type Report, type Results } from './report.js';
+import { runBundle } from './scenarios/bundle.js';
 import { runClient } from './scenarios/client.js';
 import { runDraft } from './scenarios/draft.js';
 import { runGet } from './scenarios/get.js';
@@ -25,6 +26,7 @@ const RUNNERS: { [K in ScenarioName]: (ctx: Context) => Promise<NonNullable<Resu
   scale: runScale,
   draft: runDraft,
   client: runClient,
+  bundle: runBundle,
   profile: runProfile,
   pipeline: runPipeline,
 };

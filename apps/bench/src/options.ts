@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'profile', 'pipeline'] as const;
+export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'bundle', 'profile', 'pipeline'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
@@ -8,6 +8,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   scale: 'Scale-out: the same GET on SQLite and PostgreSQL, hot path on and off, through nginx to 1 and 2 instances',
   draft: 'POST /v3/wms/orders/draft with a full batch of rows',
   client: '@cls-api/client vs a bare fetch',
+  bundle: '@cls-api/client in a browser bundle: minified and gzipped, with its dependencies',
   profile: 'CPU profile of the reference server under the GET load',
   pipeline: 'Pipeline: cold and unchanged `pnpm build` in a temporary clone',
 };

@@ -1,6 +1,7 @@
 // BENCHMARKS.md: written by the harness from a run's results, never by hand.
 import { fmt } from './context.js';
 import { SCENARIO_TITLES, SCENARIOS } from './options.js';
+import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult, GetServerKey } from './scenarios/get.js';
@@ -347,6 +348,47 @@ function clientSection(c: ClientResult): string {
   ].join('\n');
 }
 
+function bundleSection(b: BundleResult): string {
+  const kb = (bytes: number) => `${fmt(bytes / 1000, 1)} KB`;
+  const shares = (s: BundleResult['client']) =>
+    Object.entries(s.byPackage)
+      .sort((a, c) => c[1] - a[1])
+      .map(([name, bytes]) => `${name} ${kb(bytes)}`)
+      .join(', ');
+  return [
+    `## ${SCENARIO_TITLES.bundle}`,
+    '',
+    `@cls-api/client ${b.clientVersion} as published: packed with \`pnpm pack\`, installed with npm into a fresh ` +
+      `project with its dependencies (openapi-fetch ${b.openapiFetchVersion}), and bundled by ${b.bundler} from an ` +
+      'entry that imports only `createClient` and makes one call. Beside it, the same call on openapi-fetch alone. ' +
+      'A KB is 1,000 bytes. Sizes do not depend on the machine.',
+    '',
+    table(
+      ['Bundle', 'Minified', 'Gzipped'],
+      [
+        ['@cls-api/client', kb(b.client.minifiedBytes), `**${kb(b.client.gzipBytes)}**`],
+        ['openapi-fetch alone', kb(b.openapiFetch.minifiedBytes), kb(b.openapiFetch.gzipBytes)],
+        [
+          "The client's own share",
+          kb(b.client.minifiedBytes - b.openapiFetch.minifiedBytes),
+          kb(b.client.gzipBytes - b.openapiFetch.gzipBytes),
+        ],
+      ],
+      ['l', 'r', 'r'],
+    ),
+    '',
+    `By package, before minification: ${shares(b.client)}. What the client adds to openapi-fetch: the contract's ` +
+      "facts it acts on (error codes, each operation's credentials, paged lists, bulk limits, gateway limits), typed " +
+      'errors and their report, JWT renewal, retry, pacing, quota, paging, bulk and caching; `createClient` wires all ' +
+      'of them, so importing less does not leave them out. The per-call cost of the same client is in the section ' +
+      'before this one.',
+    '',
+    '```js',
+    b.client.entry.trim(),
+    '```',
+  ].join('\n');
+}
+
 function profileSection(p: ProfileResult): string {
   return [
     `## ${SCENARIO_TITLES.profile}`,
@@ -436,6 +478,7 @@ export function renderMarkdown(r: Report): string {
     if (name === 'scale' && res.scale) parts.push(scaleSection(res.scale, r.machine.cores));
     if (name === 'draft' && res.draft) parts.push(draftSection(res.draft));
     if (name === 'client' && res.client) parts.push(clientSection(res.client));
+    if (name === 'bundle' && res.bundle) parts.push(bundleSection(res.bundle));
     if (name === 'profile' && res.profile) parts.push(profileSection(res.profile));
     if (name === 'pipeline' && res.pipeline) parts.push(pipelineSection(res.pipeline));
   }

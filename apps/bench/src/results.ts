@@ -2,6 +2,7 @@
 // and notes.ts, which import each other's values but no longer each other's types.
 import type { MachineInfo } from './machine.js';
 import type { ScenarioName, Settings } from './options.js';
+import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult } from './scenarios/get.js';
@@ -25,6 +26,7 @@ export interface Results {
   scale?: ScaleResult;
   draft?: DraftResult;
   client?: ClientResult;
+  bundle?: BundleResult;
   profile?: ProfileResult;
   pipeline?: PipelineResult;
   /** Scenarios that were asked for but failed, with why. */

@@ -59,6 +59,18 @@ const DEFINITIONS: TargetDefinition[] = [
     met: (v) => v < 0.1,
   },
   {
+    id: 'client-bundle',
+    scenario: 'bundle',
+    target: () => 'Client in a browser bundle (`createClient` and one call, with its dependencies) ≤ 15 KB gzipped',
+    measure: (r) =>
+      r.bundle && {
+        value: r.bundle.client.gzipBytes,
+        text: `${fmt(r.bundle.client.gzipBytes / 1000, 1)} KB (${fmt(r.bundle.client.gzipBytes)} bytes)`,
+        valid: true,
+      },
+    met: (v) => v <= 15_000,
+  },
+  {
     id: 'unchanged-rebuild',
     scenario: 'pipeline',
     target: () => 'Unchanged rebuild (`pnpm build`, turbo cache) < 3 s',

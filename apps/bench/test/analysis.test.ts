@@ -86,6 +86,7 @@ describe('evaluateTargets', () => {
       get: getResult(0.6, 4.99),
       draft: { p50Ms: 49.9, rowsPerRequest: 1000 },
       client: { overhead: 0.1, overheadUs: 100 },
+      bundle: { client: { gzipBytes: 15_001 } },
       pipeline: { warmSeconds: 2.99 },
     } as unknown as Results;
     expect(status(results)).toEqual({
@@ -93,6 +94,7 @@ describe('evaluateTargets', () => {
       'get-vs-prism': 'missed',
       'draft-p50': 'met',
       'client-overhead': 'missed',
+      'client-bundle': 'missed',
       'unchanged-rebuild': 'met',
     });
   });
@@ -105,6 +107,7 @@ describe('evaluateTargets', () => {
       'get-vs-prism': 'invalid',
       'draft-p50': 'not run',
       'client-overhead': 'not run',
+      'client-bundle': 'not run',
       'unchanged-rebuild': 'not run',
     });
     expect(targets.find((t) => t.id === 'unchanged-rebuild')!.measured).toBe('scenario failed');

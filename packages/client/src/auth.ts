@@ -1,7 +1,7 @@
 import type { Client, Middleware } from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
 import { apiKeyHeader, credentialsFor, type CredentialKind, type ErrorCode } from './contract.js';
-import { ApiError, CredentialError } from './errors.js';
+import { ApiError, CredentialError, REDACTED } from './errors.js';
 import type { Timers } from './timers.js';
 import { toApiError } from './typing.js';
 
@@ -126,7 +126,11 @@ export class TokenSource {
       this.#refreshToken = undefined;
       try {
         return this.#keep(
-          await this.#call('/v3/auth/token/refresh', { refresh_token: refreshToken }, '{"refresh_token":"(redacted)"}'),
+          await this.#call(
+            '/v3/auth/token/refresh',
+            { refresh_token: refreshToken },
+            JSON.stringify({ refresh_token: REDACTED }),
+          ),
         );
       } catch (error) {
         // An expired or revoked refresh token: start over with the client credentials.
@@ -137,7 +141,7 @@ export class TokenSource {
       await this.#call(
         '/v3/auth/token',
         { client_id: options.clientId, client_secret: options.clientSecret },
-        JSON.stringify({ client_id: options.clientId, client_secret: '(redacted)' }),
+        JSON.stringify({ client_id: options.clientId, client_secret: REDACTED }),
       ),
     );
   }

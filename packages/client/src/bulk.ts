@@ -93,6 +93,8 @@ export class BulkChunkError extends Error {
   readonly status: number | undefined;
   /** The error code of the failed chunk, when it got the API's error envelope. */
   readonly code: ErrorCode | undefined;
+  /** The service's `X-Request-Id` of the failed chunk's response, when it sent one. */
+  readonly requestId: string | undefined;
 
   constructor(init: BulkChunkErrorInit) {
     const api = init.cause instanceof ApiError ? init.cause : undefined;
@@ -113,7 +115,8 @@ export class BulkChunkError extends Error {
       ? ` Row numbers in the service's message count from this chunk's first row, rows[${init.rowStart}].`
       : '';
     // The service's messages are sentences that end with a full stop already.
-    const sentence = /[.!?]$/.test(why) ? why : `${why}.`;
+    const sentence =
+      (/[.!?]$/.test(why) ? why : `${why}.`) + (api?.requestId === undefined ? '' : ` Request id ${api.requestId}.`);
     super(
       `${init.operationId} stopped at chunk ${init.chunkIndex + 1} of ${init.chunkCount} ` +
         `(rows ${init.rowStart}-${init.rowEnd - 1}): ${sentence} ${written} ${before}${rowNote}`,
@@ -128,6 +131,7 @@ export class BulkChunkError extends Error {
     this.completed = init.completed;
     this.status = api?.status;
     this.code = api?.code;
+    this.requestId = api?.requestId;
   }
 }
 

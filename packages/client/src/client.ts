@@ -13,12 +13,13 @@ import { corsLayer, pageOrigin } from './cors.js';
 import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore } from './cache.js';
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
-import { QuotaTracker, quotaLayer, type QuotaState } from './quota.js';
+import { quotaLayer, sharedQuota, type QuotaState } from './quota.js';
 import { CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
 import { errorTypingMiddleware } from './typing.js';
+import { requestIdOf } from './errors.js';
 import type { CallMethods, GetInit, InitArgs, Page, PagedPath, PageItem } from './types.js';
 
 export interface ClientOptions {
@@ -32,6 +33,13 @@ export interface ClientOptions {
    * renew it through `POST /v3/auth/token`.
    */
   jwt?: JwtOptions;
+  /**
+   * The account the credentials belong to, as a name of your choosing (`'seller-42'`). The monthly quota is the
+   * account's, summed over its test keys: clients of the same `baseUrl` and `account` share one `quota`, whichever
+   * of them saw the latest answer. Default: one account per `baseUrl`, so give each account its name when one
+   * process calls for several.
+   */
+  account?: string;
   /** Backoff retries of what cannot have written anything (see RetryOptions). Default on; `false` turns it off. */
   retry?: RetryOptions | false;
   /**
@@ -64,7 +72,11 @@ export interface ClientExtensions {
   items<P extends PagedPath>(path: P, ...init: InitArgs<GetInit<P>>): AsyncGenerator<PageItem<P>, void, undefined>;
   /** Bulk helpers: any number of rows, in chunks within the contract's row limit, one merged result. */
   readonly bulk: BulkHelpers;
-  /** The monthly quota as the last response carrying `X-RateLimit-*` headers reported it; undefined before. */
+  /**
+   * The account's monthly quota as the latest metered answer (`X-RateLimit-*` headers) to any client of the same
+   * `baseUrl` and `account` reported it. `undefined` until such an answer arrives, and for as long as none does:
+   * JWT calls and live keys are not metered. Read it as `client.quota?.remaining`.
+   */
   readonly quota: QuotaState | undefined;
   /** Drops every cached response of this client's store. */
   clearCache(): void;
@@ -79,6 +91,14 @@ export type ClsClient = Omit<Client<paths>, keyof CallMethods<false>> & CallMeth
  */
 export type ThrowingClsClient = Omit<Client<paths>, keyof CallMethods<true>> & CallMethods<true> & ClientExtensions;
 
+const callMethods = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE', 'request'] as const;
+
+function withRequestId(result: object): object {
+  const r = result as { response: Response; requestId?: string | undefined };
+  r.requestId = requestIdOf(r.response);
+  return r;
+}
+
 function validate(options: ClientOptions): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
   let url: URL;
@@ -92,6 +112,9 @@ function validate(options: ClientOptions): void {
   }
   if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
     throw new TypeError('apiKey must be a non-empty string');
+  }
+  if (options.account !== undefined && (typeof options.account !== 'string' || options.account.trim() === '')) {
+    throw new TypeError('account must be a non-empty string');
   }
 }
 
@@ -111,7 +134,7 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   const custom = options.fetch;
   const baseFetch: Fetch = custom ? (request) => custom(toRequest(request)) : platformFetch;
 
-  const quota = new QuotaTracker();
+  const quota = sharedQuota(baseUrl, options.account, timers);
   const layers: TransportLayer[] = [retryLayer(resolveRetry(options.retry), timers)];
   const pacing = options.pacing ?? true;
   if (pacing !== false) {
@@ -155,7 +178,20 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   }
   // Registration order is onRequest order; onResponse runs in reverse, so auth sees a response first (and renews an
   // expired JWT) before error typing turns what is left into an ApiError.
-  client.use(errorTypingMiddleware({ throwOnError: options.throwOnError ?? false, timers }), authMiddleware(auth));
+  const secrets = [
+    options.apiKey,
+    options.jwt && 'clientSecret' in options.jwt ? options.jwt.clientSecret : undefined,
+  ].filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  client.use(
+    errorTypingMiddleware({ throwOnError: options.throwOnError ?? false, timers, secrets }),
+    authMiddleware(auth),
+  );
+  // Every call's result carries the service's request id beside the response, the line a support ticket quotes.
+  const methods = client as unknown as Record<(typeof callMethods)[number], (...args: unknown[]) => Promise<object>>;
+  for (const name of callMethods) {
+    const call = methods[name];
+    methods[name] = (...args) => call(...args).then(withRequestId);
+  }
 
   const get = client.GET as unknown as Parameters<typeof paginate>[0];
   const post = client.POST as unknown as Parameters<typeof createBulkHelpers>[0];

@@ -1,4 +1,5 @@
 import { CorsError } from './errors.js';
+import { signalOf } from './request.js';
 import type { Timers } from './timers.js';
 import type { Fetch, TransportLayer } from './transport.js';
 
@@ -25,7 +26,8 @@ export function corsLayer(timers: Timers, origin: () => string | undefined = pag
       return await next(request);
     } catch (error) {
       const page = origin();
-      if (page === undefined || request.signal.aborted || !(error instanceof TypeError)) throw error;
+      const signal = signalOf(request);
+      if (page === undefined || signal?.aborted || !(error instanceof TypeError)) throw error;
       if (new URL(request.url).origin === page || request.mode !== 'cors') throw error;
       try {
         await next(
@@ -34,7 +36,7 @@ export function corsLayer(timers: Timers, origin: () => string | undefined = pag
             mode: 'no-cors',
             credentials: 'omit',
             cache: 'no-store',
-            signal: request.signal,
+            ...(signal ? { signal } : {}),
           }),
         );
       } catch {

@@ -20,18 +20,27 @@ export interface ApiErrorInit {
   body: unknown;
   /** The response headers. */
   headers: Headers;
+  /** The service's name for the request (`X-Request-Id`), when it sent one. */
+  requestId?: string | undefined;
+  /** Values `report()` removes wherever they appear (the client's API key and client secret). */
+  secrets?: readonly string[] | undefined;
 }
 
-/** What the operations team needs to reproduce a 500 (the source's Errors rule 7). */
+/** What the operations team needs to reproduce a 500: see `ApiError.report()`. */
 export interface ErrorReport {
   status: number;
   code: ErrorCode | undefined;
   message: string;
   method: string;
-  /** The full URL including the query string. */
+  /** The full URL including the query string, with the value of any credential parameter removed. */
   url: string;
-  /** The reproducible request body, exactly as sent (undefined for requests without a body). */
+  /**
+   * The reproducible request body as sent, with credential fields and the client's secrets removed (undefined for
+   * requests without a body).
+   */
   body: string | undefined;
+  /** The service's name for the request (`X-Request-Id`), when it sent one: the line support looks up. */
+  requestId: string | undefined;
   /** The request time to the minute in the service time zone: `YYYY-MM-DD HH:MM`. */
   requestedAt: string;
   /** The service time zone `requestedAt` is written in (`info.x-service-time-zone`). */
@@ -51,6 +60,103 @@ const minuteFormat = new Intl.DateTimeFormat('en-CA', {
   minute: '2-digit',
   hourCycle: 'h23',
 });
+
+/**
+ * The header the service names each request in. The contract does not declare it, so it is read when present and
+ * its absence is no error.
+ */
+export const requestIdHeader = 'X-Request-Id';
+
+/** The service's request id of a response, when it sent one. */
+export function requestIdOf(response: Response): string | undefined {
+  return response.headers.get(requestIdHeader) ?? undefined;
+}
+
+/** What replaces a secret in a report. */
+export const REDACTED = '(redacted)';
+
+// Names of fields and query parameters that carry credentials: API keys, tokens, client secrets, passwords.
+const SECRET_NAME = /secret|token|passw|api[-_]?key|authorization|credential/i;
+
+function withoutValues(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    out = out.split(secret).join(REDACTED);
+    const encoded = encodeURIComponent(secret);
+    if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+  }
+  return out;
+}
+
+/** The URL with the value of every credential query parameter, and every known secret, removed. */
+export function redactUrl(url: string, secrets: readonly string[] = []): string {
+  const hash = url.indexOf('#');
+  const bare = hash === -1 ? url : url.slice(0, hash);
+  const q = bare.indexOf('?');
+  let out = bare;
+  if (q !== -1) {
+    // Parameter by parameter on the raw text, so that the others stay exactly as sent.
+    const query = bare
+      .slice(q + 1)
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const rawName = eq === -1 ? pair : pair.slice(0, eq);
+        let name = rawName;
+        try {
+          name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+        } catch {
+          // A malformed escape: judge the raw name.
+        }
+        return SECRET_NAME.test(name) ? `${rawName}=${REDACTED}` : pair;
+      })
+      .join('&');
+    out = `${bare.slice(0, q)}?${query}`;
+  }
+  return withoutValues(out, secrets);
+}
+
+function redactJson(value: unknown): { value: unknown; changed: boolean } {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item) => {
+      const r = redactJson(item);
+      changed ||= r.changed;
+      return r.value;
+    });
+    return { value: items, changed };
+  }
+  if (typeof value === 'object' && value !== null) {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (SECRET_NAME.test(key) && typeof item === 'string') {
+        out[key] = REDACTED;
+        changed ||= item !== REDACTED;
+        continue;
+      }
+      const r = redactJson(item);
+      changed ||= r.changed;
+      out[key] = r.value;
+    }
+    return { value: out, changed };
+  }
+  return { value, changed: false };
+}
+
+/** A request body with credential fields (of a JSON body) and every known secret removed; otherwise as sent. */
+export function redactBody(body: string | undefined, secrets: readonly string[] = []): string | undefined {
+  if (body === undefined) return undefined;
+  let out = body;
+  try {
+    const r = redactJson(JSON.parse(body));
+    if (r.changed) out = JSON.stringify(r.value);
+  } catch {
+    // Not JSON: only the known secrets are looked for.
+  }
+  return withoutValues(out, secrets);
+}
 
 /** `YYYY-MM-DD HH:MM` of an instant in the service time zone. */
 export function serviceMinute(date: Date): string {
@@ -74,11 +180,17 @@ export class ApiError extends Error {
   readonly requestBody: string | undefined;
   readonly body: unknown;
   readonly headers: Headers;
+  /** The service's name for the request (`X-Request-Id`), when it sent one: give it in a support ticket. */
+  readonly requestId: string | undefined;
+  readonly #secrets: readonly string[];
 
   constructor(init: ApiErrorInit) {
-    // The stack's first line carries the whole context (an uncaught error prints it); `message` stays the
-    // service's own text, as the envelope gives it.
-    const summary = `${init.status}${init.code ? ` ${init.code}` : ''} on ${init.method} ${init.url}: ${init.message}`;
+    // The stack's first line carries the whole context (an uncaught error prints it), the request id included;
+    // `message` stays the service's own text, as the envelope gives it.
+    const secrets = init.secrets ?? [];
+    const summary =
+      `${init.status}${init.code ? ` ${init.code}` : ''} on ${init.method} ${redactUrl(init.url, secrets)}: ` +
+      `${init.message}${init.requestId === undefined ? '' : ` (request id ${init.requestId})`}`;
     super(summary);
     const stack = this.stack;
     this.message = init.message;
@@ -92,28 +204,37 @@ export class ApiError extends Error {
     this.requestBody = init.requestBody;
     this.body = init.body;
     this.headers = init.headers;
+    this.requestId = init.requestId;
+    this.#secrets = secrets;
   }
 
   /**
-   * The report the source asks for when a 500 `INTERNAL_ERROR` happens: the reproducible request body, the full
-   * URL including the query string, and the request time to the minute. Available on every status.
+   * The report the service asks for when a 500 `INTERNAL_ERROR` happens: the full URL including the query string,
+   * the reproducible request body, the request time to the minute, and the request id when the service sent one.
+   * Secrets are removed: the value of any field or query parameter named for a credential (`client_secret`,
+   * `refresh_token`, `api_key`, …) and the client's own API key and client secret wherever they appear. Available
+   * on every status.
    */
   report(): ErrorReport {
     const minute = serviceMinute(this.requestedAt);
     const utc = `${this.requestedAt.toISOString().slice(0, 16)}Z`;
+    const url = redactUrl(this.url, this.#secrets);
+    const body = redactBody(this.requestBody, this.#secrets);
     const lines = [
       `${this.status}${this.code ? ` ${this.code}` : ''}: ${this.message}`,
-      `Request: ${this.method} ${this.url}`,
+      `Request: ${this.method} ${url}`,
       `Time: ${minute} (${serviceTimeZone}) = ${utc}`,
-      `Body: ${this.requestBody === undefined ? '(none)' : this.requestBody}`,
+      `Request id: ${this.requestId ?? '(not sent)'}`,
+      `Body: ${body === undefined ? '(none)' : body}`,
     ];
     return {
       status: this.status,
       code: this.code,
       message: this.message,
       method: this.method,
-      url: this.url,
-      body: this.requestBody,
+      url,
+      body,
+      requestId: this.requestId,
       requestedAt: minute,
       timeZone: serviceTimeZone,
       requestedAtUtc: utc,

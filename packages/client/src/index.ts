@@ -1,7 +1,16 @@
 export { createClient } from './client.js';
 export type { ClientExtensions, ClientOptions, ClsClient, ThrowingClsClient } from './client.js';
 
-export { ApiError, CorsError, CredentialError, NetworkError, QuotaExceededError, apiErrorOf } from './errors.js';
+export {
+  ApiError,
+  CorsError,
+  CredentialError,
+  NetworkError,
+  QuotaExceededError,
+  apiErrorOf,
+  requestIdHeader,
+  requestIdOf,
+} from './errors.js';
 export type { ApiErrorInit, ErrorReport, QuotaExceededInit } from './errors.js';
 export { BulkChunkError } from './bulk.js';
 export type {

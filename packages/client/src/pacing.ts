@@ -1,5 +1,6 @@
 import { limits } from '../generated/contract.js';
 import { realTimers, type Timers } from './timers.js';
+import { signalOf } from './request.js';
 import { relativePath, type TransportLayer } from './transport.js';
 
 /** One gateway speed limit: requests whose path starts with `appliesTo` share `ratePerSecond`, with `burst`. */
@@ -144,7 +145,7 @@ export function sharedPacer(baseUrl: string, timers: Timers = realTimers): Pacer
 /** Takes a token for every attempt on the wire, retries included. */
 export function pacingLayer(pacer: Pacer, baseUrl: string): TransportLayer {
   return (next) => async (request) => {
-    await pacer.acquire(relativePath(request.url, baseUrl), request.signal);
+    await pacer.acquire(relativePath(request.url, baseUrl), signalOf(request));
     return next(request);
   };
 }

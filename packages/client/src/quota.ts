@@ -1,5 +1,5 @@
 import { quotaHeaders } from '../generated/contract.js';
-import type { Timers } from './timers.js';
+import { realTimers, type Timers } from './timers.js';
 import type { TransportLayer } from './transport.js';
 
 /** The monthly quota as last reported by the service. A field is present only when its header was sent. */
@@ -54,6 +54,11 @@ export function isGateway429(response: Response): boolean {
   return response.status === 429 && !response.headers.has(quotaHeaders.retryAfter);
 }
 
+/**
+ * The monthly quota picture of one account at one base URL: the latest `X-RateLimit-*` answer any client of it saw.
+ * The quota is the account's, summed over all its test keys, so one picture is shared by every client of the
+ * account (`sharedQuota`), whichever key or area the answer came from.
+ */
 export class QuotaTracker {
   #state: QuotaState | undefined;
 
@@ -85,4 +90,34 @@ export function quotaLayer(tracker: QuotaTracker, timers: Timers): TransportLaye
     tracker.observe(response, () => new Date(timers.now()));
     return response;
   };
+}
+
+// One quota picture per base URL, account and clock: a client on a clock of its own (a test's virtual clock, a
+// scheduler's) keeps its own, as it keeps its own pacer (src/pacing.ts).
+const sharedQuotas = new WeakMap<Timers, Map<string, QuotaTracker>>();
+
+/** The account `sharedQuota` uses for clients that name none. */
+export const defaultAccount = 'default';
+
+/**
+ * The quota picture every client of this process shares for `account` at `baseUrl`: created on first use, then
+ * updated by whichever of them sees a metered answer.
+ */
+export function sharedQuota(
+  baseUrl: string,
+  account: string = defaultAccount,
+  timers: Timers = realTimers,
+): QuotaTracker {
+  let byKey = sharedQuotas.get(timers);
+  if (byKey === undefined) {
+    byKey = new Map();
+    sharedQuotas.set(timers, byKey);
+  }
+  const key = `${baseUrl.replace(/\/+$/, '')} ${account}`;
+  let tracker = byKey.get(key);
+  if (tracker === undefined) {
+    tracker = new QuotaTracker();
+    byKey.set(key, tracker);
+  }
+  return tracker;
 }

@@ -4,14 +4,14 @@
 // `Request` option, openapi-fetch builds a plain object with the same surface instead, and only `fetch` builds a
 // Request. A custom `fetch` (ClientOptions.fetch) still receives a real `Request`.
 
-const neverAborted = new AbortController().signal;
-
 /** A request as openapi-fetch and the middleware see it: `Request`'s fields, without an undici Request behind it. */
 export class CallRequest {
   readonly url: string;
   readonly method: string;
   readonly headers: Headers;
-  readonly signal: AbortSignal;
+  /** The caller's signal; undefined when the call was given none. */
+  readonly callerSignal: AbortSignal | undefined;
+  #signal: AbortSignal | undefined;
   readonly #init: RequestInit;
   readonly #body: BodyInit | null;
 
@@ -21,7 +21,8 @@ export class CallRequest {
     this.method = (init.method ?? 'GET').toUpperCase();
     // openapi-fetch hands over a Headers of this call's own; anything else is copied, as Request copies.
     this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
-    this.signal = init.signal ?? neverAborted;
+    this.callerSignal = init.signal ?? undefined;
+    this.#signal = this.callerSignal;
     this.#body = init.body ?? null;
   }
 
@@ -35,6 +36,16 @@ export class CallRequest {
 
   static [Symbol.hasInstance](value: unknown): boolean {
     return value instanceof Request || isCallRequest(value);
+  }
+
+  /**
+   * `Request.signal`: the caller's, or one of this request's own that never aborts, made when first asked for. Not
+   * one shared by every request: a Worker refuses an AbortController made at load, and every wait on a shared signal
+   * would add its listener to the same one.
+   */
+  get signal(): AbortSignal {
+    this.#signal ??= new AbortController().signal;
+    return this.#signal;
   }
 
   get mode(): RequestMode {
@@ -100,6 +111,15 @@ function isCallRequest(value: unknown): value is CallRequest {
 export function hasBody(request: Request): boolean {
   const call = request as unknown as CallRequest;
   return isCallRequest(call) ? call.hasBody : request.body !== null;
+}
+
+/**
+ * The signal that can abort a request: the caller's, or undefined when none can (a CallRequest without one), so that
+ * nothing listens to a signal that never fires.
+ */
+export function signalOf(request: Request): AbortSignal | undefined {
+  const call = request as unknown as CallRequest;
+  return isCallRequest(call) ? call.callerSignal : request.signal;
 }
 
 /** A real `Request` for what openapi-fetch built. */

@@ -1,6 +1,6 @@
 import { CorsError, isIdempotent } from './errors.js';
 import { isGateway429 } from './quota.js';
-import { hasBody } from './request.js';
+import { hasBody, signalOf } from './request.js';
 import type { Timers } from './timers.js';
 import { setAttemptNumber, type TransportLayer } from './transport.js';
 
@@ -90,6 +90,7 @@ export function backoffDelay(
 export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLayer {
   return (next) => async (request) => {
     const idempotent = isIdempotent(request.method);
+    const signal = signalOf(request);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= options.maxTries;
       // A body can be read once, so an attempt that may be followed by another sends a clone and the original
@@ -106,12 +107,12 @@ export function retryLayer(options: ResolvedRetry, timers: Timers): TransportLay
         reason = 'gateway_limit';
       } catch (error) {
         // A CORS refusal is the service's configuration, not a passing failure: no retry can get through.
-        if (last || !idempotent || request.signal.aborted || error instanceof CorsError) throw error;
+        if (last || !idempotent || signal?.aborted || error instanceof CorsError) throw error;
         reason = 'network_error';
       }
       const delayMs = backoffDelay(attempt, options);
       options.onRetry?.({ method: request.method, url: request.url, attempt, delayMs, reason });
-      await timers.sleep(delayMs, request.signal);
+      await timers.sleep(delayMs, signal);
     }
   };
 }

@@ -64,13 +64,21 @@ export type CallError<Op extends Record<string | number, unknown>, Init> = NonNu
   FetchResponse<Op, Init, `${string}/${string}`>['error']
 >;
 
-/** What a call of a client with `throwOnError: true` resolves to: never an error, which is thrown instead. */
-export type SuccessResponse<Op, Init> = { data: CallData<Op, Init>; error?: never; response: Response };
+/**
+ * What a call of a client with `throwOnError: true` resolves to: never an error, which is thrown instead.
+ * `requestId` is the service's `X-Request-Id` of the response, when it sent one.
+ */
+export type SuccessResponse<Op, Init> = {
+  data: CallData<Op, Init>;
+  error?: never;
+  response: Response;
+  requestId: string | undefined;
+};
 
-/** What a call resolves to by default: the success body, or the error envelope. */
+/** What a call resolves to by default: the success body, or the error envelope (with the request id either way). */
 export type CallResponse<Op extends Record<string | number, unknown>, Init> =
   | SuccessResponse<Op, Init>
-  | { data?: never; error: CallError<Op, Init>; response: Response };
+  | { data?: never; error: CallError<Op, Init>; response: Response; requestId: string | undefined };
 
 type Result<Op extends Record<string | number, unknown>, Init, Throwing extends boolean> = Throwing extends true
   ? SuccessResponse<Op, Init>

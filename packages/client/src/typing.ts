@@ -1,8 +1,8 @@
 import type { Middleware } from 'openapi-fetch';
 import { isErrorCode, isErrorEnvelope } from './contract.js';
-import { ApiError, CredentialError, NetworkError, QuotaExceededError, rememberError } from './errors.js';
+import { ApiError, CredentialError, NetworkError, QuotaExceededError, rememberError, requestIdOf } from './errors.js';
 import { isQuota429, readQuotaHeaders } from './quota.js';
-import { hasBody } from './request.js';
+import { hasBody, signalOf } from './request.js';
 import type { Timers } from './timers.js';
 import { attemptOf } from './transport.js';
 
@@ -13,6 +13,8 @@ export interface RequestRecord {
   requestedAt: Date;
   path?: string | undefined;
   body?: string | undefined;
+  /** Values a report of the error must not show (the client's API key and client secret). */
+  secrets?: readonly string[] | undefined;
 }
 
 const RECORD = Symbol('cls-api.request-record');
@@ -67,6 +69,8 @@ export async function toApiError(
     requestBody: record.body,
     body,
     headers: response.headers,
+    requestId: requestIdOf(response),
+    secrets: record.secrets,
   };
   if (isQuota429(response)) return new QuotaExceededError({ ...init, ...readQuotaHeaders(response.headers) });
   return new ApiError(init);
@@ -79,7 +83,11 @@ export async function toApiError(
  * resets, and a loop that checks only `data` must not spin on it. A request that got no response becomes a
  * `NetworkError` saying whether it may have been written.
  */
-export function errorTypingMiddleware(options: { throwOnError: boolean; timers: Timers }): Middleware {
+export function errorTypingMiddleware(options: {
+  throwOnError: boolean;
+  timers: Timers;
+  secrets?: readonly string[];
+}): Middleware {
   // Kept on the request object, so that a request stopped by a later middleware leaves nothing behind, and not in a
   // WeakMap, whose entry per call is work for the garbage collector (the per-call cost measured by `pnpm bench`).
   type Recorded = { [RECORD]?: PendingRecord };
@@ -95,6 +103,7 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
       requestedAt: new Date(pending?.requestedAtMs ?? options.timers.now()),
       path: schemaPath,
       body: pending?.body,
+      secrets: options.secrets,
     };
     const error = await toApiError(response, record);
     rememberError(response, error);
@@ -126,7 +135,7 @@ export function errorTypingMiddleware(options: { throwOnError: boolean; timers: 
     },
     onError({ request, error }) {
       const pending = take(request);
-      if (request.signal.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
+      if (signalOf(request)?.aborted || error instanceof ApiError || error instanceof CredentialError) return undefined;
       // Already typed by the transport (a CorsError).
       if (error instanceof NetworkError) return undefined;
       if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return undefined;

@@ -1,25 +1,13 @@
 // The package as an integrator gets it: `pnpm pack`, install the tarball into a fresh project with npm, type-check
 // a consumer file, and run it against the mock.
-import { execFile, execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock } from '@cls-api/mock';
+import { packAndInstall, packageDir, readmeExample, run } from './packed.js';
 
-const run = promisify(execFile);
-const packageDir = join(import.meta.dirname, '..');
 const require = createRequire(import.meta.url);
 const tscBin = join(require.resolve('typescript/package.json'), '..', 'bin', 'tsc');
 
@@ -27,23 +15,6 @@ let work: string;
 let project: string;
 let tarball: string;
 let mock: { url: string; close(): Promise<void> };
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds dist/ when it is missing or older than the sources (turbo builds it first; a direct `vitest` may not). */
-function ensureBuilt(): void {
-  const entry = join(packageDir, 'dist', 'src', 'index.js');
-  const sources = Math.max(newestMtime(join(packageDir, 'src')), newestMtime(join(packageDir, 'generated')));
-  if (existsSync(entry) && statSync(entry).mtimeMs >= sources) return;
-  execFileSync('pnpm', ['run', 'build'], { cwd: packageDir, stdio: 'pipe' });
-}
 
 const consumerTs = `import { ApiError, QuotaExceededError, createClient, type ErrorCode, type components } from '@cls-api/client';
 
@@ -59,7 +30,11 @@ try {
 } catch (err) {
   if (err instanceof ApiError && !(err instanceof QuotaExceededError)) quotaError = err.report().url;
 }
-console.log(JSON.stringify({ first, hasNext: data?.pagination.has_next, code, laterStatus, reported: quotaError }));
+// The quota is undefined until a metered answer: a strict consumer reads it with ?. and compiles.
+const left: number | undefined = client.quota?.remaining;
+const again = await client.GET('/v3/manager/orders', {});
+const requestId: string | undefined = again.requestId;
+console.log(JSON.stringify({ first, hasNext: data?.pagination.has_next, code, laterStatus, reported: quotaError, left, requestId }));
 `;
 
 // A wrong parameter type must not compile for the integrator either.
@@ -84,22 +59,10 @@ const tsconfig = {
 };
 
 beforeAll(async () => {
-  ensureBuilt();
   work = mkdtempSync(join(tmpdir(), 'cls-client-pack-'));
-  const packDir = join(work, 'pack');
-  mkdirSync(packDir);
-  await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: packageDir });
-  tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz'))!);
-
-  project = join(work, 'consumer');
-  mkdirSync(project);
+  ({ tarball, project } = await packAndInstall(work));
   // process.argv is typed by hand: the consumer has no @types/node, like a browser or Deno project.
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   writeFileSync(join(project, 'globals.d.ts'), 'declare const process: { argv: string[] };\n');
-  await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: project,
-    timeout: 240_000,
-  });
   mock = await startMock({ port: 0 });
   // Packing, installing and starting Prism (which may take up to its 600 s startup guard, apps/mock/src/prism.ts):
   // minutes on a two-core machine running two copies of the test suite, like the compiler runs below.
@@ -180,10 +143,7 @@ describe('the packed tarball', () => {
   });
 
   it('runs the example the README starts with', { timeout: 300_000 }, async () => {
-    const readme = readFileSync(join(project, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
-    const match = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme);
-    expect(match, 'the README starts with a js example').not.toBeNull();
-    const example = match![1]!;
+    const example = readmeExample(project);
     expect(example.trim().split('\n')).toHaveLength(6);
     expect(example).toContain('http://127.0.0.1:4010');
     writeFileSync(join(project, 'readme-example.mjs'), example.replace('http://127.0.0.1:4010', mock.url));
@@ -191,5 +151,22 @@ describe('the packed tarball', () => {
     const lines = stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('runs the README example saved in packages/client/ of a checkout, as the README says', {
+    timeout: 300_000,
+  }, async () => {
+    // Inside the package's folder its own name resolves to its build (a package may import itself by name); the
+    // README says to save the example there, or in a project that installed the package.
+    mkdirSync(join(packageDir, 'reports'), { recursive: true });
+    const dir = mkdtempSync(join(packageDir, 'reports', 'example-'));
+    try {
+      const file = join(dir, 'example.mjs');
+      writeFileSync(file, readmeExample(project).replace('http://127.0.0.1:4010', mock.url));
+      const { stdout } = await run(process.execPath, [file], { cwd: packageDir });
+      expect(stdout.trim().split('\n')[0]).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

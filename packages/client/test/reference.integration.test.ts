@@ -1,7 +1,7 @@
 // The client against the reference server (apps/reference), run the way an integrator runs it (`startReference` of @cls-api/test-servers).
 // Nothing here is faked: these are the server's real rules meeting the client's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, CredentialError, createClient, type BulkRow } from '../src/index.js';
+import { ApiError, CredentialError, apiErrorOf, createClient, type BulkRow } from '../src/index.js';
 import { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
 let reference: ReferenceServer;
@@ -40,6 +40,40 @@ describe('the client against the reference server', () => {
     expect(client.quota?.limit).toBe(1000);
     expect(client.quota?.remaining).toBeLessThan(1000);
     expect(client.quota?.resetAt).toBeInstanceOf(Date);
+  });
+
+  it('one quota picture per account: after a burst through three clients, each reads the latest answer', async () => {
+    const [wms, manager, alsoWms] = (['wms', 'manager', 'wms'] as const).map((area) =>
+      createClient({ baseUrl, apiKey: keyOf(other, area), account: 'other' }),
+    ) as [ReturnType<typeof createClient>, ReturnType<typeof createClient>, ReturnType<typeof createClient>];
+    expect(alsoWms.quota).toBeUndefined();
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 2 === 0
+          ? wms.GET('/v3/wms/suppliers', {})
+          : manager.GET('/v3/manager/orders', { params: { query: { size: 1 } } }),
+      ),
+    );
+    const last = await manager.GET('/v3/manager/orders', { params: { query: { size: 1 } } });
+    const remaining = Number(last.response.headers.get('X-RateLimit-Remaining'));
+    expect(remaining).toBeLessThanOrEqual(1000 - 31);
+    for (const client of [wms, manager, alsoWms]) expect(client.quota?.remaining).toBe(remaining);
+  });
+
+  it("carries the server's X-Request-Id on results, on errors and in the 500 report", async () => {
+    const client = createClient({ baseUrl, apiKey: keyOf(seller, 'wms') });
+    const ok = await client.GET('/v3/wms/suppliers', {});
+    expect(ok.requestId).toEqual(expect.any(String));
+    expect(ok.requestId).toBe(ok.response.headers.get('X-Request-Id'));
+    const missing = await client.GET('/v3/wms/orders/{order_no}', {
+      params: { path: { order_no: 'ORD-19990101-0001' } },
+    });
+    expect(missing.requestId).toEqual(expect.any(String));
+    expect(missing.requestId).not.toBe(ok.requestId);
+    const err = apiErrorOf(missing.response)!;
+    expect(err.requestId).toBe(missing.requestId);
+    expect(err.stack).toContain(`(request id ${missing.requestId})`);
+    expect(err.report().text).toContain(`Request id: ${missing.requestId}`);
   });
 
   it('registers 2,500 draft rows in chunks of 1,000 with the results merged in submission order', async () => {
@@ -90,7 +124,12 @@ describe('the client against the reference server', () => {
 
   it('reads the manager area with a JWT from client credentials: the orders the test key sees, unmetered', async () => {
     const withKey = createClient({ baseUrl, apiKey: keyOf(seller, 'manager') });
-    const withJwt = createClient({ baseUrl, jwt: { clientId: seller.client_id, clientSecret: seller.client_secret } });
+    // An account of its own for the quota picture, so that only these two clients' answers make it.
+    const withJwt = createClient({
+      baseUrl,
+      jwt: { clientId: seller.client_id, clientSecret: seller.client_secret },
+      account: 'jwt-only',
+    });
     expect(seller.client_id).toMatch(/^cli_test_/);
     const query = { params: { query: { page: 1, size: 5 } } };
     const byKey = await withKey.GET('/v3/manager/orders', query);

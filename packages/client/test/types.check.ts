@@ -142,6 +142,16 @@ export function errorsAndOptions(err: unknown) {
   }
   const quota: QuotaState | undefined = client.quota;
   void quota;
+  // The quota is undefined until a metered answer arrives: a strict consumer reads it with `?.`.
+  const left: number | undefined = client.quota?.remaining;
+  void left;
+  // @ts-expect-error possibly undefined before the first metered answer
+  void client.quota.remaining;
+  // Every result carries the service's request id, when it sent one.
+  void client.GET('/v3/wms/suppliers', {}).then(({ requestId }) => {
+    assertType<Equal<typeof requestId, string | undefined>>();
+  });
+  createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', account: 'seller-42' });
 
   createClient({ baseUrl: 'https://api.example.com', apiKey: 'k', jwt: { clientId: 'c', clientSecret: 's' } });
   createClient({ baseUrl: 'https://api.example.com', jwt: { token: 't', refresh: async () => 't2' } });
