@@ -25,7 +25,7 @@ import { RedisRefreshTokens } from './limits/redis-refresh-tokens.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
-import { jsonBody } from './plugins/json-body.js';
+import { bodyLimitOf, jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
@@ -197,7 +197,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       tiers,
       buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
     });
-    await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
+    await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes, operationLimits: spec.operationBodyLimits });
     await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
     await app.register(quota, {
       counters: usageCounters,
@@ -224,7 +224,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       await storage.ping();
       return { data: { status: 'ok' } };
     });
-    registerRoutes(app, handlers, spec);
+    registerRoutes(app, handlers, spec, config.bodyLimitBytes);
 
     await app.ready();
     return app;
@@ -267,7 +267,12 @@ function context(request: FastifyRequest, route: Route): HandlerContext | Reques
  * against the contract's own schemas (the contract model's validators; params and query coerced from strings and defaulted, the body
  * taken as sent) before the handler runs.
  */
-export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, spec: Contract): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  handlers: ServerHandlers,
+  spec: Contract,
+  bodyLimit: number,
+): void {
   // Requests may carry any member of an open set (`openValues`); responses are held to the known ones.
   const validators = {
     parameters: spec.model.validator({ coerceTypes: true, openValues: true }),
@@ -287,6 +292,7 @@ export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, s
       method: route.method,
       url: route.url,
       config: { operation: route },
+      bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
       preValidation: async (request) => {
         validate(request);
       },
