@@ -103,7 +103,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     const sqlite = (storage as { sqlite?: { pragma(source: string): unknown } }).sqlite;
     sqlite?.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
     const accounts = storage.accounts;
-    redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
+    redis = config.redisUrl ? await openRedis(config.redisUrl, config.redisCommandTimeoutMs) : undefined;
     // With REDIS_URL the counters are shared by every instance through Redis (src/limits/redis-usage.ts).
     const usageCounters: UsageCounters = redis ? new RedisUsageCounters(redis) : accounts;
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
