@@ -92,6 +92,8 @@ export interface AccountStore {
    * across processes on one database (one conditional statement, never a read then a write).
    */
   countTestCall(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }>;
+  /** Gives back one counted test-key call the service then failed to serve (DECISIONS.md G29); never below zero. */
+  returnTestCall(accountId: string, month: string): Promise<void>;
   countLiveCall(accountId: string, month: string): Promise<number>;
   /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
   addUsage(accountId: string, month: string, env: KeyEnv, calls: number): Promise<void>;
@@ -109,7 +111,10 @@ export type RefreshTokens = Pick<AccountStore, 'issueRefreshToken' | 'renewRefre
  * The monthly usage counters the quota uses: the account store's own (the database), or the same counters in Redis
  * when REDIS_URL is set (`src/limits/redis-usage.ts`).
  */
-export type UsageCounters = Pick<AccountStore, 'countTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'>;
+export type UsageCounters = Pick<
+  AccountStore,
+  'countTestCall' | 'returnTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'
+>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The domain's storage. Handlers depend on these interfaces only; `sqlite-domain.ts` implements them on

@@ -292,6 +292,13 @@ export class SqlAccountStore implements AccountStore {
     return { allowed: false, calls: await this.usage(accountId, month, 'test') };
   }
 
+  async returnTestCall(accountId: string, month: string): Promise<void> {
+    await this.engine.run(
+      `UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ? AND month = ? AND env = 'test' AND calls > 0`,
+      [accountId, month],
+    );
+  }
+
   async countLiveCall(accountId: string, month: string): Promise<number> {
     const row = await this.engine.get<{ calls: number }>(
       `INSERT INTO usage_counters (account_id, month, env, calls) VALUES (?, ?, 'live', 1)
