@@ -25,6 +25,7 @@ import { RedisRefreshTokens } from './limits/redis-refresh-tokens.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
+import { incompleteRequests } from './plugins/incomplete-requests.js';
 import { bodyLimitOf, jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
@@ -189,6 +190,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       maxPerAddress: config.maxConnectionsPerAddress,
       trustedProxies: config.trustedProxies,
     });
+    await app.register(incompleteRequests, { max: config.maxIncompleteRequests });
     const tiers: GatewayTier[] = [
       { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
       { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
