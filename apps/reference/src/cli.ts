@@ -13,7 +13,14 @@ import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
-import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv, type Storage } from './store/interface.js';
+import {
+  type AccountListing,
+  KEY_AREAS,
+  KEY_ENVS,
+  ProvisioningError,
+  type KeyEnv,
+  type Storage,
+} from './store/interface.js';
 import { DatabaseUnavailableError, describeTarget, openStorage, withoutPassword } from './store/storage.js';
 
 const USAGE = `Usage: cls-reference <command> [options]
@@ -143,6 +150,10 @@ async function admin(
         const a = await accounts.createAccount({ name: required(flags, 'name'), paid: flags.paid === true, link }, now);
         return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
       }
+      case 'account list': {
+        const listed = await accounts.listAccounts();
+        return { accounts: listed };
+      }
       case 'account update': {
         if (flags.paid === flags.unpaid) throw new UsageError('give exactly one of --paid and --unpaid');
         const a = await accounts.setPaid(required(flags, 'account'), flags.paid === true);
@@ -180,7 +191,20 @@ async function admin(
       case 'quota reset': {
         const accountId = required(flags, 'account');
         const month = monthKey(now, config.serviceTimeZone);
-        // The counters the servers use: Redis's when REDIS_URL is set, else the database's.
+        // The counters the servers use: Redis's when REDIS_URL is set, else the database's. Each server records which
+        // as it starts; resetting the other would do nothing and say it was done.
+        const place = await accounts.usageCountersPlace();
+        if (place?.kind === 'redis' && !config.redisUrl)
+          throw new ConfigError([
+            `the servers on this DATABASE keep the monthly counters in Redis (${place.url}): run admin quota reset with their REDIS_URL. Nothing was reset.`,
+          ]);
+        if (place?.kind === 'database' && config.redisUrl)
+          throw new ConfigError([
+            'the servers on this DATABASE keep the monthly counters in the database, not in Redis: run admin quota reset without REDIS_URL. Nothing was reset.',
+          ]);
+        await accounts.getAccount(accountId).then((a) => {
+          if (!a) throw new ProvisioningError(`no account ${accountId}`);
+        });
         if (config.redisUrl) {
           const redis = await openRedis(config.redisUrl);
           try {
@@ -207,6 +231,18 @@ async function admin(
 }
 
 function humanText(result: Record<string, unknown>): string {
+  if (Array.isArray(result.accounts)) {
+    const listed = result.accounts as AccountListing[];
+    if (listed.length === 0) return 'No accounts. Create one with: pnpm reference admin account create --name NAME';
+    return listed
+      .map((a) =>
+        [
+          `${a.account_id}  ${a.name}  ${a.paid ? 'paid' : 'not paid'}  linked: ${a.linked_areas.join(', ') || 'none'}`,
+          ...a.api_keys.map((k) => `  ${`${k.area} ${k.env}`.padEnd(13)} ${k.key_hint}…`),
+        ].join('\n'),
+      )
+      .join('\n');
+  }
   return Object.entries(result)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
     .join('\n');
@@ -432,7 +468,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),
   });
-  if (code !== 0) process.exitCode = code;
+  // A failed command exits now: a handle its failure left open (a database client's socket after a refused login)
+  // must not keep the process waiting for ever. Standard streams are synchronous for files and pipes on Linux, and
+  // an exit on a TTY waits for them too.
+  if (code !== 0) process.exit(code);
 }
 
 if (isMain()) await main();

@@ -30,7 +30,7 @@ import { bodyLimitOf, jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
-import { openStorage, type StorageOptions } from './store/storage.js';
+import { openStorage, type StorageOptions, withoutPassword } from './store/storage.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -107,6 +107,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     redis = config.redisUrl ? await openRedis(config.redisUrl, config.redisCommandTimeoutMs) : undefined;
     // With REDIS_URL the counters are shared by every instance through Redis (src/limits/redis-usage.ts).
     const usageCounters: UsageCounters = redis ? new RedisUsageCounters(redis) : accounts;
+    // Said in the database, so that the operator's `admin quota reset` acts where the servers count (src/cli.ts).
+    await accounts
+      .recordUsageCounters(
+        config.redisUrl ? { kind: 'redis', url: withoutPassword(config.redisUrl) } : { kind: 'database' },
+        clock(),
+      )
+      .catch((err: unknown) => logger.warn({ err }, 'database: where the usage counters are kept was not recorded'));
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers: ServerHandlers = {

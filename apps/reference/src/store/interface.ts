@@ -22,6 +22,13 @@ export interface Account {
   created_at: number;
 }
 
+export interface AccountListing extends Account {
+  api_keys: Array<{ area: KeyArea; env: KeyEnv; key_hint: string; created_at: number }>;
+}
+
+/** The database's own counters, or Redis's at a URL (shown without its password). */
+export type UsageCountersPlace = { kind: 'database' } | { kind: 'redis'; url: string };
+
 export interface ApiKeyIdentity {
   account_id: string;
   area: KeyArea;
@@ -55,6 +62,12 @@ export class ProvisioningError extends Error {
  */
 export interface AccountStore {
   countAccounts(): Promise<number>;
+  /** Every account, oldest first, with the areas, environments and hints (first characters) of its active keys. */
+  listAccounts(): Promise<AccountListing[]>;
+  /** Records where the servers on this database keep the monthly counters (each server, as it starts). */
+  recordUsageCounters(where: UsageCountersPlace, now: Date): Promise<void>;
+  /** Where the servers on this database last said they keep the monthly counters; undefined before any did. */
+  usageCountersPlace(): Promise<UsageCountersPlace | undefined>;
   createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Promise<Account>;
   getAccount(accountId: string): Promise<Account | undefined>;
   setPaid(accountId: string, paid: boolean): Promise<Account>;

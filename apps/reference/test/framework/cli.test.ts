@@ -160,6 +160,35 @@ describe('admin commands with --json', () => {
     expect((await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key })).status).not.toBe(429);
   });
 
+  it('account list shows every account, its linked areas and the hints of its active keys (never a whole key)', async () => {
+    expect((await cli('admin', 'account', 'list')).out).toContain('No accounts.');
+    const a = (await cli('admin', 'account', 'create', '--name', 'Acme Trading', '--paid', '--json')).json
+      .account_id as string;
+    const b = (await cli('admin', 'account', 'create', '--name', 'Cam only', '--link', 'cam', '--json')).json
+      .account_id as string;
+    const key = (await cli('admin', 'key', 'create', '--account', a, '--area', 'wms', '--env', 'live', '--json')).json
+      .api_key as string;
+    const revoked = (await cli('admin', 'key', 'create', '--account', b, '--area', 'cam', '--env', 'test', '--json'))
+      .json.api_key as string;
+    await cli('admin', 'key', 'revoke', '--key', revoked);
+    const listed = await cli('admin', 'account', 'list', '--json');
+    expect(listed.code).toBe(0);
+    expect(listed.json.accounts).toEqual([
+      expect.objectContaining({
+        account_id: a,
+        name: 'Acme Trading',
+        paid: true,
+        linked_areas: ['cam', 'manager', 'wms'],
+        api_keys: [expect.objectContaining({ area: 'wms', env: 'live', key_hint: expect.any(String) })],
+      }),
+      expect.objectContaining({ account_id: b, paid: false, linked_areas: ['cam'], api_keys: [] }),
+    ]);
+    expect(key.startsWith(listed.json.accounts[0].api_keys[0].key_hint)).toBe(true);
+    const text = (await cli('admin', 'account', 'list')).out;
+    expect(text).toContain(`${a}  Acme Trading  paid`);
+    expect(text).not.toContain(key);
+  });
+
   it('usage errors exit 2 with the usage text; unknown accounts exit 1', async () => {
     expect((await cli('admin', 'key', 'create', '--account', 'acc_x', '--area', 'pay', '--env', 'test')).code).toBe(2);
     expect((await cli('admin', 'frobnicate')).code).toBe(2);
