@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Cluster } from './cluster.js';
+import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
 import { openRedis } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
@@ -57,8 +59,14 @@ export interface CliIo {
   handleSignals?: boolean;
   /** Receives the running server of `serve`. */
   onServe?: (app: FastifyInstance) => void;
-  /** Receives the running cluster of `cluster`, and what stops it with the servers it started. */
-  onCluster?: (cluster: Cluster, stop: () => Promise<void>) => void;
+  /** Receives the running cluster of `cluster`, what stops it with the servers it started, and those servers. */
+  onCluster?: (cluster: Cluster, stop: () => Promise<void>, own: ClusterServers) => void;
+}
+
+/** The PostgreSQL and Redis `cluster` started itself (absent when DATABASE or REDIS_URL named existing ones). */
+export interface ClusterServers {
+  postgres?: RunningPostgres;
+  redis?: RunningRedis;
 }
 
 class UsageError extends Error {}
@@ -252,43 +260,107 @@ function humanText(result: Record<string, unknown>): string {
  * Runs one command. `serve` resolves once the server listens (it keeps running); the other commands resolve with
  * the process exit code when done.
  */
+/** A signal arrived while the cluster was starting: what was started is stopped, and the command exits 130. */
+class Interrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`${signal} while starting`);
+  }
+}
+
+/** The exit code of a command stopped by a signal (128 + SIGINT's 2), as a shell reports Ctrl-C. */
+const INTERRUPTED_EXIT = 130;
+
 /**
  * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
  * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
- * nginx in front on PORT. Ctrl-C stops everything it started.
+ * nginx in front on PORT. A signal at any step stops everything started so far, saying what; Ctrl-C once it serves
+ * stops it all and exits 0; an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting
+ * stops the cluster with exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
+ * REDIS_URL that admin commands need, and the line to run them is printed.
  */
 async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Promise<number> {
   const instances = flags.instances === undefined ? 3 : Number(flags.instances);
   if (!Number.isInteger(instances) || instances < 1 || instances > 16)
     throw new UsageError('--instances must be a whole number from 1 to 16');
-  const log = (line: string) => {
-    if (!json) io.stdout(line);
-  };
+  // Progress and the supervision's reports; with --json stdout carries the one JSON object only.
+  const say = (line: string) => (json ? io.stderr(line) : io.stdout(line));
+  const config0 = loadConfig({ ...io.env, DATABASE: ':memory:' }, undefined, { needsJwtSecret: false });
   // Only `cluster` starts servers of its own: `serve` never loads the private test-servers package, whose import
   // registers an exit handler.
-  const { startPostgres, startRedis } = await import('@cls-api/test-servers');
-  const { startCluster } = await import('./cluster.js');
-  const started: Array<{ stop(): Promise<void> }> = [];
+  const { assertPortFree, startPostgres, startRedis } = await import('@cls-api/test-servers');
+  const { RESTARTS, startCluster } = await import('./cluster.js');
+  // A taken PORT is found before anything starts: nginx could not bind it, and the other server would answer.
+  if (config0.port !== 0) await assertPortFree(config0.port);
+
+  const started: Array<{ describe(): string; stop(): Promise<void> }> = [];
   const stopStarted = async () => {
-    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    while (started.length > 0) {
+      const s = started.pop()!;
+      const what = s.describe();
+      await s.stop().then(
+        () => say(`  ${what}`),
+        (err: unknown) => say(`  could not stop ${what}: ${(err as Error).message}`),
+      );
+    }
   };
+  let interrupted: NodeJS.Signals | undefined;
+  let serving: { stop(): Promise<void> } | undefined;
+  const checkpoint = () => {
+    if (interrupted) throw new Interrupted(interrupted);
+  };
+  let stoppingAll: Promise<void> | undefined;
+  const stopAndExit = (code: number) => {
+    stoppingAll ??= stopStarted().then(() => process.exit(code));
+  };
+  if (io.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (serving) {
+        say(`${signal}: stopping the cluster…`);
+        stopAndExit(0);
+        return;
+      }
+      if (interrupted) return;
+      interrupted = signal;
+      say(`${signal}: stopping what was started, once the step under way ends…`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const step = (line: string) => {
+    checkpoint();
+    say(line);
+  };
+
+  const own: ClusterServers = {};
   try {
     let database = io.env.DATABASE;
+    let ownDatabase = false;
     if (database === undefined || !/^postgres(ql)?:\/\//.test(database)) {
-      log("Starting PostgreSQL (Debian's package, installed when missing)…");
-      const postgres = await startPostgres(log);
-      started.push(postgres);
+      step("Starting PostgreSQL (Debian's package, installed when missing)…");
+      const postgres = await startPostgres(say);
+      own.postgres = postgres;
+      started.push({
+        describe: () => `stopped PostgreSQL (pid ${postgres.process.pid}) and removed its folder ${postgres.dir}`,
+        stop: () => postgres.stop(),
+      });
+      checkpoint();
       database = await postgres.createDatabase('cls_cluster');
+      ownDatabase = true;
     }
     let redisUrl = io.env.REDIS_URL;
     if (redisUrl === undefined) {
-      log("Starting Redis (Debian's package, installed when missing)…");
-      const redis = await startRedis(log);
-      started.push(redis);
+      step("Starting Redis with persistence (Debian's package, installed when missing)…");
+      const redis = await startRedis({ log: say, persistent: true });
+      own.redis = redis;
+      started.push({
+        describe: () => `stopped redis-server (pid ${redis.process.pid}) and removed its folder ${redis.dir}`,
+        stop: () => redis.stop(),
+      });
       redisUrl = redis.url;
     }
     const env = { ...io.env, DATABASE: database, REDIS_URL: redisUrl };
     const config = loadConfig(env, undefined, { needsJwtSecret: false });
+    step('Loading the demo data…');
     let demo: DemoAccount[] | undefined;
     try {
       demo = await withStorage(config, (storage) =>
@@ -297,22 +369,47 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     } catch (err) {
       if (!(err instanceof NotEmptyError)) throw err;
     }
-    log(`Starting ${instances} reference instances and nginx…`);
+    step(`Starting ${instances} reference instances and nginx…`);
     const running = await startCluster({
       instances,
       database,
       redisUrl,
       port: config.port,
       env: { LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
-      log,
+      log: json ? () => undefined : say,
+      report: say,
     });
-    started.push(running);
-    io.onCluster?.(running, stopStarted);
+    started.push({
+      describe: () =>
+        `stopped nginx (pid ${running.nginx.process.pid}, its folder ${running.nginx.dir} removed) and ${running.instances.length} instances (pids ${running.instances.map((i) => i.process.pid).join(', ')})`,
+      stop: () => running.stop(),
+    });
+    checkpoint();
+
+    // What an operator's admin commands need: the file (documented in the README) and the line to run.
+    const dataDir = resolve(io.env.DATA_DIR ?? 'data');
+    const envFile = join(dataDir, 'cluster.env');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(
+      envFile,
+      `# cls-reference cluster: its database and Redis, while it runs (removed when it stops).\nDATABASE=${database}\nREDIS_URL=${redisUrl}\n`,
+      { mode: 0o600 },
+    );
+    started.push({ describe: () => `removed ${envFile}`, stop: async () => rmSync(envFile, { force: true }) });
+    // The cluster's own PostgreSQL has one fixed local password (README, "Deployment"): the line is shown whole.
+    // A DATABASE given by the operator keeps its password off the screen: the line reads it from the file.
+    const adminLine = ownDatabase
+      ? `DATABASE=${database} REDIS_URL=${redisUrl} pnpm reference admin account list`
+      : `env $(grep -v '^#' ${envFile}) pnpm reference admin account list`;
+
+    io.onCluster?.(running, stopStarted, own);
     const topology = {
       base_url: running.url,
       instances: running.instances.map((i) => i.url),
       database: describeTarget(config.database),
       redis_url: withoutPassword(redisUrl),
+      env_file: envFile,
+      admin: adminLine,
       ...(demo ? { accounts: demo } : { demo_loaded: false }),
     };
     if (json) io.stdout(JSON.stringify(topology));
@@ -324,20 +421,30 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
           `Serving through nginx at ${running.url}, balanced over ${instances} instances:`,
           ...running.instances.map((i, n) => `  ${`instance ${n + 1}`.padEnd(16)}${i.url}`),
           `  database        ${topology.database}`,
-          `  redis           ${topology.redis_url}`,
-          'The gateway limit and the monthly quota are shared through Redis. Ctrl-C stops everything.',
+          `  redis           ${topology.redis_url} (append-only file: a restart keeps every count)`,
+          '',
+          `Admin commands against this cluster (DATABASE and REDIS_URL are also in ${envFile} while it runs):`,
+          `  ${adminLine}`,
+          '',
+          `An instance that exits is restarted (at most ${RESTARTS.max} times within ${RESTARTS.withinMs / 1000} s). Ctrl-C stops everything.`,
         ].join('\n'),
       );
     }
+    serving = running;
     if (io.handleSignals !== false) {
-      const stop = () => {
-        void stopStarted().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      void running.failed.then((reason) => {
+        say(`The cluster cannot go on (${reason}): stopping everything.`);
+        stopAndExit(1);
+      });
     }
     return 0;
   } catch (err) {
+    if (err instanceof Interrupted) {
+      say(`Interrupted (${err.signal}) while starting: stopping what was started.`);
+      await stopStarted();
+      say('Everything the cluster started is stopped.');
+      return INTERRUPTED_EXIT;
+    }
     await stopStarted();
     throw err;
   }

@@ -12,6 +12,8 @@ export interface RunningNginx extends RunningServer {
   url: string;
   /** The configuration it runs, for a failed test's message or a person trying the topology. */
   config: string;
+  /** Its folder (configuration, temporary files, error log), removed by `stop`. */
+  dir: string;
 }
 
 export interface NginxOptions {
@@ -159,6 +161,7 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   return Object.assign(server, {
     url: `http://127.0.0.1:${port}`,
     config,
+    dir,
     async stop() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
