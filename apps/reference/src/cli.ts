@@ -12,6 +12,7 @@ import { openRedis } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
+import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
@@ -106,8 +107,12 @@ function keyEnv(value: string): KeyEnv {
   return value as KeyEnv;
 }
 
-function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string {
-  const lines = ['Demo accounts (keys are shown only now; the database keeps hashes):'];
+function demoText(accounts: DemoAccount[], baseUrl: string | undefined, keptIn?: string): string {
+  const lines = [
+    keptIn
+      ? `Demo accounts (the database keeps only hashes of keys; these are kept in ${keptIn} and shown on every serve --demo and pnpm start):`
+      : 'Demo accounts (keys are shown only now; the database keeps hashes):',
+  ];
   for (const a of accounts) {
     lines.push('', `  ${a.name}  account_id=${a.account_id}  ${a.paid ? 'paid' : 'not paid'}`);
     for (const k of a.api_keys) lines.push(`    ${`${k.area} ${k.env}`.padEnd(13)} X-API-Key: ${k.api_key}`);
@@ -484,6 +489,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const storage = await openStorage(config.database, storageOptions(config, logger));
       let demo: DemoAccount[] | undefined;
       let demoSkipped = false;
+      // The demo credentials are kept where `pnpm start` keeps them (src/demo-keys.ts), so a later start shows them.
+      const keysFile = flags.demo ? demoKeysPath(io.env) : undefined;
+      let kept: DemoAccount[] | undefined;
       try {
         if (flags.demo) {
           try {
@@ -492,9 +500,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               createDomain(storage.domain, { timeZone: config.serviceTimeZone }),
               clock(),
             );
+            if (keysFile) saveDemoKeys(keysFile, demo);
           } catch (err) {
             if (!(err instanceof NotEmptyError)) throw err;
             demoSkipped = true;
+            kept = keysFile ? readDemoKeys(keysFile) : undefined;
           }
         }
         const app = await startServer({
@@ -513,13 +523,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               base_url: baseUrl,
               ...(demo ? { accounts: demo } : {}),
               ...(demoSkipped ? { demo_loaded: false } : {}),
+              ...(kept ? { accounts: kept } : {}),
+              ...(keysFile && (demo || kept) ? { demo_keys_file: keysFile } : {}),
             }),
           );
         else {
-          if (demo) io.stdout(demoText(demo, baseUrl));
-          if (demoSkipped)
+          if (demo) io.stdout(demoText(demo, baseUrl, keysFile));
+          if (kept) io.stdout(`The demo data is already loaded.\n${demoText(kept, baseUrl, keysFile)}`);
+          else if (demoSkipped)
             io.stdout(
-              'The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …',
+              [
+                `The database already has accounts, so the demo data was not loaded, and no demo credentials are kept for it${keysFile ? ` (${keysFile})` : ''}.`,
+                '  List the accounts: pnpm reference admin account list',
+                '  Create a key:      pnpm reference admin key create --account ID --area wms --env test',
+              ].join('\n'),
             );
           io.stdout(
             `Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${describeTarget(config.database)}). Ctrl-C stops it.`,
@@ -539,7 +556,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const accounts = await withStorage(config, (storage) =>
         provisionDemo(storage.accounts, createDomain(storage.domain, { timeZone: config.serviceTimeZone }), clock()),
       );
-      io.stdout(json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`));
+      const keysFile = demoKeysPath(io.env);
+      if (keysFile) saveDemoKeys(keysFile, accounts);
+      io.stdout(
+        json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`, keysFile),
+      );
       return 0;
     }
     if (command === 'admin') {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -304,13 +304,46 @@ describe('seed and the demo', () => {
     await served!.close();
     served = undefined;
 
-    // Run again on the same (now not empty) database: it serves without loading anything.
+    // The credentials are kept where `pnpm start` finds them: demo-keys.json beside the database.
+    const keysFile = join(dir, 'data', 'demo-keys.json');
+    expect(r.out).toContain(`kept in ${keysFile}`);
+    const keptKeys = JSON.parse(readFileSync(keysFile, 'utf8')) as { accounts: Array<{ account_id: string }> };
+    expect(r.out).toContain(keptKeys.accounts[0]!.account_id);
+
+    // Run again on the same (now not empty) database: it serves without loading anything, and shows them again.
     const again = await cli('serve', '--demo', '--json');
     expect(again.code).toBe(0);
     expect(again.json).toMatchObject({
       base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       demo_loaded: false,
+      accounts: keptKeys.accounts,
+      demo_keys_file: keysFile,
     });
+    await served!.close();
+    served = undefined;
+    const text = await cli('serve', '--demo');
+    expect(text.out).toContain('The demo data is already loaded.');
+    expect(text.out).toContain(`X-API-Key: ${key}`);
+  });
+
+  it('serve --demo on a database with other accounts and no kept credentials names commands a repository user can run', async () => {
+    await cli('admin', 'account', 'create', '--name', 'Someone');
+    env.PORT = '0';
+    const r = await cli('serve', '--demo');
+    expect(r.out).toContain('no demo credentials are kept for it');
+    expect(r.out).toContain('pnpm reference admin account list');
+    expect(r.out).toContain('pnpm reference admin key create --account ID --area wms --env test');
+    expect(r.out).not.toContain('cls-reference admin');
+  });
+
+  it('DATA_DIR holds the demo credentials when set; a PostgreSQL URL gets a file of its own', async () => {
+    const { demoKeysPath } = await import('../../src/demo-keys.js');
+    expect(demoKeysPath({ DATABASE: '/srv/db/reference.db' })).toBe('/srv/db/demo-keys.json');
+    expect(demoKeysPath({ DATABASE: '/srv/db/reference.db', DATA_DIR: '/keep' })).toBe('/keep/demo-keys.json');
+    expect(demoKeysPath({ DATABASE: 'postgres://u:p@h/db' }, '/repo')).toMatch(
+      /^\/repo\/data\/demo-keys-[0-9a-f]{12}\.json$/,
+    );
+    expect(demoKeysPath({ DATABASE: ':memory:' })).toBeUndefined();
   });
 });
 
