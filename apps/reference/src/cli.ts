@@ -33,6 +33,7 @@ const USAGE = `Usage: cls-reference <command> [options]
                                                    with demo data; starts its own PostgreSQL and Redis unless
                                                    DATABASE=postgres://… and REDIS_URL are given (README, "Deployment")
   seed                                             load the demo data set into an empty database; prints its keys
+  admin account list                               every account, its linked areas and its active keys' first characters
   admin account create --name NAME [--paid] [--link wms,manager,cam]
   admin account update --account ID (--paid | --unpaid)
   admin account link --account ID --area wms|manager|cam [--ref SERVICE_ACCOUNT]
@@ -49,7 +50,8 @@ REDIS_URL, SERVICE_TIME_ZONE,
 GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST, TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
 JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS,
 REQUEST_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, DB_LOCK_TIMEOUT_MS,
-SHUTDOWN_GRACE_MS, API_KEY_CACHE_MS, LIVE_USAGE_FLUSH_MS, CORS_ORIGINS, STRICT_CONTRACT.`;
+SHUTDOWN_GRACE_MS, MAX_INCOMPLETE_REQUESTS, REDIS_COMMAND_TIMEOUT_MS, API_KEY_CACHE_MS, LIVE_USAGE_FLUSH_MS, CORS_ORIGINS,
+STRICT_CONTRACT, DATA_DIR (demo-keys.json, cluster.env).`;
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -313,9 +315,11 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
   const checkpoint = () => {
     if (interrupted) throw new Interrupted(interrupted);
   };
-  let stoppingAll: Promise<void> | undefined;
+  let exiting = false;
   const stopAndExit = (code: number) => {
-    stoppingAll ??= stopStarted().then(() => process.exit(code));
+    if (exiting) return;
+    exiting = true;
+    void stopStarted().then(() => process.exit(code));
   };
   if (io.handleSignals !== false) {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -212,7 +212,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...proxyLimits({ ...process.env, ...options.env }),
       log,
     });
-    instances.forEach((_, index) => supervise(index));
+    for (let index = 0; index < instances.length; index++) supervise(index);
     nginx.process.once('exit', () => {
       if (stopping) return;
       const reason = `nginx (pid ${nginx.process.pid}) ${howExited(nginx.process)}: ${nginx.output().trim().split('\n').slice(-2).join(' ')}`;
