@@ -173,7 +173,12 @@ describe('admin commands with --json', () => {
     await cli('admin', 'key', 'revoke', '--key', revoked);
     const listed = await cli('admin', 'account', 'list', '--json');
     expect(listed.code).toBe(0);
-    expect(listed.json.accounts).toEqual([
+    // Oldest first; two made in the same second may come in either order.
+    const byId = [...listed.json.accounts].sort(
+      (x: { account_id: string }, y: { account_id: string }) =>
+        [a, b].indexOf(x.account_id) - [a, b].indexOf(y.account_id),
+    );
+    expect(byId).toEqual([
       expect.objectContaining({
         account_id: a,
         name: 'Acme Trading',
@@ -183,7 +188,7 @@ describe('admin commands with --json', () => {
       }),
       expect.objectContaining({ account_id: b, paid: false, linked_areas: ['cam'], api_keys: [] }),
     ]);
-    expect(key.startsWith(listed.json.accounts[0].api_keys[0].key_hint)).toBe(true);
+    expect(key.startsWith(byId[0].api_keys[0].key_hint)).toBe(true);
     const text = (await cli('admin', 'account', 'list')).out;
     expect(text).toContain(`${a}  Acme Trading  paid`);
     expect(text).not.toContain(key);
