@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sparePort } from '@cls-api/test-servers';
 import { afterAll, describe, expect, it } from 'vitest';
+import { newPostgresDatabase } from '../support/engines.js';
 
 const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 const folders: string[] = [];
@@ -42,7 +43,7 @@ interface Run {
   printed(text: string): Promise<void>;
 }
 
-function startCluster(port: number): Run {
+function startCluster(port: number, database?: string): Run {
   const mark = `CLS_CLUSTER_TEST_MARK=${randomUUID()}`;
   const tmp = mkdtempSync(join(tmpdir(), 'cls-cluster-run-'));
   const data = mkdtempSync(join(tmpdir(), 'cls-cluster-data-'));
@@ -50,8 +51,19 @@ function startCluster(port: number): Run {
   // PostgreSQL runs as its own user when the tests run as root: it must reach its folder inside this one.
   chmodSync(tmp, 0o755);
   const [name, value] = mark.split('=') as [string, string];
+  // Its own Redis always; its own PostgreSQL unless a database is given.
+  const environment: NodeJS.ProcessEnv = {
+    ...process.env,
+    [name]: value,
+    TMPDIR: tmp,
+    DATA_DIR: data,
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    DATABASE: database ?? '',
+  };
+  delete environment.REDIS_URL;
   const child = spawn(process.execPath, [cli, 'cluster', '--instances', '1'], {
-    env: { ...process.env, [name]: value, TMPDIR: tmp, DATA_DIR: data, PORT: String(port), LOG_LEVEL: 'warn' },
+    env: environment,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -90,13 +102,15 @@ async function expectNothingLeft(run: Run): Promise<void> {
   expect(readdirSync(run.data), run.output()).toEqual([]);
 }
 
-describe('cls-reference cluster interrupted while it starts', () => {
-  // Each step's first line, and what the report of the stop then names.
-  const steps: Array<[string, string[]]> = [
-    ['Starting PostgreSQL', ['stopped PostgreSQL']],
-    ['Starting Redis', ['stopped redis-server', 'stopped PostgreSQL']],
-    ['Loading the demo data', ['stopped redis-server', 'stopped PostgreSQL']],
-    ['reference instances and nginx', ['stopped nginx', 'stopped redis-server', 'stopped PostgreSQL']],
+describe.concurrent('cls-reference cluster interrupted while it starts', () => {
+  // Each step's first line, what the report of the stop then names, and whether the cluster starts its own
+  // PostgreSQL: the steps after Redis run on a database of the run's server (DATABASE given), which keeps the suite
+  // short; stopping its own PostgreSQL is what the first two steps check.
+  const steps: Array<[string, string[], 'own' | 'given']> = [
+    ['Starting PostgreSQL', ['stopped PostgreSQL'], 'own'],
+    ['Starting Redis', ['stopped redis-server', 'stopped PostgreSQL'], 'own'],
+    ['Loading the demo data', ['stopped redis-server'], 'given'],
+    ['reference instances and nginx', ['stopped nginx', 'stopped redis-server'], 'given'],
   ];
 
   it.each(steps)(
@@ -104,8 +118,8 @@ describe('cls-reference cluster interrupted while it starts', () => {
     {
       timeout: 120_000,
     },
-    async (line, named) => {
-      const run = startCluster(await sparePort());
+    async (line, named, database) => {
+      const run = startCluster(await sparePort(), database === 'given' ? await newPostgresDatabase() : undefined);
       await run.printed(line);
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(130);
@@ -116,7 +130,7 @@ describe('cls-reference cluster interrupted while it starts', () => {
   );
 
   it('SIGINT once it serves: exit 0, everything stopped, cluster.env removed', { timeout: 120_000 }, async () => {
-    const run = startCluster(await sparePort());
+    const run = startCluster(await sparePort(), await newPostgresDatabase());
     await run.printed('Ctrl-C stops everything.');
     expect(readdirSync(run.data)).toEqual(['cluster.env']);
     run.child.kill('SIGINT');
