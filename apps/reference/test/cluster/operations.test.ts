@@ -36,7 +36,7 @@ beforeAll(async () => {
   const env: Record<string, string | undefined> = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.DATABASE;
   delete env.REDIS_URL;
-  const code = await runCli(['cluster', '--instances', '2', '--json'], {
+  const code = await runCli(['cluster', '--instances', '1', '--json'], {
     env,
     stdout: (t) => out.push(t),
     // With --json the progress and the supervision's reports go to stderr.
