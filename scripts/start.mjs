@@ -18,10 +18,9 @@
 // The demo data is loaded once, into an empty database. API keys are stored only as hashes, so the demo keys and
 // client credentials printed by that first load are kept beside the database in demo-keys.json (local,
 // git-ignored) to be shown again on later starts.
-import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
@@ -38,18 +37,6 @@ const ports = {
 const rawDatabase = process.env.DATABASE ?? './data/reference.db';
 const databaseIsUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawDatabase);
 const database = databaseIsUrl ? rawDatabase : resolve(root, rawDatabase);
-const dataDir = process.env.DATA_DIR
-  ? resolve(root, process.env.DATA_DIR)
-  : databaseIsUrl
-    ? resolve(root, 'data')
-    : dirname(database);
-const demoKeysFile = resolve(
-  dataDir,
-  databaseIsUrl
-    ? `demo-keys-${createHash('sha256').update(rawDatabase).digest('hex').slice(0, 12)}.json`
-    : 'demo-keys.json',
-);
-const pidsFile = resolve(dataDir, 'start-pids.json');
 const referenceCli = resolve(root, 'apps/reference/dist/cli.js');
 const SHOWN_HOST = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 
@@ -80,6 +67,11 @@ if (!process.argv.includes('--no-build')) {
 
 // Shown by the reference's own rule (the password before the host or as `?password=`), now that it is built.
 const { withoutPassword } = await import(pathToFileURL(resolve(root, 'apps/reference/dist/store/storage.js')).href);
+// Where the demo credentials are kept: the reference's own rule, which `serve --demo` and `seed` follow too.
+const { dataDirOf, demoKeysPath } = await import(pathToFileURL(resolve(root, 'apps/reference/dist/demo-keys.js')).href);
+const dataDir = dataDirOf(process.env, root);
+const demoKeysFile = demoKeysPath({ ...process.env, DATABASE: rawDatabase }, root);
+const pidsFile = resolve(dataDir, 'start-pids.json');
 const shownDatabase = databaseIsUrl ? withoutPassword(rawDatabase) : database;
 
 mkdirSync(dataDir, { recursive: true });
@@ -101,9 +93,8 @@ if (databaseIsUrl ? !existsSync(demoKeysFile) : !existsSync(database)) {
     }
     // A database that already has data is served as it is; anything else is an error of its own.
     if (!/already has accounts/.test(seeded.stderr)) process.exit(seeded.status ?? 1);
-  } else {
-    writeFileSync(demoKeysFile, seeded.stdout, { mode: 0o600 });
   }
+  // `seed` itself keeps the credentials it printed in demoKeysFile.
 }
 const demo = existsSync(demoKeysFile) ? JSON.parse(readFileSync(demoKeysFile, 'utf8')) : null;
 

@@ -31,6 +31,8 @@ export interface MockOptions {
   onPrismOutput?: (line: string) => void;
   /** How long Prism may take to start; default 600 s (a guard against a hang: an exit is seen at once). */
   startupTimeoutMs?: number;
+  /** Shorter slow-client timeouts than `TIMEOUTS` (tests). */
+  timeouts?: { headersMs: number; requestMs: number };
 }
 
 export interface MockServer {
@@ -48,8 +50,23 @@ export interface MockServer {
 export { Contract, RESPONSE_HEADERS_EXTENSION, ERROR_ROLES, type Scenario } from './contract.js';
 export { curlFor, exampleRequest, type ExampleRequest } from './requests.js';
 
-/** Largest request body the mock reads: above the 1,000-row bulk limit with room to spare. */
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest request body the mock takes: what Prism behind it reads (its body parser stops at 10 MiB), above the
+ * 1,000-row bulk limit. The front server refuses a larger one itself, in the envelope, from its Content-Length.
+ */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** How long a client may take to send a request's headers, and the whole request (README, "Operations"). */
+export const TIMEOUTS = { headersMs: 10_000, requestMs: 60_000 } as const;
+
+/**
+ * How often Node checks those timeouts. Node looks at them only every `connectionsCheckingInterval` (30 s by
+ * default), so a 10 s bound was enforced anywhere from 10 to 40 s; checking every quarter of the shorter one (at
+ * most every second) keeps each within a quarter of its own length.
+ */
+export function checkingIntervalMs(headersMs: number, requestMs: number): number {
+  return Math.max(10, Math.min(1_000, Math.floor(Math.min(headersMs, requestMs) / 4)));
+}
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
@@ -302,12 +319,20 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     );
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, errorResponse(contract, 'internal', `Mock: ${(err as Error).message}`));
-      else res.destroy();
-    });
-  });
+  const timeouts = options.timeouts ?? TIMEOUTS;
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: checkingIntervalMs(timeouts.headersMs, timeouts.requestMs),
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) send(res, errorResponse(contract, 'internal', `Mock: ${(err as Error).message}`));
+        else res.destroy();
+      });
+    },
+  );
   // Malformed HTTP never reaches the handler (Node's parser refuses it): it still gets the envelope, with a status
   // the contract uses, rather than Node's bare 400 or 431.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
@@ -328,8 +353,6 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
     for (const [name, value] of Object.entries(shaped.headers)) head.push(`${name}: ${String(value)}`);
     socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), shaped.body]));
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {

@@ -111,3 +111,18 @@ export function maxRequestBodyBytes(
   if (largest.bytes === 0) throw new Error('the contract (@cls-api/spec) bounds no request body');
   return largest;
 }
+
+/**
+ * Each operation's own body limit: the most its request body's schema allows (a token request takes about a
+ * kilobyte, a bulk request megabytes). Operations whose body the contract leaves open (an MCP tool call's
+ * `arguments`) are absent: they take up to the largest bounded body.
+ */
+export function operationBodyLimits(doc: OpenApiDocument, ops: Iterable<OperationInfo>): Map<string, number> {
+  const limits = new Map<string, number>();
+  for (const op of ops) {
+    if (!op.requestBody?.schema) continue;
+    const bytes = maxJsonBytes(doc, op.requestBody.schema);
+    if (bytes !== undefined) limits.set(op.operationId, bytes);
+  }
+  return limits;
+}

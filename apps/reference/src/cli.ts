@@ -1,19 +1,29 @@
 #!/usr/bin/env node
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Cluster } from './cluster.js';
+import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
 import { openRedis } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
+import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
-import { KEY_AREAS, KEY_ENVS, ProvisioningError, type KeyEnv, type Storage } from './store/interface.js';
+import {
+  type AccountListing,
+  KEY_AREAS,
+  KEY_ENVS,
+  ProvisioningError,
+  type KeyEnv,
+  type Storage,
+} from './store/interface.js';
 import { DatabaseUnavailableError, describeTarget, openStorage, withoutPassword } from './store/storage.js';
 
 const USAGE = `Usage: cls-reference <command> [options]
@@ -23,6 +33,7 @@ const USAGE = `Usage: cls-reference <command> [options]
                                                    with demo data; starts its own PostgreSQL and Redis unless
                                                    DATABASE=postgres://… and REDIS_URL are given (README, "Deployment")
   seed                                             load the demo data set into an empty database; prints its keys
+  admin account list                               every account, its linked areas and its active keys' first characters
   admin account create --name NAME [--paid] [--link wms,manager,cam]
   admin account update --account ID (--paid | --unpaid)
   admin account link --account ID --area wms|manager|cam [--ref SERVICE_ACCOUNT]
@@ -39,7 +50,8 @@ REDIS_URL, SERVICE_TIME_ZONE,
 GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST, TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
 JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS,
 REQUEST_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, DB_LOCK_TIMEOUT_MS,
-SHUTDOWN_GRACE_MS, API_KEY_CACHE_MS, LIVE_USAGE_FLUSH_MS, CORS_ORIGINS, STRICT_CONTRACT.`;
+SHUTDOWN_GRACE_MS, MAX_INCOMPLETE_REQUESTS, REDIS_COMMAND_TIMEOUT_MS, API_KEY_CACHE_MS, LIVE_USAGE_FLUSH_MS, CORS_ORIGINS,
+STRICT_CONTRACT, DATA_DIR (demo-keys.json, cluster.env).`;
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -50,8 +62,14 @@ export interface CliIo {
   handleSignals?: boolean;
   /** Receives the running server of `serve`. */
   onServe?: (app: FastifyInstance) => void;
-  /** Receives the running cluster of `cluster`, and what stops it with the servers it started. */
-  onCluster?: (cluster: Cluster, stop: () => Promise<void>) => void;
+  /** Receives the running cluster of `cluster`, what stops it with the servers it started, and those servers. */
+  onCluster?: (cluster: Cluster, stop: () => Promise<void>, own: ClusterServers) => void;
+}
+
+/** The PostgreSQL and Redis `cluster` started itself (absent when DATABASE or REDIS_URL named existing ones). */
+export interface ClusterServers {
+  postgres?: RunningPostgres;
+  redis?: RunningRedis;
 }
 
 class UsageError extends Error {}
@@ -91,8 +109,12 @@ function keyEnv(value: string): KeyEnv {
   return value as KeyEnv;
 }
 
-function demoText(accounts: DemoAccount[], baseUrl: string | undefined): string {
-  const lines = ['Demo accounts (keys are shown only now; the database keeps hashes):'];
+function demoText(accounts: DemoAccount[], baseUrl: string | undefined, keptIn?: string): string {
+  const lines = [
+    keptIn
+      ? `Demo accounts (the database keeps only hashes of keys; these are kept in ${keptIn} and shown on every serve --demo and pnpm start):`
+      : 'Demo accounts (keys are shown only now; the database keeps hashes):',
+  ];
   for (const a of accounts) {
     lines.push('', `  ${a.name}  account_id=${a.account_id}  ${a.paid ? 'paid' : 'not paid'}`);
     for (const k of a.api_keys) lines.push(`    ${`${k.area} ${k.env}`.padEnd(13)} X-API-Key: ${k.api_key}`);
@@ -143,6 +165,10 @@ async function admin(
         const a = await accounts.createAccount({ name: required(flags, 'name'), paid: flags.paid === true, link }, now);
         return { account_id: a.account_id, name: a.name, paid: a.paid, linked_areas: a.linked_areas };
       }
+      case 'account list': {
+        const listed = await accounts.listAccounts();
+        return { accounts: listed };
+      }
       case 'account update': {
         if (flags.paid === flags.unpaid) throw new UsageError('give exactly one of --paid and --unpaid');
         const a = await accounts.setPaid(required(flags, 'account'), flags.paid === true);
@@ -180,7 +206,20 @@ async function admin(
       case 'quota reset': {
         const accountId = required(flags, 'account');
         const month = monthKey(now, config.serviceTimeZone);
-        // The counters the servers use: Redis's when REDIS_URL is set, else the database's.
+        // The counters the servers use: Redis's when REDIS_URL is set, else the database's. Each server records which
+        // as it starts; resetting the other would do nothing and say it was done.
+        const place = await accounts.usageCountersPlace();
+        if (place?.kind === 'redis' && !config.redisUrl)
+          throw new ConfigError([
+            `the servers on this DATABASE keep the monthly counters in Redis (${place.url}): run admin quota reset with their REDIS_URL. Nothing was reset.`,
+          ]);
+        if (place?.kind === 'database' && config.redisUrl)
+          throw new ConfigError([
+            'the servers on this DATABASE keep the monthly counters in the database, not in Redis: run admin quota reset without REDIS_URL. Nothing was reset.',
+          ]);
+        await accounts.getAccount(accountId).then((a) => {
+          if (!a) throw new ProvisioningError(`no account ${accountId}`);
+        });
         if (config.redisUrl) {
           const redis = await openRedis(config.redisUrl);
           try {
@@ -207,6 +246,18 @@ async function admin(
 }
 
 function humanText(result: Record<string, unknown>): string {
+  if (Array.isArray(result.accounts)) {
+    const listed = result.accounts as AccountListing[];
+    if (listed.length === 0) return 'No accounts. Create one with: pnpm reference admin account create --name NAME';
+    return listed
+      .map((a) =>
+        [
+          `${a.account_id}  ${a.name}  ${a.paid ? 'paid' : 'not paid'}  linked: ${a.linked_areas.join(', ') || 'none'}`,
+          ...a.api_keys.map((k) => `  ${`${k.area} ${k.env}`.padEnd(13)} ${k.key_hint}…`),
+        ].join('\n'),
+      )
+      .join('\n');
+  }
   return Object.entries(result)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
     .join('\n');
@@ -216,43 +267,109 @@ function humanText(result: Record<string, unknown>): string {
  * Runs one command. `serve` resolves once the server listens (it keeps running); the other commands resolve with
  * the process exit code when done.
  */
+/** A signal arrived while the cluster was starting: what was started is stopped, and the command exits 130. */
+class Interrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`${signal} while starting`);
+  }
+}
+
+/** The exit code of a command stopped by a signal (128 + SIGINT's 2), as a shell reports Ctrl-C. */
+const INTERRUPTED_EXIT = 130;
+
 /**
  * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
  * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
- * nginx in front on PORT. Ctrl-C stops everything it started.
+ * nginx in front on PORT. A signal at any step stops everything started so far, saying what; Ctrl-C once it serves
+ * stops it all and exits 0; an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting
+ * stops the cluster with exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
+ * REDIS_URL that admin commands need, and the line to run them is printed.
  */
 async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Promise<number> {
   const instances = flags.instances === undefined ? 3 : Number(flags.instances);
   if (!Number.isInteger(instances) || instances < 1 || instances > 16)
     throw new UsageError('--instances must be a whole number from 1 to 16');
-  const log = (line: string) => {
-    if (!json) io.stdout(line);
-  };
+  // Progress and the supervision's reports; with --json stdout carries the one JSON object only.
+  const say = (line: string) => (json ? io.stderr(line) : io.stdout(line));
+  const config0 = loadConfig({ ...io.env, DATABASE: ':memory:' }, undefined, { needsJwtSecret: false });
   // Only `cluster` starts servers of its own: `serve` never loads the private test-servers package, whose import
   // registers an exit handler.
-  const { startPostgres, startRedis } = await import('@cls-api/test-servers');
-  const { startCluster } = await import('./cluster.js');
-  const started: Array<{ stop(): Promise<void> }> = [];
+  const { assertPortFree, startPostgres, startRedis } = await import('@cls-api/test-servers');
+  const { RESTARTS, startCluster } = await import('./cluster.js');
+  // A taken PORT is found before anything starts: nginx could not bind it, and the other server would answer.
+  if (config0.port !== 0) await assertPortFree(config0.port);
+
+  const started: Array<{ describe(): string; stop(): Promise<void> }> = [];
   const stopStarted = async () => {
-    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    while (started.length > 0) {
+      const s = started.pop()!;
+      const what = s.describe();
+      await s.stop().then(
+        () => say(`  ${what}`),
+        (err: unknown) => say(`  could not stop ${what}: ${(err as Error).message}`),
+      );
+    }
   };
+  let interrupted: NodeJS.Signals | undefined;
+  let serving: { stop(): Promise<void> } | undefined;
+  const checkpoint = () => {
+    if (interrupted) throw new Interrupted(interrupted);
+  };
+  let exiting = false;
+  const stopAndExit = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    void stopStarted().then(() => process.exit(code));
+  };
+  if (io.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (serving) {
+        say(`${signal}: stopping the cluster…`);
+        stopAndExit(0);
+        return;
+      }
+      if (interrupted) return;
+      interrupted = signal;
+      say(`${signal}: stopping what was started, once the step under way ends…`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const step = (line: string) => {
+    checkpoint();
+    say(line);
+  };
+
+  const own: ClusterServers = {};
   try {
     let database = io.env.DATABASE;
+    let ownDatabase = false;
     if (database === undefined || !/^postgres(ql)?:\/\//.test(database)) {
-      log("Starting PostgreSQL (Debian's package, installed when missing)…");
-      const postgres = await startPostgres(log);
-      started.push(postgres);
+      step("Starting PostgreSQL (Debian's package, installed when missing)…");
+      const postgres = await startPostgres(say);
+      own.postgres = postgres;
+      started.push({
+        describe: () => `stopped PostgreSQL (pid ${postgres.process.pid}) and removed its folder ${postgres.dir}`,
+        stop: () => postgres.stop(),
+      });
+      checkpoint();
       database = await postgres.createDatabase('cls_cluster');
+      ownDatabase = true;
     }
     let redisUrl = io.env.REDIS_URL;
     if (redisUrl === undefined) {
-      log("Starting Redis (Debian's package, installed when missing)…");
-      const redis = await startRedis(log);
-      started.push(redis);
+      step("Starting Redis with persistence (Debian's package, installed when missing)…");
+      const redis = await startRedis({ log: say, persistent: true });
+      own.redis = redis;
+      started.push({
+        describe: () => `stopped redis-server (pid ${redis.process.pid}) and removed its folder ${redis.dir}`,
+        stop: () => redis.stop(),
+      });
       redisUrl = redis.url;
     }
     const env = { ...io.env, DATABASE: database, REDIS_URL: redisUrl };
     const config = loadConfig(env, undefined, { needsJwtSecret: false });
+    step('Loading the demo data…');
     let demo: DemoAccount[] | undefined;
     try {
       demo = await withStorage(config, (storage) =>
@@ -261,22 +378,47 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     } catch (err) {
       if (!(err instanceof NotEmptyError)) throw err;
     }
-    log(`Starting ${instances} reference instances and nginx…`);
+    step(`Starting ${instances} reference instances and nginx…`);
     const running = await startCluster({
       instances,
       database,
       redisUrl,
       port: config.port,
       env: { LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
-      log,
+      log: json ? () => undefined : say,
+      report: say,
     });
-    started.push(running);
-    io.onCluster?.(running, stopStarted);
+    started.push({
+      describe: () =>
+        `stopped nginx (pid ${running.nginx.process.pid}, its folder ${running.nginx.dir} removed) and ${running.instances.length} instances (pids ${running.instances.map((i) => i.process.pid).join(', ')})`,
+      stop: () => running.stop(),
+    });
+    checkpoint();
+
+    // What an operator's admin commands need: the file (documented in the README) and the line to run.
+    const dataDir = resolve(io.env.DATA_DIR ?? 'data');
+    const envFile = join(dataDir, 'cluster.env');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(
+      envFile,
+      `# cls-reference cluster: its database and Redis, while it runs (removed when it stops).\nDATABASE=${database}\nREDIS_URL=${redisUrl}\n`,
+      { mode: 0o600 },
+    );
+    started.push({ describe: () => `removed ${envFile}`, stop: async () => rmSync(envFile, { force: true }) });
+    // The cluster's own PostgreSQL has one fixed local password (README, "Deployment"): the line is shown whole.
+    // A DATABASE given by the operator keeps its password off the screen: the line reads it from the file.
+    const adminLine = ownDatabase
+      ? `DATABASE=${database} REDIS_URL=${redisUrl} pnpm reference admin account list`
+      : `env $(grep -v '^#' ${envFile}) pnpm reference admin account list`;
+
+    io.onCluster?.(running, stopStarted, own);
     const topology = {
       base_url: running.url,
       instances: running.instances.map((i) => i.url),
       database: describeTarget(config.database),
       redis_url: withoutPassword(redisUrl),
+      env_file: envFile,
+      admin: adminLine,
       ...(demo ? { accounts: demo } : { demo_loaded: false }),
     };
     if (json) io.stdout(JSON.stringify(topology));
@@ -288,20 +430,30 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
           `Serving through nginx at ${running.url}, balanced over ${instances} instances:`,
           ...running.instances.map((i, n) => `  ${`instance ${n + 1}`.padEnd(16)}${i.url}`),
           `  database        ${topology.database}`,
-          `  redis           ${topology.redis_url}`,
-          'The gateway limit and the monthly quota are shared through Redis. Ctrl-C stops everything.',
+          `  redis           ${topology.redis_url} (append-only file: a restart keeps every count)`,
+          '',
+          `Admin commands against this cluster (DATABASE and REDIS_URL are also in ${envFile} while it runs):`,
+          `  ${adminLine}`,
+          '',
+          `An instance that exits is restarted (at most ${RESTARTS.max} times within ${RESTARTS.withinMs / 1000} s). Ctrl-C stops everything.`,
         ].join('\n'),
       );
     }
+    serving = running;
     if (io.handleSignals !== false) {
-      const stop = () => {
-        void stopStarted().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      void running.failed.then((reason) => {
+        say(`The cluster cannot go on (${reason}): stopping everything.`);
+        stopAndExit(1);
+      });
     }
     return 0;
   } catch (err) {
+    if (err instanceof Interrupted) {
+      say(`Interrupted (${err.signal}) while starting: stopping what was started.`);
+      await stopStarted();
+      say('Everything the cluster started is stopped.');
+      return INTERRUPTED_EXIT;
+    }
     await stopStarted();
     throw err;
   }
@@ -341,6 +493,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const storage = await openStorage(config.database, storageOptions(config, logger));
       let demo: DemoAccount[] | undefined;
       let demoSkipped = false;
+      // The demo credentials are kept where `pnpm start` keeps them (src/demo-keys.ts), so a later start shows them.
+      const keysFile = flags.demo ? demoKeysPath(io.env) : undefined;
+      let kept: DemoAccount[] | undefined;
       try {
         if (flags.demo) {
           try {
@@ -349,9 +504,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               createDomain(storage.domain, { timeZone: config.serviceTimeZone }),
               clock(),
             );
+            if (keysFile) saveDemoKeys(keysFile, demo);
           } catch (err) {
             if (!(err instanceof NotEmptyError)) throw err;
             demoSkipped = true;
+            kept = keysFile ? readDemoKeys(keysFile) : undefined;
           }
         }
         const app = await startServer({
@@ -370,13 +527,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               base_url: baseUrl,
               ...(demo ? { accounts: demo } : {}),
               ...(demoSkipped ? { demo_loaded: false } : {}),
+              ...(kept ? { accounts: kept } : {}),
+              ...(keysFile && (demo || kept) ? { demo_keys_file: keysFile } : {}),
             }),
           );
         else {
-          if (demo) io.stdout(demoText(demo, baseUrl));
-          if (demoSkipped)
+          if (demo) io.stdout(demoText(demo, baseUrl, keysFile));
+          if (kept) io.stdout(`The demo data is already loaded.\n${demoText(kept, baseUrl, keysFile)}`);
+          else if (demoSkipped)
             io.stdout(
-              'The database already has accounts, so the demo data was not loaded. Create keys with: cls-reference admin key create …',
+              [
+                `The database already has accounts, so the demo data was not loaded, and no demo credentials are kept for it${keysFile ? ` (${keysFile})` : ''}.`,
+                '  List the accounts: pnpm reference admin account list',
+                '  Create a key:      pnpm reference admin key create --account ID --area wms --env test',
+              ].join('\n'),
             );
           io.stdout(
             `Serving the Commerce and Logistics Service API v3 at ${baseUrl} (database ${describeTarget(config.database)}). Ctrl-C stops it.`,
@@ -396,7 +560,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const accounts = await withStorage(config, (storage) =>
         provisionDemo(storage.accounts, createDomain(storage.domain, { timeZone: config.serviceTimeZone }), clock()),
       );
-      io.stdout(json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`));
+      const keysFile = demoKeysPath(io.env);
+      if (keysFile) saveDemoKeys(keysFile, accounts);
+      io.stdout(
+        json ? JSON.stringify({ accounts }) : demoText(accounts, `http://${config.host}:${config.port}`, keysFile),
+      );
       return 0;
     }
     if (command === 'admin') {
@@ -432,7 +600,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),
   });
-  if (code !== 0) process.exitCode = code;
+  // A failed command exits now: a handle its failure left open (a database client's socket after a refused login)
+  // must not keep the process waiting for ever. Standard streams are synchronous for files and pipes on Linux, and
+  // an exit on a TTY waits for them too.
+  if (code !== 0) process.exit(code);
 }
 
 if (isMain()) await main();

@@ -47,6 +47,10 @@ export interface Config {
    * instance (src/limits/); without it the buckets are each instance's own and the rest is in the database.
    */
   redisUrl: string | undefined;
+  /** How long a request waits for one Redis command before it fails (500): a frozen Redis never holds requests. */
+  redisCommandTimeoutMs: number;
+  /** Requests whose head or body is still arriving, over all clients: above it the oldest of them is closed. */
+  maxIncompleteRequests: number;
   /** How long a looked-up API key is remembered: a revocation made elsewhere is honoured within this (src/auth/key-cache.ts). */
   apiKeyCacheMs: number;
   /** How long live-key calls are counted in memory before they are written, in one statement per account. */
@@ -201,6 +205,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   // ended subscription stops working within a second on every instance; 0 turns either off.
   const apiKeyCacheMs = integer('API_KEY_CACHE_MS', 1_000, 0, 1_000);
   const liveUsageFlushMs = integer('LIVE_USAGE_FLUSH_MS', 1_000, 0, 1_000);
+  const redisCommandTimeoutMs = integer('REDIS_COMMAND_TIMEOUT_MS', 1_000, 10, 60_000);
+  const maxIncompleteRequests = integer('MAX_INCOMPLETE_REQUESTS', 256, 1, 100_000);
 
   const corsRaw = raw('CORS_ORIGINS') ?? '*';
   let corsOrigins: '*' | string[] = '*';
@@ -252,6 +258,8 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     dbLockTimeoutMs,
     shutdownGraceMs,
     redisUrl,
+    redisCommandTimeoutMs,
+    maxIncompleteRequests,
     apiKeyCacheMs,
     liveUsageFlushMs,
     corsOrigins,

@@ -2,7 +2,7 @@
 // `contractModel`): the limits and the service time zone come from the model, which reads and checks the
 // contract's extensions once; what is derived here (token lifetimes, path and message bounds, credential headers)
 // is read from the document's plain schemas.
-import { maxRequestBodyBytes } from './body-limit.js';
+import { maxRequestBodyBytes, operationBodyLimits } from './body-limit.js';
 import {
   ContractError,
   contractModel,
@@ -54,6 +54,8 @@ export interface Contract {
   maxPathParameterLength: number;
   /** The largest request body the contract allows (a 1,000-row bulk request at every maximum length), bytes. */
   maxRequestBodyBytes: number;
+  /** Each operation's largest request body by its own schema, bytes; an operation with an open body is absent. */
+  operationBodyLimits: ReadonlyMap<string, number>;
   /** `maxLength` of an error's `message` (the `Text` schema of `Error.message`). */
   messageMaxLength: number;
   /** Request headers that carry a credential (`components.securitySchemes`): `X-API-Key`, `Authorization`. */
@@ -175,6 +177,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     jwtAudience,
     maxPathParameterLength: maxPathParameterLength(doc, ops),
     maxRequestBodyBytes: maxRequestBodyBytes(doc, ops).bytes,
+    operationBodyLimits: operationBodyLimits(doc, ops),
     messageMaxLength: messageMaxLength(doc),
     credentialHeaders: credentialHeaders(doc),
     declaredResponseHeaders: declaredResponseHeaders(ops),

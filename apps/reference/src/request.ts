@@ -17,6 +17,8 @@ export interface QuotaState {
   reset: Date;
   /** True when this request was refused because the quota is used up. */
   exhausted: boolean;
+  /** The month whose counter this call was counted in (absent when it was refused, so not counted). */
+  countedIn?: string;
 }
 
 declare module 'fastify' {

@@ -25,11 +25,12 @@ import { RedisRefreshTokens } from './limits/redis-refresh-tokens.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { gatewayRateLimit } from './plugins/gateway-rate-limit.js';
 import { gracefulClose } from './plugins/graceful-close.js';
-import { jsonBody } from './plugins/json-body.js';
+import { incompleteRequests } from './plugins/incomplete-requests.js';
+import { bodyLimitOf, jsonBody } from './plugins/json-body.js';
 import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
-import { openStorage, type StorageOptions } from './store/storage.js';
+import { openStorage, type StorageOptions, withoutPassword } from './store/storage.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -103,9 +104,16 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     const sqlite = (storage as { sqlite?: { pragma(source: string): unknown } }).sqlite;
     sqlite?.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
     const accounts = storage.accounts;
-    redis = config.redisUrl ? await openRedis(config.redisUrl) : undefined;
+    redis = config.redisUrl ? await openRedis(config.redisUrl, config.redisCommandTimeoutMs) : undefined;
     // With REDIS_URL the counters are shared by every instance through Redis (src/limits/redis-usage.ts).
     const usageCounters: UsageCounters = redis ? new RedisUsageCounters(redis) : accounts;
+    // Said in the database, so that the operator's `admin quota reset` acts where the servers count (src/cli.ts).
+    await accounts
+      .recordUsageCounters(
+        config.redisUrl ? { kind: 'redis', url: withoutPassword(config.redisUrl) } : { kind: 'database' },
+        clock(),
+      )
+      .catch((err: unknown) => logger.warn({ err }, 'database: where the usage counters are kept was not recorded'));
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers: ServerHandlers = {
@@ -189,6 +197,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       maxPerAddress: config.maxConnectionsPerAddress,
       trustedProxies: config.trustedProxies,
     });
+    await app.register(incompleteRequests, { max: config.maxIncompleteRequests });
     const tiers: GatewayTier[] = [
       { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
       { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
@@ -197,7 +206,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       tiers,
       buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
     });
-    await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes });
+    await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes, operationLimits: spec.operationBodyLimits });
     await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
     await app.register(quota, {
       counters: usageCounters,
@@ -224,7 +233,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       await storage.ping();
       return { data: { status: 'ok' } };
     });
-    registerRoutes(app, handlers, spec);
+    registerRoutes(app, handlers, spec, config.bodyLimitBytes);
 
     await app.ready();
     return app;
@@ -267,7 +276,12 @@ function context(request: FastifyRequest, route: Route): HandlerContext | Reques
  * against the contract's own schemas (the contract model's validators; params and query coerced from strings and defaulted, the body
  * taken as sent) before the handler runs.
  */
-export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, spec: Contract): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  handlers: ServerHandlers,
+  spec: Contract,
+  bodyLimit: number,
+): void {
   // Requests may carry any member of an open set (`openValues`); responses are held to the known ones.
   const validators = {
     parameters: spec.model.validator({ coerceTypes: true, openValues: true }),
@@ -287,6 +301,7 @@ export function registerRoutes(app: FastifyInstance, handlers: ServerHandlers, s
       method: route.method,
       url: route.url,
       config: { operation: route },
+      bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
       preValidation: async (request) => {
         validate(request);
       },

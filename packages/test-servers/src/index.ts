@@ -1,7 +1,7 @@
 export { ensureDebianPackage, run, type Log } from './debian.js';
-export { sparePort } from './ports.js';
+export { assertPortFree, sparePort } from './ports.js';
 export { startServer, type RunningServer } from './process.js';
-export { REDIS_SERVER, startRedis, type RunningRedis } from './redis.js';
+export { REDIS_SERVER, type RedisOptions, startRedis, type RunningRedis } from './redis.js';
 export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
 export { ensurePostgres, POSTGRES_PASSWORD, startPostgres, type RunningPostgres } from './postgres.js';
 export {

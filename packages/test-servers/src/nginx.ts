@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackage, type Log } from './debian.js';
-import { sparePort } from './ports.js';
+import { assertPortFree, sparePort } from './ports.js';
 import { type RunningServer, startServer } from './process.js';
 
 export const NGINX = '/usr/sbin/nginx';
@@ -12,6 +12,8 @@ export interface RunningNginx extends RunningServer {
   url: string;
   /** The configuration it runs, for a failed test's message or a person trying the topology. */
   config: string;
+  /** Its folder (configuration, temporary files, error log), removed by `stop`. */
+  dir: string;
 }
 
 export interface NginxOptions {
@@ -19,9 +21,22 @@ export interface NginxOptions {
   upstreams: readonly number[];
   /** The proxy's own port (a spare one when absent or 0). */
   port?: number;
-  /** The largest request body passed on, in bytes (the server behind it sets its own limit). */
+  /** The largest request body passed on, in bytes: the largest the servers behind it take (theirs, from one place). */
   maxBodyBytes?: number;
+  /**
+   * The largest request head line (the request line or one header) passed on, in bytes: at least what the servers
+   * behind it accept, so that nginx never refuses a request they would serve.
+   */
+  maxHeaderBytes?: number;
+  /** Smaller body limits of single paths (an operation whose body is small), refused by nginx itself. */
+  pathBodyLimits?: ReadonlyArray<{ path: string; bytes: number }>;
   log?: Log;
+}
+
+/** The contract's error envelope, as nginx writes it for a request it refuses itself. */
+function envelope(code: string, message: string): string {
+  // nginx's `return` takes the text in single quotes; none of the messages has one.
+  return JSON.stringify({ success: false, error: { code, message } });
 }
 
 /**
@@ -34,10 +49,31 @@ export interface NginxOptions {
 export function nginxConfig(dir: string, port: number, options: NginxOptions): string {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const servers = options.upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=2s;`).join('\n');
-  const body = JSON.stringify({
-    success: false,
-    error: { code: 'INTERNAL_ERROR', message: 'No instance of the service could answer. Retry later.' },
-  });
+  const body = envelope('INTERNAL_ERROR', 'No instance of the service could answer. Retry later.');
+  const maxBody = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const maxHeader = options.maxHeaderBytes ?? 16 * 1024;
+  const proxy = `      proxy_pass http://reference;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_next_upstream error timeout;
+      proxy_intercept_errors off;`;
+  const pathLimits = (options.pathBodyLimits ?? [])
+    .map(
+      ({ path, bytes }) => `    location = ${path} {
+      client_max_body_size ${bytes};
+      error_page 400 494 = @malformed;
+      error_page 413 = @body_too_large_${bytes};
+      error_page 502 503 504 = @unavailable;
+${proxy}
+    }
+    location @body_too_large_${bytes} {
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', `The request body is larger than ${bytes} bytes, the most this operation takes.`)}';
+    }`,
+    )
+    .join('\n');
   return `${asRoot ? 'user root;\n' : ''}daemon off;
 master_process off;
 pid ${dir}/nginx.pid;
@@ -52,7 +88,9 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  client_max_body_size ${options.maxBodyBytes ?? 16 * 1024 * 1024};
+  client_max_body_size ${maxBody};
+  # A request line or header line as long as the servers behind accept (their limit is on the whole head).
+  large_client_header_buffers 4 ${maxHeader};
   upstream reference {
 ${servers}
     keepalive 64;
@@ -63,20 +101,38 @@ ${servers}
   }
   server {
     listen 127.0.0.1:${port};
+    # What nginx refuses itself is the contract's envelope with a status the contract uses (400), never its HTML
+    # page with 413, 414 or 494.
+    error_page 400 494 = @malformed;
+    error_page 413 = @body_too_large;
+    # A request line too long has no URI to match a named location by: its page is an internal path.
+    error_page 414 = /.uri-too-long;
     location / {
-      proxy_pass http://reference;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_next_upstream error timeout;
-      proxy_intercept_errors off;
+${proxy}
+      # A location's error_page replaces the server's, so each is repeated here.
+      error_page 400 494 = @malformed;
+      error_page 413 = @body_too_large;
       error_page 502 503 504 = @unavailable;
     }
+    location = /.uri-too-long {
+      internal;
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', `The request line is longer than ${maxHeader} bytes.`)}';
+    }
+${pathLimits}
     location @unavailable {
       default_type application/json;
       return 500 '${body}';
     }
+    location @malformed {
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', `The request is malformed, or a header line is longer than ${maxHeader} bytes.`)}';
+    }
+    location @body_too_large {
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', `The request body is larger than ${maxBody} bytes, the most any operation takes.`)}';
+    }
+
   }
 }
 `;
@@ -86,7 +142,9 @@ ${servers}
 export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   const log = options.log ?? ((l: string) => console.log(`[nginx] ${l}`));
   const binary = await ensureDebianPackage('nginx-light', NGINX, log);
-  // Port 0 asks for a spare one, as it does of any server.
+  // Port 0 asks for a spare one, as it does of any server. A port given must be free: otherwise nginx cannot bind it
+  // while another server answers on it, and the proxy would seem to be listening.
+  if (options.port) await assertPortFree(options.port);
   const port = options.port || (await sparePort());
   const dir = mkdtempSync(join(tmpdir(), 'cls-nginx-'));
   for (const sub of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, sub));
@@ -103,6 +161,7 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   return Object.assign(server, {
     url: `http://127.0.0.1:${port}`,
     config,
+    dir,
     async stop() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

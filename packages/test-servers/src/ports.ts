@@ -12,3 +12,20 @@ export function sparePort(): Promise<number> {
     });
   });
 }
+
+/** Rejects with a message naming the port when another server listens on it (on 127.0.0.1 or every address). */
+export function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          err.code === 'EADDRINUSE'
+            ? `port ${port} is already in use on 127.0.0.1: stop the server on it or choose another PORT`
+            : `port ${port} cannot be used: ${err.message}`,
+        ),
+      ),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}

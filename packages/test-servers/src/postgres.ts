@@ -45,6 +45,8 @@ function asServerUser(command: string, args: string[]): [string, string[]] {
 }
 
 export interface RunningPostgres extends RunningServer {
+  /** Its folder (the cluster's data, its socket), removed by `stop`. */
+  dir: string;
   /** `postgres://postgres:…@127.0.0.1:<port>/` followed by a database name. */
   urlOf(database: string): string;
   /** A new, empty database; its URL. */
@@ -113,6 +115,7 @@ export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${
   const urlOf = (database: string) => `postgres://postgres:${POSTGRES_PASSWORD}@127.0.0.1:${port}/${database}`;
   const stop = server.stop;
   return Object.assign(server, {
+    dir,
     urlOf,
     async createDatabase(name: string) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);

@@ -16,6 +16,13 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return {1, calls}
 `;
 
+/** One call given back, never below zero (a counter reset meanwhile stays reset). */
+const RETURN_TEST_CALL = `
+local calls = tonumber(redis.call('GET', KEYS[1]) or '0')
+if calls > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
 export class RedisUsageCounters implements UsageCounters {
   private readonly retentionSeconds: number;
 
@@ -26,6 +33,7 @@ export class RedisUsageCounters implements UsageCounters {
   ) {
     this.retentionSeconds = retentionDays * 86_400;
     redis.defineCommand('clsCountTestCall', { numberOfKeys: 1, lua: COUNT_TEST_CALL });
+    redis.defineCommand('clsReturnTestCall', { numberOfKeys: 1, lua: RETURN_TEST_CALL });
   }
 
   private key(accountId: string, month: string, env: KeyEnv): string {
@@ -43,6 +51,11 @@ export class RedisUsageCounters implements UsageCounters {
       this.retentionSeconds,
     );
     return { allowed: allowed === 1, calls };
+  }
+
+  async returnTestCall(accountId: string, month: string): Promise<void> {
+    const give = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).clsReturnTestCall!;
+    await give.call(this.redis, this.key(accountId, month, 'test'));
   }
 
   async countLiveCall(accountId: string, month: string): Promise<number> {

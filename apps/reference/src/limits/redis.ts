@@ -2,13 +2,20 @@ import { Redis } from 'ioredis';
 import { ConfigError } from '../config.js';
 import { withoutPassword } from '../store/storage.js';
 
+/** REDIS_COMMAND_TIMEOUT_MS's default: how long one command may take before the request that sent it fails. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
 /**
  * Connects to REDIS_URL and checks it answers, before the server listens: a Redis it cannot use is an error at
  * start naming REDIS_URL, never a server that fails its first requests. Once running, a command is not queued
- * while Redis is away: it fails at once (the request is 500 INTERNAL_ERROR, logged) and the client reconnects.
+ * while Redis is away: it fails at once (the request is 500 INTERNAL_ERROR, logged) and the client reconnects. A
+ * Redis that is there but does not answer (stopped, swapping, a long script) fails each command after
+ * `commandTimeoutMs`, so requests never pile up behind it; its late answers are dropped, and the next commands are
+ * served as soon as it answers again.
  */
-export async function openRedis(url: string): Promise<Redis> {
+export async function openRedis(url: string, commandTimeoutMs = REDIS_COMMAND_TIMEOUT_MS): Promise<Redis> {
   const redis = new Redis(url, {
+    commandTimeout: commandTimeoutMs,
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -6,6 +6,7 @@ import type { ErrorCode } from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
 import { ApiError, messageText, shown } from '../errors.js';
 import fp from 'fastify-plugin';
+import { bodyTooLargeMessage } from './json-body.js';
 import { pathOf } from '../request.js';
 import { DatabaseLockedError } from '../store/busy.js';
 import { RequestValidationError } from '../validation.js';
@@ -178,12 +179,8 @@ export const errorMapping = fp<ErrorMappingOptions>(
       if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         // The rest of the body is not read: the connection closes after the answer.
         reply.header('Connection', 'close');
-        return send(
-          request,
-          reply,
-          'INVALID_PARAMETER',
-          `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`,
-        );
+        const limit = request.routeOptions.bodyLimit ?? bodyLimit;
+        return send(request, reply, 'INVALID_PARAMETER', bodyTooLargeMessage(limit, bodyLimit));
       }
       const status = clientStatus(fastifyError);
       if (status !== undefined) {

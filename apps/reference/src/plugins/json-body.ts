@@ -9,6 +9,24 @@ import { RequestValidationError } from '../validation.js';
 export interface JsonBodyOptions extends Record<string, unknown> {
   /** The largest body read, in bytes (Config.bodyLimitBytes). */
   bodyLimit: number;
+  /** Each operation's own limit (`Contract.operationBodyLimits`); an operation absent from it takes `bodyLimit`. */
+  operationLimits: ReadonlyMap<string, number>;
+}
+
+/** The largest body an operation reads: its own schema's bound, never above the server's limit. */
+export function bodyLimitOf(
+  operationId: string | undefined,
+  options: Pick<JsonBodyOptions, 'bodyLimit' | 'operationLimits'>,
+): number {
+  const own = operationId === undefined ? undefined : options.operationLimits.get(operationId);
+  return own === undefined ? options.bodyLimit : Math.min(own, options.bodyLimit);
+}
+
+/** The message of a body over an operation's limit, from the server or the proxy in front of it alike. */
+export function bodyTooLargeMessage(limit: number, serverLimit: number): string {
+  return limit < serverLimit
+    ? `The request body is larger than ${limit} bytes, the most this operation takes.`
+    : `The request body is larger than ${limit} bytes, the most any operation takes.`;
 }
 
 /**
@@ -75,7 +93,8 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
  * client cannot hold it by announcing gigabytes.
  */
 export const jsonBody = fp<JsonBodyOptions>(
-  async (app: FastifyInstance, { bodyLimit }) => {
+  async (app: FastifyInstance, options) => {
+    const { bodyLimit } = options;
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
       'application/json',
@@ -84,14 +103,15 @@ export const jsonBody = fp<JsonBodyOptions>(
         parseJsonBody(typeof body === 'string' ? Buffer.from(body, 'utf8') : body),
     );
 
+    // The operation's own limit, so a route whose body is small (the public token request) cannot be made to read
+    // and parse megabytes; the route's bodyLimit (src/server.ts) bounds a chunked body the same way as it arrives.
     app.addHook('onRequest', async function refuseOversizedBody(request, reply) {
       const declared = request.headers['content-length'];
-      if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= bodyLimit) return;
+      if (declared === undefined || !/^\d+$/.test(declared)) return;
+      const limit = bodyLimitOf(request.routeOptions.config.operation?.operationId, options);
+      if (Number(declared) <= limit) return;
       reply.header('Connection', 'close');
-      throw new ApiError(
-        'INVALID_PARAMETER',
-        `The request body is larger than ${bodyLimit} bytes, the most any operation takes.`,
-      );
+      throw new ApiError('INVALID_PARAMETER', bodyTooLargeMessage(limit, bodyLimit));
     });
   },
   { name: 'json-body', fastify: '5.x', dependencies: ['gateway-rate-limit'] },

@@ -110,6 +110,17 @@ export class UsageMeter {
     });
   }
 
+  /** Gives back a test-key call counted for a request the service then failed to serve (DECISIONS.md G29). */
+  async returnTest(accountId: string, month: string): Promise<void> {
+    const key = `${accountId} ${month} test`;
+    const unwritten = this.unwritten.get(key);
+    if (unwritten && unwritten.calls > 0) {
+      unwritten.calls -= 1;
+      return;
+    }
+    await this.counters.returnTestCall(accountId, month);
+  }
+
   async countLive(accountId: string, month: string, nowMs: number): Promise<void> {
     const key = `${accountId} ${month} live`;
     if (this.liveFlushMs > 0) {
@@ -233,17 +244,51 @@ export const quota = fp<QuotaOptions>(
 
     app.addHook('onRequest', async function countCall(request) {
       const credential = request.credential;
-      if (credential?.kind !== 'api_key') return;
+      if (credential?.kind !== 'api_key' || credential.environment === 'live') return;
       const month = monthKey(request.now, timeZone);
-      if (credential.environment === 'live') {
-        await meter.countLive(credential.accountId, month, request.now.getTime());
-        return;
-      }
       const counted = await meter.countTest(credential.accountId, month, limit);
       const reset = startOfNextMonth(request.now, timeZone);
-      request.quota = { limit, remaining: Math.max(0, limit - counted.calls), reset, exhausted: !counted.allowed };
+      request.quota = {
+        limit,
+        remaining: Math.max(0, limit - counted.calls),
+        reset,
+        exhausted: !counted.allowed,
+        ...(counted.allowed ? { countedIn: month } : {}),
+      };
       if (!counted.allowed)
         throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');
+    });
+
+    // What counts (DECISIONS.md G29): a call the service answered, whatever the answer, except one it failed to serve
+    // (500 INTERNAL_ERROR: its database or Redis failed, a bug). A test-key call is counted before it is served, so
+    // the quota stays exact under concurrency, and given back here when it fails; a live-key call is counted only
+    // once it is answered.
+    app.addHook('onSend', async function settleCall(request, reply, payload) {
+      const credential = request.credential;
+      if (credential?.kind !== 'api_key') return payload;
+      const failed = reply.statusCode >= 500;
+      if (credential.environment === 'live') {
+        if (failed) return payload;
+        try {
+          await meter.countLive(credential.accountId, monthKey(request.now, timeZone), request.now.getTime());
+        } catch (err) {
+          // The answer is decided; a live count that cannot be written is logged, not turned into a failure.
+          request.log.error({ err }, 'usage counter: a live-key call could not be counted');
+        }
+        return payload;
+      }
+      const state = request.quota;
+      if (failed && state?.countedIn !== undefined) {
+        const month = state.countedIn;
+        delete state.countedIn;
+        try {
+          await meter.returnTest(credential.accountId, month);
+          state.remaining = Math.min(limit, state.remaining + 1);
+        } catch (err) {
+          request.log.error({ err }, 'usage counter: a failed call could not be given back');
+        }
+      }
+      return payload;
     });
 
     app.addHook('onSend', async function quotaHeaders(request, reply, payload) {

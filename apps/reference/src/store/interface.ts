@@ -22,6 +22,13 @@ export interface Account {
   created_at: number;
 }
 
+export interface AccountListing extends Account {
+  api_keys: Array<{ area: KeyArea; env: KeyEnv; key_hint: string; created_at: number }>;
+}
+
+/** The database's own counters, or Redis's at a URL (shown without its password). */
+export type UsageCountersPlace = { kind: 'database' } | { kind: 'redis'; url: string };
+
 export interface ApiKeyIdentity {
   account_id: string;
   area: KeyArea;
@@ -55,6 +62,12 @@ export class ProvisioningError extends Error {
  */
 export interface AccountStore {
   countAccounts(): Promise<number>;
+  /** Every account, oldest first, with the areas, environments and hints (first characters) of its active keys. */
+  listAccounts(): Promise<AccountListing[]>;
+  /** Records where the servers on this database keep the monthly counters (each server, as it starts). */
+  recordUsageCounters(where: UsageCountersPlace, now: Date): Promise<void>;
+  /** Where the servers on this database last said they keep the monthly counters; undefined before any did. */
+  usageCountersPlace(): Promise<UsageCountersPlace | undefined>;
   createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Promise<Account>;
   getAccount(accountId: string): Promise<Account | undefined>;
   setPaid(accountId: string, paid: boolean): Promise<Account>;
@@ -92,6 +105,8 @@ export interface AccountStore {
    * across processes on one database (one conditional statement, never a read then a write).
    */
   countTestCall(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }>;
+  /** Gives back one counted test-key call the service then failed to serve (DECISIONS.md G29); never below zero. */
+  returnTestCall(accountId: string, month: string): Promise<void>;
   countLiveCall(accountId: string, month: string): Promise<number>;
   /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
   addUsage(accountId: string, month: string, env: KeyEnv, calls: number): Promise<void>;
@@ -109,7 +124,10 @@ export type RefreshTokens = Pick<AccountStore, 'issueRefreshToken' | 'renewRefre
  * The monthly usage counters the quota uses: the account store's own (the database), or the same counters in Redis
  * when REDIS_URL is set (`src/limits/redis-usage.ts`).
  */
-export type UsageCounters = Pick<AccountStore, 'countTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'>;
+export type UsageCounters = Pick<
+  AccountStore,
+  'countTestCall' | 'returnTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'
+>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The domain's storage. Handlers depend on these interfaces only; `sqlite-domain.ts` implements them on

@@ -5,7 +5,16 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { KeyArea } from '@cls-api/server';
 import type { Environment } from '../environment.js';
-import type { Account, AccountStore, ApiKeyIdentity, ClientIdentity, KeyEnv, RefreshOutcome } from './interface.js';
+import type {
+  Account,
+  AccountListing,
+  AccountStore,
+  ApiKeyIdentity,
+  ClientIdentity,
+  KeyEnv,
+  RefreshOutcome,
+  UsageCountersPlace,
+} from './interface.js';
 import { KEY_AREAS, KEY_ENVS, ProvisioningError } from './interface.js';
 import type { SqlEngine, SqlExecutor } from './sql.js';
 
@@ -47,6 +56,47 @@ export class SqlAccountStore implements AccountStore {
 
   async countAccounts(): Promise<number> {
     return (await this.engine.get<{ n: number }>('SELECT COUNT(*) AS n FROM accounts'))?.n ?? 0;
+  }
+
+  async listAccounts(): Promise<AccountListing[]> {
+    const rows = await this.engine.all<AccountRow>('SELECT * FROM accounts ORDER BY created_at, account_id');
+    const areas = await this.engine.all<{ account_id: string; area: KeyArea }>(
+      'SELECT account_id, area FROM service_accounts ORDER BY account_id, area',
+    );
+    const keys = await this.engine.all<{
+      account_id: string;
+      area: KeyArea;
+      env: KeyEnv;
+      key_hint: string;
+      created_at: number;
+    }>(
+      'SELECT account_id, area, env, key_hint, created_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, key_id',
+    );
+    return rows.map((row) => ({
+      account_id: row.account_id,
+      name: row.name,
+      paid: row.paid === 1,
+      linked_areas: areas.filter((a) => a.account_id === row.account_id).map((a) => a.area),
+      created_at: row.created_at,
+      api_keys: keys
+        .filter((k) => k.account_id === row.account_id)
+        .map(({ area, env, key_hint, created_at }) => ({ area, env, key_hint, created_at: Number(created_at) })),
+    }));
+  }
+
+  async recordUsageCounters(where: UsageCountersPlace, now: Date): Promise<void> {
+    const value = where.kind === 'redis' ? `redis ${where.url}` : 'database';
+    await this.engine.run(
+      `INSERT INTO deployment (name, value, updated_at) VALUES ('usage_counters', ?, ?)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      [value, epoch(now)],
+    );
+  }
+
+  async usageCountersPlace(): Promise<UsageCountersPlace | undefined> {
+    const row = await this.engine.get<{ value: string }>("SELECT value FROM deployment WHERE name = 'usage_counters'");
+    if (!row) return undefined;
+    return row.value.startsWith('redis ') ? { kind: 'redis', url: row.value.slice(6) } : { kind: 'database' };
   }
 
   async createAccount(input: { name: string; paid: boolean; link: readonly KeyArea[] }, now: Date): Promise<Account> {
@@ -290,6 +340,13 @@ export class SqlAccountStore implements AccountStore {
     );
     if (row) return { allowed: true, calls: row.calls };
     return { allowed: false, calls: await this.usage(accountId, month, 'test') };
+  }
+
+  async returnTestCall(accountId: string, month: string): Promise<void> {
+    await this.engine.run(
+      `UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ? AND month = ? AND env = 'test' AND calls > 0`,
+      [accountId, month],
+    );
   }
 
   async countLiveCall(accountId: string, month: string): Promise<number> {

@@ -127,6 +127,13 @@ export async function openStorage(target: DatabaseTarget, options: StorageOption
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     const safe = target.engine === 'postgres' ? reason.split(target.url).join(target.display) : reason;
-    throw new DatabaseUnavailableError(`DATABASE ${describeTarget(target)} cannot be used: ${safe}`, { cause: err });
+    // pg's own words when the server asks for a password and the URL has none.
+    const hint =
+      target.engine === 'postgres' && /password must be a string/.test(reason)
+        ? ' (the server asks for a password and none was given: put it in the URL, postgres://user:password@host:port/database, or in PGPASSWORD)'
+        : '';
+    throw new DatabaseUnavailableError(`DATABASE ${describeTarget(target)} cannot be used: ${safe}${hint}`, {
+      cause: err,
+    });
   }
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -160,6 +160,40 @@ describe('admin commands with --json', () => {
     expect((await s.get('/v3/cam/invoices/600000000001/videos', { apiKey: key })).status).not.toBe(429);
   });
 
+  it('account list shows every account, its linked areas and the hints of its active keys (never a whole key)', async () => {
+    expect((await cli('admin', 'account', 'list')).out).toContain('No accounts.');
+    const a = (await cli('admin', 'account', 'create', '--name', 'Acme Trading', '--paid', '--json')).json
+      .account_id as string;
+    const b = (await cli('admin', 'account', 'create', '--name', 'Cam only', '--link', 'cam', '--json')).json
+      .account_id as string;
+    const key = (await cli('admin', 'key', 'create', '--account', a, '--area', 'wms', '--env', 'live', '--json')).json
+      .api_key as string;
+    const revoked = (await cli('admin', 'key', 'create', '--account', b, '--area', 'cam', '--env', 'test', '--json'))
+      .json.api_key as string;
+    await cli('admin', 'key', 'revoke', '--key', revoked);
+    const listed = await cli('admin', 'account', 'list', '--json');
+    expect(listed.code).toBe(0);
+    // Oldest first; two made in the same second may come in either order.
+    const byId = [...listed.json.accounts].sort(
+      (x: { account_id: string }, y: { account_id: string }) =>
+        [a, b].indexOf(x.account_id) - [a, b].indexOf(y.account_id),
+    );
+    expect(byId).toEqual([
+      expect.objectContaining({
+        account_id: a,
+        name: 'Acme Trading',
+        paid: true,
+        linked_areas: ['cam', 'manager', 'wms'],
+        api_keys: [expect.objectContaining({ area: 'wms', env: 'live', key_hint: expect.any(String) })],
+      }),
+      expect.objectContaining({ account_id: b, paid: false, linked_areas: ['cam'], api_keys: [] }),
+    ]);
+    expect(key.startsWith(byId[0].api_keys[0].key_hint)).toBe(true);
+    const text = (await cli('admin', 'account', 'list')).out;
+    expect(text).toContain(`${a}  Acme Trading  paid`);
+    expect(text).not.toContain(key);
+  });
+
   it('usage errors exit 2 with the usage text; unknown accounts exit 1', async () => {
     expect((await cli('admin', 'key', 'create', '--account', 'acc_x', '--area', 'pay', '--env', 'test')).code).toBe(2);
     expect((await cli('admin', 'frobnicate')).code).toBe(2);
@@ -275,13 +309,46 @@ describe('seed and the demo', () => {
     await served!.close();
     served = undefined;
 
-    // Run again on the same (now not empty) database: it serves without loading anything.
+    // The credentials are kept where `pnpm start` finds them: demo-keys.json beside the database.
+    const keysFile = join(dir, 'data', 'demo-keys.json');
+    expect(r.out).toContain(`kept in ${keysFile}`);
+    const keptKeys = JSON.parse(readFileSync(keysFile, 'utf8')) as { accounts: Array<{ account_id: string }> };
+    expect(r.out).toContain(keptKeys.accounts[0]!.account_id);
+
+    // Run again on the same (now not empty) database: it serves without loading anything, and shows them again.
     const again = await cli('serve', '--demo', '--json');
     expect(again.code).toBe(0);
     expect(again.json).toMatchObject({
       base_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       demo_loaded: false,
+      accounts: keptKeys.accounts,
+      demo_keys_file: keysFile,
     });
+    await served!.close();
+    served = undefined;
+    const text = await cli('serve', '--demo');
+    expect(text.out).toContain('The demo data is already loaded.');
+    expect(text.out).toContain(`X-API-Key: ${key}`);
+  });
+
+  it('serve --demo on a database with other accounts and no kept credentials names commands a repository user can run', async () => {
+    await cli('admin', 'account', 'create', '--name', 'Someone');
+    env.PORT = '0';
+    const r = await cli('serve', '--demo');
+    expect(r.out).toContain('no demo credentials are kept for it');
+    expect(r.out).toContain('pnpm reference admin account list');
+    expect(r.out).toContain('pnpm reference admin key create --account ID --area wms --env test');
+    expect(r.out).not.toContain('cls-reference admin');
+  });
+
+  it('DATA_DIR holds the demo credentials when set; a PostgreSQL URL gets a file of its own', async () => {
+    const { demoKeysPath } = await import('../../src/demo-keys.js');
+    expect(demoKeysPath({ DATABASE: '/srv/db/reference.db' })).toBe('/srv/db/demo-keys.json');
+    expect(demoKeysPath({ DATABASE: '/srv/db/reference.db', DATA_DIR: '/keep' })).toBe('/keep/demo-keys.json');
+    expect(demoKeysPath({ DATABASE: 'postgres://u:p@h/db' }, '/repo')).toMatch(
+      /^\/repo\/data\/demo-keys-[0-9a-f]{12}\.json$/,
+    );
+    expect(demoKeysPath({ DATABASE: ':memory:' })).toBeUndefined();
   });
 });
 

@@ -5,6 +5,7 @@ import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
 import { startTestServer, type TestServer, sqliteOf } from '../support/server.js';
+import { contract } from '../../src/contract-facts.js';
 
 const FAST = {
   GATEWAY_RATE_PER_SECOND: '1000000',
@@ -220,6 +221,40 @@ describe('the body limit is what the contract needs', () => {
     expect(answer!.body.error.message).toContain(String(s.config.bodyLimitBytes));
     expect(answer!.headers.connection).toBe('close');
     await connection.closed;
+  });
+
+  it('each operation has the limit its own schema implies: a 7 MB token request is refused from its Content-Length before a byte is read', async () => {
+    const tokenLimit = contract().operationBodyLimits.get('createAccessToken')!;
+    // A token request is about a kilobyte at most; the bulk operations take megabytes.
+    expect(tokenLimit).toBeGreaterThan(100);
+    expect(tokenLimit).toBeLessThan(16 * 1024);
+    expect(contract().operationBodyLimits.get('registerDraftOrders')).toBe(s.config.bodyLimitBytes);
+    const connection = await RawConnection.open(port);
+    // 7 MB announced, under the server's overall limit; not one byte sent: a server that waited for it would
+    // never answer.
+    const announced = 7_000_000;
+    expect(announced).toBeLessThan(s.config.bodyLimitBytes);
+    connection.write(
+      `POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${announced}\r\n\r\n`,
+    );
+    const answer = await connection.next();
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toContain(`${tokenLimit} bytes, the most this operation takes`);
+    expect(answer!.headers.connection).toBe('close');
+    await connection.closed;
+  });
+
+  it('a chunked body past the limit of its operation is refused as it arrives', async () => {
+    const tokenLimit = contract().operationBodyLimits.get('createAccessToken')!;
+    const connection = await RawConnection.open(port);
+    const chunk = JSON.stringify({ client_id: 'x'.repeat(tokenLimit), client_secret: 'y' });
+    connection.write(
+      `POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n0\r\n\r\n`,
+    );
+    const answer = await connection.next();
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toContain(`${tokenLimit} bytes`);
+    connection.destroy();
   });
 
   it('a body that grows past the limit without a Content-Length (chunked) is refused too', async () => {

@@ -194,7 +194,10 @@ describe('PostgreSQL migrations', () => {
     const rows = await query(url)<{ version: number; name: string }>(
       'SELECT version, name FROM schema_migrations ORDER BY version',
     );
-    expect(rows).toEqual([{ version: 1, name: 'schema' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'schema' },
+      { version: 2, name: 'deployment' },
+    ]);
   });
 
   it('applies only pending migrations, and refuses an applied one that changed', async () => {

@@ -179,6 +179,48 @@ describe('monthly quota with REDIS_URL: one counter per account for every instan
   });
 });
 
+describe('admin quota reset where the servers count elsewhere', () => {
+  const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
+  const reset = async (seller: string, env: Record<string, string>) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['admin', 'quota', 'reset', '--account', seller], {
+      env: { DATABASE: join(dir, 'reference.db'), TEST_KEY_MONTHLY_QUOTA: '2', LOG_LEVEL: 'silent', ...env },
+      stdout: (t) => out.push(t),
+      stderr: (t) => err.push(t),
+      clock: clock.now,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  it('without REDIS_URL on a deployment that counts in Redis: refused, exit 2, naming the Redis; nothing claims success', async () => {
+    const [a] = await instances(1, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const seller = await a!.account();
+    const key = await a!.key(seller, 'wms');
+    await a!.get('/v3/wms/suppliers', { apiKey: key });
+    await a!.get('/v3/wms/suppliers', { apiKey: key });
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(429);
+    const refused = await reset(seller, {});
+    expect(refused.code).toBe(2);
+    expect(refused.out).toBe('');
+    expect(refused.err).toContain(`keep the monthly counters in Redis (${redis.url}`);
+    expect(refused.err).toContain('run admin quota reset with their REDIS_URL. Nothing was reset.');
+    // Still used up; with REDIS_URL the reset works.
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(429);
+    expect((await reset(seller, { REDIS_URL: redis.url })).code).toBe(0);
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+  });
+
+  it('with REDIS_URL on a deployment that counts in the database: refused too', async () => {
+    const [a] = await instances(1, { TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const seller = await a!.account();
+    const refused = await reset(seller, { REDIS_URL: redis.url });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('keep the monthly counters in the database, not in Redis');
+    expect((await reset(seller, {})).code).toBe(0);
+  });
+});
+
 describe('refresh tokens with REDIS_URL: single use across instances', () => {
   const TTL = { JWT_TTL_SECONDS: '600', REFRESH_TOKEN_TTL_SECONDS: '3600' };
 

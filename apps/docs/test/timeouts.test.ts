@@ -1,0 +1,51 @@
+// The docs server closes a slow client's connection when the README says. Node enforces the header and request
+// timeouts only when it checks them; the server checks often enough that each holds within a quarter of its length.
+// The bounds only tell "at the timeout" from "up to 30 s later" (Node's default check), far from both.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocs, type DocsServer } from '../src/index.js';
+import { TIMEOUTS } from '../src/server.js';
+
+const HEADERS_MS = 1_000;
+const MARGIN_MS = 12_000;
+
+let docs: DocsServer;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cls-docs-timeouts-'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>x</title>');
+  writeFileSync(join(dir, 'openapi.json'), '{}');
+  docs = await startDocs({ dir, timeouts: { headersMs: HEADERS_MS, requestMs: 2_000, keepAliveMs: 5_000 } });
+});
+afterAll(async () => {
+  await docs?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('docs server timeouts', () => {
+  it('are the README figures: headers 10 s, request 30 s, keep-alive 5 s', () => {
+    expect(TIMEOUTS).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
+  });
+
+  it('headers not complete within the headers timeout: the connection is closed then, not up to 30 s later', async () => {
+    const ms = await new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const socket = connect(docs.port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n'));
+      socket.on('error', () => undefined);
+      socket.resume();
+      const guard = setTimeout(() => {
+        socket.destroy();
+        reject(new Error(`still open after ${HEADERS_MS + MARGIN_MS} ms`));
+      }, HEADERS_MS + MARGIN_MS);
+      socket.once('close', () => {
+        clearTimeout(guard);
+        resolve(performance.now() - started);
+      });
+    });
+    expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
+    expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
+  });
+});

@@ -1,0 +1,68 @@
+// The mock closes a slow client's connection when its README says, and takes the bodies it says. Node enforces the
+// header and request timeouts only when it checks them; the mock checks often enough that each holds within a
+// quarter of its length. The bounds below only tell "at the timeout" from "up to 30 s later" (Node's default check):
+// they sit far from both, so a loaded machine does not change the outcome.
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES, startMock, type MockServer } from '../src/index.js';
+
+const HEADERS_MS = 1_000;
+const REQUEST_MS = 2_000;
+/** Far above a timeout checked every quarter of itself, far below one checked every 30 s. */
+const MARGIN_MS = 12_000;
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMock({ timeouts: { headersMs: HEADERS_MS, requestMs: REQUEST_MS } });
+}, 600_000);
+afterAll(async () => {
+  await mock?.close();
+});
+
+/** Writes `bytes` and waits for the server to close the connection; the time it took and what it answered. */
+function closedAfter(bytes: string): Promise<{ ms: number; answer: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    const socket = connect(mock.port, '127.0.0.1', () => socket.write(bytes));
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', () => undefined);
+    const guard = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`still open after ${MARGIN_MS + REQUEST_MS} ms`));
+    }, MARGIN_MS + REQUEST_MS);
+    socket.once('close', () => {
+      clearTimeout(guard);
+      resolve({ ms: performance.now() - started, answer: Buffer.concat(chunks).toString('utf8') });
+    });
+  });
+}
+
+describe('slow clients', () => {
+  it('headers not complete within the headers timeout: closed then, not up to 30 s later', async () => {
+    const { ms, answer } = await closedAfter('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\n');
+    expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
+    expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
+    if (answer) expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*\{"success":false/);
+  });
+
+  it('a body not complete within the request timeout: closed then', async () => {
+    const { ms } = await closedAfter(
+      'POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
+    expect(ms).toBeGreaterThanOrEqual(REQUEST_MS - 50);
+    expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+  });
+});
+
+describe('the body limit', () => {
+  it('is 10 MiB, what Prism behind it reads: 12 MB announced is 400 in the envelope before a byte is read', async () => {
+    expect(MAX_BODY_BYTES).toBe(10 * 1024 * 1024);
+    const { answer } = await closedAfter(
+      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${12_000_000}\r\n\r\n`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain(`"success":false`);
+    expect(answer).toContain(`larger than ${MAX_BODY_BYTES} bytes`);
+  });
+});

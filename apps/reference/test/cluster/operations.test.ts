@@ -1,0 +1,189 @@
+// What an operator meets running `cls-reference cluster` with its own PostgreSQL and Redis (nothing given): the
+// admin line it prints works, nginx's own refusals are the contract's envelopes with its limits taken from the
+// instances', a Redis restart keeps every count, and a killed instance is reported and restarted, a bounded number
+// of times.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClusterServers, runCli } from '../../src/cli.js';
+import { type Cluster, RESTARTS } from '../../src/cluster.js';
+import { contract } from '../../src/contract-facts.js';
+import { MAX_HEADER_BYTES } from '../../src/server.js';
+import { expectEnvelope, RawConnection } from '../support/raw.js';
+
+const cli = resolve(import.meta.dirname, '../../dist/cli.js');
+const spec = contract();
+
+interface Topology {
+  base_url: string;
+  admin: string;
+  env_file: string;
+  accounts: Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }> }>;
+}
+
+let cluster: Cluster;
+let stop: () => Promise<void>;
+let own: ClusterServers;
+let topology: Topology;
+let dataDir: string;
+const reported: string[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'cls-cluster-ops-'));
+  const out: string[] = [];
+  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  delete env.DATABASE;
+  delete env.REDIS_URL;
+  const code = await runCli(['cluster', '--instances', '1', '--json'], {
+    env,
+    stdout: (t) => out.push(t),
+    // With --json the progress and the supervision's reports go to stderr.
+    stderr: (t) => reported.push(t),
+    handleSignals: false,
+    onCluster: (c, s, servers) => {
+      cluster = c;
+      stop = s;
+      own = servers;
+    },
+  });
+  expect(code, reported.join('\n')).toBe(0);
+  topology = JSON.parse(out.join('')) as Topology;
+}, 600_000);
+
+afterAll(async () => {
+  await stop?.();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const key = (n: number) => topology.accounts[n]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+const port = () => Number(new URL(topology.base_url).port);
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms:\n${reported.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the admin line the cluster prints', () => {
+  it('is DATABASE=… REDIS_URL=… pnpm reference admin account list, and the same values are in DATA_DIR/cluster.env', () => {
+    const match = /^DATABASE=(\S+) REDIS_URL=(\S+) pnpm reference admin account list$/.exec(topology.admin);
+    expect(match, topology.admin).not.toBeNull();
+    const [, database, redisUrl] = match!;
+    expect(readFileSync(topology.env_file, 'utf8')).toContain(`DATABASE=${database}\nREDIS_URL=${redisUrl}\n`);
+    expect(topology.env_file).toBe(join(dataDir, 'cluster.env'));
+    // `pnpm reference` is the built CLI run from the root: run it directly with the printed values.
+    const listed = JSON.parse(
+      execFileSync(process.execPath, [cli, 'admin', 'account', 'list', '--json'], {
+        env: { ...process.env, DATABASE: database, REDIS_URL: redisUrl, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      }),
+    ) as { accounts: Array<{ account_id: string }> };
+    expect(listed.accounts.map((a) => a.account_id).sort()).toEqual(topology.accounts.map((a) => a.account_id).sort());
+  });
+});
+
+describe("nginx's own refusals", () => {
+  const refused = async (head: string) => {
+    const connection = await RawConnection.open(port());
+    connection.write(head);
+    const answer = await connection.next();
+    connection.destroy();
+    return answer;
+  };
+
+  it('a body over the largest any operation takes (17 MB announced): 400 INVALID_PARAMETER in the envelope', async () => {
+    const answer = await refused(
+      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key(0)}\r\nContent-Type: application/json\r\nContent-Length: 17000000\r\n\r\n`,
+    );
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toContain(`${spec.maxRequestBodyBytes} bytes`);
+  });
+
+  it('a 7 MB token request: 400 in the envelope, at the token operation’s own limit', async () => {
+    const answer = await refused(
+      'POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7000000\r\n\r\n',
+    );
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toContain(
+      `${spec.operationBodyLimits.get('createAccessToken')} bytes, the most this operation takes`,
+    );
+  });
+
+  it('a request line or a header line longer than the servers accept: 400 in the envelope, never 414 or HTML', async () => {
+    const long = 'a'.repeat(MAX_HEADER_BYTES + 100);
+    expectEnvelope(await refused(`GET /v3/wms/${long} HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'INVALID_PARAMETER');
+    expectEnvelope(
+      await refused(`GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\nX-Big: ${long}\r\n\r\n`),
+      400,
+      'INVALID_PARAMETER',
+    );
+  });
+
+  it('what the instances accept passes: a 12 KB header is served, a 9 KB URL reaches the instance (its 404 envelope)', async () => {
+    const withHeader = await fetch(`${topology.base_url}/v3/wms/suppliers`, {
+      headers: { 'X-API-Key': key(0), 'X-Big': 'b'.repeat(12 * 1024) },
+    });
+    expect(withHeader.status).toBe(200);
+    const longUrl = await fetch(`${topology.base_url}/v3/wms/${'c'.repeat(9 * 1024)}`, {
+      headers: { 'X-API-Key': key(0) },
+    });
+    expect(longUrl.status).toBe(404);
+    expect(((await longUrl.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe("the cluster's Redis stopped and started again", () => {
+  it('keeps every count: the account has exactly as many calls left as before, minus the next one', async () => {
+    const get = () => fetch(`${topology.base_url}/v3/wms/suppliers`, { headers: { 'X-API-Key': key(1) } });
+    let remaining = Number.NaN;
+    for (let i = 0; i < 5; i++) {
+      const r = await get();
+      expect(r.status).toBe(200);
+      remaining = Number(r.headers.get('x-ratelimit-remaining'));
+    }
+    expect(own.redis).toBeDefined();
+    await own.redis!.restart();
+    let r = await get();
+    await until('a call served after the restart', async () => {
+      if (r.status === 200) return true;
+      r = await get();
+      return false;
+    });
+    expect(Number(r.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
+  });
+});
+
+describe('an instance killed', () => {
+  it(`is reported and restarted on its port; after ${RESTARTS.max} restarts within a minute the cluster gives up`, {
+    timeout: 180_000,
+  }, async () => {
+    const url = cluster.instances[0]!.url;
+    for (let n = 1; n <= RESTARTS.max; n++) {
+      const victim = cluster.instances[0]!;
+      const pid = victim.process.pid;
+      await victim.kill();
+      await until(`restart ${n}`, () =>
+        reported.some((l) => l.includes(`instance 1 is serving again`) && cluster.instances[0]!.process.pid !== pid),
+      );
+      expect(reported.join('\n')).toContain(
+        `instance 1 (pid ${pid}, ${url}) was killed by SIGKILL; restarting it on the same port (restart ${n} of at most ${RESTARTS.max} within 60 s)`,
+      );
+      expect(cluster.instances[0]!.url).toBe(url);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      // Through nginx too.
+      expect((await fetch(`${topology.base_url}/v3/wms/suppliers`, { headers: { 'X-API-Key': key(0) } })).status).toBe(
+        200,
+      );
+    }
+    const last = cluster.instances[0]!;
+    await last.kill();
+    const reason = await cluster.failed;
+    expect(reason).toContain(
+      `instance 1 (pid ${last.process.pid}, ${url}) was killed by SIGKILL, its ${RESTARTS.max + 1}th exit within 60 s: not restarted again`,
+    );
+  });
+});
