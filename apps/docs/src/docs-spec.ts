@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
-import { parseDecisions, renderProvisionalList } from './provisional.js';
+import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
 
 /** The guide tag that the generated list of provisional elements is appended to. */
@@ -66,6 +66,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
   const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
   tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;
+  addProvisionalBadges(doc);
   if (Array.isArray(doc.servers)) doc.servers = (doc.servers as ServerObject[]).map(plainServer);
   if (changelog !== undefined) addChangelogGuide(doc, changelog);
   for (const t of doc.tags as Array<{ description?: string }>) {

@@ -21,6 +21,9 @@ export {
   type SampleFile,
 } from './samples.js';
 export {
+  addProvisionalBadges,
+  PROVISIONAL_BADGE,
+  PROVISIONAL_GUIDE_PATH,
   parseDecisions,
   provisionalElements,
   renderProvisionalList,

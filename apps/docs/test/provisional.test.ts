@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import {
+  PROVISIONAL_BADGE,
   PROVISIONAL_TAG,
   docsSpec,
   parseDecisions,
@@ -65,5 +66,37 @@ describe('plainHeadings', () => {
     expect(plainHeadings('## Branch on `error.code`\nUse `error.code` here.')).toBe(
       '## Branch on error.code\nUse `error.code` here.',
     );
+  });
+});
+
+describe('the provisional badge', () => {
+  const { doc: docs } = docsSpec(doc, decisions);
+  const marked: Array<{ at: string; description: unknown }> = [];
+  const walk = (value: unknown, at: string): void => {
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, `${at}/${i}`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+    const node = value as Record<string, unknown>;
+    if (node['x-provisional'] === true) marked.push({ at, description: node.description });
+    for (const [k, v] of Object.entries(node)) if (k !== 'examples' && k !== 'example') walk(v, `${at}/${k}`);
+  };
+  walk(docs.paths, '#/paths');
+  walk(docs.components, '#/components');
+
+  it('starts the description of every provisional element, once', () => {
+    expect(marked.length).toBeGreaterThan(provisionalElements(doc).length - 1);
+    const wrong = marked.filter(
+      (m) =>
+        typeof m.description !== 'string' ||
+        !m.description.startsWith(PROVISIONAL_BADGE) ||
+        m.description.split(PROVISIONAL_BADGE).length !== 2,
+    );
+    expect(wrong.map((w) => w.at)).toEqual([]);
+  });
+
+  it('links to the "Provisional elements" guide and stays out of the bundle itself', () => {
+    expect(PROVISIONAL_BADGE).toMatch(/href="\/provisional-elements"/);
+    expect(JSON.stringify(doc)).not.toContain('cls-provisional');
   });
 });
