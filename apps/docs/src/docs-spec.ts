@@ -3,9 +3,13 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
+import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
+
+/** The start page's pointer to the files for coding agents and language models, written when the site is built. */
+export const AGENTS_NOTE = `For coding agents and language models: [${LLMS_INDEX}](/${LLMS_INDEX}) lists every guide and operation, and [${LLMS_FULL}](/${LLMS_FULL}) holds them all in plain Markdown.`;
 
 /** The guide tag that the generated list of provisional elements is appended to. */
 export const PROVISIONAL_TAG = 'Provisional elements';
@@ -72,7 +76,9 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = plainHeadings(t.description);
   }
-  if (typeof doc.info.description === 'string') doc.info.description = plainHeadings(doc.info.description);
+  if (typeof doc.info.description === 'string') {
+    doc.info.description = `${plainHeadings(doc.info.description).trimEnd()}\n\n${AGENTS_NOTE}\n`;
+  }
   return { doc, samples };
 }
 

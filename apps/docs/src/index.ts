@@ -2,6 +2,7 @@
 export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { addChangelogGuide, CHANGELOG_TAG, changelogGuide, readSpecChangelog } from './changelog.js';
 export {
+  AGENTS_NOTE,
   docsSpec,
   generate,
   plainHeadings,
@@ -32,4 +33,5 @@ export {
   type ProvisionalElement,
 } from './provisional.js';
 export { buildSite, offline } from './site.js';
+export { LLMS_FULL, LLMS_INDEX, llmsFiles, slug } from './llms.js';
 export { siteDir, siteIndex, docsSpecPath, samplesDir } from './paths.js';

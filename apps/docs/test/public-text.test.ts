@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { contractModel, operations, type OpenApiDocument } from '@cls-api/spec';
-import { PROVISIONAL_GUIDE_PATH, PROVISIONAL_TAG, startDocs, type DocsServer } from '../src/index.js';
+import { LLMS_INDEX, PROVISIONAL_GUIDE_PATH, PROVISIONAL_TAG, startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 
@@ -168,5 +168,14 @@ describe('the visible text of the site', () => {
     const guide = tagPaths.get(PROVISIONAL_TAG)!;
     await page.locator(`[id="${guide.slice(1)}"]`).waitFor({ state: 'attached', ...WAIT });
     await expect.poll(() => page.evaluate(() => location.pathname + location.hash), WAIT).toContain(guide);
+  });
+
+  it('links llms.txt from the start page, and the link opens it', async () => {
+    await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
+    const link = page.locator(`a[href="/${LLMS_INDEX}"]`).first();
+    await link.scrollIntoViewIfNeeded(WAIT);
+    await link.click();
+    await page.waitForURL(`**/${LLMS_INDEX}`, WAIT);
+    expect(await page.locator('body').innerText()).toMatch(/^# /);
   });
 });
