@@ -22,7 +22,13 @@ const oneLine = (text: string | undefined) => (text ?? '').replace(/\s+/g, ' ').
 const firstSentence = (text: string | undefined) => /^(.+?[.!?])(?:\s|$)/.exec(oneLine(text))?.[1] ?? oneLine(text);
 /** The docs copy's text without the site's HTML: the badge becomes the words it stands for. */
 const markdown = (text: string) =>
-  text.split(`${PROVISIONAL_BADGE} `).join('(Provisional.) ').split(PROVISIONAL_BADGE).join('(Provisional.)');
+  text
+    .split(`${PROVISIONAL_BADGE} `)
+    .join('(Provisional.) ')
+    .split(PROVISIONAL_BADGE)
+    .join('(Provisional.)')
+    // The site's table cells end in a space the search needs (docs-spec.ts, spacedTableCells); Markdown does not.
+    .replace(/&#32;/g, '');
 
 /** The first sentence of a guide's first paragraph of prose (not a heading, table, list, code block or comment). */
 function lead(text: string): string {

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import {
+  forSearch,
   PROVISIONAL_BADGE,
+  spacedTableCells,
+  unwrapParagraphs,
   PROVISIONAL_TAG,
   docsSpec,
   parseDecisions,
@@ -57,7 +60,23 @@ describe('the provisional list', () => {
     const original = (doc.tags as Array<{ name: string; description: string }>).find(
       (t) => t.name === PROVISIONAL_TAG,
     )!;
-    expect(tag.description.startsWith(plainHeadings(original.description).trimEnd())).toBe(true);
+    expect(tag.description.startsWith(forSearch(plainHeadings(original.description)).trimEnd())).toBe(true);
+  });
+});
+
+describe('text for the search', () => {
+  it('puts each paragraph and list item on one line, and leaves code, tables and headings as they are', () => {
+    const md =
+      '## Title\nfirst line\nsecond line\n\n- item\n  goes on\n- next\n\n```bash\na\nb\n```\n| a | b |\n|---|---|\n';
+    expect(unwrapParagraphs(md)).toBe(
+      '## Title\nfirst line second line\n\n- item goes on\n- next\n\n```bash\na\nb\n```\n| a | b |\n|---|---|\n',
+    );
+  });
+
+  it('ends every table cell with a space the search keeps, and leaves the separator row alone', () => {
+    expect(spacedTableCells('| Limit | Scope |\n|---|:--|\n| a `x\\|y` | b |')).toBe(
+      '| Limit&#32; | Scope&#32; |\n|---|:--|\n| a `x\\|y`&#32; | b&#32; |',
+    );
   });
 });
 

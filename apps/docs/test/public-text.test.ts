@@ -179,3 +179,36 @@ describe('the visible text of the site', () => {
     expect(await page.locator('body').innerText()).toMatch(/^# /);
   });
 });
+
+describe('search', () => {
+  // Every word the site's text holds, letters only: a word of an excerpt that is none of them is two glued together.
+  const words = new Set(
+    JSON.stringify(doc)
+      .replace(/\\n/g, ' ')
+      .split(/[^A-Za-z]+/)
+      .map((w) => w.toLowerCase()),
+  );
+
+  it('keeps words apart in its excerpts: across line ends of a paragraph and across table cells', async () => {
+    await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
+    await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
+    await page.getByTestId('search-trigger').click();
+    const glued: string[] = [];
+    let excerpts = 0;
+    for (const query of ['apart', 'allocates', 'monthly quota', 'speed limit', 'status']) {
+      await page.keyboard.press('ControlOrMeta+A');
+      await page.keyboard.type(query);
+      const items = page.locator('[data-component-name="Search/SearchItem"]');
+      await items.first().waitFor(WAIT);
+      for (const text of await items.allInnerTexts()) {
+        excerpts++;
+        // An excerpt is cut inside a word where it starts or ends ("…produc..."): those ends are not words.
+        for (const word of text.replace(/\S*(\.\.\.|…)\S*/g, ' ').split(/[^A-Za-z]+/)) {
+          if (word.length >= 4 && !words.has(word.toLowerCase())) glued.push(`${query}: ${word}`);
+        }
+      }
+    }
+    expect(excerpts).toBeGreaterThan(10);
+    expect([...new Set(glued)]).toEqual([]);
+  });
+});
