@@ -27,7 +27,10 @@ const workflowsDir = join(root, '.github', 'workflows');
 const pnpmVersion = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.split('@')[1]!;
-const validator = join(dirname(createRequire(import.meta.url).resolve('@action-validator/cli/package.json')), 'cli.mjs');
+const validator = join(
+  dirname(createRequire(import.meta.url).resolve('@action-validator/cli/package.json')),
+  'cli.mjs',
+);
 
 interface Step {
   name?: string;
