@@ -137,7 +137,7 @@ describe('the workflows', () => {
     // Not run here: they publish to npm and push to the repository. test/registry.test.ts runs `pnpm release` as
     // written against a local registry; the install step is the deploy workflow's, run below.
     expect(steps[1]!.run).toMatch(/^pnpm release$/m);
-    expect(steps[1]!.env?.NODE_AUTH_TOKEN).toBe('${{ secrets.NPM_TOKEN }}');
+    expect(steps[1]!.env?.NODE_AUTH_TOKEN).toMatch(/^\$\{\{ secrets\.NPM_TOKEN \}\}$/);
     expect(steps[2]!.run!.trim()).toBe('git push --follow-tags origin HEAD:main');
     expect(steps[0]!.run).toBe(runSteps('deploy-site.yml')[0]!.run);
     expect(steps[0]!.run).toContain(`npm install -g pnpm@${pnpmVersion}`);
