@@ -386,10 +386,20 @@ describe('reading comfort', () => {
 
   it("shows every line of the TypeScript samples in the right-hand panel, nothing past the panel's edge", async () => {
     const page = await open(DESKTOP, opId(ops.find((o) => o.operationId === 'registerDraftOrders')!));
-    // Redoc keeps laying out the page around the section it scrolled to: the picker can be visible and never
-    // "stable" for playwright's click, so it is clicked as it stands, and the menu item once it shows.
-    await page.getByRole('button', { name: 'curl', exact: true }).first().click({ force: true });
-    await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click({ force: true });
+    // Redoc keeps laying out the page around the section it scrolled to, so the picker may move between finding it
+    // and clicking it: scroll to it and pick TypeScript again until the choice is made.
+    const picker = page.getByRole('button', { name: 'curl', exact: true }).first();
+    const pick = async () => {
+      try {
+        await picker.scrollIntoViewIfNeeded({ timeout: 5_000 });
+        await picker.click({ timeout: 5_000 });
+        await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click({ timeout: 5_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(pick, WAIT).toBe(true);
     await page.locator('pre').filter({ hasText: 'createClient' }).first().waitFor(WAIT);
     const hidden = await page.evaluate(() =>
       [...document.querySelectorAll('[data-component-name="Panel/PanelBody"] pre')]
