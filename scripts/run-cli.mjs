@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `pnpm reference …`, `pnpm contract …`, `pnpm mock`, `pnpm docs:preview`: builds the package through turbo
 // (cached), then runs its CLI with the repository root as the working directory (so DATABASE=./data/… and
-// report paths are relative to the root).
+// report paths are relative to the root). The root package.json runs it with `exec`, as `pnpm start`: no shell waits
+// between pnpm and this process, so Ctrl-C ends with the CLI's own exit code (0 for a server that stops cleanly)
+// instead of a shell's 130 and pnpm's "ELIFECYCLE Command failed".
 //
 //   node scripts/run-cli.mjs <package name> <CLI entry, relative to the root> [arguments for the CLI…]
 import { spawnSync } from 'node:child_process';

@@ -44,8 +44,14 @@ export function changelogGuide(changelog: string): string {
       out.push(line, '');
       continue;
     }
-    if (/^- /.test(line)) out.push(line.slice(2));
-    else out.push(line.replace(/^ {2}/, '').trimEnd());
+    // Entries written before the release tool's wording was made for readers name the category for contract
+    // authors; the guide shows the current wording.
+    const text = line.replace(
+      /^( *)Provisional \(designed elements;/,
+      '$1Provisional (elements that may still change;',
+    );
+    if (/^- /.test(text)) out.push(text.slice(2));
+    else out.push(text.replace(/^ {2}/, '').trimEnd());
   }
   return `${out
     .join('\n')

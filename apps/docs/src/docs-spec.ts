@@ -3,9 +3,13 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
+import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
-import { parseDecisions, renderProvisionalList } from './provisional.js';
+import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
+
+/** The start page's pointer to the files for coding agents and language models, written when the site is built. */
+export const AGENTS_NOTE = `For coding agents and language models: [${LLMS_INDEX}](/${LLMS_INDEX}) lists every guide and operation, and [${LLMS_FULL}](/${LLMS_FULL}) holds them all in plain Markdown.`;
 
 /** The guide tag that the generated list of provisional elements is appended to. */
 export const PROVISIONAL_TAG = 'Provisional elements';
@@ -21,6 +25,77 @@ export interface DocsSpec {
  */
 export function plainHeadings(markdown: string): string {
   return markdown.replace(/^(#{1,6} .*)$/gm, (line) => line.replace(/`/g, ''));
+}
+
+/** A line that starts a block of its own in Markdown, never the continuation of a paragraph. */
+const BLOCK_START = /^\s*(#{1,6} |\||```|~~~|<!--|<(?!a )|>|[-*+] |\d+[.)] |$)/;
+
+/**
+ * Markdown with each paragraph's soft line breaks turned into spaces. The site's search joins the lines of a
+ * paragraph without a space ("allocates" at the end of one line and "its" at the start of the next read
+ * "allocatesits" in its excerpts); one line per paragraph reads the same on the page and right in the excerpts.
+ */
+export function unwrapParagraphs(markdown: string): string {
+  const out: string[] = [];
+  let fenced = false;
+  let joinable = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      out.push(line);
+      joinable = false;
+      continue;
+    }
+    if (fenced) {
+      out.push(line);
+      continue;
+    }
+    if (joinable && !BLOCK_START.test(line)) {
+      out[out.length - 1] = `${out[out.length - 1]!.replace(/\s+$/, '')} ${line.trim()}`;
+      continue;
+    }
+    out.push(line);
+    // A heading, a table row or a comment ends with its line; a paragraph or list item may go on.
+    joinable = line.trim() !== '' && !/^\s*(#{1,6} |\||<!--|<(?!a ))/.test(line) && !/ {2}$/.test(line);
+  }
+  return out.join('\n');
+}
+
+/**
+ * Markdown with a space at the end of every table cell (`&#32;`, which Markdown keeps where it trims a typed one).
+ * The search joins the cells of a row, and the rows of a table, without a space ("limit" and "Monthly quota" read
+ * "limitMonthly quota"); on the page a trailing space changes nothing.
+ */
+export function spacedTableCells(markdown: string): string {
+  let fenced = false;
+  return markdown
+    .split('\n')
+    .map((line) => {
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      if (fenced || !/^\s*\|.*\|\s*$/.test(line) || /^\s*\|[\s|:-]+\|\s*$/.test(line)) return line;
+      const cells = line
+        .trim()
+        .slice(1, -1)
+        .split(/(?<!\\)\|/);
+      return `| ${cells.map((c) => (c.trim() ? `${c.trim()}&#32;` : c.trim())).join(' | ')} |`;
+    })
+    .join('\n');
+}
+
+/** Markdown whose words the site's search keeps apart: paragraphs on one line, table cells ending in a space. */
+export const forSearch = (markdown: string) => spacedTableCells(unwrapParagraphs(markdown));
+
+/** Every `description` of the document's paths and components unwrapped, in place; examples and samples untouched. */
+function unwrapDescriptions(value: unknown, key?: string): void {
+  if (key === 'examples' || key === 'example' || key === 'x-codeSamples') return;
+  if (Array.isArray(value)) {
+    for (const v of value) unwrapDescriptions(v);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const node = value as Record<string, unknown>;
+  if (typeof node.description === 'string') node.description = forSearch(node.description);
+  for (const [k, v] of Object.entries(node)) unwrapDescriptions(v, k);
 }
 
 /**
@@ -66,12 +141,17 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   if (!tag) throw new Error(`the contract has no "${PROVISIONAL_TAG}" tag to list the provisional elements in`);
   const list = renderProvisionalList(contract, parseDecisions(decisionsMarkdown));
   tag.description = `${(tag.description ?? '').trimEnd()}\n\n${list}`;
+  addProvisionalBadges(doc);
   if (Array.isArray(doc.servers)) doc.servers = (doc.servers as ServerObject[]).map(plainServer);
   if (changelog !== undefined) addChangelogGuide(doc, changelog);
   for (const t of doc.tags as Array<{ description?: string }>) {
-    if (t.description) t.description = plainHeadings(t.description);
+    if (t.description) t.description = forSearch(plainHeadings(t.description));
   }
-  if (typeof doc.info.description === 'string') doc.info.description = plainHeadings(doc.info.description);
+  unwrapDescriptions(doc.paths);
+  unwrapDescriptions(doc.components);
+  if (typeof doc.info.description === 'string') {
+    doc.info.description = `${forSearch(plainHeadings(doc.info.description)).trimEnd()}\n\n${AGENTS_NOTE}\n`;
+  }
   return { doc, samples };
 }
 

@@ -2,10 +2,14 @@
 export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { addChangelogGuide, CHANGELOG_TAG, changelogGuide, readSpecChangelog } from './changelog.js';
 export {
+  AGENTS_NOTE,
   docsSpec,
   generate,
   plainHeadings,
   plainServer,
+  unwrapParagraphs,
+  spacedTableCells,
+  forSearch,
   PROVISIONAL_TAG,
   type DocsSpec,
   type ServerObject,
@@ -21,6 +25,9 @@ export {
   type SampleFile,
 } from './samples.js';
 export {
+  addProvisionalBadges,
+  PROVISIONAL_BADGE,
+  PROVISIONAL_GUIDE_PATH,
   parseDecisions,
   provisionalElements,
   renderProvisionalList,
@@ -29,4 +36,5 @@ export {
   type ProvisionalElement,
 } from './provisional.js';
 export { buildSite, offline } from './site.js';
+export { LLMS_FULL, LLMS_INDEX, llmsFiles, slug } from './llms.js';
 export { siteDir, siteIndex, docsSpecPath, samplesDir } from './paths.js';

@@ -99,3 +99,57 @@ export function renderProvisionalList(doc: OpenApiDocument, log: DecisionLog): s
     '',
   ].join('\n');
 }
+
+/** The guide that explains provisional elements, by its page path on the site. */
+export const PROVISIONAL_GUIDE_PATH = '/provisional-elements';
+
+/**
+ * The badge a provisional element carries on the site: one visible word that links to the guide explaining it.
+ * Redoc shows the `x-provisional` extension itself only as raw `provisional: true`, which says nothing to a reader.
+ */
+export const PROVISIONAL_BADGE = `<a class="cls-provisional" href="${PROVISIONAL_GUIDE_PATH}" title="May change before the service confirms it: see Provisional elements">provisional</a>`;
+
+type Node = Record<string, unknown>;
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function withBadge(node: Node): void {
+  const description = typeof node.description === 'string' ? node.description : '';
+  if (description.startsWith(PROVISIONAL_BADGE)) return;
+  node.description = description ? `${PROVISIONAL_BADGE} ${description}` : PROVISIONAL_BADGE;
+}
+
+/**
+ * Puts the badge at the start of the description of every `x-provisional` node of `doc` (operations, parameters,
+ * schemas and their parts), in place. A `$ref` with a description of its own beside it shows that description
+ * instead of its target's, so it carries the badge of a provisional target too. Returns how many badges it set.
+ */
+export function addProvisionalBadges(doc: OpenApiDocument): number {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const provisionalRef = (ref: unknown): boolean => {
+    const m = typeof ref === 'string' ? /^#\/components\/schemas\/([^/]+)$/.exec(ref) : null;
+    const target = m ? schemas[m[1]!] : undefined;
+    return isNode(target) && target['x-provisional'] === true;
+  };
+  let count = 0;
+  const seen = new Set<Node>();
+  const walk = (value: unknown, key: string | undefined): void => {
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, undefined);
+      return;
+    }
+    if (!isNode(value) || seen.has(value)) return;
+    seen.add(value);
+    // Examples are data, not descriptions of the contract.
+    if (key === 'example' || key === 'examples' || key === 'x-codeSamples') return;
+    const marked = value['x-provisional'] === true;
+    const overridesProvisionalRef = typeof value.description === 'string' && provisionalRef(value.$ref);
+    if (marked || overridesProvisionalRef) {
+      withBadge(value);
+      count++;
+    }
+    for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(doc.paths, undefined);
+  walk(doc.components, undefined);
+  return count;
+}

@@ -10,6 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { siteDir } from './paths.js';
 
 export interface DocsOptions {
@@ -154,10 +155,17 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     throw new Error(`${join(dir, 'index.html')} does not exist: build the site first (pnpm docs:build)`);
   }
   const document = await loadAsset(join(dir, 'openapi.json'), 'application/json; charset=utf-8').catch(() => undefined);
+  // The files for coding agents (src/llms.ts): Markdown, served as text so that a browser shows it.
+  const texts = new Map<string, Asset>();
+  for (const name of [LLMS_INDEX, LLMS_FULL]) {
+    const asset = await loadAsset(join(dir, name), 'text/plain; charset=utf-8').catch(() => undefined);
+    if (asset) texts.set(`/${name}`, asset);
+  }
   const routes = pageRoutes(page.identity.toString('utf8'));
 
   const assetFor = (path: string): Asset | undefined => {
     if (path === '/openapi.json') return document;
+    if (texts.has(path)) return texts.get(path);
     if (path === '/' || path === '/index.html') return page;
     const segments = path.slice(1).split('/');
     // A page path: a route the page links, and below it letters, digits and dashes only (Redoc's slugs).

@@ -5,7 +5,9 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadSpec } from '@cls-api/spec';
 import { generate } from './docs-spec.js';
+import { LLMS_FULL, LLMS_INDEX, llmsFiles } from './llms.js';
 import { docsSpecPath, packageDir, redoclyConfigPath, siteDir, siteIndex, templatePath } from './paths.js';
 
 /** The Redocly CLI, resolved when a build runs: serving the site (startDocs) does not need it installed. */
@@ -33,7 +35,10 @@ export function offline(html: string): string {
   return out;
 }
 
-/** Writes dist/index.html and dist/openapi.json from the current bundle; dist/ keeps its previous page on failure. */
+/**
+ * Writes dist/index.html, dist/openapi.json, dist/llms.txt and dist/llms-full.txt from the current bundle; dist/ keeps
+ * its previous page on failure.
+ */
 export async function buildSite(): Promise<{ bytes: number }> {
   const { doc } = await generate();
   const staging = await mkdtemp(join(tmpdir(), 'cls-api-docs-'));
@@ -72,6 +77,9 @@ export async function buildSite(): Promise<{ bytes: number }> {
     // Replace the site's files only once the new page exists; dist/lib (this code) stays.
     await copyFile(output, siteIndex);
     await copyFile(docsSpecPath, join(siteDir, 'openapi.json'));
+    const llms = llmsFiles(loadSpec(), doc);
+    await writeFile(join(siteDir, LLMS_INDEX), llms.index);
+    await writeFile(join(siteDir, LLMS_FULL), llms.full);
     return { bytes };
   } finally {
     await rm(staging, { recursive: true, force: true });

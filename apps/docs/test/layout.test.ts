@@ -239,6 +239,8 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
       if (href.startsWith('/')) {
         const res = await fetch(new URL(href, docs.url));
         if (res.status !== 200) broken.push(`${href}: HTTP ${res.status}`);
+        // A file beside the page (llms.txt): it opens as itself, not as a section of the page.
+        if (/\.[a-z]+$/.test(id)) continue;
       }
       if (seen.has(id)) continue;
       await page.evaluate((h) => {
@@ -308,6 +310,117 @@ describe('search', () => {
     await expect.poll(() => page.getByText(summary).count(), WAIT).toBeGreaterThan(before);
     await page.screenshot({ path: join(screenshots, 'search-1400.png') });
     expect(requests).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('reading comfort', () => {
+  it('a guide table wider than a phone says it scrolls; one that fits says nothing', async () => {
+    const id = tagIds.get('Rate limits and quotas')!;
+    const hints = async (width: number) => {
+      const page = await open(width, id);
+      await page.locator('.md-table-wrapper').first().waitFor(WAIT);
+      // The script marks tables once laid out: wait until it has judged them all.
+      await expect
+        .poll(() =>
+          page.evaluate(() =>
+            [...document.querySelectorAll('.md-table-wrapper')].every(
+              (t) => t.classList.contains('cls-scrolls') === t.querySelector('table')!.scrollWidth > t.clientWidth + 1,
+            ),
+          ),
+        )
+        .toBe(true);
+      const found = await page.evaluate(() =>
+        [...document.querySelectorAll('.md-table-wrapper')].map((t) => ({
+          scrolls: t.scrollWidth > t.clientWidth + 1,
+          hint: getComputedStyle(t, '::before').content,
+        })),
+      );
+      await page.close();
+      return found;
+    };
+    const phone = await hints(PHONE);
+    expect(phone.some((t) => t.scrolls)).toBe(true);
+    for (const t of phone) expect(t.hint.includes('Scroll sideways'), JSON.stringify(t)).toBe(t.scrolls);
+    for (const t of await hints(DESKTOP)) expect(t.hint).toBe('none');
+  });
+
+  it('the menu button on a phone is a bar along the bottom, and the last line of a page scrolls clear of it', async () => {
+    const page = await open(PHONE, tagIds.get('Caching')!);
+    const button = page.getByRole('button', { name: 'Open navigation menu' });
+    await button.waitFor(WAIT);
+    const { bar, lastText, pageEnd } = await page.evaluate(() => {
+      const b = document.querySelector('button[aria-label="Open navigation menu"]')!.getBoundingClientRect();
+      const texts = [...document.querySelectorAll('#api-content p, #api-content li, #api-content td')].filter(
+        (e) => e.getBoundingClientRect().height > 0,
+      );
+      return {
+        bar: { left: b.left, right: b.right, top: b.top, bottom: b.bottom },
+        // In page coordinates: where the last text ends, and where the page ends.
+        lastText: Math.max(...texts.map((e) => e.getBoundingClientRect().bottom + window.scrollY)),
+        pageEnd: document.documentElement.scrollHeight,
+      };
+    });
+    expect(bar.left).toBeLessThanOrEqual(0);
+    expect(bar.right).toBeGreaterThanOrEqual(PHONE - 1);
+    expect(bar.bottom).toBeGreaterThanOrEqual(899);
+    // Scrolled to the end, the page's last text sits above the bar.
+    expect(lastText).toBeLessThanOrEqual(pageEnd - (bar.bottom - bar.top) + 1);
+    await page.close();
+  });
+
+  it.each(['Caching', 'Errors', 'Versioning'])('the guide "%s" starts right below its title', async (guide) => {
+    const page = await open(DESKTOP, tagIds.get(guide)!);
+    const id = tagIds.get(guide)!;
+    const first = page.locator(`[id^="${id}/"] h2`).first();
+    await first.waitFor(WAIT);
+    const gap = await page.evaluate((prefix) => {
+      const title = document.querySelector(`[id="${prefix}"] h1, [id="${prefix}"] h2`)!.getBoundingClientRect();
+      const heading = document.querySelector(`[id^="${prefix}/"] h2`)!.getBoundingClientRect();
+      return heading.top - title.bottom;
+    }, id);
+    // Redoc alone leaves about 145 px here, most of it empty padding.
+    expect(gap).toBeLessThanOrEqual(90);
+    await page.close();
+  });
+
+  it("shows every line of the TypeScript samples in the right-hand panel, nothing past the panel's edge", async () => {
+    const page = await open(DESKTOP, opId(ops.find((o) => o.operationId === 'registerDraftOrders')!));
+    // Redoc keeps laying out the page around the section it scrolled to, so the picker may move between finding it
+    // and clicking it: scroll to it and pick TypeScript again until the choice is made.
+    const picker = page.getByRole('button', { name: 'curl', exact: true }).first();
+    const pick = async () => {
+      try {
+        await picker.scrollIntoViewIfNeeded({ timeout: 5_000 });
+        await picker.click({ timeout: 5_000 });
+        await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click({ timeout: 5_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(pick, WAIT).toBe(true);
+    await page.locator('pre').filter({ hasText: 'createClient' }).first().waitFor(WAIT);
+    const hidden = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-component-name="Panel/PanelBody"] pre')]
+        .filter((p) => p.scrollWidth > p.clientWidth + 1)
+        .map((p) => (p.textContent ?? '').slice(0, 60)),
+    );
+    expect(hidden).toEqual([]);
+    await page.close();
+  });
+
+  it('the first view transfers less than 1 MB', async () => {
+    const page = await browser.newPage({ viewport: { width: DESKTOP, height: 900 } });
+    let bytes = 0;
+    page.on('requestfinished', async (request) => {
+      const sizes = await request.sizes();
+      bytes += sizes.responseBodySize + sizes.responseHeadersSize;
+    });
+    await page.goto(docs.url, { waitUntil: 'networkidle', timeout: 120_000 });
+    await page.locator('#api-content').waitFor(WAIT);
+    expect(bytes).toBeGreaterThan(100_000);
+    expect(bytes).toBeLessThan(1_000_000);
     await page.close();
   });
 });

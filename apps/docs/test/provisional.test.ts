@@ -3,6 +3,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import {
+  forSearch,
+  PROVISIONAL_BADGE,
+  spacedTableCells,
+  unwrapParagraphs,
   PROVISIONAL_TAG,
   docsSpec,
   parseDecisions,
@@ -56,7 +60,23 @@ describe('the provisional list', () => {
     const original = (doc.tags as Array<{ name: string; description: string }>).find(
       (t) => t.name === PROVISIONAL_TAG,
     )!;
-    expect(tag.description.startsWith(plainHeadings(original.description).trimEnd())).toBe(true);
+    expect(tag.description.startsWith(forSearch(plainHeadings(original.description)).trimEnd())).toBe(true);
+  });
+});
+
+describe('text for the search', () => {
+  it('puts each paragraph and list item on one line, and leaves code, tables and headings as they are', () => {
+    const md =
+      '## Title\nfirst line\nsecond line\n\n- item\n  goes on\n- next\n\n```bash\na\nb\n```\n| a | b |\n|---|---|\n';
+    expect(unwrapParagraphs(md)).toBe(
+      '## Title\nfirst line second line\n\n- item goes on\n- next\n\n```bash\na\nb\n```\n| a | b |\n|---|---|\n',
+    );
+  });
+
+  it('ends every table cell with a space the search keeps, and leaves the separator row alone', () => {
+    expect(spacedTableCells('| Limit | Scope |\n|---|:--|\n| a `x\\|y` | b |')).toBe(
+      '| Limit&#32; | Scope&#32; |\n|---|:--|\n| a `x\\|y`&#32; | b&#32; |',
+    );
   });
 });
 
@@ -65,5 +85,37 @@ describe('plainHeadings', () => {
     expect(plainHeadings('## Branch on `error.code`\nUse `error.code` here.')).toBe(
       '## Branch on error.code\nUse `error.code` here.',
     );
+  });
+});
+
+describe('the provisional badge', () => {
+  const { doc: docs } = docsSpec(doc, decisions);
+  const marked: Array<{ at: string; description: unknown }> = [];
+  const walk = (value: unknown, at: string): void => {
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) walk(v, `${at}/${i}`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+    const node = value as Record<string, unknown>;
+    if (node['x-provisional'] === true) marked.push({ at, description: node.description });
+    for (const [k, v] of Object.entries(node)) if (k !== 'examples' && k !== 'example') walk(v, `${at}/${k}`);
+  };
+  walk(docs.paths, '#/paths');
+  walk(docs.components, '#/components');
+
+  it('starts the description of every provisional element, once', () => {
+    expect(marked.length).toBeGreaterThan(provisionalElements(doc).length - 1);
+    const wrong = marked.filter(
+      (m) =>
+        typeof m.description !== 'string' ||
+        !m.description.startsWith(PROVISIONAL_BADGE) ||
+        m.description.split(PROVISIONAL_BADGE).length !== 2,
+    );
+    expect(wrong.map((w) => w.at)).toEqual([]);
+  });
+
+  it('links to the "Provisional elements" guide and stays out of the bundle itself', () => {
+    expect(PROVISIONAL_BADGE).toMatch(/href="\/provisional-elements"/);
+    expect(JSON.stringify(doc)).not.toContain('cls-provisional');
   });
 });

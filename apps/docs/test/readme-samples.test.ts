@@ -35,6 +35,7 @@ const NOT_RUN_HERE: Record<string, string> = {
 
 const readmes = [
   'README.md',
+  'spec/README.md',
   ...['packages', 'apps'].flatMap((dir) =>
     readdirSync(join(repoRoot, dir))
       .map((name) => join(dir, name, 'README.md'))

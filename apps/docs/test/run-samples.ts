@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { CodeBlock } from '../src/code-blocks.js';
 
@@ -71,11 +72,24 @@ export function runShell(block: CodeBlock, dir: string, env: Record<string, stri
   ].join('\n');
   const res = spawnSync('bash', ['-c', wrapper], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? dir, ...env },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? dir,
+      TMPDIR: sampleHome(dir).TMPDIR,
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 120_000,
   });
   return judge(block, res.status, `${res.stdout}${res.stderr}`);
+}
+
+/**
+ * HOME in the sample's directory, and the test run's own temporary folder as TMPDIR (short: Chromium puts a socket
+ * there, and a socket's path has at most 107 characters).
+ */
+export function sampleHome(dir: string): { HOME: string; TMPDIR: string } {
+  return { HOME: dir, TMPDIR: tmpdir() };
 }
 
 /** Forgets what the shell samples of a sequence exported. */
@@ -116,7 +130,9 @@ export function compileTypeScript(dir: string, files: Record<string, string>): s
 export function runTypeScript(block: CodeBlock, dir: string, name: string, env: Record<string, string>): SampleRun {
   const res = spawnSync(process.execPath, [join('out', name.replace(/\.ts$/, '.js'))], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    // A home of the sample's own and the run's temporary folder: a sample that starts Chromium writes its profile
+    // there, not into the machine's /tmp/.config/chromium, where nothing would remove it.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...sampleHome(dir), ...env },
     encoding: 'utf8',
     timeout: 120_000,
   });

@@ -6,7 +6,7 @@ import type { ChangeKind, ContractChange } from './gate.js';
 
 const HEADINGS: Record<ChangeKind, string> = {
   breaking: 'Breaking',
-  provisional: 'Provisional (designed elements; allowed in a minor release)',
+  provisional: 'Provisional (elements that may still change; allowed in a minor release)',
   'non-breaking': 'Non-breaking',
 };
 

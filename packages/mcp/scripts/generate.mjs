@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // `generate`: writes generated/tools.ts, the MCP server's tool table: one tool per operation of the bundled contract,
-// with its name (`operationId`), description (summary and description, provisional marked), input schema (path and
-// query parameters, and the request body as `body`, references inlined) and annotations.
+// with its name (`operationId`), title (summary), description for a model (area, description, neighbours), input
+// schema (path and query parameters, and the request body as `body`, references inlined) and annotations; and the
+// facts the server's instructions state (areas, quota, rows per request).
 //
-// The server reads nothing of the contract at run time; every fact it acts on is extracted here, once. If the
-// contract changes, the table changes with it.
+// The server reads every fact it acts on from here, extracted once; at run time it only checks arguments with the spec
+// package's validator. If the contract changes, the table changes with it.
 //
 // Usage: node scripts/generate.mjs [--spec <openapi.json>] [--out <dir>]
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bulkOperations } from '@cls-api/client';
-import { openapiJsonPath, operations, relaxProvisional, resolvePointer } from '@cls-api/spec';
+import { contractModel, openapiJsonPath, operations, relaxProvisional, resolvePointer } from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -37,7 +38,7 @@ const writtenOps = new Map(operations(written).map((op) => [op.operationId, op])
 
 /** OpenAPI's own keywords and the contract's extensions, which are not JSON Schema. */
 const notJsonSchema = (key) =>
-  key.startsWith('x-') || ['example', 'discriminator', 'xml', 'externalDocs'].includes(key);
+  key.startsWith('x-') || ['example', 'discriminator', 'xml', 'externalDocs', 'title'].includes(key);
 
 /** A schema with every `$ref` inlined and only JSON Schema keywords left, so that it stands alone in a tool. */
 function standalone(schema, seen = []) {
@@ -60,13 +61,49 @@ function standalone(schema, seen = []) {
   return out;
 }
 
-const PROVISIONAL_NOTE =
-  'Provisional: the shape of this operation is designed by the contract, not shown by the service (spec/DECISIONS.md); the service may differ.';
+/** Markdown as one line of plain text: a model reads the words, not the emphasis or the source's line wrapping. */
+const plain = (text) =>
+  String(text ?? '')
+    .replace(/\*\*([^*]+)\*\*/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
 
+/** The first sentence of a text: what a parameter is. The rest (how its text is written) does not apply to JSON. */
+const firstSentence = (text) => {
+  const m = /^(.+?[.!?])(?:\s|$)/.exec(plain(text));
+  return m ? m[1] : plain(text);
+};
+
+/** Each operation's area, by its tag's group: `Warehouse (/v3/wms/)` for a tag of that group. */
+const groupOfTag = new Map(
+  (doc['x-tagGroups'] ?? []).flatMap((g) => g.tags.map((t) => [t, g.name.replace(/\s*\(\/v3\/[^)]*\)$/, '')])),
+);
+const tagDescription = new Map(
+  (doc.tags ?? []).map((t) => [t.name, typeof t.description === 'string' ? t.description : '']),
+);
+
+/** The same call in another area (`GET /v3/wms/orders` and `GET /v3/manager/orders`): the neighbours a model must tell apart. */
+const shapeOf = (op) => `${op.method} ${op.path.replace(/^\/v3\/[^/]+/, '').replace(/\{[^}]+\}/g, '{}')}`;
+const byShape = new Map();
+for (const op of operations(doc)) byShape.set(shapeOf(op), [...(byShape.get(shapeOf(op)) ?? []), op]);
+
+/**
+ * The description a model reads: the area, what the operation does (its description, as one paragraph of plain
+ * text; the summary is the tool's title already), and the same call of other areas with what sets it apart, so
+ * that a model picks between `listWmsOrders` and `listManagerOrders` by what each lists.
+ */
 function describe(op, raw) {
-  const parts = [raw.summary, raw.description].filter((s) => typeof s === 'string' && s.trim() !== '');
-  if (op.provisional) parts.push(PROVISIONAL_NOTE);
-  return parts.join('\n\n');
+  const area = groupOfTag.get(op.tags[0]) ?? op.area;
+  const parts = [`${area} area.`, plain(raw.description ?? raw.summary)];
+  for (const other of byShape.get(shapeOf(op)) ?? []) {
+    if (other.operationId === op.operationId) continue;
+    const otherArea = groupOfTag.get(other.tags[0]) ?? other.area;
+    const what = firstSentence(tagDescription.get(other.tags[0]) ?? '');
+    parts.push(
+      `For the ${otherArea.toLowerCase()} area use ${other.operationId} instead${what ? ` (${what.replace(/\.$/, '').toLowerCase()})` : ''}.`,
+    );
+  }
+  return parts.filter(Boolean).join(' ');
 }
 
 /** `apiKey` or `jwt` for each security scheme of the contract: which of the server's credentials an operation takes. */
@@ -105,10 +142,26 @@ function annotations(op, title) {
   return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
 }
 
+/**
+ * A call of an MCP-area tool does what the tool it calls does: when every tool it can call only reads, the call reads
+ * too (read-only mode lists it); otherwise it carries the annotations of a write.
+ */
+function callAnnotations(op, title) {
+  const reads = Object.values(mcpToolReads);
+  if (reads.length > 0 && reads.every(Boolean)) {
+    return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+  }
+  return annotations(op, title);
+}
+
 // The tools of the `/v3/mcp/` area are the operations marked `x-mcp-tool`; a call of one takes a key of the tool's
 // own area (spec/guides/authentication.md), so the server needs to know each tool's area.
 const mcpToolAreas = Object.fromEntries(
   operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.area]] : [])),
+);
+/** Whether each of those tools only reads: a call of the MCP area is judged by the tool it calls. */
+const mcpToolReads = Object.fromEntries(
+  operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.method === 'get' || op.method === 'head']] : [])),
 );
 
 /**
@@ -149,9 +202,7 @@ for (const op of operations(doc)) {
     }
     if (p.name === 'body') fail(`${op.operationId}: a parameter named body would clash with the request body`);
     const schema = standalone(p.schema ?? {});
-    const description = [p.description ?? schema.description, p.provisional ? '(provisional)' : '']
-      .filter(Boolean)
-      .join(' ');
+    const description = firstSentence(p.description ?? schema.description);
     properties[p.name] = { ...schema, ...(description ? { description } : {}) };
     if (writtenOps.get(op.operationId)?.parameters.find((w) => w.name === p.name && w.in === p.in)?.required) {
       required.push(p.name);
@@ -193,9 +244,13 @@ for (const op of operations(doc)) {
     pathParams,
     queryParams,
     ...(bulk ? { bulk } : {}),
-    ...(toolNameParam(op) ? { keyAreaFrom: { param: toolNameParam(op), areas: mcpToolAreas } } : {}),
+    ...(toolNameParam(op)
+      ? { keyAreaFrom: { param: toolNameParam(op), areas: mcpToolAreas, reads: mcpToolReads } }
+      : {}),
     inputSchema,
-    annotations: annotations(op, raw.summary ?? op.operationId),
+    annotations: toolNameParam(op)
+      ? callAnnotations(op, raw.summary ?? op.operationId)
+      : annotations(op, raw.summary ?? op.operationId),
   });
 }
 if (tools.length === 0) fail('the contract has no operations');
@@ -203,11 +258,26 @@ for (const id of Object.keys(bulkOperations)) {
   if (!tools.some((t) => t.name === id)) fail(`the client's bulk operation ${id} is not in the contract`);
 }
 
+// What the server tells a model once, in its instructions: the areas by name, and what a call costs.
+const model = contractModel(written);
+const areaNames = {};
+for (const op of operations(written)) areaNames[op.area] ??= groupOfTag.get(op.tags[0]) ?? op.area;
+const serviceFacts = {
+  title: `${written.info.title} v${String(written.info.version).split('.')[0]}`,
+  summary: plain(written.info.summary ?? ''),
+  areas: areaNames,
+  testCallsPerMonth: model.limits.monthlyQuota.get('test') ?? null,
+  bulkRowsPerRequest: model.limits.bulkRowsPerRequest,
+};
+
 const source = `// GENERATED by @cls-api/mcp scripts/generate.mjs from the bundled contract. Do not edit.
-import type { ToolDefinition } from '../src/definition.js';
+import type { ServiceFacts, ToolDefinition } from '../src/definition.js';
 
 /** One tool per operation of the contract, in the contract's order. */
 export const toolTable: readonly ToolDefinition[] = ${JSON.stringify(tools, null, 2)};
+
+/** The facts of the service the server's instructions state. */
+export const serviceFacts: ServiceFacts = ${JSON.stringify(serviceFacts, null, 2)};
 `;
 mkdirSync(outDir, { recursive: true });
 const target = join(outDir, 'tools.ts');

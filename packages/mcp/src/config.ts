@@ -12,6 +12,7 @@ An MCP server of the Commerce and Logistics Service API v3: one tool per operati
   --allow-writes        also expose the operations that write (POST, PATCH); by default only reads are exposed
   --read-only           only the reads (the default; overrides --allow-writes)
   --areas LIST          only these areas, comma-separated: ${[...new Set(toolTable.map((t) => t.area))].join(', ')}
+                        (auth, the token exchange, is exposed only when named here)
   --http                serve Streamable HTTP instead of stdio
   --port N              with --http: the port (default 3333; 0 picks a free one)
   --host HOST           with --http: the address to listen on (default 127.0.0.1)

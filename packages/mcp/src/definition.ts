@@ -29,7 +29,24 @@ export interface ToolDefinition {
    * Set on a call of an MCP tool of the `/v3/mcp/` area: the path parameter naming the tool, and each tool's area,
    * whose key the call takes.
    */
-  keyAreaFrom?: { param: string; areas: Record<string, string> };
+  keyAreaFrom?: {
+    param: string;
+    areas: Record<string, string>;
+    /** Whether each tool it can call only reads: read-only mode refuses a call of one that writes. */
+    reads: Record<string, boolean>;
+  };
   inputSchema: { type: 'object'; properties: Record<string, object>; required?: string[]; [keyword: string]: unknown };
   annotations: ToolAnnotations;
+}
+
+/** What the server's instructions tell a model about the service, read from the contract when generating. */
+export interface ServiceFacts {
+  /** `Commerce and Logistics Service API v3` */
+  title: string;
+  summary: string;
+  /** Each area (`wms`) by its name (`Warehouse`). */
+  areas: Record<string, string>;
+  /** Calls a month of the account's test keys, together; null when not limited. */
+  testCallsPerMonth: number | null;
+  bulkRowsPerRequest: number;
 }

@@ -21,7 +21,9 @@ import {
 import type { McpOptions } from './config.js';
 import type { ToolDefinition } from './definition.js';
 import { renderResult, type Pagination } from './render.js';
-import { Callers, exposedTools, type ClientSettings } from './tools.js';
+import { toolTable } from '../generated/tools.js';
+import { argumentErrors, instructions } from './arguments.js';
+import { Callers, exposedTools, OPT_IN_AREAS, type ClientSettings } from './tools.js';
 
 /** This package's version: its package.json is two levels up from dist/src/, one from src/ (the tests). */
 function packageVersion(): string {
@@ -54,7 +56,7 @@ export function errorResult(err: unknown): CallToolResult {
         ? 'the service did not say when it resets'
         : `retry after ${err.retryAfterSeconds} s`;
     return toolError(
-      `${err.code ?? 'RATE_LIMIT_EXCEEDED'}: ${err.message} The monthly quota of this test key is used up${err.limit === undefined ? '' : ` (${err.limit} calls)`}; ${when}. Retrying earlier cannot succeed.`,
+      `${err.code ?? 'RATE_LIMIT_EXCEEDED'}: ${err.message} The account's monthly quota of test calls is used up${err.limit === undefined ? '' : ` (${err.limit} calls, shared by all its test keys)`}; ${when}. Retrying earlier cannot succeed.`,
       {
         status: err.status,
         code: err.code,
@@ -81,18 +83,14 @@ export function errorResult(err: unknown): CallToolResult {
   if (err instanceof BulkChunkError) {
     const cause = errorResult(err.cause);
     const causeText = cause.content[0]?.type === 'text' ? cause.content[0].text : String(err.cause);
-    const written = err.chunkWritten === false ? 'nothing of it was registered' : 'it may or may not have been stored';
-    return toolError(
-      `Rows ${err.rowStart} to ${err.rowEnd - 1} (counted from 0; request ${err.chunkIndex + 1} of ${err.chunkCount}) failed and ${written}; the rows before them were accepted, the rows after them were not sent. Row numbers in the service's message count from row ${err.rowStart}. ${causeText}`,
-      {
-        ...(cause.structuredContent?.error as Record<string, unknown>),
-        chunkIndex: err.chunkIndex,
-        rowStart: err.rowStart,
-        rowEnd: err.rowEnd,
-        chunkWritten: err.chunkWritten,
-        completed: err.completed,
-      },
-    );
+    return toolError(`${bulkFailure(err)} ${causeText}`, {
+      ...(cause.structuredContent?.error as Record<string, unknown>),
+      chunkIndex: err.chunkIndex,
+      rowStart: err.rowStart,
+      rowEnd: err.rowEnd,
+      chunkWritten: err.chunkWritten,
+      completed: err.completed,
+    });
   }
   if (err instanceof NetworkError) {
     const written = err.mayHaveWritten ? ' The write may or may not have been stored; it was not repeated.' : '';
@@ -106,6 +104,19 @@ export function errorResult(err: unknown): CallToolResult {
   return toolError(`The call failed: ${message}`, { message });
 }
 
+/** What a failed bulk request means for the rows: only what is true of this job (one request has no rows before it). */
+export function bulkFailure(err: BulkChunkError): string {
+  const written = err.chunkWritten === false ? 'nothing of it was registered' : 'it may or may not have been stored';
+  if (err.chunkCount === 1) return `The request failed and ${written}.`;
+  const parts = [
+    `Rows ${err.rowStart} to ${err.rowEnd - 1} (counted from 0; request ${err.chunkIndex + 1} of ${err.chunkCount}) failed and ${written}`,
+  ];
+  if (err.chunkIndex > 0) parts.push(`rows 0 to ${err.rowStart - 1} were accepted`);
+  if (err.chunkIndex < err.chunkCount - 1) parts.push(`the rows from ${err.rowEnd} on were not sent`);
+  const numbering = err.rowStart > 0 ? ` Row numbers in the service's message count from row ${err.rowStart}.` : '';
+  return `${parts.join('; ')}.${numbering}`;
+}
+
 /**
  * Arguments the server refuses before sending anything get the code the service would answer them with; typed by
  * the contract's codes (`ErrorCode`), so a code the contract drops stops the build.
@@ -117,6 +128,44 @@ function argumentError(text: string, code: ErrorCode): CallToolResult {
 function pick(args: Arguments, names: string[]): Record<string, unknown> | undefined {
   const out = Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Every argument checked against the tool's input schema (types, required fields, the service's own constraints;
+ * bounds that may still change are left open by the generator), so that a mistake costs no call of the quota.
+ */
+function checkArguments(tool: ToolDefinition, args: Arguments): CallToolResult | undefined {
+  const errors = argumentErrors(tool, args);
+  if (errors.length === 0) return undefined;
+  const where = (e: (typeof errors)[number]) => {
+    const path = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+      .join('')
+      .replace(/^\./, '');
+    const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : '';
+    return [path, missing].filter(Boolean).join('.') || 'arguments';
+  };
+  const shown = errors.slice(0, 5).map((e) => {
+    const got = e.keyword === 'required' ? '' : ` (got ${JSON.stringify(valueAt(args, e.instancePath)) ?? 'nothing'})`;
+    return `${where(e)} ${e.message ?? 'is not valid'}${got}`;
+  });
+  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+  const code: ErrorCode = errors.every((e) => e.keyword === 'required') ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
+  return argumentError(
+    `${tool.name}: ${shown.join('; ')}${more}. Nothing was sent, so no call was counted; correct the arguments and call again.`,
+    code,
+  );
+}
+
+function valueAt(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const part of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node;
 }
 
 type LooseRequest = (
@@ -139,6 +188,8 @@ async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Argum
       return argumentError(`${tool.name} needs the argument ${name}`, 'REQUIRED_PARAMETER');
     }
   }
+  const refused = checkArguments(tool, args);
+  if (refused) return refused;
   if (tool.bulk) {
     const rows = (args.body as Record<string, unknown> | undefined)?.[tool.bulk.rowsField];
     if (!Array.isArray(rows)) {
@@ -161,13 +212,31 @@ async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Argum
   };
 }
 
+/** A pattern longer than this is a calendar check (leap years, days per month), not a hint a model can use. */
+const LISTED_PATTERN_MAX = 64;
+
+/**
+ * The input schema as listed: the generated one less its calendar-sized patterns, which cost a model hundreds of
+ * tokens per tool and say no more than the field's description (`YYYY-MM-DD`). The server still checks them.
+ */
+export function listedSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(listedSchema) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'pattern' && typeof value === 'string' && value.length > LISTED_PATTERN_MAX) continue;
+    out[key] = listedSchema(value);
+  }
+  return out as T;
+}
+
 /** The MCP tool a model sees: name, description, input schema and annotations, as generated from the contract. */
 function listed(tool: ToolDefinition): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: tool.inputSchema,
+    inputSchema: listedSchema(tool.inputSchema),
     annotations: { ...tool.annotations },
   };
 }
@@ -182,23 +251,32 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
   const tools = exposedTools(options);
   const server = new Server(
     { name: 'cls-api', title: 'Commerce and Logistics Service API v3', version },
-    { capabilities: { tools: {} } },
+    { capabilities: { tools: {} }, instructions: instructions(options, tools) },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const name = request.params.name;
     const tool = tools.find((t) => t.name === name);
     if (!tool) {
-      const hidden = exposedTools({ readOnly: false }).find((t) => t.name === name);
+      const hidden = toolTable.find((t) => t.name === name);
       const why = !hidden
         ? 'the contract has no such operation'
         : !hidden.annotations.readOnlyHint && options.readOnly
           ? 'it writes, and the server is read-only: start it with --allow-writes to expose writes'
-          : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
+          : !options.areas && OPT_IN_AREAS.includes(hidden.area)
+            ? `its area (${hidden.area}) hands credentials to the model and is exposed only when named: start the server with --areas ${hidden.area}`
+            : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
       // The server's own code, not the service's: nothing was sent.
       return toolError(`Tool ${name} is not available: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
     }
     const args = request.params.arguments ?? {};
+    if (tool.keyAreaFrom && options.readOnly) {
+      const named = args[tool.keyAreaFrom.param];
+      if (typeof named === 'string' && tool.keyAreaFrom.reads[named] === false) {
+        const why = `${named} writes, and the server is read-only: start it with --allow-writes to call it`;
+        return toolError(`Tool ${name} cannot call ${named}: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
+      }
+    }
     const client = callers.clientFor(tool, args);
     if ('missing' in client) return toolError(client.missing, { message: client.missing });
     try {

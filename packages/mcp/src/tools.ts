@@ -6,10 +6,18 @@ import { toolTable } from '../generated/tools.js';
 import type { McpOptions } from './config.js';
 import type { ToolDefinition } from './definition.js';
 
+/**
+ * Areas exposed only when `--areas` names them: the token exchange (`auth`) would hand the account's client secret
+ * and tokens to a model, and the server obtains and renews the JWT itself from CLS_CLIENT_ID and CLS_CLIENT_SECRET.
+ */
+export const OPT_IN_AREAS: readonly string[] = ['auth'];
+
 /** The tools the options expose: every operation, less the writes unless they are allowed, less other areas. */
 export function exposedTools(options: Pick<McpOptions, 'readOnly' | 'areas'>): ToolDefinition[] {
   return toolTable.filter(
-    (t) => (!options.readOnly || t.annotations.readOnlyHint) && (!options.areas || options.areas.includes(t.area)),
+    (t) =>
+      (!options.readOnly || t.annotations.readOnlyHint) &&
+      (options.areas ? options.areas.includes(t.area) : !OPT_IN_AREAS.includes(t.area)),
   );
 }
 

@@ -2,6 +2,7 @@
 // it, with no real time passing (a virtual clock) and no machine speed involved.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { contractModel } from '@cls-api/spec';
 import { describe, expect, it } from 'vitest';
 import type { McpOptions } from '../src/config.js';
 import { Callers, createMcpServer, type ClientSettings } from '../src/server.js';
@@ -12,6 +13,13 @@ const options: McpOptions = {
   apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'],
   readOnly: true,
 };
+
+/** A row the contract's own example of the draft operation holds: valid against the tool's input schema. */
+const draftRow = (
+  Object.values(contractModel().operation('registerDraftOrders').requestBody!.examples)[0]!.value as {
+    orders: Array<Record<string, unknown>>;
+  }
+).orders[0]!;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
@@ -153,7 +161,7 @@ describe('a tool call', () => {
       },
       { ...options, readOnly: false },
     );
-    const orders = Array.from({ length: 1200 }, (_, i) => ({ mall_order_no: `M-${i}` }));
+    const orders = Array.from({ length: 1200 }, (_, i) => ({ ...draftRow, mall_order_no: `M-${i}` }));
     const result = await client.callTool({ name: 'registerDraftOrders', arguments: { body: { orders } } });
     expect(result.isError).toBe(true);
     const { error } = structured<{
@@ -168,8 +176,9 @@ describe('a tool call', () => {
     expect(error).toMatchObject({ code: 'INVALID_PARAMETER', rowStart: 1000, chunkWritten: false });
     expect(error.completed.created_count).toBe(1000);
     expect(textOf(result)).toContain(
-      'Rows 1000 to 1199 (counted from 0; request 2 of 2) failed and nothing of it was registered',
+      'Rows 1000 to 1199 (counted from 0; request 2 of 2) failed and nothing of it was registered; rows 0 to 999 were accepted.',
     );
+    expect(textOf(result)).not.toContain('not sent');
     expect(textOf(result)).toContain('INVALID_PARAMETER: row 3: quantity must be at least 1');
   });
 
@@ -235,5 +244,115 @@ describe('a tool call', () => {
         (t) => t.name.startsWith('listManager') || t.name.startsWith('getManager'),
       ),
     ).toBe(true);
+  });
+
+  it('of a bulk job of one request that fails says only that the request failed', async () => {
+    const client = await connected(
+      {
+        fetch: async () =>
+          json(400, { success: false, error: { code: 'INVALID_PARAMETER', message: 'row 2: unknown product' } }),
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const orders = Array.from({ length: 3 }, (_, i) => ({ ...draftRow, mall_order_no: `M-${i}` }));
+    const result = await client.callTool({ name: 'registerDraftOrders', arguments: { body: { orders } } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'The request failed and nothing of it was registered. INVALID_PARAMETER: row 2: unknown product (HTTP 400 on POST http://service.test/v3/wms/orders/draft)',
+    );
+  });
+
+  it('with a mistyped argument is refused against the input schema, and no request reaches the service', async () => {
+    const seen: Request[] = [];
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          return json(200, { success: true, data: [] });
+        },
+      },
+      { ...options, readOnly: false },
+    );
+    const mistyped = await client.callTool({ name: 'listManagerOrders', arguments: { size: 'ten' } });
+    expect(mistyped.isError).toBe(true);
+    expect(textOf(mistyped)).toBe(
+      'listManagerOrders: size must be integer (got "ten"). Nothing was sent, so no call was counted; correct the arguments and call again.',
+    );
+    expect(structured<{ error: { code: string } }>(mistyped).error.code).toBe('INVALID_PARAMETER');
+    const row = await client.callTool({
+      name: 'registerDraftOrders',
+      arguments: { body: { orders: [draftRow, { ...draftRow, quantity: '3' }] } },
+    });
+    expect(textOf(row)).toContain('body.orders[1].quantity must be integer (got "3")');
+    const date = await client.callTool({ name: 'listManagerOrders', arguments: { date_from: '2026-02-30' } });
+    expect(textOf(date)).toContain('date_from must match');
+    expect(seen).toHaveLength(0);
+    // A bound that may still change stays open: the service decides.
+    const large = await client.callTool({ name: 'listManagerOrders', arguments: { size: 500 } });
+    expect(large.isError, textOf(large)).toBeFalsy();
+    expect(seen.map((r) => new URL(r.url).search)).toEqual(['?size=500']);
+  });
+
+  it("over the monthly quota says the quota is the account's, and when it resets", async () => {
+    const client = await connected({
+      fetch: async () =>
+        json(
+          429,
+          { success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Monthly quota exceeded' } },
+          { 'Retry-After': '3600', 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '0' },
+        ),
+      pacing: false,
+    });
+    const result = await client.callTool({ name: 'listSuppliers', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("The account's monthly quota of test calls is used up");
+    expect(textOf(result)).not.toContain('this test key');
+  });
+
+  it('of callMcpTool is a read when the tool it calls reads: listed and sent in read-only mode', async () => {
+    const seen: Request[] = [];
+    const client = await connected({
+      fetch: async (request) => {
+        seen.push(request);
+        return json(200, { success: true, data: { tool: 'wms_get_order', result: {} } });
+      },
+      pacing: false,
+    });
+    const listed = (await client.listTools()).tools.find((t) => t.name === 'callMcpTool');
+    expect(listed?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const call = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'wms_get_order', body: { arguments: { order_no: 'ORD-1' } } },
+    });
+    expect(call.isError, textOf(call)).toBeFalsy();
+    expect(seen).toHaveLength(1);
+  });
+
+  it('of a token tool is refused unless its area is asked for, and it is not listed', async () => {
+    const client = await connected({}, { ...options, readOnly: false });
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('createAccessToken');
+    const result = await client.callTool({
+      name: 'createAccessToken',
+      arguments: { body: { client_id: 'cli_test_x', client_secret: 's' } },
+    });
+    expect(structured<{ error: { code: string } }>(result).error.code).toBe('TOOL_NOT_AVAILABLE');
+    expect(textOf(result)).toContain('--areas auth');
+    const asked = await connected({}, { ...options, readOnly: false, areas: ['auth'] });
+    expect((await asked.listTools()).tools.map((t) => t.name)).toEqual(['createAccessToken', 'refreshAccessToken']);
+  });
+});
+
+describe('the instructions', () => {
+  it('say the mode, the areas and what a call costs, from the contract', async () => {
+    const readOnly = (await connected({})).getInstructions() ?? '';
+    expect(readOnly).toContain('Read-only: only tools that read are listed');
+    expect(readOnly).toContain("the account's 1,000 calls a month, shared by all its test keys");
+    expect(readOnly).toContain('one per 1,000 rows');
+    expect(readOnly).toMatch(/Areas: Warehouse \(wms\), Seller order manager \(manager\), .*MCP \(mcp\)\./);
+    expect(readOnly).not.toContain('(auth)');
+    const writes = (await connected({}, { ...options, readOnly: false })).getInstructions() ?? '';
+    expect(writes).toContain('Writes are allowed');
+    for (const text of [readOnly, writes]) expect(text).not.toMatch(/the source|designed|x-limits|provisional/i);
   });
 });

@@ -26,14 +26,34 @@ describe('the tool table', () => {
     }
   });
 
-  it('describes each tool by the summary and description, and marks the provisional ones', () => {
+  it('describes each tool for a model: its area and what it does, not its title again, in no author wording', () => {
     for (const op of model.operations) {
       const raw = model.doc.paths![op.path]![op.method]!;
       const t = tool(op.operationId);
-      expect(t.description.startsWith(raw.summary!)).toBe(true);
-      if (raw.description) expect(t.description).toContain(raw.description.trim());
-      expect(t.description.includes('Provisional:'), op.operationId).toBe(op.provisional);
+      expect(t.description.startsWith(raw.summary!), op.operationId).toBe(false);
+      expect(t.description, op.operationId).toMatch(/^[A-Z][A-Za-z ]+ area\. /);
+      if (raw.description) {
+        const plain = raw.description
+          .replace(/\*\*([^*]+)\*\*/g, '$1')
+          .replace(/\s+/g, ' ')
+          .trim();
+        expect(t.description, op.operationId).toContain(plain);
+      }
+      const schemaText = JSON.stringify(t.inputSchema);
+      for (const text of [t.description, schemaText]) {
+        expect(text, op.operationId).not.toMatch(
+          /the source|designed|x-limits|x-provisional|\(provisional\)|DECISIONS/i,
+        );
+      }
     }
+  });
+
+  it('tells a tool from its neighbour of another area', () => {
+    expect(tool('listWmsOrders').description).toContain('use listManagerOrders instead');
+    expect(tool('listManagerOrders').description).toContain('use listWmsOrders instead');
+    expect(tool('listManagerOrders').description).not.toContain('use listManagerOrders');
+    expect(tool('getManagerOrder').description).toContain('use getWmsOrder instead');
+    expect(tool('listSuppliers').description).not.toContain('instead');
   });
 
   it('gives every tool an input schema that Ajv compiles strictly, with every parameter and the body', () => {
@@ -99,15 +119,24 @@ describe('the tool table', () => {
     const calls = toolTable.filter((t) => t.keyAreaFrom);
     expect(calls.map((t) => t.name)).toEqual(['callMcpTool']);
     expect(calls[0]!.keyAreaFrom!.areas).toEqual(Object.fromEntries(marked.map((o) => [o.mcpTool, o.area])));
+    expect(calls[0]!.keyAreaFrom!.reads).toEqual(
+      Object.fromEntries(marked.map((o) => [o.mcpTool, o.method === 'get'])),
+    );
   });
 });
 
 describe('annotations', () => {
+  // A call of an MCP-area tool reads when every tool it can call reads (each is a GET today).
+  const reads = (op: (typeof model.operations)[number]) =>
+    op.method === 'get' ||
+    (op.operationId === 'callMcpTool' && model.operations.filter((o) => o.mcpTool).every((o) => o.method === 'get'));
+
   it('mark the reads read-only and idempotent, and only the reads', () => {
+    expect(tool('callMcpTool').annotations.readOnlyHint).toBe(true);
     for (const op of model.operations) {
       const a = tool(op.operationId).annotations;
-      expect(a.readOnlyHint, op.operationId).toBe(op.method === 'get');
-      if (op.method === 'get') expect(a).toMatchObject({ destructiveHint: false, idempotentHint: true });
+      expect(a.readOnlyHint, op.operationId).toBe(reads(op));
+      if (reads(op)) expect(a).toMatchObject({ destructiveHint: false, idempotentHint: true });
       expect(a.openWorldHint).toBe(true);
       expect(a.title).toBe(model.doc.paths![op.path]![op.method]!.summary);
     }
@@ -115,12 +144,12 @@ describe('annotations', () => {
 
   it('mark as destructive the writes that change or end what exists, not those that create', () => {
     const destructive = toolTable.filter((t) => t.annotations.destructiveHint).map((t) => t.name);
-    expect(destructive.sort()).toEqual(['callMcpTool', 'cancelReturn', 'updateWmsOrder']);
+    expect(destructive.sort()).toEqual(['cancelReturn', 'updateWmsOrder']);
     expect(tool('registerOrders').annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
   });
 
   it('mark as idempotent the writes whose repeat the contract refuses with DUPLICATE', () => {
-    const writes = model.operations.filter((o) => o.method !== 'get');
+    const writes = model.operations.filter((o) => !reads(o));
     for (const op of writes) {
       const duplicate = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
       expect(tool(op.operationId).annotations.idempotentHint, op.operationId).toBe(duplicate);
@@ -154,8 +183,20 @@ describe('the README', () => {
 describe('exposed tools', () => {
   it('are the reads only, unless writes are allowed', () => {
     expect(exposedTools({ readOnly: true }).every((t) => t.annotations.readOnlyHint)).toBe(true);
-    expect(exposedTools({ readOnly: true }).length).toBe(model.operations.filter((o) => o.method === 'get').length);
-    expect(exposedTools({ readOnly: false })).toEqual(toolTable);
+    expect(exposedTools({ readOnly: true }).length).toBe(toolTable.filter((t) => t.annotations.readOnlyHint).length);
+    expect(exposedTools({ readOnly: false })).toEqual(toolTable.filter((t) => t.area !== 'auth'));
+  });
+
+  it('leave out the token exchange unless its area is asked for: it would hand client secrets to a model', () => {
+    for (const readOnly of [true, false]) {
+      const names = exposedTools({ readOnly }).map((t) => t.name);
+      expect(names).not.toContain('createAccessToken');
+      expect(names).not.toContain('refreshAccessToken');
+    }
+    expect(exposedTools({ readOnly: false, areas: ['auth'] }).map((t) => t.name)).toEqual([
+      'createAccessToken',
+      'refreshAccessToken',
+    ]);
   });
 
   it('are those of the areas asked for', () => {

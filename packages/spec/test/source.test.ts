@@ -1,4 +1,4 @@
-// The bundled contract (dist/openapi.json) against the service's own interface description (shared/source-spec.md).
+// The bundled contract (dist/openapi.json) against the service's own interface description (outside this repository).
 // The expectations below are copied from that description, not read from the contract: a test here fails when
 // the contract stops saying what the source says.
 import { beforeAll, describe, expect, it } from 'vitest';

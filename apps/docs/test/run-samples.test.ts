@@ -1,0 +1,47 @@
+// The sample runner gives every TypeScript sample a home of its own, inside the sample's working directory, and the
+// test run's temporary folder: a sample that starts Chromium (packages/chromium/README.md) leaves its profile there, removed
+// with the directory, instead of in the machine's /tmp/.config/chromium.
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CodeBlock } from '../src/code-blocks.js';
+import { compileTypeScript, runTypeScript, workDir } from './run-samples.js';
+
+const block = (source: string): CodeBlock => ({
+  info: 'ts',
+  language: 'typescript',
+  source,
+  line: 1,
+  mark: { kind: 'run' },
+});
+
+describe('the sample runner', () => {
+  it("runs a TypeScript sample with HOME in its own directory and TMPDIR the run's temporary folder", () => {
+    const dir = workDir('runner-home');
+    const source =
+      "import { tmpdir, homedir } from 'node:os';\nconsole.log(JSON.stringify({ home: homedir(), tmp: tmpdir() }));\n";
+    expect(compileTypeScript(dir, { 'env.ts': source })).toBe('');
+    const run = runTypeScript(block(source), dir, 'env.ts', {});
+    expect(run.ok, run.output).toBe(true);
+    const { home, tmp } = JSON.parse(run.output.trim()) as { home: string; tmp: string };
+    expect(home).toBe(dir);
+    expect(tmp).toBe(tmpdir());
+  });
+
+  it("keeps a Chromium sample's profile in the sample's home", { timeout: 300_000 }, async () => {
+    const dir = workDir('runner-chromium');
+    const source = [
+      "import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';",
+      "import { chromium } from 'playwright-core';",
+      'const browser = await chromium.launch({ executablePath: await ensureChromium(), args: CHROMIUM_ARGS });',
+      'console.log(browser.version());',
+      'await browser.close();',
+      '',
+    ].join('\n');
+    expect(compileTypeScript(dir, { 'browser.ts': source })).toBe('');
+    const run = runTypeScript(block(source), dir, 'browser.ts', {});
+    expect(run.ok, run.output).toBe(true);
+    expect(existsSync(join(dir, '.config', 'chromium'))).toBe(true);
+  });
+});

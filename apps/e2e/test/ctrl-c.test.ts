@@ -1,0 +1,43 @@
+// Ctrl-C on the root's server commands (`pnpm docs:preview`, `pnpm reference serve --demo`; `pnpm mock` runs through
+// the same scripts/run-cli.mjs) stops the server and exits 0, as `pnpm start` does: no "ELIFECYCLE Command failed"
+// and no 130. Run in a terminal as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte
+// 0x03 typed into it, which the terminal turns into SIGINT for the whole foreground job.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { sparePort } from '@cls-api/test-servers';
+import { describe, expect, it } from 'vitest';
+import { root, tempDir } from './support.js';
+
+async function ctrlC(command: string, ready: RegExp, env: Record<string, string>) {
+  const port = await sparePort();
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: root,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // As at a prompt: the script entry runs through the shell pnpm picks, the terminal's job is pnpm.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  while (!ready.test(output) && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+  expect(ready.test(output), output).toBe(true);
+  child.stdin!.write('\x03');
+  return { code: await exited, output: () => output };
+}
+
+describe('Ctrl-C on a server command of the root', { timeout: 600_000 }, () => {
+  it('pnpm docs:preview stops and exits 0', async () => {
+    const run = await ctrlC('exec pnpm docs:preview', /Documentation site: http/, {});
+    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code).toBe(0);
+  });
+
+  it('pnpm reference serve --demo stops and exits 0', async () => {
+    const dir = tempDir('cls-e2e-ctrl-c-');
+    const run = await ctrlC('exec pnpm reference serve --demo', /curl /, { DATABASE: join(dir, 'reference.db') });
+    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code).toBe(0);
+  });
+});
