@@ -39,6 +39,9 @@ const PRODUCT_COLUMNS = `p.product_code, p.product_name, p.price, p.supplier_cod
    WHERE o.account_id = p.account_id AND o.environment = p.environment AND o.product_code = p.product_code) AS option_count,
   p.created_at, p.updated_at`;
 
+/** A seller's order count in one environment as the writes keep it; no row yet means no orders. */
+const KEPT_ORDER_COUNT = 'SELECT coalesce((SELECT n FROM order_counts WHERE account_id = ? AND environment = ?), 0)';
+
 /** The owner's two key columns (`account_id = ? AND environment = ?`), as statement parameters. */
 const ownerParams = (owner: Owner): [string, Environment] => [owner.accountId, owner.environment];
 
@@ -88,18 +91,19 @@ class SqlStoreOps implements StoreTransaction {
     orderBy: string,
     params: Param[],
     window: Window,
+    count: { sql: string; params: Param[] } = { sql: `SELECT count(*) ${fromWhere}`, params },
   ): Promise<Slice<T>> {
     const rows = await this.all<T & { slice_total: number }>(
-      `SELECT ${columns}, (SELECT count(*) ${fromWhere}) AS slice_total ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
-      ...params,
+      `SELECT ${columns}, (${count.sql}) AS slice_total ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+      ...count.params,
       ...params,
       window.limit,
       window.offset,
     );
     if (rows.length === 0) {
       // An empty window (nothing matches, or the page is past the end) still says how many rows match.
-      const total = (await this.get<{ n: number }>(`SELECT count(*) AS n ${fromWhere}`, ...params))?.n ?? 0;
-      return { items: [], total };
+      const n = (await this.get<{ n: number }>(`SELECT (${count.sql}) AS n`, ...count.params))?.n ?? 0;
+      return { items: [], total: n };
     }
     const total = rows[0]!.slice_total;
     return { items: rows.map(({ slice_total: _, ...item }) => item as unknown as T), total };
@@ -239,13 +243,12 @@ class SqlStoreOps implements StoreTransaction {
       where.push('order_status_code = ?');
       params.push(filter.statusCode);
     }
-    return this.slice(
-      columns,
-      `FROM orders WHERE ${where.join(' AND ')}`,
-      'registered_at DESC, id DESC',
-      params,
-      window,
-    );
+    const fromWhere = `FROM orders WHERE ${where.join(' AND ')}`;
+    // Unfiltered, the total is the count the writes keep (migrations: order_counts), read in the page's statement.
+    const unfiltered =
+      filter.updatedAfter === undefined && filter.registeredFrom === undefined && filter.statusCode === undefined;
+    const kept = unfiltered ? { sql: KEPT_ORDER_COUNT, params: ownerParams(owner) } : undefined;
+    return this.slice(columns, fromWhere, 'registered_at DESC, id DESC', params, window, kept);
   }
 
   async findDraft(owner: Owner, draftId: string): Promise<DraftRecord | undefined> {

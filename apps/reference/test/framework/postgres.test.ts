@@ -3,7 +3,7 @@
 // must hold across instances on one database: one draft per mall_order_no, stock never below zero, the test-key
 // quota exact, bulk requests all-or-nothing, and every acknowledged row kept through a `kill -9`.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -197,6 +197,7 @@ describe('PostgreSQL migrations', () => {
     expect(rows).toEqual([
       { version: 1, name: 'schema' },
       { version: 2, name: 'deployment' },
+      { version: 3, name: 'order_counts' },
     ]);
   });
 
@@ -216,6 +217,43 @@ describe('PostgreSQL migrations', () => {
     ).toEqual([1, 2]);
     writeFileSync(join(own, '001_first.sql'), 'CREATE TABLE a (x INTEGER, z TEXT);');
     await expect(PgEngine.open(url, {}, own)).rejects.toThrow(/001_first changed after it was applied/);
+  });
+
+  it("counts the orders already stored when it starts keeping each seller's order count", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cls-pg-migrations-'));
+    const own = join(dir, 'postgres');
+    mkdirSync(own);
+    const all = resolve(import.meta.dirname, '../../src/store/migrations/postgres');
+    for (const file of ['001_schema.sql', '002_deployment.sql']) copyFileSync(join(all, file), join(own, file));
+    const url = await newPostgresDatabase();
+    await (await PgEngine.open(url, {}, own)).close();
+    const sql = query(url);
+    await sql(`INSERT INTO accounts (account_id, name, paid, created_at) VALUES ('acc_old', 'Old', 1, 0)`);
+    await sql(
+      `INSERT INTO products (account_id, environment, product_code, product_name, price, created_at, updated_at)
+       VALUES ('acc_old', 'test', 'P-1', 'Old product', 100, 1, 1), ('acc_old', 'live', 'P-1', 'Old product', 100, 1, 1)`,
+    );
+    for (const [environment, mall] of [
+      ['test', 'M-1'],
+      ['test', 'M-2'],
+      ['live', 'M-1'],
+    ]) {
+      await sql(
+        `INSERT INTO orders (account_id, environment, order_no, mall_order_no, mall_product_name, product_code, quantity,
+                             receiver_name, receiver_phone, receiver_address, order_status_code, registered_at, updated_at)
+         VALUES ('acc_old', $1, $2, $3, 'Old product', 'P-1', 1, 'Kim', '010-1111-2222', 'Seoul', 10, 1, 1)`,
+        [environment, `ORD-${environment}-${mall}`, mall],
+      );
+    }
+    await (await PgEngine.open(url)).close();
+    expect(
+      await sql<{ environment: string; n: number }>(
+        "SELECT environment, n::int AS n FROM order_counts WHERE account_id = 'acc_old' ORDER BY environment",
+      ),
+    ).toEqual([
+      { environment: 'live', n: 1 },
+      { environment: 'test', n: 2 },
+    ]);
   });
 
   it('a failing migration leaves nothing behind', async () => {

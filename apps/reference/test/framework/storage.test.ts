@@ -137,6 +137,8 @@ describe('SQLite storage', () => {
       'RET-EVENING': seoul('2026-11-21T09:00:00Z'),
     });
     expect(after.pragma('foreign_key_check')).toEqual([]);
+    // The orders written before the count was kept are counted once, when it starts to be kept.
+    expect(rows('order_counts')).toEqual([{ account_id: 'acc_old', environment: 'test', n: 1 }]);
     // Codes are now unique per account and environment: the live world may use the same product code.
     after
       .prepare(
