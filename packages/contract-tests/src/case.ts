@@ -56,6 +56,8 @@ export interface CaseResult {
   departures: Departure[];
   notes: string[];
   requests: number;
+  /** Requests of the case sent with a test key (the kit's count of the monthly quota it spent). */
+  metered: number;
   ms: number;
 }
 

@@ -397,7 +397,7 @@ export function formatSummary(report: Report): string {
     .filter(([, q]) => q.remaining !== undefined)
     .map(([seller, q]) => {
       const counted = q.service
-        ? `, the service counted ${q.service.used} (X-RateLimit-Remaining ${q.service.before} → ${q.service.after})${q.differs ? `; the kit sent ${q.kitCountedInSpan} test-key calls over the same span: they differ` : ''}`
+        ? `, the service counted ${q.service.used} (X-RateLimit-Remaining ${q.service.before} → ${q.service.after})${quotaComparison(q)}`
         : '';
       return `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month${counted}`;
     })
@@ -406,6 +406,20 @@ export function formatSummary(report: Report): string {
     `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} sent with test keys, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
   );
   return out.join('\n');
+}
+
+/**
+ * The service's count beside the kit's: the same; explained by the refused answers (401/403, which the service does
+ * not meter); more than the kit sent (a failure, `quota_counted`); or a gap the kit cannot account for.
+ */
+export function quotaComparison(q: QuotaUse): string {
+  if (!q.service) return '';
+  const sent = `the kit sent ${q.kitCountedInSpan} test-key call${q.kitCountedInSpan === 1 ? '' : 's'} over the same span`;
+  if (q.overcounted) return `; ${sent}: the service counted ${q.service.used - q.kitCountedInSpan} more than were sent`;
+  if (q.differs) return `; ${sent}, ${q.refusedInSpan} of them answered 401/403: they differ by ${q.gap}`;
+  if (q.service.used === q.kitCountedInSpan) return `; ${sent}: the same`;
+  const unmetered = q.kitCountedInSpan - q.service.used;
+  return `; ${sent}: ${unmetered} ${unmetered === 1 ? 'answer was' : 'answers were'} 401/403, which are not metered`;
 }
 
 /** Said once, where a reader of the summary looks first. */

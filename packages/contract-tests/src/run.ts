@@ -13,7 +13,7 @@ import {
   type RunEnv,
 } from './case.js';
 import { CHECKS } from './checks.js';
-import { checkCredentials, RefusedCredentials } from './credential-check.js';
+import { checkCredentials, type MisjudgedKey, RefusedCredentials, WrongBaseUrl } from './credential-check.js';
 import { Contract, ContractGap } from './contract.js';
 import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
 import { LIVE_READ_ONLY, runEnvironment } from './environment.js';
@@ -52,6 +52,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   } catch {
     throw new UsageError(`--base-url must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
   }
+  versionSegment(options.baseUrl);
   const contract = new Contract(options.spec);
   const redactor = new Redactor();
   const keys = keyCredentials(options.apiKeys ?? [], 'primary');
@@ -59,6 +60,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
   redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
   redactor.add(options.clientId, 'CLS_CLIENT_ID');
+  const credentialFree = keys.length === 0 && otherKeys.length === 0 && !options.clientId;
+  if (credentialFree && !options.noCredentials && !options.examplesOnly && options.target !== 'mock') {
+    throw new UsageError(NO_CREDENTIAL);
+  }
   // One environment for every credential (environment.ts); a live one is read-only unless --allow-live-writes.
   const environment = runEnvironment(keys, otherKeys, options.clientId, options.allowLiveWrites ?? false);
   if (options.examplesOnly) synthesizeMockKeys(contract, keys, environment.name);
@@ -126,7 +131,6 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(phases.includes('probes') ? probeCases(env) : []),
   ];
   const selected = all.filter((c) => matches(contract, c, options));
-  const results: CaseResult[] = [];
   let fatal: { reason: StopReason; message: string } | undefined;
   /** Why the first request the budget or the quota left unsent was left: exit 3 if no case ran at all. */
   let budgetSkipped: string | undefined;
@@ -136,9 +140,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     `seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
   );
   let authentication: Authentication | undefined;
+  let misjudged: MisjudgedKey[] = [];
   try {
     await preflight(transport, contract);
-    if (!env.examplesOnly) await checkCredentials(env);
+    if (!env.examplesOnly) misjudged = await checkCredentials(env);
     authentication = await authenticationProbe(env, selected);
   } catch (err) {
     if (err instanceof WrongBaseUrl) fatal = { reason: 'usage', message: err.message };
@@ -150,6 +155,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
+  const results: CaseResult[] = misjudged.map((m) => misjudgedResult(env, m));
   const quotaPlan = options.maxQuota !== undefined ? new QuotaPlan(contract, transport) : undefined;
   for (const def of fatal ? [] : selected) {
     const t = new CaseContext(env, def);
@@ -190,6 +196,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       departures: t.departures,
       notes: t.notes,
       requests: t.requests,
+      metered: transport.metered - meteredBefore,
       ms: Date.now() - started,
       ...(skipReason ? { skipReason } : {}),
     };
@@ -201,6 +208,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   if (fatal?.reason !== 'unreachable') {
     await env.records.cleanUp(transport, (op, values) => fillPath(op.path, values));
   }
+  results.push(...quotaCountResults(transport, tally));
   // Nothing was judged: the budget or the quota was spent before any case could run (exit 3), not a pass.
   if (!fatal && budgetSkipped && results.every((r) => r.status === 'skipped')) {
     fatal = {
@@ -262,9 +270,22 @@ function matches(contract: Contract, c: CaseDef, options: RunOptions): boolean {
   });
 }
 
-/** The base URL answers, but not as the API: a usage error (exit 2). */
-class WrongBaseUrl extends Error {
-  override name = 'WrongBaseUrl';
+/**
+ * No credential at all: on a fork's pull request, where CI secrets are empty, a run would otherwise skip every case
+ * that needs one and pass. A smoke run without credentials is asked for by name.
+ */
+export const NO_CREDENTIAL =
+  'no credential given: set CLS_API_KEYS (or CLS_API_KEY_WMS, CLS_API_KEY_MANAGER, CLS_API_KEY_CAM), CLS_OTHER_API_KEYS, and CLS_CLIENT_ID with CLS_CLIENT_SECRET (or pass --api-key, --client-id, --client-secret). Empty secrets are what a pull request from a fork gets. For a run without any credential, pass --no-credentials';
+
+/** A base URL ending in a version segment (`/v3`): every path the kit sends would name the version twice. */
+function versionSegment(baseUrl: string): void {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const segment = /\/(v\d+)$/i.exec(path)?.[1];
+  if (segment) {
+    throw new UsageError(
+      `--base-url ends in the version segment /${segment}: give the API's base address without it (the kit adds /v3 to every path), e.g. ${baseUrl.replace(/\/v\d+\/*$/i, '')}`,
+    );
+  }
 }
 
 /** One unauthenticated request, so that a wrong base URL is a usage error (exit 2), not a page of failures. */
@@ -274,9 +295,12 @@ async function preflight(transport: Transport, contract: Contract): Promise<void
   transport.guard({ kind: 'none' });
   const ex = await transport.sendRaw({ method: 'get', path: op.path, credential: { kind: 'none' } });
   const type = ex.response.headers['content-type'] ?? '';
-  if (ex.response.status === 404 && !type.includes('json')) {
+  // Any 404 here: the path names no parameter, so only a wrong address can leave it unknown (the API would ask for
+  // a credential first). A JSON NOT_FOUND is as telling as an HTML page: a base URL with a stray segment.
+  if (ex.response.status === 404) {
+    const code = (ex.response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
     throw new WrongBaseUrl(
-      `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`,
+      `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${typeof code === 'string' ? code : type}: is --base-url the API's base address (without /v3)? ${new URL(transport.options.baseUrl).pathname.replace(/\/+$/, '') ? 'Its path part may not belong there.' : 'Check the host and port.'}`,
     );
   }
 }
@@ -374,6 +398,74 @@ async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential>
 }
 
 export type { Report };
+
+/** A key the server took on its own area but answered 401 on another: a contract failure, not a refused key. */
+function misjudgedResult(env: RunEnv, m: MisjudgedKey): CaseResult {
+  const t = env.tally.get('expected_outcome') ?? { evaluated: 0, failed: 0, departed: 0 };
+  env.tally.set('expected_outcome', t);
+  t.evaluated += 1;
+  t.failed += 1;
+  return {
+    id: `negative/${m.operation}/valid_key_of_another_area/${m.ref}`,
+    phase: 'negative',
+    title: `A valid key of another area ($${m.ref}) is refused as forbidden, not as unknown`,
+    operations: [m.operation],
+    status: 'failed',
+    failures: [
+      {
+        check: 'expected_outcome',
+        operation: m.operation,
+        expected: m.expected,
+        seen: m.seen,
+        status: m.status,
+        curl: m.curl,
+      },
+    ],
+    departures: [],
+    notes: [],
+    requests: 0,
+    metered: 0,
+    ms: 0,
+  };
+}
+
+/**
+ * The service's own count of the quota held to the kit's: a service that counts more calls than the kit sent over
+ * the same span (every call twice, a refused call and its retry) spends the partner's month for nothing. Judged only
+ * when the service showed its count (X-RateLimit-Remaining on two metered answers or more).
+ */
+function quotaCountResults(transport: Transport, tally: Map<string, CheckTally>): CaseResult[] {
+  const out: CaseResult[] = [];
+  for (const [seller, q] of Object.entries(transport.quotaSummary())) {
+    if (!q.service || q.kitCountedInSpan === 0) continue;
+    const t = tally.get('quota_counted') ?? { evaluated: 0, failed: 0, departed: 0 };
+    tally.set('quota_counted', t);
+    t.evaluated += 1;
+    if (!q.overcounted) continue;
+    t.failed += 1;
+    out.push({
+      id: `quota/${seller}_service_count`,
+      phase: 'workflows',
+      title: `The service counts no more of the ${seller} seller's quota than the kit sent`,
+      operations: [],
+      status: 'failed',
+      failures: [
+        {
+          check: 'quota_counted',
+          operation: 'X-RateLimit-Remaining',
+          expected: `at most ${q.kitCountedInSpan} calls counted (the test-key calls the kit sent after the first metered answer)`,
+          seen: `X-RateLimit-Remaining ${q.service.before} → ${q.service.after}: ${q.service.used} counted, ${q.service.used - q.kitCountedInSpan} more than were sent (nothing else used this account's test keys meanwhile?)`,
+        },
+      ],
+      departures: [],
+      notes: [],
+      requests: 0,
+      metered: 0,
+      ms: 0,
+    });
+  }
+  return out;
+}
 
 function fillPath(path: string, values: Record<string, string>): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));

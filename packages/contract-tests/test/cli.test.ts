@@ -53,6 +53,9 @@ describe('usage', () => {
       '--json',
       '--examples-only',
       '--strict-provisional',
+      '--profile',
+      '--target',
+      '--no-credentials',
     ]) {
       expect(r.stdout).toContain(flag);
     }
@@ -73,7 +76,7 @@ describe('usage', () => {
     const url = fake.url;
     await fake.close();
     fake = undefined;
-    const r = await run(['--base-url', url, '--quiet']);
+    const r = await run(['--base-url', url, '--quiet', '--no-credentials']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/Stopped: .*(ECONNREFUSED|fetch failed)/);
   });
@@ -93,13 +96,51 @@ describe('usage', () => {
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
-      const r = await run(['--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, '--quiet']);
+      const r = await run([
+        '--base-url',
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
+        '--quiet',
+        '--no-credentials',
+      ]);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stdout).toMatch(/Stopped: .*is --base-url the API's base address/);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     }
+  });
+
+  test('no credential at all (empty CI secrets): exit 2 naming the variables, nothing sent; --no-credentials runs', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const empty = { CLS_BASE_URL: fake.url, CLS_API_KEYS: '', CLS_CLIENT_ID: '', CLS_CLIENT_SECRET: '' };
+    const r = await run(['--quiet'], empty);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/no credential given: set CLS_API_KEYS .*CLS_CLIENT_ID.*--no-credentials/);
+    expect(fake.requests).toBe(0);
+    const smoke = await run(
+      ['--quiet', '--no-credentials', '--phase', 'negative', '--operation', 'listSuppliers'],
+      empty,
+    );
+    expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0);
+    expect(fake.requests).toBeGreaterThan(0);
+  });
+
+  test('a base URL ending in a version segment: exit 2 with the likely cause, nothing sent', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const r = await run(['--quiet', '--base-url', `${fake.url}/v3`], kitVariables(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--base-url ends in the version segment /v3: give the API's base address without it`);
+    expect(fake.requests).toBe(0);
+  });
+
+  test('a base URL whose every pre-check answers 404 NOT_FOUND (JSON): exit 2, not a page of failures', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const r = await run(['--quiet', '--base-url', `${fake.url}/api`], kitVariables(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(
+      /Stopped: .*answered 404 NOT_FOUND: is --base-url the API's base address \(without \/v3\)\? Its path part may not belong there/,
+    );
+    expect(r.stdout).toContain('0 passed, 0 failed');
   });
 
   test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {

@@ -130,6 +130,16 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'expected_outcome',
     run: { operations: ['listManagerOrders'], phases: ['negative'] },
   },
+  // A valid key of another area answered 401: the credential check finds the key works on its own area.
+  wrong_area_key_401: {
+    check: 'expected_outcome',
+    run: { operations: ['listSuppliers'], phases: ['negative'] },
+  },
+  // Every metered call counted twice against the month.
+  quota_counted_twice: {
+    check: 'quota_counted',
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+  },
   manager_jwt_refused: {
     check: 'expected_outcome',
     run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },

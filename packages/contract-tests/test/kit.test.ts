@@ -127,15 +127,34 @@ describe('being a good citizen', () => {
     expect(formatSummary(report)).toContain(`the service counted ${primary.service!.used}`);
   });
 
-  test('says so when the service counted the quota apart from the kit', async () => {
+  test('a service that counts more calls than the kit sent fails quota_counted', async () => {
     fake = await startFake({ gateway: 'off', quotaPerCall: 2 });
     const report = await runKit(fake, { phases: ['paging'] });
     const primary = report.quota.primary!;
     expect(primary.service!.used).toBe(2 * primary.kitCountedInSpan);
-    expect(primary.differs).toBe(true);
+    expect(primary.overcounted).toBe(true);
+    expect(report.exitCode).toBe(1);
+    expect(report.cases.find((c) => c.id === 'quota/primary_service_count')?.failures[0]?.check).toBe('quota_counted');
     expect(formatSummary(report)).toContain(
-      `the kit sent ${primary.kitCountedInSpan} test-key calls over the same span: they differ`,
+      `the kit sent ${primary.kitCountedInSpan} test-key calls over the same span: the service counted ${primary.kitCountedInSpan} more than were sent`,
     );
+  });
+
+  test('the refused answers (401/403, not metered) explain a lower count; only a gap left over differs', async () => {
+    fake = await startFake({ gateway: 'off' });
+    // key_of_another_area: 403 answers sent with the seller's keys, which the service does not count.
+    const report = await runKit(fake, { phases: ['negative', 'paging'] });
+    const primary = report.quota.primary!;
+    expect(primary.refusedInSpan).toBeGreaterThan(0);
+    expect(primary.service!.used).toBe(primary.kitCountedInSpan - primary.refusedInSpan);
+    expect(primary.differs).toBe(false);
+    expect(report.exitCode, describeFailures(report)).toBe(0);
+    expect(formatSummary(report)).toContain(`${primary.refusedInSpan} answers were 401/403, which are not metered`);
+    await fake.close();
+    fake = await startFake({ gateway: 'off', quotaPerCall: 0 });
+    const uncounted = await runKit(fake, { phases: ['paging'] });
+    expect(uncounted.quota.primary!.differs).toBe(true);
+    expect(formatSummary(uncounted)).toMatch(/they differ by \d+/);
   });
 
   test("--max-quota: never spends more than N calls of a seller's quota, and skips what did not fit", async () => {

@@ -34,6 +34,8 @@ export const FAULTS = [
   'missing_credential_wrong_code',
   'api_key_on_pay_accepted',
   'wrong_area_key_accepted',
+  'wrong_area_key_401',
+  'quota_counted_twice',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -883,6 +885,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
         if (options.subscriptionEnded && info.env === 'live')
           throw error('AUTH_FORBIDDEN', 'The paid subscription of this account has ended.');
+        // `wrong_area_key_401`: a valid key of another area answered as if it were unknown.
+        if (info.area !== op.area && op.area !== 'mcp' && faults.has('wrong_area_key_401'))
+          throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
         if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted'))
           throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
         acc = info.account;
@@ -923,7 +928,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           );
           return;
         }
-        meteredAccount.used += options.quotaPerCall ?? 1;
+        meteredAccount.used += faults.has('quota_counted_twice') ? 2 : (options.quotaPerCall ?? 1);
       }
 
       const { query, params } = readParameters(op, url, pathValues);
