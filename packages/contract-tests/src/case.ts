@@ -198,6 +198,18 @@ export class CaseContext {
     path: Record<string, string | number> = {},
   ): Promise<Credential> {
     if (op.security.length === 0) return { kind: 'none' };
+    // Where a JWT is as good as a key (the manager area), the JWT: it spends no monthly quota. The key is still sent
+    // there by the cases about it (workflows: with_ApiKeyAuth, seller isolation).
+    if (
+      seller === 'primary' &&
+      this.env.clientId &&
+      this.env.clientSecret &&
+      !this.env.examplesOnly &&
+      op.security.some((s) => this.isBearerScheme(s)) &&
+      op.security.some((s) => this.isApiKeyScheme(s))
+    ) {
+      return this.env.jwt(this);
+    }
     if (op.security.some((s) => this.isApiKeyScheme(s))) {
       const pool = seller === 'primary' ? this.env.keys : this.env.otherKeys;
       const own = pool.find((k) => k.area === op.area);

@@ -228,7 +228,27 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     (op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'),
   );
 
-  test("each is run with the JWT too, reading the seller's own data, and refuses a made-up bearer token", async () => {
+  test('every case but the API-key one runs them with the JWT: no monthly quota spent on the manager area', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, {
+      phases: ['generated', 'paging'],
+      operations: both.map((op) => op.operationId),
+    });
+    expect(describeFailures(report)).toBe('');
+    expect(report.totals.passed).toBeGreaterThan(both.length);
+    // The same cases with API keys only: every manager request is then a metered one.
+    const keysOnly = await runKit(fake, {
+      phases: ['generated', 'paging'],
+      operations: both.map((op) => op.operationId),
+      clientId: undefined,
+      clientSecret: undefined,
+    });
+    const managerRequests = keysOnly.cases.reduce((n, c) => n + c.metered, 0) - report.cases.reduce((n, c) => n + c.metered, 0);
+    expect(managerRequests).toBeGreaterThanOrEqual(report.totals.passed);
+    expect(report.requests.metered).toBeLessThan(keysOnly.requests.metered);
+  });
+
+  test("each is run with the API key too, reading the seller's own data, and refuses a made-up bearer token", async () => {
     expect(both.map((op) => op.area)).toEqual(both.map(() => 'manager'));
     expect(both.length).toBeGreaterThan(3);
     fake = await startFake({ gateway: 'off' });
@@ -239,7 +259,7 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     expect(describeFailures(report)).toBe('');
     const passed = new Set(report.cases.filter((c) => c.status === 'passed').map((c) => c.id));
     for (const op of both) {
-      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_BearerAuth`);
+      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_ApiKeyAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/BearerAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/ApiKeyAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/missing_credential`);
