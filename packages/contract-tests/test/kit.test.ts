@@ -243,7 +243,8 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
       clientId: undefined,
       clientSecret: undefined,
     });
-    const managerRequests = keysOnly.cases.reduce((n, c) => n + c.metered, 0) - report.cases.reduce((n, c) => n + c.metered, 0);
+    const managerRequests =
+      keysOnly.cases.reduce((n, c) => n + c.metered, 0) - report.cases.reduce((n, c) => n + c.metered, 0);
     expect(managerRequests).toBeGreaterThanOrEqual(report.totals.passed);
     expect(report.requests.metered).toBeLessThan(keysOnly.requests.metered);
   });
