@@ -138,8 +138,9 @@ export async function storedRow(t: CaseContext, target: BulkTarget): Promise<Sto
   const [row] = await freshRows(t, target, 1);
   const exchange = await send(t, target, [row!]);
   const rows = checkBulkResponse(t, target, [row!], exchange, [true]);
-  if (!rows?.[0] || rows[0].success !== true) t.skip(`${target.op.operationId}: could not register the row to repeat`);
-  const stored = { row: row!, result: rows[0], exchange };
+  const result = rows?.[0];
+  if (result?.success !== true) t.skip(`${target.op.operationId}: could not register the row to repeat`);
+  const stored = { row: row!, result: result!, exchange };
   t.env.shared.set(key, stored);
   return stored;
 }
