@@ -10,6 +10,7 @@ import type { QuotaUse, Transport } from './http.js';
 import type { CodeSighting } from './observations.js';
 import { unreachableReason } from './phases/codes.js';
 import { formatRecords, type RecordsReport } from './records.js';
+import type { ProfilePlan } from './profile.js';
 import type { RunOptions } from './run-options.js';
 
 export interface Report {
@@ -60,6 +61,8 @@ export interface Report {
   records?: RecordsReport;
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
+  /** The profile (`full`, `pr`); for pr, the slot of this run and the metered cases it covered and left for later. */
+  profile?: ProfilePlan;
   /** Every code of the error catalogue: reached (the status and area seen, where) or, with the reason, not. */
   errorCodes: ErrorCodeReach[];
 }
@@ -181,6 +184,7 @@ export function buildReport(input: {
   fatal?: { reason: StopReason; message: string };
   authentication?: Authentication;
   leftOutByQuota?: string[];
+  profile?: ProfilePlan;
   codesSeen?: ReadonlyMap<string, CodeSighting>;
   environment?: Report['environment'];
   records?: RecordsReport;
@@ -211,7 +215,7 @@ export function buildReport(input: {
       tags: options.tags ?? [],
       operations: options.operations ?? [],
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
-      ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
+      ...(input.transport.options.maxQuota !== undefined ? { maxQuota: input.transport.options.maxQuota } : {}),
       quotaReserve: input.transport.options.quotaReserve,
       runs: Math.max(1, options.runs ?? 1),
       strictProvisional: options.strictProvisional ?? false,
@@ -247,6 +251,7 @@ export function buildReport(input: {
         }
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
+    ...(input.profile ? { profile: input.profile } : {}),
     errorCodes: errorCodeReach(input.contract, input.phases, results, input.codesSeen ?? new Map()),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.records ? { records: input.records } : {}),
@@ -379,8 +384,22 @@ export function formatSummary(report: Report): string {
   if (leftOut.length > 0) {
     const shown = leftOut.slice(0, 10).join(', ');
     out.push(
-      `  Left out to fit --max-quota ${report.options.maxQuota}: ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
+      `  Left out to fit the quota budget (${report.options.maxQuota} calls): ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
     );
+  }
+  const profile = report.profile;
+  if (profile?.name === 'full' && report.cases.length > 0) {
+    out.push('');
+    out.push(
+      `Test keys: ${profile.needTestKey.length} of ${report.cases.length} cases spend test-key quota (JSON: profile.needTestKey); the others run with no credential, a refused one, or the JWT`,
+    );
+  }
+  if (profile?.name === 'pr' && profile.slots !== undefined) {
+    out.push('');
+    out.push(
+      `Profile pr: slot ${profile.slot! + 1} of ${profile.slots} (seed ${report.seed} mod ${profile.slots}) · covered ${profile.covered!.length} case${profile.covered!.length === 1 ? '' : 's'} that spend test-key quota, left ${profile.leftForLater!.length} for later runs (${profile.slots} consecutive seeds cover them all; --profile full runs every one)`,
+    );
+    out.push(`  covered: ${profile.covered!.join(', ') || 'none'}`);
   }
   const live = report.environment?.leftOutAsLive ?? [];
   if (live.length > 0)

@@ -27,6 +27,7 @@ import { negativeCases } from './phases/negative.js';
 import { pagingCases } from './phases/paging.js';
 import { RunObservations } from './observations.js';
 import { QuotaPlan } from './quota-plan.js';
+import { applyProfile, PR_QUOTA } from './profile.js';
 import { probeCases } from './phases/probes.js';
 import { RecordLog } from './records.js';
 import { workflowCases } from './phases/workflows.js';
@@ -79,6 +80,9 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       throw new UsageError(`--client-id/--client-secret do not fit the token request: ${errors.join('; ')}`);
   }
 
+  const profile = options.profile ?? 'full';
+  // A pr run is held to its quota by the same hard cap as --max-quota (the smaller of the two).
+  const maxQuota = profile === 'pr' ? Math.min(options.maxQuota ?? PR_QUOTA, PR_QUOTA) : options.maxQuota;
   const random = seededRandom(seed);
   const tally = new Map<string, CheckTally>();
   const transport = new Transport({
@@ -86,7 +90,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     contract,
     redactor,
     ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
-    ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
+    ...(maxQuota !== undefined ? { maxQuota } : {}),
     quotaReserve: options.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
     paceFraction: options.paceFraction ?? 0.5,
     backoffBaseMs: options.backoffBaseMs ?? 1000,
@@ -130,14 +134,19 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(phases.includes('workflows') ? workflowCases(env) : []),
     ...(phases.includes('probes') ? probeCases(env) : []),
   ];
-  const selected = all.filter((c) => matches(contract, c, options));
+  const { cases: selected, plan: profilePlan } = applyProfile(
+    env,
+    profile,
+    all.filter((c) => matches(contract, c, options)),
+    seed,
+  );
   let fatal: { reason: StopReason; message: string } | undefined;
   /** Why the first request the budget or the quota left unsent was left: exit 3 if no case ran at all. */
   let budgetSkipped: string | undefined;
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
   log(
-    `seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
+    `seed ${seed} · profile ${profile}${profilePlan.slots ? ` (slot ${profilePlan.slot! + 1} of ${profilePlan.slots})` : ''} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
   );
   let authentication: Authentication | undefined;
   let misjudged: MisjudgedKey[] = [];
@@ -156,7 +165,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
   const results: CaseResult[] = misjudged.map((m) => misjudgedResult(env, m));
-  const quotaPlan = options.maxQuota !== undefined ? new QuotaPlan(contract, transport) : undefined;
+  const quotaPlan = maxQuota !== undefined ? new QuotaPlan(env, transport) : undefined;
   for (const def of fatal ? [] : selected) {
     const t = new CaseContext(env, def);
     const started = Date.now();
@@ -230,6 +239,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(fatal ? { fatal } : {}),
     ...(authentication ? { authentication } : {}),
     ...(quotaPlan ? { leftOutByQuota: quotaPlan.leftOut } : {}),
+    profile: profilePlan,
     codesSeen: env.observations.codes,
     environment: {
       ...(environment.name !== undefined ? { name: environment.name } : {}),

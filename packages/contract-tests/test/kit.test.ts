@@ -172,7 +172,7 @@ describe('being a good citizen', () => {
       const c = report.cases.find((r) => r.id === id)!;
       expect([c.status, c.requests, c.skipReason]).toEqual(['skipped', 0, expect.stringContaining('quota plan')]);
     }
-    expect(formatSummary(report)).toContain(`Left out to fit --max-quota 20: ${leftOut.length} case`);
+    expect(formatSummary(report)).toContain(`Left out to fit the quota budget (20 calls): ${leftOut.length} case`);
   });
 
   test('stops before a test key quota runs out, keeping the reserve', async () => {
@@ -276,6 +276,58 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
       clientSecret: undefined,
     });
     expect(report.cases.filter((c) => c.id.includes('/with_')).map((c) => c.id)).toEqual([]);
+  });
+});
+
+describe('profiles: full (nightly) and pr (every pull request)', () => {
+  test('--profile pr spends at most 15 test-key calls, passes, and lists what it covered and left for later', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { profile: 'pr', seed: 3 });
+    expect(describeFailures(report)).toBe('');
+    expect(report.exitCode).toBe(0);
+    expect(report.requests.metered).toBeLessThanOrEqual(15);
+    expect(fake.accounts.primary.used).toBeLessThanOrEqual(15);
+    const plan = report.profile!;
+    expect(plan.name).toBe('pr');
+    expect(plan.slot).toBe(3 % plan.slots!);
+    expect(plan.covered!.length).toBeGreaterThan(0);
+    for (const id of plan.covered!) expect(report.cases.find((c) => c.id === id)?.status, id).toBe('passed');
+    for (const id of plan.leftForLater!)
+      expect(
+        report.cases.some((c) => c.id === id),
+        id,
+      ).toBe(false);
+    expect(formatSummary(report)).toMatch(
+      new RegExp(
+        `Profile pr: slot ${plan.slot! + 1} of ${plan.slots} .*covered ${plan.covered!.length} cases .*left ${plan.leftForLater!.length} for later runs`,
+      ),
+    );
+  });
+
+  test('the union of 30 consecutive pr runs covers every case of the full run that needs a test key', async () => {
+    fake = await startFake({ gateway: 'off' });
+    // The plan is made before any request: a budget of none shows it without sending anything.
+    const full = await runKit(fake, { maxRequests: 0 });
+    const needed = full.profile!.needTestKey;
+    expect(needed.length).toBeGreaterThan(30);
+    const covered = new Set<string>();
+    for (let run = 1000; run < 1030; run++) {
+      const pr = await runKit(fake, { profile: 'pr', seed: run, maxRequests: 0 });
+      expect(pr.profile!.slots!).toBeLessThanOrEqual(30);
+      for (const id of pr.profile!.covered!) covered.add(id);
+      expect(new Set([...pr.profile!.covered!, ...pr.profile!.leftForLater!])).toEqual(new Set(needed));
+    }
+    expect([...covered].sort()).toEqual([...needed].sort());
+    expect(fake.requests).toBe(0);
+  });
+
+  test('the full profile says which cases need a test key', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    expect(report.profile!.needTestKey.sort()).toEqual(
+      ['negative/listSuppliers/key_of_another_area', 'negative/listSuppliers/page_size_out_of_range'].sort(),
+    );
+    expect(formatSummary(report)).toContain('Test keys: 2 of 4 cases spend test-key quota');
   });
 });
 
