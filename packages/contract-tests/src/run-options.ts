@@ -62,7 +62,10 @@ export interface RunOptions {
   strictProvisional?: boolean;
   /** Progress lines; default: none (the CLI prints them). */
   log?: (line: string) => void;
-  /** Directory for request bodies too long to show inline in a curl line (default: a temp directory). */
+  /**
+   * Folder for request bodies too long to show inline in a curl line, which then reads them from there (the command
+   * line: `requests/` beside --json or --junit). Without one, every body is inline.
+   */
   artifactsDir?: string;
   /** Another contract document (default: the bundled @cls-api/spec). */
   spec?: OpenApiDocument;

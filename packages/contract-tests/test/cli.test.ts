@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -211,6 +211,35 @@ describe('against a server', () => {
     expect(xml.startsWith('<?xml')).toBe(true);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.totals.cases);
     expect(xml).toContain('<testsuite name="negative"');
+  });
+
+  test('long request bodies go beside the reports, the curl lines read them there; nothing is left in the temp folder', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['bulk_limit_off_by_one'] });
+    const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
+    const temp = mkdtempSync(join(tmpdir(), 'cls-cli-tmp-'));
+    const json = join(dir, 'reports', 'contract.json');
+    const args = ['--phase', 'bulk', '--operation', 'registerDraftOrders', '--strict-provisional', '--quiet'];
+    const r = await run([...args, '--json', json], { ...kitVariables(fake), TMPDIR: temp });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    const curls: string[] = report.cases.flatMap((c: { failures: Array<{ curl?: string }> }) =>
+      c.failures.flatMap((f) => (f.curl ? [f.curl] : [])),
+    );
+    const files = curls.flatMap((c) => [...c.matchAll(/--data-binary @(\S+)/g)].map((m) => m[1]!));
+    expect(files.length, curls.join('\n')).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(file.startsWith(join(dir, 'reports', 'requests'))).toBe(true);
+      expect(JSON.parse(readFileSync(file, 'utf8')).orders.length).toBeGreaterThanOrEqual(1000);
+    }
+    expect(readdirSync(temp)).toEqual([]);
+    // Interrupted half-way: still nothing in the temp folder.
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...kitVariables(fake), TMPDIR: temp },
+    });
+    await new Promise((done) => child.stdout.once('data', done));
+    child.kill('SIGINT');
+    await new Promise((done) => child.once('close', done));
+    expect(readdirSync(temp)).toEqual([]);
   });
 
   test('a faulty server: exit 1, each failure with its check, operation and a curl line without secrets', async () => {
