@@ -5,6 +5,7 @@ import type { ScenarioName, Settings } from './options.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult } from './scenarios/get.js';
+import type { KitResult } from './scenarios/kit.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import type { ScaleResult } from './scenarios/scale.js';
@@ -27,6 +28,7 @@ export interface Results {
   client?: ClientResult;
   profile?: ProfileResult;
   pipeline?: PipelineResult;
+  kit?: KitResult;
   /** Scenarios that were asked for but failed, with why. */
   errors: Partial<Record<ScenarioName, string>>;
 }
