@@ -93,6 +93,8 @@ export interface RunEnv {
   otherKeys: ApiKeyCredential[];
   clientId?: string;
   clientSecret?: string;
+  /** An access token past its life, given by the partner (CLS_EXPIRED_TOKEN). */
+  expiredToken?: string;
   examplesOnly: boolean;
   readOnly: boolean;
   runs: number;

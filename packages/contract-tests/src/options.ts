@@ -20,6 +20,7 @@ Target and credentials (each also read from the environment variable shown):
   --client-id ID            client id for the JWT (POST /v3/auth/token)    CLS_CLIENT_ID
   --client-secret SECRET    client secret for the JWT                      CLS_CLIENT_SECRET
                             an access token that has expired (optional):   CLS_EXPIRED_TOKEN
+  --save-token FILE         write this run's access token to FILE: the next run's CLS_EXPIRED_TOKEN
   --no-credentials          run without any credential (a smoke run): without it, no credential is exit 2
   --target server|mock      mock: a stateless server (stateful checks not applicable, no quota plan);
                             detected when a created record cannot be read back
@@ -93,6 +94,7 @@ function parseArgv(argv: string[]) {
         'no-credentials': { type: 'boolean' },
         profile: { type: 'string' },
         target: { type: 'string' },
+        'save-token': { type: 'string' },
         'allow-live-writes': { type: 'boolean' },
         'examples-only': { type: 'boolean' },
         'probe-limits': { type: 'boolean' },
@@ -152,6 +154,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     tags: v.tag ?? [],
     operations: v.operation ?? [],
     noCredentials: v['no-credentials'] ?? false,
+    ...(v['save-token'] ? { saveToken: v['save-token'] } : {}),
     profile: profile as Profile,
     ...(v.target ? { target: target as Target } : {}),
     ...(env.CLS_EXPIRED_TOKEN ? { expiredToken: env.CLS_EXPIRED_TOKEN } : {}),

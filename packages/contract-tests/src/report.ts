@@ -252,7 +252,13 @@ export function buildReport(input: {
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
     ...(input.profile ? { profile: input.profile } : {}),
-    errorCodes: errorCodeReach(input.contract, input.phases, results, input.codesSeen ?? new Map()),
+    errorCodes: errorCodeReach(
+      input.contract,
+      input.phases,
+      results,
+      input.codesSeen ?? new Map(),
+      Boolean(options.expiredToken),
+    ),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.records ? { records: input.records } : {}),
   };
@@ -264,12 +270,13 @@ function errorCodeReach(
   phases: Phase[],
   results: CaseResult[],
   seen: ReadonlyMap<string, CodeSighting>,
+  expiredToken: boolean,
 ): ErrorCodeReach[] {
   return [...contract.catalog].map(([code, entry]) => {
     const base = { code, status: entry.status, areas: entry.areas };
     const reached = seen.get(code);
     if (reached) return { ...base, reached };
-    const unreachable = unreachableReason(contract, code, phases.includes('probes'));
+    const unreachable = unreachableReason(contract, code, phases.includes('probes'), expiredToken);
     if (unreachable) return { ...base, reason: unreachable, unreachable: true };
     const meant = results.filter((r) => r.reaches?.includes(code));
     const why = meant.map((r) =>

@@ -29,6 +29,8 @@ export interface RunOptions {
   target?: Target;
   /** An access token that has expired (`CLS_EXPIRED_TOKEN`): reaches AUTH_EXPIRED_TOKEN. */
   expiredToken?: string;
+  /** Write the run's access token here (`--save-token`), to be the next run's CLS_EXPIRED_TOKEN. */
+  saveToken?: string;
   /** Seed of every generated input; printed in the report so that a run can be repeated. */
   seed?: number;
   /** GET requests only (plus the token request when client credentials are given). */

@@ -1,5 +1,7 @@
 // runContractTests: builds the cases from the contract, runs them one after another against the server, and
 // returns the report (also written as JUnit XML and JSON when asked).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   CaseContext,
   dataOf,
@@ -59,6 +61,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
   redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
   redactor.add(options.clientId, 'CLS_CLIENT_ID');
+  redactor.add(options.expiredToken, 'CLS_EXPIRED_TOKEN');
   const credentialFree = keys.length === 0 && otherKeys.length === 0 && !options.clientId;
   if (credentialFree && !options.noCredentials && !options.examplesOnly && options.target !== 'mock') {
     throw new UsageError(NO_CREDENTIAL);
@@ -112,6 +115,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     otherKeys,
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+    ...(options.expiredToken ? { expiredToken: options.expiredToken } : {}),
     examplesOnly: options.examplesOnly ?? false,
     readOnly: (options.readOnly ?? false) || !environment.writes,
     runs: Math.max(1, options.runs ?? 1),
@@ -218,6 +222,11 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     await env.records.cleanUp(transport, (op, values) => fillPath(op.path, values));
   }
   results.push(...quotaCountResults(transport, tally));
+  // The run's access token, for the next run's expired-token case (CLS_EXPIRED_TOKEN): by then it is past its life.
+  if (options.saveToken && env.bearer && !env.examplesOnly) {
+    mkdirSync(dirname(options.saveToken), { recursive: true });
+    writeFileSync(options.saveToken, `${env.bearer.token}\n`, { mode: 0o600 });
+  }
   // Nothing was judged: the budget or the quota was spent before any case could run (exit 3), not a pass.
   if (!fatal && budgetSkipped && results.every((r) => r.status === 'skipped')) {
     fatal = {

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -196,10 +196,17 @@ describe('against a server', () => {
         json,
         '--seed',
         '42',
+        '--save-token',
+        join(dir, 'cache', 'token'),
       ],
       kitVariables(fake),
     );
     expect(r.stderr).toBe('');
+    // The run's access token, kept for the next run's CLS_EXPIRED_TOKEN, readable by its owner only, never printed.
+    const token = readFileSync(join(dir, 'cache', 'token'), 'utf8').trim();
+    expect(token.split('.')).toHaveLength(3);
+    expect(statSync(join(dir, 'cache', 'token')).mode & 0o777).toBe(0o600);
+    expect(r.stdout).not.toContain(token);
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/✓ negative\/listSuppliers\/missing_credential/);
     expect(r.stdout).toMatch(/Summary by phase/);

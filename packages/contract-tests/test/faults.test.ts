@@ -140,6 +140,11 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'quota_counted',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
   },
+  // A token past its life (CLS_EXPIRED_TOKEN) still taken.
+  expired_token_accepted: {
+    check: 'expected_outcome',
+    run: { operations: ['listDeposits'], phases: ['negative'] },
+  },
   manager_jwt_refused: {
     check: 'expected_outcome',
     run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },

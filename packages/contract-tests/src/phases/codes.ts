@@ -18,12 +18,19 @@ import { checkServiceTimes } from '../service-time.js';
  * Why a test key cannot drive a server to `code`, or undefined when a case of the kit can. `probeLimits`: whether
  * the gateway probes run (they reach the gateway's 429).
  */
-export function unreachableReason(contract: Contract, code: string, probeLimits: boolean): string | undefined {
+export function unreachableReason(
+  contract: Contract,
+  code: string,
+  probeLimits: boolean,
+  expiredToken = false,
+): string | undefined {
   const deadline = contract.limits.returnWithdrawalDeadline;
   const hhmm = `${String(deadline.hour).padStart(2, '0')}:${String(deadline.minute).padStart(2, '0')}`;
   switch (code) {
     case 'AUTH_EXPIRED_TOKEN':
-      return "needs a JWT past its life (the token response's expires_in): the kit does not wait a token out";
+      return expiredToken
+        ? undefined
+        : "needs a JWT past its life (the token response's expires_in): set CLS_EXPIRED_TOKEN to one, e.g. the last run's (--save-token FILE; the CI recipes keep it in the CI cache)";
     case 'RETURN_CANCEL_EXPIRED':
       return `needs the service clock past ${hhmm} (${contract.serviceTimeZone}) after a return's registration: the kit cannot move the service clock, nor wait until then`;
     case 'INTERNAL_ERROR':
@@ -236,4 +243,16 @@ export function codeCases(env: RunEnv): CaseDef[] {
     });
   }
   return cases;
+}
+
+/** The `exp` claim (seconds) of a JWT, read without checking its signature; undefined when it has none. */
+export function tokenExpiry(token: string): number | undefined {
+  const payload = token.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const exp = (JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp : undefined;
+  } catch {
+    return undefined;
+  }
 }

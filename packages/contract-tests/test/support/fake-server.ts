@@ -36,6 +36,7 @@ export const FAULTS = [
   'wrong_area_key_accepted',
   'wrong_area_key_401',
   'quota_counted_twice',
+  'expired_token_accepted',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -155,6 +156,8 @@ export interface FakeServer {
   /** Live keys of the same two sellers: they reach the sellers' live data, kept apart from the test data. */
   liveKeys: { primary: Record<string, string>; other: Record<string, string> };
   client: { id: string; secret: string };
+  /** An access token of the primary seller that expired (its `exp` is past): answered 401 AUTH_EXPIRED_TOKEN. */
+  expiredToken: string;
   /** Client credentials of the primary seller's live environment (`cli_live_…`). */
   liveClient: { id: string; secret: string };
   accounts: { primary: Account; other: Account; primaryLive: Account; otherLive: Account };
@@ -903,6 +906,11 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         } else {
           const token = authorization.replace(/^Bearer\s+/i, '');
           acc = faults.has('accepts_any_key') ? primary : tokens.get(token);
+          // `expired_token_accepted`: a token past its life still taken.
+          if (!acc && token === expiredToken) {
+            if (!faults.has('expired_token_accepted')) throw error('AUTH_EXPIRED_TOKEN', 'The token has expired.');
+            acc = primary;
+          }
           if (!acc) throw error('AUTH_INVALID_TOKEN', 'The token is not valid.');
         }
       }
@@ -1021,6 +1029,10 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     }
   });
 
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  // Issued an hour before the server started, for 15 minutes: expired.
+  const expiredToken = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(JSON.stringify({ sub: 'A', exp: Math.floor(Date.now() / 1000) - 2700 }))}.${randomBytes(16).toString('base64url')}`;
+
   function issueToken(acc: Account) {
     const b64 = (s: string) => Buffer.from(s).toString('base64url');
     const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
@@ -1054,6 +1066,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     liveKeys: liveKeyNames,
     client,
     liveClient,
+    expiredToken,
     accounts: { primary, other, primaryLive, otherLive },
     ship: (orderNo: string) => {
       const order = primary.orders.find((o) => o.order_no === orderNo);

@@ -12,6 +12,7 @@ export function kitOptions(fake: FakeServer, overrides: Partial<RunOptions> = {}
     otherApiKeys: Object.values(fake.keys.other),
     clientId: fake.client.id,
     clientSecret: fake.client.secret,
+    expiredToken: fake.expiredToken,
     seed: SEED,
     paceFraction: 0,
     backoffBaseMs: 10,
