@@ -1035,7 +1035,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
 
   function issueToken(acc: Account) {
     const b64 = (s: string) => Buffer.from(s).toString('base64url');
-    const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
+    const exp = Math.floor(Date.now() / 1000) + 900;
+    const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, exp, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
     const refresh = randomBytes(24).toString('base64url');
     tokens.set(access, acc);
     refreshTokens.set(refresh, { account: acc, used: false });
