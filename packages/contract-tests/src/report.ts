@@ -11,7 +11,7 @@ import type { CodeSighting } from './observations.js';
 import { unreachableReason } from './phases/codes.js';
 import { formatRecords, type RecordsReport } from './records.js';
 import type { ProfilePlan } from './profile.js';
-import type { RunOptions } from './run-options.js';
+import type { RunOptions, Target } from './run-options.js';
 
 export interface Report {
   tool: { name: string; version: string };
@@ -25,6 +25,8 @@ export interface Report {
     readOnly: boolean;
     probeLimits: boolean;
     examplesOnly: boolean;
+    /** `mock` with --target mock or --examples-only: a stateless server. */
+    target: Target;
     tags: string[];
     operations: string[];
     maxRequests?: number;
@@ -212,6 +214,7 @@ export function buildReport(input: {
       readOnly: options.readOnly ?? false,
       probeLimits: options.probeLimits ?? false,
       examplesOnly: options.examplesOnly ?? false,
+      target: options.target ?? (options.examplesOnly ? 'mock' : 'server'),
       tags: options.tags ?? [],
       operations: options.operations ?? [],
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
@@ -392,6 +395,12 @@ export function formatSummary(report: Report): string {
     const shown = leftOut.slice(0, 10).join(', ');
     out.push(
       `  Left out to fit the quota budget (${report.options.maxQuota} calls): ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
+    );
+  }
+  if (report.options.target === 'mock') {
+    out.push('');
+    out.push(
+      'Target: a stateless mock. Checks that need state (a record created then read back, pages across a list, rows stored or refused by the storage stage, seller isolation, the workflows) are not applicable: stateless server. The quota plan is off: a mock has no quota. Each example is asked for with Prefer.',
     );
   }
   const profile = report.profile;

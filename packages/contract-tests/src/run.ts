@@ -44,7 +44,10 @@ function selectPhases(options: RunOptions): Phase[] {
   return wanted.filter((p) => p !== 'probes' || options.probeLimits);
 }
 
-export async function runContractTests(options: RunOptions): Promise<Report> {
+export async function runContractTests(given: RunOptions): Promise<Report> {
+  // A stateless mock is a target of its own: only what holds without state (the examples, asked for with Prefer),
+  // no quota plan (a mock has no quota), no credential needed.
+  const options: RunOptions = given.target === 'mock' ? { ...given, examplesOnly: true } : given;
   const startedAt = new Date();
   const log = options.log ?? (() => {});
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
@@ -83,7 +86,11 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
 
   const profile = options.profile ?? 'full';
   // A pr run is held to its quota by the same hard cap as --max-quota (the smaller of the two).
-  const maxQuota = profile === 'pr' ? Math.min(options.maxQuota ?? PR_QUOTA, PR_QUOTA) : options.maxQuota;
+  const maxQuota = options.examplesOnly
+    ? undefined
+    : profile === 'pr'
+      ? Math.min(options.maxQuota ?? PR_QUOTA, PR_QUOTA)
+      : options.maxQuota;
   const random = seededRandom(seed);
   const tally = new Map<string, CheckTally>();
   const transport = new Transport({

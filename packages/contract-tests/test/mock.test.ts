@@ -40,4 +40,21 @@ describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), example
     );
     expect(report.totals.cases).toBe(responseExamples + requestExamples);
   }, 600_000);
+
+  test('--target mock alone (no credential, no other flag) passes, and says once why stateful checks do not apply', async () => {
+    const report = await runContractTests({
+      baseUrl: mock!.url,
+      target: 'mock',
+      maxQuota: 250,
+      seed: 2,
+      paceFraction: 0,
+    });
+    const summary = formatSummary(report);
+    expect(report.exitCode, summary).toBe(0);
+    expect(report.totals.failed, summary).toBe(0);
+    expect(report.totals.skipped, summary).toBe(0);
+    expect(report.leftOutByQuota).toBeUndefined();
+    expect(summary.match(/not applicable: stateless server/g)).toHaveLength(1);
+    expect(summary).toContain('The quota plan is off');
+  }, 600_000);
 });
