@@ -145,6 +145,29 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'expected_outcome',
     run: { operations: ['listDeposits'], phases: ['negative'] },
   },
+  // A body that is not JSON, or JSON that is not an object: a 500 instead of 400, whatever the seed.
+  server_error_on_bad_json: {
+    check: 'no_server_error',
+    alsoAllowed: [
+      'status_documented',
+      'error_code_documented',
+      'expected_outcome',
+      'error_message_for_users',
+      'schema_valid',
+    ],
+    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
+  },
+  server_error_on_json_array: {
+    check: 'no_server_error',
+    alsoAllowed: [
+      'status_documented',
+      'error_code_documented',
+      'expected_outcome',
+      'error_message_for_users',
+      'schema_valid',
+    ],
+    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
+  },
   manager_jwt_refused: {
     check: 'expected_outcome',
     run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },

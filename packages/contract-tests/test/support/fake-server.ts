@@ -37,6 +37,8 @@ export const FAULTS = [
   'wrong_area_key_401',
   'quota_counted_twice',
   'expired_token_accepted',
+  'server_error_on_bad_json',
+  'server_error_on_json_array',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -781,9 +783,15 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
+    } catch (err) {
+      // `server_error_on_bad_json`: the parser's exception escapes as a 500 with its stack.
+      if (faults.has('server_error_on_bad_json'))
+        throw new HttpError(500, 'INTERNAL_ERROR', String((err as Error).stack));
       throw error('INVALID_PARAMETER', 'The body is not JSON.');
     }
+    // `server_error_on_json_array`: a JSON body that is not an object is read as one and breaks.
+    if (faults.has('server_error_on_json_array') && (typeof body !== 'object' || body === null || Array.isArray(body)))
+      throw new HttpError(500, 'INTERNAL_ERROR', "TypeError: Cannot read properties of undefined (reading 'orders')");
     const schema = op.requestBody.schema as JsonSchema;
     const validate = contract.validator(schema);
     if (!validate(body)) {
