@@ -220,6 +220,17 @@ const CASES: Record<Fault, FaultCase> = {
     run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
     fake: { gateway: 'contract' },
   },
+  // A gateway that limits, but with a smaller burst allowance, or a slower rate, than the contract's.
+  gateway_burst_small: {
+    check: 'rate_limit_probe',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
+  gateway_rate_slow: {
+    check: 'rate_limit_probe',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
   // The product is written with the wms key and read with the manager key: two keys of one seller.
   quota_per_key: {
     check: 'quota_one_allowance',

@@ -39,6 +39,8 @@ export const FAULTS = [
   'expired_token_accepted',
   'server_error_on_bad_json',
   'server_error_on_json_array',
+  'gateway_burst_small',
+  'gateway_rate_slow',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -301,8 +303,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         typeof options.gateway === 'object'
           ? (options.gateway as Record<string, { ratePerSecond: number; burst: number }>)[scope.name]
           : undefined;
-      const rate = custom?.ratePerSecond ?? scope.ratePerSecond;
-      const burst = custom?.burst ?? scope.burst;
+      // `gateway_burst_small`: a burst allowance of 40 % of the contract's; `gateway_rate_slow`: half its rate.
+      const rate = (custom?.ratePerSecond ?? scope.ratePerSecond) * (faults.has('gateway_rate_slow') ? 0.5 : 1);
+      const burst = Math.ceil((custom?.burst ?? scope.burst) * (faults.has('gateway_burst_small') ? 0.4 : 1));
       buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
     }
   }
