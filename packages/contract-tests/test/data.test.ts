@@ -93,8 +93,12 @@ describe('records', () => {
     const records = report.records!;
     expect(records.prefix).toMatch(new RegExp(`^${RECORD_PREFIX_ROOT}[A-Z0-9]+-$`));
     const acc = fake.accounts.primary;
-    const products = [...acc.products.keys()].filter((c) => c !== 'SEED-01');
-    const mallOrderNos = acc.orders.filter((o) => o.order_no !== 'ORD-SEED-0001').map((o) => String(o.mall_order_no));
+    // The isolation check leaves one product and one order in the other seller's test world too.
+    const other = fake.accounts.other;
+    const products = [...acc.products.keys(), ...other.products.keys()].filter((c) => c !== 'SEED-01');
+    const mallOrderNos = [...acc.orders, ...other.orders]
+      .filter((o) => o.order_no !== 'ORD-SEED-0001')
+      .map((o) => String(o.mall_order_no));
     const draftNos = [...acc.drafts.values()].map((d) => String(d.mall_order_no));
     const optionCodes = [...acc.options.values()].flatMap((m) => [...m.keys()]);
     for (const list of [products, mallOrderNos, draftNos, optionCodes]) {

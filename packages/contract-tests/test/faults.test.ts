@@ -208,6 +208,12 @@ const CASES: Record<Fault, FaultCase> = {
     prepare: shipSeeded,
   },
   seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
+  seller_leak_jwt: {
+    check: 'seller_isolation',
+    alsoAllowed: ['expected_outcome'],
+    run: { operations: ['listManagerOrders'], phases: ['workflows'] },
+  },
   // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
   accepts_any_key: {
     check: 'expected_outcome',

@@ -15,6 +15,7 @@ import {
   type BulkTarget,
   type Row,
 } from '../bulk.js';
+import type { Credential } from '../credentials.js';
 import { createProductBody } from '../fixtures.js';
 import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
@@ -244,6 +245,58 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           check: 'seller_isolation',
           why: "another seller's order is not found, never forbidden",
         });
+        // Every kind of credential the area takes: with the JWT too, the seller sees its own order and not another
+        // seller's (one order registered with the other seller's keys, on a product of its own).
+        const create = contract.findOperation('createProduct');
+        if (
+          env.clientId &&
+          env.clientSecret &&
+          create &&
+          t.hasKey(register.area, 'other') &&
+          t.hasKey(create.area, 'other')
+        ) {
+          const jwt = await t.env.jwt(t);
+          const mine = await findInList(t, list, orderNo, 'primary', jwt);
+          t.assert(
+            mine.found !== undefined,
+            'seller_isolation',
+            `order ${orderNo} in the seller's own manager list, read with the JWT`,
+            `not among ${mine.scanned} orders listed`,
+            t.last,
+            list,
+          );
+          const product = createProductBody(t, { stock: 'plenty' });
+          const made = await t.call(create, { body: product, credential: t.key(create.area, 'other') });
+          if (t.expect(made, create, { status: contract.successStatus(create), why: "the other seller's product" })) {
+            const [row] = (await freshRows(t, target, 1)).map(({ option_code: _o, ...r }) => ({
+              ...r,
+              product_code: product.product_code,
+            }));
+            const placed = await t.call(register, {
+              body: { [shape.rowsProperty]: [row] },
+              credential: t.key(register.area, 'other'),
+            });
+            const theirs = checkBulkResponse(t, target, [row!], placed, [true])?.[0]?.order_no;
+            if (typeof theirs === 'string' && theirs !== '') {
+              const listed = await findInList(t, list, theirs, 'primary', jwt);
+              t.assert(
+                listed.found === undefined,
+                'seller_isolation',
+                `another seller's order ${theirs} absent from the list read with the seller's JWT`,
+                'listed',
+                t.last,
+                list,
+              );
+              const read = await t.call(getManager, { path: { order_no: theirs }, credential: jwt });
+              t.expect(read, getManager, {
+                status: contract.statusOf('ORDER_NOT_FOUND'),
+                code: 'ORDER_NOT_FOUND',
+                check: 'seller_isolation',
+                why: "another seller's order read with the seller's JWT is not found",
+              });
+            }
+          }
+        }
         const getWms = contract.findOperation('getWmsOrder');
         if (getWms && t.hasKey(getWms.area, 'other')) {
           const wms = await t.call(getWms, { path: { order_no: orderNo }, credential: t.key(getWms.area, 'other') });
@@ -477,11 +530,12 @@ async function findInList(
   list: OperationInfo,
   orderNo: string,
   seller: 'primary' | 'other',
+  with_?: Credential,
 ): Promise<{ found?: Row; scanned: number; truncated: boolean }> {
   const paged = t.contract.paged(list)!;
   const sizeSchema = t.contract.resolve(paged.sizeParameter.schema);
   const size = typeof sizeSchema.maximum === 'number' ? sizeSchema.maximum : 100;
-  const credential = t.key(list.area, seller);
+  const credential = with_ ?? t.key(list.area, seller);
   const dateFrom = list.parameters.find((p) => p.name === 'date_from');
   let scanned = 0;
   for (let page = 1; page <= 5; page++) {

@@ -41,6 +41,7 @@ export const FAULTS = [
   'server_error_on_json_array',
   'gateway_burst_small',
   'gateway_rate_slow',
+  'seller_leak_jwt',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -496,20 +497,26 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       query: Record<string, unknown>;
       body: Row;
       keyArea?: string;
+      viaJwt?: boolean;
     }) => { data: unknown; pagination?: unknown }
   > = {
     listWmsOrders: ({ acc, query }) => paginate(filterOrders(acc.orders, query), query),
     getWmsOrder: ({ acc, params }) => ({ data: orderOf(acc, params.order_no!) }),
-    getManagerOrder: ({ acc, params }) => {
-      const leaked = faults.has('seller_leak')
-        ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
-        : undefined;
+    getManagerOrder: ({ acc, params, viaJwt }) => {
+      // `seller_leak_jwt`: with a JWT (not with a key), any seller's order is found.
+      const leaked =
+        faults.has('seller_leak') || (faults.has('seller_leak_jwt') && viaJwt)
+          ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
+          : undefined;
       if (faults.has('domain_code_wrong_area') && !(leaked ?? acc).orders.some((o) => o.order_no === params.order_no))
         throw error('ORDER_DRAFT_NOT_FOUND', `Order ${params.order_no} was not found.`);
       return { data: orderOf(leaked ?? acc, params.order_no!) };
     },
-    listManagerOrders: ({ acc, query }) => {
-      const source = faults.has('seller_leak') ? [...primary.orders, ...other.orders] : acc.orders;
+    listManagerOrders: ({ acc, query, viaJwt }) => {
+      const source =
+        faults.has('seller_leak') || (faults.has('seller_leak_jwt') && viaJwt)
+          ? [...primary.orders, ...other.orders]
+          : acc.orders;
       const items = filterOrders(source, query).map((o) => ({
         order_no: o.order_no,
         mall_product_name: o.mall_product_name,
@@ -1001,7 +1008,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (!handler) throw error('NOT_FOUND', `${op.operationId} is not implemented.`);
       const then400 = body.__then400 === true;
       delete body.__then400;
-      const out = handler({ acc: acc!, params, query, body, ...(keyArea ? { keyArea } : {}) });
+      const out = handler({ acc: acc!, params, query, body, viaJwt, ...(keyArea ? { keyArea } : {}) });
       if (then400) throw error('INVALID_PARAMETER', 'A row has a format error.');
       let data = out.data;
       if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder')
