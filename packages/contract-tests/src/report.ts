@@ -27,6 +27,8 @@ export interface Report {
     examplesOnly: boolean;
     /** `mock` with --target mock or --examples-only: a stateless server. */
     target: Target;
+    /** How the run found the target to be a stateless mock, when it was not told. */
+    detectedMock?: string;
     tags: string[];
     operations: string[];
     maxRequests?: number;
@@ -215,6 +217,7 @@ export function buildReport(input: {
       probeLimits: options.probeLimits ?? false,
       examplesOnly: options.examplesOnly ?? false,
       target: options.target ?? (options.examplesOnly ? 'mock' : 'server'),
+      ...(options.detectedMock ? { detectedMock: options.detectedMock } : {}),
       tags: options.tags ?? [],
       operations: options.operations ?? [],
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
@@ -400,7 +403,7 @@ export function formatSummary(report: Report): string {
   if (report.options.target === 'mock') {
     out.push('');
     out.push(
-      'Target: a stateless mock. Checks that need state (a record created then read back, pages across a list, rows stored or refused by the storage stage, seller isolation, the workflows) are not applicable: stateless server. The quota plan is off: a mock has no quota. Each example is asked for with Prefer.',
+      `Target: a stateless mock${report.options.detectedMock ? ` (${report.options.detectedMock}; --target mock says so up front)` : ''}. Checks that need state (a record created then read back, pages across a list, rows stored or refused by the storage stage, seller isolation, the workflows) are not applicable: stateless server. The quota plan is off: a mock has no quota. Each example is asked for with Prefer.`,
     );
   }
   const profile = report.profile;

@@ -27,6 +27,8 @@ export interface RunOptions {
   profile?: Profile;
   /** `server` (default), or `mock`: a stateless server (checks that need state are not applicable). */
   target?: Target;
+  /** Set by the run itself when it found the target to be a stateless mock: what showed it. */
+  detectedMock?: string;
   /** An access token that has expired (`CLS_EXPIRED_TOKEN`): reaches AUTH_EXPIRED_TOKEN. */
   expiredToken?: string;
   /** Write the run's access token here (`--save-token`), to be the next run's CLS_EXPIRED_TOKEN. */

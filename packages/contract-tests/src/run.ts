@@ -172,6 +172,15 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
     else if (err instanceof BudgetSkip) budgetSkipped = err.message;
     else throw err;
   }
+  // A server that takes a made-up key and answers a read of a record no one created is a stateless mock: the run
+  // starts again as one (--target mock), said in the summary, unless the target was given.
+  if (authentication && options.target === undefined && !fatal) {
+    const stateless = await statelessProbe(env).catch(() => undefined);
+    if (stateless) {
+      log(`  ! ${stateless}: running as --target mock`);
+      return runContractTests({ ...given, target: 'mock', detectedMock: stateless });
+    }
+  }
   // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
@@ -371,8 +380,35 @@ async function authenticationProbe(env: RunEnv, selected: CaseDef[]): Promise<Au
     operation: op.operationId,
     status,
     curl: transport.curl(ex),
-    message: `this server does not authenticate: ${op.method.toUpperCase()} ${op.path} with a made-up API key answered ${status}. Every credential case (missing, made-up, wrong area or scheme) fails for that one reason. If this is a mock, run with --examples-only against it; otherwise turn its authentication on.`,
+    message: `this server does not authenticate: ${op.method.toUpperCase()} ${op.path} with a made-up API key answered ${status}. Every credential case (missing, made-up, wrong area or scheme) fails for that one reason. If this is a mock, run with --target mock against it; otherwise turn its authentication on.`,
   };
+}
+
+/**
+ * Whether the server keeps no state: a read of a record by an identifier no one issued (`CLSKIT-…`, with a made-up
+ * key) answered 2xx. Returns what showed it, or undefined.
+ */
+async function statelessProbe(env: RunEnv): Promise<string | undefined> {
+  const { contract, transport } = env;
+  const op = contract.operations.find(
+    (o) =>
+      o.method === 'get' &&
+      /^[^{]*\{[^}]+\}$/.test(o.path) &&
+      o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey') &&
+      o.parameters.every((p) => p.in === 'path' || !p.required),
+  );
+  if (!op) return undefined;
+  const header = op.security
+    .map((name) => contract.securityScheme(name))
+    .find((scheme) => scheme?.type === 'apiKey' && typeof scheme.name === 'string')?.name as string;
+  const path = op.path.replace(/\{[^}]+\}/, `${env.records.prefix}NOSUCHRECORD`);
+  const credential = { kind: 'raw' as const, headers: { [header]: `${op.area}_test_${MADE_UP_KEY_RANDOM}` } };
+  transport.guard(credential);
+  const ex = await transport.sendRaw({ method: 'get', path, credential });
+  const { status } = ex.response;
+  return status >= 200 && status < 300
+    ? `a stateless server detected: GET ${path} (a record no one created, with a made-up key) answered ${status}`
+    : undefined;
 }
 
 /** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */
