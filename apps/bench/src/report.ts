@@ -265,7 +265,7 @@ function kitSection(k: KitResult): string {
         'Passed / failed / skipped',
       ],
       [
-        row('4.0 full (`--profile full`, the nightly)', k.full),
+        row('4.0 full (`--profile full`)', k.full),
         row('4.0 pr (`--profile pr`)', k.pr),
         [
           '3.1 full (issue 23)',

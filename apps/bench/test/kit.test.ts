@@ -43,7 +43,7 @@ describe('the kit scenario in the report', () => {
       results: { errors: {}, kit: { full: run('full', 50), pr: run('pr', 12) } },
     } as unknown as Report);
     expect(md).toContain('## Contract-test kit');
-    expect(md).toContain('| 4.0 full (`--profile full`, the nightly) | 50 | 53 | 200 | 20 | 12.3 s | 90 / 0 / 1 |');
+    expect(md).toContain('| 4.0 full (`--profile full`) | 50 | 53 | 200 | 20 | 12.3 s | 90 / 0 / 1 |');
     expect(md).toContain('| 4.0 pr (`--profile pr`) | 12 | 15 | 48 | 3 | 12.3 s | 90 / 0 / 1 |');
     expect(md).toContain('| 3.1 full (issue 23) | 166–175 | 203 | 293 | ~3,000 | ~20 s | — |');
     expect(md).toContain('| 3.1 `--read-only` (issue 23) | 92 |');
