@@ -58,6 +58,11 @@ export interface CaseResult {
   requests: number;
   /** Requests of the case sent with a test key (the kit's count of the monthly quota it spent). */
   metered: number;
+  /**
+   * The cases of this run whose requests already proved this case's rule (the same shared parameter, the same path
+   * parameter kind, in the same area): what this case did not send again.
+   */
+  coveredBy?: string[];
   ms: number;
 }
 
@@ -112,6 +117,8 @@ export interface RunEnv {
   now: () => number;
   /** What the run learns across responses: the quota sequence per seller, answer times, the codes reached. */
   observations: RunObservations;
+  /** Rules proven so far, by key (CaseContext.provenBy), and the case that proved each. */
+  proofs: Map<string, string>;
 }
 
 export interface CallInput {
@@ -152,6 +159,8 @@ export class CaseContext {
   readonly departures: Departure[] = [];
   readonly notes: string[] = [];
   requests = 0;
+  /** The cases whose proof this case relied on instead of sending the same rule again. */
+  readonly coveredBy: string[] = [];
   private lastExchange: Exchange | undefined;
 
   constructor(
@@ -173,6 +182,25 @@ export class CaseContext {
 
   note(text: string): void {
     this.notes.push(text);
+  }
+
+  /**
+   * The case that already proved a rule in this run (keyed by rule, area and shared parameter), or undefined. Proofs
+   * are taken in run order, so a run of fewer cases (--operation, a pr slot) proves each rule with what it selected.
+   */
+  provenBy(key: string): string | undefined {
+    return this.env.proofs.get(key);
+  }
+
+  /** This case proved the rule: later cases with the same key rely on it. */
+  proved(key: string): void {
+    if (!this.env.proofs.has(key)) this.env.proofs.set(key, this.def.id);
+  }
+
+  /** Relies on another case's proof instead of spending a request on the same rule; the report names that case. */
+  covered(by: string, what: string): void {
+    if (!this.coveredBy.includes(by)) this.coveredBy.push(by);
+    this.note(`${what}: proven by ${by}`);
   }
 
   /** A key of the area for the given seller, or a skip saying which key is missing. */

@@ -393,6 +393,15 @@ export function formatSummary(report: Report): string {
     out.push('Skipped');
     for (const [reason, n] of reasons) out.push(`  ${n} × ${reason}`);
   }
+  const covered = report.cases.filter((c) => c.coveredBy !== undefined && c.requests === 0);
+  if (covered.length > 0) {
+    out.push('');
+    out.push(
+      `Proven by another case: ${covered.length} case${covered.length === 1 ? '' : 's'} sent nothing, their rule already proven in this run by a request of the same area with the same shared parameter or path-parameter kind (JSON: cases[].coveredBy)`,
+    );
+    for (const c of covered.slice(0, 10)) out.push(`  = ${c.id} · by ${c.coveredBy!.join(', ')}`);
+    if (covered.length > 10) out.push('  … all in the JSON report');
+  }
   const leftOut = report.leftOutByQuota ?? [];
   if (leftOut.length > 0) {
     const shown = leftOut.slice(0, 10).join(', ');

@@ -132,6 +132,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
     shared: new Map(),
     now: () => Date.now(),
     observations: new RunObservations(contract),
+    proofs: new Map(),
     jwt: async (t) => obtainJwt(env, t),
   };
 
@@ -228,6 +229,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
       metered: transport.metered - meteredBefore,
       ms: Date.now() - started,
       ...(skipReason ? { skipReason } : {}),
+      ...(t.coveredBy.length > 0 ? { coveredBy: t.coveredBy } : {}),
     };
     results.push(result);
     log(progressLine(result));

@@ -245,7 +245,8 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     });
     const managerRequests =
       keysOnly.cases.reduce((n, c) => n + c.metered, 0) - report.cases.reduce((n, c) => n + c.metered, 0);
-    expect(managerRequests).toBeGreaterThanOrEqual(report.totals.passed);
+    // Every case that sent a request (the others relied on a proof of the same shared rule, `coveredBy`).
+    expect(managerRequests).toBeGreaterThanOrEqual(report.cases.filter((c) => c.requests > 0).length);
     expect(report.requests.metered).toBeLessThan(keysOnly.requests.metered);
   });
 

@@ -73,12 +73,25 @@ export function generatedCases(env: RunEnv): CaseDef[] {
       operations: [op.operationId],
       writes,
       run: async (t) => {
-        const variants = await invalidInputs(t, op);
-        if (variants.length === 0)
-          t.skip('no input of this operation can be made invalid without naming an unknown resource');
+        // A broken path or query parameter that is the same component as one another operation of the area already
+        // saw refused is proven: the draw is made among the rest. A body is the operation's own.
+        const proven = (key: string | undefined) => (key !== undefined ? t.provenBy(key) : undefined);
+        const all = await invalidInputs(t, op, (key) => proven(key) === undefined);
+        const variants = all.filter((v) => proven(v.proof) === undefined);
+        if (all.length === 0) {
+          const covering = op.parameters
+            .filter((p) => p.in !== 'header')
+            .map((p) => proven(invalidProof(t, op, p)))
+            .filter((by): by is string => by !== undefined);
+          if (covering.length === 0)
+            t.skip('no input of this operation can be made invalid without naming an unknown resource');
+          for (const by of new Set(covering)) t.covered(by, 'its parameters, broken, are refused with 400');
+          return;
+        }
         for (let i = 0; i < env.runs && variants.length > 0; i++) {
           const pick = variants.splice(Math.floor(t.env.random() * variants.length), 1)[0]!;
           t.note(pick.label);
+          const failuresBefore = t.failures.length;
           const ex = await t.call(op, pick.input);
           t.expect(ex, op, {
             status: 400,
@@ -86,6 +99,7 @@ export function generatedCases(env: RunEnv): CaseDef[] {
             why: pick.label,
             ...(pick.provisional ? { provisional: pick.provisional } : {}),
           });
+          if (pick.proof && t.failures.length === failuresBefore) t.proved(pick.proof);
         }
       },
     });
@@ -93,8 +107,19 @@ export function generatedCases(env: RunEnv): CaseDef[] {
   return cases;
 }
 
+/**
+ * The rule "this parameter, broken, is refused": one per area and query parameter component (contract.ts), and one
+ * per area and path parameter schema (a path value is refused by its schema before anything is looked up).
+ */
+function invalidProof(t: CaseContext, op: OperationInfo, p: OperationInfo['parameters'][number]): string {
+  if (p.in === 'path') return `invalid_path:${op.area}:${JSON.stringify(t.contract.resolve(p.schema))}`;
+  return `invalid_parameter:${op.area}:${t.contract.parameterComponent(op, p)}`;
+}
+
 interface InvalidInput {
   label: string;
+  /** The parameter rule it proves, when it breaks a parameter (not the operation's own body). */
+  proof?: string;
   missing: boolean;
   /** Why refusing it rests on a design only, when it does. */
   provisional?: string | undefined;
@@ -110,7 +135,11 @@ interface InvalidInput {
  * Broken inputs that cannot be mistaken for an unknown resource: a malformed path value on its own; a bad query or
  * body with path values that name resources the kit knows exist (else 404 may rightly come first).
  */
-async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<InvalidInput[]> {
+async function invalidInputs(
+  t: CaseContext,
+  op: OperationInfo,
+  open: (proof: string) => boolean,
+): Promise<InvalidInput[]> {
   const out: InvalidInput[] = [];
   const gen = t.env.generator;
   const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -122,16 +151,22 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
   const withBody = baseBody !== undefined ? { body: baseBody } : {};
 
   for (const p of pathParams) {
+    const proof = invalidProof(t, op, p);
+    if (!open(proof)) continue;
     for (const v of gen.breakScalar(t.contract.resolve(p.schema), unknownPath[p.name])) {
       if (typeof v.value !== 'string' || v.value === '' || v.value.includes('\n')) continue;
       out.push({
         label: `path ${p.name}: ${v.label}`,
+        proof,
         missing: false,
         provisional: provisionalReason(t, p.schema, v.value, p),
         input: { path: { ...unknownPath, [p.name]: v.value }, query: baseQuery, ...withBody },
       });
     }
   }
+  // Nothing left to break but what other operations proved: no read of known path values either.
+  const queryParams = op.parameters.filter((x) => x.in === 'query' && open(invalidProof(t, op, x)));
+  if (queryParams.length === 0 && !(op.requestBody?.schema && baseBody !== undefined)) return out;
   let path: Record<string, string | number> = {};
   if (pathParams.length > 0) {
     try {
@@ -142,13 +177,15 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
     }
   }
 
-  for (const p of op.parameters.filter((x) => x.in === 'query')) {
+  for (const p of queryParams) {
+    const proof = invalidProof(t, op, p);
     const schema = t.contract.resolve(p.schema);
     if (p.required) {
       const query = { ...baseQuery };
       delete query[p.name];
       out.push({
         label: `query ${p.name}: required parameter missing`,
+        proof,
         missing: true,
         provisional: provisionalReason(t, undefined, undefined, p),
         input: { path, query, ...withBody },
@@ -160,6 +197,7 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
         if (schema.type === 'string' && typeof v.value === 'number') continue;
         out.push({
           label: `query ${p.name}: ${v.label}`,
+          proof,
           missing: false,
           provisional: provisionalReason(t, p.schema, v.value, p),
           input: { path, query: { ...baseQuery, [p.name]: v.value }, ...withBody },
@@ -173,6 +211,7 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
       for (const spelling of NUMBER_SPELLINGS.filter((x) => !syntax.test(x))) {
         out.push({
           label: `query ${p.name}: ${JSON.stringify(spelling)} is not written in decimal digits`,
+          proof,
           missing: false,
           provisional: provisionalReason(t, undefined, undefined, p),
           input: { path, query: { ...baseQuery, [p.name]: spelling }, ...withBody },

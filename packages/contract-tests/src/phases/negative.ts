@@ -161,6 +161,14 @@ export function negativeCases(env: RunEnv): CaseDef[] {
           // Spelled as sellers' codes are (a dot, Hangul, a space or a slash; never plain): a server must look such a
           // value up, not refuse its format (Identifier, DECISIONS.md G25).
           const style = 1 + Math.floor(t.env.random() * (Generator.identifierStyles - 1));
+          // One unknown resource per path-parameter kind and area: the same lookup refuses the same unknown value.
+          const kinds = op.parameters
+            .filter((p) => p.in === 'path')
+            .map((p) => t.contract.parameterComponent(op, p))
+            .sort();
+          const proof = kinds.length > 0 ? `unknown_resource:${op.area}:${kinds.join('|')}` : undefined;
+          const by = proof ? t.provenBy(proof) : undefined;
+          if (by !== undefined) return t.covered(by, `an unknown ${kinds.join(', ')} is not found`);
           const path = unknownPathValues(t, op, style);
           const ex = await t.call(op, {
             path,
@@ -178,6 +186,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
                 : ''
             }`,
           });
+          if (proof && t.failures.length === 0) t.proved(proof);
         },
       });
     }
@@ -191,6 +200,14 @@ export function negativeCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes: false,
         run: async (t) => {
+          // The shared page and size parameters are one rule per area: proven by the first list that takes them.
+          const proof = `page_size_out_of_range:${op.area}:${t.contract.parameterComponent(op, paged.sizeParameter)}|${t.contract.parameterComponent(op, paged.pageParameter)}`;
+          const by = t.provenBy(proof);
+          if (by !== undefined)
+            return t.covered(
+              by,
+              `${paged.sizeParameter.name} and ${paged.pageParameter.name} out of range are refused`,
+            );
           const path = await knownPathValues(t, op);
           const out: Array<[typeof paged.sizeParameter, number]> = [];
           const size = t.contract.resolve(paged.sizeParameter.schema);
@@ -211,6 +228,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
               ...(provisional ? { provisional } : {}),
             });
           }
+          if (t.failures.length === 0) t.proved(proof);
         },
       });
     }
