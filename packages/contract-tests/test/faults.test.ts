@@ -406,3 +406,32 @@ test('the fault battery catches every planted fault', () => {
   console.log(`fault battery: ${caught.size} caught / ${FAULTS.length} planted`);
   expect(missed).toEqual([]);
 });
+
+test("the return window is judged on the service's clock, not the kit's", async () => {
+  // The kit's clock reads 17:57 service time; the server's reads 17:59:59 until the return is registered and
+  // 18:00:01 from then on: the deadline passed in between on the service's clock, and the server rightly refuses the
+  // withdrawal. Judged on the kit's clock (before 18:00), that refusal would be a failure.
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T08:57:00Z'), shouldAdvanceTime: true });
+  try {
+    let returnsAtStart = Number.POSITIVE_INFINITY;
+    const server = await startFake({
+      gateway: 'off',
+      clock: () =>
+        Date.parse(
+          server.accounts.primary.returns.size > returnsAtStart ? '2026-11-24T09:00:01Z' : '2026-11-24T08:59:59Z',
+        ),
+    });
+    fake = server;
+    returnsAtStart = server.accounts.primary.returns.size;
+    const report = await runKit(server, { operations: ['cancelReturn'], phases: ['workflows'] });
+    expect(describeFailures(report)).toBe('');
+    expect(describeDepartures(report)).toBe('');
+    expect(report.exitCode).toBe(0);
+    const withdrawal = report.cases.find((c) => c.id === 'workflows/codes/RETURN_CANCEL_EXPIRED/cancelReturn');
+    expect(withdrawal?.notes.join('\n')).toMatch(
+      /registered at 2026-11-24 17:59:59, withdrawn at once: the deadline 2026-11-24 18:00:00 passed in between; not judged/,
+    );
+  } finally {
+    vi.useRealTimers();
+  }
+});

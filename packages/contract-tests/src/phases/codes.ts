@@ -6,11 +6,12 @@
 // the catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
 import { isDeepStrictEqual } from 'node:util';
-import { dataOf, errorCode, type CaseDef, type RunEnv } from '../case.js';
+import { dataOf, errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import { storedRow, bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../bulk.js';
 import type { Contract } from '../contract.js';
 import { createProductBody, ensureFixtureProduct } from '../fixtures.js';
 import { draw } from '../generate.js';
+import type { Exchange } from '../http.js';
 import { unknownValue, validQuery } from '../inputs.js';
 import { checkServiceTimes } from '../service-time.js';
 
@@ -174,13 +175,16 @@ export function codeCases(env: RunEnv): CaseDef[] {
         const returnNo = ret?.[cancelParam.name];
         if (typeof returnNo !== 'string') return;
         const time = contract.time;
+        // Judged on the service's clock, never the kit's: the return's own registered_at (else the Date of the
+        // answer that registered it) and the Date of the answer to the withdrawal. A run may start at any hour, and
+        // the two clocks may differ by minutes across the deadline.
         const registeredAt =
           (typeof ret?.registered_at === 'string' ? time.parseDateTime(ret.registered_at) : undefined) ??
-          Math.floor(t.env.now() / 1000);
+          serviceClock(registered, t);
         const { hour, minute } = contract.limits.returnWithdrawalDeadline;
         const deadline = time.atTimeOnDayOf(registeredAt, hour, minute);
         const withdrawn = await t.call(cancel, { path: { [cancelParam.name]: returnNo } });
-        const answeredAt = Math.floor(t.env.now() / 1000);
+        const answeredAt = serviceClock(withdrawn, t);
         const why = `return ${returnNo} registered at ${time.format(registeredAt)}, withdrawn at once`;
         const success = contract.successStatus(cancel);
         if (withdrawn.response.status === success || registeredAt < deadline) {
@@ -255,4 +259,16 @@ export function tokenExpiry(token: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The service's clock when it answered (seconds): the answer's `Date` header (RFC 9110 has an origin server send
+ * it), else the kit's own clock, said in a note.
+ */
+function serviceClock(exchange: Exchange, t: CaseContext): number {
+  const date = exchange.response.headers.date;
+  const at = typeof date === 'string' ? Date.parse(date) : Number.NaN;
+  if (Number.isFinite(at)) return Math.floor(at / 1000);
+  t.note("the answer has no Date header: the kit's own clock stands in for the service's");
+  return Math.floor(t.env.now() / 1000);
 }

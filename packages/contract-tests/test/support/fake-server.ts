@@ -104,6 +104,11 @@ export interface FakeOptions {
   draftStatus?: string;
   /** Every return's withdrawal window has passed: withdrawing one is 400 RETURN_CANCEL_EXPIRED. */
   returnWindowClosed?: boolean;
+  /**
+   * The server's own clock (ms since the epoch), when it is not the test process's: it stamps records, decides the
+   * return window and writes each answer's `Date` header.
+   */
+  clock?: () => number;
   /** The accounts' paid subscription has ended: live keys are refused with 403 AUTH_FORBIDDEN (DECISIONS.md G19). */
   subscriptionEnded?: boolean;
 }
@@ -195,7 +200,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   // `times_in_utc`: the service's clock read in UTC instead of the service time zone.
   const clock = faults.has('times_in_utc') ? new ServiceTime('UTC') : time;
   const fmt = (atMs: number) => clock.format(ServiceTime.seconds(new Date(atMs)));
-  const now = () => fmt(Date.now());
+  const serverNow = options.clock ?? (() => Date.now());
+  const now = () => fmt(serverNow());
   // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
   // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
   const deadline = contractModel(contract.doc).limits.returnWithdrawalDeadline;
@@ -403,6 +409,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       : out;
     // Set one by one, so that the request log can read the encoding back.
     for (const [name, value] of Object.entries(named)) res.setHeader(name, value);
+    // The server's clock, which a test may pin (Node's own Date header reads the machine's, whatever a test fakes).
+    res.setHeader('Date', new Date(serverNow()).toUTCString());
     res.writeHead(status);
     res.end(payload);
   };
