@@ -41,17 +41,41 @@ export function generatedCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes,
         run: async (t) => {
+          // A list read with only shared query parameters: valid values of each are taken, a rule of the parameter
+          // component within the area, proven by the first read that sent it.
+          const shared =
+            op.method === 'get' && !op.requestBody && !hasPath
+              ? op.parameters
+                  .filter((p) => p.in === 'query')
+                  .map((p) => ({
+                    name: p.name,
+                    proof: `valid_parameter:${op.area}:${contract.parameterComponent(op, p)}`,
+                  }))
+              : [];
+          const covering = shared.map((p) => t.provenBy(p.proof));
+          if (shared.length > 0 && covering.every((by) => by !== undefined)) {
+            for (const by of new Set(covering)) t.covered(by!, 'valid values of its query parameters are taken');
+            return;
+          }
           for (let i = 0; i < env.runs; i++) {
             const body = op.requestBody?.schema
               ? t.env.records.brand(op, draw(t.env.generator.valid(op.requestBody.schema), t.env.random))
               : undefined;
+            const query = validQuery(t, op);
+            // A shared parameter no read of the area has sent yet is sent here, so that it is proven once.
+            for (const p of shared) {
+              const param = op.parameters.find((x) => x.in === 'query' && x.name === p.name);
+              if (!(p.name in query) && !t.provenBy(p.proof) && param?.schema)
+                query[p.name] = draw(t.env.generator.valid(param.schema), t.env.random) as string | number;
+            }
             const ex = await t.call(op, {
               path: unknownPathValues(t, op),
-              query: validQuery(t, op),
+              query,
               ...(body !== undefined ? { body } : {}),
             });
             const status = ex.response.status;
             const code = errorCode(ex.response.json);
+            if (status === contract.successStatus(op)) for (const p of shared) if (p.name in query) t.proved(p.proof);
             // A valid request may name resources the server does not hold (404), repeat one (409), or, on a public
             // operation, carry credentials nobody issued (401); it is never a format error, unless part of the body
             // is an open object validated elsewhere.
