@@ -110,6 +110,9 @@ export interface RunEnv {
   bearer?: BearerCredential;
   /** Obtains the JWT via the token operation (once). */
   jwt: (t: CaseContext) => Promise<BearerCredential>;
+  /** Another seller's client credentials (optional), and its JWT once obtained. */
+  otherClient?: { id: string; secret: string };
+  otherBearer?: BearerCredential;
   /** The records the run creates: their prefix, and what each writing call created (records.ts). */
   records: RecordLog;
   /** Values cases share: a created product, a registered order. */

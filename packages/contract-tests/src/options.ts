@@ -19,6 +19,8 @@ Target and credentials (each also read from the environment variable shown):
                                                                            or CLS_OTHER_API_KEY_WMS, _MANAGER, …
   --client-id ID            client id for the JWT (POST /v3/auth/token)    CLS_CLIENT_ID
   --client-secret SECRET    client secret for the JWT                      CLS_CLIENT_SECRET
+                            another seller's client (optional, isolation): CLS_OTHER_CLIENT_ID
+                                                                           and CLS_OTHER_CLIENT_SECRET
                             an access token that has expired (optional):   CLS_EXPIRED_TOKEN
   --save-token FILE         write this run's access token to FILE: the next run's CLS_EXPIRED_TOKEN
   --no-credentials          run without any credential (a smoke run): without it, no credential is exit 2
@@ -131,6 +133,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const clientId = v['client-id'] ?? env.CLS_CLIENT_ID;
   const clientSecret = v['client-secret'] ?? env.CLS_CLIENT_SECRET;
   if (Boolean(clientId) !== Boolean(clientSecret)) throw new UsageError('--client-id and --client-secret go together');
+  const otherClientId = env.CLS_OTHER_CLIENT_ID;
+  const otherClientSecret = env.CLS_OTHER_CLIENT_SECRET;
+  if (Boolean(otherClientId) !== Boolean(otherClientSecret))
+    throw new UsageError('CLS_OTHER_CLIENT_ID and CLS_OTHER_CLIENT_SECRET go together');
   if (v['examples-only'] && v['probe-limits'])
     throw new UsageError('--examples-only and --probe-limits exclude each other');
   const profile = v.profile ?? 'full';
@@ -160,6 +166,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     ...(env.CLS_EXPIRED_TOKEN ? { expiredToken: env.CLS_EXPIRED_TOKEN } : {}),
     ...(clientId ? { clientId } : {}),
     ...(clientSecret ? { clientSecret } : {}),
+    ...(otherClientId && otherClientSecret ? { otherClientId, otherClientSecret } : {}),
     ...(phases.length > 0 ? { phases: phases as Phase[] } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(runs !== undefined ? { runs } : {}),

@@ -18,6 +18,9 @@ export interface RunOptions {
   /** Client credentials for the JWT (POST /v3/auth/token). */
   clientId?: string;
   clientSecret?: string;
+  /** Client credentials of another seller (optional): seller isolation is then also checked with its JWT. */
+  otherClientId?: string;
+  otherClientSecret?: string;
   /**
    * Run with no credential at all (`--no-credentials`): only what a request without one can prove. Without it, a
    * run given no credential is a usage error, so that a CI job whose secrets are empty never passes by accident.

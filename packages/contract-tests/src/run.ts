@@ -64,6 +64,8 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
   redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
   redactor.add(options.clientId, 'CLS_CLIENT_ID');
+  redactor.add(options.otherClientSecret, 'CLS_OTHER_CLIENT_SECRET');
+  redactor.add(options.otherClientId, 'CLS_OTHER_CLIENT_ID');
   redactor.add(options.expiredToken, 'CLS_EXPIRED_TOKEN');
   const credentialFree = keys.length === 0 && otherKeys.length === 0 && !options.clientId;
   if (credentialFree && !options.noCredentials && !options.examplesOnly && options.target !== 'mock') {
@@ -123,6 +125,9 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
     ...(options.expiredToken ? { expiredToken: options.expiredToken } : {}),
+    ...(options.otherClientId && options.otherClientSecret
+      ? { otherClient: { id: options.otherClientId, secret: options.otherClientSecret } }
+      : {}),
     examplesOnly: options.examplesOnly ?? false,
     readOnly: (options.readOnly ?? false) || !environment.writes,
     runs: Math.max(1, options.runs ?? 1),

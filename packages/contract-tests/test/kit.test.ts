@@ -427,3 +427,29 @@ describe('what the kit expects comes from the contract', () => {
     expect(failedChecks(shown).has('bulk_row_limit'), describeFailures(shown)).toBe(true);
   });
 });
+
+describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_OTHER_CLIENT_SECRET: optional)", () => {
+  const run = { operations: ['listManagerOrders'], phases: ['workflows' as const] };
+  const isolation = (r: Report) => r.checks.find((c) => c.name === 'seller_isolation')?.evaluated ?? 0;
+
+  test("given, the other seller's JWT neither lists nor reads the seller's order", async () => {
+    fake = await startFake({ gateway: 'off' });
+    const without = await runKit(fake, run);
+    const other = { otherClientId: fake.otherClient.id, otherClientSecret: fake.otherClient.secret };
+    const report = await runKit(fake, { ...run, ...other });
+    expect(describeFailures(report)).toBe('');
+    expect(isolation(report)).toBe(isolation(without) + 2);
+    // The secrets never show: the report names the variables.
+    expect(JSON.stringify(report)).not.toContain(fake.otherClient.secret);
+  });
+
+  test("a server that shows any seller's order to a JWT fails it with the other seller's JWT", async () => {
+    fake = await startFake({ gateway: 'off', faults: ['seller_leak_jwt'] });
+    const report = await runKit(fake, {
+      ...run,
+      otherClientId: fake.otherClient.id,
+      otherClientSecret: fake.otherClient.secret,
+    });
+    expect(describeFailures(report)).toMatch(/seller_isolation · .* with another seller's JWT/);
+  });
+});

@@ -227,6 +227,11 @@ describe('the command line', () => {
   test('usage errors', () => {
     expect(() => parseCli([], {})).toThrow(UsageError);
     expect(() => parseCli(['--base-url', 'http://x', '--client-id', 'only-id'], {})).toThrow(/go together/);
+    expect(() => parseCli(['--base-url', 'http://x'], { CLS_OTHER_CLIENT_ID: 'only-id' })).toThrow(/go together/);
+    expect(
+      parseCli(['--base-url', 'http://x'], { CLS_OTHER_CLIENT_ID: 'cli_test_o', CLS_OTHER_CLIENT_SECRET: 'secret-o' })
+        .run,
+    ).toMatchObject({ otherClientId: 'cli_test_o', otherClientSecret: 'secret-o' });
     expect(() => parseCli(['--base-url', 'http://x', '--phase', 'nope'], {})).toThrow(/unknown phase/);
     expect(() => parseCli(['--base-url', 'http://x', '--max-requests', 'ten'], {})).toThrow(/whole number/);
   });

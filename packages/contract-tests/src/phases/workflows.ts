@@ -15,7 +15,7 @@ import {
   type BulkTarget,
   type Row,
 } from '../bulk.js';
-import type { Credential } from '../credentials.js';
+import type { BearerCredential, Credential } from '../credentials.js';
 import { createProductBody } from '../fixtures.js';
 import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
@@ -245,6 +245,26 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           check: 'seller_isolation',
           why: "another seller's order is not found, never forbidden",
         });
+        // With the other seller's JWT too, when its client credentials are given: neither listed nor read.
+        const theirJwt = await otherSellerJwt(t);
+        if (theirJwt) {
+          const listed = await findInList(t, list, orderNo, 'other', theirJwt);
+          t.assert(
+            listed.found === undefined,
+            'seller_isolation',
+            `order ${orderNo} absent from the list read with another seller's JWT`,
+            'listed for the other seller',
+            t.last,
+            list,
+          );
+          const read = await t.call(getManager, { path: { order_no: orderNo }, credential: theirJwt });
+          t.expect(read, getManager, {
+            status: contract.statusOf('ORDER_NOT_FOUND'),
+            code: 'ORDER_NOT_FOUND',
+            check: 'seller_isolation',
+            why: "the seller's order read with another seller's JWT is not found",
+          });
+        }
         // Every kind of credential the area takes: with the JWT too, the seller sees its own order and not another
         // seller's (one order registered with the other seller's keys, on a product of its own).
         const create = contract.findOperation('createProduct');
@@ -560,4 +580,34 @@ async function findInList(
     if (!pagination?.has_next) return { scanned, truncated: false };
   }
   return { scanned, truncated: true };
+}
+
+/**
+ * Another seller's JWT, from its client credentials (CLS_OTHER_CLIENT_ID / CLS_OTHER_CLIENT_SECRET, optional), once
+ * per run; undefined when they are not given or the token request fails (that failure is reported).
+ */
+async function otherSellerJwt(t: CaseContext): Promise<BearerCredential | undefined> {
+  const { env } = t;
+  if (env.otherBearer) return env.otherBearer;
+  const op = env.contract.findOperation('createAccessToken');
+  if (!env.otherClient || !op) return undefined;
+  const ex = await t.call(op, {
+    body: { client_id: env.otherClient.id, client_secret: env.otherClient.secret },
+    credential: { kind: 'none' },
+  });
+  if (
+    !t.expect(ex, op, {
+      status: env.contract.successStatus(op),
+      why: "obtaining another seller's JWT with CLS_OTHER_CLIENT_ID and CLS_OTHER_CLIENT_SECRET",
+    })
+  )
+    return undefined;
+  const token = String(dataOf<{ access_token?: string }>(ex)?.access_token ?? '');
+  env.transport.options.redactor.add(token, 'CLS_OTHER_ACCESS_TOKEN');
+  env.transport.options.redactor.add(
+    String(dataOf<{ refresh_token?: string }>(ex)?.refresh_token ?? ''),
+    'CLS_OTHER_REFRESH_TOKEN',
+  );
+  env.otherBearer = { kind: 'bearer', token, ref: 'CLS_OTHER_ACCESS_TOKEN' };
+  return env.otherBearer;
 }

@@ -166,6 +166,8 @@ export interface FakeServer {
   /** Live keys of the same two sellers: they reach the sellers' live data, kept apart from the test data. */
   liveKeys: { primary: Record<string, string>; other: Record<string, string> };
   client: { id: string; secret: string };
+  /** Client credentials of the other seller (test environment). */
+  otherClient: { id: string; secret: string };
   /** An access token of the primary seller that expired (its `exp` is past): answered 401 AUTH_EXPIRED_TOKEN. */
   expiredToken: string;
   /** Client credentials of the primary seller's live environment (`cli_live_…`). */
@@ -244,6 +246,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   }
   const client = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const liveClient = { id: `cli_live_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+  const otherClient = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const tokens = new Map<string, Account>();
   const refreshTokens = new Map<string, { account: Account; used: boolean }>();
 
@@ -972,6 +975,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         const issued = [
           { c: client, acc: primary },
           { c: liveClient, acc: primaryLive },
+          { c: otherClient, acc: other },
         ].find(({ c }) => body.client_id === c.id && body.client_secret === c.secret);
         if (!issued) throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
         return send(res, op, 200, { success: true, data: issueToken(issued.acc) });
@@ -1093,6 +1097,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     liveKeys: liveKeyNames,
     client,
     liveClient,
+    otherClient,
     expiredToken,
     accounts: { primary, other, primaryLive, otherLive },
     ship: (orderNo: string) => {
