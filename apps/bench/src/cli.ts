@@ -14,6 +14,7 @@ import { runDraft } from './scenarios/draft.js';
 import { runGet } from './scenarios/get.js';
 import { runPipeline } from './scenarios/pipeline.js';
 import { runProfile } from './scenarios/profile.js';
+import { runKit } from './scenarios/kit.js';
 import { runScale } from './scenarios/scale.js';
 import { evaluateTargets } from './targets.js';
 
@@ -29,6 +30,7 @@ const RUNNERS: { [K in ScenarioName]: (ctx: Context) => Promise<NonNullable<Resu
   bundle: runBundle,
   profile: runProfile,
   pipeline: runPipeline,
+  kit: runKit,
 };
 
 export interface BenchRun {

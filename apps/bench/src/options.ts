@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'bundle', 'profile', 'pipeline'] as const;
+export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'bundle', 'profile', 'pipeline', 'kit'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
@@ -11,6 +11,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   bundle: '@cls-api/client in a browser bundle: minified and gzipped, with its dependencies',
   profile: 'CPU profile of the reference server under the GET load',
   pipeline: 'Pipeline: cold and unchanged `pnpm build` in a temporary clone',
+  kit: 'Contract-test kit: a full run and a --profile pr run against a fresh reference server',
 };
 
 /** Every loop is bounded: a fixed duration or a fixed count, and each child process has a time limit. */

@@ -4,6 +4,7 @@ import { SCENARIO_TITLES, SCENARIOS } from './options.js';
 import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
+import { KIT_3_1, type KitResult, type KitRun } from './scenarios/kit.js';
 import type { GetResult, GetServerKey } from './scenarios/get.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
@@ -232,6 +233,54 @@ export function scaleSection(g: ScaleResult, cores: number): string {
                 .join(', ')}`,
           )
           .join('; ')}.`,
+  ].join('\n');
+}
+
+function kitSection(k: KitResult): string {
+  const row = (label: string, r: KitRun) => [
+    label,
+    fmt(r.meteredByService),
+    fmt(r.meteredByKit),
+    fmt(r.requests),
+    fmt(r.recordsLeft),
+    `${fmt(r.wallMs / 1000, 1)} s`,
+    `${r.passed} / ${r.failed} / ${r.skipped}`,
+  ];
+  return [
+    `## ${SCENARIO_TITLES.kit}`,
+    '',
+    "The kit (`@cls-api/contract-tests`) as a partner's CI runs it, each run against a fresh reference server seeded " +
+      'with the demo data (two sellers, test keys of every area, client credentials), paced as by default, seed ' +
+      `${k.full.seed}. Metered: the service's own count of monthly test-key calls (X-RateLimit-Remaining before the ` +
+      "first metered call minus after the last, both sellers); the kit's count includes 401/403 answers, which the " +
+      'service does not meter. Records: what the run left in the test world (the contract deletes none).',
+    '',
+    table(
+      [
+        'Run',
+        'Metered (service)',
+        'Test-key calls (kit)',
+        'Requests',
+        'Records left',
+        'Wall time',
+        'Passed / failed / skipped',
+      ],
+      [
+        row('4.0 full (`--profile full`)', k.full),
+        row('4.0 pr (`--profile pr`)', k.pr),
+        [
+          '3.1 full (issue 23)',
+          KIT_3_1.full.metered,
+          '203',
+          fmt(KIT_3_1.full.requests),
+          KIT_3_1.full.records,
+          KIT_3_1.full.wall,
+          '—',
+        ],
+        ['3.1 `--read-only` (issue 23)', fmt(KIT_3_1.readOnlyMetered), '—', '—', '—', '—', '—'],
+      ],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ),
   ].join('\n');
 }
 
@@ -481,6 +530,7 @@ export function renderMarkdown(r: Report): string {
     if (name === 'bundle' && res.bundle) parts.push(bundleSection(res.bundle));
     if (name === 'profile' && res.profile) parts.push(profileSection(res.profile));
     if (name === 'pipeline' && res.pipeline) parts.push(pipelineSection(res.pipeline));
+    if (name === 'kit' && res.kit) parts.push(kitSection(res.kit));
   }
   parts.push(
     '',

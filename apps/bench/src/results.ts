@@ -6,6 +6,7 @@ import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult } from './scenarios/get.js';
+import type { KitResult } from './scenarios/kit.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import type { ScaleResult } from './scenarios/scale.js';
@@ -29,6 +30,7 @@ export interface Results {
   bundle?: BundleResult;
   profile?: ProfileResult;
   pipeline?: PipelineResult;
+  kit?: KitResult;
   /** Scenarios that were asked for but failed, with why. */
   errors: Partial<Record<ScenarioName, string>>;
 }

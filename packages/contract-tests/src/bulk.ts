@@ -55,12 +55,35 @@ export async function freshRows(t: CaseContext, target: BulkTarget, n: number): 
   for (const [name, value] of Object.entries(template)) {
     if (!required.has(name)) continue;
     const s = t.contract.resolve(props[name]);
-    base[name] = s.type === 'integer' && typeof s.minimum === 'number' ? s.minimum : value;
+    // A stock is plenty, so that an order row naming the kit's option is within it; other integers at their minimum.
+    const plenty = /stock/.test(name)
+      ? Math.min(typeof s.maximum === 'number' ? s.maximum : 100_000, 100_000)
+      : undefined;
+    base[name] = s.type === 'integer' ? (plenty ?? (typeof s.minimum === 'number' ? s.minimum : value)) : value;
   }
   if (product) base.product_code = product.product_code;
+  // The optional fields too, so that a server that drops one on the way to storage is caught on read-back. A field
+  // that names another record (an order row's option_code) names the kit's own, or is left out.
+  for (const [name, schema] of Object.entries(props)) {
+    if (required.has(name) || name === target.identity) continue;
+    if (t.contract.isIdentifier(schema)) {
+      const option = name === 'option_code' && product ? await fixtureOption(t) : undefined;
+      if (option !== undefined) base[name] = option;
+      continue;
+    }
+    const s = t.contract.resolve(schema);
+    const value = name in template ? template[name] : draw(t.env.generator.valid(schema), t.env.random);
+    // A stock is plenty, so that an order row naming the kit's option is within it; other integers at their minimum.
+    const plenty = /stock/.test(name)
+      ? Math.min(typeof s.maximum === 'number' ? s.maximum : 100_000, 100_000)
+      : undefined;
+    base[name] = s.type === 'integer' ? (plenty ?? (typeof s.minimum === 'number' ? s.minimum : value)) : value;
+  }
   // Echoed free text is sent as a server that trims, collapses spaces or normalises Unicode would change it, so
   // that an echo "as sent" is held byte for byte (bulk_rows_in_order, read_back).
-  const texts = target.shape.echoedProperties.filter((name) => {
+  const texts = [
+    ...new Set([...target.shape.echoedProperties, ...Object.keys(base).filter((n) => !required.has(n))]),
+  ].filter((name) => {
     if (name === target.identity || !(name in base)) return false;
     const s = t.contract.resolve(props[name]);
     return s.type === 'string' && s.format === undefined && !t.contract.isIdentifier(props[name]);
@@ -81,6 +104,50 @@ export async function freshRows(t: CaseContext, target: BulkTarget, n: number): 
       throw new Error(`the kit built an invalid ${target.op.operationId} row: ${JSON.stringify(row)}`);
   }
   return rows;
+}
+
+/**
+ * An option of the kit's product, for an order row's optional option_code: the row the run registered through the
+ * option operation (storedRow), when the contract has one and the run writes.
+ */
+async function fixtureOption(t: CaseContext): Promise<string | undefined> {
+  if (t.env.readOnly) return undefined;
+  const found = bulkOperations(t).find(({ shape }) => shape.echoedProperties[0] === 'option_code');
+  if (!found) return undefined;
+  const target = await bulkTarget(t, found.op, found.shape);
+  const value = (await storedRow(t, target)).row.option_code;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A row the run registered, with its result row: the one every storage-stage failure of the op repeats. */
+export interface StoredRow {
+  row: Row;
+  result: Row;
+  exchange: Exchange;
+}
+
+/**
+ * One row of the operation registered once per run (shared by every case that needs a row the storage stage will
+ * refuse): a repeat of it is valid in format and fails as a duplicate (DECISIONS.md G6), so bodies of such rows
+ * prove the format rules and the row limit without creating anything.
+ */
+export async function storedRow(t: CaseContext, target: BulkTarget): Promise<StoredRow> {
+  const key = `stored_row:${target.op.operationId}`;
+  const known = t.env.shared.get(key) as StoredRow | undefined;
+  if (known) return known;
+  const [row] = await freshRows(t, target, 1);
+  const exchange = await send(t, target, [row!]);
+  const rows = checkBulkResponse(t, target, [row!], exchange, [true]);
+  const result = rows?.[0];
+  if (result?.success !== true) t.skip(`${target.op.operationId}: could not register the row to repeat`);
+  const stored = { row: row!, result: result!, exchange };
+  t.env.shared.set(key, stored);
+  return stored;
+}
+
+/** `n` repeats of the stored row: valid in format, each refused at the storage stage as a duplicate. */
+export function repeats(stored: StoredRow, n: number): Row[] {
+  return Array.from({ length: n }, () => ({ ...stored.row }));
 }
 
 /**

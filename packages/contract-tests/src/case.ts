@@ -56,6 +56,13 @@ export interface CaseResult {
   departures: Departure[];
   notes: string[];
   requests: number;
+  /** Requests of the case sent with a test key (the kit's count of the monthly quota it spent). */
+  metered: number;
+  /**
+   * The cases of this run whose requests already proved this case's rule (the same shared parameter, the same path
+   * parameter kind, in the same area): what this case did not send again.
+   */
+  coveredBy?: string[];
   ms: number;
 }
 
@@ -91,6 +98,8 @@ export interface RunEnv {
   otherKeys: ApiKeyCredential[];
   clientId?: string;
   clientSecret?: string;
+  /** An access token past its life, given by the partner (CLS_EXPIRED_TOKEN). */
+  expiredToken?: string;
   examplesOnly: boolean;
   readOnly: boolean;
   runs: number;
@@ -101,6 +110,9 @@ export interface RunEnv {
   bearer?: BearerCredential;
   /** Obtains the JWT via the token operation (once). */
   jwt: (t: CaseContext) => Promise<BearerCredential>;
+  /** Another seller's client credentials (optional), and its JWT once obtained. */
+  otherClient?: { id: string; secret: string };
+  otherBearer?: BearerCredential;
   /** The records the run creates: their prefix, and what each writing call created (records.ts). */
   records: RecordLog;
   /** Values cases share: a created product, a registered order. */
@@ -108,6 +120,8 @@ export interface RunEnv {
   now: () => number;
   /** What the run learns across responses: the quota sequence per seller, answer times, the codes reached. */
   observations: RunObservations;
+  /** Rules proven so far, by key (CaseContext.provenBy), and the case that proved each. */
+  proofs: Map<string, string>;
 }
 
 export interface CallInput {
@@ -148,6 +162,8 @@ export class CaseContext {
   readonly departures: Departure[] = [];
   readonly notes: string[] = [];
   requests = 0;
+  /** The cases whose proof this case relied on instead of sending the same rule again. */
+  readonly coveredBy: string[] = [];
   private lastExchange: Exchange | undefined;
 
   constructor(
@@ -169,6 +185,25 @@ export class CaseContext {
 
   note(text: string): void {
     this.notes.push(text);
+  }
+
+  /**
+   * The case that already proved a rule in this run (keyed by rule, area and shared parameter), or undefined. Proofs
+   * are taken in run order, so a run of fewer cases (--operation, a pr slot) proves each rule with what it selected.
+   */
+  provenBy(key: string): string | undefined {
+    return this.env.proofs.get(key);
+  }
+
+  /** This case proved the rule: later cases with the same key rely on it. */
+  proved(key: string): void {
+    if (!this.env.proofs.has(key)) this.env.proofs.set(key, this.def.id);
+  }
+
+  /** Relies on another case's proof instead of spending a request on the same rule; the report names that case. */
+  covered(by: string, what: string): void {
+    if (!this.coveredBy.includes(by)) this.coveredBy.push(by);
+    this.note(`${what}: proven by ${by}`);
   }
 
   /** A key of the area for the given seller, or a skip saying which key is missing. */
@@ -196,6 +231,18 @@ export class CaseContext {
     path: Record<string, string | number> = {},
   ): Promise<Credential> {
     if (op.security.length === 0) return { kind: 'none' };
+    // Where a JWT is as good as a key (the manager area), the JWT: it spends no monthly quota. The key is still sent
+    // there by the cases about it (workflows: with_ApiKeyAuth, seller isolation).
+    if (
+      seller === 'primary' &&
+      this.env.clientId &&
+      this.env.clientSecret &&
+      !this.env.examplesOnly &&
+      op.security.some((s) => this.isBearerScheme(s)) &&
+      op.security.some((s) => this.isApiKeyScheme(s))
+    ) {
+      return this.env.jwt(this);
+    }
     if (op.security.some((s) => this.isApiKeyScheme(s))) {
       const pool = seller === 'primary' ? this.env.keys : this.env.otherKeys;
       const own = pool.find((k) => k.area === op.area);

@@ -82,6 +82,12 @@ export const CHECKS: readonly CheckInfo[] = [
       "One monthly allowance per account: across the seller's test keys (of any area), X-RateLimit-Remaining never goes up within a month.",
   },
   {
+    name: 'quota_counted',
+    kind: 'case',
+    description:
+      "The service counts no more calls against the monthly quota than the kit sent with the seller's test keys (X-RateLimit-Remaining of the first and last metered answers).",
+  },
+  {
     name: 'gateway_429_immediate',
     kind: 'response',
     description:

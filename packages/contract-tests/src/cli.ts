@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode).
+import { dirname, join } from 'node:path';
 import { UsageError } from './credentials.js';
 import { type CliOptions, parseCli, USAGE } from './options.js';
 import { formatSummary, writeReport } from './report.js';
@@ -21,8 +22,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    const reportFile = cli.json ?? cli.junit;
     const report = await runContractTests({
       ...cli.run,
+      // The bodies of the curl lines go beside the reports, in the folder CI uploads.
+      ...(reportFile && !cli.run.artifactsDir ? { artifactsDir: join(dirname(reportFile), 'requests') } : {}),
       ...(cli.quiet ? {} : { log: (line: string) => process.stdout.write(`${line}\n`) }),
     });
     process.stdout.write(`${formatSummary(report)}\n`);

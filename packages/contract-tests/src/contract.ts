@@ -326,6 +326,25 @@ export class Contract {
     return { pageParameter, sizeParameter };
   }
 
+  /**
+   * What makes two operations' parameters the same rule: the shared component both name (`$ref`), else the same
+   * name, place and schema. A rule proven on one is proven on the other, within an area.
+   */
+  parameterComponent(op: OperationInfo, param: { name: string; in: string; schema?: JsonSchema }): string {
+    const item = (this.doc.paths?.[op.path] ?? {}) as Record<string, unknown>;
+    const raw = [
+      ...(((item[op.method] as { parameters?: unknown[] } | undefined)?.parameters ?? []) as unknown[]),
+      ...((item.parameters ?? []) as unknown[]),
+    ];
+    for (const entry of raw) {
+      const ref = (entry as { $ref?: unknown }).$ref;
+      if (typeof ref !== 'string') continue;
+      const p = deref<{ name: string; in: string }>(this.doc, entry as never);
+      if (p?.name === param.name && p.in === param.in) return ref;
+    }
+    return `${param.in}:${param.name}:${JSON.stringify(param.schema ?? {})}`;
+  }
+
   /** The pagination property names as the Pagination schema declares them. */
   paginationFields(op: OperationInfo): string[] {
     const success = this.resolve(op.responses[String(this.successStatus(op))]?.schema);

@@ -12,7 +12,7 @@ export const EXIT_CODES: ReadonlyArray<{ code: ExitCode; meaning: string }> = [
   {
     code: 2,
     meaning:
-      'usage or credentials: a bad option, a malformed key or client credentials, credentials of different environments, credentials the server refuses (401/403), a wrong base URL',
+      'usage or credentials: a bad option, no credential at all (without --no-credentials), a malformed key or client credentials, credentials of different environments, credentials the server refuses (401/403), a wrong base URL (one ending in a version segment, or answering 404 to every pre-check)',
   },
   {
     code: 3,

@@ -99,6 +99,8 @@ interface QuotaPool {
   last?: number;
   /** `sent` when the first X-RateLimit-Remaining was read: the kit's count over the service's span starts there. */
   sentAtFirst?: number;
+  /** Answers 401 or 403 to this seller's metered keys within that span: the service does not meter them (G10). */
+  refusedInSpan: number;
 }
 
 /** The quota of one seller as the service counted it and as the kit counted it. */
@@ -119,7 +121,17 @@ export interface QuotaUse {
    * calls made elsewhere on the account meanwhile).
    */
   kitCountedInSpan: number;
+  /** Of those, the answers 401 or 403, which the service does not count against the quota. */
+  refusedInSpan: number;
+  /**
+   * What the kit's count leaves unexplained: `kitCountedInSpan` − `refusedInSpan` − the service's `used` (0 when the
+   * refused answers account for the whole difference). Negative when the service counted more than the kit sent.
+   */
+  gap: number;
+  /** The service counted calls the kit did not send, or left some the kit sent uncounted, beyond the refused ones. */
   differs: boolean;
+  /** The service counted more calls than the kit sent over the span: a contract failure (`quota_counted`). */
+  overcounted: boolean;
 }
 
 /** Errors of a connection the server closed under a request (undici's codes). */
@@ -143,7 +155,7 @@ export class Transport {
   quota(seller: Seller): QuotaPool {
     let pool = this.pools.get(seller);
     if (!pool) {
-      pool = { exhausted: false, sent: 0 };
+      pool = { exhausted: false, sent: 0, refusedInSpan: 0 };
       this.pools.set(seller, pool);
     }
     return pool;
@@ -156,14 +168,25 @@ export class Transport {
           p.first !== undefined && p.last !== undefined
             ? { before: p.first, after: p.last, used: p.first - p.last }
             : undefined;
+        const inSpan = p.sent - (p.sentAtFirst ?? p.sent);
+        // A refused call (401/403) may be metered by a live service (G10 is our design): either count is accepted.
+        const gap =
+          service === undefined
+            ? 0
+            : service.used >= inSpan - p.refusedInSpan
+              ? Math.min(0, inSpan - service.used)
+              : inSpan - p.refusedInSpan - service.used;
         const use: QuotaUse = {
           ...(p.remaining !== undefined ? { remaining: p.remaining } : {}),
           ...(p.limit !== undefined ? { limit: p.limit } : {}),
           exhausted: p.exhausted,
           kitSent: p.sent,
           ...(service ? { service } : {}),
-          kitCountedInSpan: p.sent - (p.sentAtFirst ?? p.sent),
-          differs: service !== undefined && service.used !== p.sent - (p.sentAtFirst ?? p.sent),
+          kitCountedInSpan: inSpan,
+          refusedInSpan: p.refusedInSpan,
+          gap,
+          differs: gap !== 0,
+          overcounted: service !== undefined && service.used > inSpan,
         };
         return [seller, use];
       }),
@@ -316,6 +339,7 @@ export class Transport {
     const pool = this.quota(seller);
     const remaining = response.headers['x-ratelimit-remaining'];
     const limit = response.headers['x-ratelimit-limit'];
+    if (pool.first !== undefined && (response.status === 401 || response.status === 403)) pool.refusedInSpan += 1;
     if (remaining !== undefined && /^\d+$/.test(remaining)) {
       pool.remaining = Number(remaining);
       if (pool.first === undefined) {

@@ -5,7 +5,7 @@ import { apiKeysFromEnv, splitList } from '@cls-api/spec';
 import { PHASES, type Phase } from './case.js';
 import { UsageError } from './credentials.js';
 import { EXIT_CODES } from './exit-codes.js';
-import type { RunOptions } from './run-options.js';
+import { PROFILES, type Profile, type RunOptions, TARGETS, type Target } from './run-options.js';
 
 export const USAGE = `Usage: cls-contract --base-url URL [options]
 
@@ -19,8 +19,17 @@ Target and credentials (each also read from the environment variable shown):
                                                                            or CLS_OTHER_API_KEY_WMS, _MANAGER, …
   --client-id ID            client id for the JWT (POST /v3/auth/token)    CLS_CLIENT_ID
   --client-secret SECRET    client secret for the JWT                      CLS_CLIENT_SECRET
+                            another seller's client (optional, isolation): CLS_OTHER_CLIENT_ID
+                                                                           and CLS_OTHER_CLIENT_SECRET
+                            an access token that has expired (optional):   CLS_EXPIRED_TOKEN
+  --save-token FILE         write this run's access token to FILE: the next run's CLS_EXPIRED_TOKEN
+  --no-credentials          run without any credential (a smoke run): without it, no credential is exit 2
+  --target server|mock      mock: a stateless server (stateful checks not applicable, no quota plan);
+                            detected when a created record cannot be read back
 
 What to run:
+  --profile full|pr         full (default): every check, the nightly run; pr: at most 15 test-key calls,
+                            a seeded share of the metered checks (the seed rotates them: use the run number)
   --read-only               GET requests only (plus the token request); safe for production-like targets
   --allow-live-writes       with a live key (or cli_live_ client): write too (by default a live run is
                             read-only; the writing cases are skipped and listed)
@@ -84,6 +93,10 @@ function parseArgv(argv: string[]) {
         seed: { type: 'string' },
         runs: { type: 'string' },
         'read-only': { type: 'boolean' },
+        'no-credentials': { type: 'boolean' },
+        profile: { type: 'string' },
+        target: { type: 'string' },
+        'save-token': { type: 'string' },
         'allow-live-writes': { type: 'boolean' },
         'examples-only': { type: 'boolean' },
         'probe-limits': { type: 'boolean' },
@@ -120,8 +133,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const clientId = v['client-id'] ?? env.CLS_CLIENT_ID;
   const clientSecret = v['client-secret'] ?? env.CLS_CLIENT_SECRET;
   if (Boolean(clientId) !== Boolean(clientSecret)) throw new UsageError('--client-id and --client-secret go together');
+  const otherClientId = env.CLS_OTHER_CLIENT_ID;
+  const otherClientSecret = env.CLS_OTHER_CLIENT_SECRET;
+  if (Boolean(otherClientId) !== Boolean(otherClientSecret))
+    throw new UsageError('CLS_OTHER_CLIENT_ID and CLS_OTHER_CLIENT_SECRET go together');
   if (v['examples-only'] && v['probe-limits'])
     throw new UsageError('--examples-only and --probe-limits exclude each other');
+  const profile = v.profile ?? 'full';
+  if (!PROFILES.includes(profile as Profile)) throw new UsageError(`--profile is one of ${PROFILES.join(', ')}`);
+  const target = v.target ?? 'server';
+  if (!TARGETS.includes(target as Target)) throw new UsageError(`--target is one of ${TARGETS.join(', ')}`);
   const seed = integer('--seed', v.seed);
   const runs = integer('--runs', v.runs);
   const maxRequests = integer('--max-requests', v['max-requests']);
@@ -138,8 +159,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     strictProvisional: v['strict-provisional'] ?? false,
     tags: v.tag ?? [],
     operations: v.operation ?? [],
+    noCredentials: v['no-credentials'] ?? false,
+    ...(v['save-token'] ? { saveToken: v['save-token'] } : {}),
+    profile: profile as Profile,
+    ...(v.target ? { target: target as Target } : {}),
+    ...(env.CLS_EXPIRED_TOKEN ? { expiredToken: env.CLS_EXPIRED_TOKEN } : {}),
     ...(clientId ? { clientId } : {}),
     ...(clientSecret ? { clientSecret } : {}),
+    ...(otherClientId && otherClientSecret ? { otherClientId, otherClientSecret } : {}),
     ...(phases.length > 0 ? { phases: phases as Phase[] } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(runs !== undefined ? { runs } : {}),

@@ -2,8 +2,8 @@
 // key's monthly quota fit in what is left of the budget; the others are left out (skipped with the reason) and
 // listed, so that a partner sees which checks the budget cost. The transport (http.ts) still holds the budget as a
 // hard cap: a case that spends more than expected is cut there, never let over.
-import type { CaseDef } from './case.js';
-import type { Contract } from './contract.js';
+import type { CaseDef, RunEnv } from './case.js';
+import { expectedCalls } from './profile.js';
 import { BudgetSkip, type Transport } from './http.js';
 
 export class QuotaPlan {
@@ -12,21 +12,20 @@ export class QuotaPlan {
   readonly leftOut: string[] = [];
 
   constructor(
-    private readonly contract: Contract,
+    private readonly env: RunEnv,
     private readonly transport: Transport,
   ) {}
 
   /**
-   * Calls the case is expected to spend: one per operation of it that takes an API key (the metered credential,
-   * `security` of the operation), or the average of the cases of its phase that ran, when that is more.
+   * Calls the case is expected to spend (profile.ts, expectedCalls: none for a case that needs no test key), or the
+   * average of the cases of its phase that ran, when that is more.
    */
   estimate(def: CaseDef): number {
-    const keyed = def.operations.filter((id) =>
-      (this.contract.findOperation(id)?.security ?? []).some((s) => this.contract.securityScheme(s)?.type === 'apiKey'),
-    ).length;
+    const expected = expectedCalls(this.env, def);
+    if (expected === 0) return 0;
     const seen = this.spentByPhase.get(def.phase);
     const average = seen && seen.cases > 0 ? Math.ceil(seen.calls / seen.cases) : 0;
-    return Math.max(keyed, average);
+    return Math.max(expected, average);
   }
 
   /** Throws the BudgetSkip that leaves the case out when its expected calls do not fit the quota budget left. */
@@ -36,7 +35,7 @@ export class QuotaPlan {
     if (needed > 0 && needed > left) {
       this.leftOut.push(def.id);
       throw new BudgetSkip(
-        `left out by the quota plan: expected to spend ${needed} calls of the test-key quota, ${left} left of --max-quota ${this.transport.options.maxQuota}`,
+        `left out by the quota plan: expected to spend ${needed} calls of the test-key quota, ${left} left of the quota budget (${this.transport.options.maxQuota} calls)`,
       );
     }
   }

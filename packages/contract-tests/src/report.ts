@@ -10,7 +10,8 @@ import type { QuotaUse, Transport } from './http.js';
 import type { CodeSighting } from './observations.js';
 import { unreachableReason } from './phases/codes.js';
 import { formatRecords, type RecordsReport } from './records.js';
-import type { RunOptions } from './run-options.js';
+import type { ProfilePlan } from './profile.js';
+import type { RunOptions, Target } from './run-options.js';
 
 export interface Report {
   tool: { name: string; version: string };
@@ -24,6 +25,10 @@ export interface Report {
     readOnly: boolean;
     probeLimits: boolean;
     examplesOnly: boolean;
+    /** `mock` with --target mock or --examples-only: a stateless server. */
+    target: Target;
+    /** How the run found the target to be a stateless mock, when it was not told. */
+    detectedMock?: string;
     tags: string[];
     operations: string[];
     maxRequests?: number;
@@ -60,6 +65,8 @@ export interface Report {
   records?: RecordsReport;
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
+  /** The profile (`full`, `pr`); for pr, the slot of this run and the metered cases it covered and left for later. */
+  profile?: ProfilePlan;
   /** Every code of the error catalogue: reached (the status and area seen, where) or, with the reason, not. */
   errorCodes: ErrorCodeReach[];
 }
@@ -181,6 +188,7 @@ export function buildReport(input: {
   fatal?: { reason: StopReason; message: string };
   authentication?: Authentication;
   leftOutByQuota?: string[];
+  profile?: ProfilePlan;
   codesSeen?: ReadonlyMap<string, CodeSighting>;
   environment?: Report['environment'];
   records?: RecordsReport;
@@ -208,10 +216,12 @@ export function buildReport(input: {
       readOnly: options.readOnly ?? false,
       probeLimits: options.probeLimits ?? false,
       examplesOnly: options.examplesOnly ?? false,
+      target: options.target ?? (options.examplesOnly ? 'mock' : 'server'),
+      ...(options.detectedMock ? { detectedMock: options.detectedMock } : {}),
       tags: options.tags ?? [],
       operations: options.operations ?? [],
       ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
-      ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
+      ...(input.transport.options.maxQuota !== undefined ? { maxQuota: input.transport.options.maxQuota } : {}),
       quotaReserve: input.transport.options.quotaReserve,
       runs: Math.max(1, options.runs ?? 1),
       strictProvisional: options.strictProvisional ?? false,
@@ -247,7 +257,14 @@ export function buildReport(input: {
         }
       : {}),
     ...(input.leftOutByQuota ? { leftOutByQuota: input.leftOutByQuota } : {}),
-    errorCodes: errorCodeReach(input.contract, input.phases, results, input.codesSeen ?? new Map()),
+    ...(input.profile ? { profile: input.profile } : {}),
+    errorCodes: errorCodeReach(
+      input.contract,
+      input.phases,
+      results,
+      input.codesSeen ?? new Map(),
+      Boolean(options.expiredToken),
+    ),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.records ? { records: input.records } : {}),
   };
@@ -259,12 +276,13 @@ function errorCodeReach(
   phases: Phase[],
   results: CaseResult[],
   seen: ReadonlyMap<string, CodeSighting>,
+  expiredToken: boolean,
 ): ErrorCodeReach[] {
   return [...contract.catalog].map(([code, entry]) => {
     const base = { code, status: entry.status, areas: entry.areas };
     const reached = seen.get(code);
     if (reached) return { ...base, reached };
-    const unreachable = unreachableReason(contract, code, phases.includes('probes'));
+    const unreachable = unreachableReason(contract, code, phases.includes('probes'), expiredToken);
     if (unreachable) return { ...base, reason: unreachable, unreachable: true };
     const meant = results.filter((r) => r.reaches?.includes(code));
     const why = meant.map((r) =>
@@ -375,12 +393,41 @@ export function formatSummary(report: Report): string {
     out.push('Skipped');
     for (const [reason, n] of reasons) out.push(`  ${n} × ${reason}`);
   }
+  const covered = report.cases.filter((c) => c.coveredBy !== undefined && c.requests === 0);
+  if (covered.length > 0) {
+    out.push('');
+    out.push(
+      `Proven by another case: ${covered.length} case${covered.length === 1 ? '' : 's'} sent nothing, their rule already proven in this run by a request of the same area with the same shared parameter or path-parameter kind (JSON: cases[].coveredBy)`,
+    );
+    for (const c of covered.slice(0, 10)) out.push(`  = ${c.id} · by ${c.coveredBy!.join(', ')}`);
+    if (covered.length > 10) out.push('  … all in the JSON report');
+  }
   const leftOut = report.leftOutByQuota ?? [];
   if (leftOut.length > 0) {
     const shown = leftOut.slice(0, 10).join(', ');
     out.push(
-      `  Left out to fit --max-quota ${report.options.maxQuota}: ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
+      `  Left out to fit the quota budget (${report.options.maxQuota} calls): ${leftOut.length} case${leftOut.length === 1 ? '' : 's'} (${shown}${leftOut.length > 10 ? ', … all in the JSON report' : ''})`,
     );
+  }
+  if (report.options.target === 'mock') {
+    out.push('');
+    out.push(
+      `Target: a stateless mock${report.options.detectedMock ? ` (${report.options.detectedMock}; --target mock says so up front)` : ''}. Checks that need state (a record created then read back, pages across a list, rows stored or refused by the storage stage, seller isolation, the workflows) are not applicable: stateless server. The quota plan is off: a mock has no quota. Each example is asked for with Prefer.`,
+    );
+  }
+  const profile = report.profile;
+  if (profile?.name === 'full' && report.cases.length > 0) {
+    out.push('');
+    out.push(
+      `Test keys: ${profile.needTestKey.length} of ${report.cases.length} cases spend test-key quota (JSON: profile.needTestKey); the others run with no credential, a refused one, or the JWT`,
+    );
+  }
+  if (profile?.name === 'pr' && profile.slots !== undefined) {
+    out.push('');
+    out.push(
+      `Profile pr: slot ${profile.slot! + 1} of ${profile.slots} (seed ${report.seed} mod ${profile.slots}) · covered ${profile.covered!.length} case${profile.covered!.length === 1 ? '' : 's'} that spend test-key quota, left ${profile.leftForLater!.length} for later runs (${profile.slots} consecutive seeds cover them all; --profile full runs every one)`,
+    );
+    out.push(`  covered: ${profile.covered!.join(', ') || 'none'}`);
   }
   const live = report.environment?.leftOutAsLive ?? [];
   if (live.length > 0)
@@ -397,7 +444,7 @@ export function formatSummary(report: Report): string {
     .filter(([, q]) => q.remaining !== undefined)
     .map(([seller, q]) => {
       const counted = q.service
-        ? `, the service counted ${q.service.used} (X-RateLimit-Remaining ${q.service.before} → ${q.service.after})${q.differs ? `; the kit sent ${q.kitCountedInSpan} test-key calls over the same span: they differ` : ''}`
+        ? `, the service counted ${q.service.used} (X-RateLimit-Remaining ${q.service.before} → ${q.service.after})${quotaComparison(q)}`
         : '';
       return `${seller} seller: ${q.remaining} of ${q.limit ?? '?'} left this month${counted}`;
     })
@@ -406,6 +453,20 @@ export function formatSummary(report: Report): string {
     `${report.totals.passed} passed, ${report.totals.failed} failed, ${report.totals.skipped} skipped, ${report.totals.departures} provisional · calls spent: ${report.requests.sent} (${report.requests.metered} sent with test keys, ${report.requests.gatewayRetries} gateway retries)${quota ? ` · ${quota}` : ''} · seed ${report.seed}`,
   );
   return out.join('\n');
+}
+
+/**
+ * The service's count beside the kit's: the same; explained by the refused answers (401/403, which the service does
+ * not meter); more than the kit sent (a failure, `quota_counted`); or a gap the kit cannot account for.
+ */
+export function quotaComparison(q: QuotaUse): string {
+  if (!q.service) return '';
+  const sent = `the kit sent ${q.kitCountedInSpan} test-key call${q.kitCountedInSpan === 1 ? '' : 's'} over the same span`;
+  if (q.overcounted) return `; ${sent}: the service counted ${q.service.used - q.kitCountedInSpan} more than were sent`;
+  if (q.differs) return `; ${sent}, ${q.refusedInSpan} of them answered 401/403: they differ by ${q.gap}`;
+  if (q.service.used === q.kitCountedInSpan) return `; ${sent}: the same`;
+  const unmetered = q.kitCountedInSpan - q.service.used;
+  return `; ${sent}: ${unmetered} ${unmetered === 1 ? 'answer was' : 'answers were'} 401/403, which are not metered`;
 }
 
 /** Said once, where a reader of the summary looks first. */

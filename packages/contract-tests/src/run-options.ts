@@ -3,6 +3,11 @@
 import type { OpenApiDocument } from '@cls-api/spec';
 import type { Phase } from './case.js';
 
+export type Profile = 'full' | 'pr';
+export const PROFILES: readonly Profile[] = ['full', 'pr'];
+export type Target = 'server' | 'mock';
+export const TARGETS: readonly Target[] = ['server', 'mock'];
+
 export interface RunOptions {
   /** The server's base address, without `/v3`. */
   baseUrl: string;
@@ -13,6 +18,24 @@ export interface RunOptions {
   /** Client credentials for the JWT (POST /v3/auth/token). */
   clientId?: string;
   clientSecret?: string;
+  /** Client credentials of another seller (optional): seller isolation is then also checked with its JWT. */
+  otherClientId?: string;
+  otherClientSecret?: string;
+  /**
+   * Run with no credential at all (`--no-credentials`): only what a request without one can prove. Without it, a
+   * run given no credential is a usage error, so that a CI job whose secrets are empty never passes by accident.
+   */
+  noCredentials?: boolean;
+  /** `full` (default): every check; `pr`: a seeded share of the metered checks within 15 test-key calls. */
+  profile?: Profile;
+  /** `server` (default), or `mock`: a stateless server (checks that need state are not applicable). */
+  target?: Target;
+  /** Set by the run itself when it found the target to be a stateless mock: what showed it. */
+  detectedMock?: string;
+  /** An access token that has expired (`CLS_EXPIRED_TOKEN`): reaches AUTH_EXPIRED_TOKEN. */
+  expiredToken?: string;
+  /** Write the run's access token here (`--save-token`), to be the next run's CLS_EXPIRED_TOKEN. */
+  saveToken?: string;
   /** Seed of every generated input; printed in the report so that a run can be repeated. */
   seed?: number;
   /** GET requests only (plus the token request when client credentials are given). */
@@ -46,7 +69,10 @@ export interface RunOptions {
   strictProvisional?: boolean;
   /** Progress lines; default: none (the CLI prints them). */
   log?: (line: string) => void;
-  /** Directory for request bodies too long to show inline in a curl line (default: a temp directory). */
+  /**
+   * Folder for request bodies too long to show inline in a curl line, which then reads them from there (the command
+   * line: `requests/` beside --json or --junit). Without one, every body is inline.
+   */
   artifactsDir?: string;
   /** Another contract document (default: the bundled @cls-api/spec). */
   spec?: OpenApiDocument;

@@ -1,7 +1,7 @@
 // runContractTests: builds the cases from the contract, runs them one after another against the server, and
 // returns the report (also written as JUnit XML and JSON when asked).
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   CaseContext,
   dataOf,
@@ -13,7 +13,7 @@ import {
   type RunEnv,
 } from './case.js';
 import { CHECKS } from './checks.js';
-import { checkCredentials, RefusedCredentials } from './credential-check.js';
+import { checkCredentials, type MisjudgedKey, RefusedCredentials, WrongBaseUrl } from './credential-check.js';
 import { Contract, ContractGap } from './contract.js';
 import { keyCredentials, Redactor, UsageError, type ApiKeyCredential, type BearerCredential } from './credentials.js';
 import { LIVE_READ_ONLY, runEnvironment } from './environment.js';
@@ -27,6 +27,7 @@ import { negativeCases } from './phases/negative.js';
 import { pagingCases } from './phases/paging.js';
 import { RunObservations } from './observations.js';
 import { QuotaPlan } from './quota-plan.js';
+import { applyProfile, PR_QUOTA } from './profile.js';
 import { probeCases } from './phases/probes.js';
 import { RecordLog } from './records.js';
 import { workflowCases } from './phases/workflows.js';
@@ -43,7 +44,10 @@ function selectPhases(options: RunOptions): Phase[] {
   return wanted.filter((p) => p !== 'probes' || options.probeLimits);
 }
 
-export async function runContractTests(options: RunOptions): Promise<Report> {
+export async function runContractTests(given: RunOptions): Promise<Report> {
+  // A stateless mock is a target of its own: only what holds without state (the examples, asked for with Prefer),
+  // no quota plan (a mock has no quota), no credential needed.
+  const options: RunOptions = given.target === 'mock' ? { ...given, examplesOnly: true } : given;
   const startedAt = new Date();
   const log = options.log ?? (() => {});
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
@@ -52,6 +56,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   } catch {
     throw new UsageError(`--base-url must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
   }
+  versionSegment(options.baseUrl);
   const contract = new Contract(options.spec);
   const redactor = new Redactor();
   const keys = keyCredentials(options.apiKeys ?? [], 'primary');
@@ -59,6 +64,13 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   for (const k of [...keys, ...otherKeys]) redactor.add(k.key, k.ref);
   redactor.add(options.clientSecret, 'CLS_CLIENT_SECRET');
   redactor.add(options.clientId, 'CLS_CLIENT_ID');
+  redactor.add(options.otherClientSecret, 'CLS_OTHER_CLIENT_SECRET');
+  redactor.add(options.otherClientId, 'CLS_OTHER_CLIENT_ID');
+  redactor.add(options.expiredToken, 'CLS_EXPIRED_TOKEN');
+  const credentialFree = keys.length === 0 && otherKeys.length === 0 && !options.clientId;
+  if (credentialFree && !options.noCredentials && !options.examplesOnly && options.target !== 'mock') {
+    throw new UsageError(NO_CREDENTIAL);
+  }
   // One environment for every credential (environment.ts); a live one is read-only unless --allow-live-writes.
   const environment = runEnvironment(keys, otherKeys, options.clientId, options.allowLiveWrites ?? false);
   if (options.examplesOnly) synthesizeMockKeys(contract, keys, environment.name);
@@ -74,6 +86,13 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       throw new UsageError(`--client-id/--client-secret do not fit the token request: ${errors.join('; ')}`);
   }
 
+  const profile = options.profile ?? 'full';
+  // A pr run is held to its quota by the same hard cap as --max-quota (the smaller of the two).
+  const maxQuota = options.examplesOnly
+    ? undefined
+    : profile === 'pr'
+      ? Math.min(options.maxQuota ?? PR_QUOTA, PR_QUOTA)
+      : options.maxQuota;
   const random = seededRandom(seed);
   const tally = new Map<string, CheckTally>();
   const transport = new Transport({
@@ -81,14 +100,16 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     contract,
     redactor,
     ...(options.maxRequests !== undefined ? { maxRequests: options.maxRequests } : {}),
-    ...(options.maxQuota !== undefined ? { maxQuota: options.maxQuota } : {}),
+    ...(maxQuota !== undefined ? { maxQuota } : {}),
     quotaReserve: options.quotaReserve ?? DEFAULT_QUOTA_RESERVE,
     paceFraction: options.paceFraction ?? 0.5,
     backoffBaseMs: options.backoffBaseMs ?? 1000,
     backoffMaxMs: options.backoffMaxMs ?? 60_000,
     maxRetries: options.maxRetries ?? 5,
     timeoutMs: options.timeoutMs ?? 30_000,
-    artifactsDir: options.artifactsDir ?? join(tmpdir(), `cls-contract-${startedAt.getTime()}`),
+    // Bodies too long for a curl line go beside the reports CI keeps; without a folder they stay in the line.
+    // Never a temporary folder: a curl line must not point at a file gone with the machine.
+    ...(options.artifactsDir !== undefined ? { artifactsDir: options.artifactsDir } : {}),
     random,
     trackQuota: !options.examplesOnly,
   });
@@ -103,6 +124,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     otherKeys,
     ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     ...(options.clientSecret !== undefined ? { clientSecret: options.clientSecret } : {}),
+    ...(options.expiredToken ? { expiredToken: options.expiredToken } : {}),
+    ...(options.otherClientId && options.otherClientSecret
+      ? { otherClient: { id: options.otherClientId, secret: options.otherClientSecret } }
+      : {}),
     examplesOnly: options.examplesOnly ?? false,
     readOnly: (options.readOnly ?? false) || !environment.writes,
     runs: Math.max(1, options.runs ?? 1),
@@ -112,6 +137,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     shared: new Map(),
     now: () => Date.now(),
     observations: new RunObservations(contract),
+    proofs: new Map(),
     jwt: async (t) => obtainJwt(env, t),
   };
 
@@ -125,20 +151,25 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(phases.includes('workflows') ? workflowCases(env) : []),
     ...(phases.includes('probes') ? probeCases(env) : []),
   ];
-  const selected = all.filter((c) => matches(contract, c, options));
-  const results: CaseResult[] = [];
+  const { cases: selected, plan: profilePlan } = applyProfile(
+    env,
+    profile,
+    all.filter((c) => matches(contract, c, options)),
+    seed,
+  );
   let fatal: { reason: StopReason; message: string } | undefined;
   /** Why the first request the budget or the quota left unsent was left: exit 3 if no case ran at all. */
   let budgetSkipped: string | undefined;
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
   log(
-    `seed ${seed} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
+    `seed ${seed} · profile ${profile}${profilePlan.slots ? ` (slot ${profilePlan.slot! + 1} of ${profilePlan.slots})` : ''} · phases ${phases.join(', ')} · ${selected.length} cases${environment.name ? ` · ${environment.name} environment` : ''}${env.readOnly ? ` · read-only${options.readOnly ? '' : ` (${LIVE_READ_ONLY})`}` : ''}`,
   );
   let authentication: Authentication | undefined;
+  let misjudged: MisjudgedKey[] = [];
   try {
     await preflight(transport, contract);
-    if (!env.examplesOnly) await checkCredentials(env);
+    if (!env.examplesOnly) misjudged = await checkCredentials(env);
     authentication = await authenticationProbe(env, selected);
   } catch (err) {
     if (err instanceof WrongBaseUrl) fatal = { reason: 'usage', message: err.message };
@@ -147,10 +178,20 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     else if (err instanceof BudgetSkip) budgetSkipped = err.message;
     else throw err;
   }
+  // A server that takes a made-up key and answers a read of a record no one created is a stateless mock: the run
+  // starts again as one (--target mock), said in the summary, unless the target was given.
+  if (authentication && options.target === undefined && !fatal) {
+    const stateless = await statelessProbe(env).catch(() => undefined);
+    if (stateless) {
+      log(`  ! ${stateless}: running as --target mock`);
+      return runContractTests({ ...given, target: 'mock', detectedMock: stateless });
+    }
+  }
   // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
-  const quotaPlan = options.maxQuota !== undefined ? new QuotaPlan(contract, transport) : undefined;
+  const results: CaseResult[] = misjudged.map((m) => misjudgedResult(env, m));
+  const quotaPlan = maxQuota !== undefined ? new QuotaPlan(env, transport) : undefined;
   for (const def of fatal ? [] : selected) {
     const t = new CaseContext(env, def);
     const started = Date.now();
@@ -190,8 +231,10 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
       departures: t.departures,
       notes: t.notes,
       requests: t.requests,
+      metered: transport.metered - meteredBefore,
       ms: Date.now() - started,
       ...(skipReason ? { skipReason } : {}),
+      ...(t.coveredBy.length > 0 ? { coveredBy: t.coveredBy } : {}),
     };
     results.push(result);
     log(progressLine(result));
@@ -200,6 +243,12 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
   // What the contract lets the kit remove of what it created (records.ts), unless the server is gone.
   if (fatal?.reason !== 'unreachable') {
     await env.records.cleanUp(transport, (op, values) => fillPath(op.path, values));
+  }
+  results.push(...quotaCountResults(transport, tally));
+  // The run's access token, for the next run's expired-token case (CLS_EXPIRED_TOKEN): by then it is past its life.
+  if (options.saveToken && env.bearer && !env.examplesOnly) {
+    mkdirSync(dirname(options.saveToken), { recursive: true });
+    writeFileSync(options.saveToken, `${env.bearer.token}\n`, { mode: 0o600 });
   }
   // Nothing was judged: the budget or the quota was spent before any case could run (exit 3), not a pass.
   if (!fatal && budgetSkipped && results.every((r) => r.status === 'skipped')) {
@@ -222,6 +271,7 @@ export async function runContractTests(options: RunOptions): Promise<Report> {
     ...(fatal ? { fatal } : {}),
     ...(authentication ? { authentication } : {}),
     ...(quotaPlan ? { leftOutByQuota: quotaPlan.leftOut } : {}),
+    profile: profilePlan,
     codesSeen: env.observations.codes,
     environment: {
       ...(environment.name !== undefined ? { name: environment.name } : {}),
@@ -262,9 +312,22 @@ function matches(contract: Contract, c: CaseDef, options: RunOptions): boolean {
   });
 }
 
-/** The base URL answers, but not as the API: a usage error (exit 2). */
-class WrongBaseUrl extends Error {
-  override name = 'WrongBaseUrl';
+/**
+ * No credential at all: on a fork's pull request, where CI secrets are empty, a run would otherwise skip every case
+ * that needs one and pass. A smoke run without credentials is asked for by name.
+ */
+export const NO_CREDENTIAL =
+  'no credential given: set CLS_API_KEYS (or CLS_API_KEY_WMS, CLS_API_KEY_MANAGER, CLS_API_KEY_CAM), CLS_OTHER_API_KEYS, and CLS_CLIENT_ID with CLS_CLIENT_SECRET (or pass --api-key, --client-id, --client-secret). Empty secrets are what a pull request from a fork gets. For a run without any credential, pass --no-credentials';
+
+/** A base URL ending in a version segment (`/v3`): every path the kit sends would name the version twice. */
+function versionSegment(baseUrl: string): void {
+  const path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const segment = /\/(v\d+)$/i.exec(path)?.[1];
+  if (segment) {
+    throw new UsageError(
+      `--base-url ends in the version segment /${segment}: give the API's base address without it (the kit adds /v3 to every path), e.g. ${baseUrl.replace(/\/v\d+\/*$/i, '')}`,
+    );
+  }
 }
 
 /** One unauthenticated request, so that a wrong base URL is a usage error (exit 2), not a page of failures. */
@@ -274,9 +337,12 @@ async function preflight(transport: Transport, contract: Contract): Promise<void
   transport.guard({ kind: 'none' });
   const ex = await transport.sendRaw({ method: 'get', path: op.path, credential: { kind: 'none' } });
   const type = ex.response.headers['content-type'] ?? '';
-  if (ex.response.status === 404 && !type.includes('json')) {
+  // Any 404 here: the path names no parameter, so only a wrong address can leave it unknown (the API would ask for
+  // a credential first). A JSON NOT_FOUND is as telling as an HTML page: a base URL with a stray segment.
+  if (ex.response.status === 404) {
+    const code = (ex.response.json as { error?: { code?: unknown } } | undefined)?.error?.code;
     throw new WrongBaseUrl(
-      `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${type}: is --base-url the API's base address (without /v3)?`,
+      `${transport.url({ method: 'get', path: op.path, credential: { kind: 'none' } })} answered 404 ${typeof code === 'string' ? code : type}: is --base-url the API's base address (without /v3)? ${new URL(transport.options.baseUrl).pathname.replace(/\/+$/, '') ? 'Its path part may not belong there.' : 'Check the host and port.'}`,
     );
   }
 }
@@ -321,8 +387,35 @@ async function authenticationProbe(env: RunEnv, selected: CaseDef[]): Promise<Au
     operation: op.operationId,
     status,
     curl: transport.curl(ex),
-    message: `this server does not authenticate: ${op.method.toUpperCase()} ${op.path} with a made-up API key answered ${status}. Every credential case (missing, made-up, wrong area or scheme) fails for that one reason. If this is a mock, run with --examples-only against it; otherwise turn its authentication on.`,
+    message: `this server does not authenticate: ${op.method.toUpperCase()} ${op.path} with a made-up API key answered ${status}. Every credential case (missing, made-up, wrong area or scheme) fails for that one reason. If this is a mock, run with --target mock against it; otherwise turn its authentication on.`,
   };
+}
+
+/**
+ * Whether the server keeps no state: a read of a record by an identifier no one issued (`CLSKIT-…`, with a made-up
+ * key) answered 2xx. Returns what showed it, or undefined.
+ */
+async function statelessProbe(env: RunEnv): Promise<string | undefined> {
+  const { contract, transport } = env;
+  const op = contract.operations.find(
+    (o) =>
+      o.method === 'get' &&
+      /^[^{]*\{[^}]+\}$/.test(o.path) &&
+      o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey') &&
+      o.parameters.every((p) => p.in === 'path' || !p.required),
+  );
+  if (!op) return undefined;
+  const header = op.security
+    .map((name) => contract.securityScheme(name))
+    .find((scheme) => scheme?.type === 'apiKey' && typeof scheme.name === 'string')?.name as string;
+  const path = op.path.replace(/\{[^}]+\}/, `${env.records.prefix}NOSUCHRECORD`);
+  const credential = { kind: 'raw' as const, headers: { [header]: `${op.area}_test_${MADE_UP_KEY_RANDOM}` } };
+  transport.guard(credential);
+  const ex = await transport.sendRaw({ method: 'get', path, credential });
+  const { status } = ex.response;
+  return status >= 200 && status < 300
+    ? `a stateless server detected: GET ${path} (a record no one created, with a made-up key) answered ${status}`
+    : undefined;
 }
 
 /** A mock checks only that a credential is present: stand-in keys of every API-key area, no secret in them. */
@@ -374,6 +467,74 @@ async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential>
 }
 
 export type { Report };
+
+/** A key the server took on its own area but answered 401 on another: a contract failure, not a refused key. */
+function misjudgedResult(env: RunEnv, m: MisjudgedKey): CaseResult {
+  const t = env.tally.get('expected_outcome') ?? { evaluated: 0, failed: 0, departed: 0 };
+  env.tally.set('expected_outcome', t);
+  t.evaluated += 1;
+  t.failed += 1;
+  return {
+    id: `negative/${m.operation}/valid_key_of_another_area/${m.ref}`,
+    phase: 'negative',
+    title: `A valid key of another area ($${m.ref}) is refused as forbidden, not as unknown`,
+    operations: [m.operation],
+    status: 'failed',
+    failures: [
+      {
+        check: 'expected_outcome',
+        operation: m.operation,
+        expected: m.expected,
+        seen: m.seen,
+        status: m.status,
+        curl: m.curl,
+      },
+    ],
+    departures: [],
+    notes: [],
+    requests: 0,
+    metered: 0,
+    ms: 0,
+  };
+}
+
+/**
+ * The service's own count of the quota held to the kit's: a service that counts more calls than the kit sent over
+ * the same span (every call twice, a refused call and its retry) spends the partner's month for nothing. Judged only
+ * when the service showed its count (X-RateLimit-Remaining on two metered answers or more).
+ */
+function quotaCountResults(transport: Transport, tally: Map<string, CheckTally>): CaseResult[] {
+  const out: CaseResult[] = [];
+  for (const [seller, q] of Object.entries(transport.quotaSummary())) {
+    if (!q.service || q.kitCountedInSpan === 0) continue;
+    const t = tally.get('quota_counted') ?? { evaluated: 0, failed: 0, departed: 0 };
+    tally.set('quota_counted', t);
+    t.evaluated += 1;
+    if (!q.overcounted) continue;
+    t.failed += 1;
+    out.push({
+      id: `quota/${seller}_service_count`,
+      phase: 'workflows',
+      title: `The service counts no more of the ${seller} seller's quota than the kit sent`,
+      operations: [],
+      status: 'failed',
+      failures: [
+        {
+          check: 'quota_counted',
+          operation: 'X-RateLimit-Remaining',
+          expected: `at most ${q.kitCountedInSpan} calls counted (the test-key calls the kit sent after the first metered answer)`,
+          seen: `X-RateLimit-Remaining ${q.service.before} → ${q.service.after}: ${q.service.used} counted, ${q.service.used - q.kitCountedInSpan} more than were sent (nothing else used this account's test keys meanwhile?)`,
+        },
+      ],
+      departures: [],
+      notes: [],
+      requests: 0,
+      metered: 0,
+      ms: 0,
+    });
+  }
+  return out;
+}
 
 function fillPath(path: string, values: Record<string, string>): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));

@@ -15,14 +15,14 @@ afterEach(async () => {
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe('a server that takes any key', () => {
-  test('is named once, in the report and at the top of the summary, with the way out (--examples-only)', async () => {
+  test('is named once, in the report and at the top of the summary, with the way out (--target mock)', async () => {
     fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
     const report = await runKit(fake, { phases: ['negative'] });
     expect(report.exitCode).toBe(1);
     const auth = report.authentication!;
     expect(auth, describeFailures(report)).toBeDefined();
     expect(auth.message).toContain('this server does not authenticate');
-    expect(auth.message).toContain('--examples-only');
+    expect(auth.message).toContain('--target mock');
     expect(auth.status).toBe(200);
     expect(auth.curl).toMatch(/^curl .*X-API-Key: [a-z]+_test_notissued/);
     // Every failed credential case is listed, and nothing else is.

@@ -160,13 +160,28 @@ describe('the README shows working CI configurations', () => {
     const uploaded = String((upload.with as { path: string }).path);
     expect(junit === uploaded || junit.startsWith(uploaded.endsWith('/') ? uploaded : `${uploaded}/`)).toBe(true);
 
+    // Both profiles, as the events choose them: a pull request (pr), then the schedule (full), in one checkout,
+    // so that the second run reads the first run's token from the cached folder.
+    const cache = (
+      block.value.jobs as Record<string, { steps: Array<{ uses?: string; with?: { path?: string } }> }>
+    ).contract!.steps.find((s) => String(s.uses ?? '').startsWith('actions/cache@'));
+    expect(command).toContain(`--save-token ${cache?.with?.path}/`);
     const dir = partnerProject();
-    const r = await shell(command, dir, env);
-    expect(r.code, r.output).toBe(0);
-    expect(r.output).toContain('seed 7');
-    expectJUnit(join(dir, junit));
-    const report = JSON.parse(readFileSync(join(dir, flag(command, '--json')!), 'utf8'));
-    expect(report.options.maxQuota).toBe(Number(flag(command, '--max-quota')));
+    for (const [event, profile] of [
+      ['pull_request', 'pr'],
+      ['schedule', 'full'],
+    ] as const) {
+      const r = await shell(command, dir, { ...env, GITHUB_EVENT_NAME: event });
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toContain('seed 7');
+      expectJUnit(join(dir, junit));
+      const report = JSON.parse(readFileSync(join(dir, flag(command, '--json')!), 'utf8'));
+      expect(report.profile.name).toBe(profile);
+      expect(report.options.maxQuota).toBe(profile === 'pr' ? 15 : Number(flag(command, '--max-quota')));
+      expect(existsSync(join(dir, cache!.with!.path!, 'token'))).toBe(true);
+      if (profile === 'full')
+        expect(report.cases.some((c: { id: string }) => c.id.endsWith('/expired_token'))).toBe(true);
+    }
   });
 
   // A whole kit run through a shell: minutes on a busy machine.
@@ -176,6 +191,7 @@ describe('the README shows working CI configurations', () => {
     const block = yamlBlocks().get('.gitlab-ci.yml')!;
     const job = Object.values(block.value)[0] as {
       script: string[];
+      cache: { paths: string[] };
       artifacts: { when: string; paths: string[]; reports: { junit: string } };
     };
     const command = job.script.join('\n');
@@ -191,12 +207,19 @@ describe('the README shows working CI configurations', () => {
     expect(named.sort()).toEqual(Object.keys(variables).sort());
     for (const name of named) expect(kitReads(name, variables), name).toBe(true);
 
+    expect(command).toContain(`--save-token ${job.cache.paths[0]}`);
     const dir = partnerProject();
-    for (const line of job.script) {
-      const r = await shell(line, dir, { ...variables, CI_PIPELINE_IID: '12' });
+    // GitLab runs a job's script lines in one shell, one after another.
+    for (const [source, profile] of [
+      ['merge_request_event', 'pr'],
+      ['schedule', 'full'],
+    ] as const) {
+      const r = await shell(command, dir, { ...variables, CI_PIPELINE_IID: '12', CI_PIPELINE_SOURCE: source });
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain('seed 12');
+      expectJUnit(join(dir, junit));
+      const report = JSON.parse(readFileSync(join(dir, flag(command, '--json')!), 'utf8'));
+      expect(report.profile.name).toBe(profile);
     }
-    expectJUnit(join(dir, junit));
   });
 });

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -53,6 +53,9 @@ describe('usage', () => {
       '--json',
       '--examples-only',
       '--strict-provisional',
+      '--profile',
+      '--target',
+      '--no-credentials',
     ]) {
       expect(r.stdout).toContain(flag);
     }
@@ -73,7 +76,7 @@ describe('usage', () => {
     const url = fake.url;
     await fake.close();
     fake = undefined;
-    const r = await run(['--base-url', url, '--quiet']);
+    const r = await run(['--base-url', url, '--quiet', '--no-credentials']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/Stopped: .*(ECONNREFUSED|fetch failed)/);
   });
@@ -93,13 +96,51 @@ describe('usage', () => {
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
-      const r = await run(['--base-url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, '--quiet']);
+      const r = await run([
+        '--base-url',
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`,
+        '--quiet',
+        '--no-credentials',
+      ]);
       expect(r.code, r.stdout + r.stderr).toBe(2);
       expect(r.stdout).toMatch(/Stopped: .*is --base-url the API's base address/);
     } finally {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     }
+  });
+
+  test('no credential at all (empty CI secrets): exit 2 naming the variables, nothing sent; --no-credentials runs', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const empty = { CLS_BASE_URL: fake.url, CLS_API_KEYS: '', CLS_CLIENT_ID: '', CLS_CLIENT_SECRET: '' };
+    const r = await run(['--quiet'], empty);
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/no credential given: set CLS_API_KEYS .*CLS_CLIENT_ID.*--no-credentials/);
+    expect(fake.requests).toBe(0);
+    const smoke = await run(
+      ['--quiet', '--no-credentials', '--phase', 'negative', '--operation', 'listSuppliers'],
+      empty,
+    );
+    expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0);
+    expect(fake.requests).toBeGreaterThan(0);
+  });
+
+  test('a base URL ending in a version segment: exit 2 with the likely cause, nothing sent', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const r = await run(['--quiet', '--base-url', `${fake.url}/v3`], kitVariables(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--base-url ends in the version segment /v3: give the API's base address without it`);
+    expect(fake.requests).toBe(0);
+  });
+
+  test('a base URL whose every pre-check answers 404 NOT_FOUND (JSON): exit 2, not a page of failures', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const r = await run(['--quiet', '--base-url', `${fake.url}/api`], kitVariables(fake));
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(
+      /Stopped: .*answered 404 NOT_FOUND: is --base-url the API's base address \(without \/v3\)\? Its path part may not belong there/,
+    );
+    expect(r.stdout).toContain('0 passed, 0 failed');
   });
 
   test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {
@@ -155,10 +196,17 @@ describe('against a server', () => {
         json,
         '--seed',
         '42',
+        '--save-token',
+        join(dir, 'cache', 'token'),
       ],
       kitVariables(fake),
     );
     expect(r.stderr).toBe('');
+    // The run's access token, kept for the next run's CLS_EXPIRED_TOKEN, readable by its owner only, never printed.
+    const token = readFileSync(join(dir, 'cache', 'token'), 'utf8').trim();
+    expect(token.split('.')).toHaveLength(3);
+    expect(statSync(join(dir, 'cache', 'token')).mode & 0o777).toBe(0o600);
+    expect(r.stdout).not.toContain(token);
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/✓ negative\/listSuppliers\/missing_credential/);
     expect(r.stdout).toMatch(/Summary by phase/);
@@ -170,6 +218,35 @@ describe('against a server', () => {
     expect(xml.startsWith('<?xml')).toBe(true);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(report.totals.cases);
     expect(xml).toContain('<testsuite name="negative"');
+  });
+
+  test('long request bodies go beside the reports, the curl lines read them there; nothing is left in the temp folder', async () => {
+    fake = await startFake({ gateway: 'off', faults: ['bulk_limit_off_by_one'] });
+    const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
+    const temp = mkdtempSync(join(tmpdir(), 'cls-cli-tmp-'));
+    const json = join(dir, 'reports', 'contract.json');
+    const args = ['--phase', 'bulk', '--operation', 'registerDraftOrders', '--strict-provisional', '--quiet'];
+    const r = await run([...args, '--json', json], { ...kitVariables(fake), TMPDIR: temp });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    const curls: string[] = report.cases.flatMap((c: { failures: Array<{ curl?: string }> }) =>
+      c.failures.flatMap((f) => (f.curl ? [f.curl] : [])),
+    );
+    const files = curls.flatMap((c) => [...c.matchAll(/--data-binary @(\S+)/g)].map((m) => m[1]!));
+    expect(files.length, curls.join('\n')).toBeGreaterThan(0);
+    for (const file of files) {
+      expect(file.startsWith(join(dir, 'reports', 'requests'))).toBe(true);
+      expect(JSON.parse(readFileSync(file, 'utf8')).orders.length).toBeGreaterThanOrEqual(1000);
+    }
+    expect(readdirSync(temp)).toEqual([]);
+    // Interrupted half-way: still nothing in the temp folder.
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...kitVariables(fake), TMPDIR: temp },
+    });
+    await new Promise((done) => child.stdout.once('data', done));
+    child.kill('SIGINT');
+    await new Promise((done) => child.once('close', done));
+    expect(readdirSync(temp)).toEqual([]);
   });
 
   test('a faulty server: exit 1, each failure with its check, operation and a curl line without secrets', async () => {

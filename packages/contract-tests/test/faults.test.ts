@@ -130,6 +130,44 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'expected_outcome',
     run: { operations: ['listManagerOrders'], phases: ['negative'] },
   },
+  // A valid key of another area answered 401: the credential check finds the key works on its own area.
+  wrong_area_key_401: {
+    check: 'expected_outcome',
+    run: { operations: ['listSuppliers'], phases: ['negative'] },
+  },
+  // Every metered call counted twice against the month.
+  quota_counted_twice: {
+    check: 'quota_counted',
+    run: { operations: ['listSuppliers'], phases: ['paging'] },
+  },
+  // A token past its life (CLS_EXPIRED_TOKEN) still taken.
+  expired_token_accepted: {
+    check: 'expected_outcome',
+    run: { operations: ['listDeposits'], phases: ['negative'] },
+  },
+  // A body that is not JSON, or JSON that is not an object: a 500 instead of 400, whatever the seed.
+  server_error_on_bad_json: {
+    check: 'no_server_error',
+    alsoAllowed: [
+      'status_documented',
+      'error_code_documented',
+      'expected_outcome',
+      'error_message_for_users',
+      'schema_valid',
+    ],
+    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
+  },
+  server_error_on_json_array: {
+    check: 'no_server_error',
+    alsoAllowed: [
+      'status_documented',
+      'error_code_documented',
+      'expected_outcome',
+      'error_message_for_users',
+      'schema_valid',
+    ],
+    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
+  },
   manager_jwt_refused: {
     check: 'expected_outcome',
     run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },
@@ -170,6 +208,12 @@ const CASES: Record<Fault, FaultCase> = {
     prepare: shipSeeded,
   },
   seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
+  seller_leak_jwt: {
+    check: 'seller_isolation',
+    alsoAllowed: ['expected_outcome'],
+    run: { operations: ['listManagerOrders'], phases: ['workflows'] },
+  },
   // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
   accepts_any_key: {
     check: 'expected_outcome',
@@ -178,6 +222,17 @@ const CASES: Record<Fault, FaultCase> = {
     run: { operations: ['listSuppliers', 'listDeposits'], phases: ['negative'] },
   },
   no_gateway_limit: {
+    check: 'rate_limit_probe',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
+  // A gateway that limits, but with a smaller burst allowance, or a slower rate, than the contract's.
+  gateway_burst_small: {
+    check: 'rate_limit_probe',
+    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
+    fake: { gateway: 'contract' },
+  },
+  gateway_rate_slow: {
     check: 'rate_limit_probe',
     run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
     fake: { gateway: 'contract' },
@@ -350,4 +405,33 @@ test('the fault battery catches every planted fault', () => {
   const missed = FAULTS.filter((f) => !caught.has(f));
   console.log(`fault battery: ${caught.size} caught / ${FAULTS.length} planted`);
   expect(missed).toEqual([]);
+});
+
+test("the return window is judged on the service's clock, not the kit's", async () => {
+  // The kit's clock reads 17:57 service time; the server's reads 17:59:59 until the return is registered and
+  // 18:00:01 from then on: the deadline passed in between on the service's clock, and the server rightly refuses the
+  // withdrawal. Judged on the kit's clock (before 18:00), that refusal would be a failure.
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T08:57:00Z'), shouldAdvanceTime: true });
+  try {
+    let returnsAtStart = Number.POSITIVE_INFINITY;
+    const server = await startFake({
+      gateway: 'off',
+      clock: () =>
+        Date.parse(
+          server.accounts.primary.returns.size > returnsAtStart ? '2026-11-24T09:00:01Z' : '2026-11-24T08:59:59Z',
+        ),
+    });
+    fake = server;
+    returnsAtStart = server.accounts.primary.returns.size;
+    const report = await runKit(server, { operations: ['cancelReturn'], phases: ['workflows'] });
+    expect(describeFailures(report)).toBe('');
+    expect(describeDepartures(report)).toBe('');
+    expect(report.exitCode).toBe(0);
+    const withdrawal = report.cases.find((c) => c.id === 'workflows/codes/RETURN_CANCEL_EXPIRED/cancelReturn');
+    expect(withdrawal?.notes.join('\n')).toMatch(
+      /registered at 2026-11-24 17:59:59, withdrawn at once: the deadline 2026-11-24 18:00:00 passed in between; not judged/,
+    );
+  } finally {
+    vi.useRealTimers();
+  }
 });

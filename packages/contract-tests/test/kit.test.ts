@@ -60,11 +60,11 @@ describe('a full run against a server that honours the contract', () => {
       );
     }
     const notReached = report.errorCodes.filter((c) => !c.reached);
-    expect(notReached.map((c) => c.code).sort()).toEqual(
-      ['AUTH_EXPIRED_TOKEN', 'INTERNAL_ERROR', 'RETURN_CANCEL_EXPIRED'].sort(),
-    );
+    // An expired token was given (CLS_EXPIRED_TOKEN): AUTH_EXPIRED_TOKEN is reached.
+    expect(notReached.map((c) => c.code).sort()).toEqual(['INTERNAL_ERROR', 'RETURN_CANCEL_EXPIRED'].sort());
     for (const c of notReached) expect(c.unreachable && c.reason, c.code).toBeTruthy();
-    expect(summary).toContain(`Error codes (${catalogue.size - 3} of ${catalogue.size} in the catalogue reached)`);
+    expect(summary).toContain(`Error codes (${catalogue.size - 2} of ${catalogue.size} in the catalogue reached)`);
+    expect(summary).toMatch(/✓ AUTH_EXPIRED_TOKEN · 401 in pay · listDeposits/);
     expect(summary).toMatch(/- RETURN_CANCEL_EXPIRED · not reachable: needs the service clock past 18:00/);
     expect(summary).toMatch(/✓ OPTION_NOT_FOUND · 404 in (wms|manager) · /);
   });
@@ -127,15 +127,34 @@ describe('being a good citizen', () => {
     expect(formatSummary(report)).toContain(`the service counted ${primary.service!.used}`);
   });
 
-  test('says so when the service counted the quota apart from the kit', async () => {
+  test('a service that counts more calls than the kit sent fails quota_counted', async () => {
     fake = await startFake({ gateway: 'off', quotaPerCall: 2 });
     const report = await runKit(fake, { phases: ['paging'] });
     const primary = report.quota.primary!;
     expect(primary.service!.used).toBe(2 * primary.kitCountedInSpan);
-    expect(primary.differs).toBe(true);
+    expect(primary.overcounted).toBe(true);
+    expect(report.exitCode).toBe(1);
+    expect(report.cases.find((c) => c.id === 'quota/primary_service_count')?.failures[0]?.check).toBe('quota_counted');
     expect(formatSummary(report)).toContain(
-      `the kit sent ${primary.kitCountedInSpan} test-key calls over the same span: they differ`,
+      `the kit sent ${primary.kitCountedInSpan} test-key calls over the same span: the service counted ${primary.kitCountedInSpan} more than were sent`,
     );
+  });
+
+  test('the refused answers (401/403, not metered) explain a lower count; only a gap left over differs', async () => {
+    fake = await startFake({ gateway: 'off' });
+    // key_of_another_area: 403 answers sent with the seller's keys, which the service does not count.
+    const report = await runKit(fake, { phases: ['negative', 'paging'] });
+    const primary = report.quota.primary!;
+    expect(primary.refusedInSpan).toBeGreaterThan(0);
+    expect(primary.service!.used).toBe(primary.kitCountedInSpan - primary.refusedInSpan);
+    expect(primary.differs).toBe(false);
+    expect(report.exitCode, describeFailures(report)).toBe(0);
+    expect(formatSummary(report)).toContain(`${primary.refusedInSpan} answers were 401/403, which are not metered`);
+    await fake.close();
+    fake = await startFake({ gateway: 'off', quotaPerCall: 0 });
+    const uncounted = await runKit(fake, { phases: ['paging'] });
+    expect(uncounted.quota.primary!.differs).toBe(true);
+    expect(formatSummary(uncounted)).toMatch(/they differ by \d+/);
   });
 
   test("--max-quota: never spends more than N calls of a seller's quota, and skips what did not fit", async () => {
@@ -153,7 +172,7 @@ describe('being a good citizen', () => {
       const c = report.cases.find((r) => r.id === id)!;
       expect([c.status, c.requests, c.skipReason]).toEqual(['skipped', 0, expect.stringContaining('quota plan')]);
     }
-    expect(formatSummary(report)).toContain(`Left out to fit --max-quota 20: ${leftOut.length} case`);
+    expect(formatSummary(report)).toContain(`Left out to fit the quota budget (20 calls): ${leftOut.length} case`);
   });
 
   test('stops before a test key quota runs out, keeping the reserve', async () => {
@@ -209,7 +228,29 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     (op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'),
   );
 
-  test("each is run with the JWT too, reading the seller's own data, and refuses a made-up bearer token", async () => {
+  test('every case but the API-key one runs them with the JWT: no monthly quota spent on the manager area', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, {
+      phases: ['generated', 'paging'],
+      operations: both.map((op) => op.operationId),
+    });
+    expect(describeFailures(report)).toBe('');
+    expect(report.totals.passed).toBeGreaterThan(both.length);
+    // The same cases with API keys only: every manager request is then a metered one.
+    const keysOnly = await runKit(fake, {
+      phases: ['generated', 'paging'],
+      operations: both.map((op) => op.operationId),
+      clientId: undefined,
+      clientSecret: undefined,
+    });
+    const managerRequests =
+      keysOnly.cases.reduce((n, c) => n + c.metered, 0) - report.cases.reduce((n, c) => n + c.metered, 0);
+    // Every case that sent a request (the others relied on a proof of the same shared rule, `coveredBy`).
+    expect(managerRequests).toBeGreaterThanOrEqual(report.cases.filter((c) => c.requests > 0).length);
+    expect(report.requests.metered).toBeLessThan(keysOnly.requests.metered);
+  });
+
+  test("each is run with the API key too, reading the seller's own data, and refuses a made-up bearer token", async () => {
     expect(both.map((op) => op.area)).toEqual(both.map(() => 'manager'));
     expect(both.length).toBeGreaterThan(3);
     fake = await startFake({ gateway: 'off' });
@@ -220,7 +261,7 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     expect(describeFailures(report)).toBe('');
     const passed = new Set(report.cases.filter((c) => c.status === 'passed').map((c) => c.id));
     for (const op of both) {
-      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_BearerAuth`);
+      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_ApiKeyAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/BearerAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/ApiKeyAuth`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/missing_credential`);
@@ -236,6 +277,58 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
       clientSecret: undefined,
     });
     expect(report.cases.filter((c) => c.id.includes('/with_')).map((c) => c.id)).toEqual([]);
+  });
+});
+
+describe('profiles: full (nightly) and pr (every pull request)', () => {
+  test('--profile pr spends at most 15 test-key calls, passes, and lists what it covered and left for later', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { profile: 'pr', seed: 3 });
+    expect(describeFailures(report)).toBe('');
+    expect(report.exitCode).toBe(0);
+    expect(report.requests.metered).toBeLessThanOrEqual(15);
+    expect(fake.accounts.primary.used).toBeLessThanOrEqual(15);
+    const plan = report.profile!;
+    expect(plan.name).toBe('pr');
+    expect(plan.slot).toBe(3 % plan.slots!);
+    expect(plan.covered!.length).toBeGreaterThan(0);
+    for (const id of plan.covered!) expect(report.cases.find((c) => c.id === id)?.status, id).toBe('passed');
+    for (const id of plan.leftForLater!)
+      expect(
+        report.cases.some((c) => c.id === id),
+        id,
+      ).toBe(false);
+    expect(formatSummary(report)).toMatch(
+      new RegExp(
+        `Profile pr: slot ${plan.slot! + 1} of ${plan.slots} .*covered ${plan.covered!.length} cases .*left ${plan.leftForLater!.length} for later runs`,
+      ),
+    );
+  });
+
+  test('the union of 30 consecutive pr runs covers every case of the full run that needs a test key', async () => {
+    fake = await startFake({ gateway: 'off' });
+    // The plan is made before any request: a budget of none shows it without sending anything.
+    const full = await runKit(fake, { maxRequests: 0 });
+    const needed = full.profile!.needTestKey;
+    expect(needed.length).toBeGreaterThan(30);
+    const covered = new Set<string>();
+    for (let run = 1000; run < 1030; run++) {
+      const pr = await runKit(fake, { profile: 'pr', seed: run, maxRequests: 0 });
+      expect(pr.profile!.slots!).toBeLessThanOrEqual(30);
+      for (const id of pr.profile!.covered!) covered.add(id);
+      expect(new Set([...pr.profile!.covered!, ...pr.profile!.leftForLater!])).toEqual(new Set(needed));
+    }
+    expect([...covered].sort()).toEqual([...needed].sort());
+    expect(fake.requests).toBe(0);
+  });
+
+  test('the full profile says which cases need a test key', async () => {
+    fake = await startFake({ gateway: 'off' });
+    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    expect(report.profile!.needTestKey.sort()).toEqual(
+      ['negative/listSuppliers/key_of_another_area', 'negative/listSuppliers/page_size_out_of_range'].sort(),
+    );
+    expect(formatSummary(report)).toContain('Test keys: 2 of 4 cases spend test-key quota');
   });
 });
 
@@ -332,5 +425,31 @@ describe('what the kit expects comes from the contract', () => {
     drafts.maxItems = 10;
     const shown = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
     expect(failedChecks(shown).has('bulk_row_limit'), describeFailures(shown)).toBe(true);
+  });
+});
+
+describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_OTHER_CLIENT_SECRET: optional)", () => {
+  const run = { operations: ['listManagerOrders'], phases: ['workflows' as const] };
+  const isolation = (r: Report) => r.checks.find((c) => c.name === 'seller_isolation')?.evaluated ?? 0;
+
+  test("given, the other seller's JWT neither lists nor reads the seller's order", async () => {
+    fake = await startFake({ gateway: 'off' });
+    const without = await runKit(fake, run);
+    const other = { otherClientId: fake.otherClient.id, otherClientSecret: fake.otherClient.secret };
+    const report = await runKit(fake, { ...run, ...other });
+    expect(describeFailures(report)).toBe('');
+    expect(isolation(report)).toBe(isolation(without) + 2);
+    // The secrets never show: the report names the variables.
+    expect(JSON.stringify(report)).not.toContain(fake.otherClient.secret);
+  });
+
+  test("a server that shows any seller's order to a JWT fails it with the other seller's JWT", async () => {
+    fake = await startFake({ gateway: 'off', faults: ['seller_leak_jwt'] });
+    const report = await runKit(fake, {
+      ...run,
+      otherClientId: fake.otherClient.id,
+      otherClientSecret: fake.otherClient.secret,
+    });
+    expect(describeFailures(report)).toMatch(/seller_isolation · .* with another seller's JWT/);
   });
 });

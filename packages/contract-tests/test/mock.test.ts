@@ -40,4 +40,35 @@ describe.skipIf(state === 'absent')('against the Prism mock (apps/mock), example
     );
     expect(report.totals.cases).toBe(responseExamples + requestExamples);
   }, 600_000);
+
+  test('without --target mock, a stateless mock is detected and run as one, said in the summary', async () => {
+    const report = await runContractTests({
+      baseUrl: mock!.url,
+      apiKeys: ['wms_test_madeupformock0000000000', 'manager_test_madeupformock000000000'],
+      seed: 3,
+      paceFraction: 0,
+    });
+    const summary = formatSummary(report);
+    expect(report.exitCode, summary).toBe(0);
+    expect(report.options.target).toBe('mock');
+    expect(report.options.detectedMock).toMatch(/a stateless server detected: GET \S+ \(a record no one created/);
+    expect(summary).toContain('Target: a stateless mock (a stateless server detected');
+  }, 600_000);
+
+  test('--target mock alone (no credential, no other flag) passes, and says once why stateful checks do not apply', async () => {
+    const report = await runContractTests({
+      baseUrl: mock!.url,
+      target: 'mock',
+      maxQuota: 250,
+      seed: 2,
+      paceFraction: 0,
+    });
+    const summary = formatSummary(report);
+    expect(report.exitCode, summary).toBe(0);
+    expect(report.totals.failed, summary).toBe(0);
+    expect(report.totals.skipped, summary).toBe(0);
+    expect(report.leftOutByQuota).toBeUndefined();
+    expect(summary.match(/not applicable: stateless server/g)).toHaveLength(1);
+    expect(summary).toContain('The quota plan is off');
+  }, 600_000);
 });

@@ -6,6 +6,12 @@ import { appState, referenceCli, referenceDir, startReference, type ReferenceSer
 import { respect } from './support/respect.js';
 
 const state = appState(referenceDir, referenceCli);
+/**
+ * The test-key calls a full run may cost against the reference server (both sellers, the service's count), on the
+ * server the run above has used: what proving each shared rule once per area reaches today (a fresh server: 98).
+ * Issue 23's target, 60, is not reached yet.
+ */
+const FULL_RUN_METERED_AT_MOST = 102;
 if (state === 'absent')
   console.warn('skipped: apps/reference is not in this workspace, so the kit is not run against the reference server');
 
@@ -76,6 +82,35 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
     expect(report.requests.gatewayRetries, summary).toBe(0);
     expect(report.checks.find((c) => c.name === 'rate_limit_probe')!.evaluated).toBeGreaterThan(0);
     expect(report.checks.find((c) => c.name === 'shipped_order_unmodifiable')!.evaluated).toBeGreaterThan(0);
+  }, 600_000);
+
+  test("a full run's spend: the service's own count of test-key calls, and the records it leaves", async () => {
+    // The service's count, read from X-RateLimit-Remaining on one read of each seller before and after the run (each
+    // read counts itself): deterministic, whatever the machine's speed.
+    const remaining = async (key: string) => {
+      const res = await fetch(`${server!.url}/v3/wms/suppliers`, { headers: { 'X-API-Key': key } });
+      expect(res.status).toBe(200);
+      return Number(res.headers.get('x-ratelimit-remaining'));
+    };
+    const sellers = [server!.keys.primary.wms!, server!.keys.other.wms!];
+    const before = await Promise.all(sellers.map(remaining));
+    const full = await runContractTests({
+      baseUrl: server!.url,
+      apiKeys: Object.values(server!.keys.primary),
+      otherApiKeys: Object.values(server!.keys.other),
+      clientId: server!.client.id,
+      clientSecret: server!.client.secret,
+      seed: 20261122,
+    });
+    const after = await Promise.all(sellers.map(remaining));
+    const metered = before.reduce((n, b, i) => n + (b - after[i]! - 1), 0);
+    expect(full.exitCode, formatSummary(full)).toBe(0);
+    expect(metered, formatSummary(full)).toBeLessThanOrEqual(FULL_RUN_METERED_AT_MOST);
+    expect(full.records?.left ?? 0).toBeLessThanOrEqual(25);
+    // Rules proven once for the operations that share them are reported, with the case that proved them.
+    const covered = full.cases.filter((c) => c.coveredBy);
+    expect(covered.length).toBeGreaterThan(0);
+    for (const c of covered) for (const by of c.coveredBy!) expect(full.cases.map((x) => x.id)).toContain(by);
   }, 600_000);
 
   test('the Arazzo workflows pass under redocly respect', async () => {

@@ -208,6 +208,17 @@ describe('the command line', () => {
   });
 
   test('--max-quota N reaches the run options', () => {
+    expect(parseCli(['--base-url', 'http://x'], {}).run.profile).toBe('full');
+    expect(parseCli(['--base-url', 'http://x', '--profile', 'pr'], {}).run.profile).toBe('pr');
+    expect(() => parseCli(['--base-url', 'http://x', '--profile', 'weekly'], {})).toThrow(
+      /--profile is one of full, pr/,
+    );
+    expect(parseCli(['--base-url', 'http://x', '--target', 'mock'], {}).run.target).toBe('mock');
+    expect(() => parseCli(['--base-url', 'http://x', '--target', 'proxy'], {})).toThrow(/--target is one of/);
+    expect(parseCli(['--base-url', 'http://x', '--no-credentials'], {}).run.noCredentials).toBe(true);
+    expect(parseCli(['--base-url', 'http://x'], { CLS_EXPIRED_TOKEN: 'eyJ.old.token' }).run.expiredToken).toBe(
+      'eyJ.old.token',
+    );
     expect(parseCli(['--base-url', 'http://x'], {}).run.maxQuota).toBeUndefined();
     expect(parseCli(['--base-url', 'http://x', '--max-quota', '120'], {}).run.maxQuota).toBe(120);
     expect(() => parseCli(['--base-url', 'http://x', '--max-quota', 'all'], {})).toThrow(/whole number/);
@@ -216,6 +227,11 @@ describe('the command line', () => {
   test('usage errors', () => {
     expect(() => parseCli([], {})).toThrow(UsageError);
     expect(() => parseCli(['--base-url', 'http://x', '--client-id', 'only-id'], {})).toThrow(/go together/);
+    expect(() => parseCli(['--base-url', 'http://x'], { CLS_OTHER_CLIENT_ID: 'only-id' })).toThrow(/go together/);
+    expect(
+      parseCli(['--base-url', 'http://x'], { CLS_OTHER_CLIENT_ID: 'cli_test_o', CLS_OTHER_CLIENT_SECRET: 'secret-o' })
+        .run,
+    ).toMatchObject({ otherClientId: 'cli_test_o', otherClientSecret: 'secret-o' });
     expect(() => parseCli(['--base-url', 'http://x', '--phase', 'nope'], {})).toThrow(/unknown phase/);
     expect(() => parseCli(['--base-url', 'http://x', '--max-requests', 'ten'], {})).toThrow(/whole number/);
   });

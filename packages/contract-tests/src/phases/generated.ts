@@ -29,37 +29,66 @@ export function generatedCases(env: RunEnv): CaseDef[] {
     const hasQuery = op.parameters.some((p) => p.in === 'query');
     if (!hasQuery && !op.requestBody && !hasPath) continue;
 
-    cases.push({
-      id: `generated/${op.operationId}/valid`,
-      phase: 'generated',
-      title: `${op.method.toUpperCase()} ${op.path} with ${env.runs} generated valid input(s): never a format error`,
-      operations: [op.operationId],
-      writes,
-      run: async (t) => {
-        for (let i = 0; i < env.runs; i++) {
-          const body = op.requestBody?.schema
-            ? t.env.records.brand(op, draw(t.env.generator.valid(op.requestBody.schema), t.env.random))
-            : undefined;
-          const ex = await t.call(op, {
-            path: unknownPathValues(t, op),
-            query: validQuery(t, op),
-            ...(body !== undefined ? { body } : {}),
-          });
-          const status = ex.response.status;
-          const code = errorCode(ex.response.json);
-          // A valid request may name resources the server does not hold (404), repeat one (409), or, on a public
-          // operation, carry credentials nobody issued (401); it is never a format error, unless part of the body
-          // is an open object validated elsewhere.
-          const allowed = [contract.successStatus(op), 404, 409, ...(op.security.length === 0 ? [401] : [])];
-          if (hasOpenObject(t, op.requestBody?.schema)) allowed.push(400);
-          t.expect(ex, op, {
-            status: allowed.filter((s) => s === contract.successStatus(op) || contract.responseFor(op, s)),
-            why: 'a request valid against the contract',
-          });
-          if (status === 400) t.note(`400 ${code ?? ''} for a valid body with an open object`);
-        }
-      },
-    });
+    // A read named only by its path: the unknown resource of the negative phase (valid values, spelled as sellers
+    // spell theirs, 404 expected) is the same request and proves more; one request, not two.
+    const provenByUnknownResource =
+      op.method === 'get' && !hasQuery && !op.requestBody && contract.responseFor(op, 404) !== undefined;
+    if (!provenByUnknownResource)
+      cases.push({
+        id: `generated/${op.operationId}/valid`,
+        phase: 'generated',
+        title: `${op.method.toUpperCase()} ${op.path} with ${env.runs} generated valid input(s): never a format error`,
+        operations: [op.operationId],
+        writes,
+        run: async (t) => {
+          // A list read with only shared query parameters: valid values of each are taken, a rule of the parameter
+          // component within the area, proven by the first read that sent it.
+          const shared =
+            op.method === 'get' && !op.requestBody && !hasPath
+              ? op.parameters
+                  .filter((p) => p.in === 'query')
+                  .map((p) => ({
+                    name: p.name,
+                    proof: `valid_parameter:${op.area}:${contract.parameterComponent(op, p)}`,
+                  }))
+              : [];
+          const covering = shared.map((p) => t.provenBy(p.proof));
+          if (shared.length > 0 && covering.every((by) => by !== undefined)) {
+            for (const by of new Set(covering)) t.covered(by!, 'valid values of its query parameters are taken');
+            return;
+          }
+          for (let i = 0; i < env.runs; i++) {
+            const body = op.requestBody?.schema
+              ? t.env.records.brand(op, draw(t.env.generator.valid(op.requestBody.schema), t.env.random))
+              : undefined;
+            const query = validQuery(t, op);
+            // A shared parameter no read of the area has sent yet is sent here, so that it is proven once.
+            for (const p of shared) {
+              const param = op.parameters.find((x) => x.in === 'query' && x.name === p.name);
+              if (!(p.name in query) && !t.provenBy(p.proof) && param?.schema)
+                query[p.name] = draw(t.env.generator.valid(param.schema), t.env.random) as string | number;
+            }
+            const ex = await t.call(op, {
+              path: unknownPathValues(t, op),
+              query,
+              ...(body !== undefined ? { body } : {}),
+            });
+            const status = ex.response.status;
+            const code = errorCode(ex.response.json);
+            if (status === contract.successStatus(op)) for (const p of shared) if (p.name in query) t.proved(p.proof);
+            // A valid request may name resources the server does not hold (404), repeat one (409), or, on a public
+            // operation, carry credentials nobody issued (401); it is never a format error, unless part of the body
+            // is an open object validated elsewhere.
+            const allowed = [contract.successStatus(op), 404, 409, ...(op.security.length === 0 ? [401] : [])];
+            if (hasOpenObject(t, op.requestBody?.schema)) allowed.push(400);
+            t.expect(ex, op, {
+              status: allowed.filter((s) => s === contract.successStatus(op) || contract.responseFor(op, s)),
+              why: 'a request valid against the contract',
+            });
+            if (status === 400) t.note(`400 ${code ?? ''} for a valid body with an open object`);
+          }
+        },
+      });
 
     cases.push({
       id: `generated/${op.operationId}/invalid`,
@@ -68,12 +97,25 @@ export function generatedCases(env: RunEnv): CaseDef[] {
       operations: [op.operationId],
       writes,
       run: async (t) => {
-        const variants = await invalidInputs(t, op);
-        if (variants.length === 0)
-          t.skip('no input of this operation can be made invalid without naming an unknown resource');
+        // A broken path or query parameter that is the same component as one another operation of the area already
+        // saw refused is proven: the draw is made among the rest. A body is the operation's own.
+        const proven = (key: string | undefined) => (key !== undefined ? t.provenBy(key) : undefined);
+        const all = await invalidInputs(t, op, (key) => proven(key) === undefined);
+        const variants = all.filter((v) => proven(v.proof) === undefined);
+        if (all.length === 0) {
+          const covering = op.parameters
+            .filter((p) => p.in !== 'header')
+            .map((p) => proven(invalidProof(t, op, p)))
+            .filter((by): by is string => by !== undefined);
+          if (covering.length === 0)
+            t.skip('no input of this operation can be made invalid without naming an unknown resource');
+          for (const by of new Set(covering)) t.covered(by, 'its parameters, broken, are refused with 400');
+          return;
+        }
         for (let i = 0; i < env.runs && variants.length > 0; i++) {
           const pick = variants.splice(Math.floor(t.env.random() * variants.length), 1)[0]!;
           t.note(pick.label);
+          const failuresBefore = t.failures.length;
           const ex = await t.call(op, pick.input);
           t.expect(ex, op, {
             status: 400,
@@ -81,6 +123,7 @@ export function generatedCases(env: RunEnv): CaseDef[] {
             why: pick.label,
             ...(pick.provisional ? { provisional: pick.provisional } : {}),
           });
+          if (pick.proof && t.failures.length === failuresBefore) t.proved(pick.proof);
         }
       },
     });
@@ -88,8 +131,19 @@ export function generatedCases(env: RunEnv): CaseDef[] {
   return cases;
 }
 
+/**
+ * The rule "this parameter, broken, is refused": one per area and query parameter component (contract.ts), and one
+ * per area and path parameter schema (a path value is refused by its schema before anything is looked up).
+ */
+function invalidProof(t: CaseContext, op: OperationInfo, p: OperationInfo['parameters'][number]): string {
+  if (p.in === 'path') return `invalid_path:${op.area}:${JSON.stringify(t.contract.resolve(p.schema))}`;
+  return `invalid_parameter:${op.area}:${t.contract.parameterComponent(op, p)}`;
+}
+
 interface InvalidInput {
   label: string;
+  /** The parameter rule it proves, when it breaks a parameter (not the operation's own body). */
+  proof?: string;
   missing: boolean;
   /** Why refusing it rests on a design only, when it does. */
   provisional?: string | undefined;
@@ -105,7 +159,11 @@ interface InvalidInput {
  * Broken inputs that cannot be mistaken for an unknown resource: a malformed path value on its own; a bad query or
  * body with path values that name resources the kit knows exist (else 404 may rightly come first).
  */
-async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<InvalidInput[]> {
+async function invalidInputs(
+  t: CaseContext,
+  op: OperationInfo,
+  open: (proof: string) => boolean,
+): Promise<InvalidInput[]> {
   const out: InvalidInput[] = [];
   const gen = t.env.generator;
   const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -117,16 +175,22 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
   const withBody = baseBody !== undefined ? { body: baseBody } : {};
 
   for (const p of pathParams) {
+    const proof = invalidProof(t, op, p);
+    if (!open(proof)) continue;
     for (const v of gen.breakScalar(t.contract.resolve(p.schema), unknownPath[p.name])) {
       if (typeof v.value !== 'string' || v.value === '' || v.value.includes('\n')) continue;
       out.push({
         label: `path ${p.name}: ${v.label}`,
+        proof,
         missing: false,
         provisional: provisionalReason(t, p.schema, v.value, p),
         input: { path: { ...unknownPath, [p.name]: v.value }, query: baseQuery, ...withBody },
       });
     }
   }
+  // Nothing left to break but what other operations proved: no read of known path values either.
+  const queryParams = op.parameters.filter((x) => x.in === 'query' && open(invalidProof(t, op, x)));
+  if (queryParams.length === 0 && !(op.requestBody?.schema && baseBody !== undefined)) return out;
   let path: Record<string, string | number> = {};
   if (pathParams.length > 0) {
     try {
@@ -137,13 +201,15 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
     }
   }
 
-  for (const p of op.parameters.filter((x) => x.in === 'query')) {
+  for (const p of queryParams) {
+    const proof = invalidProof(t, op, p);
     const schema = t.contract.resolve(p.schema);
     if (p.required) {
       const query = { ...baseQuery };
       delete query[p.name];
       out.push({
         label: `query ${p.name}: required parameter missing`,
+        proof,
         missing: true,
         provisional: provisionalReason(t, undefined, undefined, p),
         input: { path, query, ...withBody },
@@ -155,6 +221,7 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
         if (schema.type === 'string' && typeof v.value === 'number') continue;
         out.push({
           label: `query ${p.name}: ${v.label}`,
+          proof,
           missing: false,
           provisional: provisionalReason(t, p.schema, v.value, p),
           input: { path, query: { ...baseQuery, [p.name]: v.value }, ...withBody },
@@ -168,6 +235,7 @@ async function invalidInputs(t: CaseContext, op: OperationInfo): Promise<Invalid
       for (const spelling of NUMBER_SPELLINGS.filter((x) => !syntax.test(x))) {
         out.push({
           label: `query ${p.name}: ${JSON.stringify(spelling)} is not written in decimal digits`,
+          proof,
           missing: false,
           provisional: provisionalReason(t, undefined, undefined, p),
           input: { path, query: { ...baseQuery, [p.name]: spelling }, ...withBody },

@@ -5,6 +5,7 @@
 // departs from a design, it does not break the contract.
 import type { OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../case.js';
+import { tokenExpiry } from './codes.js';
 import { knownPathValues } from '../paths.js';
 import { Generator } from '../generate.js';
 import {
@@ -44,7 +45,7 @@ function madeUpKey(t: CaseContext, area: string): string {
 
 export function negativeCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
-  const cases: CaseDef[] = [];
+  const cases: CaseDef[] = [...expiredTokenCases(env), ...bodyShapeCases(env)];
   const keyAreas = new Set([...env.keys, ...env.otherKeys].map((k) => k.area));
 
   for (const op of contract.operations) {
@@ -160,6 +161,14 @@ export function negativeCases(env: RunEnv): CaseDef[] {
           // Spelled as sellers' codes are (a dot, Hangul, a space or a slash; never plain): a server must look such a
           // value up, not refuse its format (Identifier, DECISIONS.md G25).
           const style = 1 + Math.floor(t.env.random() * (Generator.identifierStyles - 1));
+          // One unknown resource per path-parameter kind and area: the same lookup refuses the same unknown value.
+          const kinds = op.parameters
+            .filter((p) => p.in === 'path')
+            .map((p) => t.contract.parameterComponent(op, p))
+            .sort();
+          const proof = kinds.length > 0 ? `unknown_resource:${op.area}:${kinds.join('|')}` : undefined;
+          const by = proof ? t.provenBy(proof) : undefined;
+          if (by !== undefined) return t.covered(by, `an unknown ${kinds.join(', ')} is not found`);
           const path = unknownPathValues(t, op, style);
           const ex = await t.call(op, {
             path,
@@ -177,6 +186,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
                 : ''
             }`,
           });
+          if (proof && t.failures.length === 0) t.proved(proof);
         },
       });
     }
@@ -190,6 +200,14 @@ export function negativeCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes: false,
         run: async (t) => {
+          // The shared page and size parameters are one rule per area: proven by the first list that takes them.
+          const proof = `page_size_out_of_range:${op.area}:${t.contract.parameterComponent(op, paged.sizeParameter)}|${t.contract.parameterComponent(op, paged.pageParameter)}`;
+          const by = t.provenBy(proof);
+          if (by !== undefined)
+            return t.covered(
+              by,
+              `${paged.sizeParameter.name} and ${paged.pageParameter.name} out of range are refused`,
+            );
           const path = await knownPathValues(t, op);
           const out: Array<[typeof paged.sizeParameter, number]> = [];
           const size = t.contract.resolve(paged.sizeParameter.schema);
@@ -210,6 +228,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
               ...(provisional ? { provisional } : {}),
             });
           }
+          if (t.failures.length === 0) t.proved(proof);
         },
       });
     }
@@ -242,4 +261,88 @@ function unknownQuery(t: CaseContext, op: OperationInfo, style: number): Record<
     if (t.contract.isIdentifier(p.schema)) query[p.name] = unknownValue(t, p, style);
   }
   return query;
+}
+
+/**
+ * A token past its life, when the partner gives one (CLS_EXPIRED_TOKEN; the last run's, kept by the CI cache):
+ * AUTH_EXPIRED_TOKEN on a read that takes only a JWT. Its `exp` says whether it has expired yet.
+ */
+function expiredTokenCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const cases: CaseDef[] = [];
+  const bearerRead = contract.operations.find(
+    (op) =>
+      op.method === 'get' &&
+      op.security.length > 0 &&
+      op.security.every((s) => contract.securityScheme(s)?.type === 'http') &&
+      contract.documents(op, 'AUTH_EXPIRED_TOKEN'),
+  );
+  const expired = env.expiredToken;
+  if (expired && bearerRead) {
+    cases.push({
+      id: `negative/${bearerRead.operationId}/expired_token`,
+      phase: 'negative',
+      concern: 'authentication',
+      title: `${bearerRead.method.toUpperCase()} ${bearerRead.path} with an access token past its life: AUTH_EXPIRED_TOKEN`,
+      operations: [bearerRead.operationId],
+      writes: false,
+      reaches: ['AUTH_EXPIRED_TOKEN'],
+      run: async (t) => {
+        const exp = tokenExpiry(expired) ?? t.skip('CLS_EXPIRED_TOKEN is not a JWT with an exp claim');
+        if (exp * 1000 > t.env.now())
+          t.skip(`the token in CLS_EXPIRED_TOKEN has not expired yet (exp ${new Date(exp * 1000).toISOString()})`);
+        const ex = await t.call(bearerRead, {
+          query: validQuery(t, bearerRead, { optional: false }),
+          credential: { kind: 'bearer', token: expired, ref: 'CLS_EXPIRED_TOKEN' },
+        });
+        t.expect(ex, bearerRead, {
+          status: contract.statusOf('AUTH_EXPIRED_TOKEN'),
+          code: 'AUTH_EXPIRED_TOKEN',
+          why: `the token expired at ${new Date(exp * 1000).toISOString()}`,
+        });
+      },
+    });
+  }
+  return cases;
+}
+
+/**
+ * A body that is not JSON, and one that is JSON but not an object, on every run whatever the seed: 400 with a
+ * documented code, never a 5xx. Sent to the public token request (no quota spent) and to one operation that takes a
+ * key and a body (the body parser of the keyed areas), and nowhere else: the rule is the body parser's.
+ */
+function bodyShapeCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const targets = [
+    contract.operations.find((op) => op.requestBody && op.security.length === 0),
+    contract.operations.find(
+      (op) =>
+        op.requestBody &&
+        !op.path.includes('{') &&
+        op.security.some((s) => contract.securityScheme(s)?.type === 'apiKey'),
+    ),
+  ].filter((op): op is OperationInfo => op !== undefined);
+  const bodies = [
+    { name: 'body_not_json', what: 'a body that is not JSON', raw: '{"unterminated": ' },
+    { name: 'body_not_object', what: 'a JSON body that is not an object', raw: '["not", "an", "object"]' },
+  ];
+  return targets.flatMap((op) =>
+    bodies.map(
+      (b): CaseDef => ({
+        id: `negative/${op.operationId}/${b.name}`,
+        phase: 'negative',
+        title: `${op.method.toUpperCase()} ${op.path} with ${b.what}: 400, never a 5xx`,
+        operations: [op.operationId],
+        writes: op.security.length > 0,
+        run: async (t) => {
+          const ex = await t.call(op, { rawBody: b.raw });
+          t.expect(ex, op, {
+            status: 400,
+            code: [...new Set([...formatErrorCodes(t, op, false), ...formatErrorCodes(t, op, true)])],
+            why: b.what,
+          });
+        },
+      }),
+    ),
+  );
 }

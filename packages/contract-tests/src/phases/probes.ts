@@ -74,6 +74,17 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
         );
       }
       t.note(`${limited.length} of ${count} requests limited in ${elapsed.toFixed(2)} s`);
+      // The allowance itself: from a bucket left to refill, at least the burst is taken before the first 429.
+      const taken = exchanges.length - limited.length;
+      t.assert(
+        attempt > 1 || taken >= scope.burst,
+        'rate_limit_probe',
+        `at least ${scope.burst} of ${count} requests taken from a full bucket (the burst allowance)`,
+        `${taken} taken, ${limited.length} refused with 429`,
+        limited[0],
+        op,
+      );
+      await rate(t, scope, op, path);
       await clears(t, op, path);
       return;
     }
@@ -110,6 +121,33 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
     await sleep(Math.ceil((scope.burst / scope.ratePerSecond) * 1000) + 200);
   }
   t.skip(`could not send a burst fast enough to exceed ${scope.burst} + ${scope.ratePerSecond}/s from here`);
+}
+
+/**
+ * The rate itself: one second after the bucket was emptied, it has refilled at least `ratePerSecond` requests (more,
+ * if the machine is slow: time only adds), so that many sent at once are all taken. A slower rate refuses some.
+ */
+async function rate(t: CaseContext, scope: RateLimitScope, op: OperationInfo, path: string): Promise<void> {
+  const transport = t.env.transport;
+  const count = Math.floor(scope.ratePerSecond);
+  if (count > transport.requestsLeft()) return;
+  await sleep(1000);
+  transport.guard({ kind: 'none' });
+  const exchanges = await Promise.all(
+    Array.from({ length: count }, () => transport.sendRaw({ method: op.method, path, credential: { kind: 'none' } })),
+  );
+  for (const ex of exchanges) t.inspect(op, ex);
+  const refused = exchanges.filter((ex) => ex.response.status === 429);
+  t.assert(
+    refused.length === 0,
+    'rate_limit_probe',
+    `${count} requests taken one second after the bucket was emptied (the rate of ${scope.ratePerSecond} a second)`,
+    `${refused.length} of ${count} refused with 429`,
+    refused[0],
+    op,
+  );
+  // Let the bucket refill before the clearing check.
+  await sleep(Math.ceil((scope.burst / scope.ratePerSecond) * 1000));
 }
 
 /** The limit clears: within a few backoff steps a request is no longer 429. */

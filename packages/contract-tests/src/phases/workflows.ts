@@ -3,9 +3,19 @@
 // seeing its new order in the manager list and another seller not seeing it; the JWT refresh; the MCP tool list.
 // The same flows are written as Arazzo workflows in spec/arazzo/ for `redocly respect`.
 import { isDeepStrictEqual } from 'node:util';
-import type { OperationInfo } from '@cls-api/spec';
+import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { bulkTarget, checkBulkResponse, freshRows, readOperation, send, type BulkTarget, type Row } from '../bulk.js';
+import {
+  bulkTarget,
+  checkBulkResponse,
+  freshRows,
+  readOperation,
+  send,
+  storedRow,
+  type BulkTarget,
+  type Row,
+} from '../bulk.js';
+import type { BearerCredential, Credential } from '../credentials.js';
 import { createProductBody } from '../fixtures.js';
 import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
@@ -94,18 +104,16 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       writes: true,
       run: async (t) => {
         const target = await bulkTarget(t, op, shape);
-        const first = await freshRows(t, target, 2);
-        const firstEx = await send(t, target, first);
-        const firstRows = checkBulkResponse(t, target, first, firstEx, [true, true]);
-        if (!firstRows) return;
-        const fresh = await freshRows(t, target, 2);
-        const failing = storageFailure(first[0]!);
-        // good, failing (a duplicate of a stored row, or a reference to nothing), good
-        const mixed = [fresh[0]!, failing, fresh[1]!];
+        // The row registered once per run (bulk.ts, storedRow), then a body of a fresh row and a repeat of it.
+        const stored = await storedRow(t, target);
+        const [fresh] = await freshRows(t, target, 1);
+        const failing = storageFailure(stored.row);
+        // failing (a duplicate of a stored row) first, then good: a server that lists the successes first is seen.
+        const mixed = [failing, fresh!];
         const mixedEx = await send(t, target, mixed);
-        const rows = checkBulkResponse(t, target, mixed, mixedEx, [true, false, true]);
+        const rows = checkBulkResponse(t, target, mixed, mixedEx, [false, true]);
         if (!rows) return;
-        await readBack(t, target, [...first, fresh[0]!, fresh[1]!], [...firstRows, rows[0]!, rows[2]!]);
+        await readBack(t, target, [stored.row, fresh!], [stored.result, rows[1]!]);
       },
     });
   }
@@ -177,10 +185,10 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         const other = t.key(list.area, 'other');
         const shape = contract.bulk(register)!;
         const target = await bulkTarget(t, register, shape);
-        const rows = await freshRows(t, target, 1);
-        const ex = await send(t, target, rows);
-        const result = checkBulkResponse(t, target, rows, ex, [true]);
-        const orderNo = result?.[0]?.order_no;
+        // The order registered once per run (bulk.ts, storedRow): no new record for this rule.
+        const stored = await storedRow(t, target);
+        const rows = [stored.row];
+        const orderNo = stored.result.order_no;
         if (typeof orderNo !== 'string' || orderNo === '') return;
 
         const own = await findInList(t, list, orderNo, 'primary');
@@ -237,6 +245,78 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           check: 'seller_isolation',
           why: "another seller's order is not found, never forbidden",
         });
+        // With the other seller's JWT too, when its client credentials are given: neither listed nor read.
+        const theirJwt = await otherSellerJwt(t);
+        if (theirJwt) {
+          const listed = await findInList(t, list, orderNo, 'other', theirJwt);
+          t.assert(
+            listed.found === undefined,
+            'seller_isolation',
+            `order ${orderNo} absent from the list read with another seller's JWT`,
+            'listed for the other seller',
+            t.last,
+            list,
+          );
+          const read = await t.call(getManager, { path: { order_no: orderNo }, credential: theirJwt });
+          t.expect(read, getManager, {
+            status: contract.statusOf('ORDER_NOT_FOUND'),
+            code: 'ORDER_NOT_FOUND',
+            check: 'seller_isolation',
+            why: "the seller's order read with another seller's JWT is not found",
+          });
+        }
+        // Every kind of credential the area takes: with the JWT too, the seller sees its own order and not another
+        // seller's (one order registered with the other seller's keys, on a product of its own).
+        const create = contract.findOperation('createProduct');
+        if (
+          env.clientId &&
+          env.clientSecret &&
+          create &&
+          t.hasKey(register.area, 'other') &&
+          t.hasKey(create.area, 'other')
+        ) {
+          const jwt = await t.env.jwt(t);
+          const mine = await findInList(t, list, orderNo, 'primary', jwt);
+          t.assert(
+            mine.found !== undefined,
+            'seller_isolation',
+            `order ${orderNo} in the seller's own manager list, read with the JWT`,
+            `not among ${mine.scanned} orders listed`,
+            t.last,
+            list,
+          );
+          const product = createProductBody(t, { stock: 'plenty' });
+          const made = await t.call(create, { body: product, credential: t.key(create.area, 'other') });
+          if (t.expect(made, create, { status: contract.successStatus(create), why: "the other seller's product" })) {
+            const [row] = (await freshRows(t, target, 1)).map(({ option_code: _o, ...r }) => ({
+              ...r,
+              product_code: product.product_code,
+            }));
+            const placed = await t.call(register, {
+              body: { [shape.rowsProperty]: [row] },
+              credential: t.key(register.area, 'other'),
+            });
+            const theirs = checkBulkResponse(t, target, [row!], placed, [true])?.[0]?.order_no;
+            if (typeof theirs === 'string' && theirs !== '') {
+              const listed = await findInList(t, list, theirs, 'primary', jwt);
+              t.assert(
+                listed.found === undefined,
+                'seller_isolation',
+                `another seller's order ${theirs} absent from the list read with the seller's JWT`,
+                'listed',
+                t.last,
+                list,
+              );
+              const read = await t.call(getManager, { path: { order_no: theirs }, credential: jwt });
+              t.expect(read, getManager, {
+                status: contract.statusOf('ORDER_NOT_FOUND'),
+                code: 'ORDER_NOT_FOUND',
+                check: 'seller_isolation',
+                why: "another seller's order read with the seller's JWT is not found",
+              });
+            }
+          }
+        }
         const getWms = contract.findOperation('getWmsOrder');
         if (getWms && t.hasKey(getWms.area, 'other')) {
           const wms = await t.call(getWms, { path: { order_no: orderNo }, credential: t.key(getWms.area, 'other') });
@@ -251,10 +331,9 @@ export function workflowCases(env: RunEnv): CaseDef[] {
     });
   }
 
-  // An operation that takes an API key or a JWT (the manager area) is run with the JWT too, when the kit has
-  // client credentials: the seller comes from the token, so the kit's own product and order read with it, and no
-  // monthly quota applies (the response checks hold quota headers to that). The schemes are the operation's
-  // `security`; the API key is what every other case uses.
+  // An operation that takes an API key or a JWT (the manager area) is run with the JWT by every other case (it
+  // spends no monthly quota, case.ts credentialFor), and here once with the seller's API key: the seller's own data
+  // either way. The schemes are the operation's `security`.
   if (env.clientId && env.clientSecret) {
     for (const op of contract.operations) {
       const apiKey = op.security.filter((s) => contract.securityScheme(s)?.type === 'apiKey');
@@ -264,23 +343,28 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       });
       if (apiKey.length === 0 || bearer.length === 0) continue;
       cases.push({
-        id: `workflows/${op.operationId}/with_${bearer[0]}`,
+        id: `workflows/${op.operationId}/with_${apiKey[0]}`,
         phase: 'workflows',
-        title: `${op.method.toUpperCase()} ${op.path} with a JWT (${bearer.join(', ')}) instead of an API key: the seller's own data, no quota headers`,
+        title: `${op.method.toUpperCase()} ${op.path} with an API key (${apiKey.join(', ')}) instead of a JWT: the seller's own data`,
         operations: [op.operationId],
         writes: op.method !== 'get',
         run: async (t) => {
-          const token = await t.env.jwt(t);
+          const key = t.key(op.area);
+          // That the area takes its API key is one rule of the area's security, proven by one call per area.
+          const proof = `with_api_key:${op.area}:${apiKey.join(',')}`;
+          const by = t.provenBy(proof);
+          if (by !== undefined) return t.covered(by, `the ${op.area} area takes its API key`);
           const { path, known } = await reachablePathValues(t, op);
           const success = contract.successStatus(op);
           const notFound = contract.responseFor(op, 404) ? [404] : [];
-          const ex = await t.call(op, { path, query: validQuery(t, op, { optional: false }), credential: token });
+          const ex = await t.call(op, { path, query: validQuery(t, op, { optional: false }), credential: key });
           t.expect(ex, op, {
             status: known ? success : [success, ...notFound],
             why: known
-              ? "a JWT of the seller reads the seller's own data (the client credentials must be the same seller's, in the keys' environment)"
-              : 'a JWT is accepted here (a value the kit has no resource for may be not found)',
+              ? "the seller's API key reads the seller's own data"
+              : 'an API key is accepted here (a value the kit has no resource for may be not found)',
           });
+          if (t.failures.length === 0) t.proved(proof);
         },
       });
     }
@@ -433,7 +517,11 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
     )
       continue;
     const data = dataOf<Row>(ex);
-    const diff = Object.entries(sent[i]!).filter(([k, v]) => data && k in data && !isDeepStrictEqual(data[k], v));
+    // A field the record's schema carries must come back as sent, the optional ones included: missing is changed.
+    const carried = recordProperties(t, read.op);
+    const diff = Object.entries(sent[i]!).filter(
+      ([k, v]) => data && (k in data || carried.has(k)) && !isDeepStrictEqual(data[k], v),
+    );
     t.assert(
       diff.length === 0,
       'read_back',
@@ -443,6 +531,13 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
       read.op,
     );
   }
+}
+
+/** The properties of the record a read operation answers with (its success body's `data`). */
+function recordProperties(t: CaseContext, op: OperationInfo): Set<string> {
+  const body = t.contract.resolve(op.responses[String(t.contract.successStatus(op))]?.schema);
+  const data = t.contract.resolve((body.properties as Record<string, JsonSchema> | undefined)?.data);
+  return new Set(Object.keys((data.properties ?? {}) as Record<string, JsonSchema>));
 }
 
 /** Status codes the contract describes as shipped (`x-enumDescriptions` starting "Shipped"). */
@@ -460,11 +555,12 @@ async function findInList(
   list: OperationInfo,
   orderNo: string,
   seller: 'primary' | 'other',
+  with_?: Credential,
 ): Promise<{ found?: Row; scanned: number; truncated: boolean }> {
   const paged = t.contract.paged(list)!;
   const sizeSchema = t.contract.resolve(paged.sizeParameter.schema);
   const size = typeof sizeSchema.maximum === 'number' ? sizeSchema.maximum : 100;
-  const credential = t.key(list.area, seller);
+  const credential = with_ ?? t.key(list.area, seller);
   const dateFrom = list.parameters.find((p) => p.name === 'date_from');
   let scanned = 0;
   for (let page = 1; page <= 5; page++) {
@@ -484,4 +580,34 @@ async function findInList(
     if (!pagination?.has_next) return { scanned, truncated: false };
   }
   return { scanned, truncated: true };
+}
+
+/**
+ * Another seller's JWT, from its client credentials (CLS_OTHER_CLIENT_ID / CLS_OTHER_CLIENT_SECRET, optional), once
+ * per run; undefined when they are not given or the token request fails (that failure is reported).
+ */
+async function otherSellerJwt(t: CaseContext): Promise<BearerCredential | undefined> {
+  const { env } = t;
+  if (env.otherBearer) return env.otherBearer;
+  const op = env.contract.findOperation('createAccessToken');
+  if (!env.otherClient || !op) return undefined;
+  const ex = await t.call(op, {
+    body: { client_id: env.otherClient.id, client_secret: env.otherClient.secret },
+    credential: { kind: 'none' },
+  });
+  if (
+    !t.expect(ex, op, {
+      status: env.contract.successStatus(op),
+      why: "obtaining another seller's JWT with CLS_OTHER_CLIENT_ID and CLS_OTHER_CLIENT_SECRET",
+    })
+  )
+    return undefined;
+  const token = String(dataOf<{ access_token?: string }>(ex)?.access_token ?? '');
+  env.transport.options.redactor.add(token, 'CLS_OTHER_ACCESS_TOKEN');
+  env.transport.options.redactor.add(
+    String(dataOf<{ refresh_token?: string }>(ex)?.refresh_token ?? ''),
+    'CLS_OTHER_REFRESH_TOKEN',
+  );
+  env.otherBearer = { kind: 'bearer', token, ref: 'CLS_OTHER_ACCESS_TOKEN' };
+  return env.otherBearer;
 }

@@ -34,6 +34,14 @@ export const FAULTS = [
   'missing_credential_wrong_code',
   'api_key_on_pay_accepted',
   'wrong_area_key_accepted',
+  'wrong_area_key_401',
+  'quota_counted_twice',
+  'expired_token_accepted',
+  'server_error_on_bad_json',
+  'server_error_on_json_array',
+  'gateway_burst_small',
+  'gateway_rate_slow',
+  'seller_leak_jwt',
   'manager_jwt_refused',
   'size_unbounded',
   'unknown_resource_200',
@@ -96,6 +104,11 @@ export interface FakeOptions {
   draftStatus?: string;
   /** Every return's withdrawal window has passed: withdrawing one is 400 RETURN_CANCEL_EXPIRED. */
   returnWindowClosed?: boolean;
+  /**
+   * The server's own clock (ms since the epoch), when it is not the test process's: it stamps records, decides the
+   * return window and writes each answer's `Date` header.
+   */
+  clock?: () => number;
   /** The accounts' paid subscription has ended: live keys are refused with 403 AUTH_FORBIDDEN (DECISIONS.md G19). */
   subscriptionEnded?: boolean;
 }
@@ -153,6 +166,10 @@ export interface FakeServer {
   /** Live keys of the same two sellers: they reach the sellers' live data, kept apart from the test data. */
   liveKeys: { primary: Record<string, string>; other: Record<string, string> };
   client: { id: string; secret: string };
+  /** Client credentials of the other seller (test environment). */
+  otherClient: { id: string; secret: string };
+  /** An access token of the primary seller that expired (its `exp` is past): answered 401 AUTH_EXPIRED_TOKEN. */
+  expiredToken: string;
   /** Client credentials of the primary seller's live environment (`cli_live_…`). */
   liveClient: { id: string; secret: string };
   accounts: { primary: Account; other: Account; primaryLive: Account; otherLive: Account };
@@ -185,7 +202,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   // `times_in_utc`: the service's clock read in UTC instead of the service time zone.
   const clock = faults.has('times_in_utc') ? new ServiceTime('UTC') : time;
   const fmt = (atMs: number) => clock.format(ServiceTime.seconds(new Date(atMs)));
-  const now = () => fmt(Date.now());
+  const serverNow = options.clock ?? (() => Date.now());
+  const now = () => fmt(serverNow());
   // A return can be withdrawn until the first deadline time after it was registered, that instant excluded: the
   // same day before it, the next day from it on (info.x-limits.return_withdrawal_deadline, DECISIONS.md G13).
   const deadline = contractModel(contract.doc).limits.returnWithdrawalDeadline;
@@ -228,6 +246,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
   }
   const client = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const liveClient = { id: `cli_live_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
+  const otherClient = { id: `cli_test_${randomBytes(6).toString('hex')}`, secret: randomBytes(16).toString('hex') };
   const tokens = new Map<string, Account>();
   const refreshTokens = new Map<string, { account: Account; used: boolean }>();
 
@@ -294,8 +313,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         typeof options.gateway === 'object'
           ? (options.gateway as Record<string, { ratePerSecond: number; burst: number }>)[scope.name]
           : undefined;
-      const rate = custom?.ratePerSecond ?? scope.ratePerSecond;
-      const burst = custom?.burst ?? scope.burst;
+      // `gateway_burst_small`: a burst allowance of 40 % of the contract's; `gateway_rate_slow`: half its rate.
+      const rate = (custom?.ratePerSecond ?? scope.ratePerSecond) * (faults.has('gateway_rate_slow') ? 0.5 : 1);
+      const burst = Math.ceil((custom?.burst ?? scope.burst) * (faults.has('gateway_burst_small') ? 0.4 : 1));
       buckets.set(scope.name, { tokens: burst, at: Date.now(), rate, burst, appliesTo: scope.appliesTo });
     }
   }
@@ -392,6 +412,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       : out;
     // Set one by one, so that the request log can read the encoding back.
     for (const [name, value] of Object.entries(named)) res.setHeader(name, value);
+    // The server's clock, which a test may pin (Node's own Date header reads the machine's, whatever a test fakes).
+    res.setHeader('Date', new Date(serverNow()).toUTCString());
     res.writeHead(status);
     res.end(payload);
   };
@@ -486,20 +508,26 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       query: Record<string, unknown>;
       body: Row;
       keyArea?: string;
+      viaJwt?: boolean;
     }) => { data: unknown; pagination?: unknown }
   > = {
     listWmsOrders: ({ acc, query }) => paginate(filterOrders(acc.orders, query), query),
     getWmsOrder: ({ acc, params }) => ({ data: orderOf(acc, params.order_no!) }),
-    getManagerOrder: ({ acc, params }) => {
-      const leaked = faults.has('seller_leak')
-        ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
-        : undefined;
+    getManagerOrder: ({ acc, params, viaJwt }) => {
+      // `seller_leak_jwt`: with a JWT (not with a key), any seller's order is found.
+      const leaked =
+        faults.has('seller_leak') || (faults.has('seller_leak_jwt') && viaJwt)
+          ? [primary, other].find((a) => a.orders.some((o) => o.order_no === params.order_no))
+          : undefined;
       if (faults.has('domain_code_wrong_area') && !(leaked ?? acc).orders.some((o) => o.order_no === params.order_no))
         throw error('ORDER_DRAFT_NOT_FOUND', `Order ${params.order_no} was not found.`);
       return { data: orderOf(leaked ?? acc, params.order_no!) };
     },
-    listManagerOrders: ({ acc, query }) => {
-      const source = faults.has('seller_leak') ? [...primary.orders, ...other.orders] : acc.orders;
+    listManagerOrders: ({ acc, query, viaJwt }) => {
+      const source =
+        faults.has('seller_leak') || (faults.has('seller_leak_jwt') && viaJwt)
+          ? [...primary.orders, ...other.orders]
+          : acc.orders;
       const items = filterOrders(source, query).map((o) => ({
         order_no: o.order_no,
         mall_product_name: o.mall_product_name,
@@ -776,9 +804,15 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
+    } catch (err) {
+      // `server_error_on_bad_json`: the parser's exception escapes as a 500 with its stack.
+      if (faults.has('server_error_on_bad_json'))
+        throw new HttpError(500, 'INTERNAL_ERROR', String((err as Error).stack));
       throw error('INVALID_PARAMETER', 'The body is not JSON.');
     }
+    // `server_error_on_json_array`: a JSON body that is not an object is read as one and breaks.
+    if (faults.has('server_error_on_json_array') && (typeof body !== 'object' || body === null || Array.isArray(body)))
+      throw new HttpError(500, 'INTERNAL_ERROR', "TypeError: Cannot read properties of undefined (reading 'orders')");
     const schema = op.requestBody.schema as JsonSchema;
     const validate = contract.validator(schema);
     if (!validate(body)) {
@@ -883,6 +917,9 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         if (!info) throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
         if (options.subscriptionEnded && info.env === 'live')
           throw error('AUTH_FORBIDDEN', 'The paid subscription of this account has ended.');
+        // `wrong_area_key_401`: a valid key of another area answered as if it were unknown.
+        if (info.area !== op.area && op.area !== 'mcp' && faults.has('wrong_area_key_401'))
+          throw error('AUTH_INVALID_TOKEN', 'The API key is not valid.');
         if (info.area !== op.area && op.area !== 'mcp' && !faults.has('wrong_area_key_accepted'))
           throw error('AUTH_FORBIDDEN', `A ${info.area} key cannot be used on /v3/${op.area}/.`);
         acc = info.account;
@@ -898,6 +935,11 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         } else {
           const token = authorization.replace(/^Bearer\s+/i, '');
           acc = faults.has('accepts_any_key') ? primary : tokens.get(token);
+          // `expired_token_accepted`: a token past its life still taken.
+          if (!acc && token === expiredToken) {
+            if (!faults.has('expired_token_accepted')) throw error('AUTH_EXPIRED_TOKEN', 'The token has expired.');
+            acc = primary;
+          }
           if (!acc) throw error('AUTH_INVALID_TOKEN', 'The token is not valid.');
         }
       }
@@ -923,7 +965,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
           );
           return;
         }
-        meteredAccount.used += options.quotaPerCall ?? 1;
+        meteredAccount.used += faults.has('quota_counted_twice') ? 2 : (options.quotaPerCall ?? 1);
       }
 
       const { query, params } = readParameters(op, url, pathValues);
@@ -933,6 +975,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
         const issued = [
           { c: client, acc: primary },
           { c: liveClient, acc: primaryLive },
+          { c: otherClient, acc: other },
         ].find(({ c }) => body.client_id === c.id && body.client_secret === c.secret);
         if (!issued) throw error('AUTH_INVALID_TOKEN', 'The client credentials are not valid.');
         return send(res, op, 200, { success: true, data: issueToken(issued.acc) });
@@ -977,7 +1020,7 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
       if (!handler) throw error('NOT_FOUND', `${op.operationId} is not implemented.`);
       const then400 = body.__then400 === true;
       delete body.__then400;
-      const out = handler({ acc: acc!, params, query, body, ...(keyArea ? { keyArea } : {}) });
+      const out = handler({ acc: acc!, params, query, body, viaJwt, ...(keyArea ? { keyArea } : {}) });
       if (then400) throw error('INVALID_PARAMETER', 'A row has a format error.');
       let data = out.data;
       if (faults.has('schema_extra_field') && op.operationId === 'getWmsOrder')
@@ -1016,9 +1059,14 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     }
   });
 
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  // Issued an hour before the server started, for 15 minutes: expired.
+  const expiredToken = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(JSON.stringify({ sub: 'A', exp: Math.floor(Date.now() / 1000) - 2700 }))}.${randomBytes(16).toString('base64url')}`;
+
   function issueToken(acc: Account) {
     const b64 = (s: string) => Buffer.from(s).toString('base64url');
-    const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
+    const exp = Math.floor(Date.now() / 1000) + 900;
+    const access = `${b64('{"alg":"HS256","typ":"JWT"}')}.${b64(JSON.stringify({ sub: acc.id, exp, n: randomBytes(4).toString('hex') }))}.${randomBytes(16).toString('base64url')}`;
     const refresh = randomBytes(24).toString('base64url');
     tokens.set(access, acc);
     refreshTokens.set(refresh, { account: acc, used: false });
@@ -1049,6 +1097,8 @@ export async function startFake(options: FakeOptions = {}): Promise<FakeServer> 
     liveKeys: liveKeyNames,
     client,
     liveClient,
+    otherClient,
+    expiredToken,
     accounts: { primary, other, primaryLive, otherLive },
     ship: (orderNo: string) => {
       const order = primary.orders.find((o) => o.order_no === orderNo);

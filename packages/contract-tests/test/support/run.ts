@@ -1,13 +1,9 @@
 // Runs the kit against a fake server with settings for tests: no pacing (the fake has no gateway limit unless a
 // test turns it on), short backoff, a fixed seed, and the fake's keys and client credentials.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runContractTests, type Report, type RunOptions } from '../../src/index.js';
 import type { FakeServer } from './fake-server.js';
 
 export const SEED = 20261122;
-const artifactsDir = mkdtempSync(join(tmpdir(), 'cls-contract-test-'));
 
 export function kitOptions(fake: FakeServer, overrides: Partial<RunOptions> = {}): RunOptions {
   return {
@@ -16,12 +12,12 @@ export function kitOptions(fake: FakeServer, overrides: Partial<RunOptions> = {}
     otherApiKeys: Object.values(fake.keys.other),
     clientId: fake.client.id,
     clientSecret: fake.client.secret,
+    expiredToken: fake.expiredToken,
     seed: SEED,
     paceFraction: 0,
     backoffBaseMs: 10,
     backoffMaxMs: 200,
     quotaReserve: 0,
-    artifactsDir,
     ...overrides,
   };
 }
