@@ -384,7 +384,8 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       database,
       redisUrl,
       port: config.port,
-      env: { LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
+      // The instances take the settings this command was given (timeouts, limits), not only the process's own.
+      env: { ...io.env, LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
       log: json ? () => undefined : say,
       report: say,
     });

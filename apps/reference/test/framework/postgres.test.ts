@@ -458,8 +458,9 @@ describe('PostgreSQL transactions', () => {
         { id: 1, v: 2 },
         { id: 2, v: 2 },
       ]);
-      // One of the two was chosen as the deadlock's victim and ran a second time.
-      expect(attempts.a + attempts.b).toBe(3);
+      // One of the two was chosen as the deadlock's victim and ran again. On a loaded machine the run again can be
+      // chosen a second time (4 attempts were seen), so the count says "retried", not how often.
+      expect(attempts.a + attempts.b).toBeGreaterThanOrEqual(3);
     } finally {
       await engine.close();
     }

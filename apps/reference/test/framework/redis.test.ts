@@ -49,7 +49,10 @@ async function instances(n: number, env: Record<string, string>): Promise<TestSe
         clock: clock.now,
         db: openDatabase(file),
         closeDb: true,
-        env: { TRUSTED_PROXIES: '127.0.0.1', ...env },
+        // These tests are about exact counts across instances, not a slow Redis: on a loaded machine one command
+        // can wait past the 1 s default behind a thousand others and fail its request (redis-faults.test.ts covers
+        // the timeout itself).
+        env: { TRUSTED_PROXIES: '127.0.0.1', REDIS_COMMAND_TIMEOUT_MS: '60000', ...env },
       }),
     );
   }
