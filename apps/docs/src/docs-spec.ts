@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
+import { patternsInWords } from './patterns.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
@@ -147,6 +148,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = forSearch(plainHeadings(t.description));
   }
+  patternsInWords(doc);
   unwrapDescriptions(doc.paths);
   unwrapDescriptions(doc.components);
   if (typeof doc.info.description === 'string') {

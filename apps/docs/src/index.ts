@@ -37,4 +37,5 @@ export {
 } from './provisional.js';
 export { buildSite, offline } from './site.js';
 export { LLMS_FULL, LLMS_INDEX, llmsFiles, slug } from './llms.js';
+export { patternInWords, patternsInWords } from './patterns.js';
 export { siteDir, siteIndex, docsSpecPath, samplesDir } from './paths.js';

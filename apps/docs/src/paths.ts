@@ -6,7 +6,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** apps/docs */
 export const packageDir = basename(here) === 'src' ? resolve(here, '..') : resolve(here, '..', '..');
-/** The site: `index.html` (and the document it shows, `openapi.json`). */
+/** The site: `index.html`, and beside it the contract (`openapi.json`) and the files for coding agents. */
 export const siteDir = join(packageDir, 'dist');
 export const siteIndex = join(siteDir, 'index.html');
 export const generatedDir = join(packageDir, 'generated');

@@ -76,7 +76,9 @@ export async function buildSite(): Promise<{ bytes: number }> {
     await mkdir(siteDir, { recursive: true });
     // Replace the site's files only once the new page exists; dist/lib (this code) stays.
     await copyFile(output, siteIndex);
-    await copyFile(docsSpecPath, join(siteDir, 'openapi.json'));
+    // The document offered for download is the contract itself, every pattern included: the page's copy says some
+    // rules in words instead (patterns.ts) and carries what only the page needs.
+    await writeFile(join(siteDir, 'openapi.json'), `${JSON.stringify(loadSpec(), null, 2)}\n`);
     const llms = llmsFiles(loadSpec(), doc);
     await writeFile(join(siteDir, LLMS_INDEX), llms.index);
     await writeFile(join(siteDir, LLMS_FULL), llms.full);
