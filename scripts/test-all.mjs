@@ -13,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
@@ -51,6 +51,7 @@ const summary = newestSummary();
 let passed = 0;
 let failed = 0;
 const lines = [];
+const failures = [];
 
 if (!summary) {
   failed += 1;
@@ -59,7 +60,7 @@ if (!summary) {
   for (const task of summary.tasks) {
     const exitCode = task.execution?.exitCode;
     const ran = typeof exitCode === 'number';
-    const counts = task.task === 'test' && ran ? readReports(join(root, task.directory)) : null;
+    const counts = task.task === 'test' && ran ? readReports(join(root, task.directory), task.package) : null;
     if (counts && counts.passed + counts.failed > 0) {
       passed += counts.passed;
       failed += counts.failed;
@@ -78,6 +79,12 @@ if (!summary) {
   }
 }
 
+// CI keeps only the tail of a long log: the failed cases are named here, next to the counts, so a red run says which.
+if (failures.length) {
+  console.log('\nFailed tests:');
+  for (const f of failures.slice(0, 30)) console.log(`  ${f}`);
+  if (failures.length > 30) console.log(`  ... and ${failures.length - 30} more`);
+}
 console.log('\nSummary by task:');
 for (const line of lines) console.log(`  ${line}`);
 console.log(`${passed} passed, ${failed} failed`);
@@ -93,7 +100,7 @@ function newestSummary() {
   return files.length ? JSON.parse(readFileSync(files[0], 'utf8')) : null;
 }
 
-function readReports(dir) {
+function readReports(dir, packageName) {
   const reportsDir = join(dir, 'reports');
   if (!existsSync(reportsDir)) return null;
   let p = 0;
@@ -104,6 +111,16 @@ function readReports(dir) {
     if (typeof report.numPassedTests !== 'number') continue;
     p += report.numPassedTests;
     f += report.numFailedTests ?? 0;
+    for (const file of report.testResults ?? []) {
+      for (const result of file.assertionResults ?? []) {
+        if (result.status !== 'failed') continue;
+        const where = relative(dir, file.name ?? '');
+        const why = String(result.failureMessages?.[0] ?? '')
+          .split('\n')[0]
+          .slice(0, 300);
+        failures.push(`${packageName} ${where} > ${result.fullName ?? result.title}: ${why}`);
+      }
+    }
   }
   return { passed: p, failed: f };
 }
