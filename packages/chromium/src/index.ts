@@ -1,9 +1,11 @@
 // Debian's Chromium for the browser tests (apps/docs, packages/client), installed by the test set-up itself when
 // missing: the machines have no browser download but do have Debian's apt. Never `playwright install`: it downloads
 // from a CDN.
-import { ensureDebianPackage, type Log } from '@cls-api/test-servers';
+import { type DebianPackage, ensureDebianPackage, type Log } from '@cls-api/test-servers';
 
 export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's package for {@link CHROMIUM}. */
+export const CHROMIUM_PACKAGE: DebianPackage = ['chromium', CHROMIUM];
 
 /** The flags a headless Chromium needs as root in a container on a small machine, with no network of its own. */
 export const CHROMIUM_ARGS = [
@@ -18,5 +20,5 @@ export const CHROMIUM_ARGS = [
 
 /** Returns the Chromium binary, installing Debian's `chromium` package first when it is missing. */
 export function ensureChromium(log: Log = (l) => console.log(`[chromium] ${l}`)): Promise<string> {
-  return ensureDebianPackage('chromium', CHROMIUM, log);
+  return ensureDebianPackage(...CHROMIUM_PACKAGE, log);
 }

@@ -1,4 +1,13 @@
-export { ensureDebianPackage, run, type Log } from './debian.js';
+export {
+  CommandFailed,
+  type DebianPackage,
+  ensureDebianPackage,
+  ensureDebianPackages,
+  type InstallOptions,
+  type Log,
+  run,
+} from './debian.js';
+export { SERVER_PACKAGES } from './packages.js';
 export { assertPortFree, sparePort } from './ports.js';
 export { startServer, type RunningServer } from './process.js';
 export { REDIS_SERVER, type RedisOptions, startRedis, type RunningRedis } from './redis.js';

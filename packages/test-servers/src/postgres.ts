@@ -11,7 +11,7 @@ import { type RunningServer, startServer } from './process.js';
 const run$ = promisify(execFile);
 const PG_ROOT = '/usr/lib/postgresql';
 /** Debian 12's PostgreSQL: the binary checked for before installing the `postgresql` package. */
-const DEBIAN_POSTGRES = `${PG_ROOT}/15/bin/postgres`;
+export const DEBIAN_POSTGRES = `${PG_ROOT}/15/bin/postgres`;
 /** The superuser's password: the server asks for it over TCP, so a wrong one is a real authentication failure. */
 export const POSTGRES_PASSWORD = 'cls-test-password';
 

@@ -8,11 +8,15 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { sparePort } from '@cls-api/test-servers';
-import { afterAll, describe, expect, it } from 'vitest';
+import { ensureDebianPackages, SERVER_PACKAGES, sparePort } from '@cls-api/test-servers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPostgresDatabase } from '../support/engines.js';
 
 const cli = resolve(import.meta.dirname, '../../dist/cli.js');
+
+// Each step is signalled as soon as its line is printed: a server still to be installed (a fresh machine) would be
+// installing then, not running, and the report would rightly not name it. Installed first, in this hook's time.
+beforeAll(() => ensureDebianPackages(SERVER_PACKAGES, (line) => console.log(`[debian] ${line}`)), 900_000);
 const folders: string[] = [];
 afterAll(() => {
   for (const f of folders) rmSync(f, { recursive: true, force: true });

@@ -1,0 +1,11 @@
+import type { DebianPackage } from './debian.js';
+import { NGINX } from './nginx.js';
+import { DEBIAN_POSTGRES } from './postgres.js';
+import { REDIS_SERVER } from './redis.js';
+
+/** The Debian packages of the servers this package starts, each with the binary that shows it is installed. */
+export const SERVER_PACKAGES: readonly DebianPackage[] = [
+  ['postgresql', DEBIAN_POSTGRES],
+  ['redis-server', REDIS_SERVER],
+  ['nginx-light', NGINX],
+];
