@@ -1,7 +1,8 @@
 // Ctrl-C (SIGINT) on `pnpm mock` at each stage of its start: before Prism runs its first line, while it starts (the
 // contract loaded, about to listen), and once the mock serves. Whatever the stage, nothing is left behind: no Prism
 // process, nothing in the temporary folder, and the command says what it did. Interrupted before it served, it exits
-// 130; stopped while serving, 0 (its ordinary end). Prism is held at a stage by test/fixtures/hold-prism.mjs (loaded
+// 130; stopped while serving, 0 (its ordinary end). The signal goes to the command's process group, Prism's too, as
+// a terminal sends Ctrl-C. Prism is held at a stage by test/fixtures/hold-prism.mjs (loaded
 // through NODE_OPTIONS), and the signal is sent once the stage's marker or log line is there, never after a pause.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -48,11 +49,14 @@ async function until(what: string, child: ChildProcess, output: () => string, re
   }
 }
 
+type Target = 'group' | 'command';
+
 /** `pnpm mock`'s command with its own temporary folder, Prism held at `holdAt` (or not held), SIGINT once `ready`. */
 async function interruptAt(
   name: string,
   holdAt: 'spawned' | 'listen' | undefined,
   ready: (output: string, marker: string) => boolean,
+  to: Target = 'group',
 ) {
   const dir = join(work, name);
   const tmp = join(dir, 'tmp');
@@ -72,6 +76,8 @@ async function interruptAt(
         : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, as a terminal's foreground job: Ctrl-C is SIGINT to the whole group, Prism included.
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
@@ -85,7 +91,8 @@ async function interruptAt(
       () => ready(output, marker),
     );
   } finally {
-    child.kill('SIGINT');
+    // A terminal's Ctrl-C reaches the whole group; `kill -INT <pid>` (a supervisor) the command alone.
+    process.kill(to === 'group' ? -child.pid! : child.pid!, 'SIGINT');
   }
   const code = await exited;
   const prismPid = Number(/^Prism \(process (\d+)\) is loading the contract/m.exec(output)?.[1]);
@@ -100,27 +107,31 @@ function expectNothingLeft(run: { tmp: string; prismPid: number; output: string 
 }
 
 describe('Ctrl-C on pnpm mock', { timeout: 900_000 }, () => {
-  it('before Prism runs its first line: Prism stopped, its snapshot removed, exit 130', async () => {
-    const run = await interruptAt('spawned', 'spawned', (_, marker) => existsSync(marker));
-    expect(run.held).toBe(`${run.prismPid} spawned\n`);
-    expect(run.output).toContain('SIGINT: stopping the mock before it serves...');
-    expect(run.output).toContain(
-      'SIGINT: the mock was stopped before it served; Prism and its temporary files are gone.',
-    );
-    expect(run.output).not.toContain('Mock listening');
-    expect(run.code).toBe(130);
-    expectNothingLeft(run);
-  });
+  const stopped = 'SIGINT: the mock was stopped before it served; Prism and its temporary files are gone.';
 
-  it('while Prism starts (the contract loaded, about to listen): the same, exit 130', async () => {
-    const run = await interruptAt('listen', 'listen', (_, marker) => existsSync(marker));
-    expect(run.held).toBe(`${run.prismPid} listen\n`);
-    expect(run.output).toContain(
-      'SIGINT: the mock was stopped before it served; Prism and its temporary files are gone.',
-    );
-    expect(run.code).toBe(130);
-    expectNothingLeft(run);
-  });
+  it.each<Target>(['group', 'command'])(
+    'before Prism runs its first line (SIGINT to the %s): Prism stopped, its snapshot removed, exit 130',
+    async (to) => {
+      const run = await interruptAt(`spawned-${to}`, 'spawned', (_, marker) => existsSync(marker), to);
+      expect(run.held).toBe(`${run.prismPid} spawned\n`);
+      expect(run.output).toContain('SIGINT: stopping the mock before it serves...');
+      expect(run.output).toContain(stopped);
+      expect(run.output).not.toContain('Mock listening');
+      expect(run.code).toBe(130);
+      expectNothingLeft(run);
+    },
+  );
+
+  it.each<Target>(['group', 'command'])(
+    'while Prism starts, the contract loaded and about to listen (SIGINT to the %s): the same, exit 130',
+    async (to) => {
+      const run = await interruptAt(`listen-${to}`, 'listen', (_, marker) => existsSync(marker), to);
+      expect(run.held).toBe(`${run.prismPid} listen\n`);
+      expect(run.output).toContain(stopped);
+      expect(run.code).toBe(130);
+      expectNothingLeft(run);
+    },
+  );
 
   it('once the mock serves: stopped, exit 0', async () => {
     const run = await interruptAt('serving', undefined, (output) => /^Mock listening on /m.test(output));
