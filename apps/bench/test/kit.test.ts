@@ -1,8 +1,8 @@
 // The kit scenario's section of the report, on fixed inputs: each run's figures beside 3.1's from issue 23.
 import { describe, expect, it } from 'vitest';
-import { FULL } from '../src/options.js';
-import { renderMarkdown, type Report } from '../src/report.js';
+import { renderMarkdown } from '../src/report.js';
 import type { KitRun } from '../src/scenarios/kit.js';
+import { fixedReport } from './report-fixture.js';
 
 const run = (profile: 'full' | 'pr', n: number): KitRun => ({
   profile,
@@ -19,29 +19,7 @@ const run = (profile: 'full' | 'pr', n: number): KitRun => ({
 
 describe('the kit scenario in the report', () => {
   it("shows the full and pr runs' metered calls, requests, records and wall time beside 3.1's", () => {
-    const md = renderMarkdown({
-      title: 'Benchmarks',
-      quick: false,
-      command: 'pnpm bench --only kit',
-      machine: {
-        cores: 2,
-        cpuModel: 'test',
-        memoryGiB: 8,
-        freeMemoryGiB: 4,
-        node: 'v20',
-        os: 'linux',
-        loadAverage: [1, 1, 1],
-        startedAt: '2026-01-01T00:00:00.000Z',
-      },
-      commit: undefined,
-      scenarios: ['kit'],
-      settings: FULL,
-      targets: [],
-      finishedAt: '2026-01-01T00:05:00.000Z',
-      loadAverageAtEnd: [1, 1, 1],
-      durationSec: 300,
-      results: { errors: {}, kit: { full: run('full', 50), pr: run('pr', 12) } },
-    } as unknown as Report);
+    const md = renderMarkdown(fixedReport('kit', { errors: {}, kit: { full: run('full', 50), pr: run('pr', 12) } }));
     expect(md).toContain('## Contract-test kit');
     expect(md).toContain('| 4.0 full (`--profile full`) | 50 | 53 | 200 | 20 | 12.3 s | 90 / 0 / 1 |');
     expect(md).toContain('| 4.0 pr (`--profile pr`) | 12 | 15 | 48 | 3 | 12.3 s | 90 / 0 / 1 |');

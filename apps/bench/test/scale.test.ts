@@ -1,7 +1,6 @@
 // The scale-out scenario's arithmetic and its report section, from fixed rounds: never a measured number.
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown, scaleSection } from '../src/report.js';
-import type { Report } from '../src/results.js';
 import {
   HOT_PATH_OFF,
   SCALE_TARGETS,
@@ -11,7 +10,7 @@ import {
   scaleRatios,
   summarizeTarget,
 } from '../src/scenarios/scale.js';
-import { FULL } from '../src/options.js';
+import { fixedReport } from './report-fixture.js';
 
 function round(rps: number, cpuByPart: Record<string, number>, failures: Record<string, number> = {}): ScaleRoundStats {
   const cpu = Object.values(cpuByPart).reduce((a, b) => a + b, 0);
@@ -139,35 +138,10 @@ describe('the scale-out report section', () => {
   });
 
   it('is part of the report when the scenario ran, and its failure is reported when it failed', () => {
-    const base = {
-      title: 'Benchmarks',
-      quick: false,
-      command: 'pnpm bench --only scale',
-      machine: {
-        cores: 2,
-        cpuModel: 'test',
-        memoryGiB: 8,
-        freeMemoryGiB: 4,
-        node: 'v20',
-        os: 'linux',
-        loadAverage: [1, 1, 1],
-        startedAt: '2026-01-01T00:00:00.000Z',
-      },
-      commit: undefined,
-      scenarios: ['scale'],
-      settings: FULL,
-      targets: [],
-      finishedAt: '2026-01-01T00:05:00.000Z',
-      loadAverageAtEnd: [1, 1, 1],
-      durationSec: 300,
-    } as unknown as Omit<Report, 'results'>;
-    const ran = renderMarkdown({ ...base, results: { errors: {}, scale: fixedResult() } } as Report);
+    const ran = renderMarkdown(fixedReport('scale', { errors: {}, scale: fixedResult() }));
     expect(ran).toContain('## Scale-out');
     expect(ran).toContain('| SQLite: hot path on ÷ off | **3.00 ×** |');
-    const failed = renderMarkdown({
-      ...base,
-      results: { errors: { scale: 'postgres exited while starting:\nmore' } },
-    } as Report);
+    const failed = renderMarkdown(fixedReport('scale', { errors: { scale: 'postgres exited while starting:\nmore' } }));
     expect(failed).toContain('**The scenario failed:** postgres exited while starting:');
   });
 });

@@ -5,6 +5,7 @@ import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { patternsInWords } from './patterns.js';
+import { forEachNode } from './walk.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
@@ -86,19 +87,6 @@ export function spacedTableCells(markdown: string): string {
 /** Markdown whose words the site's search keeps apart: paragraphs on one line, table cells ending in a space. */
 export const forSearch = (markdown: string) => spacedTableCells(unwrapParagraphs(markdown));
 
-/** Every `description` of the document's paths and components unwrapped, in place; examples and samples untouched. */
-function unwrapDescriptions(value: unknown, key?: string): void {
-  if (key === 'examples' || key === 'example' || key === 'x-codeSamples') return;
-  if (Array.isArray(value)) {
-    for (const v of value) unwrapDescriptions(v);
-    return;
-  }
-  if (!value || typeof value !== 'object') return;
-  const node = value as Record<string, unknown>;
-  if (typeof node.description === 'string') node.description = forSearch(node.description);
-  for (const [k, v] of Object.entries(node)) unwrapDescriptions(v, k);
-}
-
 /**
  * A server as the site shows it. The service's address is a variable the account supplies (`{base_url}`; the
  * contract publishes no host of its own), which Redoc would show as raw braces and a "Show 1 variable" widget with a
@@ -149,8 +137,10 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
     if (t.description) t.description = forSearch(plainHeadings(t.description));
   }
   patternsInWords(doc);
-  unwrapDescriptions(doc.paths);
-  unwrapDescriptions(doc.components);
+  // Every description of the paths and components unwrapped for search.
+  forEachNode([doc.paths, doc.components], (node) => {
+    if (typeof node.description === 'string') node.description = forSearch(node.description);
+  });
   if (typeof doc.info.description === 'string') {
     doc.info.description = `${forSearch(plainHeadings(doc.info.description)).trimEnd()}\n\n${AGENTS_NOTE}\n`;
   }

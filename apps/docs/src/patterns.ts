@@ -1,4 +1,5 @@
 import type { OpenApiDocument } from '@cls-api/spec';
+import { forEachNode } from './walk.js';
 
 // A string's `pattern` in words, for the site. Redoc prints a pattern as the raw regular expression, which a reader
 // cannot use (and which runs off a phone's screen); the docs copy says the same rule in words instead. The contract
@@ -80,22 +81,6 @@ const wordsOf = (pattern: string): string => {
 const withSentence = (description: unknown, sentence: string) =>
   typeof description === 'string' && description.trim() ? `${description.trimEnd()}\n\n${sentence}` : sentence;
 
-/** Every string `pattern` below `value` replaced, in place, by a "Format:" sentence at the end of its description. */
-function schemaPatterns(value: unknown, key?: string): void {
-  if (key === 'examples' || key === 'example' || key === 'x-codeSamples') return;
-  if (Array.isArray(value)) {
-    for (const v of value) schemaPatterns(v);
-    return;
-  }
-  if (!value || typeof value !== 'object') return;
-  const node = value as Record<string, unknown>;
-  if (typeof node.pattern === 'string') {
-    node.description = withSentence(node.description, wordsOf(node.pattern));
-    delete node.pattern;
-  }
-  for (const [k, v] of Object.entries(node)) schemaPatterns(v, k);
-}
-
 interface Doc {
   paths?: Record<string, Record<string, unknown>>;
   components?: Record<string, Record<string, unknown>>;
@@ -132,6 +117,10 @@ export function patternsInWords(document: OpenApiDocument): void {
     const pattern = resolved(doc, parameter.schema)?.pattern;
     if (typeof pattern === 'string') parameter.description = withSentence(parameter.description, wordsOf(pattern));
   }
-  schemaPatterns(doc.components);
-  schemaPatterns(doc.paths);
+  // Every other string `pattern`, a schema's, becomes a "Format:" sentence at the end of its description.
+  forEachNode([doc.components, doc.paths], (node) => {
+    if (typeof node.pattern !== 'string') return;
+    node.description = withSentence(node.description, wordsOf(node.pattern));
+    delete node.pattern;
+  });
 }

@@ -1,6 +1,7 @@
 // The "Provisional elements" list: every `x-provisional` element of the bundle with its decision and reason from
 // spec/DECISIONS.md, plus the decision log's general decisions.
 import { contractModel, type OpenApiDocument, type ProvisionalElement } from '@cls-api/spec';
+import { forEachNode } from './walk.js';
 
 export interface Decision {
   /** `G1`, or an element such as `operation listWmsOrders`, `parameter Size`, `schema Order`. */
@@ -131,25 +132,14 @@ export function addProvisionalBadges(doc: OpenApiDocument): number {
     return isNode(target) && target['x-provisional'] === true;
   };
   let count = 0;
-  const seen = new Set<Node>();
-  const walk = (value: unknown, key: string | undefined): void => {
-    if (Array.isArray(value)) {
-      for (const v of value) walk(v, undefined);
-      return;
-    }
-    if (!isNode(value) || seen.has(value)) return;
-    seen.add(value);
-    // Examples are data, not descriptions of the contract.
-    if (key === 'example' || key === 'examples' || key === 'x-codeSamples') return;
+  const mark = (value: Node): void => {
     const marked = value['x-provisional'] === true;
     const overridesProvisionalRef = typeof value.description === 'string' && provisionalRef(value.$ref);
     if (marked || overridesProvisionalRef) {
       withBadge(value);
       count++;
     }
-    for (const [k, v] of Object.entries(value)) walk(v, k);
   };
-  walk(doc.paths, undefined);
-  walk(doc.components, undefined);
+  forEachNode([doc.paths, doc.components], mark);
   return count;
 }

@@ -3,7 +3,7 @@
 import { loadSpec } from '@cls-api/spec';
 import { Contract } from './contract.js';
 import { curlFor, exampleRequest } from './requests.js';
-import { startMock } from './index.js';
+import { startMock, type MockServer } from './index.js';
 
 const DEFAULT_PORT = 4010;
 
@@ -18,29 +18,20 @@ function portFromEnv(): number {
   return port;
 }
 
-const quiet = process.argv.includes('--quiet');
-const doc = loadSpec();
-console.log(`Starting the mock of ${doc.info.title} ${doc.info.version} (Prism)...`);
-const mock = await startMock({
-  spec: doc,
-  port: portFromEnv(),
-  host: process.env.HOST || '127.0.0.1',
-  ...(quiet ? {} : { onRequest: (line: string) => console.log(`  ${line}`) }),
-});
-
-// The first operation the service itself describes (not a designed one) without path parameters.
-const contract = new Contract(doc);
-const first =
-  contract.operations.find((op) => !op.provisional && op.method === 'get' && op.security.length > 0) ??
-  contract.operations[0]!;
-console.log(`Mock listening on ${mock.url}`);
-console.log(`Try:  ${curlFor(mock.url, exampleRequest(doc, first))}`);
-console.log(`Any documented scenario: add -H "Prefer: example=<name>" (see apps/mock/README.md). Ctrl-C stops.`);
-
-let stopping = false;
+// Ctrl-C is handled from the first line: one that comes while Prism still loads the contract stops it and removes its
+// files too, and the command exits 130 (it was interrupted before it served); once the mock serves, Ctrl-C is
+// its ordinary end, exit 0.
+let mock: MockServer | undefined;
+let stopping: string | undefined;
+const starting = new AbortController();
 const stop = (signal: string) => {
   if (stopping) return;
-  stopping = true;
+  stopping = signal;
+  if (!mock) {
+    console.log(`\n${signal}: stopping the mock before it serves...`);
+    starting.abort();
+    return;
+  }
   console.log(`\n${signal}: stopping the mock...`);
   mock.close().then(
     () => process.exit(0),
@@ -52,3 +43,31 @@ const stop = (signal: string) => {
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+
+const quiet = process.argv.includes('--quiet');
+const port = portFromEnv();
+const doc = loadSpec();
+console.log(`Starting the mock of ${doc.info.title} ${doc.info.version} (Prism)...`);
+try {
+  mock = await startMock({
+    spec: doc,
+    port,
+    host: process.env.HOST || '127.0.0.1',
+    signal: starting.signal,
+    onPrismSpawn: (pid) => console.log(`Prism (process ${pid}) is loading the contract...`),
+    ...(quiet ? {} : { onRequest: (line: string) => console.log(`  ${line}`) }),
+  });
+} catch (err) {
+  if (!starting.signal.aborted) throw err;
+  console.log(`${stopping}: the mock was stopped before it served; Prism and its temporary files are gone.`);
+  process.exit(130);
+}
+
+// The first operation the service itself describes (not a designed one) without path parameters.
+const contract = new Contract(doc);
+const first =
+  contract.operations.find((op) => !op.provisional && op.method === 'get' && op.security.length > 0) ??
+  contract.operations[0]!;
+console.log(`Mock listening on ${mock.url}`);
+console.log(`Try:  ${curlFor(mock.url, exampleRequest(doc, first))}`);
+console.log(`Any documented scenario: add -H "Prefer: example=<name>" (see apps/mock/README.md). Ctrl-C stops.`);

@@ -31,6 +31,10 @@ export interface MockOptions {
   onPrismOutput?: (line: string) => void;
   /** How long Prism may take to start; default 600 s (a guard against a hang: an exit is seen at once). */
   startupTimeoutMs?: number;
+  /** Stops the start (Prism included, nothing left behind); the start then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Told the process id of Prism as soon as it is spawned, before it listens. */
+  onPrismSpawn?: (pid: number) => void;
   /** Shorter slow-client timeouts than `TIMEOUTS` (tests). */
   timeouts?: { headersMs: number; requestMs: number };
 }
@@ -186,6 +190,8 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
   const prismOptions: Parameters<typeof startPrism>[1] = {};
   if (options.startupTimeoutMs !== undefined) prismOptions.startupTimeoutMs = options.startupTimeoutMs;
   if (options.onPrismOutput) prismOptions.onOutput = options.onPrismOutput;
+  if (options.signal) prismOptions.signal = options.signal;
+  if (options.onPrismSpawn) prismOptions.onSpawn = options.onPrismSpawn;
   const engine = new Engine(doc, prismOptions, (line) => options.onPrismOutput?.(line));
   await engine.start();
   const agent = new Agent({ keepAlive: true });
@@ -362,7 +368,9 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
         resolve();
       });
     });
+    options.signal?.throwIfAborted();
   } catch (err) {
+    server.close();
     agent.destroy();
     await engine.close();
     throw err;

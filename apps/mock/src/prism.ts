@@ -23,6 +23,13 @@ export interface PrismOptions {
   startupTimeoutMs?: number;
   /** Receives Prism's own output, line by line. */
   onOutput?: (line: string) => void;
+  /**
+   * Stops a start under way (Ctrl-C while Prism loads the contract): Prism is stopped, its snapshot removed, and the
+   * start rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /** Told the process id of each Prism started, as soon as it is spawned (before it listens). */
+  onSpawn?: (pid: number) => void;
 }
 
 const require = createRequire(import.meta.url);
@@ -70,7 +77,17 @@ function installExitHook(): void {
   });
 }
 
+/** Resolves when `signal` aborts (never, without one). */
+function abortedBy(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
 async function startOnce(documentPath: string, port: number, options: PrismOptions): Promise<PrismProcess> {
+  options.signal?.throwIfAborted();
   // A guard against a Prism that hangs, not a guess at its speed: one that exits is seen at once, and loading the
   // contract took more than two minutes on a two-core machine running two copies of the test suite.
   const startupTimeoutMs = options.startupTimeoutMs ?? 600_000;
@@ -81,6 +98,7 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
   );
   live.add(child);
   installExitHook();
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   const output: string[] = [];
   const onData = (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -104,18 +122,30 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
     hasExited = true;
   });
 
+  const aborted = abortedBy(options.signal);
+  const stopForAbort = async () => {
+    child.kill('SIGTERM');
+    await exited;
+    options.signal!.throwIfAborted();
+  };
   const deadline = Date.now() + startupTimeoutMs;
   for (;;) {
+    if (options.signal?.aborted) await stopForAbort();
     if (hasExited) {
       throw new Error(`Prism exited before listening on port ${port}:\n${output.join('\n')}`);
     }
-    if (await answers(port, Math.max(1, deadline - Date.now()))) break;
+    const listening = await Promise.race([
+      answers(port, Math.max(1, deadline - Date.now())),
+      aborted.then(() => false),
+    ]);
+    if (options.signal?.aborted) await stopForAbort();
+    if (listening) break;
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
       throw new Error(`Prism did not listen on port ${port} within ${startupTimeoutMs} ms:\n${output.join('\n')}`);
     }
     // Poll Prism's port rather than parse its log, whose format is not an interface.
-    await Promise.race([new Promise((r) => setTimeout(r, 150)), exited]);
+    await Promise.race([new Promise((r) => setTimeout(r, 150)), exited, aborted]);
   }
 
   return {

@@ -1,5 +1,7 @@
 // The release, proven against a real registry: a throwaway Verdaccio (its storage in a temp dir, on a spare loopback
-// port), `pnpm release` run in a copy of this working tree (the copy is versioned and tagged, never this checkout),
+// port), and the release workflow's (.github/workflows/release.yml) "Version, publish and tag" and "Push the version
+// commit and the tag" steps run as written in a copy of this working tree (the copy is versioned and tagged, never
+// this checkout), with npm configured as actions/setup-node configures it and a local bare repository as `origin`;
 // then, in a new directory outside the repository, what an integrator does: `npm install @cls-api/client
 // @cls-api/contract-tests @cls-api/mcp` from that registry, the client README's first example against the reference
 // server, `npx cls-contract --help` and `npx cls-mcp --help`.
@@ -27,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { bumpFor, bumpVersion, readChangesets, type Bump } from '../src/changesets.js';
 import { git, publicPackages, repoRoot } from '../src/repo.js';
+import { runStep, runSteps, type Step } from './support/workflows.js';
 
 const run = promisify(execFile);
 
@@ -46,10 +49,12 @@ const root = repoRoot(import.meta.dirname);
 const work = mkdtempSync(join(tmpdir(), 'cls-release-registry-'));
 const copy = join(work, 'repo');
 const consumer = join(work, 'consumer');
+const origin = join(work, 'origin.git');
 const children: ChildProcess[] = [];
 let registry: string;
 let env: NodeJS.ProcessEnv;
 let release: { status: number | null; stdout: string; stderr: string };
+let push: { status: number | null; stdout: string; stderr: string } | undefined;
 let before: { head: string; tags: string; files: Map<string, string> };
 
 /** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
@@ -122,6 +127,17 @@ function copyWorkingTree(): void {
   g(['init', '-q', '-b', 'main']);
   g(['add', '-A']);
   g(['-c', 'user.name=release test', '-c', 'user.email=release@test.invalid', 'commit', '-q', '-m', 'working tree']);
+  // `origin` as a runner's checkout has it: the repository's main, here a bare repository beside the copy.
+  git(work, ['init', '-q', '--bare', '-b', 'main', origin]);
+  g(['remote', 'add', 'origin', origin]);
+  g(['push', '-q', 'origin', 'main']);
+}
+
+/** The release workflow's step of that name. */
+function releaseStep(name: string): Step {
+  const step = runSteps('release.yml').find((s) => s.name === name);
+  if (!step) throw new Error(`release.yml has no step "${name}"`);
+  return step;
 }
 
 beforeAll(async () => {
@@ -188,9 +204,15 @@ beforeAll(async () => {
   };
 
   copyWorkingTree();
-  const r = spawnSync('pnpm', ['release'], { cwd: copy, env, encoding: 'utf8', timeout: 900_000 });
-  release = { status: r.status, stdout: r.stdout, stderr: r.stderr };
-  if (r.status !== 0) console.error(r.stdout, r.stderr);
+  // npm as actions/setup-node (registry-url) leaves it for the job: its own user configuration naming the registry
+  // with the token read from NODE_AUTH_TOKEN, and a placeholder there that the publish step's env must replace.
+  const setupNodeNpmrc = join(work, 'setup-node.npmrc');
+  writeFileSync(setupNodeNpmrc, `//127.0.0.1:${port}/:_authToken=\${NODE_AUTH_TOKEN}\nregistry=${registry}\n`);
+  const { NPM_CONFIG_REGISTRY: _registry, ...job } = env;
+  const jobEnv = { ...job, NPM_CONFIG_USERCONFIG: setupNodeNpmrc, NODE_AUTH_TOKEN: 'XXXXX-XXXXX-XXXXX-XXXXX' };
+  release = runStep(releaseStep('Version, publish and tag'), copy, jobEnv, { NPM_TOKEN: token });
+  if (release.status === 0) push = runStep(releaseStep('Push the version commit and the tag'), copy, jobEnv);
+  else console.error(release.stdout, release.stderr);
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -226,6 +248,18 @@ describe('pnpm release against a throwaway registry', () => {
     expect(published.indexOf(expected.find((p) => p.startsWith('@cls-api/spec@'))!)).toBe(0);
     const version = expected[0]!.split('@').at(-1);
     expect(git(copy, ['tag', '--points-at', 'HEAD'])).toBe(`v${version}`);
+  });
+
+  it('the workflow commits as its bot, and its push step sends the version commit and the tag to origin', () => {
+    expect(push?.status, `${push?.stdout}${push?.stderr}`).toBe(0);
+    const head = git(copy, ['rev-parse', 'HEAD']);
+    expect(git(copy, ['log', '-1', '--format=%an <%ae>'])).toBe(
+      'github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>',
+    );
+    const tag = `v${releasedVersion(root)}`;
+    expect(git(work, ['--git-dir', origin, 'rev-parse', 'main'])).toBe(head);
+    expect(git(work, ['--git-dir', origin, 'cat-file', '-t', tag])).toBe('tag');
+    expect(git(work, ['--git-dir', origin, 'rev-parse', `${tag}^{commit}`])).toBe(head);
   });
 
   it('leaves this checkout as it was: no tag, no change', () => {

@@ -2,7 +2,8 @@
 // passes the workflow linter (action-validator), and each shell step runs as written, in a copy of this checkout
 // (its files as git lists them), with two substitutions a runner needs none of: `npm install -g pnpm@…` checks the
 // pnpm on PATH is that version instead of installing it over the machine's, and the registry is read offline, from
-// the store this checkout was installed from. The steps that cannot run here say why.
+// the store this checkout was installed from. The release's publish and push steps run as written in
+// test/registry.test.ts, against its throwaway registry and a local remote. The steps that cannot run here say why.
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -19,11 +20,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { repoRoot } from '../src/repo.js';
+import { runStep, runSteps, type Step, workflow, workflowsDir } from './support/workflows.js';
 
 const root = repoRoot(import.meta.dirname);
-const workflowsDir = join(root, '.github', 'workflows');
 const pnpmVersion = (
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.split('@')[1]!;
@@ -31,17 +31,6 @@ const validator = join(
   dirname(createRequire(import.meta.url).resolve('@action-validator/cli/package.json')),
   'cli.mjs',
 );
-
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  env?: Record<string, string>;
-}
-type Workflow = { on: unknown; jobs: Record<string, { steps: Step[] }> };
-const workflow = (file: string) => parse(readFileSync(join(workflowsDir, file), 'utf8')) as Workflow;
-const runSteps = (file: string) =>
-  Object.values(workflow(file).jobs).flatMap((j) => (j.steps ?? []).filter((s) => typeof s.run === 'string'));
 
 const work = mkdtempSync(join(tmpdir(), 'cls-workflows-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -86,18 +75,13 @@ exec "${realNpm}" "$@"
   return bin;
 }
 
-function runStep(step: Step, cwd: string, bin: string): void {
-  const res = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run!], {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      PATH: `${bin}:${process.env.PATH ?? ''}`,
-      CI: 'true',
-      npm_config_offline: 'true',
-      TURBO_TELEMETRY_DISABLED: '1',
-    },
-    timeout: 600_000,
+function runAsWritten(step: Step, cwd: string, bin: string): void {
+  const res = runStep(step, cwd, {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    CI: 'true',
+    npm_config_offline: 'true',
+    TURBO_TELEMETRY_DISABLED: '1',
   });
   expect(res.status, `step "${step.name}" exited ${res.status}:\n${res.stdout}${res.stderr}`).toBe(0);
 }
@@ -134,8 +118,8 @@ describe('the workflows', () => {
       'Version, publish and tag',
       'Push the version commit and the tag',
     ]);
-    // Not run here: they publish to npm and push to the repository. test/registry.test.ts runs `pnpm release` as
-    // written against a local registry; the install step is the deploy workflow's, run below.
+    // The publish and push steps run as written in test/registry.test.ts (a throwaway registry, a local remote);
+    // the install step is the deploy workflow's, run below.
     expect(steps[1]!.run).toMatch(/^pnpm release$/m);
     expect(steps[1]!.env?.NODE_AUTH_TOKEN).toMatch(/^\$\{\{ secrets\.NPM_TOKEN \}\}$/);
     expect(steps[2]!.run!.trim()).toBe('git push --follow-tags origin HEAD:main');
@@ -147,7 +131,7 @@ describe('the workflows', () => {
     expect(workflow('deploy-site.yml').on).toMatchObject({ push: { tags: ['v*'] } });
     const checkout = checkoutCopy();
     const bin = npmShim();
-    for (const step of runSteps('deploy-site.yml')) runStep(step, checkout, bin);
+    for (const step of runSteps('deploy-site.yml')) runAsWritten(step, checkout, bin);
     const site = join(checkout, '_site');
     expect(readdirSync(site).sort()).toEqual(['404.html', 'index.html', 'llms-full.txt', 'llms.txt', 'openapi.json']);
     expect(readFileSync(join(site, '404.html'), 'utf8')).toBe(readFileSync(join(site, 'index.html'), 'utf8'));

@@ -7,19 +7,9 @@ import {
   type BulkProgress,
   type BulkRow,
 } from '../src/index.js';
-import { apiError, json, quota429, testClient, type Sent } from './support.js';
+import { apiError, json, orderRow, quota429, testClient, type Sent } from './support.js';
 
 type OrderRow = BulkRow<'registerOrders'>;
-
-const orderRow = (i: number): OrderRow => ({
-  mall_order_no: `MALL-${i}`,
-  mall_product_name: 'Linen shirt, white',
-  product_code: 'SHIRT-LINEN-01',
-  quantity: 1,
-  receiver_name: 'Kim Minji',
-  receiver_phone: '010-1234-5678',
-  receiver_address: '12 Teheran-ro, Gangnam-gu, Seoul',
-});
 
 /**
  * A bulk endpoint that answers one result row per submitted row, in order: every row whose number is divisible by 7

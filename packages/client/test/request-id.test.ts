@@ -4,7 +4,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ApiError, BulkChunkError, QuotaExceededError, apiErrorOf, type BulkRow } from '../src/index.js';
 import { redactBody, redactUrl } from '../src/errors.js';
-import { BASE, apiError, json, managerOrder, page, quota429, testClient } from './support.js';
+import { BASE, apiError, json, managerOrder, orderRow, page, quota429, testClient } from './support.js';
 
 const ID = 'req-7f3c2a9e';
 const withId = (response: Response, id = ID) => {
@@ -58,17 +58,7 @@ describe('request ids', () => {
 
   it("a bulk job's stop carries the failed chunk's request id and prints it", async () => {
     const { client } = testClient(() => withId(apiError(500, 'INTERNAL_ERROR', 'Internal server error.'), 'req-bulk'));
-    const rows: BulkRow<'registerDraftOrders'>[] = [
-      {
-        mall_order_no: 'M-1',
-        mall_product_name: 'Linen shirt',
-        product_code: 'SHIRT-LINEN-01',
-        quantity: 1,
-        receiver_name: 'Kim Minji',
-        receiver_phone: '010-1234-5678',
-        receiver_address: '12 Teheran-ro, Seoul',
-      },
-    ];
+    const rows: BulkRow<'registerDraftOrders'>[] = [orderRow()];
     const err = (await client.bulk.registerDraftOrders(rows).catch((e: unknown) => e)) as BulkChunkError;
     expect(err).toBeInstanceOf(BulkChunkError);
     expect(err.requestId).toBe('req-bulk');

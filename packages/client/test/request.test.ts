@@ -2,26 +2,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient } from '../src/index.js';
 import { CallRequest } from '../src/request.js';
-import { BASE, json, page } from './support.js';
+import { BASE, json, orderRow, page } from './support.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
 
 const ok = () => json(200, page([], 1, 0));
-const draftBody = {
-  orders: [
-    {
-      mall_order_no: 'M-1',
-      mall_product_name: 'Linen shirt',
-      product_code: 'SHIRT-LINEN-01',
-      quantity: 1,
-      receiver_name: 'Kim Minji',
-      receiver_phone: '010-1234-5678',
-      receiver_address: '12 Teheran-ro, Seoul',
-    },
-  ],
-};
+const draftBody = { orders: [orderRow()] };
 
 describe('the request openapi-fetch builds', () => {
   it("goes to the platform's fetch as a URL and init, so that fetch builds the only Request", async () => {

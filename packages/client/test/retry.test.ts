@@ -8,6 +8,7 @@ import {
   gateway429,
   json,
   managerOrder,
+  orderRow,
   page,
   quota429,
   sequence,
@@ -16,15 +17,7 @@ import {
 
 const ok = () => json(200, page([managerOrder(1)], 1, 1));
 const bulkOk = () => json(200, { success: true, data: { created_count: 1, failed_count: 0, drafts: [] } });
-const row = {
-  mall_order_no: 'MALL-A-1',
-  mall_product_name: 'Linen shirt, white',
-  product_code: 'SHIRT-LINEN-01',
-  quantity: 1,
-  receiver_name: 'Kim Minji',
-  receiver_phone: '010-1234-5678',
-  receiver_address: '12 Teheran-ro, Gangnam-gu, Seoul',
-};
+const row = orderRow();
 
 describe('backoff', () => {
   const opts = (random: number, over: Partial<ReturnType<typeof resolveRetry>> = {}) => ({

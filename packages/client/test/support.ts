@@ -1,5 +1,5 @@
 // A fake fetch and a virtual clock, so that every behaviour is tested without a network and without waiting.
-import { createClient, type ClientOptions } from '../src/index.js';
+import { type BulkRow, createClient, type ClientOptions } from '../src/index.js';
 import type { Timers } from '../src/timers.js';
 
 export const BASE = 'https://api.test.example';
@@ -80,6 +80,17 @@ export const managerOrder = (n: number) => ({
   mall_product_name: `Product ${n}`,
   order_status_code: 10,
   registered_date: '2026-11-20 09:12:45',
+});
+
+/** An order row as the bulk order operations take it (`registerOrders`, `registerDraftOrders`), numbered `n`. */
+export const orderRow = (n = 1): BulkRow<'registerOrders'> & BulkRow<'registerDraftOrders'> => ({
+  mall_order_no: `MALL-${n}`,
+  mall_product_name: 'Linen shirt, white',
+  product_code: 'SHIRT-LINEN-01',
+  quantity: 1,
+  receiver_name: 'Kim Minji',
+  receiver_phone: '010-1234-5678',
+  receiver_address: '12 Teheran-ro, Gangnam-gu, Seoul',
 });
 
 /** A clock that only moves when the client sleeps (or the test says so), recording every sleep. */

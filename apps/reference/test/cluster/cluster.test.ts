@@ -4,61 +4,42 @@
 import { type RunningRedis, startRedis } from '@cls-api/test-servers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli.js';
 import type { Cluster } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
+import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
 import { newPostgresDatabase } from '../support/engines.js';
 
 const limits = contract().limits;
 const QUOTA = limits.testKeyMonthlyQuota;
 
-interface Topology {
-  base_url: string;
-  instances: string[];
-  accounts: Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }> }>;
-}
-
 let redis: RunningRedis;
+let started: StartedCluster;
 let cluster: Cluster;
-let stop: () => Promise<void>;
-let topology: Topology;
+let topology: ClusterTopology;
 let database: string;
 
 beforeAll(async () => {
   redis = await startRedis();
   database = await newPostgresDatabase();
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(['cluster', '--instances', '3', '--json'], {
-    // Exact counts, not a slow Redis, are what this file checks: a loaded machine can keep one command waiting past
-    // the 1 s default behind a thousand others (redis-faults.test.ts covers the timeout itself).
-    env: {
-      ...process.env,
-      DATABASE: database,
-      REDIS_URL: redis.url,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      REDIS_COMMAND_TIMEOUT_MS: '60000',
-    },
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    handleSignals: false,
-    onCluster: (c, s) => {
-      cluster = c;
-      stop = s;
-    },
+  // Exact counts, not a slow Redis, are what this file checks: a loaded machine can keep one command waiting past
+  // the 1 s default behind a thousand others (redis-faults.test.ts covers the timeout itself).
+  started = await startCluster(3, {
+    ...process.env,
+    DATABASE: database,
+    REDIS_URL: redis.url,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    REDIS_COMMAND_TIMEOUT_MS: '60000',
   });
-  expect(code, err.join('\n')).toBe(0);
-  topology = JSON.parse(out.join('')) as Topology;
+  ({ cluster, topology } = started);
 }, 600_000);
 
 afterAll(async () => {
-  await stop?.();
+  await started?.stop();
   await redis?.stop();
 });
 
-const keyOf = (area: string) =>
-  topology.accounts[0]!.api_keys.find((k) => k.area === area && k.env === 'test')!.api_key;
+const keyOf = (area: string) => testKey(topology, area);
 
 function get(path: string, apiKey: string, address: string): Promise<Response> {
   return fetch(`${topology.base_url}${path}`, {
@@ -80,7 +61,7 @@ describe('cls-reference cluster', () => {
     // A second account, so the other tests' calls do not count; every call from its own forwarded address, so that
     // only the quota can refuse it.
     const accountId = topology.accounts[1]!.account_id;
-    const key = topology.accounts[1]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+    const key = testKey(topology, 'wms', 1);
     expect(accountId).toBeDefined();
     const statuses = await Promise.all(
       Array.from({ length: 1200 }, (_, i) =>
@@ -118,7 +99,7 @@ describe('cls-reference cluster', () => {
   it('kill -9 of one instance during a stream of bulk drafts: every acknowledged row is stored, the others keep serving', {
     timeout: 600_000,
   }, async () => {
-    const key = topology.accounts[0]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+    const key = testKey(topology, 'wms');
     const products = (await (await get('/v3/wms/products?size=1', key, '192.0.2.10')).json()) as {
       data: Array<{ product_code: string }>;
     };

@@ -7,57 +7,38 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClusterServers, runCli } from '../../src/cli.js';
+import type { ClusterServers } from '../../src/cli.js';
 import { type Cluster, RESTARTS } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { MAX_HEADER_BYTES } from '../../src/server.js';
+import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
 
 const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 const spec = contract();
 
-interface Topology {
-  base_url: string;
-  admin: string;
-  env_file: string;
-  accounts: Array<{ account_id: string; api_keys: Array<{ area: string; env: string; api_key: string }> }>;
-}
-
+let started: StartedCluster;
 let cluster: Cluster;
-let stop: () => Promise<void>;
 let own: ClusterServers;
-let topology: Topology;
+let topology: ClusterTopology;
+let reported: string[];
 let dataDir: string;
-const reported: string[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'cls-cluster-ops-'));
-  const out: string[] = [];
-  const env: Record<string, string | undefined> = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn', DATA_DIR: dataDir };
   delete env.DATABASE;
   delete env.REDIS_URL;
-  const code = await runCli(['cluster', '--instances', '1', '--json'], {
-    env,
-    stdout: (t) => out.push(t),
-    // With --json the progress and the supervision's reports go to stderr.
-    stderr: (t) => reported.push(t),
-    handleSignals: false,
-    onCluster: (c, s, servers) => {
-      cluster = c;
-      stop = s;
-      own = servers;
-    },
-  });
-  expect(code, reported.join('\n')).toBe(0);
-  topology = JSON.parse(out.join('')) as Topology;
+  started = await startCluster(1, env);
+  ({ cluster, own, topology, reported } = started);
 }, 600_000);
 
 afterAll(async () => {
-  await stop?.();
+  await started?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const key = (n: number) => topology.accounts[n]!.api_keys.find((k) => k.area === 'wms' && k.env === 'test')!.api_key;
+const key = (n: number) => testKey(topology, 'wms', n);
 const port = () => Number(new URL(topology.base_url).port);
 
 async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
