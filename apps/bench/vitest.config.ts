@@ -1,13 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
+export default defineConfig(
+  packageTestConfig({
     globalSetup: ['test/global-setup.ts'],
-    // The root test summary adds up every package's reports/vitest.json.
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
     // The smoke run starts Prism, which takes seconds on a loaded 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 300_000,
-  },
-});
+  }),
+);

@@ -1,13 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // The root test summary adds up every package's reports/vitest.json.
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
+export default defineConfig(
+  packageTestConfig({
     // Optic's comparison and the registry round trip each take seconds to minutes on a loaded 2-core machine.
     testTimeout: 240_000,
     hookTimeout: 900_000,
     fileParallelism: false,
-  },
-});
+  }),
+);

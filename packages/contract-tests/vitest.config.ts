@@ -1,13 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
+export default defineConfig(
+  packageTestConfig({
     globalSetup: ['test/global-setup.ts'],
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
     testTimeout: 120_000,
     hookTimeout: 180_000,
     // Each file starts servers and sends paced requests; two cores are shared with the other packages' tests.
     fileParallelism: false,
-  },
-});
+  }),
+);

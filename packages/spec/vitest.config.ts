@@ -1,13 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
+export default defineConfig(
+  packageTestConfig({
     globalSetup: ['test/global-setup.ts'],
-    // The root test summary adds up every package's reports/vitest.json.
-    reporters: ['default', 'json'],
-    outputFile: { json: 'reports/vitest.json' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-  },
-});
+  }),
+);

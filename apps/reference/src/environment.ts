@@ -18,7 +18,7 @@ export function isEnvironment(value: unknown): value is Environment {
 
 /**
  * What a domain handler receives: the generated `HandlerContext` plus the environment of the credential, which the
- * generated stubs do not know of. The framework builds it from the authenticated credential (`src/server.ts`).
+ * generated stubs do not know of. The framework builds it from the authenticated credential (`src/assembly/routes.ts`).
  */
 export interface RequestContext extends HandlerContext {
   environment: Environment;

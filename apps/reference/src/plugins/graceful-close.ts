@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
- * How the server closes (`app.close()`, which SIGTERM/SIGINT call: src/server.ts). New connections are refused
+ * How the server closes (`app.close()`, which SIGTERM/SIGINT call: src/assembly/shutdown.ts). New connections are refused
  * at once and idle kept-alive ones closed (Node's `server.close`). Requests already in flight finish normally, and
  * so do requests that arrive meanwhile on a connection that was busy (Fastify serves them; 503 is not a contract
  * status, so `return503OnClosing` is off); every response sent while closing carries `Connection: close`, and each

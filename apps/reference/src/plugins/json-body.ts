@@ -104,7 +104,7 @@ export const jsonBody = fp<JsonBodyOptions>(
     );
 
     // The operation's own limit, so a route whose body is small (the public token request) cannot be made to read
-    // and parse megabytes; the route's bodyLimit (src/server.ts) bounds a chunked body the same way as it arrives.
+    // and parse megabytes; the route's bodyLimit (src/assembly/routes.ts) bounds a chunked body the same way as it arrives.
     app.addHook('onRequest', async function refuseOversizedBody(request, reply) {
       const declared = request.headers['content-length'];
       if (declared === undefined || !/^\d+$/.test(declared)) return;

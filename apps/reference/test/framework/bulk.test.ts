@@ -3,9 +3,7 @@
 import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
+import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.js';
 
 // The row limit comes from the contract (maxItems of each bulk body's row array, wherever along its `$ref`s the
 // contract states it), not from this test.
@@ -49,7 +47,7 @@ async function orderCount(): Promise<number> {
 // Bulk requests are one transaction of the store: the same rules on each engine (test/support/engines.ts).
 describe.each(ENGINES)('on %s', (engine) => {
   beforeAll(async () => {
-    s = await startTestServer({ env: FAST, engine });
+    s = await startTestServer({ env: LIMITS_OFF, engine });
     const seller = await s.account();
     wms = await s.key(seller, 'wms');
     manager = await s.key(seller, 'manager');

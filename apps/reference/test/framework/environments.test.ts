@@ -3,14 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DemoSummary } from '../../src/domain/index.js';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
-const FAST = {
-  GATEWAY_RATE_PER_SECOND: '1000000',
-  GATEWAY_BURST: '1000000',
-  MCP_RATE_PER_SECOND: '1000000',
-  MCP_BURST: '1000000',
-};
 const clock = new TestClock('2026-11-20T01:00:00Z'); // 10:00 in Seoul
 let s: TestServer;
 let seller: string;
@@ -18,7 +12,7 @@ let keys: Record<'test' | 'live', { wms: string; manager: string; cam: string }>
 
 beforeEach(async () => {
   clock.set('2026-11-20T01:00:00Z');
-  s = await startTestServer({ clock: clock.now, env: FAST });
+  s = await startTestServer({ clock: clock.now, env: LIMITS_OFF });
   seller = await s.account({ paid: true });
   keys = {
     test: {

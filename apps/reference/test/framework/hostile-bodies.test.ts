@@ -4,15 +4,9 @@ import { MAX_JSON_DEPTH } from '@cls-api/server';
 import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
-import { startTestServer, type TestServer, sqliteOf } from '../support/server.js';
+import { LIMITS_OFF, sqliteOf, startTestServer, type TestServer } from '../support/server.js';
 import { contract } from '../../src/contract-facts.js';
 
-const FAST = {
-  GATEWAY_RATE_PER_SECOND: '1000000',
-  GATEWAY_BURST: '1000000',
-  MCP_RATE_PER_SECOND: '1000000',
-  MCP_BURST: '1000000',
-};
 /** The contract's `Text`: one line, no control characters. */
 const TEXT = /^[^\x00-\x1F\x7F]{0,1000}$/;
 
@@ -33,7 +27,7 @@ const row = (i: number) => ({
 const drafts = () => (sqliteOf(s.app).prepare('SELECT count(*) AS n FROM draft_orders').get() as { n: number }).n;
 
 beforeAll(async () => {
-  s = await startTestServer({ env: FAST });
+  s = await startTestServer({ env: LIMITS_OFF });
   wms = await s.key(await s.account(), 'wms');
   port = Number(new URL(s.baseUrl).port);
 });
@@ -258,7 +252,7 @@ describe('the body limit is what the contract needs', () => {
   });
 
   it('a body that grows past the limit without a Content-Length (chunked) is refused too', async () => {
-    const small = await startTestServer({ env: { ...FAST, BODY_LIMIT_BYTES: '2048' } });
+    const small = await startTestServer({ env: { ...LIMITS_OFF, BODY_LIMIT_BYTES: '2048' } });
     try {
       const key = await small.key(await small.account(), 'wms');
       const connection = await RawConnection.open(Number(new URL(small.baseUrl).port));

@@ -2,9 +2,8 @@
 // and Hangul included, percent-encoded as UTF-8 in a path. Over real HTTP, so the router's decoding is what is tested.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
 // The designed bound of an Identifier, read from the contract (the server enforces it: it is our design).
 const MAX = (loadSpec().components!.schemas!.Identifier as { maxLength: number }).maxLength;
 const CODES = ['SKU.001', '셔츠-01', 'A/B 01', 'a%2F', '50% off', 'x?y#z', '...', 'ü'.repeat(MAX), '셔'.repeat(MAX)];
@@ -16,7 +15,7 @@ const codeOf = (r: TestResponse) => [r.status, r.body.error?.code];
 const enc = encodeURIComponent;
 
 beforeAll(async () => {
-  s = await startTestServer({ env: FAST });
+  s = await startTestServer({ env: LIMITS_OFF });
   const seller = await s.account();
   wms = await s.key(seller, 'wms');
   manager = await s.key(seller, 'manager');

@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HEADER_BYTES } from '../../src/server.js';
 import { expectEnvelope, RawConnection, rawRequest } from '../support/raw.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
 let port: number;
 let wms: string;
 
 beforeAll(async () => {
-  s = await startTestServer({ env: { GATEWAY_RATE_PER_SECOND: '100000', GATEWAY_BURST: '100000' } });
+  s = await startTestServer({ env: LIMITS_OFF });
   port = Number(new URL(s.baseUrl).port);
   wms = await s.key(await s.account(), 'wms');
 });

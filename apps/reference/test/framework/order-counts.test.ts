@@ -9,9 +9,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { ENGINES, type EngineName, newPostgresDatabase } from '../support/engines.js';
-import { startTestServer, type TestServer } from '../support/server.js';
-
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
+import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.js';
 
 const servers: TestServer[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -27,8 +25,8 @@ type Query = <T>(sql: string) => Promise<T[]>;
 async function twoInstances(engine: EngineName): Promise<{ a: TestServer; b: TestServer; query: Query }> {
   if (engine === 'postgres') {
     const url = await newPostgresDatabase();
-    const a = await startTestServer({ databaseUrl: url, env: FAST });
-    const b = await startTestServer({ databaseUrl: url, env: FAST });
+    const a = await startTestServer({ databaseUrl: url, env: LIMITS_OFF });
+    const b = await startTestServer({ databaseUrl: url, env: LIMITS_OFF });
     servers.push(a, b);
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     cleanups.push(() => pool.end());
@@ -36,8 +34,8 @@ async function twoInstances(engine: EngineName): Promise<{ a: TestServer; b: Tes
   }
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-counts-'));
   const file = join(dir, 'orders.db');
-  const a = await startTestServer({ db: openDatabase(file), closeDb: true, env: FAST });
-  const b = await startTestServer({ db: openDatabase(file), closeDb: true, env: FAST });
+  const a = await startTestServer({ db: openDatabase(file), closeDb: true, env: LIMITS_OFF });
+  const b = await startTestServer({ db: openDatabase(file), closeDb: true, env: LIMITS_OFF });
   servers.push(a, b);
   const reader = openDatabase(file);
   cleanups.push(() => {

@@ -15,14 +15,7 @@ import { PgEngine } from '../../src/store/pg-engine.js';
 import { TestClock } from '../support/clock.js';
 import { newPostgresDatabase } from '../support/engines.js';
 import { POSTGRES_PASSWORD as PG_PASSWORD } from '@cls-api/test-servers';
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
-
-const FAST = {
-  GATEWAY_RATE_PER_SECOND: '1000000',
-  GATEWAY_BURST: '1000000',
-  MCP_RATE_PER_SECOND: '1000000',
-  MCP_BURST: '1000000',
-};
+import { LIMITS_OFF, startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
 
 const servers: TestServer[] = [];
 const pools: pg.Pool[] = [];
@@ -42,7 +35,7 @@ afterEach(async () => {
 async function instance(url: string, env: Record<string, string> = {}, clock?: TestClock): Promise<TestServer> {
   const s = await startTestServer({
     databaseUrl: url,
-    env: { ...FAST, ...env },
+    env: { ...LIMITS_OFF, ...env },
     ...(clock ? { clock: clock.now } : {}),
   });
   servers.push(s);
@@ -476,7 +469,7 @@ describe('kill -9 on PostgreSQL', () => {
     const url = await newPostgresDatabase();
     const env = {
       ...process.env,
-      ...FAST,
+      ...LIMITS_OFF,
       DATABASE: url,
       PORT: '0',
       HOST: '127.0.0.1',

@@ -2,9 +2,9 @@
 // on every operation of the contract that has one, over real HTTP: never 200 on `1e1` or `Infinity`, never 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, operations, resolvePointer, type OperationInfo, type ParameterInfo } from '@cls-api/spec';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000', TEST_KEY_MONTHLY_QUOTA: '1000000' };
+const OPEN = { ...LIMITS_OFF, TEST_KEY_MONTHLY_QUOTA: '1000000' };
 const doc = loadSpec();
 const SYNTAX = new RegExp((doc.info['x-limits'] as { query_integer_syntax: string }).query_integer_syntax, 'u');
 
@@ -54,7 +54,7 @@ let credentials: Record<string, { apiKey?: string; bearer?: string }>;
 const codeOf = (r: TestResponse) => [r.status, r.body.error?.code];
 
 beforeAll(async () => {
-  s = await startTestServer({ env: FAST });
+  s = await startTestServer({ env: OPEN });
   const seller = await s.account();
   const token = await s.token(seller);
   credentials = {

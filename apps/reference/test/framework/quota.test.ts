@@ -2,15 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contract } from '../../src/contract-facts.js';
 import { TestClock } from '../support/clock.js';
 import { ENGINES, type EngineName } from '../support/engines.js';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
-// Lifted gateway limits: these tests are about the monthly quota, and send more than 50 requests at once.
-const FAST = {
-  GATEWAY_RATE_PER_SECOND: '1000000',
-  GATEWAY_BURST: '1000000',
-  MCP_RATE_PER_SECOND: '1000000',
-  MCP_BURST: '1000000',
-};
 const QUOTA = contract().limits.testKeyMonthlyQuota;
 // 12:00 on 20 November 2026 in Seoul; the quota resets at 00:00 on 1 December Seoul time = 15:00 UTC on 30 November.
 const NOW = '2026-11-20T03:00:00Z';
@@ -27,7 +20,7 @@ let engine: EngineName = 'sqlite';
 
 async function start(env: Record<string, string> = {}): Promise<TestServer> {
   clock.set(NOW);
-  s = await startTestServer({ clock: clock.now, env: { ...FAST, ...env }, engine });
+  s = await startTestServer({ clock: clock.now, env: { ...LIMITS_OFF, ...env }, engine });
   return s;
 }
 

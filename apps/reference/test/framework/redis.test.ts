@@ -14,7 +14,7 @@ import { createDomain } from '../../src/domain/index.js';
 import { assembleApp } from '../../src/server.js';
 import { openDatabase } from '../../src/store/db.js';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, storedRows, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, storedRows, type TestResponse, type TestServer } from '../support/server.js';
 import type { SqlStorage } from '../../src/store/storage.js';
 
 const limits = contract().limits;
@@ -129,12 +129,11 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
 
 describe('monthly quota with REDIS_URL: one counter per account for every instance', () => {
   const QUOTA = contract().limits.testKeyMonthlyQuota;
-  const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
 
   it('1,200 concurrent test-key calls of one account spread over three instances: exactly 1,000 succeed', {
     timeout: 600_000,
   }, async () => {
-    const [a, b, c] = await instances(3, { REDIS_URL: redis.url, ...FAST });
+    const [a, b, c] = await instances(3, { REDIS_URL: redis.url, ...LIMITS_OFF });
     const seller = await a!.account();
     const keys = [await a!.key(seller, 'wms'), await a!.key(seller, 'manager'), await a!.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/mcp/tools'];
@@ -158,7 +157,7 @@ describe('monthly quota with REDIS_URL: one counter per account for every instan
   });
 
   it('admin quota reset with REDIS_URL gives the allowance back on every instance', async () => {
-    const [a, b] = await instances(2, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const [a, b] = await instances(2, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...LIMITS_OFF });
     const seller = await a!.account();
     const key = await a!.key(seller, 'wms');
     expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
@@ -183,7 +182,6 @@ describe('monthly quota with REDIS_URL: one counter per account for every instan
 });
 
 describe('admin quota reset where the servers count elsewhere', () => {
-  const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
   const reset = async (seller: string, env: Record<string, string>) => {
     const out: string[] = [];
     const err: string[] = [];
@@ -197,7 +195,7 @@ describe('admin quota reset where the servers count elsewhere', () => {
   };
 
   it('without REDIS_URL on a deployment that counts in Redis: refused, exit 2, naming the Redis; nothing claims success', async () => {
-    const [a] = await instances(1, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const [a] = await instances(1, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...LIMITS_OFF });
     const seller = await a!.account();
     const key = await a!.key(seller, 'wms');
     await a!.get('/v3/wms/suppliers', { apiKey: key });
@@ -215,7 +213,7 @@ describe('admin quota reset where the servers count elsewhere', () => {
   });
 
   it('with REDIS_URL on a deployment that counts in the database: refused too', async () => {
-    const [a] = await instances(1, { TEST_KEY_MONTHLY_QUOTA: '2', ...FAST });
+    const [a] = await instances(1, { TEST_KEY_MONTHLY_QUOTA: '2', ...LIMITS_OFF });
     const seller = await a!.account();
     const refused = await reset(seller, { REDIS_URL: redis.url });
     expect(refused.code).toBe(2);

@@ -130,4 +130,18 @@ describe('graceful shutdown of the serve process', () => {
     await stuck.closed;
     expect(await served.exited).toBe(1);
   });
+
+  it('a second signal while requests are still running exits 1 at once, without waiting for the grace period', async () => {
+    const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
+    const stuck = await RawConnection.open(served.port);
+    stuck.write(
+      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\nContent-Length: 50\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    expect((await stuck.next())?.status).toBe(100);
+    child!.kill('SIGTERM');
+    await refusesConnections(served.port);
+    // The body never comes and the grace period is ten minutes: only the second signal can end the process now.
+    child!.kill('SIGINT');
+    expect(await served.exited).toBe(1);
+  });
 });

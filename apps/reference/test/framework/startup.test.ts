@@ -147,6 +147,26 @@ describe('configuration from the environment', () => {
     expect((error as Error).message).toContain('invalid configuration');
   });
 
+  it('a number is read as its digits are written: no hex, exponent, Infinity or digits past what it can hold', () => {
+    const problemsOf = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+    };
+    for (const value of ['0x10', '1e3', '-1', '+5', '5.0', 'Infinity', '9'.repeat(16)])
+      expect(problemsOf({ PORT: value }), value).toEqual([`PORT must be an integer from 0 to 65535, got "${value}"`]);
+    for (const value of ['Infinity', '1e400', '9'.repeat(400), '0x100', '.5'])
+      expect(problemsOf({ GATEWAY_BURST: value })[0], value).toMatch(/^GATEWAY_BURST must be a number of at least/);
+    expect(loadConfig({ PORT: ' 8080 ', SHUTDOWN_GRACE_MS: `${'0'.repeat(20)}1`, MCP_BURST: '  ' })).toMatchObject({
+      port: 8080,
+      shutdownGraceMs: 1,
+      mcpBurst: contract().limits.gatewayMcp.burst,
+    });
+  });
+
   it('production needs JWT_SECRET; operator commands do not', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required when NODE_ENV=production/);
     expect(loadConfig({ NODE_ENV: 'production' }, undefined, { needsJwtSecret: false }).production).toBe(true);

@@ -3,9 +3,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSpec, operations } from '@cls-api/spec';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, type TestResponse, type TestServer } from '../support/server.js';
+import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
-const FAST = { GATEWAY_RATE_PER_SECOND: '1000000', GATEWAY_BURST: '1000000' };
 const doc = loadSpec();
 const DATE_TIME = new RegExp((doc.components!.schemas!.DateTime as { pattern: string }).pattern, 'u');
 const deadline = (doc.info['x-limits'] as { return_withdrawal_deadline: string }).return_withdrawal_deadline;
@@ -23,7 +22,7 @@ afterEach(async () => {
 
 async function start(at: string): Promise<TestServer> {
   clock.set(seoul(at));
-  s = await startTestServer({ clock: clock.now, env: FAST });
+  s = await startTestServer({ clock: clock.now, env: LIMITS_OFF });
   wms = await s.key(await s.account(), 'wms');
   return s;
 }

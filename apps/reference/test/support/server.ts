@@ -16,6 +16,17 @@ import { contractProblems } from './contract.js';
 
 export const TEST_JWT_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
+/**
+ * The gateway's per-address limits lifted, both tiers: for tests about something else (the quota, bodies, times,
+ * counts) that send more requests at once than a burst allows, often from one address.
+ */
+export const LIMITS_OFF: Readonly<Record<string, string>> = {
+  GATEWAY_RATE_PER_SECOND: '1000000',
+  GATEWAY_BURST: '1000000',
+  MCP_RATE_PER_SECOND: '1000000',
+  MCP_BURST: '1000000',
+};
+
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     DATABASE: ':memory:',

@@ -1,0 +1,93 @@
+// One request through the front server: refused here (refusals.ts), or its Prefer resolved against the contract,
+// passed to Prism (forward.ts) and Prism's answer kept inside the contract (shape.ts); one log line each.
+import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
+import type { Contract } from './contract.js';
+import type { Engine } from './engine.js';
+import { forward } from './forward.js';
+import { MAX_BODY_BYTES, pathOf, readBody, refuseBody, refuseTarget, tooLarge } from './refusals.js';
+import {
+  errorResponse,
+  formatPrefer,
+  parsePrefer,
+  resolvePrefer,
+  type RequestFacts,
+  type ShapedResponse,
+  shapeResponse,
+} from './shape.js';
+
+export function send(res: ServerResponse, shaped: ShapedResponse): void {
+  res.writeHead(shaped.status, { ...shaped.headers, 'content-length': String(shaped.body.length) });
+  res.end(shaped.body);
+}
+
+export interface HandlerInputs {
+  contract: Contract;
+  engine: Engine;
+  agent: Agent;
+  onRequest: ((line: string) => void) | undefined;
+}
+
+export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { contract, engine, agent, onRequest } = inputs;
+  const restarting = (op?: RequestFacts['op']) =>
+    errorResponse(
+      contract,
+      'internal',
+      "Mock: the mock's engine (Prism) stopped and is being restarted; retry in a moment.",
+      op,
+    );
+
+  /** Prism's answer, kept inside the contract; the envelope when Prism is down or dies under the request. */
+  const fromPrism = async (req: IncomingMessage, facts: RequestFacts, body: Buffer, prefer: string | undefined) => {
+    const port = engine.port;
+    if (port === undefined) return restarting(facts.op);
+    try {
+      return shapeResponse(contract, facts, await forward(agent, req, port, body, prefer));
+    } catch (err) {
+      // Prism died under this very request, or between the check and the call.
+      return engine.port === port && !/ECONNREFUSED|ECONNRESET|socket hang up/.test((err as Error).message)
+        ? errorResponse(contract, 'internal', `Mock: Prism did not answer: ${(err as Error).message}`, facts.op)
+        : restarting(facts.op);
+    }
+  };
+
+  return async (req, res) => {
+    const method = req.method ?? 'GET';
+    const path = pathOf(req.url);
+    const refused = refuseTarget(contract, method, path);
+    if (refused) {
+      req.resume();
+      send(res, refused);
+      onRequest?.(`${method} ${req.url} -> ${refused.status} (${refused.rewritten})`);
+      return;
+    }
+    const pathname = path!;
+    const matched = contract.match(method, pathname);
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      // Refused before a byte of the body is read: waiting for gigabytes that may never come holds the connection.
+      res.setHeader('connection', 'close');
+      send(res, tooLarge(contract, matched?.route.op));
+      return;
+    }
+    const facts: RequestFacts = { method, pathname, headers: req.headers, prefer: parsePrefer(req.headers.prefer) };
+    if (matched) facts.op = matched.route.op;
+    const body = await readBody(req);
+    let shaped = refuseBody(contract, body, facts.op);
+    if (!shaped) {
+      let prefer = req.headers.prefer;
+      if (facts.op && (facts.prefer.code !== undefined || facts.prefer.example !== undefined)) {
+        const resolved = resolvePrefer(contract, facts.op, facts.prefer);
+        if ('error' in resolved) shaped = errorResponse(contract, 'invalid', resolved.error, facts.op);
+        else {
+          facts.prefer = resolved.prefer;
+          prefer = formatPrefer(resolved.prefer);
+        }
+      }
+      shaped ??= await fromPrism(req, facts, body as Buffer, Array.isArray(prefer) ? prefer.join(', ') : prefer);
+    }
+    send(res, shaped);
+    onRequest?.(
+      `${method} ${req.url} -> ${shaped.status}${shaped.example ? ` ${shaped.example}` : ''}${shaped.rewritten ? ` (${shaped.rewritten})` : ''}`,
+    );
+  };
+}

@@ -1,0 +1,74 @@
+// What the front server answers itself, before Prism sees the request: what Prism cannot take safely (a target that
+// is not a path, a malformed percent escape, an unknown route) and bodies it would misread (too large, not UTF-8,
+// nested too deep). Each answer is the contract's error envelope.
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
+import type { Contract } from './contract.js';
+import { errorResponse, type ShapedResponse, unknownRoute } from './shape.js';
+
+type Operation = Parameters<typeof errorResponse>[3];
+
+/**
+ * Largest request body the mock takes: what Prism behind it reads (its body parser stops at 10 MiB), above the
+ * 1,000-row bulk limit. The front server refuses a larger one itself, in the envelope, from its Content-Length.
+ */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** The path of an origin-form request target (`/a?b` is `/a`), without `new URL`, which throws on `//[`. */
+export function pathOf(target: string | undefined): string | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
+}
+
+/** The answer to a request target Prism must not see: not a path, a malformed escape, or no route of the contract. */
+export function refuseTarget(
+  contract: Contract,
+  method: string,
+  pathname: string | undefined,
+): ShapedResponse | undefined {
+  if (pathname === undefined)
+    return errorResponse(contract, 'invalid', 'The request target must be a path that starts with /.');
+  try {
+    decodeURIComponent(pathname);
+  } catch {
+    return errorResponse(
+      contract,
+      'invalid',
+      'The path has a malformed percent escape: each % must start two hex digits, and the bytes must be UTF-8.',
+      contract.match(method, pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))?.route.op,
+    );
+  }
+  return contract.match(method, pathname) ? undefined : unknownRoute(contract, method, pathname);
+}
+
+export function tooLarge(contract: Contract, op: Operation): ShapedResponse {
+  return errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, op);
+}
+
+/** Reads the body, keeping none of it past MAX_BODY_BYTES. */
+export function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let large = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) large = true;
+      else chunks.push(chunk);
+    });
+    req.once('end', () => resolve(large ? 'too-large' : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+/** The answer to a body Prism would misread, or undefined for one it may have. */
+export function refuseBody(contract: Contract, body: Buffer | 'too-large', op: Operation): ShapedResponse | undefined {
+  if (body === 'too-large') return tooLarge(contract, op);
+  // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
+  if (!isUtf8(body)) return errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', op);
+  if (exceedsJsonDepth(body))
+    return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
+  return undefined;
+}

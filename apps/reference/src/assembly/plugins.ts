@@ -1,0 +1,79 @@
+// The server's plugins (src/plugins/) in their order. Order matters: CORS answers preflights before anything counts
+// them; the connection limit and the gateway limit count every other request; a declared body over the limit is
+// refused before auth; auth establishes the caller; the quota counts authenticated test-key calls; the envelope wraps
+// successes; error mapping answers failures; graceful close marks the responses sent while closing; in strict-contract
+// mode every response is checked last.
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { JwtIssuer } from '../auth/jwt.js';
+import type { Config } from '../config.js';
+import type { Contract } from '../contract-facts.js';
+import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from '../limits/gateway-buckets.js';
+import { auth } from '../plugins/auth.js';
+import { connectionLimit } from '../plugins/connection-limit.js';
+import { contractCheck } from '../plugins/contract-check.js';
+import { cors } from '../plugins/cors.js';
+import { envelope } from '../plugins/envelope.js';
+import { errorMapping } from '../plugins/error-mapping.js';
+import { gatewayRateLimit } from '../plugins/gateway-rate-limit.js';
+import { gracefulClose } from '../plugins/graceful-close.js';
+import { incompleteRequests } from '../plugins/incomplete-requests.js';
+import { jsonBody } from '../plugins/json-body.js';
+import { quota } from '../plugins/quota.js';
+import type { AccountStore, UsageCounters } from '../store/interface.js';
+
+export interface PluginInputs {
+  config: Config;
+  spec: Contract;
+  accounts: AccountStore;
+  usageCounters: UsageCounters;
+  jwt: JwtIssuer;
+  redis: Redis | undefined;
+  /** Strict-contract mode's record of what the contract does not allow. */
+  violations: string[];
+}
+
+export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs): Promise<void> {
+  const { config, spec, accounts, usageCounters, jwt, redis, violations } = inputs;
+  await app.register(cors, {
+    origins: config.corsOrigins,
+    operations: spec.operations,
+    credentialHeaders: spec.credentialHeaders,
+    declaredResponseHeaders: spec.declaredResponseHeaders,
+  });
+  await app.register(connectionLimit, {
+    maxPerAddress: config.maxConnectionsPerAddress,
+    trustedProxies: config.trustedProxies,
+  });
+  await app.register(incompleteRequests, { max: config.maxIncompleteRequests });
+  const tiers: GatewayTier[] = [
+    { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
+    { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
+  ];
+  await app.register(gatewayRateLimit, {
+    tiers,
+    buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
+  });
+  await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes, operationLimits: spec.operationBodyLimits });
+  await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
+  await app.register(quota, {
+    counters: usageCounters,
+    timeZone: config.serviceTimeZone,
+    testKeyMonthlyQuota: config.testKeyMonthlyQuota,
+    operations: spec.operations,
+    lockTimeoutMs: config.dbLockTimeoutMs,
+    liveUsageFlushMs: config.liveUsageFlushMs,
+  });
+  await app.register(envelope);
+  await app.register(errorMapping, {
+    catalog: spec.catalog,
+    strict: config.strictContract,
+    violations,
+    messageMaxLength: spec.messageMaxLength,
+    bodyLimit: config.bodyLimitBytes,
+  });
+  await app.register(gracefulClose);
+  if (config.strictContract) {
+    await app.register(contractCheck, { operations: spec.operations, validator: spec.model.validator(), violations });
+  }
+}

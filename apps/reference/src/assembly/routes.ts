@@ -1,0 +1,81 @@
+// One Fastify route per operation of the contract: its parameters, query and body validated against the
+// contract's own schemas, then its handler called with the caller's context.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
+import type { Contract } from '../contract-facts.js';
+import type { RequestContext } from '../environment.js';
+import { bodyLimitOf } from '../plugins/json-body.js';
+import { requestValidator } from '../validation.js';
+import type { ServerHandlers } from './handlers.js';
+
+type AnyHandler = (
+  input: { params: unknown; query: unknown; body: unknown },
+  ctx: HandlerContext | RequestContext,
+) => Promise<unknown>;
+
+/**
+ * The handler's context. An authenticated call carries the environment of its credential (DECISIONS G20), which
+ * every domain handler needs; the public token operations have none and get the generated context only.
+ */
+function context(request: FastifyRequest, route: Route): HandlerContext | RequestContext {
+  const credential = request.credential;
+  const base: HandlerContext = {
+    accountId: credential && credential.kind !== 'public' ? credential.accountId : '',
+    area: route.area as Area,
+    keyArea: credential?.kind === 'api_key' ? credential.keyArea : null,
+    now: request.now,
+    log: request.log,
+  };
+  if (credential && credential.kind !== 'public') return { ...base, environment: credential.environment };
+  // Only operations without `security` get here; a domain handler without an environment would be a bug.
+  if (route.security.length > 0) throw new Error(`${route.operationId} was reached without a credential`);
+  return base;
+}
+
+/**
+ * Registers one Fastify route per operation of the generated route table. Params, query and body are validated
+ * against the contract's own schemas (the contract model's validators; params and query coerced from strings and defaulted, the body
+ * taken as sent) before the handler runs.
+ */
+export function registerRoutes(
+  app: FastifyInstance,
+  handlers: ServerHandlers,
+  spec: Contract,
+  bodyLimit: number,
+): void {
+  // Requests may carry any member of an open set (`openValues`); responses are held to the known ones.
+  const validators = {
+    parameters: spec.model.validator({ coerceTypes: true, openValues: true }),
+    body: spec.model.validator({ openValues: true }),
+  };
+  const validatorOptions = { doc: spec.doc, integerSyntax: spec.limits.queryIntegerSyntax };
+  for (const route of routes) {
+    const op = spec.operations.get(route.operationId);
+    if (!op)
+      throw new Error(
+        `the route table has ${route.operationId}, which the loaded contract does not: rebuild @cls-api/server`,
+      );
+    const validate = requestValidator(op, validators, validatorOptions);
+    const handler = handlers[route.operationId] as AnyHandler;
+    const [status] = route.successStatuses;
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: { operation: route },
+      bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
+      preValidation: async (request) => {
+        validate(request);
+      },
+      handler: async (request, reply) => {
+        const result = await handler(
+          { params: request.params, query: request.query, body: request.body },
+          context(request, route),
+        );
+        // An async handler that resolves to nothing would leave the request hanging.
+        if (result === undefined) throw new Error(`the handler of ${route.operationId} returned no result`);
+        reply.code(status);
+        return result;
+      },
+    });
+  }
+}
