@@ -47,10 +47,14 @@ function positive(value: unknown, what: string): number {
 // ---------------------------------------------------------------------------------------------------------------
 // Limits (`info.x-limits`)
 
-/** A gateway speed limit: a token bucket per source address over the paths under `appliesTo`. */
+/**
+ * A gateway speed limit: a token bucket per source address over the paths under `appliesTo`. The one shape of a
+ * gateway limit: the server enforces these, the client paces under them, the kit probes them.
+ */
 export interface GatewayLimit {
   /** Its key in `info.x-limits` (`gateway`, `gateway_mcp`). */
   name: string;
+  /** Path prefix the bucket applies to (`/v3/`, `/v3/mcp/`). */
   appliesTo: string;
   ratePerSecond: number;
   burst: number;
@@ -119,6 +123,71 @@ export function readTimeZone(doc: OpenApiDocument): string {
   if (typeof zone !== 'string' || zone === '') fail('info.x-service-time-zone');
   new ServiceTime(zone);
   return zone;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response headers of the monthly quota
+
+/** The headers of the monthly quota, spelt as the contract declares them on its 429. */
+export interface QuotaHeaders {
+  /** `X-RateLimit-Limit`: the allowance for the month. */
+  limit: string;
+  /** `X-RateLimit-Remaining`: calls left this month. */
+  remaining: string;
+  /** `X-RateLimit-Reset`: when the allowance resets. */
+  reset: string;
+  /** `Retry-After`: on the quota's 429 only, which it tells apart from the gateway's. */
+  retryAfter: string;
+}
+
+/**
+ * The quota headers, read from the headers the operations declare on their 429: `Retry-After` (HTTP's own name) and
+ * one rate-limit header ending in each of `-Limit`, `-Remaining` and `-Reset`.
+ */
+export function readQuotaHeaders(ops: readonly OperationInfo[]): QuotaHeaders {
+  const declared = new Set<string>();
+  for (const op of ops) for (const name of Object.keys(op.responses['429']?.headers ?? {})) declared.add(name);
+  const names = [...declared];
+  const one = (suffix: string): string => {
+    const found = names.filter((n) => n.toLowerCase().endsWith(suffix.toLowerCase()) && n.includes('-'));
+    if (found.length !== 1) fail(`one header ending in ${suffix} on a 429 response (found ${found.join(', ') || 'none'})`);
+    return found[0]!;
+  };
+  const retryAfter = names.find((n) => n.toLowerCase() === 'retry-after') ?? fail('Retry-After on a 429 response');
+  return { limit: one('-Limit'), remaining: one('-Remaining'), reset: one('-Reset'), retryAfter };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Order statuses
+
+/** The extension on `components.schemas.OrderStatusCode` listing the codes of a shipped order. */
+export const SHIPPED_VALUES_KEYWORD = 'x-shipped-values';
+
+/** What the contract says of order status codes. */
+export interface OrderStatuses {
+  /** Every code the contract knows (`x-known-values`); the set is open. */
+  known: readonly number[];
+  /** The codes of an order that has shipped and can no longer be modified (`x-shipped-values`). */
+  shipped: readonly number[];
+}
+
+/** `OrderStatusCode`'s known codes and its shipped ones, checked: every shipped code is a known one. */
+export function readOrderStatuses(doc: OpenApiDocument): OrderStatuses {
+  const schema = object(
+    deref(doc, (doc.components?.schemas?.OrderStatusCode ?? null) as JsonSchema),
+    'components.schemas.OrderStatusCode',
+  );
+  const codes = (key: string): number[] => {
+    const list = schema[key];
+    if (!Array.isArray(list) || list.length === 0 || !list.every((v) => Number.isInteger(v)))
+      fail(`OrderStatusCode.${key} as a list of integers`);
+    return [...(list as number[])];
+  };
+  const known = codes(KNOWN_VALUES_KEYWORD);
+  const shipped = codes(SHIPPED_VALUES_KEYWORD);
+  const unknown = shipped.filter((code) => !known.includes(code));
+  if (unknown.length > 0) fail(`the shipped status ${unknown.join(', ')} among OrderStatusCode.${KNOWN_VALUES_KEYWORD}`);
+  return { known, shipped };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -242,6 +311,10 @@ export class ContractModel {
   readonly operations: readonly OperationInfo[];
   readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
   readonly limits: Limits;
+  /** The monthly quota's response headers. */
+  readonly quotaHeaders: QuotaHeaders;
+  /** Known and shipped order status codes. */
+  readonly orderStatuses: OrderStatuses;
   readonly timeZone: string;
   /** Wall-clock arithmetic in the service time zone. */
   readonly time: ServiceTime;
@@ -254,6 +327,8 @@ export class ContractModel {
     this.byId = new Map(this.operations.map((op) => [op.operationId, op]));
     this.catalog = errorCatalog(doc);
     this.limits = readLimits(doc);
+    this.quotaHeaders = readQuotaHeaders(this.operations);
+    this.orderStatuses = readOrderStatuses(doc);
     this.timeZone = readTimeZone(doc);
     this.time = new ServiceTime(this.timeZone);
   }
@@ -270,6 +345,11 @@ export class ContractModel {
   /** The codes an operation documents for a status (`x-error-codes`). */
   errorCodes(op: OperationInfo, status: number | string): string[] {
     return op.responses[String(status)]?.errorCodes ?? [];
+  }
+
+  /** Whether an order in status `code` has shipped and can no longer be modified. */
+  isShipped(code: number): boolean {
+    return this.orderStatuses.shipped.includes(code);
   }
 
   /** The gateway limits a path falls under, most specific (longest `appliesTo`) first. */
