@@ -150,7 +150,8 @@ export function readQuotaHeaders(ops: readonly OperationInfo[]): QuotaHeaders {
   const names = [...declared];
   const one = (suffix: string): string => {
     const found = names.filter((n) => n.toLowerCase().endsWith(suffix.toLowerCase()) && n.includes('-'));
-    if (found.length !== 1) fail(`one header ending in ${suffix} on a 429 response (found ${found.join(', ') || 'none'})`);
+    if (found.length !== 1)
+      fail(`one header ending in ${suffix} on a 429 response (found ${found.join(', ') || 'none'})`);
     return found[0]!;
   };
   const retryAfter = names.find((n) => n.toLowerCase() === 'retry-after') ?? fail('Retry-After on a 429 response');
@@ -186,7 +187,8 @@ export function readOrderStatuses(doc: OpenApiDocument): OrderStatuses {
   const known = codes(KNOWN_VALUES_KEYWORD);
   const shipped = codes(SHIPPED_VALUES_KEYWORD);
   const unknown = shipped.filter((code) => !known.includes(code));
-  if (unknown.length > 0) fail(`the shipped status ${unknown.join(', ')} among OrderStatusCode.${KNOWN_VALUES_KEYWORD}`);
+  if (unknown.length > 0)
+    fail(`the shipped status ${unknown.join(', ')} among OrderStatusCode.${KNOWN_VALUES_KEYWORD}`);
   return { known, shipped };
 }
 
