@@ -15,17 +15,9 @@ import {
   type OperationInfo,
 } from '@cls-api/spec';
 
-/** A token bucket of the gateway limit, as `info.x-limits` states it. */
-export interface BucketLimit {
-  /** Path prefix the bucket applies to (`/v3/`, `/v3/mcp/`). */
-  appliesTo: string;
-  ratePerSecond: number;
-  burst: number;
-}
-
 export interface ContractLimits {
-  gateway: BucketLimit;
-  gatewayMcp: BucketLimit;
+  /** Every gateway limit, in the order `info.x-limits` states them: each one is enforced, whatever its name. */
+  gateway: readonly GatewayLimit[];
   testKeyMonthlyQuota: number;
   /** `info.x-limits.query_integer_syntax`: how every integer query parameter is written (DECISIONS G23). */
   queryIntegerSyntax: RegExp;
@@ -76,13 +68,6 @@ function positiveNumber(value: unknown, what: string): number {
 function object(value: unknown, what: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null) fail(what);
   return value as Record<string, unknown>;
-}
-
-/** The gateway limit `info.x-limits` names `name` (read and checked by the contract model). */
-function bucket(model: ContractModel, name: string): BucketLimit {
-  const limit: GatewayLimit | undefined = model.limits.gateway.find((g) => g.name === name);
-  if (!limit) fail(`the gateway limit info.x-limits.${name}`);
-  return { appliesTo: limit.appliesTo, ratePerSecond: limit.ratePerSecond, burst: limit.burst };
 }
 
 function bounds(doc: OpenApiDocument, property: string): { min: number; max: number } {
@@ -167,8 +152,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     operations: new Map(ops.map((op) => [op.operationId, op])),
     catalog: model.catalog,
     limits: {
-      gateway: bucket(model, 'gateway'),
-      gatewayMcp: bucket(model, 'gateway_mcp'),
+      gateway: model.limits.gateway,
       testKeyMonthlyQuota: positiveNumber(testQuota, 'info.x-limits.monthly_quota.test.calls_per_month'),
       queryIntegerSyntax: model.limits.queryIntegerSyntax,
     },

@@ -19,7 +19,7 @@ import { contractCheck } from './plugins/contract-check.js';
 import { cors, REQUEST_ID_HEADER } from './plugins/cors.js';
 import { envelope } from './plugins/envelope.js';
 import { clientErrorHandler, errorMapping, frameworkErrorReply } from './plugins/error-mapping.js';
-import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from './limits/gateway-buckets.js';
+import { MemoryGatewayBuckets, RedisGatewayBuckets } from './limits/gateway-buckets.js';
 import { openRedis } from './limits/redis.js';
 import { RedisRefreshTokens } from './limits/redis-refresh-tokens.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
@@ -198,10 +198,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       trustedProxies: config.trustedProxies,
     });
     await app.register(incompleteRequests, { max: config.maxIncompleteRequests });
-    const tiers: GatewayTier[] = [
-      { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
-      { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
-    ];
+    const tiers = config.gatewayLimits;
     await app.register(gatewayRateLimit, {
       tiers,
       buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
@@ -213,6 +210,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       timeZone: config.serviceTimeZone,
       testKeyMonthlyQuota: config.testKeyMonthlyQuota,
       operations: spec.operations,
+      headers: spec.model.quotaHeaders,
       lockTimeoutMs: config.dbLockTimeoutMs,
       liveUsageFlushMs: config.liveUsageFlushMs,
     });
