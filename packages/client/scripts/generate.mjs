@@ -11,16 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, NULL, NUMBER, STRING, tsLiteral } from 'openapi-typescript';
 import ts from 'typescript';
-import {
-  deref,
-  errorCatalog,
-  isProvisional,
-  KNOWN_VALUES_KEYWORD,
-  openapiJsonPath,
-  operations,
-  readLimits,
-  readTimeZone,
-} from '@cls-api/spec';
+import { contractModel, deref, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath } from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -54,10 +45,18 @@ function resolveSchema(doc, schema) {
 // ---------------------------------------------------------------------------------------------------------------
 
 const doc = JSON.parse(readFileSync(specPath, 'utf8'));
-const ops = operations(doc);
+// The facts the contract model derives (limits, time zone, catalogue, quota headers) are picked from it, as every
+// other tool picks them; what is read here on top is the client's own concern (security, paging, bulk shapes).
+let model;
+try {
+  model = contractModel(doc);
+} catch (err) {
+  fail(err.message);
+}
+const ops = model.operations;
 
 // Error codes: the `oneOf` consts of components.schemas.ErrorCode, with their HTTP status.
-const catalog = errorCatalog(doc);
+const catalog = model.catalog;
 if (catalog.size === 0) fail('components.schemas.ErrorCode lists no codes');
 const errorStatus = Object.fromEntries([...catalog].map(([code, entry]) => [code, entry.status]));
 
@@ -188,39 +187,11 @@ for (const op of ops) {
 }
 if (Object.keys(bulkOperations).length === 0) fail('no bulk operations found');
 
-// Limits: the gateway buckets (per source IP) and the rows per bulk request, as the contract model reads them.
-let limits;
-let serviceTimeZone;
-try {
-  limits = readLimits(doc);
-  serviceTimeZone = readTimeZone(doc);
-} catch (err) {
-  fail(err.message);
-}
-const gatewayBuckets = limits.gateway.map(({ name, appliesTo, ratePerSecond, burst }) => ({
-  name,
-  appliesTo,
-  ratePerSecond,
-  burst,
-}));
+// Limits: the gateway limits (per source IP) and the rows per bulk request, as the contract model reads them.
+const { limits, timeZone: serviceTimeZone, quotaHeaders } = model;
 const bulkRowsPerRequest = limits.bulkRowsPerRequest;
 for (const [id, b] of Object.entries(bulkOperations)) {
   if (b.maxRows > bulkRowsPerRequest) fail(`${id} allows ${b.maxRows} rows, above bulk_rows_per_request`);
-}
-
-// Quota headers: the headers of the 429 response that carries them (the monthly-quota 429).
-const quotaHeaderNames = new Set();
-for (const op of ops) {
-  for (const name of Object.keys(op.responses['429']?.headers ?? {})) quotaHeaderNames.add(name);
-}
-const quotaHeaders = {
-  retryAfter: 'Retry-After',
-  limit: 'X-RateLimit-Limit',
-  remaining: 'X-RateLimit-Remaining',
-  reset: 'X-RateLimit-Reset',
-};
-for (const name of Object.values(quotaHeaders)) {
-  if (!quotaHeaderNames.has(name)) fail(`no 429 response documents the ${name} header`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -373,7 +344,7 @@ export const operations = ${json(operationTable)} as const;
 export const bulkOperations = ${json(bulkOperations)} as const;
 
 /** \`info.x-limits\`: gateway speed buckets (per source IP) and rows per bulk request. */
-export const limits = ${json({ gateway: gatewayBuckets, bulkRowsPerRequest })} as const;
+export const limits = ${json({ gateway: limits.gateway, bulkRowsPerRequest })} as const;
 
 /** The rate-limit headers of the monthly quota (Limits rule 2 of the source). */
 export const quotaHeaders = ${json(quotaHeaders)} as const;
