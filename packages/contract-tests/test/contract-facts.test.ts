@@ -1,5 +1,5 @@
-// Every gateway limit the contract lists reaches the kit: a third one added to a copy of the contract is paced
-// under, probed, and failed when a server does not hold it.
+// Facts the kit reads from the contract model follow a copy of the contract: a third gateway limit is paced under,
+// probed, and failed when a server does not hold it; the shipped order statuses are the ones the kit looks for.
 import { afterEach, expect, test } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import { Contract } from '../src/index.js';
@@ -56,4 +56,20 @@ test("a server that holds only the bundled contract's limits fails the third lim
     describeFailures(report),
   ).toContain('rate_limit_probe');
   expect(report.cases.filter((c) => c.id !== 'probes/gateway_wms_burst' && c.failures.length > 0)).toEqual([]);
+});
+
+test('the shipped order statuses are those of OrderStatusCode: a copy that lists only 40 finds no order shipped at 30', async () => {
+  const run = async (spec: ReturnType<typeof loadSpec>) => {
+    await fake?.close();
+    fake = await startFake({ gateway: 'off' });
+    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
+    const report = await runKit(fake, { spec, phases: ['workflows'], operations: ['updateWmsOrder'] });
+    return report.cases.find((c) => c.id === 'workflows/shipped_order_unmodifiable');
+  };
+  expect((await run(loadSpec()))?.status).toBe('passed');
+  const spec = loadSpec();
+  (spec.components!.schemas!.OrderStatusCode as Record<string, unknown>)['x-shipped-values'] = [40];
+  const shippedAt40 = await run(spec);
+  expect(shippedAt40?.status).toBe('skipped');
+  expect(shippedAt40?.skipReason).toContain('no order with order_status_code 40');
 });
