@@ -106,17 +106,10 @@ function maxPathParameterLength(doc: OpenApiDocument, ops: OperationInfo[]): num
   return max;
 }
 
-function credentialHeaders(doc: OpenApiDocument): string[] {
-  const schemes = object(doc.components?.securitySchemes ?? {}, 'components.securitySchemes');
-  const headers = new Set<string>();
-  for (const [name, raw] of Object.entries(schemes)) {
-    const scheme = object(raw, `components.securitySchemes.${name}`);
-    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') headers.add(scheme.name);
-    // An HTTP authentication scheme (the JWT's bearer, BearerAuth) sends its credentials in Authorization.
-    else if (scheme.type === 'http') headers.add('Authorization');
-  }
-  if (headers.size === 0) fail('a security scheme sent in a header');
-  return [...headers];
+function credentialHeaders(model: ContractModel): string[] {
+  const headers = [...new Set(model.credentialSchemes.map((s) => s.header))];
+  if (headers.length === 0) fail('a security scheme sent in a header');
+  return headers;
 }
 
 function declaredResponseHeaders(ops: OperationInfo[]): string[] {
@@ -163,7 +156,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     maxRequestBodyBytes: maxRequestBodyBytes(doc, ops).bytes,
     operationBodyLimits: operationBodyLimits(doc, ops),
     messageMaxLength: messageMaxLength(doc),
-    credentialHeaders: credentialHeaders(doc),
+    credentialHeaders: credentialHeaders(model),
     declaredResponseHeaders: declaredResponseHeaders(ops),
   };
 }

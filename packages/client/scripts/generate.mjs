@@ -60,19 +60,16 @@ const catalog = model.catalog;
 if (catalog.size === 0) fail('components.schemas.ErrorCode lists no codes');
 const errorStatus = Object.fromEntries([...catalog].map(([code, entry]) => [code, entry.status]));
 
-// Security schemes: the header the API key travels in, and the bearer scheme of the JWT.
-const schemes = doc.components?.securitySchemes ?? {};
+// Security schemes: the header the API key travels in, and the bearer scheme of the JWT (the contract model's). A
+// scheme the model leaves out (not sent in a header) or an HTTP scheme other than bearer is one the client cannot send.
+const credentialSchemes = new Map(model.credentialSchemes.map((s) => [s.name, s]));
 const securitySchemes = {};
-for (const [name, raw] of Object.entries(schemes)) {
-  const scheme = deref(doc, raw);
-  if (scheme.type === 'apiKey') {
-    if (scheme.in !== 'header') fail(`security scheme ${name} is not sent in a header`);
-    securitySchemes[name] = { type: 'apiKey', header: scheme.name };
-  } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
-    securitySchemes[name] = { type: 'bearer', header: 'Authorization' };
-  } else {
-    fail(`security scheme ${name} (${scheme.type}) is not supported by the client`);
-  }
+for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
+  const scheme = credentialSchemes.get(name);
+  if (scheme?.kind === 'apiKey') securitySchemes[name] = { type: 'apiKey', header: scheme.header };
+  else if (scheme?.httpScheme === 'bearer') securitySchemes[name] = { type: 'bearer', header: scheme.header };
+  else if (deref(doc, raw).type === 'apiKey') fail(`security scheme ${name} is not sent in a header`);
+  else fail(`security scheme ${name} (${deref(doc, raw).type}) is not supported by the client`);
 }
 if (!Object.values(securitySchemes).some((s) => s.type === 'apiKey')) fail('no API-key security scheme');
 if (!Object.values(securitySchemes).some((s) => s.type === 'bearer')) fail('no bearer (JWT) security scheme');

@@ -159,6 +159,33 @@ export function readQuotaHeaders(ops: readonly OperationInfo[]): QuotaHeaders {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Credentials
+
+/** A security scheme whose credential travels in a request header: an API key, or HTTP authentication. */
+export interface CredentialScheme {
+  /** Its name in `components.securitySchemes` (`ApiKeyAuth`, `BearerAuth`). */
+  name: string;
+  kind: 'apiKey' | 'http';
+  /** The request header it travels in, as the contract spells it (`X-API-Key`; `Authorization` for HTTP). */
+  header: string;
+  /** For `http`, the authentication scheme, lower-cased (`bearer`). */
+  httpScheme?: string;
+}
+
+/** The schemes of `components.securitySchemes` sent in a header, in document order; other kinds are left out. */
+export function readCredentialSchemes(doc: OpenApiDocument): CredentialScheme[] {
+  const out: CredentialScheme[] = [];
+  for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
+    const scheme = object(deref(doc, raw as JsonSchema), `components.securitySchemes.${name}`);
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string')
+      out.push({ name, kind: 'apiKey', header: scheme.name });
+    else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
+      out.push({ name, kind: 'http', header: 'Authorization', httpScheme: scheme.scheme.toLowerCase() });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Order statuses
 
 /** The extension on `components.schemas.OrderStatusCode` listing the codes of a shipped order. */
@@ -309,8 +336,10 @@ export class ContractModel {
   readonly limits: Limits;
   /** The monthly quota's response headers. */
   readonly quotaHeaders: QuotaHeaders;
-  /** Known and shipped order status codes. */
+  /** The shipped order status codes. */
   readonly orderStatuses: OrderStatuses;
+  /** The security schemes sent in a request header. */
+  readonly credentialSchemes: readonly CredentialScheme[];
   readonly timeZone: string;
   /** Wall-clock arithmetic in the service time zone. */
   readonly time: ServiceTime;
@@ -325,6 +354,7 @@ export class ContractModel {
     this.limits = readLimits(doc);
     this.quotaHeaders = readQuotaHeaders(this.operations);
     this.orderStatuses = readOrderStatuses(doc);
+    this.credentialSchemes = readCredentialSchemes(doc);
     this.timeZone = readTimeZone(doc);
     this.time = new ServiceTime(this.timeZone);
   }

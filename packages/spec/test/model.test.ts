@@ -14,7 +14,7 @@ const doc = loadBuiltSpec();
 const copy = (): OpenApiDocument => JSON.parse(JSON.stringify(doc)) as OpenApiDocument;
 const limitsOf = (d: OpenApiDocument) => d.info['x-limits'] as Record<string, unknown>;
 
-describe('quota headers and order statuses', () => {
+describe('quota headers, order statuses and credential schemes', () => {
   it('names the quota headers as the 429 declares them, and the shipped codes as OrderStatusCode lists them', () => {
     const model = new ContractModel(doc);
     expect(model.quotaHeaders).toEqual({
@@ -24,6 +24,10 @@ describe('quota headers and order statuses', () => {
       retryAfter: 'Retry-After',
     });
     expect(model.orderStatuses).toEqual({ shipped: [30, 40] });
+    expect(model.credentialSchemes).toEqual([
+      { name: 'ApiKeyAuth', kind: 'apiKey', header: 'X-API-Key' },
+      { name: 'BearerAuth', kind: 'http', header: 'Authorization', httpScheme: 'bearer' },
+    ]);
     expect([10, 20, 30, 40, 90].filter((code) => model.isShipped(code))).toEqual([30, 40]);
   });
 
