@@ -5,6 +5,7 @@
 // read the way a person would, by an earlier call written into the sample (STEPS), and what a sample creates gets a
 // fresh identifier on every run (FRESH), so running it twice succeeds twice (apps/docs/test/operation-samples.test.ts).
 import {
+  contractModel,
   deref,
   isReference,
   operations,
@@ -104,7 +105,8 @@ interface Step {
   /** The TypeScript sample's name for the step's response. */
   response: string;
   operationId: string;
-  query?: Record<string, unknown>;
+  /** The query, or how the contract gives it (a status code the contract names). */
+  query?: Record<string, unknown> | ((doc: OpenApiDocument) => Record<string, unknown>);
   /**
    * The request body, from the operation's first request example (default: that example); its values are filled
    * in as the operation's own sample fills them (NEEDS, FRESH).
@@ -155,9 +157,10 @@ const STEPS = {
   shippedOrder: {
     response: 'orders',
     variable: 'INVOICE_NO',
-    why: 'An invoice number of yours: that of the newest shipped order (status 30), from "{summary}".',
+    why: 'An invoice number of yours: that of the newest shipped order (status {shipped}), from "{summary}".',
     operationId: 'listWmsOrders',
-    query: { page: 1, size: 1, order_status_code: 30 },
+    // The first status code the contract lists as shipped (`x-shipped-values` of OrderStatusCode).
+    query: (doc) => ({ page: 1, size: 1, order_status_code: shippedStatus(doc) }),
     pick: '/data/0/invoice_no',
     nullable: true,
   },
@@ -378,12 +381,22 @@ const opById = (doc: OpenApiDocument, id: string) => {
   return op;
 };
 
+/** The status code the samples look for a shipped order by: the first the contract model names as shipped. */
+function shippedStatus(doc: OpenApiDocument): number {
+  return contractModel(doc).orderStatuses.shipped[0]!;
+}
+
+/** A step's query, as written or as the contract gives it. */
+function queryOf(doc: OpenApiDocument, step: Step): Record<string, unknown> | undefined {
+  return typeof step.query === 'function' ? step.query(doc) : step.query;
+}
+
 /** The comment of a step, naming its operation by the summary the reader sees on that operation's page. */
 function whyOf(doc: OpenApiDocument, step: Step): string {
   const op = opById(doc, step.operationId);
   const summary = doc.paths?.[op.path]?.[op.method]?.summary;
   if (typeof summary !== 'string') throw new Error(`operation ${step.operationId} has no summary to name it by`);
-  return step.why.replace('{summary}', summary);
+  return step.why.replace('{summary}', summary).replace('{shipped}', String(shippedStatus(doc)));
 }
 
 /** A JSON pointer as a property path: `/data/0/order_no` is `.data[0].order_no` (`[0]!` in TypeScript). */
@@ -428,7 +441,8 @@ function jsonWith(value: unknown, space: number, literal: (text: string) => stri
 function curlStep(doc: OpenApiDocument, name: StepName): string {
   const step: Step = STEPS[name];
   const call = callOf(doc, opById(doc, step.operationId), step.body);
-  if (step.query) Object.assign(call.shape.query, step.query);
+  const query = queryOf(doc, step);
+  if (query) Object.assign(call.shape.query, query);
   const request = [
     `curl -sS${call.op.method === 'get' ? '' : ` -X ${call.op.method.toUpperCase()}`} ${curlUrl(call)}`,
     ...credentialHeader(call.shape),
@@ -586,7 +600,7 @@ function typescriptSample(doc: OpenApiDocument, call: Call, steps: StepName[]): 
     const response = s.step.response;
     lines.push(
       `// ${whyOf(doc, s.step)}`,
-      tsCall(stepClient(call.shape, s.call.shape), s.call, `const ${response} = `, s.step.query),
+      tsCall(stepClient(call.shape, s.call.shape), s.call, `const ${response} = `, queryOf(doc, s.step)),
       `if (${response}.error) {`,
       `  ${THROW(`${response}.error`)}`,
       '}',

@@ -108,6 +108,20 @@ describe('samplesOf', () => {
     expect(draft[1]!.source).toContain('opened.data.data.drafts[0]!.draft_id');
   });
 
+  it("look a shipped order up by the contract's shipped status codes (x-shipped-values), the first of them", () => {
+    const videos = (d: typeof doc) => samplesOf(d, ops.find((o) => o.operationId === 'listInvoiceVideos')!).codeSamples;
+    const [curl, ts] = videos(doc);
+    expect(curl!.source).toContain('/v3/wms/orders?page=1&size=1&order_status_code=30"');
+    expect(curl!.source).toContain('the newest shipped order (status 30)');
+    expect(ts!.source).toContain('order_status_code: 30');
+    const copy = loadSpec();
+    (copy.components!.schemas!.OrderStatusCode as Record<string, unknown>)['x-shipped-values'] = [40, 30];
+    const [curl40, ts40] = videos(copy);
+    expect(curl40!.source).toContain('/v3/wms/orders?page=1&size=1&order_status_code=40"');
+    expect(curl40!.source).toContain('the newest shipped order (status 40)');
+    expect(ts40!.source).toContain('order_status_code: 40');
+  });
+
   it('write fresh identifiers on every run, and a JWT sample in curl obtains its token first', () => {
     const create = samplesOf(doc, ops.find((o) => o.operationId === 'createProduct')!).codeSamples;
     expect(create[0]!.source).toMatch(/^RUN="\$\(date \+%s\)-\$\$"/);

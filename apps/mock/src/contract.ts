@@ -1,9 +1,9 @@
 // What the mock needs to know about the contract, read from the bundled document: the operations and their routes,
-// every named response example, and the error codes the mock answers with when Prism cannot.
+// every named response example, and the error codes the mock answers with when Prism cannot. The operations, the
+// catalogue and the credential schemes are the contract model's (`@cls-api/spec`); routes and scenarios are the mock's.
 import {
+  contractModel,
   deref,
-  errorCatalog,
-  operations,
   type ErrorCatalogEntry,
   type ExampleObject,
   type JsonSchema,
@@ -77,30 +77,29 @@ export interface CredentialScheme {
 
 export class Contract {
   readonly doc: OpenApiDocument;
-  readonly catalog: Map<string, ErrorCatalogEntry>;
-  readonly operations: OperationInfo[];
+  readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
+  readonly operations: readonly OperationInfo[];
   readonly routes: Route[];
   readonly schemes: Map<string, CredentialScheme>;
 
   constructor(doc: OpenApiDocument) {
     this.doc = doc;
-    this.catalog = errorCatalog(doc);
-    this.operations = operations(doc);
+    const model = contractModel(doc);
+    this.catalog = model.catalog;
+    this.operations = model.operations;
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);
       }
     }
     this.routes = this.operations.map((op) => routeOf(op)).sort((a, b) => b.literalSegments - a.literalSegments);
-    this.schemes = new Map();
-    for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
-      const scheme = deref<Record<string, unknown>>(doc, raw);
-      if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') {
-        this.schemes.set(name, { name, header: scheme.name.toLowerCase() });
-      } else if (scheme.type === 'http' && typeof scheme.scheme === 'string') {
-        this.schemes.set(name, { name, header: 'authorization', httpScheme: scheme.scheme.toLowerCase() });
-      }
-    }
+    // Header names lower-cased, as Node gives a request's headers.
+    this.schemes = new Map(
+      model.credentialSchemes.map(({ name, header, httpScheme }) => [
+        name,
+        { name, header: header.toLowerCase(), ...(httpScheme !== undefined ? { httpScheme } : {}) },
+      ]),
+    );
   }
 
   /** The code the mock answers for `role`, with its catalogue status. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { GatewayLimit } from '@cls-api/spec';
 import { contract, type Contract } from './contract-facts.js';
 import { type DatabaseTarget, DatabaseTargetError, parseDatabaseTarget } from './store/storage.js';
 
@@ -13,10 +14,11 @@ export interface Config {
   database: DatabaseTarget;
   /** Time zone of the monthly reset, the 18:00 return window and every `YYYY-MM-DD HH:MM:SS` time. */
   serviceTimeZone: string;
-  gatewayRatePerSecond: number;
-  gatewayBurst: number;
-  mcpRatePerSecond: number;
-  mcpBurst: number;
+  /**
+   * Every gateway limit of the contract, each at its rate and burst or the higher ones its settings give
+   * (`gatewayLimitSetting`).
+   */
+  gatewayLimits: GatewayLimit[];
   testKeyMonthlyQuota: number;
   jwtSecret: string;
   /** True when JWT_SECRET was not set and a random one was generated for this process. */
@@ -73,6 +75,14 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The prefix of a gateway limit's settings, `<PREFIX>_RATE_PER_SECOND` and `<PREFIX>_BURST`: `GATEWAY` for the
+ * general limit (`gateway`), the rest of the name for each further one (`MCP` for `gateway_mcp`).
+ */
+export function gatewayLimitSetting(name: string): string {
+  return (name === 'gateway' ? name : name.replace(/^gateway_/, '')).toUpperCase();
+}
 
 export interface LoadOptions {
   /** Operator commands that never sign a JWT do not need JWT_SECRET, even in production. */
@@ -131,22 +141,16 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   }
 
   // The contract's limits are the floor: the reference may be more generous (load tests), never stricter.
-  const { gateway, gatewayMcp } = spec.limits;
   const floor = (v: number) => ` (the contract's value ${v} or more)`;
-  const gatewayRatePerSecond = number(
-    'GATEWAY_RATE_PER_SECOND',
-    gateway.ratePerSecond,
-    gateway.ratePerSecond,
-    floor(gateway.ratePerSecond),
-  );
-  const gatewayBurst = number('GATEWAY_BURST', gateway.burst, gateway.burst, floor(gateway.burst));
-  const mcpRatePerSecond = number(
-    'MCP_RATE_PER_SECOND',
-    gatewayMcp.ratePerSecond,
-    gatewayMcp.ratePerSecond,
-    floor(gatewayMcp.ratePerSecond),
-  );
-  const mcpBurst = number('MCP_BURST', gatewayMcp.burst, gatewayMcp.burst, floor(gatewayMcp.burst));
+  const gatewayLimits = spec.limits.gateway.map((limit): GatewayLimit => {
+    const setting = gatewayLimitSetting(limit.name);
+    const { ratePerSecond: rate, burst } = limit;
+    return {
+      ...limit,
+      ratePerSecond: number(`${setting}_RATE_PER_SECOND`, rate, rate, floor(rate)),
+      burst: number(`${setting}_BURST`, burst, burst, floor(burst)),
+    };
+  });
   const testKeyMonthlyQuota = integer('TEST_KEY_MONTHLY_QUOTA', spec.limits.testKeyMonthlyQuota, 1, 2_147_483_647);
 
   let jwtSecret = raw('JWT_SECRET');
@@ -238,10 +242,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     host,
     database,
     serviceTimeZone,
-    gatewayRatePerSecond,
-    gatewayBurst,
-    mcpRatePerSecond,
-    mcpBurst,
+    gatewayLimits,
     testKeyMonthlyQuota,
     jwtSecret,
     jwtSecretGenerated,

@@ -15,17 +15,9 @@ import {
   type OperationInfo,
 } from '@cls-api/spec';
 
-/** A token bucket of the gateway limit, as `info.x-limits` states it. */
-export interface BucketLimit {
-  /** Path prefix the bucket applies to (`/v3/`, `/v3/mcp/`). */
-  appliesTo: string;
-  ratePerSecond: number;
-  burst: number;
-}
-
 export interface ContractLimits {
-  gateway: BucketLimit;
-  gatewayMcp: BucketLimit;
+  /** Every gateway limit, in the order `info.x-limits` states them: each one is enforced, whatever its name. */
+  gateway: readonly GatewayLimit[];
   testKeyMonthlyQuota: number;
   /** `info.x-limits.query_integer_syntax`: how every integer query parameter is written (DECISIONS G23). */
   queryIntegerSyntax: RegExp;
@@ -78,13 +70,6 @@ function object(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The gateway limit `info.x-limits` names `name` (read and checked by the contract model). */
-function bucket(model: ContractModel, name: string): BucketLimit {
-  const limit: GatewayLimit | undefined = model.limits.gateway.find((g) => g.name === name);
-  if (!limit) fail(`the gateway limit info.x-limits.${name}`);
-  return { appliesTo: limit.appliesTo, ratePerSecond: limit.ratePerSecond, burst: limit.burst };
-}
-
 function bounds(doc: OpenApiDocument, property: string): { min: number; max: number } {
   const token = object(doc.components?.schemas?.Token, 'components.schemas.Token');
   const props = object(token.properties, 'components.schemas.Token.properties');
@@ -121,17 +106,10 @@ function maxPathParameterLength(doc: OpenApiDocument, ops: OperationInfo[]): num
   return max;
 }
 
-function credentialHeaders(doc: OpenApiDocument): string[] {
-  const schemes = object(doc.components?.securitySchemes ?? {}, 'components.securitySchemes');
-  const headers = new Set<string>();
-  for (const [name, raw] of Object.entries(schemes)) {
-    const scheme = object(raw, `components.securitySchemes.${name}`);
-    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') headers.add(scheme.name);
-    // An HTTP authentication scheme (the JWT's bearer, BearerAuth) sends its credentials in Authorization.
-    else if (scheme.type === 'http') headers.add('Authorization');
-  }
-  if (headers.size === 0) fail('a security scheme sent in a header');
-  return [...headers];
+function credentialHeaders(model: ContractModel): string[] {
+  const headers = [...new Set(model.credentialSchemes.map((s) => s.header))];
+  if (headers.length === 0) fail('a security scheme sent in a header');
+  return headers;
 }
 
 function declaredResponseHeaders(ops: OperationInfo[]): string[] {
@@ -167,8 +145,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     operations: new Map(ops.map((op) => [op.operationId, op])),
     catalog: model.catalog,
     limits: {
-      gateway: bucket(model, 'gateway'),
-      gatewayMcp: bucket(model, 'gateway_mcp'),
+      gateway: model.limits.gateway,
       testKeyMonthlyQuota: positiveNumber(testQuota, 'info.x-limits.monthly_quota.test.calls_per_month'),
       queryIntegerSyntax: model.limits.queryIntegerSyntax,
     },
@@ -179,7 +156,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     maxRequestBodyBytes: maxRequestBodyBytes(doc, ops).bytes,
     operationBodyLimits: operationBodyLimits(doc, ops),
     messageMaxLength: messageMaxLength(doc),
-    credentialHeaders: credentialHeaders(doc),
+    credentialHeaders: credentialHeaders(model),
     declaredResponseHeaders: declaredResponseHeaders(ops),
   };
 }

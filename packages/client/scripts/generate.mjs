@@ -11,16 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, NULL, NUMBER, STRING, tsLiteral } from 'openapi-typescript';
 import ts from 'typescript';
-import {
-  deref,
-  errorCatalog,
-  isProvisional,
-  KNOWN_VALUES_KEYWORD,
-  openapiJsonPath,
-  operations,
-  readLimits,
-  readTimeZone,
-} from '@cls-api/spec';
+import { contractModel, deref, isProvisional, KNOWN_VALUES_KEYWORD, openapiJsonPath } from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -54,26 +45,31 @@ function resolveSchema(doc, schema) {
 // ---------------------------------------------------------------------------------------------------------------
 
 const doc = JSON.parse(readFileSync(specPath, 'utf8'));
-const ops = operations(doc);
+// The facts the contract model derives (limits, time zone, catalogue, quota headers) are picked from it, as every
+// other tool picks them; what is read here on top is the client's own concern (security, paging, bulk shapes).
+let model;
+try {
+  model = contractModel(doc);
+} catch (err) {
+  fail(err.message);
+}
+const ops = model.operations;
 
 // Error codes: the `oneOf` consts of components.schemas.ErrorCode, with their HTTP status.
-const catalog = errorCatalog(doc);
+const catalog = model.catalog;
 if (catalog.size === 0) fail('components.schemas.ErrorCode lists no codes');
 const errorStatus = Object.fromEntries([...catalog].map(([code, entry]) => [code, entry.status]));
 
-// Security schemes: the header the API key travels in, and the bearer scheme of the JWT.
-const schemes = doc.components?.securitySchemes ?? {};
+// Security schemes: the header the API key travels in, and the bearer scheme of the JWT (the contract model's). A
+// scheme the model leaves out (not sent in a header) or an HTTP scheme other than bearer is one the client cannot send.
+const credentialSchemes = new Map(model.credentialSchemes.map((s) => [s.name, s]));
 const securitySchemes = {};
-for (const [name, raw] of Object.entries(schemes)) {
-  const scheme = deref(doc, raw);
-  if (scheme.type === 'apiKey') {
-    if (scheme.in !== 'header') fail(`security scheme ${name} is not sent in a header`);
-    securitySchemes[name] = { type: 'apiKey', header: scheme.name };
-  } else if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') {
-    securitySchemes[name] = { type: 'bearer', header: 'Authorization' };
-  } else {
-    fail(`security scheme ${name} (${scheme.type}) is not supported by the client`);
-  }
+for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
+  const scheme = credentialSchemes.get(name);
+  if (scheme?.kind === 'apiKey') securitySchemes[name] = { type: 'apiKey', header: scheme.header };
+  else if (scheme?.httpScheme === 'bearer') securitySchemes[name] = { type: 'bearer', header: scheme.header };
+  else if (deref(doc, raw).type === 'apiKey') fail(`security scheme ${name} is not sent in a header`);
+  else fail(`security scheme ${name} (${deref(doc, raw).type}) is not supported by the client`);
 }
 if (!Object.values(securitySchemes).some((s) => s.type === 'apiKey')) fail('no API-key security scheme');
 if (!Object.values(securitySchemes).some((s) => s.type === 'bearer')) fail('no bearer (JWT) security scheme');
@@ -188,39 +184,11 @@ for (const op of ops) {
 }
 if (Object.keys(bulkOperations).length === 0) fail('no bulk operations found');
 
-// Limits: the gateway buckets (per source IP) and the rows per bulk request, as the contract model reads them.
-let limits;
-let serviceTimeZone;
-try {
-  limits = readLimits(doc);
-  serviceTimeZone = readTimeZone(doc);
-} catch (err) {
-  fail(err.message);
-}
-const gatewayBuckets = limits.gateway.map(({ name, appliesTo, ratePerSecond, burst }) => ({
-  name,
-  appliesTo,
-  ratePerSecond,
-  burst,
-}));
+// Limits: the gateway limits (per source IP) and the rows per bulk request, as the contract model reads them.
+const { limits, timeZone: serviceTimeZone, quotaHeaders } = model;
 const bulkRowsPerRequest = limits.bulkRowsPerRequest;
 for (const [id, b] of Object.entries(bulkOperations)) {
   if (b.maxRows > bulkRowsPerRequest) fail(`${id} allows ${b.maxRows} rows, above bulk_rows_per_request`);
-}
-
-// Quota headers: the headers of the 429 response that carries them (the monthly-quota 429).
-const quotaHeaderNames = new Set();
-for (const op of ops) {
-  for (const name of Object.keys(op.responses['429']?.headers ?? {})) quotaHeaderNames.add(name);
-}
-const quotaHeaders = {
-  retryAfter: 'Retry-After',
-  limit: 'X-RateLimit-Limit',
-  remaining: 'X-RateLimit-Remaining',
-  reset: 'X-RateLimit-Reset',
-};
-for (const name of Object.values(quotaHeaders)) {
-  if (!quotaHeaderNames.has(name)) fail(`no 429 response documents the ${name} header`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -373,7 +341,7 @@ export const operations = ${json(operationTable)} as const;
 export const bulkOperations = ${json(bulkOperations)} as const;
 
 /** \`info.x-limits\`: gateway speed buckets (per source IP) and rows per bulk request. */
-export const limits = ${json({ gateway: gatewayBuckets, bulkRowsPerRequest })} as const;
+export const limits = ${json({ gateway: limits.gateway, bulkRowsPerRequest })} as const;
 
 /** The rate-limit headers of the monthly quota (Limits rule 2 of the source). */
 export const quotaHeaders = ${json(quotaHeaders)} as const;

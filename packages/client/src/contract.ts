@@ -1,5 +1,5 @@
 // Runtime reading of the facts generated from the contract (generated/contract.ts).
-import { areaSecurity, errorCodes, operations, securitySchemes } from '../generated/contract.js';
+import { areaSecurity, errorCodes, type limits, operations, securitySchemes } from '../generated/contract.js';
 import type { components } from '../generated/openapi.js';
 
 /** Every error code of the contract: the `oneOf` consts of `components.schemas.ErrorCode`. */
@@ -9,6 +9,15 @@ export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 
 export type OperationFacts = (typeof operations)[number];
+
+type GeneratedGatewayLimit = (typeof limits.gateway)[number];
+/**
+ * One gateway speed limit (`info.x-limits`): requests whose path starts with `appliesTo` share `ratePerSecond`, with
+ * `burst`. The shape the contract model gives every tool, taken from the generated limits, its literals widened.
+ */
+export type GatewayLimit = {
+  -readonly [K in keyof GeneratedGatewayLimit]: GeneratedGatewayLimit[K] extends string ? string : number;
+};
 
 /** The kind of credential an operation takes. */
 export type CredentialKind = 'apiKey' | 'jwt';

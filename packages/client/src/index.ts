@@ -24,13 +24,13 @@ export type {
 } from './bulk.js';
 
 export { isErrorCode } from './contract.js';
-export type { CredentialKind, ErrorCode, ErrorEnvelope } from './contract.js';
+export type { CredentialKind, ErrorCode, ErrorEnvelope, GatewayLimit } from './contract.js';
 
 export type { JwtClientCredentials, JwtOptions, JwtTokenSource } from './auth.js';
 export { backoffDelay } from './retry.js';
 export type { RetryEvent, RetryOptions } from './retry.js';
-export { Pacer, contractGatewayBuckets, createPacer, defaultPacingMargin, sharedPacer } from './pacing.js';
-export type { GatewayBucket, PacerOptions } from './pacing.js';
+export { Pacer, contractGatewayLimits, createPacer, defaultPacingMargin, sharedPacer } from './pacing.js';
+export type { PacerOptions } from './pacing.js';
 export { cacheKindOf, defaultCacheTtls, isFromCache } from './cache.js';
 export type { CacheKind, CacheOptions, CacheStore, CacheTtls, CachedResponse } from './cache.js';
 export type { QuotaState } from './quota.js';

@@ -1,22 +1,15 @@
 import { limits } from '../generated/contract.js';
+import type { GatewayLimit } from './contract.js';
 import { realTimers, type Timers } from './timers.js';
 import { signalOf } from './request.js';
 import { relativePath, type TransportLayer } from './transport.js';
 
-/** One gateway speed limit: requests whose path starts with `appliesTo` share `ratePerSecond`, with `burst`. */
-export interface GatewayBucket {
-  name: string;
-  appliesTo: string;
-  ratePerSecond: number;
-  burst: number;
-}
-
 /** The contract's gateway limits (`info.x-limits`): 30/s burst 50 on /v3/, and 10/s burst 10 on /v3/mcp/. */
-export const contractGatewayBuckets: readonly GatewayBucket[] = limits.gateway.map((b) => ({ ...b }));
+export const contractGatewayLimits: readonly GatewayLimit[] = limits.gateway.map((b) => ({ ...b }));
 
 export interface PacerOptions {
   /** The limits to stay under. Default: the contract's gateway limits. */
-  buckets?: readonly GatewayBucket[];
+  buckets?: readonly GatewayLimit[];
   /**
    * How far under each limit to stay, as a fraction of its rate and of its burst. Default 0.2: 24/s with bursts of
    * 40 under the gateway's 30/s burst 50, and 8/s burst 8 under the MCP limit's 10/s burst 10. The gateway meters
@@ -25,13 +18,18 @@ export interface PacerOptions {
    * at the limits.
    */
   margin?: number;
+  /**
+   * At most this many requests at once, whatever burst the limits allow. Default: no cap beyond the paced burst.
+   * 1 spaces requests evenly at the paced rate, never a burst (the contract-test kit's pacing).
+   */
+  maxBurst?: number;
   timers?: Timers;
 }
 
 /** The default `margin`: see PacerOptions. */
 export const defaultPacingMargin = 0.2;
 
-interface BucketState extends GatewayBucket {
+interface BucketState extends GatewayLimit {
   /** The rate and burst this pacer keeps to: the limit's, less the margin. */
   pacedRate: number;
   pacedBurst: number;
@@ -57,18 +55,20 @@ export class Pacer {
     this.#timers = options.timers ?? realTimers;
     const margin = options.margin ?? defaultPacingMargin;
     if (!(margin >= 0 && margin < 1)) throw new TypeError(`pacing margin must be in [0, 1), got ${margin}`);
+    const maxBurst = options.maxBurst ?? Number.POSITIVE_INFINITY;
+    if (!(maxBurst >= 1)) throw new TypeError(`pacing maxBurst must be 1 or more, got ${maxBurst}`);
     const now = this.#timers.now();
-    this.#buckets = (options.buckets ?? contractGatewayBuckets).map((b) => {
+    this.#buckets = (options.buckets ?? contractGatewayLimits).map((b) => {
       if (!(b.ratePerSecond > 0) || !(b.burst >= 1)) {
         throw new TypeError(`pacing bucket ${b.name} needs ratePerSecond > 0 and burst >= 1`);
       }
-      const pacedBurst = Math.max(1, Math.floor(b.burst * (1 - margin)));
+      const pacedBurst = Math.max(1, Math.min(Math.floor(maxBurst), Math.floor(b.burst * (1 - margin))));
       return { ...b, pacedRate: b.ratePerSecond * (1 - margin), pacedBurst, tokens: pacedBurst, updatedAt: now };
     });
   }
 
   /** The limits this pacer stays under, as configured. */
-  get buckets(): GatewayBucket[] {
+  get buckets(): GatewayLimit[] {
     return this.#buckets.map(({ name, appliesTo, ratePerSecond, burst }) => ({
       name,
       appliesTo,
@@ -78,7 +78,7 @@ export class Pacer {
   }
 
   /** What it actually paces at: each limit less the margin. */
-  get pacedBuckets(): GatewayBucket[] {
+  get pacedBuckets(): GatewayLimit[] {
     return this.#buckets.map(({ name, appliesTo, pacedRate, pacedBurst }) => ({
       name,
       appliesTo,

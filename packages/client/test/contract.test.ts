@@ -15,6 +15,8 @@ import {
 } from '@cls-api/spec';
 import * as generated from '../generated/contract.js';
 import { credentialsFor } from '../src/contract.js';
+import { createPacer } from '../src/index.js';
+import { VirtualClock } from './support.js';
 
 const run = promisify(execFile);
 const packageDir = join(import.meta.dirname, '..');
@@ -142,6 +144,37 @@ describe('a change of the contract', () => {
     expect(contract.areaSecurity['/v3/pay/']).toEqual(['ApiKeyAuth']);
   });
 
+  it('generates every gateway limit the contract lists, and paces under a third one added to a copy', {
+    timeout: 120_000,
+  }, async () => {
+    const doc = loadSpec() as any;
+    doc.info['x-limits'].gateway_wms = {
+      description: 'A tighter limit on the WMS area.',
+      scope: 'source_ip',
+      applies_to: '/v3/wms/',
+      rate_per_second: 4,
+      burst: 6,
+    };
+    const { contract } = await generateFrom(doc, 'third-gateway-limit');
+    expect(contract.limits.gateway.map((g) => [g.name, g.appliesTo, g.ratePerSecond, g.burst])).toEqual([
+      ['gateway', '/v3/', 30, 50],
+      ['gateway_mcp', '/v3/mcp/', 10, 10],
+      ['gateway_wms', '/v3/wms/', 4, 6],
+    ]);
+    // A pacer on the generated limits: six WMS calls at once, then one every 250 ms; other areas keep the general pace.
+    const clock = new VirtualClock();
+    const pacer = createPacer({ buckets: contract.limits.gateway, margin: 0, timers: clock });
+    const start = clock.now();
+    const at: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      await pacer.acquire('/v3/wms/suppliers');
+      at.push(clock.now() - start);
+    }
+    expect(at).toEqual([0, 0, 0, 0, 0, 0, 250, 500]);
+    await pacer.acquire('/v3/manager/orders');
+    expect(clock.now() - start).toBe(500);
+  });
+
   it('opens the value sets the source leaves open or the contract designs, and keeps the others exact', {
     timeout: 120_000,
   }, async () => {
@@ -216,7 +249,7 @@ describe('a change of the contract', () => {
     ],
     [
       'known-values-type',
-      (doc) => (doc.components.schemas.OrderStatusCode[KNOWN_VALUES_KEYWORD] = [10, 'shipped']),
+      (doc) => (doc.components.schemas.OrderStatusCode[KNOWN_VALUES_KEYWORD] = [10, 30, 40, 'shipped']),
       /OrderStatusCode: known value "shipped" is not of type "integer"/,
     ],
   ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   Pacer,
-  contractGatewayBuckets,
+  contractGatewayLimits,
   createClient,
   createPacer,
   defaultPacingMargin,
@@ -14,7 +14,7 @@ const ok = () => json(200, page([], 1, 0));
 
 describe('pacing', () => {
   it('uses the contract gateway limits: 30/s burst 50 on /v3/, 10/s burst 10 on /v3/mcp/', () => {
-    expect(contractGatewayBuckets).toEqual([
+    expect(contractGatewayLimits).toEqual([
       expect.objectContaining({ appliesTo: '/v3/', ratePerSecond: 30, burst: 50 }),
       expect.objectContaining({ appliesTo: '/v3/mcp/', ratePerSecond: 10, burst: 10 }),
     ]);
@@ -58,9 +58,31 @@ describe('pacing', () => {
       expect.objectContaining({ appliesTo: '/v3/', ratePerSecond: 24, burst: 40 }),
       expect.objectContaining({ appliesTo: '/v3/mcp/', ratePerSecond: 8, burst: 8 }),
     ]);
-    expect(pacer.buckets).toEqual(contractGatewayBuckets);
+    expect(pacer.buckets).toEqual(contractGatewayLimits);
     expect(() => createPacer({ margin: 1 })).toThrow(TypeError);
     expect(() => createPacer({ margin: -0.1 })).toThrow(TypeError);
+  });
+
+  it('with maxBurst 1, spaces every request evenly at the paced rate, never a burst', async () => {
+    const clock = new VirtualClock();
+    const pacer = createPacer({ timers: clock, margin: 0.5, maxBurst: 1 });
+    expect(pacer.pacedBuckets).toEqual([
+      expect.objectContaining({ appliesTo: '/v3/', ratePerSecond: 15, burst: 1 }),
+      expect.objectContaining({ appliesTo: '/v3/mcp/', ratePerSecond: 5, burst: 1 }),
+    ]);
+    const start = clock.now();
+    const at: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await pacer.acquire('/v3/wms/suppliers');
+      at.push(clock.now() - start);
+    }
+    // 15 a second: one every 66.7 ms, each wait rounded up to the next millisecond.
+    expect(at).toEqual([0, 67, 134, 201]);
+    // An MCP call waits for its share of the general limit too, though its own bucket is full.
+    await pacer.acquire('/v3/mcp/tools');
+    expect(clock.now() - start - at[3]!).toBeGreaterThanOrEqual(66);
+    expect(clock.now() - start - at[3]!).toBeLessThanOrEqual(67);
+    expect(() => createPacer({ maxBurst: 0 })).toThrow(TypeError);
   });
 
   // The gateway meters arrivals, the pacer departures. Requests that leave on schedule but arrive bunched (here:
@@ -81,7 +103,7 @@ describe('pacing', () => {
       const arrivals = net.sent.map((s) => start + (Math.floor((s.at - start) / 300) + 1) * 300);
       // The gateway as the contract describes it: a bucket of `burst` tokens refilled at `ratePerSecond`, metered
       // on arrival; a request that finds no token is refused.
-      const limit = contractGatewayBuckets.find((b) => b.appliesTo === '/v3/')!;
+      const limit = contractGatewayLimits.find((b) => b.appliesTo === '/v3/')!;
       let tokens = limit.burst;
       let last = arrivals[0]!;
       let rejected = 0;

@@ -187,8 +187,6 @@ export interface CheckContext {
   clockRelative?: boolean;
 }
 
-const RATE_HEADER = /^x-ratelimit-/;
-
 function mediaType(value: string | undefined): string {
   return (value ?? '').split(';')[0]!.trim().toLowerCase();
 }
@@ -394,11 +392,13 @@ function checkRateHeaders(
   const add = (check: string, expected: string, seen: string) => findings.push({ check, expected, seen });
   const present = Object.keys(headers).filter((h) => contract.contractHeaders.has(h));
   const declaredNames = new Set(Object.keys(declared ?? {}).map((n) => n.toLowerCase()));
-  const rateNames = [...contract.contractHeaders].filter((h) => RATE_HEADER.test(h));
-  const retryAfterName = [...contract.contractHeaders].find((h) => h === 'retry-after');
-  const remainingName = rateNames.find((h) => h.endsWith('-remaining'));
-  const limitName = rateNames.find((h) => h.endsWith('-limit'));
-  const resetName = rateNames.find((h) => h.endsWith('-reset'));
+  const {
+    limit: limitName,
+    remaining: remainingName,
+    reset: resetName,
+    retryAfter: retryAfterName,
+  } = contract.quotaHeaders;
+  const rateNames = [limitName, remainingName, resetName];
 
   evaluated.push('ratelimit_headers_integers');
   const values = new Map<string, number>();
@@ -429,13 +429,13 @@ function checkRateHeaders(
     }
   }
 
-  const presentRate = present.filter((h) => RATE_HEADER.test(h));
+  const presentRate = present.filter((h) => rateNames.includes(h));
   if (presentRate.length > 0) {
     evaluated.push('quota_headers_consistent');
     checkQuotaValues(ctx, values, { limitName, remainingName, resetName }, findings);
   }
 
-  if (status === 429 && retryAfterName) {
+  if (status === 429) {
     if (headers[retryAfterName] !== undefined) {
       evaluated.push('quota_429_headers');
       const missing = rateNames.filter((h) => headers[h] === undefined);
@@ -445,11 +445,11 @@ function checkRateHeaders(
           `a quota 429 (Retry-After present) to carry ${rateNames.join(', ')}`,
           `missing ${missing.join(', ')}`,
         );
-      if (remainingName && headers[remainingName] !== undefined && values.get(remainingName) !== 0) {
+      if (headers[remainingName] !== undefined && values.get(remainingName) !== 0) {
         add('quota_429_headers', `${remainingName}: 0 on a quota 429`, `${remainingName}: ${headers[remainingName]}`);
       }
       const retryAfter = values.get(retryAfterName);
-      const reset = resetName ? values.get(resetName) : undefined;
+      const reset = values.get(resetName);
       if (retryAfter !== undefined && reset !== undefined && ctx.clockRelative !== false) {
         const left = reset - Math.floor((ctx.now ?? Date.now()) / 1000);
         if (Math.abs(retryAfter - left) > 120) {
@@ -496,7 +496,7 @@ function checkQuotaValues(
   if (limit !== undefined && remaining !== undefined && remaining > limit) {
     add(`${names.remainingName} at most ${names.limitName}`, `${remaining} > ${limit}`);
   }
-  if (reset !== undefined && contract.serviceTimeZone && ctx.clockRelative !== false) {
+  if (reset !== undefined && ctx.clockRelative !== false) {
     const now = ctx.now ?? Date.now();
     // The server's clock may sit on the other side of a month boundary from ours: either boundary is right.
     const allowed = new Set([

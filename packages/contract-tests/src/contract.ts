@@ -10,10 +10,14 @@ import {
   relaxProvisional,
   resolvePointer,
   type ErrorCatalogEntry,
+  type GatewayLimit,
   type JsonSchema,
+  type Limits,
   type OpenApiDocument,
   type OperationInfo,
+  type OrderStatuses,
   type ParameterInfo,
+  type QuotaHeaders,
   type RequestBodyObject,
   type ResponseInfo,
   type SchemaValidator,
@@ -34,25 +38,6 @@ export interface InvalidExample {
   summary?: string;
   value: unknown;
   expected: { status: number; code: string };
-}
-
-export interface RateLimitScope {
-  name: string;
-  appliesTo: string;
-  ratePerSecond: number;
-  burst: number;
-}
-
-export interface Limits {
-  /** Gateway speed limits, most specific (longest `applies_to`) first. */
-  gateway: RateLimitScope[];
-  /** Monthly quota per key environment (`test`, `live`); null means not limited. */
-  monthlyQuota: Map<string, number | null>;
-  bulkRowsPerRequest: number | undefined;
-  /** `query_integer_syntax`: how every integer query parameter must be written (decimal digits only). */
-  queryIntegerSyntax: RegExp | undefined;
-  /** `return_withdrawal_deadline`: the service time of day until which a return can be withdrawn. */
-  returnWithdrawalDeadline: { hour: number; minute: number };
 }
 
 /**
@@ -94,9 +79,14 @@ export interface PagedShape {
 export class Contract {
   readonly doc: OpenApiDocument;
   readonly operations: OperationInfo[];
-  readonly catalog: Map<string, ErrorCatalogEntry>;
+  readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
+  /** The contract model's limits, its gateway limits most specific (longest `appliesTo`) first. */
   readonly limits: Limits;
-  readonly serviceTimeZone: string | undefined;
+  /** The monthly quota's headers, lower-cased as the kit reads response headers. */
+  readonly quotaHeaders: QuotaHeaders;
+  /** Known and shipped order status codes. */
+  readonly orderStatuses: OrderStatuses;
+  readonly serviceTimeZone: string;
   /** The document with every `x-provisional` node relaxed (`relaxProvisional`): what the source shows. */
   readonly relaxedDoc: OpenApiDocument;
   /** Wall-clock arithmetic in the service time zone (the quota reset, shown times). */
@@ -113,14 +103,19 @@ export class Contract {
     const model = contractModel(doc);
     this.doc = doc;
     this.operations = [...model.operations];
-    this.catalog = new Map(model.catalog);
+    this.catalog = model.catalog;
     this.limits = {
+      ...model.limits,
       gateway: [...model.limits.gateway].sort((a, b) => b.appliesTo.length - a.appliesTo.length),
-      monthlyQuota: new Map(model.limits.monthlyQuota),
-      bulkRowsPerRequest: model.limits.bulkRowsPerRequest,
-      queryIntegerSyntax: model.limits.queryIntegerSyntax,
-      returnWithdrawalDeadline: model.limits.returnWithdrawalDeadline,
     };
+    const { limit, remaining, reset, retryAfter } = model.quotaHeaders;
+    this.quotaHeaders = {
+      limit: limit.toLowerCase(),
+      remaining: remaining.toLowerCase(),
+      reset: reset.toLowerCase(),
+      retryAfter: retryAfter.toLowerCase(),
+    };
+    this.orderStatuses = model.orderStatuses;
     this.serviceTimeZone = model.timeZone;
     this.time = model.time;
     this.relaxedDoc = relaxProvisional(doc);
@@ -413,8 +408,8 @@ export class Contract {
     return out;
   }
 
-  /** The gateway scopes a path falls under, most specific first. */
-  gatewayScopes(path: string): RateLimitScope[] {
+  /** The gateway limits a path falls under, most specific first. */
+  gatewayScopes(path: string): GatewayLimit[] {
     return this.limits.gateway.filter((g) => path.startsWith(g.appliesTo));
   }
 }
@@ -445,3 +440,5 @@ export function formatErrors(errors: ErrorObject[]): string[] {
 }
 
 export { isProvisional, isReference };
+/** The contract model's limits, as the kit reads them (`Contract.limits`). */
+export type { Limits };

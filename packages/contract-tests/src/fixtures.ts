@@ -53,7 +53,7 @@ export function createProductBody(t: CaseContext, options: { stock: 'plenty' | n
   delete body.supplier_code;
   const stockSchema = t.contract.resolve(propertySchema(t, schema, 'stock_quantity'));
   if (options.stock === 'plenty') {
-    const rows = t.env.contract.limits.bulkRowsPerRequest ?? 1000;
+    const rows = t.env.contract.limits.bulkRowsPerRequest;
     const max = typeof stockSchema.maximum === 'number' ? stockSchema.maximum : rows * 10;
     body.stock_quantity = Math.min(max, rows * 10);
   } else {

@@ -5,6 +5,7 @@
 // hard caps whatever the caller (a burst of concurrent probes too).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createPacer, type Pacer } from '@cls-api/client';
 import type { Contract } from './contract.js';
 import type { Redactor, Credential, Seller } from './credentials.js';
 
@@ -69,7 +70,10 @@ export interface TransportOptions {
   maxQuota?: number;
   /** Calls of a test key's monthly quota left untouched; the kit stops before `X-RateLimit-Remaining` reaches it. */
   quotaReserve: number;
-  /** Fraction of the gateway's rate the kit paces itself to; 0 turns pacing off (the kit's own tests). */
+  /**
+   * Fraction of each gateway rate the kit paces itself to, one request at a time (no burst), at most 1; 0 turns
+   * pacing off (the kit's own tests).
+   */
   paceFraction: number;
   /** First backoff wait after a gateway 429, doubled per retry up to `backoffMaxMs`, with ±20 % jitter. */
   backoffBaseMs: number;
@@ -139,7 +143,8 @@ const CONNECTION_CLOSED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
 
 export class Transport {
   readonly options: TransportOptions;
-  private readonly lastSent = new Map<string, number>();
+  /** The client's pacer (`@cls-api/client`), on the contract's gateway limits; none when pacing is off. */
+  private readonly pacer: Pacer | undefined;
   /** Every request sent, retries included. */
   sent = 0;
   /** Requests made with a key whose environment has a monthly quota. */
@@ -150,6 +155,11 @@ export class Transport {
 
   constructor(options: TransportOptions) {
     this.options = options;
+    const fraction = Math.min(1, options.paceFraction);
+    this.pacer =
+      fraction > 0
+        ? createPacer({ buckets: options.contract.limits.gateway, margin: 1 - fraction, maxBurst: 1 })
+        : undefined;
   }
 
   quota(seller: Seller): QuotaPool {
@@ -245,16 +255,7 @@ export class Transport {
   }
 
   private async pace(path: string): Promise<void> {
-    const fraction = this.options.paceFraction;
-    if (fraction <= 0) return;
-    for (const scope of this.options.contract.gatewayScopes(path)) {
-      const interval = 1000 / (scope.ratePerSecond * fraction);
-      const last = this.lastSent.get(scope.name) ?? 0;
-      const wait = last + interval - Date.now();
-      if (wait > 0) await sleep(wait);
-    }
-    const now = Date.now();
-    for (const scope of this.options.contract.gatewayScopes(path)) this.lastSent.set(scope.name, now);
+    await this.pacer?.acquire(path);
   }
 
   /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
@@ -337,8 +338,9 @@ export class Transport {
     const seller = this.meteredBy(cred);
     if (!seller || this.options.trackQuota === false) return;
     const pool = this.quota(seller);
-    const remaining = response.headers['x-ratelimit-remaining'];
-    const limit = response.headers['x-ratelimit-limit'];
+    const names = this.options.contract.quotaHeaders;
+    const remaining = response.headers[names.remaining];
+    const limit = response.headers[names.limit];
     if (pool.first !== undefined && (response.status === 401 || response.status === 403)) pool.refusedInSpan += 1;
     if (remaining !== undefined && /^\d+$/.test(remaining)) {
       pool.remaining = Number(remaining);
@@ -349,7 +351,7 @@ export class Transport {
       pool.last = pool.remaining;
     }
     if (limit !== undefined && /^\d+$/.test(limit)) pool.limit = Number(limit);
-    if (response.status === 429 && response.headers['retry-after'] !== undefined) pool.exhausted = true;
+    if (response.status === 429 && response.headers[names.retryAfter] !== undefined) pool.exhausted = true;
   }
 
   /**
@@ -365,7 +367,7 @@ export class Transport {
       // A status the request asked for (a mock's Prefer) is the answer itself, never a reason to back off.
       if (deliberate) return exchange;
       const { status, headers } = exchange.response;
-      if (status === 429 && headers['retry-after'] !== undefined) {
+      if (status === 429 && headers[this.options.contract.quotaHeaders.retryAfter] !== undefined) {
         throw new BudgetSkip(
           'the server answered with the monthly-quota 429 (Retry-After present): the test key is used up',
         );

@@ -79,10 +79,11 @@ export class RunObservations {
 
     // One allowance per account, summed over all its test keys (spec/components/headers/X-RateLimit-Limit.yaml).
     const cred = exchange.request.credential;
-    const remainingRaw = headers['x-ratelimit-remaining'];
+    const names = this.contract.quotaHeaders;
+    const remainingRaw = headers[names.remaining];
     if (cred.kind === 'apiKey' && remainingRaw !== undefined && /^\d+$/.test(remainingRaw.trim())) {
       const remaining = Number(remainingRaw.trim());
-      const resetRaw = headers['x-ratelimit-reset'];
+      const resetRaw = headers[names.reset];
       const reset = resetRaw !== undefined && /^\d+$/.test(resetRaw.trim()) ? Number(resetRaw.trim()) : undefined;
       const before = this.trail.get(cred.seller);
       if (before) {
@@ -100,7 +101,7 @@ export class RunObservations {
       this.trail.set(cred.seller, { remaining, reset, area: cred.area });
     }
 
-    const gateway = status === 429 && headers['retry-after'] === undefined;
+    const gateway = status === 429 && headers[names.retryAfter] === undefined;
     if (!gateway) {
       if (status < 500) this.acceptedMs.push(exchange.ms);
     } else {

@@ -47,10 +47,14 @@ function positive(value: unknown, what: string): number {
 // ---------------------------------------------------------------------------------------------------------------
 // Limits (`info.x-limits`)
 
-/** A gateway speed limit: a token bucket per source address over the paths under `appliesTo`. */
+/**
+ * A gateway speed limit: a token bucket per source address over the paths under `appliesTo`. The one shape of a
+ * gateway limit: the server enforces these, the client paces under them, the kit probes them.
+ */
 export interface GatewayLimit {
   /** Its key in `info.x-limits` (`gateway`, `gateway_mcp`). */
   name: string;
+  /** Path prefix the bucket applies to (`/v3/`, `/v3/mcp/`). */
   appliesTo: string;
   ratePerSecond: number;
   burst: number;
@@ -119,6 +123,94 @@ export function readTimeZone(doc: OpenApiDocument): string {
   if (typeof zone !== 'string' || zone === '') fail('info.x-service-time-zone');
   new ServiceTime(zone);
   return zone;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response headers of the monthly quota
+
+/** The headers of the monthly quota, spelt as the contract declares them on its 429. */
+export interface QuotaHeaders {
+  /** `X-RateLimit-Limit`: the allowance for the month. */
+  limit: string;
+  /** `X-RateLimit-Remaining`: calls left this month. */
+  remaining: string;
+  /** `X-RateLimit-Reset`: when the allowance resets. */
+  reset: string;
+  /** `Retry-After`: on the quota's 429 only, which it tells apart from the gateway's. */
+  retryAfter: string;
+}
+
+/**
+ * The quota headers, read from the headers the operations declare on their 429: `Retry-After` (HTTP's own name) and
+ * one rate-limit header ending in each of `-Limit`, `-Remaining` and `-Reset`.
+ */
+export function readQuotaHeaders(ops: readonly OperationInfo[]): QuotaHeaders {
+  const declared = new Set<string>();
+  for (const op of ops) for (const name of Object.keys(op.responses['429']?.headers ?? {})) declared.add(name);
+  const names = [...declared];
+  const one = (suffix: string): string => {
+    const found = names.filter((n) => n.toLowerCase().endsWith(suffix.toLowerCase()) && n.includes('-'));
+    if (found.length !== 1)
+      fail(`one header ending in ${suffix} on a 429 response (found ${found.join(', ') || 'none'})`);
+    return found[0]!;
+  };
+  const retryAfter = names.find((n) => n.toLowerCase() === 'retry-after') ?? fail('Retry-After on a 429 response');
+  return { limit: one('-Limit'), remaining: one('-Remaining'), reset: one('-Reset'), retryAfter };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Credentials
+
+/** A security scheme whose credential travels in a request header: an API key, or HTTP authentication. */
+export interface CredentialScheme {
+  /** Its name in `components.securitySchemes` (`ApiKeyAuth`, `BearerAuth`). */
+  name: string;
+  kind: 'apiKey' | 'http';
+  /** The request header it travels in, as the contract spells it (`X-API-Key`; `Authorization` for HTTP). */
+  header: string;
+  /** For `http`, the authentication scheme, lower-cased (`bearer`). */
+  httpScheme?: string;
+}
+
+/** The schemes of `components.securitySchemes` sent in a header, in document order; other kinds are left out. */
+export function readCredentialSchemes(doc: OpenApiDocument): CredentialScheme[] {
+  const out: CredentialScheme[] = [];
+  for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
+    const scheme = object(deref(doc, raw as JsonSchema), `components.securitySchemes.${name}`);
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string')
+      out.push({ name, kind: 'apiKey', header: scheme.name });
+    else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
+      out.push({ name, kind: 'http', header: 'Authorization', httpScheme: scheme.scheme.toLowerCase() });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Order statuses
+
+/** The extension on `components.schemas.OrderStatusCode` listing the codes of a shipped order. */
+export const SHIPPED_VALUES_KEYWORD = 'x-shipped-values';
+
+/** What the contract says of order status codes (the codes it knows: `knownValues`). */
+export interface OrderStatuses {
+  /** The codes of an order that has shipped and can no longer be modified (`x-shipped-values`). */
+  shipped: readonly number[];
+}
+
+/** `OrderStatusCode`'s shipped codes, checked: integers, each one of its known values. */
+export function readOrderStatuses(doc: OpenApiDocument): OrderStatuses {
+  const schema = object(
+    deref(doc, (doc.components?.schemas?.OrderStatusCode ?? null) as JsonSchema),
+    'components.schemas.OrderStatusCode',
+  );
+  const shipped = schema[SHIPPED_VALUES_KEYWORD];
+  if (!Array.isArray(shipped) || shipped.length === 0 || !shipped.every((v) => Number.isInteger(v)))
+    fail(`OrderStatusCode.${SHIPPED_VALUES_KEYWORD} as a list of integers`);
+  const known = Array.isArray(schema[KNOWN_VALUES_KEYWORD]) ? (schema[KNOWN_VALUES_KEYWORD] as unknown[]) : [];
+  const unknown = shipped.filter((code) => !known.includes(code));
+  if (unknown.length > 0)
+    fail(`the shipped status ${unknown.join(', ')} among OrderStatusCode.${KNOWN_VALUES_KEYWORD}`);
+  return { shipped: [...(shipped as number[])] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -242,6 +334,12 @@ export class ContractModel {
   readonly operations: readonly OperationInfo[];
   readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
   readonly limits: Limits;
+  /** The monthly quota's response headers. */
+  readonly quotaHeaders: QuotaHeaders;
+  /** The shipped order status codes. */
+  readonly orderStatuses: OrderStatuses;
+  /** The security schemes sent in a request header. */
+  readonly credentialSchemes: readonly CredentialScheme[];
   readonly timeZone: string;
   /** Wall-clock arithmetic in the service time zone. */
   readonly time: ServiceTime;
@@ -254,6 +352,9 @@ export class ContractModel {
     this.byId = new Map(this.operations.map((op) => [op.operationId, op]));
     this.catalog = errorCatalog(doc);
     this.limits = readLimits(doc);
+    this.quotaHeaders = readQuotaHeaders(this.operations);
+    this.orderStatuses = readOrderStatuses(doc);
+    this.credentialSchemes = readCredentialSchemes(doc);
     this.timeZone = readTimeZone(doc);
     this.time = new ServiceTime(this.timeZone);
   }
@@ -270,6 +371,11 @@ export class ContractModel {
   /** The codes an operation documents for a status (`x-error-codes`). */
   errorCodes(op: OperationInfo, status: number | string): string[] {
     return op.responses[String(status)]?.errorCodes ?? [];
+  }
+
+  /** Whether an order in status `code` has shipped and can no longer be modified. */
+  isShipped(code: number): boolean {
+    return this.orderStatuses.shipped.includes(code);
   }
 
   /** The gateway limits a path falls under, most specific (longest `appliesTo`) first. */

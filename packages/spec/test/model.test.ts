@@ -14,6 +14,35 @@ const doc = loadBuiltSpec();
 const copy = (): OpenApiDocument => JSON.parse(JSON.stringify(doc)) as OpenApiDocument;
 const limitsOf = (d: OpenApiDocument) => d.info['x-limits'] as Record<string, unknown>;
 
+describe('quota headers, order statuses and credential schemes', () => {
+  it('names the quota headers as the 429 declares them, and the shipped codes as OrderStatusCode lists them', () => {
+    const model = new ContractModel(doc);
+    expect(model.quotaHeaders).toEqual({
+      limit: 'X-RateLimit-Limit',
+      remaining: 'X-RateLimit-Remaining',
+      reset: 'X-RateLimit-Reset',
+      retryAfter: 'Retry-After',
+    });
+    expect(model.orderStatuses).toEqual({ shipped: [30, 40] });
+    expect(model.credentialSchemes).toEqual([
+      { name: 'ApiKeyAuth', kind: 'apiKey', header: 'X-API-Key' },
+      { name: 'BearerAuth', kind: 'http', header: 'Authorization', httpScheme: 'bearer' },
+    ]);
+    expect([10, 20, 30, 40, 90].filter((code) => model.isShipped(code))).toEqual([30, 40]);
+  });
+
+  it('follows a change of the spec, and refuses a shipped code the contract does not know', () => {
+    const changed = copy();
+    const statuses = changed.components!.schemas!.OrderStatusCode as Record<string, unknown>;
+    statuses['x-shipped-values'] = [30];
+    expect(new ContractModel(changed).isShipped(40)).toBe(false);
+    statuses['x-shipped-values'] = [30, 50];
+    expect(() => new ContractModel(changed)).toThrow(/shipped status 50/);
+    delete statuses['x-shipped-values'];
+    expect(() => new ContractModel(changed)).toThrow(/x-shipped-values/);
+  });
+});
+
 describe('limits', () => {
   it("reads the source's limits table as x-limits states it", () => {
     const { limits } = new ContractModel(doc);

@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { JwtIssuer } from '../auth/jwt.js';
 import type { Config } from '../config.js';
 import type { Contract } from '../contract-facts.js';
-import { type GatewayTier, MemoryGatewayBuckets, RedisGatewayBuckets } from '../limits/gateway-buckets.js';
+import { MemoryGatewayBuckets, RedisGatewayBuckets } from '../limits/gateway-buckets.js';
 import { auth } from '../plugins/auth.js';
 import { connectionLimit } from '../plugins/connection-limit.js';
 import { contractCheck } from '../plugins/contract-check.js';
@@ -46,10 +46,7 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
     trustedProxies: config.trustedProxies,
   });
   await app.register(incompleteRequests, { max: config.maxIncompleteRequests });
-  const tiers: GatewayTier[] = [
-    { prefix: spec.limits.gateway.appliesTo, ratePerSecond: config.gatewayRatePerSecond, burst: config.gatewayBurst },
-    { prefix: spec.limits.gatewayMcp.appliesTo, ratePerSecond: config.mcpRatePerSecond, burst: config.mcpBurst },
-  ];
+  const tiers = config.gatewayLimits;
   await app.register(gatewayRateLimit, {
     tiers,
     buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
@@ -61,6 +58,7 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
     timeZone: config.serviceTimeZone,
     testKeyMonthlyQuota: config.testKeyMonthlyQuota,
     operations: spec.operations,
+    headers: spec.model.quotaHeaders,
     lockTimeoutMs: config.dbLockTimeoutMs,
     liveUsageFlushMs: config.liveUsageFlushMs,
   });

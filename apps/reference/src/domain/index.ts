@@ -21,7 +21,7 @@ import { videoHandlers } from './videos.js';
 import type { Domain as DomainParts } from './views.js';
 
 export type { DomainHandler, DomainHandlers, DomainOperationId } from './vocabulary.js';
-export { ORDER_STATUS, isShipped, mcpToolsOf, paginationOf } from './vocabulary.js';
+export { ORDER_STATUS, mcpToolsOf, paginationOf } from './vocabulary.js';
 export type { DemoAccountSummary, DemoSummary } from './seed.js';
 export type * from '../store/interface.js';
 
@@ -73,6 +73,7 @@ export function domainParts(store: DomainStore, options: DomainOptions, model: C
     videoBaseUrl: base.endsWith('/') ? base : `${base}/`,
     videosPerInvoice: dataMaxItems(model, 'listInvoiceVideos'),
     returnWithdrawalDeadline: model.limits.returnWithdrawalDeadline,
+    isShipped: (code) => model.isShipped(code),
   };
 }
 

@@ -7,7 +7,6 @@ import { ApiError } from '../errors.js';
 import {
   DRAFT_STATUS_OPEN,
   type DomainHandlers,
-  isShipped,
   ORDER_STATUS,
   type OrderStatusCode,
   paginationOf,
@@ -140,7 +139,7 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
   }
 
   function refuseFinished(order: OrderRecord): void {
-    if (isShipped(order.order_status_code)) {
+    if (d.isShipped(order.order_status_code)) {
       throw new ApiError('ORDER_ALREADY_SHIPPED', `Order ${order.order_no} has already shipped.`);
     }
     if (order.order_status_code === ORDER_STATUS.cancelled) {
@@ -328,7 +327,7 @@ export function orderHandlers(d: Domain): OrderHandlers {
       const updated = await store.transaction(async (tx) => {
         const order = await tx.findOrder(owner, params.order_no);
         if (!order) throw new ApiError('ORDER_NOT_FOUND', `Order ${params.order_no} was not found.`);
-        if (isShipped(order.order_status_code)) {
+        if (d.isShipped(order.order_status_code)) {
           throw new ApiError(
             'ORDER_ALREADY_SHIPPED',
             `Order ${order.order_no} has already shipped and cannot be modified.`,

@@ -32,6 +32,8 @@ export interface Domain {
    * window ends at the first such instant after the registration (DECISIONS G13).
    */
   returnWithdrawalDeadline: TimeOfDay;
+  /** Whether an order in status `code` has shipped and can no longer be modified (the contract model's). */
+  isShipped(code: number): boolean;
 }
 
 export function orderView(o: OrderRecord, time: ServiceTime): Schemas['Order'] {

@@ -38,11 +38,6 @@ export const ORDER_STATUS = {
   cancelled: 90,
 } as const satisfies Record<string, OrderStatusCode>;
 
-/** Shipped orders (`30` shipped, `40` delivered) can no longer be modified. */
-export function isShipped(code: number): boolean {
-  return code === ORDER_STATUS.shipped || code === ORDER_STATUS.delivered;
-}
-
 /** The only draft status the service shows. */
 export const DRAFT_STATUS_OPEN = 'open' satisfies components['schemas']['DraftOrder']['status'];
 
@@ -67,6 +62,13 @@ export function assertKnownValues(model: ContractModel): void {
   if (unmapped.length || unknown.length) {
     throw new Error(
       `OrderStatusCode: the contract knows ${statuses.join(', ')}, this server gives meanings to ${mapped.join(', ')}`,
+    );
+  }
+  // What this server ships and delivers with must be a shipped code, or its own shipped orders could be modified.
+  const notShipped = [ORDER_STATUS.shipped, ORDER_STATUS.delivered].filter((code) => !model.isShipped(code));
+  if (notShipped.length) {
+    throw new Error(
+      `OrderStatusCode: this server marks orders shipped with ${notShipped.join(', ')}, which x-shipped-values (${model.orderStatuses.shipped.join(', ')}) leaves out`,
     );
   }
   const draftStatus = (schemas.DraftOrder as { properties?: Record<string, unknown> } | undefined)?.properties?.status;

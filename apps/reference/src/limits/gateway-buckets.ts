@@ -1,11 +1,5 @@
+import type { GatewayLimit } from '@cls-api/spec';
 import type { Redis } from 'ioredis';
-
-/** One gateway limit: requests under `prefix` from one address, `ratePerSecond` sustained, `burst` at once. */
-export interface GatewayTier {
-  prefix: string;
-  ratePerSecond: number;
-  burst: number;
-}
 
 /**
  * Where the gateway's token buckets live (one per tier and source address): in this process, or in Redis, shared by
@@ -71,7 +65,7 @@ export class TokenBuckets {
 export class MemoryGatewayBuckets implements GatewayBuckets {
   private readonly tiers: TokenBuckets[];
 
-  constructor(tiers: readonly GatewayTier[]) {
+  constructor(tiers: readonly GatewayLimit[]) {
     this.tiers = tiers.map((t) => new TokenBuckets(t.ratePerSecond, t.burst));
   }
 
@@ -123,7 +117,7 @@ const IDLE_EXPIRY_SECONDS = 3600;
 export class RedisGatewayBuckets implements GatewayBuckets {
   constructor(
     private readonly redis: Redis,
-    private readonly tiers: readonly GatewayTier[],
+    private readonly tiers: readonly GatewayLimit[],
     /** Prefix of every key this server writes, so that one Redis can serve several deployments. */
     private readonly keyPrefix = 'cls:gateway',
   ) {
@@ -132,7 +126,7 @@ export class RedisGatewayBuckets implements GatewayBuckets {
 
   async take(ip: string, tiers: readonly number[], nowMs: number): Promise<boolean> {
     // `{ip}` is the hash tag: on a Redis Cluster all of one address's buckets are on one node, as one script needs.
-    const keys = tiers.map((i) => `${this.keyPrefix}:{${ip}}:${this.tiers[i]!.prefix}`);
+    const keys = tiers.map((i) => `${this.keyPrefix}:{${ip}}:${this.tiers[i]!.appliesTo}`);
     const args = [...tiers.flatMap((i) => [this.tiers[i]!.ratePerSecond, this.tiers[i]!.burst]), IDLE_EXPIRY_SECONDS];
     const take = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).clsGatewayTake!;
     const taken = await take.call(this.redis, keys.length, ...keys, nowMs, ...args);

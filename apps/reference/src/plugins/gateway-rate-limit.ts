@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
-import type { GatewayBuckets, GatewayTier } from '../limits/gateway-buckets.js';
+import type { GatewayLimit } from '@cls-api/spec';
+import type { GatewayBuckets } from '../limits/gateway-buckets.js';
 import { pathOf } from '../request.js';
 
 export interface GatewayRateLimitOptions extends Record<string, unknown> {
-  /** From info.x-limits (`/v3/`, `/v3/mcp/`), with the rates the configuration may raise. */
-  tiers: readonly GatewayTier[];
+  /** Every gateway limit of info.x-limits (`/v3/`, `/v3/mcp/`), with the rates the configuration may raise. */
+  tiers: readonly GatewayLimit[];
   /** In this process, or in Redis for every instance (src/limits/gateway-buckets.ts). */
   buckets: GatewayBuckets;
 }
@@ -22,7 +23,7 @@ export const gatewayRateLimit = fp<GatewayRateLimitOptions>(
       const path = pathOf(request.url);
       const applicable: number[] = [];
       tiers.forEach((t, i) => {
-        if (path.startsWith(t.prefix)) applicable.push(i);
+        if (path.startsWith(t.appliesTo)) applicable.push(i);
       });
       if (applicable.length === 0) return;
       if (!(await buckets.take(request.ip, applicable, request.now.getTime()))) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { OperationInfo } from '@cls-api/spec';
+import type { OperationInfo, QuotaHeaders } from '@cls-api/spec';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
@@ -12,16 +12,13 @@ export interface QuotaOptions extends Record<string, unknown> {
   timeZone: string;
   testKeyMonthlyQuota: number;
   operations: ReadonlyMap<string, OperationInfo>;
+  /** The quota's response headers, as the contract names them (the contract model's). */
+  headers: QuotaHeaders;
   /** How long one attempt to write the calls counted during a lock waits for the lock (then it tries again). */
   lockTimeoutMs: number;
   /** LIVE_USAGE_FLUSH_MS: live-key calls are written at most this long after they are counted (0: each at once). */
   liveUsageFlushMs: number;
 }
-
-const LIMIT = 'X-RateLimit-Limit';
-const REMAINING = 'X-RateLimit-Remaining';
-const RESET = 'X-RateLimit-Reset';
-const RETRY_AFTER = 'Retry-After';
 
 const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -235,6 +232,7 @@ export class UsageMeter {
 export const quota = fp<QuotaOptions>(
   async (app: FastifyInstance, options) => {
     const { counters, timeZone, testKeyMonthlyQuota: limit, operations } = options;
+    const { limit: LIMIT, remaining: REMAINING, reset: RESET, retryAfter: RETRY_AFTER } = options.headers;
     const meter = new UsageMeter(counters, options.lockTimeoutMs, app.log, options.liveUsageFlushMs);
     app.decorate('usageMeter', meter);
     app.decorateRequest('quota', undefined);

@@ -645,5 +645,34 @@ describe.each(ENGINES)('on %s', (engine) => {
       await expect(freshDomain(engine, { spec: drafts })).rejects.toThrow(/DraftOrder.status/);
       await expect(freshDomain(engine, { spec })).resolves.toBeDefined();
     });
+
+    it('which codes mean shipped is read from the contract (x-shipped-values): a contract that adds 20 makes a preparing order unmodifiable', async () => {
+      // An order the warehouse is preparing (20), then a change to it, on a domain of the given contract.
+      const updatePreparing = async (harness: Harness, contract: typeof spec, mallOrderNo: string) => {
+        const orderNo = await registerOne(
+          harness,
+          SELLER_A,
+          orderRow({ mall_order_no: mallOrderNo, product_code: 'SCARF' }),
+        );
+        const lifecycle = orderLifecycle(
+          domainParts(harness.storage.domain, { timeZone: TIME_ZONE }, contractModel(contract)),
+        );
+        await lifecycle.prepare(ownerOf(ctx(SELLER_A, NOW)), orderNo, new Date(NOW));
+        const body = { memo: 'gift wrap' };
+        return harness.handlers.updateWmsOrder({ params: { order_no: orderNo }, query: {}, body }, ctx(SELLER_A, NOW));
+      };
+      await expect(updatePreparing(h, spec, 'PREP-1')).resolves.toMatchObject({ data: { order_status_code: 20 } });
+      const edited = structuredClone(spec);
+      (edited.components!.schemas!.OrderStatusCode as Record<string, unknown>)['x-shipped-values'] = [20, 30, 40];
+      const following = await freshDomain(engine, { spec: edited });
+      await product(following, SELLER_A, 'SCARF', 3);
+      await expectApiError('updateWmsOrder', updatePreparing(following, edited, 'PREP-2'), 'ORDER_ALREADY_SHIPPED');
+    });
+
+    it('refuses to start when a status this server ships or delivers with is not a shipped one in the contract', async () => {
+      const edited = structuredClone(spec);
+      (edited.components!.schemas!.OrderStatusCode as Record<string, unknown>)['x-shipped-values'] = [30];
+      await expect(freshDomain(engine, { spec: edited })).rejects.toThrow(/x-shipped-values/);
+    });
   });
 });

@@ -1,9 +1,15 @@
+import type { GatewayLimit } from '@cls-api/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { contract } from '../../src/contract-facts.js';
+import { loadConfig } from '../../src/config.js';
+import { contract, readContract } from '../../src/contract-facts.js';
 import { TestClock } from '../support/clock.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
 
 const limits = contract().limits;
+const [general, mcp] = ['gateway', 'gateway_mcp'].map((name) => limits.gateway.find((g) => g.name === name)!) as [
+  GatewayLimit,
+  GatewayLimit,
+];
 const clock = new TestClock('2026-11-20T03:00:00Z');
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -21,8 +27,42 @@ function expectGateway429(r: { status: number; headers: Record<string, unknown>;
 
 describe('gateway speed limit (per source IP)', () => {
   it('the contract states 30/s burst 50 on /v3/ and 10/s burst 10 on /v3/mcp/', () => {
-    expect(limits.gateway).toEqual({ appliesTo: '/v3/', ratePerSecond: 30, burst: 50 });
-    expect(limits.gatewayMcp).toEqual({ appliesTo: '/v3/mcp/', ratePerSecond: 10, burst: 10 });
+    expect(limits.gateway).toEqual([
+      { name: 'gateway', appliesTo: '/v3/', ratePerSecond: 30, burst: 50 },
+      { name: 'gateway_mcp', appliesTo: '/v3/mcp/', ratePerSecond: 10, burst: 10 },
+    ]);
+  });
+
+  it('enforces every gateway limit the contract lists: a third one added to a copy of the contract, with its own settings', async () => {
+    const doc = structuredClone(contract().doc);
+    (doc.info['x-limits'] as Record<string, unknown>).gateway_wms = {
+      description: 'A tighter limit on the WMS area.',
+      scope: 'source_ip',
+      applies_to: '/v3/wms/',
+      rate_per_second: 2,
+      burst: 3,
+    };
+    const env = { DATABASE: ':memory:', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, STRICT_CONTRACT: '1' };
+    const edited = readContract(doc);
+    expect(() => loadConfig({ ...env, WMS_BURST: '2' }, edited)).toThrow(/WMS_BURST must be a number of at least 3/);
+    const config = loadConfig({ ...env, TRUSTED_PROXIES: '127.0.0.1', WMS_BURST: '4' }, edited);
+    expect(config.gatewayLimits.map((g) => [g.name, g.ratePerSecond, g.burst])).toEqual([
+      ['gateway', 30, 50],
+      ['gateway_mcp', 10, 10],
+      ['gateway_wms', 2, 4],
+    ]);
+    clock.set('2026-11-20T03:00:00Z');
+    s = await startTestServer({ clock: clock.now, config });
+    const seller = await s.account();
+    const [wms, manager] = [await s.key(seller, 'wms'), await s.key(seller, 'manager')];
+    const ip = '203.0.113.80';
+    for (let i = 0; i < 4; i++) expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip })).status).toBe(200);
+    expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: wms, ip }));
+    // Outside its prefix the general limit alone applies; the WMS bucket refills at 2 a second.
+    expect((await s.get('/v3/manager/orders', { apiKey: manager, ip })).status).toBe(200);
+    clock.advance(500);
+    expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip })).status).toBe(200);
+    expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: wms, ip }));
   });
 
   it('a burst of 50 passes, the 51st is the gateway 429; another IP is unaffected; it refills with time', async () => {
@@ -32,7 +72,7 @@ describe('gateway speed limit (per source IP)', () => {
     const keys = [await s.key(seller, 'wms'), await s.key(seller, 'manager', 'live'), await s.key(seller, 'cam')];
     const paths = ['/v3/wms/suppliers', '/v3/manager/orders', '/v3/cam/invoices/600000000001/videos'];
     // Summed across keys, areas and outcomes (an unauthenticated request spends a token too).
-    for (let i = 0; i < limits.gateway.burst; i++) {
+    for (let i = 0; i < general.burst; i++) {
       const r =
         i % 10 === 9
           ? await s.get('/v3/wms/suppliers', { ip: '203.0.113.7' })
@@ -62,7 +102,7 @@ describe('gateway speed limit (per source IP)', () => {
 
   it('X-Forwarded-For is ignored unless the peer is a trusted proxy', async () => {
     s = await startTestServer({ clock: clock.now });
-    for (let i = 0; i < limits.gateway.burst; i++)
+    for (let i = 0; i < general.burst; i++)
       expect((await s.get('/v3/wms/suppliers', { ip: `192.0.2.${i}` })).status).toBe(401);
     expectGateway429(await s.get('/v3/wms/suppliers', { ip: '192.0.2.200' }));
   });
@@ -72,12 +112,11 @@ describe('gateway speed limit (per source IP)', () => {
     const seller = await s.account();
     const wms = await s.key(seller, 'wms');
     const ip = '203.0.113.50';
-    for (let i = 0; i < limits.gatewayMcp.burst; i++)
-      expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip })).status).toBe(200);
+    for (let i = 0; i < mcp.burst; i++) expect((await s.get('/v3/mcp/tools', { apiKey: wms, ip })).status).toBe(200);
     expectGateway429(await s.get('/v3/mcp/tools', { apiKey: wms, ip }));
     expectGateway429(await s.post('/v3/mcp/tools/wms_list_orders/call', { arguments: {} }, { apiKey: wms, ip }));
     // The general bucket has 50 - 10 left: the refused MCP calls took nothing from it.
-    for (let i = 0; i < limits.gateway.burst - limits.gatewayMcp.burst; i++)
+    for (let i = 0; i < general.burst - mcp.burst; i++)
       expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip })).status).toBe(200);
     expectGateway429(await s.get('/v3/wms/suppliers', { apiKey: wms, ip }));
     // Another address has both allowances whole.

@@ -1,6 +1,7 @@
 // The limits across instances with REDIS_URL (a real Redis from Debian's package, started for these tests): every
 // instance takes from the same gateway buckets, so an address's burst is 50 in total however its requests are
 // spread (without it, each instance has its own), and counts test-key calls in the same monthly counter.
+import type { GatewayLimit } from '@cls-api/spec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,10 @@ import { LIMITS_OFF, startTestServer, storedRows, type TestResponse, type TestSe
 import type { SqlStorage } from '../../src/store/storage.js';
 
 const limits = contract().limits;
+const [general, mcp] = ['gateway', 'gateway_mcp'].map((name) => limits.gateway.find((g) => g.name === name)!) as [
+  GatewayLimit,
+  GatewayLimit,
+];
 const clock = new TestClock('2026-11-20T03:00:00Z');
 let redis: RunningRedis;
 let dir: string;
@@ -72,8 +77,8 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
       const target = [a, b, c][i % 3]!;
       outcomes.push(await target.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.7' }));
     }
-    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst);
-    expect(outcomes.slice(limits.gateway.burst).every(isGateway429)).toBe(true);
+    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(general.burst);
+    expect(outcomes.slice(general.burst).every(isGateway429)).toBe(true);
     // Another address has buckets of its own, on every instance.
     expect((await b!.get('/v3/wms/suppliers', { apiKey: key, ip: '198.51.100.9' })).status).toBe(200);
     // It refills at 30 per second for everyone: after 100 ms three tokens are back, not three per instance.
@@ -108,22 +113,22 @@ describe('gateway limit with REDIS_URL: one set of buckets for every instance', 
         (i % 2 ? a : b)!.get('/v3/manager/orders', { apiKey: key, ip: '192.0.2.44' }),
       ),
     );
-    expect(all.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst);
+    expect(all.filter((r) => r.status === 200)).toHaveLength(general.burst);
     expect(all.filter((r) => r.status !== 200).every(isGateway429)).toBe(true);
   });
 
   it('the /v3/mcp/ tier is shared too: 10 at once, and each also spends a /v3/ token', async () => {
     const [a, b] = await instances(2, { REDIS_URL: redis.url });
     const key = await a!.key(await a!.account(), 'wms');
-    const mcp = [];
+    const calls = [];
     for (let i = 0; i < 12; i++)
-      mcp.push(await (i % 2 ? a : b)!.get('/v3/mcp/tools', { apiKey: key, ip: '192.0.2.50' }));
-    expect(mcp.map((r) => r.status)).toEqual([...Array(limits.gatewayMcp.burst).fill(200), 429, 429]);
+      calls.push(await (i % 2 ? a : b)!.get('/v3/mcp/tools', { apiKey: key, ip: '192.0.2.50' }));
+    expect(calls.map((r) => r.status)).toEqual([...Array(mcp.burst).fill(200), 429, 429]);
     // 10 /v3/ tokens went with them: 40 are left for the other areas.
     const rest = [];
     for (let i = 0; i < 41; i++)
       rest.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '192.0.2.50' }));
-    expect(rest.filter((r) => r.status === 200)).toHaveLength(limits.gateway.burst - limits.gatewayMcp.burst);
+    expect(rest.filter((r) => r.status === 200)).toHaveLength(general.burst - mcp.burst);
   });
 });
 
@@ -289,7 +294,7 @@ describe('gateway limit without REDIS_URL', () => {
     const outcomes = [];
     for (let i = 0; i < 110; i++)
       outcomes.push(await (i % 2 ? a : b)!.get('/v3/wms/suppliers', { apiKey: key, ip: '203.0.113.8' }));
-    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(2 * limits.gateway.burst);
+    expect(outcomes.filter((r) => r.status === 200)).toHaveLength(2 * general.burst);
   });
 });
 

@@ -84,6 +84,8 @@ export interface TestServer {
 
 export interface StartOptions {
   env?: Record<string, string>;
+  /** A configuration made by the test (a contract of its own, `loadConfig(env, readContract(doc))`); else from `env`. */
+  config?: Config;
   clock?: Clock;
   createDomain?: DomainFactory;
   /** An open SQLite database (a file the test also opens itself); the server uses its storage. */
@@ -101,7 +103,7 @@ export interface StartOptions {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  const config = testConfig({ LOG_LEVEL: 'info', ...options.env });
+  const config = options.config ?? testConfig({ LOG_LEVEL: 'info', ...options.env });
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -231,7 +231,7 @@ async function invalidInputs(
     // An integer written other than in decimal digits (info.x-limits.query_integer_syntax, DECISIONS.md G23): a
     // lenient number parser takes `1e1` as 10 and `1e309` as Infinity; the contract's answer is 400.
     const syntax = t.contract.limits.queryIntegerSyntax;
-    if (syntax && schema.type === 'integer') {
+    if (schema.type === 'integer') {
       for (const spelling of NUMBER_SPELLINGS.filter((x) => !syntax.test(x))) {
         out.push({
           label: `query ${p.name}: ${JSON.stringify(spelling)} is not written in decimal digits`,

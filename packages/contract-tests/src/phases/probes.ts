@@ -1,9 +1,8 @@
 // Rate-limit probes, only with --probe-limits: a burst over the gateway's burst allowance from one address, on
 // the general scope and on the MCP scope, must get 429 RATE_LIMIT_EXCEEDED without Retry-After or X-RateLimit-*,
 // at once rather than after holding the requests back, and must clear soon after. Probes send no credential, so they spend no monthly quota.
-import type { OperationInfo } from '@cls-api/spec';
+import type { GatewayLimit, OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import type { RateLimitScope } from '../contract.js';
 import { BudgetSkip, sleep, type Exchange } from '../http.js';
 import { unknownPathValues } from '../inputs.js';
 
@@ -28,7 +27,7 @@ export function probeCases(env: RunEnv): CaseDef[] {
   return cases;
 }
 
-async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): Promise<void> {
+async function burst(t: CaseContext, scope: GatewayLimit, op: OperationInfo): Promise<void> {
   const transport = t.env.transport;
   const path = t.fillPath(op, unknownPathValues(t, op));
   // Let the server's bucket refill from the paced traffic before.
@@ -64,11 +63,12 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
           ex,
           op,
         );
+        const retryAfter = ex.response.headers[t.contract.quotaHeaders.retryAfter];
         t.assert(
-          ex.response.headers['retry-after'] === undefined,
+          retryAfter === undefined,
           'rate_limit_probe',
           'no Retry-After on a gateway 429',
-          `Retry-After: ${ex.response.headers['retry-after']}`,
+          `Retry-After: ${retryAfter}`,
           ex,
           op,
         );
@@ -127,7 +127,7 @@ async function burst(t: CaseContext, scope: RateLimitScope, op: OperationInfo): 
  * The rate itself: one second after the bucket was emptied, it has refilled at least `ratePerSecond` requests (more,
  * if the machine is slow: time only adds), so that many sent at once are all taken. A slower rate refuses some.
  */
-async function rate(t: CaseContext, scope: RateLimitScope, op: OperationInfo, path: string): Promise<void> {
+async function rate(t: CaseContext, scope: GatewayLimit, op: OperationInfo, path: string): Promise<void> {
   const transport = t.env.transport;
   const count = Math.floor(scope.ratePerSecond);
   if (count > transport.requestsLeft()) return;
