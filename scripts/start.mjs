@@ -21,7 +21,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' };
@@ -37,7 +37,6 @@ const ports = {
 const rawDatabase = process.env.DATABASE ?? './data/reference.db';
 const databaseIsUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(rawDatabase);
 const database = databaseIsUrl ? rawDatabase : resolve(root, rawDatabase);
-const referenceCli = resolve(root, 'apps/reference/dist/cli.js');
 const SHOWN_HOST = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 
 function step(message) {
@@ -65,10 +64,12 @@ if (!process.argv.includes('--no-build')) {
   }
 }
 
-// Shown by the reference's own rule (the password before the host or as `?password=`), now that it is built.
-const { withoutPassword } = await import(pathToFileURL(resolve(root, 'apps/reference/dist/store/storage.js')).href);
-// Where the demo credentials are kept: the reference's own rule, which `serve --demo` and `seed` follow too.
-const { dataDirOf, demoKeysPath } = await import(pathToFileURL(resolve(root, 'apps/reference/dist/demo-keys.js')).href);
+// The three servers' commands, through their packages' exports (devDependencies of the root), now that they are built.
+const entry = (specifier) => fileURLToPath(import.meta.resolve(specifier));
+const referenceCli = entry('@cls-api/reference/cli');
+// The reference's own rules: a URL shown without its password (before the host or as `?password=`), and where the
+// demo credentials are kept (which `serve --demo` and `seed` follow too).
+const { dataDirOf, demoKeysPath, withoutPassword } = await import('@cls-api/reference');
 const dataDir = dataDirOf(process.env, root);
 const demoKeysFile = demoKeysPath({ ...process.env, DATABASE: rawDatabase }, root);
 const pidsFile = resolve(dataDir, 'start-pids.json');
@@ -112,13 +113,13 @@ const servers = [
   },
   {
     name: 'docs site',
-    args: [resolve(root, 'apps/docs/dist/lib/preview.js')],
+    args: [entry('@cls-api/docs/preview')],
     env: { ...env, PORT: String(ports.docs), HOST: host },
     ready: urls.docs,
   },
   {
     name: 'mock',
-    args: [resolve(root, 'apps/mock/dist/cli.js'), '--quiet'],
+    args: [entry('@cls-api/mock/cli'), '--quiet'],
     env: { ...env, PORT: String(ports.mock), HOST: host },
     // Any answer will do: the mock answers an unknown path 404 in the envelope once Prism is up.
     ready: `${urls.mock}/v3/`,

@@ -15,6 +15,7 @@ export interface Sandbox {
 
 export async function startSandbox(): Promise<Sandbox> {
   const reference = await startReference({
+    from: import.meta.url,
     env: {
       // A reader sends one sample at a time; a runner sends them as fast as the machine allows, so the gateway's
       // per-second limits (spec/components/x-limits.yaml; the reference takes higher ones) must not depend on that.

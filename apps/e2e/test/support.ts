@@ -1,15 +1,18 @@
 // The three servers as `pnpm start` runs them: real processes on spare loopback ports, and raw-socket requests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { sparePort } from '@cls-api/test-servers';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '../../..');
-export const referenceCli = join(root, 'apps/reference/dist/cli.js');
-export const mockCli = join(root, 'apps/mock/dist/cli.js');
-export const docsCli = join(root, 'apps/docs/dist/lib/preview.js');
+// Each server's command through its package's exports (devDependencies of this package).
+const entry = createRequire(import.meta.url).resolve;
+export const referenceCli = entry('@cls-api/reference/cli');
+export const mockCli = entry('@cls-api/mock/cli');
+export const docsCli = entry('@cls-api/docs/preview');
 
 export interface Running {
   url: string;

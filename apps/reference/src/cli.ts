@@ -275,6 +275,10 @@ class Interrupted extends Error {
   }
 }
 
+/** `cluster` outside the repository: the PostgreSQL, Redis and nginx tooling it runs is not part of the server. */
+export const CLUSTER_NEEDS_TOOLING =
+  "cluster is a development command: it starts PostgreSQL, Redis and nginx with the repository's test tooling (@cls-api/test-servers), which the server does not carry. Run it from the repository: pnpm reference cluster";
+
 /** The exit code of a command stopped by a signal (128 + SIGINT's 2), as a shell reports Ctrl-C. */
 const INTERRUPTED_EXIT = 130;
 
@@ -293,9 +297,13 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
   // Progress and the supervision's reports; with --json stdout carries the one JSON object only.
   const say = (line: string) => (json ? io.stderr(line) : io.stdout(line));
   const config0 = loadConfig({ ...io.env, DATABASE: ':memory:' }, undefined, { needsJwtSecret: false });
-  // Only `cluster` starts servers of its own: `serve` never loads the private test-servers package, whose import
-  // registers an exit handler.
-  const { assertPortFree, startPostgres, startRedis } = await import('@cls-api/test-servers');
+  // Only `cluster` starts servers of its own, with the repository's development tooling (a devDependency): `serve`
+  // never loads it, and a server installed without it serves and says so here.
+  const { assertPortFree, startPostgres, startRedis } = await import('@cls-api/test-servers').catch((err: unknown) => {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes("'@cls-api/test-servers'"))
+      throw new Error(CLUSTER_NEEDS_TOOLING);
+    throw err;
+  });
   const { RESTARTS, startCluster } = await import('./cluster.js');
   // A taken PORT is found before anything starts: nginx could not bind it, and the other server would answer.
   if (config0.port !== 0) await assertPortFree(config0.port);

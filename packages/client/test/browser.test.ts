@@ -74,6 +74,7 @@ beforeAll(async () => {
   const executablePath = await ensureChromium();
   pagePort = await sparePort();
   reference = await startReference({
+    from: import.meta.url,
     env: { CORS_ORIGINS: `http://127.0.0.1:${pagePort}`, TEST_KEY_MONTHLY_QUOTA: String(QUOTA) },
   });
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];

@@ -14,7 +14,7 @@ beforeAll(async () => {
   // it as idle would be an error here, where a client with its default retries would resend it. On a loaded
   // machine slow answers make the client open more connections than the cap: this test is about the gateway
   // limit, so the cap is lifted.
-  reference = await startReference({ env: { MAX_CONNECTIONS_PER_ADDRESS: '100000' } });
+  reference = await startReference({ from: import.meta.url, env: { MAX_CONNECTIONS_PER_ADDRESS: '100000' } });
 }, 300_000);
 
 afterAll(async () => {

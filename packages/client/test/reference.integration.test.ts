@@ -10,7 +10,7 @@ let seller: DemoAccount;
 let other: DemoAccount;
 
 beforeAll(async () => {
-  reference = await startReference({ env: { JWT_TTL_SECONDS: '60' } });
+  reference = await startReference({ from: import.meta.url, env: { JWT_TTL_SECONDS: '60' } });
   baseUrl = reference.baseUrl;
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
 }, 300_000);

@@ -275,7 +275,7 @@ const table = runtimeTable();
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cls-client-runtimes-'));
   ({ project } = await packAndInstall(work));
-  reference = await startReference();
+  reference = await startReference({ from: import.meta.url });
   const key = keyOf(reference.accounts[0]!, 'manager');
   const source = readmeExample(project);
   expect(source).toContain("'http://127.0.0.1:4010'");

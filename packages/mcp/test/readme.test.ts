@@ -18,7 +18,7 @@ const project = mkdtempSync(join(tmpdir(), 'cls-mcp-readme-'));
 let reference: ReferenceServer;
 
 beforeAll(async () => {
-  reference = await startReference();
+  reference = await startReference({ from: import.meta.url });
   // A project with the package installed, as `npm install @cls-api/mcp` leaves it (the package linked in).
   mkdirSync(join(project, 'node_modules', '@cls-api'), { recursive: true });
   mkdirSync(join(project, 'node_modules', '.bin'));

@@ -31,8 +31,8 @@ const envOf = (server: ReferenceServer): ServerEnv => {
 
 beforeAll(async () => {
   [reference, quotaReference] = await Promise.all([
-    startReference(),
-    startReference({ env: { TEST_KEY_MONTHLY_QUOTA: '1' } }),
+    startReference({ from: import.meta.url }),
+    startReference({ from: import.meta.url, env: { TEST_KEY_MONTHLY_QUOTA: '1' } }),
   ]);
 });
 afterAll(async () => {

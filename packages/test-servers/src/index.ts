@@ -17,6 +17,7 @@ export {
   type DemoAccount,
   type KeyArea,
   keyOf,
+  type ReferenceOptions,
   type ReferenceServer,
   startReference,
 } from './reference.js';

@@ -1,12 +1,14 @@
 // The reference server (apps/reference) run the way an integrator runs it: its CLI seeds the demo data into a database
 // in a temporary folder (`seed --json` prints the demo accounts' keys and client credentials) and serves it as a
-// separate process on a spare loopback port. The reference itself depends on this package (for `cluster`), so this
-// package finds the reference's built CLI in the workspace instead of depending on it; a package whose tests use it
-// lists `@cls-api/reference` among its own devDependencies, so that turbo builds the reference first.
+// separate process on a spare loopback port. The reference depends on this package for its development command
+// (`cluster`), so this package does not depend on the reference: the CLI is resolved through the reference's exports
+// (`@cls-api/reference/cli`) from the caller's module, whose package lists `@cls-api/reference` among its
+// devDependencies (which also makes turbo build the reference first).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sparePort } from './ports.js';
 import { startServer } from './process.js';
 
@@ -34,11 +36,16 @@ export const keyOf = (account: DemoAccount, area: KeyArea, env: 'test' | 'live' 
   return key.api_key;
 };
 
-/** The workspace's built `cls-reference` bin (this file is `packages/test-servers/dist/reference.js`). */
-const cli = resolve(import.meta.dirname, '..', '..', '..', 'apps', 'reference', 'dist', 'cli.js');
+export interface ReferenceOptions {
+  /** The caller's `import.meta.url`: `@cls-api/reference/cli` is resolved from there. */
+  from: string;
+  /** Added to the environment of both commands (limits, timeouts, CORS origins). */
+  env?: Record<string, string>;
+}
 
-/** Seeds the demo data and serves it; `env` adds to the environment of both (limits, timeouts, CORS origins). */
-export async function startReference(options: { env?: Record<string, string> } = {}): Promise<ReferenceServer> {
+/** Seeds the demo data and serves it. */
+export async function startReference(options: ReferenceOptions): Promise<ReferenceServer> {
+  const cli = createRequire(options.from).resolve('@cls-api/reference/cli');
   if (!existsSync(cli))
     throw new Error(`${cli} is missing: build the reference first (pnpm --filter @cls-api/reference build)`);
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-'));

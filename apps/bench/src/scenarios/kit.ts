@@ -38,7 +38,7 @@ export function serviceCount(report: KitReport): number {
 }
 
 async function once(ctx: Context, profile: 'full' | 'pr', seed: number): Promise<KitRun> {
-  const server = await startReference();
+  const server = await startReference({ from: import.meta.url });
   try {
     const [primary, other] = server.accounts;
     if (!primary || !other) throw new Error('the demo data set has fewer than two accounts');

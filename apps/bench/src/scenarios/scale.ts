@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCluster } from '@cls-api/reference/dist/cluster.js';
+import { startCluster } from '@cls-api/reference/cluster';
 import { areaOf } from '@cls-api/spec';
 import { startPostgres, startRedis } from '@cls-api/test-servers';
 import { GET_REQUEST, fmt, operation, type Context } from '../context.js';

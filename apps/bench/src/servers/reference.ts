@@ -1,8 +1,7 @@
 // The reference server as a child process of the harness: its own command line (`cls-reference serve`, the same
 // `runCli` its bin runs), configured by the environment the harness gives it. Run this way rather than through the
 // bin so that it can report its address over IPC and stop when the harness goes away, even if the harness dies.
-import { runCli } from '@cls-api/reference/dist/cli.js';
-import { baseUrlOf } from '@cls-api/reference/dist/server.js';
+import { baseUrlOf, runCli } from '@cls-api/reference';
 import { announce } from './announce.js';
 
 const code = await runCli(['serve'], {

@@ -122,13 +122,9 @@ export interface ReferenceOptions {
   label?: string;
 }
 
-/** The reference server's command line entry (`bin` of @cls-api/reference). */
+/** The reference server's command line entry (the `cls-reference` bin, exported as `@cls-api/reference/cli`). */
 export function referenceCli(): string {
-  const pkgPath = require.resolve('@cls-api/reference/package.json');
-  const pkg = require(pkgPath) as { bin?: Record<string, string> };
-  const bin = Object.values(pkg.bin ?? {})[0];
-  if (!bin) throw new Error('@cls-api/reference declares no bin');
-  return join(dirname(pkgPath), bin);
+  return require.resolve('@cls-api/reference/cli');
 }
 
 function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<string> {
