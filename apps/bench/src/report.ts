@@ -22,7 +22,13 @@ function table(header: string[], rows: string[][], align?: Array<'l' | 'r'>): st
 }
 
 function statusMark(status: TargetResult['status']): string {
-  return { met: '✅ met', missed: '❌ missed', 'not run': '— not run', invalid: '⚠️ invalid run' }[status];
+  return {
+    met: '✅ met',
+    missed: '❌ missed',
+    reported: 'ℹ️ reported',
+    'not run': '— not run',
+    invalid: '⚠️ invalid run',
+  }[status];
 }
 
 function machineSection(r: Report): string {

@@ -11,7 +11,8 @@ import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import type { ScaleResult } from './scenarios/scale.js';
 
-export type TargetStatus = 'met' | 'missed' | 'not run' | 'invalid';
+/** `reported`: a measured value with no bound to meet. */
+export type TargetStatus = 'met' | 'missed' | 'reported' | 'not run' | 'invalid';
 
 export interface TargetResult {
   id: string;

@@ -77,14 +77,30 @@ function getResult(referenceToBare: number, referenceToPrism: number, valid = tr
   } as GetResult;
 }
 
+/** Scale rounds where every target but bare and the two named takes the same CPU: only these ratios matter here. */
+function scaleResult(bareUs: number[], postgresUs: number[], nginx2Us: number[], valid = true) {
+  const rounds = (us: number[]) => us.map((serverCpuUsPerRequest) => ({ serverCpuUsPerRequest, rps: 1 }));
+  return {
+    valid,
+    targets: {
+      bare: { rounds: rounds(bareUs) },
+      postgres: { rounds: rounds(postgresUs) },
+      nginx2: { rounds: rounds(nginx2Us) },
+    },
+  };
+}
+
 describe('evaluateTargets', () => {
   const status = (results: Results) => Object.fromEntries(evaluateTargets(results).map((t) => [t.id, t.status]));
 
   it('marks each target met or missed on its own threshold', () => {
     const results = {
       errors: {},
-      get: getResult(0.6, 4.99),
-      draft: { p50Ms: 49.9, rowsPerRequest: 1000 },
+      get: getResult(0.3, 9.99),
+      // PostgreSQL: bare ÷ reference CPU per round 0.2, 0.25, 0.1 → median 0.2; nginx → 2 ÷ one instance 1.3, 1.4, 1.2.
+      scale: scaleResult([10, 10, 10], [50, 40, 100], [65, 56, 120]),
+      draft: { p50Ms: 19.9, rowsPerRequest: 1000 },
+      kit: { full: { wallMs: 12_345 } },
       client: { overhead: 0.1, overheadUs: 100 },
       bundle: { client: { gzipBytes: 15_001 } },
       pipeline: { warmSeconds: 2.99 },
@@ -92,24 +108,58 @@ describe('evaluateTargets', () => {
     expect(status(results)).toEqual({
       'get-vs-bare': 'met',
       'get-vs-prism': 'missed',
+      'get-postgres-vs-bare': 'met',
+      'nginx-two-instances': 'met',
       'draft-p50': 'met',
+      'draft-postgres-p50': 'not run',
+      'kit-full-wall': 'reported',
       'client-overhead': 'missed',
       'client-bundle': 'missed',
       'unchanged-rebuild': 'met',
     });
+    const targets = evaluateTargets(results);
+    expect(targets.find((t) => t.id === 'get-postgres-vs-bare')!.value).toBeCloseTo(0.2, 10);
+    expect(targets.find((t) => t.id === 'nginx-two-instances')!.value).toBeCloseTo(1.3, 10);
+    expect(targets.find((t) => t.id === 'kit-full-wall')!.measured).toBe('12.3 s');
+    expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toMatch(/SQLite only/);
+  });
+
+  it('misses each bound just past it', () => {
+    const results = {
+      errors: {},
+      get: getResult(0.29, 10),
+      scale: scaleResult([10], [51], [67]),
+      draft: { p50Ms: 20, rowsPerRequest: 1000 },
+    } as unknown as Results;
+    expect(status(results)).toMatchObject({
+      'get-vs-bare': 'missed',
+      'get-vs-prism': 'met',
+      'get-postgres-vs-bare': 'missed',
+      'nginx-two-instances': 'missed',
+      'draft-p50': 'missed',
+    });
   });
 
   it('says "not run" for a scenario left out or failed, and "invalid" for a run with failed responses', () => {
-    const results = { errors: { pipeline: 'boom' }, get: getResult(0.9, 9, false) } as unknown as Results;
+    const results = {
+      errors: { pipeline: 'boom' },
+      get: getResult(0.9, 9, false),
+      scale: scaleResult([10], [20], [20], false),
+    } as unknown as Results;
     const targets = evaluateTargets(results);
     expect(status(results)).toEqual({
       'get-vs-bare': 'invalid',
       'get-vs-prism': 'invalid',
+      'get-postgres-vs-bare': 'invalid',
+      'nginx-two-instances': 'invalid',
       'draft-p50': 'not run',
+      'draft-postgres-p50': 'not run',
+      'kit-full-wall': 'not run',
       'client-overhead': 'not run',
       'client-bundle': 'not run',
       'unchanged-rebuild': 'not run',
     });
     expect(targets.find((t) => t.id === 'unchanged-rebuild')!.measured).toBe('scenario failed');
+    expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toBe('—');
   });
 });

@@ -18,11 +18,17 @@ afterAll(async () => {
 const positive = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n > 0;
 
 describe('pnpm bench --quick --only scale', () => {
-  it('runs to the end without a failed scenario, and sets no target of its own', () => {
+  it('runs to the end without a failed scenario, and checks only its own targets', () => {
     expect(run.exitCode, run.output).toBe(0);
     expect(run.report.results.errors).toEqual({});
     expect(run.report.scenarios).toEqual(['scale']);
-    expect(run.report.targets.every((t) => t.status === 'not run')).toBe(true);
+    const own = run.report.targets.filter((t) => t.scenario === 'scale');
+    expect(own.map((t) => t.id)).toEqual(['get-postgres-vs-bare', 'nginx-two-instances']);
+    for (const t of own) {
+      expect(run.report.results.scale!.valid ? ['met', 'missed'] : ['invalid']).toContain(t.status);
+      expect(positive(t.value)).toBe(true);
+    }
+    expect(run.report.targets.filter((t) => t.scenario !== 'scale').every((t) => t.status === 'not run')).toBe(true);
   });
 
   it('measures every target in the round, with the CPU of each of its processes', () => {

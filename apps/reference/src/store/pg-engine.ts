@@ -3,7 +3,7 @@
 // conditional quota UPDATE, the unique mall_order_no, the conditional stock UPDATE), never a lock in this process.
 import pg from 'pg';
 import { checkRecorded, type Migration, postgresMigrationsDir, readMigrations } from './db.js';
-import type { Dialect, Param, SqlEngine, SqlExecutor } from './sql.js';
+import type { Dialect, Page, Param, SqlEngine, SqlExecutor } from './sql.js';
 
 const DIALECT: Dialect = { ifNull: 'coalesce', greater: 'greatest' };
 
@@ -66,6 +66,14 @@ class Executor implements SqlExecutor {
   async all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
     const result = await query(this.client, sql, params);
     return result.rows as T[];
+  }
+
+  async page<T>(sql: string, params: readonly Param[] = []): Promise<Page<T>> {
+    const result = await query(this.client, sql, params);
+    const rows = result.rows as Record<string, unknown>[];
+    if (rows.length === 0) return { rows: [], total: undefined };
+    const last = result.fields[result.fields.length - 1]!.name;
+    return { rows: rows.map(({ [last]: _, ...item }) => item as T), total: rows[0]![last] as number };
   }
 
   async run(sql: string, params: readonly Param[] = []): Promise<number> {

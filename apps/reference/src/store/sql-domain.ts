@@ -39,6 +39,15 @@ const PRODUCT_COLUMNS = `p.product_code, p.product_name, p.price, p.supplier_cod
    WHERE o.account_id = p.account_id AND o.environment = p.environment AND o.product_code = p.product_code) AS option_count,
   p.created_at, p.updated_at`;
 
+/**
+ * A row limit given as a parameter, in a form SQLite's planner does not read. SQLite (3.47 and later) reads a bare
+ * `LIMIT ?`'s bound value when it plans, and then prepares the statement again each time that parameter is bound:
+ * on every call, since every call binds it. That re-preparing cost more than the statement itself (the bench's
+ * profile). The cast is the same limit to both engines.
+ */
+const LIMIT = 'LIMIT CAST(? AS INTEGER)';
+const LIMIT_OFFSET = `${LIMIT} OFFSET ?`;
+
 /** A seller's order count in one environment as the writes keep it; no row yet means no orders. */
 const KEPT_ORDER_COUNT = 'SELECT coalesce((SELECT n FROM order_counts WHERE account_id = ? AND environment = ?), 0)';
 
@@ -93,20 +102,16 @@ class SqlStoreOps implements StoreTransaction {
     window: Window,
     count: { sql: string; params: Param[] } = { sql: `SELECT count(*) ${fromWhere}`, params },
   ): Promise<Slice<T>> {
-    const rows = await this.all<T & { slice_total: number }>(
-      `SELECT ${columns}, (${count.sql}) AS slice_total ${fromWhere} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
-      ...count.params,
-      ...params,
-      window.limit,
-      window.offset,
+    const { rows, total } = await this.exec.page<T>(
+      `SELECT ${columns}, (${count.sql}) AS slice_total ${fromWhere} ORDER BY ${orderBy} ${LIMIT_OFFSET}`,
+      [...count.params, ...params, window.limit, window.offset],
     );
-    if (rows.length === 0) {
+    if (total === undefined) {
       // An empty window (nothing matches, or the page is past the end) still says how many rows match.
       const n = (await this.get<{ n: number }>(`SELECT (${count.sql}) AS n`, ...count.params))?.n ?? 0;
       return { items: [], total: n };
     }
-    const total = rows[0]!.slice_total;
-    return { items: rows.map(({ slice_total: _, ...item }) => item as unknown as T), total };
+    return { items: rows, total };
   }
 
   // -------------------------------------------------------------------------------------------------------------
@@ -296,7 +301,7 @@ class SqlStoreOps implements StoreTransaction {
   async listVideos(owner: Owner, invoiceNo: string, limit: number): Promise<VideoRecord[]> {
     return this.all(
       `SELECT video_id, invoice_no, recorded_at, duration_seconds FROM videos
-       WHERE account_id = ? AND environment = ? AND invoice_no = ? ORDER BY recorded_at, id LIMIT ?`,
+       WHERE account_id = ? AND environment = ? AND invoice_no = ? ORDER BY recorded_at, id ${LIMIT}`,
       ...ownerParams(owner),
       invoiceNo,
       limit,

@@ -4,10 +4,20 @@
 
 export type Param = string | number | null;
 
+/** The rows of a statement whose last column is the size of the whole set, and that size. */
+export interface Page<T> {
+  /** The rows without their last column. */
+  rows: T[];
+  /** The last column of the first row; undefined when no row came back. */
+  total: number | undefined;
+}
+
 /** Runs statements on one connection (or, outside a transaction, on whichever connection the engine has free). */
 export interface SqlExecutor {
   get<T>(sql: string, params?: readonly Param[]): Promise<T | undefined>;
   all<T>(sql: string, params?: readonly Param[]): Promise<T[]>;
+  /** Like `all`, for a statement whose last column is the size of the whole set (the same in every row). */
+  page<T>(sql: string, params?: readonly Param[]): Promise<Page<T>>;
   /** Runs a write; resolves to the number of rows it changed. */
   run(sql: string, params?: readonly Param[]): Promise<number>;
 }

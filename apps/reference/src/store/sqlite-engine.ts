@@ -2,10 +2,9 @@
 // statement completes before its promise is returned; transactions are queued one after another on the connection
 // and take the write lock with BEGIN IMMEDIATE, waiting for it on timers while another connection holds it
 // (store/busy.ts).
-import type Database from 'better-sqlite3';
 import { whenUnlocked } from './busy.js';
 import type { Db } from './db.js';
-import type { Dialect, Param, SqlEngine, SqlExecutor } from './sql.js';
+import type { Dialect, Page, Param, SqlEngine, SqlExecutor } from './sql.js';
 import { Statements } from './statements.js';
 
 /** The lock wait of an engine made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
@@ -42,20 +41,35 @@ export class SqliteEngine implements SqlEngine {
     this.statements = new Statements(db);
   }
 
-  private statement(sql: string): Database.Statement {
-    return this.statements.get(sql);
-  }
-
   async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
-    return this.statement(sql).get(...params) as T | undefined;
+    const prepared = this.statements.get(sql);
+    const row = prepared.row();
+    const values = prepared.statement.get(...params) as unknown[] | undefined;
+    return values && (row(values) as T);
   }
 
   async all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
-    return this.statement(sql).all(...params) as T[];
+    const prepared = this.statements.get(sql);
+    const row = prepared.row();
+    const rows = prepared.statement.all(...params) as unknown[][];
+    const out = new Array<T>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
+    return out;
+  }
+
+  async page<T>(sql: string, params: readonly Param[] = []): Promise<Page<T>> {
+    const prepared = this.statements.get(sql);
+    const row = prepared.rowWithoutLast();
+    const rows = prepared.statement.all(...params) as unknown[][];
+    if (rows.length === 0) return { rows: [], total: undefined };
+    const first = rows[0]!;
+    const out = new Array<T>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
+    return { rows: out, total: first[first.length - 1] as number };
   }
 
   async run(sql: string, params: readonly Param[] = []): Promise<number> {
-    return this.statement(sql).run(...params).changes;
+    return this.statements.get(sql).statement.run(...params).changes;
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -76,7 +90,7 @@ export class SqliteEngine implements SqlEngine {
   }
 
   async ping(): Promise<void> {
-    this.statement('SELECT 1').get();
+    this.statements.get('SELECT 1').statement.get();
   }
 
   async close(): Promise<void> {

@@ -474,6 +474,11 @@ describe.each(ENGINES)('on %s', (engine) => {
           await meanwhile();
           return rows;
         },
+        async page<T>(sql: string, params?: readonly Param[]) {
+          const page = await engine.page<T>(sql, params);
+          await meanwhile();
+          return page;
+        },
       });
       const list = await call(
         domainOnStore(new SqlDomainStore(interleaved)),
