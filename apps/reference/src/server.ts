@@ -175,12 +175,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     app.decorateRequest('now', undefined as unknown as Date);
     app.decorateRequest('operation', undefined);
 
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook, like the envelope's: no promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
       request.now = clock();
       const route = request.routeOptions.config.operation;
-      const params = Object.values((request.params ?? {}) as Record<string, string>);
-      request.operation = route && params.every((p) => p !== '') ? route : undefined;
+      request.operation = route && !hasEmptyParam(request.params) ? route : undefined;
       reply.header(REQUEST_ID_HEADER, request.id);
+      done();
     });
 
     // Order matters: CORS answers preflights before anything counts them; the connection limit and the gateway
@@ -247,6 +248,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
 // ---------------------------------------------------------------------------------------------------------------
 // Routes
 
+/** Whether a path parameter is empty (`/v3/wms/orders/`): such a path addresses no operation. */
+function hasEmptyParam(params: unknown): boolean {
+  const values = params as Record<string, string> | undefined;
+  for (const name in values) if (values[name] === '') return true;
+  return false;
+}
+
 type AnyHandler = (
   input: { params: unknown; query: unknown; body: unknown },
   ctx: HandlerContext | RequestContext,
@@ -258,17 +266,19 @@ type AnyHandler = (
  */
 function context(request: FastifyRequest, route: Route): HandlerContext | RequestContext {
   const credential = request.credential;
-  const base: HandlerContext = {
-    accountId: credential && credential.kind !== 'public' ? credential.accountId : '',
-    area: route.area as Area,
-    keyArea: credential?.kind === 'api_key' ? credential.keyArea : null,
-    now: request.now,
-    log: request.log,
-  };
-  if (credential && credential.kind !== 'public') return { ...base, environment: credential.environment };
+  // One object per request, built whole (no base object spread into another).
+  if (credential && credential.kind !== 'public')
+    return {
+      accountId: credential.accountId,
+      area: route.area as Area,
+      keyArea: credential.kind === 'api_key' ? credential.keyArea : null,
+      now: request.now,
+      log: request.log,
+      environment: credential.environment,
+    };
   // Only operations without `security` get here; a domain handler without an environment would be a bug.
   if (route.security.length > 0) throw new Error(`${route.operationId} was reached without a credential`);
-  return base;
+  return { accountId: '', area: route.area as Area, keyArea: null, now: request.now, log: request.log };
 }
 
 /**
