@@ -31,6 +31,7 @@ import { quota } from './plugins/quota.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { SERVER_BUSY_TIMEOUT_MS } from './store/busy.js';
 import { openStorage, type StorageOptions, withoutPassword } from './store/storage.js';
+import { successSchemaOf } from './serialization.js';
 import { requestValidator } from './validation.js';
 
 export type Clock = () => Date;
@@ -307,10 +308,13 @@ export function registerRoutes(
     const validate = requestValidator(op, validators, validatorOptions);
     const handler = handlers[route.operationId] as AnyHandler;
     const [status] = route.successStatuses;
+    const response = successSchemaOf(spec, route.operationId, status!);
     app.route({
       method: route.method,
       url: route.url,
       config: { operation: route },
+      // The success response written from its schema when that gives JSON.stringify's bytes (src/serialization.ts).
+      ...(response ? { schema: { response: { [status!]: response } } } : {}),
       bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
       preValidation: async (request) => {
         validate(request);
