@@ -99,12 +99,13 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     app.decorateRequest('now', undefined as unknown as Date);
     app.decorateRequest('operation', undefined);
 
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook, like the envelope's: no promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
       request.now = clock();
       const route = request.routeOptions.config.operation;
-      const params = Object.values((request.params ?? {}) as Record<string, string>);
-      request.operation = route && params.every((p) => p !== '') ? route : undefined;
+      request.operation = route && !hasEmptyParam(request.params) ? route : undefined;
       reply.header(REQUEST_ID_HEADER, request.id);
+      done();
     });
 
     await registerPlugins(app, { config, spec, accounts, usageCounters, jwt, redis, violations });
@@ -161,4 +162,11 @@ export async function startServer(options: BuildAppOptions): Promise<FastifyInst
     throw err;
   }
   return app;
+}
+
+/** Whether a path parameter is empty (`/v3/wms/orders/`): such a path addresses no operation. */
+function hasEmptyParam(params: unknown): boolean {
+  const values = params as Record<string, string> | undefined;
+  for (const name in values) if (values[name] === '') return true;
+  return false;
 }

@@ -5,6 +5,7 @@ import { routes, type Area, type HandlerContext, type Route } from '@cls-api/ser
 import type { Contract } from '../contract-facts.js';
 import type { RequestContext } from '../environment.js';
 import { bodyLimitOf } from '../plugins/json-body.js';
+import { successSchemaOf } from '../serialization.js';
 import { requestValidator } from '../validation.js';
 import type { ServerHandlers } from './handlers.js';
 
@@ -19,17 +20,19 @@ type AnyHandler = (
  */
 function context(request: FastifyRequest, route: Route): HandlerContext | RequestContext {
   const credential = request.credential;
-  const base: HandlerContext = {
-    accountId: credential && credential.kind !== 'public' ? credential.accountId : '',
-    area: route.area as Area,
-    keyArea: credential?.kind === 'api_key' ? credential.keyArea : null,
-    now: request.now,
-    log: request.log,
-  };
-  if (credential && credential.kind !== 'public') return { ...base, environment: credential.environment };
+  // One object per request, built whole (no base object spread into another).
+  if (credential && credential.kind !== 'public')
+    return {
+      accountId: credential.accountId,
+      area: route.area as Area,
+      keyArea: credential.kind === 'api_key' ? credential.keyArea : null,
+      now: request.now,
+      log: request.log,
+      environment: credential.environment,
+    };
   // Only operations without `security` get here; a domain handler without an environment would be a bug.
   if (route.security.length > 0) throw new Error(`${route.operationId} was reached without a credential`);
-  return base;
+  return { accountId: '', area: route.area as Area, keyArea: null, now: request.now, log: request.log };
 }
 
 /**
@@ -58,10 +61,13 @@ export function registerRoutes(
     const validate = requestValidator(op, validators, validatorOptions);
     const handler = handlers[route.operationId] as AnyHandler;
     const [status] = route.successStatuses;
+    const response = successSchemaOf(spec, route.operationId, status!);
     app.route({
       method: route.method,
       url: route.url,
       config: { operation: route },
+      // The success response written from its schema when that gives JSON.stringify's bytes (src/serialization.ts).
+      ...(response ? { schema: { response: { [status!]: response } } } : {}),
       bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
       preValidation: async (request) => {
         validate(request);

@@ -190,21 +190,138 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Handlers
+// Bulk registration: orders and drafts share one row loop
 
-type OrderHandlers = Pick<
-  DomainHandlers,
-  | 'listWmsOrders'
-  | 'registerOrders'
-  | 'getWmsOrder'
-  | 'updateWmsOrder'
-  | 'registerDraftOrders'
-  | 'getDraftOrder'
-  | 'listManagerOrders'
-  | 'getManagerOrder'
->;
+/** The success-only fields of a result row (empty strings on a failed row, DECISIONS G7), in the result's order. */
+type Written<R> = Omit<R, 'mall_order_no' | 'mall_product_name' | 'success' | 'result_message'>;
 
-export function orderHandlers(d: Domain): OrderHandlers {
+/** What one kind of bulk registration does with a row; the loop (`registerRows`) is the same for both. */
+interface RowRegistration<R> {
+  /** The failure text when the seller already has a record with this mall_order_no. */
+  duplicate(mallOrderNo: string): string;
+  exists(tx: StoreTransaction, owner: Owner, mallOrderNo: string): Promise<boolean>;
+  /** Why the row cannot be written (beyond a duplicate), or undefined; may take what the row needs (stock). */
+  refuse(tx: StoreTransaction, owner: Owner, f: OrderFields): Promise<string | undefined>;
+  /**
+   * Writes the row; undefined when a concurrent request (another instance) registered the same mall_order_no
+   * meanwhile: the unique key decided, this row lost, and whatever `refuse` took is given back.
+   */
+  write(tx: StoreTransaction, owner: Owner, f: OrderFields): Promise<Written<R> | undefined>;
+  /** The success-only fields of a failed row. */
+  failed: Written<R>;
+}
+
+/** One result per row, in order; each row succeeds or fails alone, all inside the caller's transaction. */
+async function registerRows<R>(
+  tx: StoreTransaction,
+  owner: Owner,
+  rows: readonly OrderRow[],
+  kind: RowRegistration<R>,
+): Promise<R[]> {
+  const repeated = new RepeatedInRequest('orders');
+  const out: R[] = [];
+  for (const [i, row] of rows.entries()) {
+    const f = fieldsOf(row);
+    const failure =
+      repeated.check('mall_order_no', f.mall_order_no, i) ??
+      ((await kind.exists(tx, owner, f.mall_order_no)) ? kind.duplicate(f.mall_order_no) : undefined) ??
+      (await kind.refuse(tx, owner, f));
+    const written = failure === undefined ? await kind.write(tx, owner, f) : undefined;
+    const message = failure ?? (written ? '' : kind.duplicate(f.mall_order_no));
+    out.push({
+      mall_order_no: f.mall_order_no,
+      mall_product_name: f.mall_product_name,
+      ...(written ?? kind.failed),
+      success: written !== undefined,
+      result_message: message,
+    } as R);
+  }
+  return out;
+}
+
+function counted<R extends { success: boolean }>(results: readonly R[]) {
+  const created_count = results.filter((r) => r.success).length;
+  return { created_count, failed_count: results.length - created_count };
+}
+
+type RegistrationHandlers = Pick<DomainHandlers, 'registerOrders' | 'registerDraftOrders' | 'getDraftOrder'>;
+
+function registrationHandlers(d: Domain): RegistrationHandlers {
+  const { store, time } = d;
+  return {
+    async registerOrders({ body }, ctx) {
+      const at = ServiceTime.seconds(ctx.now);
+      const created_at = time.format(at);
+      // Every accepted row of the request is written in this one transaction; a row that fails writes nothing.
+      const results = await store.transaction((tx) =>
+        registerRows<OrderResult>(tx, ownerOf(ctx), body.orders, {
+          duplicate: (no) => `An order with mall_order_no ${no} already exists.`,
+          exists: async (tx, owner, no) => (await tx.findOrderByMallOrderNo(owner, no)) !== undefined,
+          refuse: async (tx, owner, f) =>
+            (await missingItem(tx, owner, f)) ??
+            (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
+              (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
+            )),
+          async write(tx, owner, f) {
+            const order_no = await nextOrderNo(tx, time, at);
+            const inserted = await tx.insertOrder(owner, {
+              ...f,
+              order_no,
+              order_status_code: ORDER_STATUS.registered,
+              invoice_no: null,
+              registered_at: at,
+              updated_at: at,
+            });
+            if (inserted) return { order_no, created_at };
+            await tx.releaseStock(owner, f.product_code, f.option_code, f.quantity, at);
+            return undefined;
+          },
+          failed: { order_no: '', created_at: '' },
+        }),
+      );
+      const counts = counted(results);
+      ctx.log.info(counts, 'orders registered');
+      return { data: { ...counts, results } };
+    },
+
+    async registerDraftOrders({ body }, ctx) {
+      const at = ServiceTime.seconds(ctx.now);
+      const created_at = time.format(at);
+      const date = time.compactDateOf(at);
+      const drafts = await store.transaction((tx) =>
+        registerRows<DraftResult>(tx, ownerOf(ctx), body.orders, {
+          duplicate: (no) => `A draft with mall_order_no ${no} already exists.`,
+          exists: async (tx, owner, no) => (await tx.findDraftByMallOrderNo(owner, no)) !== undefined,
+          // A draft allocates no stock: only duplicates and unknown products or options fail a row.
+          refuse: (tx, owner, f) => missingItem(tx, owner, f),
+          async write(tx, owner, f) {
+            const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
+            const inserted = await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
+            return inserted ? { draft_id, status: DRAFT_STATUS_OPEN, created_at } : undefined;
+          },
+          // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
+          failed: { draft_id: '', status: '', created_at: '' },
+        }),
+      );
+      const counts = counted(drafts);
+      ctx.log.info(counts, 'draft orders registered');
+      return { data: { ...counts, drafts } };
+    },
+
+    async getDraftOrder({ params }, ctx) {
+      const draft = await store.findDraft(ownerOf(ctx), params.draft_id);
+      if (!draft) throw new ApiError('ORDER_DRAFT_NOT_FOUND', `Draft order ${params.draft_id} was not found.`);
+      return { data: draftView(draft, time) };
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reads: the lists and the single order, in both areas
+
+type ReadHandlers = Pick<DomainHandlers, 'listWmsOrders' | 'getWmsOrder' | 'listManagerOrders' | 'getManagerOrder'>;
+
+function readHandlers(d: Domain): ReadHandlers {
   const { store, time } = d;
 
   async function readOrder(owner: Owner, orderNo: string) {
@@ -257,70 +374,15 @@ export function orderHandlers(d: Domain): OrderHandlers {
     async getManagerOrder({ params }, ctx) {
       return { data: orderView(await readOrder(ownerOf(ctx), params.order_no), time) };
     },
+  };
+}
 
-    async registerOrders({ body }, ctx) {
-      const at = ServiceTime.seconds(ctx.now);
-      const created_at = time.format(at);
-      const owner = ownerOf(ctx);
-      // Every accepted row of the request is written in this one transaction; a row that fails writes nothing.
-      const results = await store.transaction(async (tx) => {
-        const repeated = new RepeatedInRequest('orders');
-        const out: OrderResult[] = [];
-        for (const [i, row] of body.orders.entries()) {
-          const f = fieldsOf(row);
-          const duplicate = `An order with mall_order_no ${f.mall_order_no} already exists.`;
-          const failure =
-            repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findOrderByMallOrderNo(owner, f.mall_order_no)) ? duplicate : undefined) ??
-            (await missingItem(tx, owner, f)) ??
-            (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
-              (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
-            ));
-          const failed = (message: string): OrderResult => ({
-            mall_order_no: f.mall_order_no,
-            mall_product_name: f.mall_product_name,
-            order_no: '',
-            created_at: '',
-            success: false,
-            result_message: message,
-          });
-          if (failure !== undefined) {
-            out.push(failed(failure));
-            continue;
-          }
-          const order_no = await nextOrderNo(tx, time, at);
-          const inserted = await tx.insertOrder(owner, {
-            ...f,
-            order_no,
-            order_status_code: ORDER_STATUS.registered,
-            invoice_no: null,
-            registered_at: at,
-            updated_at: at,
-          });
-          if (!inserted) {
-            // Another instance registered the same mall_order_no after this transaction looked (the unique key
-            // decided): this row lost, and the stock it took goes back.
-            await tx.releaseStock(owner, f.product_code, f.option_code, f.quantity, at);
-            out.push(failed(duplicate));
-            continue;
-          }
-          out.push({
-            mall_order_no: f.mall_order_no,
-            mall_product_name: f.mall_product_name,
-            order_no,
-            created_at,
-            success: true,
-            result_message: '',
-          });
-        }
-        return out;
-      });
-      const created_count = results.filter((r) => r.success).length;
-      const failed_count = results.length - created_count;
-      ctx.log.info({ created_count, failed_count }, 'orders registered');
-      return { data: { created_count, failed_count, results } };
-    },
+// ---------------------------------------------------------------------------------------------------------------
+// The update
 
+function updateHandlers(d: Domain): Pick<DomainHandlers, 'updateWmsOrder'> {
+  const { store, time } = d;
+  return {
     async updateWmsOrder({ params, body }, ctx) {
       const at = ServiceTime.seconds(ctx.now);
       const owner = ownerOf(ctx);
@@ -361,65 +423,14 @@ export function orderHandlers(d: Domain): OrderHandlers {
       });
       return { data: orderView(updated, time) };
     },
-
-    async registerDraftOrders({ body }, ctx) {
-      const at = ServiceTime.seconds(ctx.now);
-      const created_at = time.format(at);
-      const date = time.compactDateOf(at);
-      const owner = ownerOf(ctx);
-      const drafts = await store.transaction(async (tx) => {
-        const repeated = new RepeatedInRequest('orders');
-        const out: DraftResult[] = [];
-        for (const [i, row] of body.orders.entries()) {
-          const f = fieldsOf(row);
-          // A draft allocates no stock: only duplicates and unknown products or options fail a row.
-          const duplicate = `A draft with mall_order_no ${f.mall_order_no} already exists.`;
-          const failure =
-            repeated.check('mall_order_no', f.mall_order_no, i) ??
-            ((await tx.findDraftByMallOrderNo(owner, f.mall_order_no)) ? duplicate : undefined) ??
-            (await missingItem(tx, owner, f));
-          // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
-          const failed = (message: string): DraftResult => ({
-            mall_order_no: f.mall_order_no,
-            mall_product_name: f.mall_product_name,
-            draft_id: '',
-            status: '',
-            created_at: '',
-            success: false,
-            result_message: message,
-          });
-          if (failure !== undefined) {
-            out.push(failed(failure));
-            continue;
-          }
-          const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
-          if (!(await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at }))) {
-            // Registered meanwhile by a concurrent request (another instance): the unique key decided, this row lost.
-            out.push(failed(duplicate));
-            continue;
-          }
-          out.push({
-            mall_order_no: f.mall_order_no,
-            mall_product_name: f.mall_product_name,
-            draft_id,
-            status: DRAFT_STATUS_OPEN,
-            created_at,
-            success: true,
-            result_message: '',
-          });
-        }
-        return out;
-      });
-      const created_count = drafts.filter((r) => r.success).length;
-      const failed_count = drafts.length - created_count;
-      ctx.log.info({ created_count, failed_count }, 'draft orders registered');
-      return { data: { created_count, failed_count, drafts } };
-    },
-
-    async getDraftOrder({ params }, ctx) {
-      const draft = await store.findDraft(ownerOf(ctx), params.draft_id);
-      if (!draft) throw new ApiError('ORDER_DRAFT_NOT_FOUND', `Draft order ${params.draft_id} was not found.`);
-      return { data: draftView(draft, time) };
-    },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every order operation
+
+type OrderHandlers = ReadHandlers & RegistrationHandlers & Pick<DomainHandlers, 'updateWmsOrder'>;
+
+export function orderHandlers(d: Domain): OrderHandlers {
+  return { ...readHandlers(d), ...registrationHandlers(d), ...updateHandlers(d) };
 }

@@ -73,7 +73,7 @@ function addVary(reply: FastifyReply, name: string): void {
  * headers and `Content-Type`/`Accept`, and may read the contract's response headers and `X-Request-Id`, so that a
  * page can tell the gateway's 429 (no Retry-After) from the quota's.
  *
- * The headers are @fastify/cors's, with the same names, values and order (test/framework/cors.test.ts compares
+ * The headers are @fastify/cors's, with the same names, values and order (test/framework/cors-headers.test.ts compares
  * them), but every header value is computed at start: the library's delegator built and merged its options for
  * every request, a visible share of a GET's CPU. Every response says `Vary: Origin`.
  */

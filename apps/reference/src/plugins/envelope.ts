@@ -8,11 +8,17 @@ import fp from 'fastify-plugin';
  */
 export const envelope = fp(
   async (app: FastifyInstance) => {
-    app.addHook('preSerialization', async function wrapInEnvelope(_request, reply, payload) {
-      if (reply.statusCode >= 400) return payload;
-      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
-      const { success: _ignored, ...rest } = payload as Record<string, unknown>;
-      return { success: true, ...rest };
+    // A callback hook: no promise per request.
+    app.addHook('preSerialization', function wrapInEnvelope(_request, reply, payload, done) {
+      if (reply.statusCode >= 400 || payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+        done(null, payload);
+        return;
+      }
+      // One new object, `success` first, then the handler's own keys in their order (one copy, not two).
+      const body = payload as Record<string, unknown>;
+      const out: Record<string, unknown> = { success: true };
+      for (const key in body) if (key !== 'success' && Object.hasOwn(body, key)) out[key] = body[key];
+      done(null, out);
     });
   },
   { name: 'envelope', fastify: '5.x' },
