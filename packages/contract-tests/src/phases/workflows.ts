@@ -9,19 +9,21 @@ import {
   bulkTarget,
   checkBulkResponse,
   freshRows,
+  mixedBodyKey,
   readOperation,
   send,
   storedRow,
   type BulkTarget,
+  type MixedBody,
   type Row,
 } from '../bulk.js';
 import type { BearerCredential, Credential } from '../credentials.js';
 import { createProductBody } from '../fixtures.js';
 import { reachablePathValues } from '../paths.js';
 import { draw } from '../generate.js';
-import { serviceDate, unknownValue, validQuery } from '../inputs.js';
+import { serviceDate, unknownResourceProof, unknownValue, validQuery } from '../inputs.js';
 import { checkServiceTimes } from '../service-time.js';
-import { codeCases } from './codes.js';
+import { codeCases, ONE_UNIT_PRODUCT } from './codes.js';
 
 export function workflowCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -38,9 +40,11 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         const create = t.op('createProduct');
         const get = t.op('getWmsProduct');
-        const body = createProductBody(t, { stock: 10 });
+        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes.ts).
+        const body = createProductBody(t, { stock: 1 });
         const created = await t.call(create, { body });
         if (!t.expect(created, create, { status: contract.successStatus(create) })) return;
+        t.env.shared.set(ONE_UNIT_PRODUCT, body);
         const data = dataOf<Row>(created);
         t.assert(
           submittedFieldsEqual(body, data),
@@ -104,8 +108,15 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       writes: true,
       run: async (t) => {
         const target = await bulkTarget(t, op, shape);
-        // The row registered once per run (bulk.ts, storedRow), then a body of a fresh row and a repeat of it.
+        // The row registered once per run (bulk.ts, storedRow), then a body of a repeat of it and a fresh row.
         const stored = await storedRow(t, target);
+        // The bulk phase's body at the limit is such a body, checked row by row there: its fresh row is read back.
+        const sent = t.env.shared.get(mixedBodyKey(op)) as MixedBody | undefined;
+        if (sent) {
+          t.covered(sent.by, 'rows that fail at the storage stage, then one that registers, reported in order');
+          await readBack(t, target, [stored.row, sent.fresh], [stored.result, sent.result]);
+          return;
+        }
         const [fresh] = await freshRows(t, target, 1);
         const failing = storageFailure(stored.row);
         // failing (a duplicate of a stored row) first, then good: a server that lists the successes first is seen.
@@ -130,7 +141,8 @@ export function workflowCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         const list = t.op('listWmsOrders');
         const update = t.op('updateWmsOrder');
-        const get = t.op('getWmsOrder');
+        // The order read before and after on an area the run's JWT reads, where one does: no quota spent.
+        const get = jwtRead(t, t.op('getWmsOrder')) ?? t.op('getWmsOrder');
         const shipped = shippedStatusCodes(t);
         let order: Row | undefined;
         for (const code of shipped) {
@@ -192,6 +204,9 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         if (typeof orderNo !== 'string' || orderNo === '') return;
 
         const own = await findInList(t, list, orderNo, 'primary');
+        // The list read with the seller's API key: the area takes its key, the rule of the with_… case below.
+        const keyProof = withApiKeyProof(t, list);
+        if (own.found !== undefined && keyProof) t.proved(keyProof);
         t.assert(
           own.found !== undefined,
           'seller_isolation',
@@ -229,40 +244,18 @@ export function workflowCases(env: RunEnv): CaseDef[] {
           why: 'the seller reads its own order',
         });
 
-        const theirs = await findInList(t, list, orderNo, 'other');
-        t.assert(
-          theirs.found === undefined,
-          'seller_isolation',
-          `order ${orderNo} absent from another seller's list`,
-          'listed for the other seller',
-          t.last,
-          list,
-        );
-        const foreign = await t.call(getManager, { path: { order_no: orderNo }, credential: other });
-        t.expect(foreign, getManager, {
-          status: contract.statusOf('ORDER_NOT_FOUND'),
-          code: 'ORDER_NOT_FOUND',
-          check: 'seller_isolation',
-          why: "another seller's order is not found, never forbidden",
+        await notSeen(t, list, getManager, orderNo, 'other', other, {
+          absent: `order ${orderNo} absent from another seller's list`,
+          listed: 'listed for the other seller',
+          notFound: "another seller's order is not found, never forbidden",
         });
         // With the other seller's JWT too, when its client credentials are given: neither listed nor read.
         const theirJwt = await otherSellerJwt(t);
         if (theirJwt) {
-          const listed = await findInList(t, list, orderNo, 'other', theirJwt);
-          t.assert(
-            listed.found === undefined,
-            'seller_isolation',
-            `order ${orderNo} absent from the list read with another seller's JWT`,
-            'listed for the other seller',
-            t.last,
-            list,
-          );
-          const read = await t.call(getManager, { path: { order_no: orderNo }, credential: theirJwt });
-          t.expect(read, getManager, {
-            status: contract.statusOf('ORDER_NOT_FOUND'),
-            code: 'ORDER_NOT_FOUND',
-            check: 'seller_isolation',
-            why: "the seller's order read with another seller's JWT is not found",
+          await notSeen(t, list, getManager, orderNo, 'other', theirJwt, {
+            absent: `order ${orderNo} absent from the list read with another seller's JWT`,
+            listed: 'listed for the other seller',
+            notFound: "the seller's order read with another seller's JWT is not found",
           });
         }
         // Every kind of credential the area takes: with the JWT too, the seller sees its own order and not another
@@ -298,21 +291,10 @@ export function workflowCases(env: RunEnv): CaseDef[] {
             });
             const theirs = checkBulkResponse(t, target, [row!], placed, [true])?.[0]?.order_no;
             if (typeof theirs === 'string' && theirs !== '') {
-              const listed = await findInList(t, list, theirs, 'primary', jwt);
-              t.assert(
-                listed.found === undefined,
-                'seller_isolation',
-                `another seller's order ${theirs} absent from the list read with the seller's JWT`,
-                'listed',
-                t.last,
-                list,
-              );
-              const read = await t.call(getManager, { path: { order_no: theirs }, credential: jwt });
-              t.expect(read, getManager, {
-                status: contract.statusOf('ORDER_NOT_FOUND'),
-                code: 'ORDER_NOT_FOUND',
-                check: 'seller_isolation',
-                why: "another seller's order read with the seller's JWT is not found",
+              await notSeen(t, list, getManager, theirs, 'primary', jwt, {
+                absent: `another seller's order ${theirs} absent from the list read with the seller's JWT`,
+                listed: 'listed',
+                notFound: "another seller's order read with the seller's JWT is not found",
               });
             }
           }
@@ -350,8 +332,7 @@ export function workflowCases(env: RunEnv): CaseDef[] {
         writes: op.method !== 'get',
         run: async (t) => {
           const key = t.key(op.area);
-          // That the area takes its API key is one rule of the area's security, proven by one call per area.
-          const proof = `with_api_key:${op.area}:${apiKey.join(',')}`;
+          const proof = withApiKeyProof(t, op)!;
           const by = t.provenBy(proof);
           if (by !== undefined) return t.covered(by, `the ${op.area} area takes its API key`);
           const { path, known } = await reachablePathValues(t, op);
@@ -465,6 +446,10 @@ export function workflowCases(env: RunEnv): CaseDef[] {
             why: `a ${key.area} key calling the ${tool.area} tool ${tool.name}`,
           });
         }
+        // No tool of that name: the negative phase's unknown resource of the tool call is the same request.
+        const unknownTool = unknownResourceProof(t, call);
+        const by = unknownTool ? t.provenBy(unknownTool) : undefined;
+        if (by !== undefined) return t.covered(by, 'an unknown tool is not found');
         const toolParam = call.parameters.find((p) => p.in === 'path')!;
         const unknown = await t.call(call, {
           path: { [toolParam.name]: unknownValue(t, toolParam) },
@@ -483,6 +468,16 @@ export function workflowCases(env: RunEnv): CaseDef[] {
   return cases;
 }
 
+/**
+ * That an area taking an API key or a JWT takes its API key is one rule of the area's security, proven by one call
+ * per area; undefined for an operation that does not take both.
+ */
+function withApiKeyProof(t: CaseContext, op: OperationInfo): string | undefined {
+  const apiKey = op.security.filter((s) => t.isApiKeyScheme(s));
+  if (apiKey.length === 0 || !op.security.some((s) => t.isBearerScheme(s))) return undefined;
+  return `with_api_key:${op.area}:${apiKey.join(',')}`;
+}
+
 /** Every submitted field the record carries comes back with the value submitted (stock is not a product field). */
 function submittedFieldsEqual(sent: Row, data: Row | undefined): boolean {
   if (!data) return false;
@@ -497,14 +492,20 @@ function storageFailure(stored: Row): Row {
   return { ...stored };
 }
 
+/**
+ * Reads the rows back: the row registered once per run (the first) through the same record's read on an area the
+ * run's JWT reads (the manager area: no monthly quota), where there is one; the others through the operation's own.
+ */
 async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results: Row[]): Promise<void> {
-  const read = readOperation(t, target);
-  if (!read) {
+  const own = readOperation(t, target);
+  if (!own) {
     t.note(`no read operation for ${target.op.operationId}: nothing read back`);
     return;
   }
+  const byJwt = jwtRead(t, own.op);
   // Three reads are enough to show the rows were stored as sent.
   for (let i = 0; i < Math.min(sent.length, 3); i++) {
+    const read = i === 0 && byJwt ? { op: byJwt, param: own.param } : own;
     const id = results[i]?.[read.param];
     if (typeof id !== 'string' || id === '') continue;
     const ex = await t.call(read.op, { path: { ...target.path, [read.param]: id } });
@@ -531,6 +532,23 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
       read.op,
     );
   }
+}
+
+/**
+ * The read of the same record on another area that takes the run's JWT (`/v3/wms/orders/{order_no}` →
+ * `/v3/manager/orders/{order_no}`), or undefined when there is none or the run has no client credentials.
+ */
+function jwtRead(t: CaseContext, read: OperationInfo): OperationInfo | undefined {
+  if (!t.env.clientId || !t.env.clientSecret) return undefined;
+  const segment = `/${read.area}/`;
+  if (!read.path.includes(segment)) return undefined;
+  return t.contract.operations.find(
+    (o) =>
+      o.method === 'get' &&
+      o.area !== read.area &&
+      o.security.some((s) => t.isBearerScheme(s)) &&
+      read.path.replace(segment, `/${o.area}/`) === o.path,
+  );
 }
 
 /** The properties of the record a read operation answers with (its success body's `data`). */
@@ -580,6 +598,30 @@ async function findInList(
     if (!pagination?.has_next) return { scanned, truncated: false };
   }
   return { scanned, truncated: true };
+}
+
+/**
+ * An order of one seller as a credential of the other sees it: absent from the manager list that credential reads,
+ * and not found (never forbidden) when read by number.
+ */
+async function notSeen(
+  t: CaseContext,
+  list: OperationInfo,
+  get: OperationInfo,
+  orderNo: string,
+  seller: 'primary' | 'other',
+  credential: Credential,
+  say: { absent: string; listed: string; notFound: string },
+): Promise<void> {
+  const listed = await findInList(t, list, orderNo, seller, credential);
+  t.assert(listed.found === undefined, 'seller_isolation', say.absent, say.listed, t.last, list);
+  const read = await t.call(get, { path: { order_no: orderNo }, credential });
+  t.expect(read, get, {
+    status: t.contract.statusOf('ORDER_NOT_FOUND'),
+    code: 'ORDER_NOT_FOUND',
+    check: 'seller_isolation',
+    why: say.notFound,
+  });
 }
 
 /**
