@@ -145,6 +145,22 @@ export async function storedRow(t: CaseContext, target: BulkTarget): Promise<Sto
   return stored;
 }
 
+/**
+ * The body at the row limit that the bulk phase sent (repeats of the stored row, failing at the storage stage, then
+ * one fresh row that registers): rows that fail before a row that registers, reported in order, so the mixed-rows
+ * workflow reads its fresh row back instead of sending a mixed body of its own.
+ */
+export interface MixedBody {
+  /** The case that sent it. */
+  by: string;
+  fresh: Row;
+  result: Row;
+}
+
+export function mixedBodyKey(op: OperationInfo): string {
+  return `mixed_body:${op.operationId}`;
+}
+
 /** `n` repeats of the stored row: valid in format, each refused at the storage stage as a duplicate. */
 export function repeats(stored: StoredRow, n: number): Row[] {
   return Array.from({ length: n }, () => ({ ...stored.row }));

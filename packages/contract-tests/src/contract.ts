@@ -139,6 +139,11 @@ export class Contract {
     return this.operations.find((o) => o.operationId === operationId);
   }
 
+  /** Whether the contract has every one of these operations (a case about them is made only then). */
+  hasOperations(...operationIds: string[]): boolean {
+    return operationIds.every((id) => this.findOperation(id) !== undefined);
+  }
+
   /** Resolves a schema's `$ref` chain (not its children). */
   resolve(schema: JsonSchema | undefined): JsonSchema {
     if (!schema) return {};

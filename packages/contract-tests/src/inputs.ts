@@ -129,3 +129,44 @@ export function serviceDate(t: CaseContext, daysAgo = 0): string {
 export function freshId(t: CaseContext, schema: JsonSchema | undefined, prefix = ''): string {
   return t.env.records.freshId(schema, prefix);
 }
+
+/**
+ * The rule "a valid input of this operation is never a format error": proven by a request the kit sends as valid
+ * (a request example, an unknown resource spelled as sellers spell theirs), so the generated phase's valid draw of
+ * the operation is not sent again.
+ */
+export function validInputProof(op: OperationInfo): string {
+  return `valid_input:${op.operationId}`;
+}
+
+/**
+ * The rule "a malformed body of this operation is refused with 400": proven by an x-invalid-example refused as stated,
+ * or by a bulk body with one malformed row (a generated variant of the row), so the generated phase's broken body of
+ * the operation is not sent again.
+ */
+export function invalidBodyProof(op: OperationInfo): string {
+  return `invalid_body:${op.operationId}`;
+}
+
+/** The kinds (parameter components) of an operation's path parameters, sorted. */
+export function pathKinds(t: CaseContext, op: OperationInfo): string[] {
+  return op.parameters
+    .filter((p) => p.in === 'path')
+    .map((p) => t.contract.parameterComponent(op, p))
+    .sort();
+}
+
+/**
+ * The rule "an unknown value of these path parameters is not found": one per path-parameter kind and area, since the
+ * same lookup refuses the same unknown value (the unknown MCP tool of the workflows and the generated valid request
+ * of an operation named by its path rely on it too).
+ */
+export function unknownResourceProof(t: CaseContext, op: OperationInfo): string | undefined {
+  const kinds = pathKinds(t, op);
+  return kinds.length > 0 ? `unknown_resource:${op.area}:${kinds.join('|')}` : undefined;
+}
+
+/** The rule "this query parameter, broken, is refused": one per area and parameter component (contract.ts). */
+export function invalidParameterProof(t: CaseContext, op: OperationInfo, p: ParameterInfo): string {
+  return `invalid_parameter:${op.area}:${t.contract.parameterComponent(op, p)}`;
+}

@@ -33,6 +33,31 @@ interface FaultCase {
   at?: string;
 }
 
+/** The usual case: the rule is met by one phase's cases about one operation. */
+function on(check: string, operation: string, phase: Phase, more: Omit<FaultCase, 'check' | 'run'> = {}): FaultCase {
+  return { check, run: { operations: [operation], phases: [phase] }, ...more };
+}
+
+/** The gateway probes against the contract's own gateway, on the virtual clock. */
+function probe(check: string): FaultCase {
+  return { check, run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 }, fake: { gateway: 'contract' } };
+}
+
+/** A body the server cannot read, sent to a public operation and a keyed one: the 500 shows in any of these checks. */
+function badBody(): FaultCase {
+  return {
+    check: 'no_server_error',
+    alsoAllowed: [
+      'status_documented',
+      'error_code_documented',
+      'expected_outcome',
+      'error_message_for_users',
+      'schema_valid',
+    ],
+    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
+  };
+}
+
 const shipSeeded = (fake: FakeServer) => {
   const order = fake.accounts.primary.orders[0];
   if (order) fake.ship(String(order.order_no));
@@ -44,50 +69,24 @@ const CASES: Record<Fault, FaultCase> = {
     alsoAllowed: ['expected_outcome'],
     run: { operations: ['createProduct'], phases: ['workflows', 'generated'] },
   },
-  content_type_text: { check: 'content_type_json', run: { operations: ['getWmsOrder'], phases: ['negative'] } },
+  content_type_text: on('content_type_json', 'getWmsOrder', 'negative'),
   // Order is designed, additionalProperties included (spec/components/schemas/Order.yaml).
-  schema_extra_field: {
-    check: 'schema_valid',
-    provisional: true,
-    run: { operations: ['getWmsOrder'], phases: ['workflows'] },
-    prepare: shipSeeded,
-  },
-  schema_wrong_type: {
-    check: 'schema_valid',
-    run: { operations: ['getWmsOrder'], phases: ['workflows'] },
-    prepare: shipSeeded,
-  },
+  schema_extra_field: on('schema_valid', 'getWmsOrder', 'workflows', { provisional: true, prepare: shipSeeded }),
+  schema_wrong_type: on('schema_valid', 'getWmsOrder', 'workflows', { prepare: shipSeeded }),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).
-  draft_row_shapes_mixed: {
-    check: 'schema_valid',
-    run: { operations: ['registerDraftOrders'], phases: ['workflows'] },
-  },
-  envelope_not_first: { check: 'envelope_first_field', run: { operations: ['listSuppliers'], phases: ['paging'] } },
-  success_flag_wrong: {
-    check: 'success_matches_status',
-    alsoAllowed: ['schema_valid'],
-    run: { operations: ['getWmsProduct'], phases: ['negative'] },
-  },
-  error_code_undocumented: {
-    check: 'error_code_documented',
+  draft_row_shapes_mixed: on('schema_valid', 'registerDraftOrders', 'workflows'),
+  envelope_not_first: on('envelope_first_field', 'listSuppliers', 'paging'),
+  success_flag_wrong: on('success_matches_status', 'getWmsProduct', 'negative', { alsoAllowed: ['schema_valid'] }),
+  error_code_undocumented: on('error_code_documented', 'getWmsOrder', 'negative', {
     alsoAllowed: ['expected_outcome'],
-    run: { operations: ['getWmsOrder'], phases: ['negative'] },
-  },
-  ratelimit_placeholder: {
-    check: 'ratelimit_headers_integers',
-    run: { operations: ['listSuppliers'], phases: ['paging'] },
-  },
-  quota_headers_on_401: {
-    check: 'headers_documented',
+  }),
+  ratelimit_placeholder: on('ratelimit_headers_integers', 'listSuppliers', 'paging'),
+  quota_headers_on_401: on('headers_documented', 'listSuppliers', 'negative', {
     alsoAllowed: ['quota_headers_consistent'],
-    run: { operations: ['listSuppliers'], phases: ['negative'] },
-  },
+  }),
   // A JWT call has no monthly quota (the manager area takes one, spec/components/securitySchemes/BearerAuth.yaml).
-  quota_headers_for_jwt: {
-    check: 'quota_headers_consistent',
-    run: { operations: ['listManagerOrders'], phases: ['workflows'] },
-  },
-  quota_limit_wrong: { check: 'quota_headers_consistent', run: { operations: ['listSuppliers'], phases: ['paging'] } },
+  quota_headers_for_jwt: on('quota_headers_consistent', 'listManagerOrders', 'workflows'),
+  quota_limit_wrong: on('quota_headers_consistent', 'listSuppliers', 'paging'),
   quota_429_remaining_nonzero: {
     check: 'quota_429_headers',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
@@ -100,120 +99,54 @@ const CASES: Record<Fault, FaultCase> = {
     // Every 3rd request is a gateway 429, on a machine of any speed (a time-based bucket met none when busy).
     fake: { gateway: { every: 3 } },
   },
-  pagination_has_next_wrong: {
-    check: 'pagination_consistent',
+  pagination_has_next_wrong: on('pagination_consistent', 'listSuppliers', 'paging', {
     alsoAllowed: ['pagination_across_pages'],
-    run: { operations: ['listSuppliers'], phases: ['paging'] },
-  },
-  pagination_total_drift: {
-    check: 'pagination_across_pages',
+  }),
+  pagination_total_drift: on('pagination_across_pages', 'listSuppliers', 'paging', {
     alsoAllowed: ['pagination_consistent'],
-    run: { operations: ['listSuppliers'], phases: ['paging'] },
-  },
+  }),
   server_error_on_invalid_query: {
     check: 'no_server_error',
     alsoAllowed: ['expected_outcome'],
     run: { operations: ['listSuppliers'], phases: ['generated', 'negative'], runs: 8 },
   },
   // The example's quantity 0 breaks Quantity's designed minimum.
-  invalid_example_accepted: {
-    check: 'expected_outcome',
-    provisional: true,
-    run: { operations: ['registerDraftOrders'], phases: ['examples'] },
-  },
-  missing_credential_wrong_code: {
-    check: 'expected_outcome',
-    run: { operations: ['listSuppliers'], phases: ['negative'] },
-  },
-  api_key_on_pay_accepted: { check: 'expected_outcome', run: { operations: ['listDeposits'], phases: ['negative'] } },
-  wrong_area_key_accepted: {
-    check: 'expected_outcome',
-    run: { operations: ['listManagerOrders'], phases: ['negative'] },
-  },
+  invalid_example_accepted: on('expected_outcome', 'registerDraftOrders', 'examples', { provisional: true }),
+  missing_credential_wrong_code: on('expected_outcome', 'listSuppliers', 'negative'),
+  api_key_on_pay_accepted: on('expected_outcome', 'listDeposits', 'negative'),
+  wrong_area_key_accepted: on('expected_outcome', 'listManagerOrders', 'negative'),
   // A valid key of another area answered 401: the credential check finds the key works on its own area.
-  wrong_area_key_401: {
-    check: 'expected_outcome',
-    run: { operations: ['listSuppliers'], phases: ['negative'] },
-  },
+  wrong_area_key_401: on('expected_outcome', 'listSuppliers', 'negative'),
   // Every metered call counted twice against the month.
-  quota_counted_twice: {
-    check: 'quota_counted',
-    run: { operations: ['listSuppliers'], phases: ['paging'] },
-  },
+  quota_counted_twice: on('quota_counted', 'listSuppliers', 'paging'),
   // A token past its life (CLS_EXPIRED_TOKEN) still taken.
-  expired_token_accepted: {
-    check: 'expected_outcome',
-    run: { operations: ['listDeposits'], phases: ['negative'] },
-  },
+  expired_token_accepted: on('expected_outcome', 'listDeposits', 'negative'),
   // A body that is not JSON, or JSON that is not an object: a 500 instead of 400, whatever the seed.
-  server_error_on_bad_json: {
-    check: 'no_server_error',
-    alsoAllowed: [
-      'status_documented',
-      'error_code_documented',
-      'expected_outcome',
-      'error_message_for_users',
-      'schema_valid',
-    ],
-    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
-  },
-  server_error_on_json_array: {
-    check: 'no_server_error',
-    alsoAllowed: [
-      'status_documented',
-      'error_code_documented',
-      'expected_outcome',
-      'error_message_for_users',
-      'schema_valid',
-    ],
-    run: { phases: ['negative'], operations: ['createAccessToken', 'createProduct'] },
-  },
+  server_error_on_bad_json: badBody(),
+  server_error_on_json_array: badBody(),
   manager_jwt_refused: {
     check: 'expected_outcome',
     run: { operations: ['getManagerProduct'], phases: ['negative', 'workflows'] },
   },
   // The Size parameter is x-provisional: the source shows no bound.
-  size_unbounded: {
-    check: 'expected_outcome',
+  size_unbounded: on('expected_outcome', 'listSuppliers', 'negative', {
     provisional: true,
     alsoAllowed: ['schema_valid', 'pagination_consistent'],
-    run: { operations: ['listSuppliers'], phases: ['negative'] },
-  },
-  unknown_resource_200: {
-    check: 'expected_outcome',
-    alsoAllowed: ['schema_valid'],
-    run: { operations: ['getWmsProduct'], phases: ['negative'] },
-  },
+  }),
+  unknown_resource_200: on('expected_outcome', 'getWmsProduct', 'negative', { alsoAllowed: ['schema_valid'] }),
   // OrderBulkRequest's row limit is designed (the source states 1,000 rows for drafts only).
-  bulk_limit_off_by_one: {
-    check: 'bulk_row_limit',
+  bulk_limit_off_by_one: on('bulk_row_limit', 'registerOrders', 'bulk', {
     provisional: true,
     alsoAllowed: ['bulk_nothing_registered', 'schema_valid'],
-    run: { operations: ['registerOrders'], phases: ['bulk'] },
-  },
-  bulk_bad_row_registers_good_rows: {
-    check: 'bulk_nothing_registered',
-    run: { operations: ['registerDraftOrders'], phases: ['bulk'] },
-  },
-  bulk_rows_reordered: {
-    check: 'bulk_rows_in_order',
-    alsoAllowed: ['read_back'],
-    run: { operations: ['registerDraftOrders'], phases: ['workflows'] },
-  },
-  bulk_counts_wrong: { check: 'bulk_counts', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
-  read_back_mismatch: { check: 'read_back', run: { operations: ['registerDraftOrders'], phases: ['workflows'] } },
-  shipped_order_modifiable: {
-    check: 'shipped_order_unmodifiable',
-    run: { operations: ['updateWmsOrder'], phases: ['workflows'] },
-    prepare: shipSeeded,
-  },
-  seller_leak: { check: 'seller_isolation', run: { operations: ['listManagerOrders'], phases: ['workflows'] } },
+  }),
+  bulk_bad_row_registers_good_rows: on('bulk_nothing_registered', 'registerDraftOrders', 'bulk'),
+  bulk_rows_reordered: on('bulk_rows_in_order', 'registerDraftOrders', 'workflows', { alsoAllowed: ['read_back'] }),
+  bulk_counts_wrong: on('bulk_counts', 'registerDraftOrders', 'workflows'),
+  read_back_mismatch: on('read_back', 'registerDraftOrders', 'workflows'),
+  shipped_order_modifiable: on('shipped_order_unmodifiable', 'updateWmsOrder', 'workflows', { prepare: shipSeeded }),
+  seller_leak: on('seller_isolation', 'listManagerOrders', 'workflows'),
   // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
-  seller_leak_jwt: {
-    check: 'seller_isolation',
-    alsoAllowed: ['expected_outcome'],
-    run: { operations: ['listManagerOrders'], phases: ['workflows'] },
-  },
+  seller_leak_jwt: on('seller_isolation', 'listManagerOrders', 'workflows', { alsoAllowed: ['expected_outcome'] }),
   // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
   accepts_any_key: {
     check: 'expected_outcome',
@@ -221,85 +154,39 @@ const CASES: Record<Fault, FaultCase> = {
     alsoAllowed: ['quota_headers_consistent'],
     run: { operations: ['listSuppliers', 'listDeposits'], phases: ['negative'] },
   },
-  no_gateway_limit: {
-    check: 'rate_limit_probe',
-    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
-    fake: { gateway: 'contract' },
-  },
+  no_gateway_limit: probe('rate_limit_probe'),
   // A gateway that limits, but with a smaller burst allowance, or a slower rate, than the contract's.
-  gateway_burst_small: {
-    check: 'rate_limit_probe',
-    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
-    fake: { gateway: 'contract' },
-  },
-  gateway_rate_slow: {
-    check: 'rate_limit_probe',
-    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
-    fake: { gateway: 'contract' },
-  },
+  gateway_burst_small: probe('rate_limit_probe'),
+  gateway_rate_slow: probe('rate_limit_probe'),
   // The product is written with the wms key and read with the manager key: two keys of one seller.
-  quota_per_key: {
-    check: 'quota_one_allowance',
-    run: { operations: ['getManagerProduct'], phases: ['workflows'] },
-  },
-  quota_reset_utc: {
-    check: 'quota_headers_consistent',
-    alsoAllowed: ['quota_429_headers'],
-    run: { operations: ['listSuppliers'], phases: ['paging'] },
-  },
+  quota_per_key: on('quota_one_allowance', 'getManagerProduct', 'workflows'),
+  quota_reset_utc: on('quota_headers_consistent', 'listSuppliers', 'paging', { alsoAllowed: ['quota_429_headers'] }),
   gateway_429_held: {
     check: 'gateway_429_immediate',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
     fake: { gateway: { every: 3 } },
   },
-  times_in_utc: { check: 'service_time', run: { operations: ['createProduct'], phases: ['workflows'] } },
+  times_in_utc: on('service_time', 'createProduct', 'workflows'),
   // The draft row's echo of mall_product_name is the source's (DraftResult.yaml).
-  echo_normalized: {
-    check: 'bulk_rows_in_order',
-    run: { operations: ['registerDraftOrders'], phases: ['workflows'] },
-  },
-  error_message_stack: {
-    check: 'error_message_for_users',
-    run: { operations: ['getWmsProduct'], phases: ['negative'] },
-  },
-  option_not_found_as_product: {
-    check: 'error_code_reached',
-    run: { operations: ['getProductOption'], phases: ['workflows'] },
-  },
-  inventory_unchecked: {
-    check: 'error_code_reached',
-    run: { operations: ['updateWmsOrder'], phases: ['workflows'] },
-    prepare: shipSeeded,
-  },
-  domain_code_wrong_status: {
-    check: 'error_code_reached',
+  echo_normalized: on('bulk_rows_in_order', 'registerDraftOrders', 'workflows'),
+  error_message_stack: on('error_message_for_users', 'getWmsProduct', 'negative'),
+  option_not_found_as_product: on('error_code_reached', 'getProductOption', 'workflows'),
+  inventory_unchecked: on('error_code_reached', 'updateWmsOrder', 'workflows', { prepare: shipSeeded }),
+  domain_code_wrong_status: on('error_code_reached', 'updateWmsOrder', 'workflows', {
     alsoAllowed: ['error_code_documented'],
-    run: { operations: ['updateWmsOrder'], phases: ['workflows'] },
     prepare: shipSeeded,
-  },
+  }),
   // ORDER_DRAFT_NOT_FOUND is a warehouse code (x-areas), answered here on the manager area.
-  domain_code_wrong_area: {
-    check: 'error_code_documented',
+  domain_code_wrong_area: on('error_code_documented', 'getManagerOrder', 'negative', {
     alsoAllowed: ['expected_outcome'],
-    run: { operations: ['getManagerOrder'], phases: ['negative'] },
-  },
+  }),
   // Requests over the limit held until the bucket refills: never a 429, so only their wait shows it.
-  gateway_throttles: {
-    check: 'gateway_429_immediate',
-    run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 },
-    fake: { gateway: 'contract' },
-  },
+  gateway_throttles: probe('gateway_429_immediate'),
   // Registered and withdrawn at 10:00 service time (01:00 UTC): the window is open until 18:00 by the source's rule.
-  return_window_closed: {
-    check: 'expected_outcome',
-    run: { operations: ['cancelReturn'], phases: ['workflows'] },
-    at: '2026-11-24T01:00:00Z',
-  },
-  deposits_empty_404: {
-    check: 'expected_outcome',
+  return_window_closed: on('expected_outcome', 'cancelReturn', 'workflows', { at: '2026-11-24T01:00:00Z' }),
+  deposits_empty_404: on('expected_outcome', 'listDeposits', 'workflows', {
     alsoAllowed: ['status_documented', 'schema_valid'],
-    run: { operations: ['listDeposits'], phases: ['workflows'] },
-  },
+  }),
 };
 
 /** The faults whose check caught them in this file's run: the battery's `caught / planted`. */

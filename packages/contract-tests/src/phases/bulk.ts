@@ -1,11 +1,23 @@
 // Bulk bodies at the row limit and with one bad row. The limit is each body's `maxItems`. Nothing is created to
 // prove them: every row but one repeats a row the run registered once (refused at the storage stage as a
-// duplicate), and the one fresh row proves, by registering in the last body, that neither rejected body stored it.
+// duplicate), and the one fresh row proves, by registering in the last body, that neither rejected body stored it;
+// that last body is also the mixed body the workflows read back (rows that fail, then one that registers).
 // Where the limit is a design (`x-provisional`), a server that takes one row more departs from it; that body stored
 // its fresh row, so the accepted body then carries another.
 import type { CaseDef, RunEnv } from '../case.js';
-import { bodyOf, bulkTarget, checkBulkResponse, freshRows, repeats, send, storedRow, type Row } from '../bulk.js';
-import { formatErrorCodes, provisionalReason } from '../inputs.js';
+import {
+  bodyOf,
+  bulkTarget,
+  checkBulkResponse,
+  freshRows,
+  mixedBodyKey,
+  repeats,
+  send,
+  storedRow,
+  type MixedBody,
+  type Row,
+} from '../bulk.js';
+import { formatErrorCodes, invalidBodyProof, provisionalReason } from '../inputs.js';
 
 export function bulkCases(env: RunEnv): CaseDef[] {
   const cases: CaseDef[] = [];
@@ -66,6 +78,8 @@ export function bulkCases(env: RunEnv): CaseDef[] {
             ...(bad.provisional ? { provisional: bad.provisional } : {}),
           });
           badTaken = !badRefused && bad.provisional !== undefined;
+          // A body with a malformed row is a malformed body: the generated phase does not send another (it runs later).
+          if (badRefused && !bad.provisional) t.proved(invalidBodyProof(op));
         } else {
           t.note('no row variant can be made invalid');
         }
@@ -102,6 +116,10 @@ export function bulkCases(env: RunEnv): CaseDef[] {
             ok,
             op,
           );
+          if (last?.success === true && repeated === 0 && t.failures.length === 0) {
+            const mixed: MixedBody = { by: t.def.id, fresh: fresh!, result: last };
+            t.env.shared.set(mixedBodyKey(op), mixed);
+          }
         }
       },
     });

@@ -5,7 +5,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { examplePathValues, provisionalReason, validQuery, someValidBody } from '../inputs.js';
+import {
+  examplePathValues,
+  invalidBodyProof,
+  provisionalReason,
+  someValidBody,
+  validInputProof,
+  validQuery,
+} from '../inputs.js';
 
 function prefer(code: number, example?: string): Record<string, string> {
   return { Prefer: example ? `code=${code}, example=${example}` : `code=${code}` };
@@ -33,7 +40,8 @@ export function exampleCases(env: RunEnv): CaseDef[] {
             ...(env.examplesOnly ? { headers: prefer(success), deliberate: true } : {}),
           });
           if (env.examplesOnly || ex.response.status === success) {
-            t.expect(ex, op, { status: success, why: 'the status the request example is paired with' });
+            if (t.expect(ex, op, { status: success, why: 'the status the request example is paired with' }))
+              t.proved(validInputProof(op));
             return;
           }
           // Against a real server an example may name resources it does not hold (an order number, a client
@@ -51,6 +59,7 @@ export function exampleCases(env: RunEnv): CaseDef[] {
             t.note(
               `answered ${ex.response.status} ${errorCode(ex.response.json) ?? ''}: the example names data this server does not hold`,
             );
+            t.proved(validInputProof(op));
           }
         },
       });
@@ -76,12 +85,14 @@ export function exampleCases(env: RunEnv): CaseDef[] {
           const provisional = env.examplesOnly
             ? undefined
             : provisionalReason(t, op.requestBody?.schema, invalid.value);
-          t.expect(ex, op, {
+          const refused = t.expect(ex, op, {
             status: invalid.expected.status,
             code: invalid.expected.code,
             why: invalid.summary ?? 'x-invalid-examples',
             ...(provisional ? { provisional } : {}),
           });
+          // A format error refused as stated: the operation's malformed bodies are refused (generated.ts).
+          if (refused && invalid.expected.status === 400 && !env.examplesOnly) t.proved(invalidBodyProof(op));
         },
       });
     }

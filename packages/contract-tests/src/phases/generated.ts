@@ -7,7 +7,16 @@ import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.
 import { draw, NUMBER_SPELLINGS } from '../generate.js';
 import { knownPathValues } from '../paths.js';
 import { Skip } from '../http.js';
-import { formatErrorCodes, provisionalReason, unknownPathValues, validQuery } from '../inputs.js';
+import {
+  formatErrorCodes,
+  invalidBodyProof,
+  invalidParameterProof,
+  provisionalReason,
+  unknownPathValues,
+  unknownResourceProof,
+  validInputProof,
+  validQuery,
+} from '../inputs.js';
 
 /** An object schema with no declared properties hands its validation to something else (an MCP tool's arguments). */
 function hasOpenObject(t: CaseContext, schema: JsonSchema | undefined, depth = 0): boolean {
@@ -41,10 +50,15 @@ export function generatedCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes,
         run: async (t) => {
-          // A list read with only shared query parameters: valid values of each are taken, a rule of the parameter
-          // component within the area, proven by the first read that sent it.
+          // A request example or an unknown resource of the operation already proved that a valid input is taken (one
+          // draw a run only).
+          const byExample = env.runs === 1 ? t.provenBy(validInputProof(op)) : undefined;
+          if (byExample !== undefined) return t.covered(byExample, 'a valid input of it is not a format error');
+          // A read with only shared query parameters: valid values of each are taken, a rule of the parameter
+          // component within the area, proven by the first read that sent it. Valid path values naming nothing are
+          // not found, a rule of the path parameter kind within the area (the negative phase's unknown resource).
           const shared =
-            op.method === 'get' && !op.requestBody && !hasPath
+            op.method === 'get' && !op.requestBody
               ? op.parameters
                   .filter((p) => p.in === 'query')
                   .map((p) => ({
@@ -52,9 +66,14 @@ export function generatedCases(env: RunEnv): CaseDef[] {
                     proof: `valid_parameter:${op.area}:${contract.parameterComponent(op, p)}`,
                   }))
               : [];
-          const covering = shared.map((p) => t.provenBy(p.proof));
-          if (shared.length > 0 && covering.every((by) => by !== undefined)) {
-            for (const by of new Set(covering)) t.covered(by!, 'valid values of its query parameters are taken');
+          const pathProof =
+            hasPath && !op.requestBody && (op.method === 'get' || !hasQuery) ? unknownResourceProof(t, op) : undefined;
+          const covering = [
+            ...shared.map((p) => t.provenBy(p.proof)),
+            ...(hasPath ? [pathProof ? t.provenBy(pathProof) : undefined] : []),
+          ];
+          if (covering.length > 0 && covering.every((by) => by !== undefined)) {
+            for (const by of new Set(covering)) t.covered(by!, 'valid values of its parameters are taken');
             return;
           }
           for (let i = 0; i < env.runs; i++) {
@@ -103,13 +122,13 @@ export function generatedCases(env: RunEnv): CaseDef[] {
         const all = await invalidInputs(t, op, (key) => proven(key) === undefined);
         const variants = all.filter((v) => proven(v.proof) === undefined);
         if (all.length === 0) {
-          const covering = op.parameters
-            .filter((p) => p.in !== 'header')
-            .map((p) => proven(invalidProof(t, op, p)))
-            .filter((by): by is string => by !== undefined);
+          const covering = [
+            ...op.parameters.filter((p) => p.in !== 'header').map((p) => proven(invalidProof(t, op, p))),
+            ...(op.requestBody?.schema ? [proven(invalidBodyProof(op))] : []),
+          ].filter((by): by is string => by !== undefined);
           if (covering.length === 0)
             t.skip('no input of this operation can be made invalid without naming an unknown resource');
-          for (const by of new Set(covering)) t.covered(by, 'its parameters, broken, are refused with 400');
+          for (const by of new Set(covering)) t.covered(by, 'its parameters and body, broken, are refused with 400');
           return;
         }
         for (let i = 0; i < env.runs && variants.length > 0; i++) {
@@ -137,12 +156,12 @@ export function generatedCases(env: RunEnv): CaseDef[] {
  */
 function invalidProof(t: CaseContext, op: OperationInfo, p: OperationInfo['parameters'][number]): string {
   if (p.in === 'path') return `invalid_path:${op.area}:${JSON.stringify(t.contract.resolve(p.schema))}`;
-  return `invalid_parameter:${op.area}:${t.contract.parameterComponent(op, p)}`;
+  return invalidParameterProof(t, op, p);
 }
 
 interface InvalidInput {
   label: string;
-  /** The parameter rule it proves, when it breaks a parameter (not the operation's own body). */
+  /** The rule it proves: a parameter's (one per area and component) or the operation's body's. */
   proof?: string;
   missing: boolean;
   /** Why refusing it rests on a design only, when it does. */
@@ -188,9 +207,11 @@ async function invalidInputs(
       });
     }
   }
-  // Nothing left to break but what other operations proved: no read of known path values either.
+  // Nothing left to break but what other cases proved: no read of known path values either.
   const queryParams = op.parameters.filter((x) => x.in === 'query' && open(invalidProof(t, op, x)));
-  if (queryParams.length === 0 && !(op.requestBody?.schema && baseBody !== undefined)) return out;
+  const bodyProof = invalidBodyProof(op);
+  const breakBody = op.requestBody?.schema !== undefined && baseBody !== undefined && open(bodyProof);
+  if (queryParams.length === 0 && !breakBody) return out;
   let path: Record<string, string | number> = {};
   if (pathParams.length > 0) {
     try {
@@ -243,10 +264,11 @@ async function invalidInputs(
       }
     }
   }
-  if (op.requestBody?.schema && baseBody !== undefined) {
+  if (breakBody && op.requestBody?.schema) {
     for (const v of gen.invalidVariants(op.requestBody.schema, baseBody)) {
       out.push({
         label: v.label,
+        proof: bodyProof,
         missing: v.missing,
         provisional: provisionalReason(t, op.requestBody.schema, v.value),
         input: { path, query: baseQuery, body: v.value },
@@ -254,6 +276,7 @@ async function invalidInputs(
     }
     out.push({
       label: 'body: not JSON',
+      proof: bodyProof,
       missing: false,
       input: { path, query: baseQuery, rawBody: '{"unterminated": ' },
     });

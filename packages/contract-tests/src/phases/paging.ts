@@ -3,10 +3,12 @@
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
 import { knownPathValues } from '../paths.js';
+import type { Exchange } from '../http.js';
 import { validQuery } from '../inputs.js';
 
 interface Page {
   items: unknown[];
+  exchange: Exchange;
   pagination: { page: number; size: number; total: number; total_pages: number; has_next: boolean };
 }
 
@@ -55,7 +57,7 @@ async function acrossPages(
       return undefined;
     const body = ex.response.json as { pagination?: Page['pagination'] };
     if (!body.pagination) return undefined;
-    return { items: dataOf<unknown[]>(ex) ?? [], pagination: body.pagination };
+    return { items: dataOf<unknown[]>(ex) ?? [], pagination: body.pagination, exchange: ex };
   };
 
   const first = await get(1, small);
@@ -96,6 +98,19 @@ async function acrossPages(
       t.last,
       op,
     );
+  }
+  // A list that fits on the first page: that page holds it all, total distinct items.
+  if (total > 0 && totalPages === 1) {
+    const distinct = new Set(first.items.map((i) => JSON.stringify(i))).size;
+    t.assert(
+      first.items.length === total && distinct === total,
+      'pagination_across_pages',
+      `the only page of size ${small} to hold total ${total} distinct items`,
+      `${first.items.length} items, ${distinct} distinct`,
+      first.exchange,
+      op,
+    );
+    return;
   }
   // When the whole list fits in two pages of the largest size, walk it all: the pages must add up to total.
   if (total > 0 && Math.ceil(total / max) <= 2) {

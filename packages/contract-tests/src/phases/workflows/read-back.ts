@@ -1,0 +1,205 @@
+// Created records read back: a product created, read on both areas and refused when its code is sent again; a mixed
+// bulk body (rows that fail at the storage stage, then one that registers) reported row by row, then read back.
+import { isDeepStrictEqual } from 'node:util';
+import type { JsonSchema, OperationInfo } from '@cls-api/spec';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
+import {
+  bulkTarget,
+  checkBulkResponse,
+  freshRows,
+  mixedBodyKey,
+  readOperation,
+  send,
+  storedRow,
+  type BulkTarget,
+  type MixedBody,
+  type Row,
+} from '../../bulk.js';
+import { createProductBody } from '../../fixtures.js';
+import { checkServiceTimes } from '../../service-time.js';
+import { ONE_UNIT_PRODUCT } from '../codes.js';
+
+export function readBackCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const cases: CaseDef[] = [];
+  if (contract.hasOperations('createProduct', 'getWmsProduct')) {
+    cases.push({
+      id: 'workflows/product_created_read_back',
+      phase: 'workflows',
+      title: 'A created product reads back unchanged, the same code again is 409 DUPLICATE, the manager area sees it',
+      operations: ['createProduct', 'getWmsProduct', 'getManagerProduct'],
+      writes: true,
+      run: async (t) => {
+        const create = t.op('createProduct');
+        const get = t.op('getWmsProduct');
+        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes.ts).
+        const body = createProductBody(t, { stock: 1 });
+        const created = await t.call(create, { body });
+        if (!t.expect(created, create, { status: contract.successStatus(create) })) return;
+        t.env.shared.set(ONE_UNIT_PRODUCT, body);
+        const data = dataOf<Row>(created);
+        t.assert(
+          submittedFieldsEqual(body, data),
+          'read_back',
+          `the created product to echo ${JSON.stringify(body)}`,
+          JSON.stringify(data),
+          created,
+          create,
+        );
+        checkServiceTimes(t, [{ record: data, where: 'the created product', sent: body }], created, create);
+        const read = await t.call(get, { path: { product_code: String(body.product_code) } });
+        if (t.expect(read, get, { status: contract.successStatus(get) })) {
+          t.assert(
+            isDeepStrictEqual(dataOf(read), data),
+            'read_back',
+            'the product as created',
+            JSON.stringify(dataOf(read)),
+            read,
+            get,
+          );
+        }
+        const again = await t.call(create, { body });
+        t.expect(again, create, {
+          status: contract.statusOf('DUPLICATE'),
+          code: 'DUPLICATE',
+          why: 'the product_code is taken',
+        });
+        const manager = contract.findOperation('getManagerProduct');
+        if (manager && t.hasKey(manager.area)) {
+          const seen = await t.call(manager, { path: { product_code: String(body.product_code) } });
+          if (
+            t.expect(seen, manager, {
+              status: contract.successStatus(manager),
+              why: 'the same seller, on the manager area',
+            })
+          ) {
+            t.assert(
+              isDeepStrictEqual(dataOf(seen), data),
+              'read_back',
+              'the same product on the manager area',
+              JSON.stringify(dataOf(seen)),
+              seen,
+              manager,
+            );
+          }
+        } else {
+          t.note('no manager key: the manager read of the product was not checked');
+        }
+      },
+    });
+  }
+
+  for (const op of contract.operations) {
+    const shape = contract.bulk(op);
+    if (!shape) continue;
+    cases.push({
+      id: `workflows/${op.operationId}/mixed_rows_read_back`,
+      phase: 'workflows',
+      title: `${op.method.toUpperCase()} ${op.path}: rows that register and rows that fail, reported in order, then read back`,
+      operations: [op.operationId],
+      writes: true,
+      run: async (t) => {
+        const target = await bulkTarget(t, op, shape);
+        // The row registered once per run (bulk.ts, storedRow), then a body of a repeat of it and a fresh row.
+        const stored = await storedRow(t, target);
+        // The bulk phase's body at the limit is such a body, checked row by row there: its fresh row is read back.
+        const sent = t.env.shared.get(mixedBodyKey(op)) as MixedBody | undefined;
+        if (sent) {
+          t.covered(sent.by, 'rows that fail at the storage stage, then one that registers, reported in order');
+          await readBack(t, target, [stored.row, sent.fresh], [stored.result, sent.result]);
+          return;
+        }
+        const [fresh] = await freshRows(t, target, 1);
+        const failing = storageFailure(stored.row);
+        // failing (a duplicate of a stored row) first, then good: a server that lists the successes first is seen.
+        const mixed = [failing, fresh!];
+        const mixedEx = await send(t, target, mixed);
+        const rows = checkBulkResponse(t, target, mixed, mixedEx, [false, true]);
+        if (!rows) return;
+        await readBack(t, target, [stored.row, fresh!], [stored.result, rows[1]!]);
+      },
+    });
+  }
+
+  return cases;
+}
+
+/** Every submitted field the record carries comes back with the value submitted (stock is not a product field). */
+function submittedFieldsEqual(sent: Row, data: Row | undefined): boolean {
+  if (!data) return false;
+  return Object.entries(sent).every(([k, v]) => !(k in data) || isDeepStrictEqual(data[k], v));
+}
+
+/**
+ * A row valid in format that the storage stage refuses: a repeat of a row already stored. Every bulk operation
+ * fails such a row (DECISIONS G6: duplicate mall_order_no or option code; the draft example's third row).
+ */
+function storageFailure(stored: Row): Row {
+  return { ...stored };
+}
+
+/**
+ * Reads the rows back: the row registered once per run (the first) through the same record's read on an area the
+ * run's JWT reads (the manager area: no monthly quota), where there is one; the others through the operation's own.
+ */
+async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results: Row[]): Promise<void> {
+  const own = readOperation(t, target);
+  if (!own) {
+    t.note(`no read operation for ${target.op.operationId}: nothing read back`);
+    return;
+  }
+  const byJwt = jwtRead(t, own.op);
+  // Three reads are enough to show the rows were stored as sent.
+  for (let i = 0; i < Math.min(sent.length, 3); i++) {
+    const read = i === 0 && byJwt ? { op: byJwt, param: own.param } : own;
+    const id = results[i]?.[read.param];
+    if (typeof id !== 'string' || id === '') continue;
+    const ex = await t.call(read.op, { path: { ...target.path, [read.param]: id } });
+    if (
+      !t.expect(ex, read.op, {
+        status: t.contract.successStatus(read.op),
+        check: 'read_back',
+        why: `${read.param} ${id} was just created`,
+      })
+    )
+      continue;
+    const data = dataOf<Row>(ex);
+    // A field the record's schema carries must come back as sent, the optional ones included: missing is changed.
+    const carried = recordProperties(t, read.op);
+    const diff = Object.entries(sent[i]!).filter(
+      ([k, v]) => data && (k in data || carried.has(k)) && !isDeepStrictEqual(data[k], v),
+    );
+    t.assert(
+      diff.length === 0,
+      'read_back',
+      `${read.param} ${id} to read back as submitted`,
+      diff.map(([k]) => `${k}: ${JSON.stringify(data?.[k])} instead of ${JSON.stringify(sent[i]![k])}`).join('; '),
+      ex,
+      read.op,
+    );
+  }
+}
+
+/**
+ * The read of the same record on another area that takes the run's JWT (`/v3/wms/orders/{order_no}` →
+ * `/v3/manager/orders/{order_no}`), or undefined when there is none or the run has no client credentials.
+ */
+export function jwtRead(t: CaseContext, read: OperationInfo): OperationInfo | undefined {
+  if (!t.env.clientId || !t.env.clientSecret) return undefined;
+  const segment = `/${read.area}/`;
+  if (!read.path.includes(segment)) return undefined;
+  return t.contract.operations.find(
+    (o) =>
+      o.method === 'get' &&
+      o.area !== read.area &&
+      o.security.some((s) => t.isBearerScheme(s)) &&
+      read.path.replace(segment, `/${o.area}/`) === o.path,
+  );
+}
+
+/** The properties of the record a read operation answers with (its success body's `data`). */
+function recordProperties(t: CaseContext, op: OperationInfo): Set<string> {
+  const body = t.contract.resolve(op.responses[String(t.contract.successStatus(op))]?.schema);
+  const data = t.contract.resolve((body.properties as Record<string, JsonSchema> | undefined)?.data);
+  return new Set(Object.keys((data.properties ?? {}) as Record<string, JsonSchema>));
+}
