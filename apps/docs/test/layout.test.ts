@@ -265,7 +265,9 @@ describe('stable links', () => {
     opId(ops[ops.length - 1]!),
   ];
 
-  it('path-form and hash-form links open at their section', async () => {
+  // Two page loads per section, one after another: 78 s on a quiet CI machine. The limit only tells a hang from an
+  // answer, so it is far above that.
+  it('path-form and hash-form links open at their section', { timeout: 600_000 }, async () => {
     const missed: string[] = [];
     for (const id of targets()) {
       for (const form of [id, `#/${id}`]) {
