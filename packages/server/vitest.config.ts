@@ -1,8 +1,5 @@
-import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig(
-  packageTestConfig({
-    testTimeout: 120_000,
-  }),
-);
+export default packageTestConfig({
+  testTimeout: 120_000,
+});

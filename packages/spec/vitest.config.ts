@@ -1,10 +1,7 @@
-import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig(
-  packageTestConfig({
-    globalSetup: ['test/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-  }),
-);
+export default packageTestConfig({
+  globalSetup: ['test/global-setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+});
