@@ -1,9 +1,5 @@
-import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '../../vitest.shared.mjs';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // The root summary adds up every package's reports/vitest.json.
-    reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
-  },
+export default packageTestConfig({
+  testTimeout: 30_000,
 });
