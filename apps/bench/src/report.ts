@@ -302,6 +302,7 @@ function draftSection(d: DraftResult): string {
     '',
     table(
       [
+        'Engine',
         'p50 ms (median of rounds)',
         'p99 ms (all requests)',
         'Rows/s (median of rounds)',
@@ -310,25 +311,29 @@ function draftSection(d: DraftResult): string {
         'Request / response bytes',
       ],
       [
-        [
-          `**${fmt(d.p50Ms, 1)}**`,
-          fmt(d.p99Ms, 1),
-          fmt(d.rowsPerSecond),
-          fmt(d.serverCpuMsPerRequest, 1),
-          fmt(d.peakRssMiB, 1),
-          `${fmt(d.requestBytes)} / ${fmt(d.responseBytes)}`,
-        ],
-      ],
-      ['r', 'r', 'r', 'r', 'r', 'r'],
+        ['SQLite', d] as const,
+        ...(d.postgres ? [['PostgreSQL (reference + database server CPU)', d.postgres] as const] : []),
+      ].map(([engine, e]) => [
+        engine,
+        `**${fmt(e.p50Ms, 1)}**`,
+        fmt(e.p99Ms, 1),
+        fmt(e.rowsPerSecond),
+        fmt(e.serverCpuMsPerRequest, 1),
+        fmt(e.peakRssMiB, 1),
+        `${fmt(d.requestBytes)} / ${fmt(e.responseBytes)}`,
+      ]),
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
     'Measured: end-to-end latency from writing the request to reading the last byte of the response, as a client on ' +
       'the same machine sees it. It covers sending and parsing the JSON body, auth and quota counting, Ajv validation ' +
-      'of every row against the contract, one SQLite transaction that checks each row (repeats, existing drafts, ' +
+      'of every row against the contract, one database transaction that checks each row (repeats, existing drafts, ' +
       'products and options) and inserts it, and serializing the result rows. Rows/s is rows opened per second of ' +
       `wall time with requests one after another. p99 over ${d.measuredRequests} requests` +
       `${d.measuredRequests < 100 ? ' is the slowest of them' : ''}. Drafts accumulate during the run ` +
-      `(${fmt(d.draftsBeforeLastRequest)} before the last request).`,
+      `(${fmt(d.draftsBeforeLastRequest)} before the last request). The same bodies are then sent to a reference on a ` +
+      "PostgreSQL database of its own (Debian's server, `fsync=off`), after the SQLite server has stopped" +
+      `${d.postgresError ? `; that run failed: ${d.postgresError}` : ''}.`,
   ].join('\n');
 }
 

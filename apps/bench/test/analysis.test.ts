@@ -99,7 +99,7 @@ describe('evaluateTargets', () => {
       get: getResult(0.3, 9.99),
       // PostgreSQL: bare ÷ reference CPU per round 0.2, 0.25, 0.1 → median 0.2; nginx → 2 ÷ one instance 1.3, 1.4, 1.2.
       scale: scaleResult([10, 10, 10], [50, 40, 100], [65, 56, 120]),
-      draft: { p50Ms: 19.9, rowsPerRequest: 1000 },
+      draft: { p50Ms: 19.9, rowsPerRequest: 1000, postgres: { p50Ms: 40 } },
       kit: { full: { wallMs: 12_345 } },
       client: { overhead: 0.1, overheadUs: 100 },
       bundle: { client: { gzipBytes: 15_001 } },
@@ -111,7 +111,7 @@ describe('evaluateTargets', () => {
       'get-postgres-vs-bare': 'met',
       'nginx-two-instances': 'met',
       'draft-p50': 'met',
-      'draft-postgres-p50': 'not run',
+      'draft-postgres-p50': 'missed',
       'kit-full-wall': 'reported',
       'client-overhead': 'missed',
       'client-bundle': 'missed',
@@ -121,7 +121,15 @@ describe('evaluateTargets', () => {
     expect(targets.find((t) => t.id === 'get-postgres-vs-bare')!.value).toBeCloseTo(0.2, 10);
     expect(targets.find((t) => t.id === 'nginx-two-instances')!.value).toBeCloseTo(1.3, 10);
     expect(targets.find((t) => t.id === 'kit-full-wall')!.measured).toBe('12.3 s');
-    expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toMatch(/SQLite only/);
+    expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toBe('40.0 ms');
+  });
+
+  it('judges the PostgreSQL draft p50 on its own bound, and says why it is missing when PostgreSQL failed', () => {
+    const met = { errors: {}, draft: { p50Ms: 30, rowsPerRequest: 1000, postgres: { p50Ms: 39.9 } } };
+    expect(status(met as unknown as Results)).toMatchObject({ 'draft-p50': 'missed', 'draft-postgres-p50': 'met' });
+    const failed = { errors: {}, draft: { p50Ms: 19, rowsPerRequest: 1000, postgresError: 'initdb not found' } };
+    const target = evaluateTargets(failed as unknown as Results).find((t) => t.id === 'draft-postgres-p50')!;
+    expect([target.status, target.measured]).toEqual(['not run', 'PostgreSQL failed: initdb not found']);
   });
 
   it('misses each bound just past it', () => {

@@ -1,10 +1,13 @@
 // POST /v3/wms/orders/draft with the contract's maximum number of rows, one request at a time: end-to-end latency
-// as a client on the same machine sees it, and rows opened per second.
+// as a client on the same machine sees it, and rows opened per second, on SQLite and then on PostgreSQL (a server of
+// its own through @cls-api/test-servers, as the scale scenario starts it), each engine with its own bodies.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { areaOf, type JsonSchema } from '@cls-api/spec';
+import { startPostgres } from '@cls-api/test-servers';
 import { DRAFT_REQUEST, fmt, operation, type Context } from '../context.js';
+import { trackStop, treeCpu } from '../processes.js';
 import { startReference } from '../servers/start.js';
 import { median, percentile } from '../stats.js';
 
@@ -15,12 +18,9 @@ export interface DraftRound {
   requests: number;
 }
 
-export interface DraftResult {
-  request: string;
-  rowsPerRequest: number;
-  requestBytes: number;
+/** One engine's measurement. */
+export interface DraftEngineResult {
   responseBytes: number;
-  warmupRequests: number;
   rounds: DraftRound[];
   /** Median over rounds of each round's median latency. */
   p50Ms: number;
@@ -29,10 +29,23 @@ export interface DraftResult {
   measuredRequests: number;
   /** Median over rounds of rows opened per second of wall time (requests one after another). */
   rowsPerSecond: number;
+  /** CPU of the reference process, and on PostgreSQL of the database server's processes too. */
   serverCpuMsPerRequest: number;
+  /** The reference process only. */
   peakRssMiB: number;
   /** Drafts this run had opened before its last request (the table grows as the run goes on). */
   draftsBeforeLastRequest: number;
+}
+
+/** The SQLite measurement at the top level (the scenario's first engine), PostgreSQL's beside it. */
+export interface DraftResult extends DraftEngineResult {
+  request: string;
+  rowsPerRequest: number;
+  requestBytes: number;
+  warmupRequests: number;
+  /** Absent when PostgreSQL could not be started or failed: `postgresError` says why. */
+  postgres?: DraftEngineResult;
+  postgresError?: string;
 }
 
 interface DraftBulkResponse {
@@ -95,19 +108,38 @@ function post(
   });
 }
 
-export async function runDraft(ctx: Context): Promise<DraftResult> {
+type Body = ReturnType<typeof bodyMaker>;
+
+/** A PostgreSQL server with an empty database, stopped by `stopAll` too if the run is cut. */
+async function ownPostgres(log: (line: string) => void) {
+  const pg = await startPostgres((line) => log(`postgres: ${line}`));
+  const stop = trackStop(() => pg.stop());
+  try {
+    return { url: await pg.createDatabase('reference'), pid: () => pg.process.pid!, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function measure(
+  ctx: Context,
+  engine: 'sqlite' | 'postgres',
+  maker: Body,
+  bodies: Buffer[],
+): Promise<DraftEngineResult> {
   const { settings, log } = ctx;
   const s = settings.draft;
-  const maker = bodyMaker(ctx);
-  const run = randomBytes(4).toString('hex');
-  let next = 0;
-  const serial = () => `BENCH-${run}-${String(++next).padStart(7, '0')}`;
-  const total = s.warmupRequests + s.rounds * s.requestsPerRound;
-  log(`preparing ${total} bodies of ${maker.rows} rows…`);
-  const bodies = Array.from({ length: total }, () => maker.make(serial));
-
-  log('starting the reference server…');
-  const reference = await startReference();
+  const db = engine === 'postgres' ? await ownPostgres(log) : undefined;
+  log(`starting the reference server on ${engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}…`);
+  let reference: Awaited<ReturnType<typeof startReference>>;
+  try {
+    reference = await startReference({ label: `reference (${engine})`, ...(db ? { env: { DATABASE: db.url } } : {}) });
+  } catch (err) {
+    await db?.stop();
+    throw err;
+  }
+  const cpuSeconds = () => reference.process.cpuSeconds() + (db ? treeCpu([db.pid()]).seconds : 0);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const url = new URL(DRAFT_REQUEST.path, reference.url);
@@ -136,11 +168,11 @@ export async function runDraft(ctx: Context): Promise<DraftResult> {
     let cpuTotal = 0;
     for (let round = 1; round <= s.rounds; round++) {
       const latencies: number[] = [];
-      const cpuBefore = reference.process.cpuSeconds();
+      const cpuBefore = cpuSeconds();
       const started = performance.now();
       for (let i = 0; i < s.requestsPerRound; i++) latencies.push(await send());
       const wallSec = (performance.now() - started) / 1000;
-      cpuTotal += reference.process.cpuSeconds() - cpuBefore;
+      cpuTotal += cpuSeconds() - cpuBefore;
       all.push(...latencies);
       const r: DraftRound = {
         p50Ms: percentile(latencies, 50),
@@ -150,15 +182,11 @@ export async function runDraft(ctx: Context): Promise<DraftResult> {
       };
       rounds.push(r);
       log(
-        `round ${round}/${s.rounds} ${s.requestsPerRound} requests  p50 ${fmt(r.p50Ms, 1)} ms  p99 ${fmt(r.p99Ms, 1)} ms  ${fmt(r.rowsPerSecond)} rows/s`,
+        `${engine} round ${round}/${s.rounds} ${s.requestsPerRound} requests  p50 ${fmt(r.p50Ms, 1)} ms  p99 ${fmt(r.p99Ms, 1)} ms  ${fmt(r.rowsPerSecond)} rows/s`,
       );
     }
     return {
-      request: `${DRAFT_REQUEST.method} ${DRAFT_REQUEST.path}`,
-      rowsPerRequest: maker.rows,
-      requestBytes: bodies[0]!.length,
       responseBytes,
-      warmupRequests: s.warmupRequests,
       rounds,
       p50Ms: median(rounds.map((r) => r.p50Ms)),
       p99Ms: percentile(all, 99),
@@ -171,5 +199,33 @@ export async function runDraft(ctx: Context): Promise<DraftResult> {
   } finally {
     agent.destroy();
     await reference.close();
+    await db?.stop();
+  }
+}
+
+export async function runDraft(ctx: Context): Promise<DraftResult> {
+  const { settings, log } = ctx;
+  const s = settings.draft;
+  const maker = bodyMaker(ctx);
+  const run = randomBytes(4).toString('hex');
+  let next = 0;
+  const serial = () => `BENCH-${run}-${String(++next).padStart(7, '0')}`;
+  const total = s.warmupRequests + s.rounds * s.requestsPerRound;
+  log(`preparing ${total} bodies of ${maker.rows} rows…`);
+  const bodies = Array.from({ length: total }, () => maker.make(serial));
+  const common = {
+    request: `${DRAFT_REQUEST.method} ${DRAFT_REQUEST.path}`,
+    rowsPerRequest: maker.rows,
+    requestBytes: bodies[0]!.length,
+    warmupRequests: s.warmupRequests,
+  };
+  const sqlite = await measure(ctx, 'sqlite', maker, bodies);
+  // Each engine has its own empty database, so the same bodies open the same drafts on both.
+  try {
+    return { ...common, ...sqlite, postgres: await measure(ctx, 'postgres', maker, bodies) };
+  } catch (err) {
+    const postgresError = err instanceof Error ? err.message : String(err);
+    log(`PostgreSQL: ${postgresError}`);
+    return { ...common, ...sqlite, postgresError };
   }
 }

@@ -56,6 +56,22 @@ async function missingItem(tx: StoreTransaction, owner: Owner, f: OrderFields): 
 }
 
 /**
+ * `missingItem` for the rows of one bulk request: a bulk request names a few products and options over many rows,
+ * and none of them is added or removed during its transaction, so each (product, option) is looked up once. Made
+ * afresh by each run of the transaction's work (a default parameter of it), so a retried run looks again.
+ */
+function missingItemOnce(): (tx: StoreTransaction, owner: Owner, f: OrderFields) => Promise<string | undefined> {
+  const known = new Map<string, string | undefined>();
+  return async (tx, owner, f) => {
+    const key = f.option_code === null ? f.product_code : `${f.product_code}\u0000${f.option_code}`;
+    if (known.has(key)) return known.get(key);
+    const missing = await missingItem(tx, owner, f);
+    known.set(key, missing);
+    return missing;
+  };
+}
+
+/**
  * Takes `quantity` from the stock the order draws on (the option's, or the product's own when no option is given).
  * When too little is free nothing is taken, and the free quantity is returned.
  */
@@ -253,12 +269,12 @@ function registrationHandlers(d: Domain): RegistrationHandlers {
       const at = ServiceTime.seconds(ctx.now);
       const created_at = time.format(at);
       // Every accepted row of the request is written in this one transaction; a row that fails writes nothing.
-      const results = await store.transaction((tx) =>
+      const results = await store.transaction((tx, missing = missingItemOnce()) =>
         registerRows<OrderResult>(tx, ownerOf(ctx), body.orders, {
           duplicate: (no) => `An order with mall_order_no ${no} already exists.`,
           exists: async (tx, owner, no) => (await tx.findOrderByMallOrderNo(owner, no)) !== undefined,
           refuse: async (tx, owner, f) =>
-            (await missingItem(tx, owner, f)) ??
+            (await missing(tx, owner, f)) ??
             (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
               (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
             )),
@@ -288,12 +304,12 @@ function registrationHandlers(d: Domain): RegistrationHandlers {
       const at = ServiceTime.seconds(ctx.now);
       const created_at = time.format(at);
       const date = time.compactDateOf(at);
-      const drafts = await store.transaction((tx) =>
+      const drafts = await store.transaction((tx, missing = missingItemOnce()) =>
         registerRows<DraftResult>(tx, ownerOf(ctx), body.orders, {
           duplicate: (no) => `A draft with mall_order_no ${no} already exists.`,
           exists: async (tx, owner, no) => (await tx.findDraftByMallOrderNo(owner, no)) !== undefined,
           // A draft allocates no stock: only duplicates and unknown products or options fail a row.
-          refuse: (tx, owner, f) => missingItem(tx, owner, f),
+          refuse: missing,
           async write(tx, owner, f) {
             const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
             const inserted = await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });

@@ -141,6 +141,57 @@ describe.each(ENGINES)('on %s', (engine) => {
       expect(await count(h, 'draft_orders')).toBe(1000);
     });
 
+    it('looks each product and option up once per request, and still reports every row on its own', async () => {
+      const lookups: string[] = [];
+      const store = h.storage.domain;
+      const counting = domainOnStore(
+        Object.assign(Object.create(store), {
+          transaction: (work: Parameters<typeof store.transaction>[0]) =>
+            store.transaction((tx) =>
+              work(
+                Object.assign(Object.create(tx), {
+                  findProduct: (...a: Parameters<typeof tx.findProduct>) => {
+                    lookups.push(`product ${a[1]}`);
+                    return tx.findProduct(...a);
+                  },
+                  findOption: (...a: Parameters<typeof tx.findOption>) => {
+                    lookups.push(`option ${a[1]}/${a[2]}`);
+                    return tx.findOption(...a);
+                  },
+                }),
+              ),
+            ),
+        }),
+      );
+      const kinds = [
+        { product_code: 'SCARF' },
+        { product_code: 'SHIRT', option_code: 'WHITE-M' },
+        { product_code: 'SHIRT', option_code: 'PINK' },
+        { product_code: 'GHOST' },
+      ];
+      const orders = Array.from({ length: 12 }, (_, i) => orderRow({ mall_order_no: `ONCE-${i}`, ...kinds[i % 4] }));
+      const result = await call(counting, 'registerDraftOrders', { body: { orders } }, ctx(SELLER_A, NOW));
+      expect(result.data.drafts.map((d) => d.result_message)).toEqual(
+        Array.from({ length: 3 }, () => [
+          '',
+          '',
+          'Option PINK of product SHIRT was not found.',
+          'Product GHOST was not found.',
+        ]).flat(),
+      );
+      expect(lookups.sort()).toEqual(
+        [
+          'option SHIRT/PINK',
+          'option SHIRT/WHITE-M',
+          'product GHOST',
+          'product SCARF',
+          'product SHIRT',
+          'product SHIRT',
+        ].sort(),
+      );
+      expect(await count(h, 'draft_orders')).toBe(6);
+    });
+
     it('1,000 rows that all fail are reported one by one', async () => {
       const orders = Array.from({ length: 1000 }, (_, i) =>
         orderRow({ mall_order_no: `MISS-${i}`, product_code: 'GHOST' }),
