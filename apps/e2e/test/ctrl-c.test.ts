@@ -1,5 +1,5 @@
-// Ctrl-C on the root's server commands (`pnpm docs:preview`, `pnpm reference serve --demo`; `pnpm mock` runs through
-// the same scripts/run-cli.mjs) stops the server and exits 0, as `pnpm start` does: no "ELIFECYCLE Command failed"
+// Ctrl-C on the root's server commands (`pnpm docs:preview`, `pnpm reference serve --demo`, `pnpm mock`) stops the
+// server and exits 0, as `pnpm start` does: no "ELIFECYCLE Command failed"
 // and no 130. Run in a terminal as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte
 // 0x03 typed into it, which the terminal turns into SIGINT for the whole foreground job.
 import { spawn } from 'node:child_process';
@@ -30,6 +30,12 @@ async function ctrlC(command: string, ready: RegExp, env: Record<string, string>
 describe('Ctrl-C on a server command of the root', { timeout: 600_000 }, () => {
   it('pnpm docs:preview stops and exits 0', async () => {
     const run = await ctrlC('exec pnpm docs:preview', /Documentation site: http/, {});
+    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code).toBe(0);
+  });
+
+  it('pnpm mock stops and exits 0', async () => {
+    const run = await ctrlC('exec pnpm mock', /Mock listening on http/, {});
     expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
     expect(run.code).toBe(0);
   });
