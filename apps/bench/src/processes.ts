@@ -2,6 +2,7 @@
 // read from /proc for the child and every process it started (the Prism mock is two processes).
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { startPostgres } from '@cls-api/test-servers';
 
 const PROC = '/proc';
 
@@ -231,4 +232,16 @@ export function trackStop(stop: () => Promise<void>): () => Promise<void> {
 export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((s) => s.stop(5_000)));
   for (const stop of [...otherStops].reverse()) await stop().catch(() => undefined);
+}
+
+/** A PostgreSQL server of the scenario's own with an empty database, stopped by `stopAll` too if the run is cut. */
+export async function ownPostgres(log: (line: string) => void) {
+  const pg = await startPostgres((line) => log(`postgres: ${line}`));
+  const stop = trackStop(() => pg.stop());
+  try {
+    return { url: await pg.createDatabase('reference'), pid: () => pg.process.pid!, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

@@ -5,9 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { areaOf, type JsonSchema } from '@cls-api/spec';
-import { startPostgres } from '@cls-api/test-servers';
 import { DRAFT_REQUEST, fmt, operation, type Context } from '../context.js';
-import { trackStop, treeCpu } from '../processes.js';
+import { ownPostgres, treeCpu } from '../processes.js';
 import { startReference } from '../servers/start.js';
 import { median, percentile } from '../stats.js';
 
@@ -109,18 +108,6 @@ function post(
 }
 
 type Body = ReturnType<typeof bodyMaker>;
-
-/** A PostgreSQL server with an empty database, stopped by `stopAll` too if the run is cut. */
-async function ownPostgres(log: (line: string) => void) {
-  const pg = await startPostgres((line) => log(`postgres: ${line}`));
-  const stop = trackStop(() => pg.stop());
-  try {
-    return { url: await pg.createDatabase('reference'), pid: () => pg.process.pid!, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
 
 async function measure(
   ctx: Context,

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCluster } from '@cls-api/reference/cluster';
 import { areaOf } from '@cls-api/spec';
-import { startPostgres, startRedis } from '@cls-api/test-servers';
+import { startRedis } from '@cls-api/test-servers';
 import { GET_REQUEST, fmt, operation, type Context } from '../context.js';
 import { runLoad } from '../load.js';
-import { trackStop, treeCpu } from '../processes.js';
+import { ownPostgres, trackStop, treeCpu } from '../processes.js';
 import { referenceEnv, seedDemo, startBare, startReference, liveKeyOf } from '../servers/start.js';
 import { median, ratio } from '../stats.js';
 import { addUp, fetchBody, failuresOf, type RoundStats } from './get.js';
@@ -104,18 +104,6 @@ interface LiveTarget {
 }
 
 type Log = (line: string) => void;
-
-/** A PostgreSQL server of this target's own with an empty database, stopped by `stopAll` too if the run is cut. */
-async function ownPostgres(log: Log) {
-  const pg = await startPostgres((line) => log(`postgres: ${line}`));
-  const stop = trackStop(() => pg.stop());
-  try {
-    return { url: await pg.createDatabase('reference'), pid: () => pg.process.pid!, stop };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-}
 
 async function startSingle(engine: 'sqlite' | 'postgres', hotPath: boolean, label: string, log: Log) {
   const env = { ...(hotPath ? HOT_PATH_ON : HOT_PATH_OFF) };
