@@ -34,6 +34,14 @@ import { runStep, runSteps, type Step } from './support/workflows.js';
 const run = promisify(execFile);
 
 /**
+ * This process's environment without the npm configuration `pnpm run` hands its scripts (`npm_config_registry` and
+ * the rest): a runner's step starts with none, and an inherited `npm_config_registry` would outrank the npm
+ * configuration the test gives (npm reads the environment before any npmrc file).
+ */
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^p?npm_config_/i.test(k)));
+
+/**
  * The version `pnpm release` publishes: this checkout's, moved by the changesets still pending in it (one fixed
  * group, so the largest bump any of them gives a public package moves every package).
  */
@@ -194,7 +202,7 @@ beforeAll(async () => {
   const npmrc = join(work, 'npmrc');
   writeFileSync(npmrc, `registry=${registry}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
   env = {
-    ...process.env,
+    ...cleanEnv(),
     NPM_CONFIG_REGISTRY: registry,
     NPM_CONFIG_USERCONFIG: npmrc,
     // The copy builds through turbo with this checkout's cache: an unchanged package is not built again.
