@@ -145,13 +145,17 @@ function main() {
 
     // Only the three documents are written: dist/ also holds the compiled helpers, which `build` (tsc) owns.
     fs.mkdirSync(distDir, { recursive: true });
-    fs.writeFileSync(path.join(distDir, 'openapi.json'), `${JSON.stringify(doc, null, 2)}\n`);
+    // Each document is written beside its place and renamed into it: a test process reading dist/ while the
+    // bundle is built again sees the old document or the new one, never a truncated file.
+    const put = (name, text) => {
+      const temp = path.join(distDir, `.${name}.${process.pid}.tmp`);
+      fs.writeFileSync(temp, text);
+      fs.renameSync(temp, path.join(distDir, name));
+    };
+    put('openapi.json', `${JSON.stringify(doc, null, 2)}\n`);
     // YAML is written from the same object as the JSON so the two files can never disagree.
-    fs.writeFileSync(
-      path.join(distDir, 'openapi.yaml'),
-      YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }),
-    );
-    fs.writeFileSync(path.join(distDir, 'openapi.dereferenced.json'), `${JSON.stringify(deref, null, 2)}\n`);
+    put('openapi.yaml', YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    put('openapi.dereferenced.json', `${JSON.stringify(deref, null, 2)}\n`);
 
     const sizes = DOCUMENTS.map(
       (name) => `  ${rel(path.join(distDir, name))}  ${fs.statSync(path.join(distDir, name)).size} bytes`,
