@@ -13,7 +13,8 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { readReports } from './test-reports.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
@@ -63,11 +64,15 @@ if (!summary) {
     const exitCode = task.execution?.exitCode;
     const ran = typeof exitCode === 'number';
     const counts = task.task === 'test' && ran ? readReports(join(root, task.directory), task.package) : null;
+    failures.push(...(counts?.failures ?? []));
     if (counts && counts.passed + counts.failed > 0) {
       passed += counts.passed;
       failed += counts.failed;
       // A runner that exits non-zero with every case green (a crash in teardown, an unhandled error) still fails.
-      if (exitCode !== 0 && counts.failed === 0) failed += 1;
+      if (exitCode !== 0 && counts.failed === 0) {
+        failed += 1;
+        failures.push(`${task.package}: the runner exited ${exitCode} with every case passing (see its output above)`);
+      }
       lines.push(
         `${task.taskId}: ${counts.passed} passed, ${counts.failed} failed${exitCode !== 0 ? ` (exit ${exitCode})` : ''}`,
       );
@@ -115,29 +120,4 @@ function newestSummary() {
     .filter((f) => statSync(f).mtimeMs >= startedAt - 1000)
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   return files.length ? JSON.parse(readFileSync(files[0], 'utf8')) : null;
-}
-
-function readReports(dir, packageName) {
-  const reportsDir = join(dir, 'reports');
-  if (!existsSync(reportsDir)) return null;
-  let p = 0;
-  let f = 0;
-  for (const name of readdirSync(reportsDir)) {
-    if (!name.endsWith('.json')) continue;
-    const report = JSON.parse(readFileSync(join(reportsDir, name), 'utf8'));
-    if (typeof report.numPassedTests !== 'number') continue;
-    p += report.numPassedTests;
-    f += report.numFailedTests ?? 0;
-    for (const file of report.testResults ?? []) {
-      for (const result of file.assertionResults ?? []) {
-        if (result.status !== 'failed') continue;
-        const where = relative(dir, file.name ?? '');
-        const why = String(result.failureMessages?.[0] ?? '')
-          .split('\n')[0]
-          .slice(0, 300);
-        failures.push(`${packageName} ${where} > ${result.fullName ?? result.title}: ${why}`);
-      }
-    }
-  }
-  return { passed: p, failed: f };
 }
