@@ -287,6 +287,20 @@ test('a return registered after the deadline time and refused at once departs fr
   });
 });
 
+test("a JWT that sees another seller's orders is caught with the other seller's JWT, registering nothing for it", async () => {
+  // Given the other seller's client credentials, the kit reads the seller's order with the other seller's JWT instead
+  // of registering an order with the other seller's keys (two metered calls) to read with the seller's JWT.
+  fake = await startFake({ gateway: 'off', faults: ['seller_leak_jwt'] });
+  const othersOrders = fake.accounts.other.orders.length;
+  const report = await runKit(fake, {
+    ...CASES.seller_leak_jwt.run,
+    otherClientId: fake.otherClient.id,
+    otherClientSecret: fake.otherClient.secret,
+  });
+  expect([...failedChecks(report)], describeFailures(report)).toContain('seller_isolation');
+  expect(fake.accounts.other.orders.length).toBe(othersOrders);
+});
+
 // Runs last (tests of a file run in order): the figure the README states.
 test('the fault battery catches every planted fault', () => {
   const missed = FAULTS.filter((f) => !caught.has(f));

@@ -24,6 +24,7 @@ export interface ReferenceServer {
   database: string;
   keys: { primary: Record<string, string>; other: Record<string, string> };
   client: { id: string; secret: string };
+  otherClient: { id: string; secret: string };
   admin: (args: string[]) => Record<string, unknown>;
   stop: () => Promise<void>;
 }
@@ -57,6 +58,7 @@ export async function startReference(): Promise<ReferenceServer> {
   const primary = seller('Contract kit seller', ['wms', 'manager', 'cam']);
   const other = seller('Contract kit other seller', ['wms', 'manager']);
   const client = admin(['client', 'create', '--account', primary.account]);
+  const otherClient = admin(['client', 'create', '--account', other.account]);
 
   const child: ChildProcess = spawn(process.execPath, [referenceCli, 'serve', '--json'], {
     env,
@@ -81,6 +83,7 @@ export async function startReference(): Promise<ReferenceServer> {
     database: env.DATABASE,
     keys: { primary: primary.keys, other: other.keys },
     client: { id: String(client.client_id), secret: String(client.client_secret) },
+    otherClient: { id: String(otherClient.client_id), secret: String(otherClient.client_secret) },
     admin,
     stop: async () => {
       await new Promise<void>((done) => {

@@ -188,6 +188,8 @@ export function kitVariables(f: FakeServer): Record<string, string> {
     CLS_OTHER_API_KEYS: Object.values(f.keys.other).join(','),
     CLS_CLIENT_ID: f.client.id,
     CLS_CLIENT_SECRET: f.client.secret,
+    CLS_OTHER_CLIENT_ID: f.otherClient.id,
+    CLS_OTHER_CLIENT_SECRET: f.otherClient.secret,
   };
 }
 
