@@ -211,18 +211,20 @@ export function orderLifecycle(d: Domain): OrderLifecycle {
 /** The success-only fields of a result row (empty strings on a failed row, DECISIONS G7), in the result's order. */
 type Written<R> = Omit<R, 'mall_order_no' | 'mall_product_name' | 'success' | 'result_message'>;
 
-/** What one kind of bulk registration does with a row; the loop (`registerRows`) is the same for both. */
+/** What one kind of bulk registration does with its rows; the loop (`registerRows`) is the same for both. */
 interface RowRegistration<R> {
   /** The failure text when the seller already has a record with this mall_order_no. */
   duplicate(mallOrderNo: string): string;
-  exists(tx: StoreTransaction, owner: Owner, mallOrderNo: string): Promise<boolean>;
+  /** Which of the request's mall_order_nos the seller's records already use (one look-up for the request). */
+  existing(tx: StoreTransaction, owner: Owner, mallOrderNos: readonly string[]): Promise<Set<string>>;
   /** Why the row cannot be written (beyond a duplicate), or undefined; may take what the row needs (stock). */
   refuse(tx: StoreTransaction, owner: Owner, f: OrderFields): Promise<string | undefined>;
   /**
-   * Writes the row; undefined when a concurrent request (another instance) registered the same mall_order_no
-   * meanwhile: the unique key decided, this row lost, and whatever `refuse` took is given back.
+   * Writes the rows nothing refused, in request order; for each, what it was written as, or undefined when a
+   * concurrent request (another instance) registered the same mall_order_no meanwhile: the unique key decided, that
+   * row lost, and whatever `refuse` took for it is given back.
    */
-  write(tx: StoreTransaction, owner: Owner, f: OrderFields): Promise<Written<R> | undefined>;
+  write(tx: StoreTransaction, owner: Owner, rows: readonly OrderFields[]): Promise<Array<Written<R> | undefined>>;
   /** The success-only fields of a failed row. */
   failed: Written<R>;
 }
@@ -235,24 +237,30 @@ async function registerRows<R>(
   kind: RowRegistration<R>,
 ): Promise<R[]> {
   const repeated = new RepeatedInRequest('orders');
-  const out: R[] = [];
-  for (const [i, row] of rows.entries()) {
-    const f = fieldsOf(row);
-    const failure =
+  const fields = rows.map(fieldsOf);
+  const existing = await kind.existing(tx, owner, [...new Set(fields.map((f) => f.mall_order_no))]);
+  // Each row's failure in the order the rules are checked: repeated in the request, a duplicate, then the row's own.
+  const failures: Array<string | undefined> = [];
+  for (const [i, f] of fields.entries()) {
+    failures.push(
       repeated.check('mall_order_no', f.mall_order_no, i) ??
-      ((await kind.exists(tx, owner, f.mall_order_no)) ? kind.duplicate(f.mall_order_no) : undefined) ??
-      (await kind.refuse(tx, owner, f));
-    const written = failure === undefined ? await kind.write(tx, owner, f) : undefined;
-    const message = failure ?? (written ? '' : kind.duplicate(f.mall_order_no));
-    out.push({
+        (existing.has(f.mall_order_no) ? kind.duplicate(f.mall_order_no) : undefined) ??
+        (await kind.refuse(tx, owner, f)),
+    );
+  }
+  const accepted = fields.filter((_, i) => failures[i] === undefined);
+  const written = (await kind.write(tx, owner, accepted))[Symbol.iterator]();
+  return fields.map((f, i) => {
+    const failure = failures[i];
+    const row = failure === undefined ? written.next().value : undefined;
+    return {
       mall_order_no: f.mall_order_no,
       mall_product_name: f.mall_product_name,
-      ...(written ?? kind.failed),
-      success: written !== undefined,
-      result_message: message,
-    } as R);
-  }
-  return out;
+      ...(row ?? kind.failed),
+      success: row !== undefined,
+      result_message: failure ?? (row ? '' : kind.duplicate(f.mall_order_no)),
+    } as R;
+  });
 }
 
 function counted<R extends { success: boolean }>(results: readonly R[]) {
@@ -272,25 +280,28 @@ function registrationHandlers(d: Domain): RegistrationHandlers {
       const results = await store.transaction((tx, missing = missingItemOnce()) =>
         registerRows<OrderResult>(tx, ownerOf(ctx), body.orders, {
           duplicate: (no) => `An order with mall_order_no ${no} already exists.`,
-          exists: async (tx, owner, no) => (await tx.findOrderByMallOrderNo(owner, no)) !== undefined,
+          existing: (tx, owner, nos) => tx.orderMallOrderNos(owner, nos),
           refuse: async (tx, owner, f) =>
             (await missing(tx, owner, f)) ??
             (await allocate(tx, owner, f.product_code, f.option_code, f.quantity, at).then(
               (short) => short && shortageText(f, `${f.quantity} requested`, short.free),
             )),
-          async write(tx, owner, f) {
-            const order_no = await nextOrderNo(tx, time, at);
-            const inserted = await tx.insertOrder(owner, {
-              ...f,
-              order_no,
-              order_status_code: ORDER_STATUS.registered,
-              invoice_no: null,
-              registered_at: at,
-              updated_at: at,
-            });
-            if (inserted) return { order_no, created_at };
-            await tx.releaseStock(owner, f.product_code, f.option_code, f.quantity, at);
-            return undefined;
+          async write(tx, owner, rows) {
+            const written: Array<{ order_no: string; created_at: string } | undefined> = [];
+            for (const f of rows) {
+              const order_no = await nextOrderNo(tx, time, at);
+              const inserted = await tx.insertOrder(owner, {
+                ...f,
+                order_no,
+                order_status_code: ORDER_STATUS.registered,
+                invoice_no: null,
+                registered_at: at,
+                updated_at: at,
+              });
+              if (!inserted) await tx.releaseStock(owner, f.product_code, f.option_code, f.quantity, at);
+              written.push(inserted ? { order_no, created_at } : undefined);
+            }
+            return written;
           },
           failed: { order_no: '', created_at: '' },
         }),
@@ -307,13 +318,26 @@ function registrationHandlers(d: Domain): RegistrationHandlers {
       const drafts = await store.transaction((tx, missing = missingItemOnce()) =>
         registerRows<DraftResult>(tx, ownerOf(ctx), body.orders, {
           duplicate: (no) => `A draft with mall_order_no ${no} already exists.`,
-          exists: async (tx, owner, no) => (await tx.findDraftByMallOrderNo(owner, no)) !== undefined,
+          existing: (tx, owner, nos) => tx.draftMallOrderNos(owner, nos),
           // A draft allocates no stock: only duplicates and unknown products or options fail a row.
           refuse: missing,
-          async write(tx, owner, f) {
-            const draft_id = dailyNumber('DRF', date, await tx.nextSequence('draft_id', date));
-            const inserted = await tx.insertDraft(owner, { ...f, draft_id, status: DRAFT_STATUS_OPEN, created_at: at });
-            return inserted ? { draft_id, status: DRAFT_STATUS_OPEN, created_at } : undefined;
+          async write(tx, owner, rows) {
+            if (rows.length === 0) return [];
+            // The rows' draft numbers reserved at once and the rows written a batch a statement: a 1,000-row request
+            // is a few statements, not three a row. A row that loses to a concurrent request leaves its number unused.
+            const first = await tx.nextSequenceBlock('draft_id', date, rows.length);
+            const drafts = rows.map((f, i) => ({
+              ...f,
+              draft_id: dailyNumber('DRF', date, first + i),
+              status: DRAFT_STATUS_OPEN,
+              created_at: at,
+            }));
+            const inserted = await tx.insertDrafts(owner, drafts);
+            return drafts.map((d) =>
+              inserted.has(d.mall_order_no)
+                ? { draft_id: d.draft_id, status: DRAFT_STATUS_OPEN, created_at }
+                : undefined,
+            );
           },
           // DECISIONS G7: every success-only field of a failed row is the empty string, status included.
           failed: { draft_id: '', status: '', created_at: '' },

@@ -286,14 +286,16 @@ export interface StoreReader {
 
   /** `owner` null looks an order up across every seller and environment (the operator's tools). */
   findOrder(owner: Owner | null, orderNo: string): Promise<(OrderRecord & { owner: Owner }) | undefined>;
-  findOrderByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<OrderRecord | undefined>;
+  /** Which of `mallOrderNos` the owner's orders already use. */
+  orderMallOrderNos(owner: Owner, mallOrderNos: readonly string[]): Promise<Set<string>>;
   /** Newest registration first. */
   listOrders(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>>;
   /** The same list as `listOrders`, each order read only as far as a summary needs (fewer columns, less work). */
   listOrderSummaries(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderSummaryRecord>>;
 
   findDraft(owner: Owner, draftId: string): Promise<DraftRecord | undefined>;
-  findDraftByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<DraftRecord | undefined>;
+  /** Which of `mallOrderNos` the owner's drafts already use. */
+  draftMallOrderNos(owner: Owner, mallOrderNos: readonly string[]): Promise<Set<string>>;
 
   findReturn(owner: Owner, returnNo: string): Promise<ReturnRecord | undefined>;
   /** The order's return that is not withdrawn, if any. */
@@ -309,6 +311,8 @@ export interface StoreReader {
 export interface StoreWriter {
   /** The next value (1, 2, …) of a named counter within a scope, such as order numbers of one day. */
   nextSequence(name: string, scope: string): Promise<number>;
+  /** The next `count` values of the counter, reserved at once: resolves to the first of them. */
+  nextSequenceBlock(name: string, scope: string, count: number): Promise<number>;
 
   insertSupplier(owner: Owner, supplier: SupplierRecord): Promise<void>;
   /** Inserts the product and its own stock row. */
@@ -341,8 +345,11 @@ export interface StoreWriter {
    */
   insertOrder(owner: Owner, order: OrderRecord): Promise<boolean>;
   updateOrder(owner: Owner, orderNo: string, changes: OrderChanges): Promise<void>;
-  /** Inserts the draft unless the owner already has one with its `mall_order_no`: false then, as `insertOrder`. */
-  insertDraft(owner: Owner, draft: DraftRecord): Promise<boolean>;
+  /**
+   * Inserts the drafts, each unless the owner already has one with its `mall_order_no` (as `insertOrder`); resolves
+   * to the `mall_order_no`s of those inserted.
+   */
+  insertDrafts(owner: Owner, drafts: readonly DraftRecord[]): Promise<Set<string>>;
 
   insertReturn(owner: Owner, ret: ReturnRecord): Promise<void>;
   markReturnWithdrawn(owner: Owner, returnNo: string, at: EpochSeconds): Promise<void>;
@@ -358,7 +365,7 @@ export interface DomainStore extends StoreReader {
    * Runs `work` as one transaction: committed when it resolves, rolled back when it rejects, so a failure part-way
    * leaves nothing behind. On SQLite transactions run one after another; on PostgreSQL they run at once (read
    * committed, here and in other instances), so every rule between them is one conditional statement or a unique
-   * key (`allocateStock`, `insertOrder`, `insertDraft`, `nextSequence`), never a read followed by a write. A
+   * key (`allocateStock`, `insertOrder`, `insertDrafts`, `nextSequence`), never a read followed by a write. A
    * transaction that deadlocks is run again from the start, so `work` must not act outside the store.
    */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;

@@ -275,10 +275,29 @@ export function blindToMallOrderNos(store: DomainStore): DomainStore {
       store.transaction((tx) =>
         work({
           ...bindAll(tx),
-          findOrderByMallOrderNo: async () => undefined,
-          findDraftByMallOrderNo: async () => undefined,
+          orderMallOrderNos: async () => new Set<string>(),
+          draftMallOrderNos: async () => new Set<string>(),
         }),
       ),
+  };
+}
+
+/** The store with every call a transaction makes on it counted by method name, in `calls`. */
+export function countingStore(store: DomainStore): { store: DomainStore; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const counted = <T extends object>(target: T): T => {
+    const out = bindAll(target) as Record<string, unknown>;
+    for (const [name, fn] of Object.entries(out)) {
+      out[name] = (...args: unknown[]) => {
+        calls.set(name, (calls.get(name) ?? 0) + 1);
+        return (fn as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+    return out as T;
+  };
+  return {
+    store: { ...bindAll(store), transaction: (work) => store.transaction((tx) => work(counted(tx))) },
+    calls,
   };
 }
 

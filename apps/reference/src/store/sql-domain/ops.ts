@@ -44,6 +44,12 @@ export class SqlOps {
     return this.exec.run(sql, params);
   }
 
+  /** A write whose rows (`RETURNING …`) are read. */
+  protected writeAll<T>(sql: string, ...params: Param[]): Promise<T[]> {
+    this.mustWrite();
+    return this.exec.all<T>(sql, params);
+  }
+
   private mustWrite(): void {
     if (!this.writable) throw new Error('domain store writes must run inside transaction()');
   }
@@ -73,13 +79,43 @@ export class SqlOps {
   }
 
   async nextSequence(name: string, scope: string): Promise<number> {
+    return this.nextSequenceBlock(name, scope, 1);
+  }
+
+  /** Reserves `count` consecutive values of the counter in one statement; resolves to the first of them. */
+  async nextSequenceBlock(name: string, scope: string, count: number): Promise<number> {
     this.mustWrite();
     const row = await this.get<{ value: number }>(
-      `INSERT INTO domain_sequences (name, scope, value) VALUES (?, ?, 1)
-       ON CONFLICT (name, scope) DO UPDATE SET value = domain_sequences.value + 1 RETURNING value`,
+      `INSERT INTO domain_sequences (name, scope, value) VALUES (?, ?, ?)
+       ON CONFLICT (name, scope) DO UPDATE SET value = domain_sequences.value + excluded.value RETURNING value`,
       name,
       scope,
+      count,
     );
-    return row!.value;
+    return Number(row!.value) - count + 1;
   }
 }
+
+/** The most rows one multi-row statement carries; a draft row is 14 parameters, so 3,584 at most. */
+export const BATCH_ROWS = 256;
+
+/**
+ * `items` cut into batches whose sizes are `BATCH_ROWS` or powers of two below it (1,000 rows: 256, 256, 256, 128,
+ * 64, 32, 8), so that a statement built for a batch is one of nine texts whatever the request's size: each engine
+ * prepares a text once (statements.ts, pg-engine.ts) and holds a bounded number of them.
+ */
+export function batches<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  while (at < items.length) {
+    const left = items.length - at;
+    let size = BATCH_ROWS;
+    while (size > left) size /= 2;
+    out.push(items.slice(at, at + size));
+    at += size;
+  }
+  return out;
+}
+
+/** `(?, ?, …)` for `n` parameters. */
+export const placeholders = (n: number): string => `(${Array.from({ length: n }, () => '?').join(', ')})`;

@@ -10,7 +10,7 @@ import type {
   Window,
 } from '../interface.js';
 import type { Param } from '../sql.js';
-import { describeOwner, ownerParams } from './ops.js';
+import { batches, describeOwner, ownerParams, placeholders } from './ops.js';
 import { SqlStockOps } from './stock.js';
 
 const ORDER_COLUMNS = `order_no, mall_order_no, mall_product_name, product_code, option_code, quantity, receiver_name,
@@ -36,6 +36,16 @@ const ORDER_CHANGE_COLUMNS = [
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof OrderChanges>;
 
+/**
+ * The statement that finds which of `count` mall_order_nos (the first parameters) an owner (the last two) uses in the
+ * table: each looked up by a subquery of its own on the unique key (see `mallOrderNosIn`).
+ */
+export function mallOrderNoLookup(table: 'orders' | 'draft_orders', count: number): string {
+  return `SELECT keys.column1 AS mall_order_no FROM (VALUES ${Array.from({ length: count }, () => '(?)').join(', ')}) AS keys
+    WHERE (SELECT 1 FROM ${table} t
+           WHERE t.account_id = ? AND t.environment = ? AND t.mall_order_no = keys.column1) IS NOT NULL`;
+}
+
 export class SqlOrderOps extends SqlStockOps {
   async findOrder(owner: Owner | null, orderNo: string): Promise<(OrderRecord & { owner: Owner }) | undefined> {
     const row =
@@ -54,12 +64,8 @@ export class SqlOrderOps extends SqlStockOps {
     return { ...order, owner: { accountId: account_id, environment } };
   }
 
-  async findOrderByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<OrderRecord | undefined> {
-    return this.get(
-      `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`,
-      ...ownerParams(owner),
-      mallOrderNo,
-    );
+  async orderMallOrderNos(owner: Owner, mallOrderNos: readonly string[]): Promise<Set<string>> {
+    return this.mallOrderNosIn('orders', owner, mallOrderNos);
   }
 
   async listOrders(owner: Owner, filter: OrderFilter, window: Window): Promise<Slice<OrderRecord>> {
@@ -137,32 +143,60 @@ export class SqlOrderOps extends SqlStockOps {
     );
   }
 
-  async findDraftByMallOrderNo(owner: Owner, mallOrderNo: string): Promise<DraftRecord | undefined> {
-    return this.get(
-      `SELECT ${DRAFT_COLUMNS} FROM draft_orders WHERE account_id = ? AND environment = ? AND mall_order_no = ?`,
-      ...ownerParams(owner),
-      mallOrderNo,
-    );
+  async draftMallOrderNos(owner: Owner, mallOrderNos: readonly string[]): Promise<Set<string>> {
+    return this.mallOrderNosIn('draft_orders', owner, mallOrderNos);
   }
 
-  async insertDraft(owner: Owner, d: DraftRecord): Promise<boolean> {
-    const inserted = await this.run(
-      `INSERT INTO draft_orders (account_id, environment, ${DRAFT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, environment, mall_order_no) DO NOTHING`,
-      ...ownerParams(owner),
-      d.draft_id,
-      d.status,
-      d.mall_order_no,
-      d.mall_product_name,
-      d.product_code,
-      d.option_code,
-      d.quantity,
-      d.receiver_name,
-      d.receiver_phone,
-      d.receiver_address,
-      d.memo,
-      d.created_at,
-    );
-    return inserted === 1;
+  /**
+   * Which of `mallOrderNos` the owner's rows of the table use: one statement a batch, each key looked up on the unique
+   * key (account, environment, mall_order_no) by a subquery of its own. As `mall_order_no IN (…)`, PostgreSQL on a
+   * table it has not analysed yet (a new database) reads every row of the seller's and filters them, which grew with
+   * the table (the bench's draft scenario, BENCHMARKS.md); a subquery per key is one index probe on either engine.
+   */
+  private async mallOrderNosIn(
+    table: 'orders' | 'draft_orders',
+    owner: Owner,
+    mallOrderNos: readonly string[],
+  ): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const batch of batches(mallOrderNos)) {
+      const rows = await this.all<{ mall_order_no: string }>(
+        mallOrderNoLookup(table, batch.length),
+        ...batch,
+        ...ownerParams(owner),
+      );
+      for (const r of rows) found.add(r.mall_order_no);
+    }
+    return found;
+  }
+
+  async insertDrafts(owner: Owner, drafts: readonly DraftRecord[]): Promise<Set<string>> {
+    // A draft another transaction (perhaps of another instance) registered first under the same mall_order_no wins:
+    // the unique key decides, and the row is not among those returned.
+    const inserted = new Set<string>();
+    for (const batch of batches(drafts)) {
+      const rows = await this.writeAll<{ mall_order_no: string }>(
+        `INSERT INTO draft_orders (account_id, environment, ${DRAFT_COLUMNS})
+         VALUES ${batch.map(() => placeholders(14)).join(', ')}
+         ON CONFLICT (account_id, environment, mall_order_no) DO NOTHING RETURNING mall_order_no`,
+        ...batch.flatMap((d) => [
+          ...ownerParams(owner),
+          d.draft_id,
+          d.status,
+          d.mall_order_no,
+          d.mall_product_name,
+          d.product_code,
+          d.option_code,
+          d.quantity,
+          d.receiver_name,
+          d.receiver_phone,
+          d.receiver_address,
+          d.memo,
+          d.created_at,
+        ]),
+      );
+      for (const r of rows) inserted.add(r.mall_order_no);
+    }
+    return inserted;
   }
 }
