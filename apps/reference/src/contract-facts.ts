@@ -112,16 +112,6 @@ function credentialHeaders(model: ContractModel): string[] {
   return headers;
 }
 
-function declaredResponseHeaders(ops: OperationInfo[]): string[] {
-  const names = new Map<string, string>();
-  for (const op of ops) {
-    for (const response of Object.values(op.responses)) {
-      for (const name of Object.keys(response.headers ?? {})) names.set(name.toLowerCase(), name);
-    }
-  }
-  return [...names.values()].sort();
-}
-
 function messageMaxLength(doc: OpenApiDocument): number {
   const error = object(doc.components?.schemas?.Error, 'components.schemas.Error');
   const message = object(
@@ -157,7 +147,7 @@ export function readContract(doc: OpenApiDocument): Contract {
     operationBodyLimits: operationBodyLimits(doc, ops),
     messageMaxLength: messageMaxLength(doc),
     credentialHeaders: credentialHeaders(model),
-    declaredResponseHeaders: declaredResponseHeaders(ops),
+    declaredResponseHeaders: [...model.responseHeaders],
   };
 }
 

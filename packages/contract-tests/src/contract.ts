@@ -121,12 +121,7 @@ export class Contract {
     this.relaxedDoc = relaxProvisional(doc);
     this.full = model.validator();
     this.relaxed = model.validator({ relaxed: true });
-    this.contractHeaders = new Set();
-    for (const op of this.operations) {
-      for (const res of Object.values(op.responses)) {
-        for (const name of Object.keys(res.headers)) this.contractHeaders.add(name.toLowerCase());
-      }
-    }
+    this.contractHeaders = new Set(model.responseHeaders.map((name) => name.toLowerCase()));
   }
 
   operation(operationId: string): OperationInfo {

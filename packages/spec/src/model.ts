@@ -158,6 +158,19 @@ export function readQuotaHeaders(ops: readonly OperationInfo[]): QuotaHeaders {
   return { limit: one('-Limit'), remaining: one('-Remaining'), reset: one('-Reset'), retryAfter };
 }
 
+/** Every header the operations' responses declare, the first spelling of each (header names ignore case). */
+export function readResponseHeaders(ops: readonly OperationInfo[]): string[] {
+  const names = new Map<string, string>();
+  for (const op of ops) {
+    for (const response of Object.values(op.responses)) {
+      for (const name of Object.keys(response.headers ?? {})) {
+        if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+      }
+    }
+  }
+  return [...names.values()].sort();
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Credentials
 
@@ -340,6 +353,8 @@ export class ContractModel {
   readonly orderStatuses: OrderStatuses;
   /** The security schemes sent in a request header. */
   readonly credentialSchemes: readonly CredentialScheme[];
+  /** Every header a response of some operation declares, as the contract spells it, once per name, sorted. */
+  readonly responseHeaders: readonly string[];
   readonly timeZone: string;
   /** Wall-clock arithmetic in the service time zone. */
   readonly time: ServiceTime;
@@ -355,6 +370,7 @@ export class ContractModel {
     this.quotaHeaders = readQuotaHeaders(this.operations);
     this.orderStatuses = readOrderStatuses(doc);
     this.credentialSchemes = readCredentialSchemes(doc);
+    this.responseHeaders = readResponseHeaders(this.operations);
     this.timeZone = readTimeZone(doc);
     this.time = new ServiceTime(this.timeZone);
   }

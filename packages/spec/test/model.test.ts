@@ -43,6 +43,20 @@ describe('quota headers, order statuses and credential schemes', () => {
   });
 });
 
+describe('response headers', () => {
+  it('lists every header a response declares, once, as the contract spells it, and follows a change of the spec', () => {
+    const headers = new ContractModel(doc).responseHeaders;
+    expect(headers).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']));
+    expect(headers).toEqual([...headers].sort());
+    expect(new Set(headers.map((h) => h.toLowerCase())).size).toBe(headers.length);
+    const changed = copy();
+    const op = Object.values(changed.paths!)[0] as Record<string, { responses: Record<string, { headers?: object }> }>;
+    const response = Object.values(Object.values(op).find((o) => o?.responses)!.responses)[0]!;
+    response.headers = { ...response.headers, 'X-Request-Cost': { schema: { type: 'integer' } } };
+    expect(new ContractModel(changed).responseHeaders).toContain('X-Request-Cost');
+  });
+});
+
 describe('limits', () => {
   it("reads the source's limits table as x-limits states it", () => {
     const { limits } = new ContractModel(doc);
