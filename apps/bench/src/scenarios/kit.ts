@@ -1,6 +1,6 @@
 // The contract-test kit (@cls-api/contract-tests) as a partner's CI runs it: a full run (the nightly) and a
 // `--profile pr` run, each against a fresh reference server seeded with the demo data (two sellers, test keys of
-// every area, client credentials of the first). What a run costs the partner's month is the service's own count:
+// every area, client credentials of both). What a run costs the partner's month is the service's own count:
 // X-RateLimit-Remaining before the run's first metered call minus after its last, summed over both sellers.
 import { type Report as KitReport, runContractTests } from '@cls-api/contract-tests';
 import { keyOf, startReference } from '@cls-api/test-servers';
@@ -49,6 +49,9 @@ async function once(ctx: Context, profile: 'full' | 'pr', seed: number): Promise
       otherApiKeys: (['wms', 'manager'] as const).map((area) => keyOf(other, area)),
       clientId: primary.client_id,
       clientSecret: primary.client_secret,
+      // As the kit README's CI recipes: the second seller's client credentials too, for its JWT.
+      otherClientId: other.client_id,
+      otherClientSecret: other.client_secret,
       profile,
       seed,
     });
