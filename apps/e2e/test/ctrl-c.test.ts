@@ -2,7 +2,7 @@
 // server and exits 0, as `pnpm start` does: no "ELIFECYCLE Command failed"
 // and no 130. Run in a terminal as a person runs it: `script` gives pnpm a pseudo-terminal, and Ctrl-C is the byte
 // 0x03 typed into it, which the terminal turns into SIGINT for the whole foreground job.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { sparePort } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
@@ -14,8 +14,10 @@ async function ctrlC(command: string, ready: RegExp, env: Record<string, string>
     cwd: root,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
-    // As at a prompt: the script entry runs through the shell pnpm picks, the terminal's job is pnpm.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    // As at a prompt: the script entry runs through the shell pnpm picks, the terminal's job is pnpm. Built already
+    // (pnpm test builds before the suites): a turbo run here would restore the build outputs from its cache while the
+    // suites beside this one read them (a CI run met the spec bundle half-written that way).
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', CLS_NO_BUILD: '1', ...env },
   });
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -26,6 +28,24 @@ async function ctrlC(command: string, ready: RegExp, env: Record<string, string>
   child.stdin!.write('\x03');
   return { code: await exited, output: () => output };
 }
+
+describe('scripts/run-cli.mjs', () => {
+  it('builds the package through turbo first, and not with CLS_NO_BUILD=1', () => {
+    // An unknown package: turbo refuses the filter, so only a run that skips the build reaches the CLI.
+    const args = ['scripts/run-cli.mjs', '@cls-api/no-such-package', 'apps/reference/dist/cli.js', '--help'];
+    const built = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+    expect(built.status).not.toBe(0);
+    expect(built.stderr).toContain('Building @cls-api/no-such-package failed');
+    const skipped = spawnSync(process.execPath, args, {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, CLS_NO_BUILD: '1' },
+    });
+    // The CLI ran: its usage, and no build.
+    expect(`${skipped.stdout}${skipped.stderr}`).toContain('Usage: cls-reference');
+    expect(skipped.stderr).not.toContain('Building');
+  });
+});
 
 describe('Ctrl-C on a server command of the root', { timeout: 600_000 }, () => {
   it('pnpm docs:preview stops and exits 0', async () => {
