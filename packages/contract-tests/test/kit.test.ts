@@ -434,13 +434,20 @@ describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_O
   const run = { operations: ['listManagerOrders'], phases: ['workflows' as const] };
   const isolation = (r: Report) => r.checks.find((c) => c.name === 'seller_isolation')?.evaluated ?? 0;
 
-  test("given, the other seller's JWT neither lists nor reads the seller's order", async () => {
+  test("given, the other seller's JWT neither lists nor reads the seller's order, in place of an order of its own", async () => {
     fake = await startFake({ gateway: 'off' });
+    const othersOrders = () => fake!.accounts.other.orders.length;
+    const before = othersOrders();
     const without = await runKit(fake, run);
+    // Without it, the seller's JWT is held to an order registered with the other seller's keys.
+    expect(othersOrders()).toBe(before + 1);
     const other = { otherClientId: fake.otherClient.id, otherClientSecret: fake.otherClient.secret };
     const report = await runKit(fake, { ...run, ...other });
     expect(describeFailures(report)).toBe('');
-    expect(isolation(report)).toBe(isolation(without) + 2);
+    // The same two checks (not listed, not found), made with the other seller's JWT, and nothing registered for it.
+    expect(isolation(report)).toBe(isolation(without));
+    expect(othersOrders()).toBe(before + 1);
+    expect(report.cases.find((c) => c.id === 'workflows/seller_isolation')?.failures).toEqual([]);
     // The secrets never show: the report names the variables.
     expect(JSON.stringify(report)).not.toContain(fake.otherClient.secret);
   });
