@@ -17,7 +17,7 @@ import {
 } from '../../bulk.js';
 import { createProductBody } from '../../fixtures.js';
 import { checkServiceTimes } from '../../service-time.js';
-import { ONE_UNIT_PRODUCT } from '../codes.js';
+import { ONE_UNIT_PRODUCT } from '../codes/inventory-insufficient.js';
 
 export function readBackCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
