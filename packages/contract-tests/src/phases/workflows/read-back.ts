@@ -32,7 +32,7 @@ export function readBackCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         const create = t.op('createProduct');
         const get = t.op('getWmsProduct');
-        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes.ts).
+        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes/inventory-insufficient.ts).
         const body = createProductBody(t, { stock: 1 });
         const created = await t.call(create, { body });
         if (!t.expect(created, create, { status: contract.successStatus(create) })) return;
