@@ -17,7 +17,7 @@ import {
 } from '../../bulk.js';
 import { createProductBody } from '../../fixtures.js';
 import { checkServiceTimes } from '../../service-time.js';
-import { ONE_UNIT_PRODUCT } from '../codes.js';
+import { ONE_UNIT_PRODUCT } from '../codes/inventory-insufficient.js';
 
 export function readBackCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -32,7 +32,7 @@ export function readBackCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         const create = t.op('createProduct');
         const get = t.op('getWmsProduct');
-        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes.ts).
+        // One unit of stock: the product the INVENTORY_INSUFFICIENT case orders beyond (codes/inventory-insufficient.ts).
         const body = createProductBody(t, { stock: 1 });
         const created = await t.call(create, { body });
         if (!t.expect(created, create, { status: contract.successStatus(create) })) return;

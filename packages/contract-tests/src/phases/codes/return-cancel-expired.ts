@@ -1,0 +1,114 @@
+// A return withdrawn at once after its registration. The source: "cancellable until 18:00", after which
+// RETURN_CANCEL_EXPIRED; a return registered before that time and withdrawn before it must be withdrawn. One
+// registered at or after it having a window until the next day's is our design (DECISIONS.md G13): refused then,
+// it is a departure. Either way the run meets RETURN_CANCEL_EXPIRED only when the clock is past the deadline.
+import type { OperationInfo } from '@cls-api/spec';
+import { dataOf, errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
+import { bulkTarget, storedRow, type Row } from '../../bulk.js';
+import { draw } from '../../generate.js';
+import type { Exchange } from '../../http.js';
+import { checkServiceTimes } from '../../service-time.js';
+
+export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const register = contract.findOperation('registerOrders');
+  const cancel = contract.operations.find(
+    (op) => op.method === 'post' && contract.documents(op, 'RETURN_CANCEL_EXPIRED'),
+  );
+  const registerReturn = cancel
+    ? contract.operations.find((op) => op.method === 'post' && op.requestBody && cancel.path.startsWith(`${op.path}/{`))
+    : undefined;
+  const cancelParam = cancel?.parameters.find((p) => p.in === 'path');
+  if (!cancel || !registerReturn || !cancelParam || !register || !contract.bulk(register)) return [];
+  return [
+    {
+      id: `workflows/codes/RETURN_CANCEL_EXPIRED/${cancel.operationId}`,
+      phase: 'workflows',
+      title: `${cancel.method.toUpperCase()} ${cancel.path} right after the return is registered: withdrawn while the window is open`,
+      operations: [cancel.operationId, registerReturn.operationId],
+      writes: true,
+      reaches: ['RETURN_CANCEL_EXPIRED'],
+      run: async (t) => {
+        const target = await bulkTarget(t, register, contract.bulk(register)!);
+        // The order registered once per run (bulk.ts, storedRow): the return is the only new record.
+        const orderNo = (await storedRow(t, target)).result.order_no;
+        if (typeof orderNo !== 'string' || orderNo === '') return;
+        const body = {
+          ...(draw(t.env.generator.valid(registerReturn.requestBody!.schema!), t.env.random) as Row),
+          order_no: orderNo,
+        };
+        const registered = await t.call(registerReturn, { body });
+        if (!t.expect(registered, registerReturn, { status: contract.successStatus(registerReturn) })) return;
+        const ret = dataOf<Row>(registered);
+        // registered_at is the now of the registration (cancellable_until is the window's end, hours later).
+        checkServiceTimes(
+          t,
+          [{ record: { registered_at: ret?.registered_at }, where: 'the registered return' }],
+          registered,
+          registerReturn,
+        );
+        const returnNo = ret?.[cancelParam.name];
+        if (typeof returnNo !== 'string') return;
+        await withdrawAtOnce(t, cancel, cancelParam.name, returnNo, ret, registered);
+      },
+    },
+  ];
+}
+
+/** The withdrawal of the return just registered, judged against the deadline of the day it was registered. */
+async function withdrawAtOnce(
+  t: CaseContext,
+  cancel: OperationInfo,
+  param: string,
+  returnNo: string,
+  ret: Row | undefined,
+  registered: Exchange,
+): Promise<void> {
+  const { contract } = t;
+  const time = contract.time;
+  // Judged on the service's clock, never the kit's: the return's own registered_at (else the Date of the
+  // answer that registered it) and the Date of the answer to the withdrawal. A run may start at any hour, and
+  // the two clocks may differ by minutes across the deadline.
+  const registeredAt =
+    (typeof ret?.registered_at === 'string' ? time.parseDateTime(ret.registered_at) : undefined) ??
+    serviceClock(registered, t);
+  const { hour, minute } = contract.limits.returnWithdrawalDeadline;
+  const deadline = time.atTimeOnDayOf(registeredAt, hour, minute);
+  const withdrawn = await t.call(cancel, { path: { [param]: returnNo } });
+  const answeredAt = serviceClock(withdrawn, t);
+  const why = `return ${returnNo} registered at ${time.format(registeredAt)}, withdrawn at once`;
+  const success = contract.successStatus(cancel);
+  if (withdrawn.response.status === success || registeredAt < deadline) {
+    if (registeredAt < deadline && answeredAt >= deadline && withdrawn.response.status !== success) {
+      t.note(`${why}: the deadline ${time.format(deadline)} passed in between; not judged`);
+      return;
+    }
+    t.expect(withdrawn, cancel, { status: success, why: `${why}, before ${time.format(deadline)}` });
+    return;
+  }
+  const expired = contract.statusOf('RETURN_CANCEL_EXPIRED');
+  if (withdrawn.response.status === expired && errorCode(withdrawn.response.json) === 'RETURN_CANCEL_EXPIRED') {
+    t.depart(
+      'expected_outcome',
+      `HTTP ${success} (${why}, at or after the day's deadline ${time.format(deadline)}: open until the next day's)`,
+      `HTTP ${expired} RETURN_CANCEL_EXPIRED`,
+      'a return registered at or after the deadline time having a window until the next day is our design (DECISIONS.md G13); the source says "cancellable until 18:00" only',
+      withdrawn,
+      cancel,
+    );
+    return;
+  }
+  t.expect(withdrawn, cancel, { status: success, why });
+}
+
+/**
+ * The service's clock when it answered (seconds): the answer's `Date` header (RFC 9110 has an origin server send
+ * it), else the kit's own clock, said in a note.
+ */
+function serviceClock(exchange: Exchange, t: CaseContext): number {
+  const date = exchange.response.headers.date;
+  const at = typeof date === 'string' ? Date.parse(date) : Number.NaN;
+  if (Number.isFinite(at)) return Math.floor(at / 1000);
+  t.note("the answer has no Date header: the kit's own clock stands in for the service's");
+  return Math.floor(t.env.now() / 1000);
+}
