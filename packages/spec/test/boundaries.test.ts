@@ -58,6 +58,12 @@ describe('the boundary linter', () => {
     put(dir, 'packages/client/test/mock.test.ts', "import '@cls-api/mock';\n");
     put(dir, 'packages/client/src/relative.ts', "import '../../spec/src/model.js';\n");
     put(dir, 'scripts/start.mjs', "import '../apps/reference/dist/cli.js';\n");
+    // The same reaches from a package's tests and a script, to a built app (resolved) and to one not built yet (as in a
+    // fresh clone, where \`pnpm lint\` runs before any build): neither resolves through exports.
+    put(dir, 'packages/contract-tests/test/support/reference.ts', "import '../../../../apps/reference/dist/cli.js';\n");
+    put(dir, 'packages/contract-tests/test/support/apps.ts', "await import('../../../../apps/mock/dist/index.js');\n");
+    put(dir, 'packages/client/src/unbuilt.ts', "import '../../spec/dist/index.js';\n");
+    put(dir, 'scripts/mock.mjs', "import '../apps/mock/dist/cli.js';\n");
 
     const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
     const run = spawnSync(depcruise, ['apps', 'packages', 'scripts', '--output-type', 'json'], {
@@ -99,5 +105,12 @@ describe('the boundary linter', () => {
   it("refuses a relative path into another package's files, from a package or a script", () => {
     expect(found('packages/client/src/relative.ts')).toEqual(['relative-path-into-another-package']);
     expect(found('scripts/start.mjs')).toEqual(['script-path-into-a-package']);
+    expect(found('packages/contract-tests/test/support/reference.ts')).toEqual(['relative-path-into-another-package']);
+  });
+
+  it("refuses a relative path into another package's dist/ or src/ before it is built", () => {
+    expect(found('packages/contract-tests/test/support/apps.ts')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
+    expect(found('packages/client/src/unbuilt.ts')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
+    expect(found('scripts/mock.mjs')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
   });
 });
