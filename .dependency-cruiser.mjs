@@ -3,7 +3,7 @@
 //   - apps never import apps (the benchmark harness, whose job is to measure them, starts them through their exports);
 //   - packages never reach into apps (a package's tests may start an app through its exports);
 //   - nothing imports another package's files: not its dist/ or src/ by a package subpath, not any file by a relative
-//     path, and a package that others import declares an `exports` map, through which alone it is reached.
+//     path (built or not), and a package that others import declares an `exports` map, through which alone it is reached.
 // The rules are made from the workspace's own package.json files, so a new app or package is covered without an edit.
 // They hold whether or not the packages are built: an import by package name that cannot be resolved yet (its
 // dist/ not built) is matched by the name as written, one that resolves by the file it reaches.
@@ -58,6 +58,16 @@ export default {
       severity: 'error',
       from: { path: '^(apps|packages)/([^/]+)/' },
       to: { path: '^(apps|packages)/[^/]+/', pathNot: '^$1/$2/', dependencyTypes: ['local'] },
+    },
+    {
+      // The two rules above see a path once it resolves; in a fresh clone (`pnpm lint` runs before any build) another
+      // package's dist/ is not there yet, and the import is seen only as written. Every upward relative path into a
+      // dist/ or src/ folder that does not resolve is refused: another package's, unbuilt, or a broken one of its own.
+      name: 'relative-path-into-unbuilt-dist-or-src',
+      comment: "another package's dist/ or src/ is reached through its name and exports, even before it is built",
+      severity: 'error',
+      from: { path: '^(apps|packages|scripts)/' },
+      to: { couldNotResolve: true, path: '^\\.\\./(|.*/)(dist|src)/' },
     },
     {
       name: 'script-path-into-a-package',

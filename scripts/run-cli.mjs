@@ -1,23 +1,62 @@
 #!/usr/bin/env node
-// `pnpm reference …`, `pnpm contract …`, `pnpm mock`, `pnpm docs:preview`: builds the package through turbo
-// (cached), then runs its CLI with the repository root as the working directory (so DATABASE=./data/… and
-// report paths are relative to the root). The root package.json runs it with `exec`, as `pnpm start`: no shell waits
-// between pnpm and this process, so Ctrl-C ends with the CLI's own exit code (0 for a server that stops cleanly)
-// instead of a shell's 130 and pnpm's "ELIFECYCLE Command failed".
+// `pnpm reference …`, `pnpm contract …`, `pnpm mock`, `pnpm docs:preview`, `pnpm breaking`, `pnpm release`,
+// `pnpm bench`: builds the package through turbo (cached), then runs its CLI with the repository root as the working
+// directory (so DATABASE=./data/… and report paths are relative to the root). The root package.json runs it with
+// `exec`, as `pnpm start`: no shell waits between pnpm and this process, so Ctrl-C ends with the CLI's own exit code
+// (0 for a server that stops cleanly) instead of a shell's 130 and pnpm's "ELIFECYCLE Command failed".
 //
-//   node scripts/run-cli.mjs <package name> <CLI entry, relative to the root> [arguments for the CLI…]
+//   node scripts/run-cli.mjs <export or bin> [arguments for the CLI…]
+//
+// The CLI is named as a package's public face, never by a file path: an export (`@cls-api/reference/cli`) or a bin
+// (`cls-contract`) of one of the root's workspace devDependencies. Both are resolved as Node resolves them.
 //
 // CLS_NO_BUILD=1 skips the build (as `pnpm start --no-build` does): for a caller that built already and runs while
 // other processes read the build outputs, which a turbo run would restore from its cache under them.
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
-const [pkg, entry, ...args] = process.argv.slice(2);
-if (!pkg || !entry) {
-  console.error('usage: node scripts/run-cli.mjs <package> <cli entry> [args…]');
+const require = createRequire(resolve(root, 'package.json'));
+const [cli, ...args] = process.argv.slice(2);
+if (!cli) {
+  console.error(
+    'usage: node scripts/run-cli.mjs <export, e.g. @cls-api/reference/cli, or bin, e.g. cls-contract> [args…]',
+  );
   process.exit(2);
 }
+
+/** The root's workspace devDependencies that show their manifest, with where it lies. */
+function workspaceManifests() {
+  const { devDependencies = {} } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+  return Object.entries(devDependencies)
+    .filter(([, range]) => String(range).startsWith('workspace:'))
+    .flatMap(([name]) => {
+      try {
+        const at = require.resolve(`${name}/package.json`);
+        return [{ at, manifest: JSON.parse(readFileSync(at, 'utf8')) }];
+      } catch {
+        return []; // no `./package.json` export: it has no bin to look for
+      }
+    });
+}
+
+/** The package to build and how to find its CLI once built. */
+function target(name) {
+  if (name.startsWith('@')) {
+    const pkg = name.split('/').slice(0, 2).join('/');
+    return { pkg, file: () => require.resolve(name) };
+  }
+  for (const { at, manifest } of workspaceManifests()) {
+    const bin = typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()]: manifest.bin } : manifest.bin;
+    if (bin?.[name]) return { pkg: manifest.name, file: () => resolve(dirname(at), bin[name]) };
+  }
+  console.error(`${name}: no workspace devDependency of the root declares this bin`);
+  process.exit(2);
+}
+
+const { pkg, file } = target(cli);
 if (process.env.CLS_NO_BUILD !== '1') {
   // The build's output goes to stderr, so that with --json the CLI's stdout carries its JSON and nothing else.
   const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', `--filter=${pkg}`, '--output-logs=errors-only'], {
@@ -30,8 +69,15 @@ if (process.env.CLS_NO_BUILD !== '1') {
     process.exit(build.status ?? 1);
   }
 }
+let entry;
+try {
+  entry = file();
+} catch (error) {
+  console.error(`${cli} does not resolve after building ${pkg}: ${error.message}`);
+  process.exit(2);
+}
 // Ctrl-C reaches the CLI directly (same process group); this process only waits for it and passes on its exit.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
-const run = spawnSync(process.execPath, [resolve(root, entry), ...args], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(process.execPath, [entry, ...args], { cwd: root, stdio: 'inherit' });
 process.exit(run.status ?? 1);

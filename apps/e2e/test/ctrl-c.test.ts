@@ -31,19 +31,23 @@ async function ctrlC(command: string, ready: RegExp, env: Record<string, string>
 
 describe('scripts/run-cli.mjs', () => {
   it('builds the package through turbo first, and not with CLS_NO_BUILD=1', () => {
-    // An unknown package: turbo refuses the filter, so only a run that skips the build reaches the CLI.
-    const args = ['scripts/run-cli.mjs', '@cls-api/no-such-package', 'apps/reference/dist/cli.js', '--help'];
-    const built = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+    const run = (cli: string, env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, ['scripts/run-cli.mjs', cli, '--help'], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+    // An unknown package: turbo refuses the filter, so the build step shows; skipped, the name fails to resolve.
+    const built = run('@cls-api/no-such-package/cli');
     expect(built.status).not.toBe(0);
     expect(built.stderr).toContain('Building @cls-api/no-such-package failed');
-    const skipped = spawnSync(process.execPath, args, {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, CLS_NO_BUILD: '1' },
-    });
-    // The CLI ran: its usage, and no build.
+    const unbuilt = run('@cls-api/no-such-package/cli', { CLS_NO_BUILD: '1' });
+    expect(unbuilt.status).toBe(2);
+    expect(unbuilt.stderr).not.toContain('Building');
+    expect(unbuilt.stderr).toContain('does not resolve');
+    // A package that is built: its CLI runs at once.
+    const skipped = run('@cls-api/reference/cli', { CLS_NO_BUILD: '1' });
     expect(`${skipped.stdout}${skipped.stderr}`).toContain('Usage: cls-reference');
-    expect(skipped.stderr).not.toContain('Building');
   });
 });
 

@@ -21,6 +21,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -294,7 +295,8 @@ describe('pnpm release against a throwaway registry', () => {
     const example = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example, 'the README starts with a js example').toBeDefined();
 
-    const cli = join(root, 'apps', 'reference', 'dist', 'cli.js');
+    // The reference server's command through its package's exports (a devDependency of this package).
+    const cli = createRequire(import.meta.url).resolve('@cls-api/reference/cli');
     const refEnv = {
       ...process.env,
       DATABASE: join(work, 'reference.db'),

@@ -2,10 +2,10 @@
 // must pass; so must the Arazzo workflows under `redocly respect`.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { formatSummary, runContractTests, type Report } from '../src/index.js';
-import { appState, referenceCli, referenceDir, startReference, type ReferenceServer } from './support/apps.js';
+import { appState, referenceCli, startReference, type ReferenceServer } from './support/apps.js';
 import { respect } from './support/respect.js';
 
-const state = appState(referenceDir, referenceCli);
+const state = appState(referenceCli);
 /**
  * The test-key calls a full run may cost against the reference server (both sellers, the service's count), on the
  * server the run above has used: 74 (a fresh server: 72; 102 and 98 before requests that prove the same rule were
@@ -16,7 +16,7 @@ const state = appState(referenceDir, referenceCli);
  */
 const FULL_RUN_METERED_AT_MOST = 74;
 if (state === 'absent')
-  console.warn('skipped: apps/reference is not in this workspace, so the kit is not run against the reference server');
+  console.warn('skipped: @cls-api/reference is not installed, so the kit is not run against the reference server');
 
 describe.skipIf(state === 'absent')('against the reference server (apps/reference)', () => {
   let server: ReferenceServer | undefined;

@@ -2,9 +2,19 @@
 // import what"), run on a copy of the workspace's manifests with imports planted in it: each planted crossing is
 // refused by its rule, and each allowed one passes.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../../..');
@@ -58,6 +68,12 @@ describe('the boundary linter', () => {
     put(dir, 'packages/client/test/mock.test.ts', "import '@cls-api/mock';\n");
     put(dir, 'packages/client/src/relative.ts', "import '../../spec/src/model.js';\n");
     put(dir, 'scripts/start.mjs', "import '../apps/reference/dist/cli.js';\n");
+    // The same reaches from a package's tests and a script, to a built app (resolved) and to one not built yet (as in a
+    // fresh clone, where \`pnpm lint\` runs before any build): neither resolves through exports.
+    put(dir, 'packages/contract-tests/test/support/reference.ts', "import '../../../../apps/reference/dist/cli.js';\n");
+    put(dir, 'packages/contract-tests/test/support/apps.ts', "await import('../../../../apps/mock/dist/index.js');\n");
+    put(dir, 'packages/client/src/unbuilt.ts', "import '../../spec/dist/index.js';\n");
+    put(dir, 'scripts/mock.mjs', "import '../apps/mock/dist/cli.js';\n");
 
     const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
     const run = spawnSync(depcruise, ['apps', 'packages', 'scripts', '--output-type', 'json'], {
@@ -99,5 +115,98 @@ describe('the boundary linter', () => {
   it("refuses a relative path into another package's files, from a package or a script", () => {
     expect(found('packages/client/src/relative.ts')).toEqual(['relative-path-into-another-package']);
     expect(found('scripts/start.mjs')).toEqual(['script-path-into-a-package']);
+    expect(found('packages/contract-tests/test/support/reference.ts')).toEqual(['relative-path-into-another-package']);
+  });
+
+  it("refuses a relative path into another package's dist/ or src/ before it is built", () => {
+    expect(found('packages/contract-tests/test/support/apps.ts')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
+    expect(found('packages/client/src/unbuilt.ts')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
+    expect(found('scripts/mock.mjs')).toEqual(['relative-path-into-unbuilt-dist-or-src']);
+  });
+});
+
+// A path a test spawns or reads is no import, so the linter above does not see it: these tests read the code itself.
+// A file path that starts a string (`'apps/reference/dist/cli.js'`, `'../../apps/mock/dist/index.js'`) or is joined from
+// parts (`join(root, 'apps', 'reference', 'dist', 'cli.js')`) into another package's dist/ or src/ is refused; such a
+// file is reached through the package's exports (`createRequire(import.meta.url).resolve('@cls-api/reference/cli')`).
+// A package's paths into its own folders are its own business.
+
+/** Files allowed to name another package's files, and why. */
+const NAMING_OTHERS = new Map([
+  // It plants crossings in a temporary copy of the workspace, to show the linter refuses them.
+  ['packages/spec/test/boundaries.test.ts', 'plants crossings'],
+  // It checks that ARCHITECTURE.md names the kit files that hold each rule: the kit's source, read as text.
+  ['packages/spec/test/architecture.test.ts', 'checks the map of files'],
+]);
+
+const REACH = [
+  /['"`](?:\.{1,2}\/)*(apps|packages)\/([\w.-]+)\/(?:dist|src)\//g,
+  /['"`](apps|packages)['"`]\s*,\s*['"`]([\w.-]+)['"`]\s*,\s*['"`](?:dist|src)['"`]/g,
+  // A handle on another package's folder, which its dist/ is then joined to: `join(root, 'apps', 'mock')`.
+  /['"`](apps|packages)['"`]\s*,\s*['"`]([\w.-]+)['"`]\s*\)/g,
+];
+
+/** Each place in `text` (comments left out) that names another package's dist/ or src/ by path. */
+function reachesOf(text: string, own: string | undefined): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
+  return REACH.flatMap((pattern) =>
+    [...code.matchAll(pattern)].filter((m) => `${m[1]}/${m[2]}` !== own).map((m) => m[0]),
+  );
+}
+
+function codeFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    if (['node_modules', 'dist', 'generated', 'reports'].includes(d.name)) return [];
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return codeFiles(path);
+    return /\.(ts|mts|js|mjs|cjs)$/.test(d.name) ? [path] : [];
+  });
+}
+
+describe('file paths into another package', () => {
+  it('finds a dist/ or src/ path of another package, and lets a package name its own', () => {
+    expect(reachesOf("const cli = join(root, 'apps', 'reference', 'dist', 'cli.js');", 'packages/release')).toEqual([
+      "'apps', 'reference', 'dist'",
+    ]);
+    expect(reachesOf("await import('../../../../apps/mock/dist/index.js');", 'packages/contract-tests')).toEqual([
+      "'../../../../apps/mock/dist/",
+    ]);
+    expect(reachesOf("const mockDir = join(repoRoot, 'apps', 'mock');", 'packages/contract-tests')).toEqual([
+      "'apps', 'mock')",
+    ]);
+    expect(reachesOf("readFileSync(join(root, 'packages', 'spec', 'CHANGELOG.md'))", 'apps/release')).toEqual([]);
+    expect(reachesOf("const cli = join(root, 'apps', 'reference', 'dist', 'cli.js');", 'apps/reference')).toEqual([]);
+    expect(reachesOf("// started from 'apps/reference/dist/cli.js'\n", undefined)).toEqual([]);
+  });
+
+  it("no source, test or script file of the workspace names another package's dist/ or src/", () => {
+    const found: string[] = [];
+    const files = [
+      ...['apps', 'packages'].flatMap((group) =>
+        readdirSync(join(root, group)).flatMap((name) =>
+          codeFiles(join(root, group, name)).map((file) => ({ file, own: `${group}/${name}` })),
+        ),
+      ),
+      ...codeFiles(join(root, 'scripts')).map((file) => ({ file, own: undefined })),
+    ];
+    for (const { file, own } of files) {
+      const path = relative(root, file);
+      if (NAMING_OTHERS.has(path)) continue;
+      for (const reach of reachesOf(readFileSync(file, 'utf8'), own)) found.push(`${path}: ${reach}`);
+    }
+    expect(files.length).toBeGreaterThan(100);
+    expect(found).toEqual([]);
+  });
+
+  it("the root's scripts run a package's CLI by its export or bin, never by its file", () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const byPath = Object.entries(scripts).filter(([, line]) =>
+      /(^|[\s'"])(apps|packages)\/[^/\s]+\/(dist|src)\//.test(line),
+    );
+    expect(byPath).toEqual([]);
+    expect(scripts.reference).toBe('exec node scripts/run-cli.mjs @cls-api/reference/cli');
   });
 });

@@ -1,22 +1,41 @@
 // The repository's own servers, driven through their public interfaces: the reference server through its CLI
 // (`admin … --json` to provision, `serve --json` on an ephemeral port with a temporary SQLite file), the mock
-// through `startMock`. Neither is a dependency of this package; the tests find them in the workspace.
+// through `startMock`. Both are devDependencies of this package, reached only through their exports.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 
-export const repoRoot = resolve(import.meta.dirname, '..', '..', '..', '..');
-export const referenceDir = join(repoRoot, 'apps', 'reference');
-export const mockDir = join(repoRoot, 'apps', 'mock');
-export const referenceCli = join(referenceDir, 'dist', 'cli.js');
-export const mockEntry = join(mockDir, 'dist', 'index.js');
+const require = createRequire(import.meta.url);
 
-/** Why an app cannot be used: absent from the workspace (skip), or present but not built (fail). */
-export function appState(dir: string, entry: string): 'absent' | 'unbuilt' | 'ready' {
-  if (!existsSync(join(dir, 'package.json'))) return 'absent';
-  return existsSync(entry) ? 'ready' : 'unbuilt';
+/** Where an export of a package lies, or undefined when it does not resolve (the package absent or not built). */
+function located(specifier: string): string | undefined {
+  try {
+    const file = require.resolve(specifier);
+    return existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The reference server's CLI (`cls-reference`), exported as `@cls-api/reference/cli`. */
+export const referenceCli = '@cls-api/reference/cli';
+/** The mock's entry (`startMock`), exported as `@cls-api/mock`. */
+export const mockEntry = '@cls-api/mock';
+
+/** Why an app cannot be used: not installed beside this package (skip), or installed but not built (fail). */
+export function appState(specifier: string): 'absent' | 'unbuilt' | 'ready' {
+  const name = specifier.split('/').slice(0, 2).join('/');
+  if (located(`${name}/package.json`) === undefined) return 'absent';
+  return located(specifier) === undefined ? 'unbuilt' : 'ready';
+}
+
+/** The file of `specifier`'s export, for a command line: it must be built (appState is 'ready'). */
+function fileOf(specifier: string): string {
+  const file = located(specifier);
+  if (file === undefined) throw new Error(`${specifier} does not resolve: build it first`);
+  return file;
 }
 
 export interface ReferenceServer {
@@ -42,8 +61,9 @@ export async function startReference(): Promise<ReferenceServer> {
     // and a POST sent on a connection the server is just closing is an ECONNRESET (support/fake-server.ts).
     KEEP_ALIVE_TIMEOUT_MS: '600000',
   };
+  const cli = fileOf(referenceCli);
   const admin = (args: string[]): Record<string, unknown> => {
-    const res = spawnSync(process.execPath, [referenceCli, 'admin', ...args, '--json'], { env, encoding: 'utf8' });
+    const res = spawnSync(process.execPath, [cli, 'admin', ...args, '--json'], { env, encoding: 'utf8' });
     if (res.status !== 0)
       throw new Error(`cls-reference admin ${args.join(' ')} failed (${res.status}): ${res.stderr}`);
     return JSON.parse(res.stdout) as Record<string, unknown>;
@@ -60,7 +80,7 @@ export async function startReference(): Promise<ReferenceServer> {
   const client = admin(['client', 'create', '--account', primary.account]);
   const otherClient = admin(['client', 'create', '--account', other.account]);
 
-  const child: ChildProcess = spawn(process.execPath, [referenceCli, 'serve', '--json'], {
+  const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--json'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -102,8 +122,6 @@ export interface MockServer {
 }
 
 export async function startMockServer(): Promise<MockServer> {
-  const mod = (await import(pathToFileURL(mockEntry).href)) as {
-    startMock: (options?: { port?: number }) => Promise<MockServer>;
-  };
-  return mod.startMock({ port: 0 });
+  const { startMock } = await import('@cls-api/mock');
+  return startMock({ port: 0 });
 }
