@@ -147,10 +147,16 @@ function main() {
     fs.mkdirSync(distDir, { recursive: true });
     // Each document is written beside its place and renamed into it: a test process reading dist/ while the
     // bundle is built again sees the old document or the new one, never a truncated file.
+    // A write or rename that fails takes its temporary file with it: dist/ is what the package publishes.
     const put = (name, text) => {
       const temp = path.join(distDir, `.${name}.${process.pid}.tmp`);
-      fs.writeFileSync(temp, text);
-      fs.renameSync(temp, path.join(distDir, name));
+      try {
+        fs.writeFileSync(temp, text);
+        fs.renameSync(temp, path.join(distDir, name));
+      } catch (err) {
+        fs.rmSync(temp, { force: true });
+        throw err;
+      }
     };
     put('openapi.json', `${JSON.stringify(doc, null, 2)}\n`);
     // YAML is written from the same object as the JSON so the two files can never disagree.

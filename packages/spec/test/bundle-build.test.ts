@@ -41,4 +41,13 @@ describe("the spec tests' build of dist/", () => {
     expect(readdirSync(join(copy(), 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(() => JSON.parse(readFileSync(join(copy(), 'dist', 'openapi.dereferenced.json'), 'utf8'))).not.toThrow();
   });
+
+  it('leaves no temporary file in dist/ when a document cannot be put in place', () => {
+    // A directory where a document goes: the rename fails, after the temporary file was written.
+    rmSync(join(copy(), 'dist', 'openapi.yaml'), { force: true });
+    mkdirSync(join(copy(), 'dist', 'openapi.yaml'));
+    const r = spawnSync(process.execPath, [join(copy(), 'scripts', 'bundle.mjs')], { cwd: copy(), encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(readdirSync(join(copy(), 'dist')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
 });
