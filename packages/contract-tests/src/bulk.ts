@@ -2,7 +2,7 @@
 // agree with the rows; nothing registered from a rejected body. The shape of each row is the schema's.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext } from './case.js';
-import type { BulkShape } from './contract.js';
+import type { BulkShape, Contract } from './contract.js';
 import { ensureFixtureProduct, productPathValue } from './fixtures.js';
 import { draw } from './generate.js';
 import type { Exchange } from './http.js';
@@ -119,34 +119,78 @@ async function fixtureOption(t: CaseContext): Promise<string | undefined> {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** A row the run registered, with its result row: the one every storage-stage failure of the op repeats. */
+/** A row of the operation this run has sent, with its result row. */
 export interface StoredRow {
   row: Row;
   result: Row;
-  exchange: Exchange;
 }
 
+const storedKey = (op: OperationInfo) => `stored_row:${op.operationId}`;
+const repeatKey = (op: OperationInfo) => `repeat_row:${op.operationId}`;
+
 /**
- * One row of the operation registered once per run (shared by every case that needs a row the storage stage will
- * refuse): a repeat of it is valid in format and fails as a duplicate (DECISIONS.md G6), so bodies of such rows
- * prove the format rules and the row limit without creating anything.
+ * A row of the operation this run registered (`success` true): the one registered once per run for every case that
+ * needs one (an order to read, return or isolate), or else the fresh row the bulk phase's body at the limit
+ * registered; registered here only when neither exists yet.
  */
 export async function storedRow(t: CaseContext, target: BulkTarget): Promise<StoredRow> {
-  const key = `stored_row:${target.op.operationId}`;
+  const key = storedKey(target.op);
   const known = t.env.shared.get(key) as StoredRow | undefined;
   if (known) return known;
+  const mixed = t.env.shared.get(mixedBodyKey(target.op)) as MixedBody | undefined;
+  if (mixed?.result.success === true) {
+    const stored = { row: mixed.fresh, result: mixed.result };
+    t.env.shared.set(key, stored);
+    return stored;
+  }
   const [row] = await freshRows(t, target, 1);
   const exchange = await send(t, target, [row!]);
   const rows = checkBulkResponse(t, target, [row!], exchange, [true]);
   const result = rows?.[0];
   if (result?.success !== true) t.skip(`${target.op.operationId}: could not register the row to repeat`);
-  const stored = { row: row!, result: result!, exchange };
+  const stored = { row: row!, result: result! };
   t.env.shared.set(key, stored);
   return stored;
 }
 
 /**
- * The body at the row limit that the bulk phase sent (repeats of the stored row, failing at the storage stage, then
+ * A row valid in format that the storage stage refuses when sent again (DECISIONS.md G6): a row of a body the run
+ * sent anyway (adoptRepeatRow), or else the stored row, a repeat of which is a duplicate. Bodies of such rows prove
+ * the format rules and the row limit without creating anything.
+ */
+export async function repeatRow(t: CaseContext, target: BulkTarget): Promise<StoredRow> {
+  return (t.env.shared.get(repeatKey(target.op)) as StoredRow | undefined) ?? storedRow(t, target);
+}
+
+/**
+ * A row of a body another case sent anyway (a request example's, with the kit's identity) becomes the row the
+ * operation's storage-stage failures repeat (repeatRow): one registration less. A row the example registered fails as a duplicate when repeated; a row the
+ * storage stage refused (a product this seller does not have: the kit never creates one of the example's codes)
+ * fails the same way again. Only where the operation's path names nothing, so that the row is where the bulk cases
+ * send theirs.
+ */
+export function adoptRepeatRow(t: CaseContext, op: OperationInfo, body: unknown, ex: Exchange): void {
+  const shape = t.contract.bulk(op);
+  const key = repeatKey(op);
+  if (!shape || t.env.shared.has(key) || op.parameters.some((p) => p.in === 'path')) return;
+  const identity = shape.echoedProperties[0];
+  const sent = (body as Record<string, unknown> | undefined)?.[shape.rowsProperty];
+  if (!identity || !Array.isArray(sent) || ex.response.status !== t.contract.successStatus(op)) return;
+  const rows = resultOf({ op, shape, path: {}, identity }, ex)?.rows ?? [];
+  if (rows.length !== sent.length) return;
+  // Each result row echoes its own row (else the response is for the checks to judge, not a row to rely on).
+  const echoed = (j: number) =>
+    typeof rows[j]?.success === 'boolean' && rows[j]![identity] === (sent[j] as Row | undefined)?.[identity];
+  const candidates = rows.map((_, j) => j).filter(echoed);
+  const i = candidates.find((j) => rows[j]!.success === true) ?? candidates[0];
+  if (i === undefined) return;
+  const row: StoredRow = { row: sent[i] as Row, result: rows[i]! };
+  t.env.shared.set(key, row);
+  if (row.result.success === true) t.env.shared.set(storedKey(op), row);
+}
+
+/**
+ * The body at the row limit that the bulk phase sent (repeats of the repeat row, failing at the storage stage, then
  * one fresh row that registers): rows that fail before a row that registers, reported in order, so the mixed-rows
  * workflow reads its fresh row back instead of sending a mixed body of its own.
  */
@@ -161,7 +205,7 @@ export function mixedBodyKey(op: OperationInfo): string {
   return `mixed_body:${op.operationId}`;
 }
 
-/** `n` repeats of the stored row: valid in format, each refused at the storage stage as a duplicate. */
+/** `n` repeats of the repeat row (repeatRow): valid in format, each refused at the storage stage. */
 export function repeats(stored: StoredRow, n: number): Row[] {
   return Array.from({ length: n }, () => ({ ...stored.row }));
 }
@@ -311,9 +355,17 @@ export function checkBulkResponse(
  * row carries (`/v3/wms/orders/draft` → `/v3/wms/orders/draft/{draft_id}`).
  */
 export function readOperation(t: CaseContext, target: BulkTarget): { op: OperationInfo; param: string } | undefined {
-  for (const op of t.contract.operations) {
-    if (op.method !== 'get' || !op.path.startsWith(`${target.op.path}/{`)) continue;
-    const rest = op.path.slice(target.op.path.length + 1);
+  return readOperationOf(t.contract, target.op);
+}
+
+/** readOperation, from the contract alone (a case's operations are listed before it runs). */
+export function readOperationOf(
+  contract: Contract,
+  bulk: OperationInfo,
+): { op: OperationInfo; param: string } | undefined {
+  for (const op of contract.operations) {
+    if (op.method !== 'get' || !op.path.startsWith(`${bulk.path}/{`)) continue;
+    const rest = op.path.slice(bulk.path.length + 1);
     const m = /^\{([^}]+)\}$/.exec(rest);
     if (m) return { op, param: m[1]! };
   }

@@ -3,6 +3,7 @@
 // is registered through the bulk operation, so it lives in paths.ts, above bulk.ts: nothing here imports bulk.ts.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext } from './case.js';
+import type { Exchange } from './http.js';
 import { draw } from './generate.js';
 import { freshId } from './inputs.js';
 
@@ -38,11 +39,55 @@ export async function ensureFixtureProduct(t: CaseContext): Promise<FixtureProdu
     t.skip('could not create the product the kit needs');
   }
   const data = dataOf<FixtureProduct>(ex);
-  t.env.shared.set('fixture_product', data);
+  keepFixtureProduct(t, { body: product, data, exchange: ex, by: t.def.id, at: t.env.now() });
   return data;
 }
 
-/** A valid product body with a fresh code; `plenty` stock covers a full bulk body of orders of minimum quantity. */
+/** The product the kit orders from, as this run created it: the body sent, the answer, and the case that sent it. */
+export interface CreatedProduct {
+  body: Record<string, unknown>;
+  data: FixtureProduct;
+  exchange: Exchange;
+  by: string;
+  /** When it was answered (the run's clock, ms). */
+  at: number;
+}
+
+function keepFixtureProduct(t: CaseContext, created: CreatedProduct): void {
+  t.env.shared.set('fixture_product', created.data);
+  t.env.shared.set('fixture_product_created', created);
+}
+
+/** The fixture product when this run created it (not found in a read-only run), with the body it was created from. */
+export function createdFixtureProduct(t: CaseContext): CreatedProduct | undefined {
+  return t.env.shared.get('fixture_product_created') as CreatedProduct | undefined;
+}
+
+/** The orders of the fixture product's own stock a run registers at most (the bulk phase's and workflows' fresh rows). */
+const FIXTURE_ORDERS_AT_MOST = 10;
+
+/**
+ * A product another case of the run created anyway (the request example of the product create, with the kit's
+ * code) becomes the product the kit orders from, when its stock covers the run's orders: one create less.
+ */
+export function adoptFixtureProduct(t: CaseContext, op: OperationInfo, sent: unknown, ex: Exchange): void {
+  if (op.operationId !== 'createProduct' || t.env.shared.has('fixture_product')) return;
+  if (ex.response.status !== t.contract.successStatus(op)) return;
+  const data = dataOf<FixtureProduct>(ex);
+  const body = sent as Record<string, unknown> | undefined;
+  const stock = body?.stock_quantity;
+  if (typeof data?.product_code !== 'string' || typeof stock !== 'number' || stock < FIXTURE_ORDERS_AT_MOST) return;
+  keepFixtureProduct(t, { body: body!, data, exchange: ex, by: t.def.id, at: t.env.now() });
+}
+
+/** A product created by a case of the run for a rule of its own (the read-back): the kit orders from it from then on. */
+export function offerFixtureProduct(t: CaseContext, created: Omit<CreatedProduct, 'by' | 'at'>): void {
+  if (t.env.shared.has('fixture_product')) return;
+  if (typeof created.data?.product_code !== 'string') return;
+  keepFixtureProduct(t, { ...created, by: t.def.id, at: t.env.now() });
+}
+
+/** A valid product body with a fresh code; `plenty` stock covers full bulk bodies of orders of minimum quantity. */
 export function createProductBody(t: CaseContext, options: { stock: 'plenty' | number }): Record<string, unknown> {
   const create = t.op('createProduct');
   const schema = create.requestBody?.schema;
@@ -53,9 +98,11 @@ export function createProductBody(t: CaseContext, options: { stock: 'plenty' | n
   delete body.supplier_code;
   const stockSchema = t.contract.resolve(propertySchema(t, schema, 'stock_quantity'));
   if (options.stock === 'plenty') {
+    // Twice a full body of orders; low enough that an order raised to one unit more than the product ever had is
+    // still a valid quantity (the INVENTORY_INSUFFICIENT case).
     const rows = t.env.contract.limits.bulkRowsPerRequest;
-    const max = typeof stockSchema.maximum === 'number' ? stockSchema.maximum : rows * 10;
-    body.stock_quantity = Math.min(max, rows * 10);
+    const max = typeof stockSchema.maximum === 'number' ? stockSchema.maximum : rows * 2;
+    body.stock_quantity = Math.min(max, rows * 2);
   } else {
     body.stock_quantity = options.stock;
   }

@@ -19,9 +19,11 @@ export function checkServiceTimes(
   records: Array<{ record: Record<string, unknown> | undefined; where: string; sent?: Record<string, unknown> }>,
   exchange: Exchange | undefined,
   op: OperationInfo,
+  /** When the records were answered, if earlier in the run than now (ms, the run's clock). */
+  answeredAt: number = t.env.now(),
 ): void {
   const time = t.contract.time;
-  const now = Math.floor(t.env.now() / 1000);
+  const now = Math.floor(answeredAt / 1000);
   const stamps = records.flatMap(({ record, where, sent = {} }) =>
     Object.entries(record && typeof record === 'object' ? record : {}).flatMap(([name, value]) => {
       if (typeof value !== 'string' || name in sent) return [];

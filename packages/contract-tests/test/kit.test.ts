@@ -462,3 +462,49 @@ describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_O
     expect(describeFailures(report)).toMatch(/seller_isolation · .* with another seller's JWT/);
   });
 });
+
+describe('one request for every rule it proves: the spend of a full run', () => {
+  test('request examples, the JWT and the records a run makes anyway stand in for requests of their own', async () => {
+    fake = await startFake({ gateway: 'off' });
+    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
+    const productsBefore = fake.accounts.primary.products.size;
+    const report = await runKit(fake, {});
+    expect(describeFailures(report)).toBe('');
+    const byId = (id: string) => {
+      const found = report.cases.find((c) => c.id === id);
+      expect(found, id).toBeDefined();
+      return found!;
+    };
+    const coveredBy = (id: string) => byId(id).coveredBy ?? [];
+    // A request example naming an order, a product, a tool the server does not hold is the unknown resource.
+    expect(coveredBy('negative/getWmsOrder/unknown_resource')).toEqual(['examples/updateWmsOrder/change_quantity']);
+    expect(coveredBy('negative/getWmsProduct/unknown_resource')).toEqual(['examples/addProductOptions/two_options']);
+    expect(coveredBy('negative/registerReturn/unknown_resource')).toEqual(['examples/registerReturn/wrong_size']);
+    expect(coveredBy('negative/callMcpTool/unknown_resource')).toEqual(['examples/callMcpTool/get_order']);
+    // Page and size out of range: once, on a list the JWT reads, no test key spent.
+    const pageSize = report.cases.filter((c) => c.id.endsWith('/page_size_out_of_range') && c.requests > 0);
+    expect(pageSize.map((c) => [c.id, c.metered])).toEqual([['negative/listManagerOrders/page_size_out_of_range', 0]]);
+    expect(coveredBy('negative/listWmsOrders/page_size_out_of_range')).toEqual([
+      'negative/listManagerOrders/page_size_out_of_range',
+    ]);
+    // The product example's product is the product the kit orders from and reads back: no other product created.
+    expect(coveredBy('workflows/product_created_read_back')).toEqual(['examples/createProduct/new_product']);
+    expect(fake.accounts.primary.products.size - productsBefore).toBe(1);
+    // The bulk bodies repeat a row of the bulk example (refused at the storage stage): no row registered for them.
+    expect(byId('bulk/registerDraftOrders/rejected_bodies').metered).toBe(3);
+    expect(byId('bulk/registerOrders/rejected_bodies').requests).toBe(
+      byId('bulk/registerOrders/rejected_bodies').metered,
+    );
+    // One malformed body on a keyed operation (not JSON); the JSON array only on the public token request.
+    expect(report.cases.map((c) => c.id).filter((id) => /body_not_(json|object)$/.test(id))).toEqual([
+      'negative/createAccessToken/body_not_json',
+      'negative/createAccessToken/body_not_object',
+      'negative/registerOrders/body_not_json',
+    ]);
+    // The shipped order is found, and the refused changes read back, through the JWT: the change is the only call.
+    expect(byId('workflows/shipped_order_unmodifiable').metered).toBe(1);
+    expect(byId('workflows/codes/INVENTORY_INSUFFICIENT/updateWmsOrder').metered).toBe(2);
+    // Drafts are read back once, through their own area (the JWT reads none).
+    expect(byId('workflows/registerDraftOrders/mixed_rows_read_back').metered).toBe(1);
+  });
+});

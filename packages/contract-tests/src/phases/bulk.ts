@@ -1,7 +1,7 @@
 // Bulk bodies at the row limit and with one bad row. The limit is each body's `maxItems`. Nothing is created to
-// prove them: every row but one repeats a row the run registered once (refused at the storage stage as a
-// duplicate), and the one fresh row proves, by registering in the last body, that neither rejected body stored it;
-// that last body is also the mixed body the workflows read back (rows that fail, then one that registers).
+// prove them: every row but one repeats a row the storage stage refuses when sent again (bulk.ts, repeatRow), and
+// the one fresh row proves, by registering in the last body, that neither rejected body stored it; that last body
+// is also the mixed body the workflows read back (rows that fail, then one that registers).
 // Where the limit is a design (`x-provisional`), a server that takes one row more departs from it; that body stored
 // its fresh row, so the accepted body then carries another.
 import type { CaseDef, RunEnv } from '../case.js';
@@ -13,7 +13,7 @@ import {
   mixedBodyKey,
   repeats,
   send,
-  storedRow,
+  repeatRow,
   type MixedBody,
   type Row,
 } from '../bulk.js';
@@ -33,7 +33,7 @@ export function bulkCases(env: RunEnv): CaseDef[] {
       writes: true,
       run: async (t) => {
         const target = await bulkTarget(t, op, shape);
-        const stored = await storedRow(t, target);
+        const stored = await repeatRow(t, target);
         let [fresh] = await freshRows(t, target, 1);
 
         // One row too many: the repeats and the fresh row last.

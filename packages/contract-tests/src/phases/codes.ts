@@ -5,8 +5,8 @@
 // spec/paths/v3_pay_deposits.yaml says). Codes are named here because the rules name them; their statuses come from
 // the catalogue. The codes a test key cannot reach are listed with the reason (`unreachableReason`), and the run's report
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
-// Each code has its file in codes/; the order below is the run's (INVENTORY_INSUFFICIENT uses the product with one
-// unit that the read-back workflow created before it, ONE_UNIT_PRODUCT).
+// Each code has its file in codes/; the order below is the run's (INVENTORY_INSUFFICIENT orders the product the kit
+// orders from, and raises the order beyond all the stock that product was created with).
 import type { CaseDef, RunEnv } from '../case.js';
 import type { Contract } from '../contract.js';
 import { inventoryInsufficientCases } from './codes/inventory-insufficient.js';

@@ -5,11 +5,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
 import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
+import { adoptRepeatRow } from '../bulk.js';
+import { adoptFixtureProduct } from '../fixtures.js';
 import {
   examplePathValues,
   invalidBodyProof,
   provisionalReason,
   someValidBody,
+  unknownResourceProof,
   validInputProof,
   validQuery,
 } from '../inputs.js';
@@ -32,16 +35,22 @@ export function exampleCases(env: RunEnv): CaseDef[] {
         operations: [op.operationId],
         writes,
         run: async (t) => {
+          // Against a real server the records it creates carry the kit's identifiers (records.ts).
+          const body = env.examplesOnly ? example.value : env.records.brand(op, example.value);
           const ex = await t.call(op, {
             path: examplePathValues(t, op),
             query: validQuery(t, op, { optional: false }),
-            // Against a real server the records it creates carry the kit's identifiers (records.ts).
-            body: env.examplesOnly ? example.value : env.records.brand(op, example.value),
+            body,
             ...(env.examplesOnly ? { headers: prefer(success), deliberate: true } : {}),
           });
           if (env.examplesOnly || ex.response.status === success) {
-            if (t.expect(ex, op, { status: success, why: 'the status the request example is paired with' }))
+            if (t.expect(ex, op, { status: success, why: 'the status the request example is paired with' })) {
               t.proved(validInputProof(op));
+              if (!env.examplesOnly) {
+                adoptFixtureProduct(t, op, body, ex);
+                adoptRepeatRow(t, op, body, ex);
+              }
+            }
             return;
           }
           // Against a real server an example may name resources it does not hold (an order number, a client
@@ -60,6 +69,10 @@ export function exampleCases(env: RunEnv): CaseDef[] {
               `answered ${ex.response.status} ${errorCode(ex.response.json) ?? ''}: the example names data this server does not hold`,
             );
             t.proved(validInputProof(op));
+            // The negative phase's unknown resource of the operation (or of its path parameters' kinds) is this
+            // request: not sent again.
+            const unknown = unknownResourceProof(t, op);
+            if (ex.response.status === 404 && unknown && t.failures.length === 0) t.proved(unknown);
           }
         },
       });

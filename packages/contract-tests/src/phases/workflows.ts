@@ -3,7 +3,7 @@
 // seeing its new order in the manager list and another seller not seeing it; the JWT refresh; the MCP tool list.
 // The same flows are written as Arazzo workflows in spec/arazzo/ for `redocly respect`.
 // Each concept has its file in workflows/; the order below is the run's (a later case relies on an earlier proof:
-// the product's one unit for INVENTORY_INSUFFICIENT, seller isolation's key read for the API-key case).
+// the product the kit orders from, created once, seller isolation's key read for the API-key case).
 import type { CaseDef, RunEnv } from '../case.js';
 import { codeCases } from './codes.js';
 import { credentialCases } from './workflows/credentials.js';

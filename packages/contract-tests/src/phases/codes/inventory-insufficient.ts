@@ -2,21 +2,31 @@
 import { isDeepStrictEqual } from 'node:util';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../../bulk.js';
-import { createProductBody } from '../../fixtures.js';
+import type { JsonSchema } from '@cls-api/spec';
+import { createdFixtureProduct, createProductBody, ensureFixtureProduct } from '../../fixtures.js';
+import { jwtRead } from '../workflows/read-back.js';
 
-/** The shared value: a product created with one unit of stock (its create body), by whichever case needs it first. */
-export const ONE_UNIT_PRODUCT = 'one_unit_product';
-
-async function oneUnitProduct(t: CaseContext): Promise<Row | undefined> {
-  const known = t.env.shared.get(ONE_UNIT_PRODUCT) as Row | undefined;
-  if (known) return known;
+/**
+ * A product and the stock it was created with, all of which an order of one unit raised to one unit more than that
+ * stock runs short of: the fixture product this run created where its stock plus one is a valid quantity, else a
+ * product created here with one unit.
+ */
+async function productToRunShort(
+  t: CaseContext,
+  quantity: JsonSchema | undefined,
+): Promise<{ body: Row; stock: number } | undefined> {
+  const max = t.contract.resolve(quantity).maximum;
+  await ensureFixtureProduct(t);
+  const fixture = createdFixtureProduct(t);
+  const stock = fixture?.body.stock_quantity;
+  if (fixture && typeof stock === 'number' && (typeof max !== 'number' || stock + 1 <= max))
+    return { body: fixture.body, stock };
   const create = t.op('createProduct');
   const body = createProductBody(t, { stock: 1 });
   const created = await t.call(create, { body });
   if (!t.expect(created, create, { status: t.contract.successStatus(create), why: 'a product with one unit' }))
     return undefined;
-  t.env.shared.set(ONE_UNIT_PRODUCT, body);
-  return body;
+  return { body, stock: 1 };
 }
 
 export function inventoryInsufficientCases(env: RunEnv): CaseDef[] {
@@ -38,12 +48,16 @@ export function inventoryInsufficientCases(env: RunEnv): CaseDef[] {
       writes: true,
       reaches: ['INVENTORY_INSUFFICIENT'],
       run: async (t) => {
-        // A product with one unit, ordered once: none is left, so one more unit is short. The product the
-        // product workflow created has one unit (ONE_UNIT_PRODUCT); else one is created here.
-        const body = await oneUnitProduct(t);
-        if (!body) return;
+        // An order of the product raised to one unit more than the product was ever given: short, whatever the
+        // run's other orders took.
+        const quantity = (update.requestBody?.schema ? t.contract.resolve(update.requestBody.schema) : {}).properties as
+          | Record<string, JsonSchema>
+          | undefined;
+        const product = await productToRunShort(t, quantity?.quantity);
+        if (!product) return;
+        const { body } = product;
         const target = await bulkTarget(t, register, contract.bulk(register)!);
-        // The product's own stock is what runs short: no option of the kit's other product named.
+        // The product's own stock is what runs short: no option of the product named.
         const rows = (await freshRows(t, target, 1)).map(({ option_code: _option, ...r }) => ({
           ...r,
           product_code: body.product_code,
@@ -52,28 +66,29 @@ export function inventoryInsufficientCases(env: RunEnv): CaseDef[] {
         const result = checkBulkResponse(t, target, rows, placed, [true]);
         const orderNo = result?.[0]?.order_no;
         if (typeof orderNo !== 'string' || orderNo === '') return;
-        const quantity = Number((rows[0] as Row).quantity);
-        const raise = await t.call(update, { path: { order_no: orderNo }, body: { quantity: quantity + 1 } });
+        const raise = await t.call(update, { path: { order_no: orderNo }, body: { quantity: product.stock + 1 } });
         t.expect(raise, update, {
           status: contract.statusOf('INVENTORY_INSUFFICIENT'),
           code: 'INVENTORY_INSUFFICIENT',
           check: 'error_code_reached',
-          why: `product ${body.product_code} has no unit left for order ${orderNo}`,
+          why: `product ${String(body.product_code)} was given ${product.stock} units in all; order ${orderNo} asks for ${product.stock + 1}`,
         });
-        const after = await t.call(readOrder, { path: { order_no: orderNo } });
-        if (t.expect(after, readOrder, { status: contract.successStatus(readOrder) })) {
+        // Read where the run's JWT reads the same order (the manager area: no monthly quota), where it can.
+        const read = jwtRead(t, readOrder) ?? readOrder;
+        const after = await t.call(read, { path: { order_no: orderNo } });
+        if (t.expect(after, read, { status: contract.successStatus(read) })) {
           // The order as registered: every field of the row sent that the record carries, the quantity included.
-          const read = dataOf<Row>(after);
+          const order = dataOf<Row>(after);
           const changed = Object.entries(rows[0] as Row).filter(
-            ([k, v]) => read && k in read && !isDeepStrictEqual(read[k], v),
+            ([k, v]) => order && k in order && !isDeepStrictEqual(order[k], v),
           );
           t.assert(
-            read !== undefined && changed.length === 0,
+            order !== undefined && changed.length === 0,
             'error_code_reached',
             `order ${orderNo} unchanged by the refused change`,
-            `${changed.map(([k]) => k).join(', ')} changed: ${JSON.stringify(read)}`,
+            `${changed.map(([k]) => k).join(', ')} changed: ${JSON.stringify(order)}`,
             after,
-            readOrder,
+            read,
           );
         }
       },
