@@ -87,6 +87,11 @@ export function offerFixtureProduct(t: CaseContext, created: Omit<CreatedProduct
   keepFixtureProduct(t, { ...created, by: t.def.id, at: t.env.now() });
 }
 
+/** The product the kit orders from, when the run has it already (nothing is created for the asking). */
+export function fixtureProductIfMade(t: CaseContext): FixtureProduct | undefined {
+  return t.env.shared.get('fixture_product') as FixtureProduct | undefined;
+}
+
 /** A valid product body with a fresh code; `plenty` stock covers full bulk bodies of orders of minimum quantity. */
 export function createProductBody(t: CaseContext, options: { stock: 'plenty' | number }): Record<string, unknown> {
   const create = t.op('createProduct');

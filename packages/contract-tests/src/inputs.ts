@@ -169,6 +169,11 @@ export function unknownResourceProof(t: CaseContext, op: OperationInfo): string 
   return t.contract.responseFor(op, 404) ? `unknown_resource:${op.operationId}` : undefined;
 }
 
+/** The rule "this operation answers this error code where the code's rule says": reached by an earlier case. */
+export function codeReachedProof(op: OperationInfo, code: string): string {
+  return `code_reached:${op.operationId}:${code}`;
+}
+
 /** The rule "this query parameter, broken, is refused": one per area and parameter component (contract.ts). */
 export function invalidParameterProof(t: CaseContext, op: OperationInfo, p: ParameterInfo): string {
   return `invalid_parameter:${op.area}:${t.contract.parameterComponent(op, p)}`;

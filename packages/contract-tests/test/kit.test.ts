@@ -506,5 +506,20 @@ describe('one request for every rule it proves: the spend of a full run', () => 
     expect(byId('workflows/codes/INVENTORY_INSUFFICIENT/updateWmsOrder').metered).toBe(2);
     // Drafts are read back once, through their own area (the JWT reads none).
     expect(byId('workflows/registerDraftOrders/mixed_rows_read_back').metered).toBe(1);
+    // An unknown option under the kit's product is OPTION_NOT_FOUND: the code's workflow sends nothing more.
+    expect(coveredBy('workflows/codes/OPTION_NOT_FOUND/getProductOption')).toEqual([
+      'negative/getProductOption/unknown_resource',
+    ]);
+  });
+
+  test("no shipped order on the seller's whole list, read through the JWT: skipped without a test-key call", async () => {
+    fake = await startFake({ gateway: 'off' });
+    // The fake's seeded order has shipped (status 30): here it has not.
+    for (const order of fake.accounts.primary.orders) order.order_status_code = 10;
+    const report = await runKit(fake, { phases: ['workflows'], operations: ['updateWmsOrder'] });
+    const shipped = report.cases.find((c) => c.id === 'workflows/shipped_order_unmodifiable');
+    expect(shipped?.status).toBe('skipped');
+    expect(shipped?.skipReason).toMatch(/no order with order_status_code/);
+    expect(shipped?.metered).toBe(0);
   });
 });

@@ -1,8 +1,10 @@
 // A request naming a resource that does not exist: 404 with a code the operation documents for it.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseContext, CaseDef, RunEnv } from '../../case.js';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
+import { fixtureProductIfMade } from '../../fixtures.js';
 import { Generator } from '../../generate.js';
 import {
+  codeReachedProof,
   pathKinds,
   someValidBody,
   unknownPathValues,
@@ -31,6 +33,12 @@ export function unknownResourceCases(env: RunEnv, op: OperationInfo): CaseDef[] 
         const by = proof ? t.provenBy(proof) : undefined;
         if (by !== undefined) return t.covered(by, `an unknown ${pathKinds(t, op).join(', ')} is not found`);
         const path = unknownPathValues(t, op, style);
+        // Under the kit's product, where the run has made it: the innermost resource alone is unknown, so the
+        // answer names it (OPTION_NOT_FOUND), which the code workflow would otherwise send again.
+        const params = op.parameters.filter((p) => p.in === 'path');
+        const product = fixtureProductIfMade(t);
+        if (product && params.length > 1 && params[0]!.name === 'product_code')
+          path.product_code = product.product_code;
         const ex = await t.call(op, {
           path,
           query: unknownQuery(t, op, style),
@@ -48,6 +56,8 @@ export function unknownResourceCases(env: RunEnv, op: OperationInfo): CaseDef[] 
           }`,
         });
         if (proof && t.failures.length === 0) t.proved(proof);
+        const code = errorCode(ex.response.json);
+        if (code && t.failures.length === 0) t.proved(codeReachedProof(op, code));
         // Unknown values spelled as sellers spell theirs are valid input: the generated valid draw is this request.
         if (t.failures.length === 0) t.proved(validInputProof(op));
       },

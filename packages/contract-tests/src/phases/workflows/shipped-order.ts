@@ -26,8 +26,10 @@ export function shippedOrderCases(env: RunEnv): CaseDef[] {
         const shipped = shippedStatusCodes(t);
         // First the newest orders on an area the run's JWT reads (no quota spent); then, by status, on the list
         // that filters by it.
-        let order = await recentShippedOrder(t, list, shipped);
-        for (const code of order ? [] : shipped) {
+        const recent = await recentShippedOrder(t, list, shipped);
+        let order = recent?.order;
+        // The seller's whole list was on that page: no shipped order anywhere, nothing more to ask.
+        for (const code of order || recent?.complete ? [] : shipped) {
           const ex = await t.call(list, { query: { order_status_code: code, page: 1, size: 1 } });
           if (!t.expect(ex, list, { status: contract.successStatus(list) })) return;
           order = (dataOf<Row[]>(ex) ?? [])[0];
@@ -67,14 +69,14 @@ export function shippedOrderCases(env: RunEnv): CaseDef[] {
 }
 
 /**
- * A shipped order on the first page (at the largest size) of the order list the run's JWT reads, or undefined when
- * there is no such list, no such order on it, or the list is not answered as the contract says.
+ * A shipped order on the first page (at the largest size) of the order list the run's JWT reads, and whether that
+ * page held the seller's whole list; undefined when there is no such list or it is not answered as the contract says.
  */
 async function recentShippedOrder(
   t: CaseContext,
   list: OperationInfo,
   shipped: readonly number[],
-): Promise<Row | undefined> {
+): Promise<{ order: Row | undefined; complete: boolean } | undefined> {
   const byJwt = jwtRead(t, list);
   const paged = byJwt ? t.contract.paged(byJwt) : undefined;
   if (!byJwt || !paged) return undefined;
@@ -83,7 +85,9 @@ async function recentShippedOrder(
     query: { [paged.pageParameter.name]: 1, [paged.sizeParameter.name]: typeof max === 'number' ? max : 20 },
   });
   if (!t.expect(ex, byJwt, { status: t.contract.successStatus(byJwt) })) return undefined;
-  return (dataOf<Row[]>(ex) ?? []).find((o) => shipped.includes(Number(o.order_status_code)));
+  const order = (dataOf<Row[]>(ex) ?? []).find((o) => shipped.includes(Number(o.order_status_code)));
+  const pagination = (ex.response.json as { pagination?: { has_next?: unknown } } | undefined)?.pagination;
+  return { order, complete: pagination?.has_next === false };
 }
 
 /** Status codes of a shipped order (the contract model's, from `OrderStatusCode`'s `x-shipped-values`). */
