@@ -397,7 +397,7 @@ export function formatSummary(report: Report): string {
   if (covered.length > 0) {
     out.push('');
     out.push(
-      `Proven by another case: ${covered.length} case${covered.length === 1 ? '' : 's'} sent nothing, their rule already proven in this run by a request of the same area with the same shared parameter or path-parameter kind (JSON: cases[].coveredBy)`,
+      `Proven by another case: ${covered.length} case${covered.length === 1 ? '' : 's'} sent nothing, their rule already proven in this run by another request: the same shared parameter or path-parameter kind, a request example, or a record the run made (JSON: cases[].coveredBy)`,
     );
     for (const c of covered.slice(0, 10)) out.push(`  = ${c.id} · by ${c.coveredBy!.join(', ')}`);
     if (covered.length > 10) out.push('  … all in the JSON report');
