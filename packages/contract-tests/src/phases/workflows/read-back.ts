@@ -117,12 +117,13 @@ export function readBackCases(env: RunEnv): CaseDef[] {
   for (const op of contract.operations) {
     const shape = contract.bulk(op);
     if (!shape) continue;
+    const read = readOperationOf(contract, op);
     cases.push({
       id: `workflows/${op.operationId}/mixed_rows_read_back`,
       phase: 'workflows',
       title: `${op.method.toUpperCase()} ${op.path}: rows that register and rows that fail, reported in order, then read back`,
       // The read too: the one case that reads such a record on its own area with a test key.
-      operations: [op.operationId, ...[readOperationOf(contract, op)?.op.operationId ?? []].flat()],
+      operations: [op.operationId, ...(read ? [read.op.operationId] : [])],
       writes: true,
       run: async (t) => {
         const target = await bulkTarget(t, op, shape);
@@ -165,8 +166,8 @@ function storageFailure(stored: Row): Row {
 }
 
 /**
- * Reads the rows back: the row registered once per run (the first) through the same record's read on an area the
- * run's JWT reads (the manager area: no monthly quota), where there is one; the last through the operation's own.
+ * Reads the rows back: the first that registered through the same record's read on an area the run's JWT reads (the
+ * manager area: no monthly quota), where there is one; the last through the operation's own.
  */
 async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results: Row[]): Promise<void> {
   const own = readOperation(t, target);
@@ -175,11 +176,10 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
     return;
   }
   const byJwt = jwtRead(t, own.op);
-  // The rows were all made the same way (freshRows: the optional fields too), so one read through the operation's
-  // own area shows they are stored as sent there: the last row, which registered after rows that failed, so a
-  // result matched to the wrong row is seen too. The first registered row's read through the JWT costs no quota
-  // and adds the other area (the stored row, unless the storage stage refused it). A further read would spend a
-  // test-key call on the same rule.
+  // One read through the operation's own area shows the rows are stored as sent there: the last row, the kit's own
+  // (freshRows: the optional fields too), which registered after rows that failed, so a result matched to the wrong
+  // row is seen too. The first registered row's read through the JWT costs no quota and adds the other area (the
+  // repeated row, when it registered). A further read would spend a test-key call on the same rule.
   const readable = sent
     .map((_, i) => i)
     .filter((i) => typeof results[i]?.[own.param] === 'string' && results[i]![own.param] !== '');
