@@ -267,13 +267,11 @@ export class CaseContext {
   }
 
   isApiKeyScheme(name: string): boolean {
-    const scheme = this.contract.securityScheme(name);
-    return scheme?.type === 'apiKey';
+    return this.contract.isApiKeyScheme(name);
   }
 
   isBearerScheme(name: string): boolean {
-    const scheme = this.contract.securityScheme(name);
-    return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
+    return this.contract.isBearerScheme(name);
   }
 
   /** The header name the API key goes in, from the scheme. */

@@ -253,6 +253,15 @@ export class Contract {
     return this.doc.components?.securitySchemes?.[name];
   }
 
+  isApiKeyScheme(name: string): boolean {
+    return this.securityScheme(name)?.type === 'apiKey';
+  }
+
+  isBearerScheme(name: string): boolean {
+    const scheme = this.securityScheme(name);
+    return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
+  }
+
   /** `x-invalid-examples` of the operation's request body: each a rejected body with its expected status and code. */
   invalidExamples(op: OperationInfo): InvalidExample[] {
     const item = deref(this.doc, this.doc.paths?.[op.path] ?? {});

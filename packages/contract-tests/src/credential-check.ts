@@ -39,7 +39,7 @@ function readFor(
   const reads = contract.operations.filter(
     (o) =>
       o.method === 'get' &&
-      o.security.some((s) => contract.securityScheme(s)?.type === 'apiKey') &&
+      o.security.some((s) => contract.isApiKeyScheme(s)) &&
       o.parameters.every((p) => p.in === 'path' || !p.required),
   );
   const pick = (list: OperationInfo[]) => list.find((o) => !o.path.includes('{')) ?? list[0];

@@ -12,7 +12,8 @@ export interface FixtureProduct {
   [field: string]: unknown;
 }
 
-function propertySchema(t: CaseContext, schema: JsonSchema | undefined, name: string): JsonSchema | undefined {
+/** The schema of one property of an object schema (references resolved), or undefined. */
+export function propertySchema(t: CaseContext, schema: JsonSchema | undefined, name: string): JsonSchema | undefined {
   const props = (t.contract.resolve(schema).properties ?? {}) as Record<string, JsonSchema>;
   return props[name];
 }

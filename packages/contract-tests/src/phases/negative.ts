@@ -19,8 +19,7 @@ export function negativeCases(env: RunEnv): CaseDef[] {
   // Page and size out of range are one rule, proven by the first list that takes them: a list the run reads with
   // its JWT (no monthly quota) goes first, so the lists read with test keys rely on it.
   const byJwt = (op: OperationInfo) =>
-    Boolean(env.clientId && env.clientSecret) &&
-    op.security.some((s) => String(env.contract.securityScheme(s)?.scheme).toLowerCase() === 'bearer');
+    Boolean(env.clientId && env.clientSecret) && op.security.some((s) => env.contract.isBearerScheme(s));
   cases.push(...keyed.filter(byJwt).flatMap((op) => pageSizeCases(env, op)));
   for (const op of keyed) {
     cases.push(

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
 import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../../bulk.js';
 import type { JsonSchema } from '@cls-api/spec';
-import { createdFixtureProduct, createProductBody, ensureFixtureProduct } from '../../fixtures.js';
+import { createdFixtureProduct, createProductBody, ensureFixtureProduct, propertySchema } from '../../fixtures.js';
 import { jwtRead } from '../workflows/read-back.js';
 
 /**
@@ -50,10 +50,7 @@ export function inventoryInsufficientCases(env: RunEnv): CaseDef[] {
       run: async (t) => {
         // An order of the product raised to one unit more than the product was ever given: short, whatever the
         // run's other orders took.
-        const quantity = (update.requestBody?.schema ? t.contract.resolve(update.requestBody.schema) : {}).properties as
-          | Record<string, JsonSchema>
-          | undefined;
-        const product = await productToRunShort(t, quantity?.quantity);
+        const product = await productToRunShort(t, propertySchema(t, update.requestBody?.schema, 'quantity'));
         if (!product) return;
         const { body } = product;
         const target = await bulkTarget(t, register, contract.bulk(register)!);

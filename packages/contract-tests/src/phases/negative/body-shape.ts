@@ -13,10 +13,7 @@ export function bodyShapeCases(env: RunEnv): CaseDef[] {
   const targets = [
     contract.operations.find((op) => op.requestBody && op.security.length === 0),
     contract.operations.find(
-      (op) =>
-        op.requestBody &&
-        !op.path.includes('{') &&
-        op.security.some((s) => contract.securityScheme(s)?.type === 'apiKey'),
+      (op) => op.requestBody && !op.path.includes('{') && op.security.some((s) => contract.isApiKeyScheme(s)),
     ),
   ].filter((op): op is OperationInfo => op !== undefined);
   const bodies = [

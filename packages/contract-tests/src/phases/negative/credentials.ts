@@ -64,14 +64,9 @@ function invalidCredentialCases(env: RunEnv, op: OperationInfo): CaseDef[] {
   const keyAreas = new Set([...env.keys, ...env.otherKeys].map((k) => k.area));
   // One case per scheme the operation accepts (the manager area takes an API key or a JWT): a made-up credential
   // of that scheme is AUTH_INVALID_TOKEN. The schemes come from the operation's `security`.
-  const schemes = op.security.filter((s) => {
-    const type = contract.securityScheme(s)?.type;
-    return (
-      type === 'apiKey' || (type === 'http' && String(contract.securityScheme(s)?.scheme).toLowerCase() === 'bearer')
-    );
-  });
+  const schemes = op.security.filter((s) => contract.isApiKeyScheme(s) || contract.isBearerScheme(s));
   return schemes.map((scheme): CaseDef => {
-    const apiKey = contract.securityScheme(scheme)?.type === 'apiKey';
+    const apiKey = contract.isApiKeyScheme(scheme);
     return {
       id: `negative/${op.operationId}/invalid_credential${schemes.length > 1 ? `/${scheme}` : ''}`,
       phase: 'negative',
@@ -107,11 +102,8 @@ function wrongCredentialCases(env: RunEnv, op: OperationInfo): CaseDef[] {
   const cases: CaseDef[] = [];
   const writes = op.method !== 'get';
   const keyAreas = new Set([...env.keys, ...env.otherKeys].map((k) => k.area));
-  const usesApiKey = op.security.some((s) => contract.securityScheme(s)?.type === 'apiKey');
-  const usesBearer = op.security.some((s) => {
-    const scheme = contract.securityScheme(s);
-    return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
-  });
+  const usesApiKey = op.security.some((s) => contract.isApiKeyScheme(s));
+  const usesBearer = op.security.some((s) => contract.isBearerScheme(s));
   if (usesBearer && !usesApiKey) {
     cases.push({
       id: `negative/${op.operationId}/api_key_on_jwt_area`,

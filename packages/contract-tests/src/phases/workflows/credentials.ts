@@ -14,11 +14,8 @@ export function credentialCases(env: RunEnv): CaseDef[] {
   // either way. The schemes are the operation's `security`.
   if (env.clientId && env.clientSecret) {
     for (const op of contract.operations) {
-      const apiKey = op.security.filter((s) => contract.securityScheme(s)?.type === 'apiKey');
-      const bearer = op.security.filter((s) => {
-        const scheme = contract.securityScheme(s);
-        return scheme?.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer';
-      });
+      const apiKey = op.security.filter((s) => contract.isApiKeyScheme(s));
+      const bearer = op.security.filter((s) => contract.isBearerScheme(s));
       if (apiKey.length === 0 || bearer.length === 0) continue;
       cases.push({
         id: `workflows/${op.operationId}/with_${apiKey[0]}`,

@@ -67,9 +67,7 @@ export function readBackCases(env: RunEnv): CaseDef[] {
         // A product the run has added options to since reads back with its count and update time moved on.
         const since = (r: Row | undefined) =>
           Object.fromEntries(
-            Object.entries(r ?? {}).filter(
-              ([k]) => answeredAt === undefined || !(k === 'updated_at' || k.endsWith('_count')),
-            ),
+            Object.entries(r ?? {}).filter(([k]) => !known || !(k === 'updated_at' || k.endsWith('_count'))),
           );
         const asCreated = (r: unknown) => isDeepStrictEqual(since(r as Row | undefined), since(data));
         const read = await t.call(get, { path: { product_code: String(body.product_code) } });

@@ -4,6 +4,7 @@ import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
 import type { Row } from '../../bulk.js';
 import { draw } from '../../generate.js';
+import { pageQuery } from '../../fixtures.js';
 import { jwtRead } from './read-back.js';
 
 export function shippedOrderCases(env: RunEnv): CaseDef[] {
@@ -81,9 +82,7 @@ async function recentShippedOrder(
   const paged = byJwt ? t.contract.paged(byJwt) : undefined;
   if (!byJwt || !paged) return undefined;
   const max = t.contract.resolve(paged.sizeParameter.schema).maximum;
-  const ex = await t.call(byJwt, {
-    query: { [paged.pageParameter.name]: 1, [paged.sizeParameter.name]: typeof max === 'number' ? max : 20 },
-  });
+  const ex = await t.call(byJwt, { query: pageQuery(t, byJwt, typeof max === 'number' ? max : 20) });
   if (!t.expect(ex, byJwt, { status: t.contract.successStatus(byJwt) })) return undefined;
   const order = (dataOf<Row[]>(ex) ?? []).find((o) => shipped.includes(Number(o.order_status_code)));
   const pagination = (ex.response.json as { pagination?: { has_next?: unknown } } | undefined)?.pagination;
