@@ -10,6 +10,8 @@ const PRODUCT_COLUMNS = `p.product_code, p.product_name, p.price, p.supplier_cod
    WHERE o.account_id = p.account_id AND o.environment = p.environment AND o.product_code = p.product_code) AS option_count,
   p.created_at, p.updated_at`;
 
+const OPTION_COLUMNS = 'product_code, option_code, option_name, additional_price, created_at';
+
 export class SqlProductOps extends SqlOps {
   async listSuppliers(owner: Owner, window: Window): Promise<Slice<SupplierRecord>> {
     return this.slice(
@@ -61,18 +63,12 @@ export class SqlProductOps extends SqlOps {
       p.created_at,
       p.updated_at,
     );
-    await this.run(
-      'INSERT INTO stock (account_id, environment, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, NULL, ?, ?)',
-      ...ownerParams(owner),
-      p.product_code,
-      stockQuantity,
-      p.created_at,
-    );
+    await this.insertStock(owner, p.product_code, null, stockQuantity, p.created_at);
   }
 
   async findOption(owner: Owner, productCode: string, optionCode: string): Promise<OptionRecord | undefined> {
     return this.get(
-      `SELECT product_code, option_code, option_name, additional_price, created_at FROM product_options
+      `SELECT ${OPTION_COLUMNS} FROM product_options
        WHERE account_id = ? AND environment = ? AND product_code = ? AND option_code = ?`,
       ...ownerParams(owner),
       productCode,
@@ -82,7 +78,7 @@ export class SqlProductOps extends SqlOps {
 
   async listOptions(owner: Owner, productCode: string, window: Window): Promise<Slice<OptionRecord>> {
     return this.slice(
-      'product_code, option_code, option_name, additional_price, created_at',
+      OPTION_COLUMNS,
       'FROM product_options WHERE account_id = ? AND environment = ? AND product_code = ?',
       'id',
       [...ownerParams(owner), productCode],
@@ -101,19 +97,30 @@ export class SqlProductOps extends SqlOps {
       o.additional_price,
       o.created_at,
     );
-    await this.run(
-      'INSERT INTO stock (account_id, environment, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ...ownerParams(owner),
-      o.product_code,
-      o.option_code,
-      stockQuantity,
-      o.created_at,
-    );
+    await this.insertStock(owner, o.product_code, o.option_code, stockQuantity, o.created_at);
     await this.run(
       `UPDATE products SET updated_at = ${this.d.greater}(updated_at, ?) WHERE account_id = ? AND environment = ? AND product_code = ?`,
       o.created_at,
       ...ownerParams(owner),
       o.product_code,
+    );
+  }
+
+  /** The stock row a product (option_code null) or an option is created with. */
+  private async insertStock(
+    owner: Owner,
+    productCode: string,
+    optionCode: string | null,
+    quantity: number,
+    at: number,
+  ): Promise<void> {
+    await this.run(
+      'INSERT INTO stock (account_id, environment, product_code, option_code, quantity, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ...ownerParams(owner),
+      productCode,
+      optionCode,
+      quantity,
+      at,
     );
   }
 }
