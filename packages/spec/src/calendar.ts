@@ -155,10 +155,19 @@ export class ServiceTime {
     return zonedParts(new Date(at * 1000), this.timeZone);
   }
 
+  /** Texts `format` already wrote, by second: every read of a list formats the same instants again. */
+  private readonly formatted = new Map<EpochSeconds, string>();
+
   /** `YYYY-MM-DD HH:MM:SS` in the service time zone: the reading of a real instant, so always a real time. */
   format(at: EpochSeconds): string {
-    const p = this.local(at);
-    return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+    let text = this.formatted.get(at);
+    if (text === undefined) {
+      const p = this.local(at);
+      text = `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+      if (this.formatted.size >= READINGS_PER_ZONE) this.formatted.clear();
+      this.formatted.set(at, text);
+    }
+    return text;
   }
 
   /** `YYYY-MM-DD`: the service-time calendar date of an instant. */

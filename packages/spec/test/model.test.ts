@@ -210,6 +210,18 @@ describe('the service calendar', () => {
     expect(time.monthOf(at('2026-12-01 00:30:00'))).toBe('2026-12');
   });
 
+  it('writes each instant in its own zone, and again after a full memory of texts', () => {
+    const utc = new ServiceTime('UTC');
+    const instant = at('2026-11-20 14:03:12');
+    expect(time.format(instant)).toBe('2026-11-20 14:03:12');
+    // The same second read by a service in another zone is another text: what one zone wrote is not the other's.
+    expect(utc.format(instant)).toBe('2026-11-20 05:03:12');
+    expect(time.format(instant)).toBe('2026-11-20 14:03:12');
+    for (let s = 0; s < 10_001; s++) utc.format(instant + s);
+    expect(utc.format(instant + 10_000)).toBe('2026-11-20 07:49:52');
+    expect(utc.format(instant)).toBe('2026-11-20 05:03:12');
+  });
+
   it('ends the return window at the first deadline after registration (G13)', () => {
     const deadline = contractModel().limits.returnWithdrawalDeadline;
     const until = (registered: string) => time.format(time.nextTimeOfDay(at(registered), deadline));
