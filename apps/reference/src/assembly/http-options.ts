@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { Config } from '../config.js';
 import type { Contract } from '../contract-facts.js';
 import { clientErrorHandler, frameworkErrorReply } from '../plugins/error-mapping.js';
+import { lazyRequestLogger } from '../request-logger.js';
 
 /** The largest request head Node's parser reads (its default); a larger one is 400 in the envelope. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -17,6 +18,7 @@ export function httpOptions(
 ): FastifyHttpOptions<Server, FastifyBaseLogger> {
   return {
     loggerInstance: logger,
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     bodyLimit: config.bodyLimitBytes,
     // find-my-way measures a parameter decoded. Every path value the contract allows (percent-encoded UTF-8, up
