@@ -3,12 +3,39 @@
 import { LAYERS } from './cpuprofile.js';
 import { fmt } from './context.js';
 import type { Report } from './results.js';
+import { median, ratio } from './stats.js';
 import { THRESHOLDS } from './targets.js';
 
 const pct = (n: number) => `${fmt(n * 100)}%`;
 
 /** What issue 7 says it measured for bare Fastify on 2 cores with the load generator on the same machine. */
 const ISSUE_BARE_RPS = 8_500;
+
+const byPart = (parts: Record<string, number>) =>
+  Object.entries(parts)
+    .map(([name, us]) => `${name} ${fmt(us)}`)
+    .join(', ');
+
+/** The scale-out rounds' floor of an engine beside its reference and bare Fastify, medians of µs per request. */
+function floorOf(r: Report, engine: 'sqlite' | 'postgres') {
+  const t = r.results.scale?.targets;
+  if (!t) return undefined;
+  const floor = t[engine === 'sqlite' ? 'sqliteFloor' : 'postgresFloor'];
+  const reference = t[engine];
+  return {
+    bareUs: t.bare.median.serverCpuUsPerRequest,
+    floorUs: floor.median.serverCpuUsPerRequest,
+    referenceUs: reference.median.serverCpuUsPerRequest,
+    bareKernelUs: t.bare.median.kernelUsPerRequest,
+    referenceKernelUs: reference.median.kernelUsPerRequest,
+    floor: floor.median.cpuUsPerRequestByPart,
+    reference: reference.median.cpuUsPerRequestByPart,
+    // CPU per request, as the PostgreSQL target is judged: bare Fastify's ÷ the floor's, paired round by round.
+    floorToBare: median(
+      floor.rounds.map((round, i) => ratio(t.bare.rounds[i]!.serverCpuUsPerRequest, round.serverCpuUsPerRequest)),
+    ),
+  };
+}
 
 export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
   'get-vs-bare': (r) => {
@@ -36,7 +63,66 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
           `${fmt(bare.serverCpuUsPerRequest / withoutSqlite, 2)} × this ceiling (the target is ${fmt(THRESHOLDS.getVsBare.value, 2)} ×); the profile below shows where the time goes.`,
       );
     }
+    const floor = floorOf(r, 'sqlite');
+    if (floor)
+      parts.push(
+        `In the scale-out rounds the SQLite floor (Fastify and the same page read through the reference's store, ` +
+          `nothing else) needs ${fmt(floor.floorUs)} µs per request (bare Fastify's CPU per request ÷ its own: ${fmt(floor.floorToBare, 2)} ×), ` +
+          `and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ${fmt(floor.referenceUs - floor.floorUs)} µs ` +
+          `per request, the engine and HTTP the rest. Of the reference's ${fmt(floor.referenceUs)} µs, ` +
+          `${fmt(floor.referenceKernelUs)} µs are the kernel's (bare Fastify's: ${fmt(floor.bareKernelUs)} µs): the ` +
+          "profile's `writev` below is that time, sending each answer and waking the load generator, which sleeps " +
+          'between answers more often the slower the server is.' +
+          (floor.floorToBare < THRESHOLDS.getVsBare.value
+            ? ` Even the floor is under ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: Fastify and one ` +
+              "read of the page on SQLite already cost more than the target allows, whatever the reference's layers cost."
+            : ''),
+      );
     return parts.join(' ');
+  },
+
+  'get-postgres-vs-bare': (r) => {
+    const floor = floorOf(r, 'postgres');
+    if (!floor) return '';
+    const target = THRESHOLDS.getPostgresVsBare.value;
+    const parts = [
+      `The reference on PostgreSQL needs ${fmt(floor.referenceUs)} µs of server CPU per request ` +
+        `(${byPart(floor.reference)}); bare Fastify needs ${fmt(floor.bareUs)} µs, so the target allows about ` +
+        `${fmt(floor.bareUs / target)} µs. Its floor, Fastify and the same page read through the reference's store ` +
+        `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 2)} × bare Fastify in the same terms.`,
+    ];
+    parts.push(
+      floor.floorToBare < target
+        ? 'Even that floor misses the target: one statement over the PostgreSQL protocol (the driver on one side, the ' +
+            'database server on the other, and the kernel between them) costs more than the target allows, whatever the ' +
+            "reference's own layers cost."
+        : `The floor meets the target; the reference's own layers, ${fmt(floor.referenceUs - floor.floorUs)} µs per ` +
+            'request, are what it misses by.',
+    );
+    return parts.join(' ');
+  },
+
+  'nginx-two-instances': (r) => {
+    const t = r.results.scale?.targets;
+    if (!t) return '';
+    const direct = t.postgres.median;
+    const two = t.nginx2.median;
+    const part = (name: string) => two.cpuUsPerRequestByPart[name] ?? 0;
+    const allowance = (THRESHOLDS.nginxTwoToDirect.value - 1) * direct.serverCpuUsPerRequest;
+    const proxyAndRedis = part('nginx') + part('redis');
+    const more = (name: string) => part(name) - (direct.cpuUsPerRequestByPart[name] ?? 0);
+    return [
+      `nginx → 2 instances needs ${fmt(two.serverCpuUsPerRequest)} µs of server CPU per request, the one instance ` +
+        `without nginx ${fmt(direct.serverCpuUsPerRequest)} µs: the target allows ${fmt(allowance)} µs more. nginx ` +
+        `itself takes ${fmt(part('nginx'))} µs and Redis ${fmt(part('redis'))} µs (every request takes its gateway ` +
+        `token there, so that the limit holds across instances); the reference processes take ${fmt(more('reference'))} µs ` +
+        `more than the one instance (the Redis call, the proxy's headers, and two processes each woken for half the ` +
+        `requests on the same cores) and PostgreSQL ${fmt(more('postgres'))} µs more.`,
+      proxyAndRedis > allowance
+        ? `nginx and Redis alone, ${fmt(proxyAndRedis)} µs, exceed the allowance: with a gateway bucket shared in Redis ` +
+          'and a proxy in front, this topology cannot meet the target on one machine, whatever the instances cost.'
+        : `nginx and Redis take ${fmt(proxyAndRedis)} µs of the ${fmt(allowance)} µs allowed; the rest is the instances'.`,
+    ].join(' ');
   },
 
   'get-vs-prism': (r) => {

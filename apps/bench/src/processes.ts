@@ -35,6 +35,8 @@ interface Stat {
   cpuTicks: number;
   /** cutime + cstime: the CPU of its children that have exited and that it has waited for, in clock ticks */
   reapedChildTicks: number;
+  /** stime + cstime: the part of the two above spent in the kernel (system calls, the network stack, waking others) */
+  systemTicks: number;
 }
 
 function readStat(pid: number): Stat | undefined {
@@ -53,6 +55,7 @@ function readStat(pid: number): Stat | undefined {
     ppid: Number(fields[1]),
     cpuTicks: Number(fields[11]) + Number(fields[12]),
     reapedChildTicks: Number(fields[13]) + Number(fields[14]),
+    systemTicks: Number(fields[12]) + Number(fields[14]),
   };
 }
 
@@ -90,21 +93,24 @@ export function processTree(pid: number): number[] {
  * CPU seconds used so far by each root's process tree as it is now, counting the processes of the tree that have
  * exited since: a server that forks a process per connection and reaps it (PostgreSQL's backends, which its
  * clients' pools close when idle) has their CPU in its cutime and cstime. Read afresh on every call, so that
- * processes started after the last call are found. `processes` is how many are alive now.
+ * processes started after the last call are found. `systemSeconds` is the kernel's part of `seconds`; `processes` is
+ * how many are alive now.
  */
-export function treeCpu(roots: readonly number[]): { seconds: number; processes: number } {
+export function treeCpu(roots: readonly number[]): { seconds: number; systemSeconds: number; processes: number } {
   const children = childrenByParent();
   let ticks = 0;
+  let systemTicks = 0;
   let processes = 0;
   for (const root of roots) {
     for (const pid of treeOf(root, children)) {
       const stat = readStat(pid);
       if (!stat) continue;
       ticks += stat.cpuTicks + stat.reapedChildTicks;
+      systemTicks += stat.systemTicks;
       processes++;
     }
   }
-  return { seconds: ticks / ticksPerSecond(), processes };
+  return { seconds: ticks / ticksPerSecond(), systemSeconds: systemTicks / ticksPerSecond(), processes };
 }
 
 /** CPU seconds (user + system) used so far by the processes. */

@@ -43,11 +43,16 @@ describe('pnpm bench --quick --only scale', () => {
       const byPart = t.median.cpuUsPerRequestByPart;
       expect(Object.keys(byPart)).toEqual(t.parts);
       expect(Object.values(byPart).reduce((a, b) => a + b, 0)).toBeCloseTo(t.median.serverCpuUsPerRequest, 6);
+      // The kernel's part is a part of the whole, round by round.
+      for (const r of t.rounds)
+        expect(r.kernelUsPerRequest >= 0 && r.kernelUsPerRequest <= r.serverCpuUsPerRequest, key).toBe(true);
     }
     expect(scale.valid).toBe(SCALE_TARGETS.every((k) => scale.targets[k].failed === 0));
     // What each target's CPU is the sum of: PostgreSQL is its own server (postmaster and its processes), nginx and
     // Redis are the nginx targets' own, and the 2-instance target has two reference processes.
     expect(scale.targets.sqlite.parts).toEqual(['reference']);
+    expect(scale.targets.sqliteFloor.parts).toEqual(['floor']);
+    expect(scale.targets.postgresFloor.parts).toEqual(['floor', 'postgres']);
     expect(scale.targets.postgres.parts).toEqual(['reference', 'postgres']);
     expect(scale.targets.postgres.processes).toBeGreaterThan(2);
     expect(scale.targets.nginx2.parts).toEqual(['nginx', 'reference', 'postgres', 'redis']);
@@ -55,7 +60,7 @@ describe('pnpm bench --quick --only scale', () => {
     // PostgreSQL's share is measured for every target on it. It may be 0 in a one-second round: the kernel counts CPU
     // in 10 ms ticks, and with statements prepared once the database's work for one short round can stay under a
     // tick on a fast machine. The parts and the process counts above show its processes are the ones summed.
-    for (const key of ['postgres', 'nginx1', 'nginx2'] as const) {
+    for (const key of ['postgresFloor', 'postgres', 'nginx1', 'nginx2'] as const) {
       const share = scale.targets[key].median.cpuUsPerRequestByPart.postgres;
       expect(Number.isFinite(share) && share! >= 0, key).toBe(true);
     }

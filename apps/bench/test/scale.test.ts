@@ -1,6 +1,8 @@
 // The scale-out scenario's arithmetic and its report section, from fixed rounds: never a measured number.
 import { describe, expect, it } from 'vitest';
+import { MISSED_TARGET_NOTES } from '../src/notes.js';
 import { renderMarkdown, scaleSection } from '../src/report.js';
+import type { Report } from '../src/results.js';
 import {
   HOT_PATH_OFF,
   SCALE_TARGETS,
@@ -21,6 +23,7 @@ function round(rps: number, cpuByPart: Record<string, number>, failures: Record<
     serverCpu: (cpu * rps) / 1e6,
     serverCpuUsPerRequest: cpu,
     cpuUsPerRequestByPart: cpuByPart,
+    kernelUsPerRequest: cpu / 4,
     loadGeneratorCpu: 0.5,
     failures,
     failed: Object.values(failures).reduce((a, b) => a + b, 0),
@@ -31,6 +34,8 @@ function round(rps: number, cpuByPart: Record<string, number>, failures: Record<
 // must be taken within a round.
 const RPS: Record<ScaleTargetKey, number[]> = {
   bare: [10_000, 5_000, 8_000],
+  sqliteFloor: [5_000, 2_500, 4_000],
+  postgresFloor: [2_000, 1_000, 1_600],
   sqlite: [3_000, 2_000, 2_000],
   postgres: [1_000, 600, 800],
   sqliteOff: [1_000, 1_000, 500],
@@ -40,6 +45,8 @@ const RPS: Record<ScaleTargetKey, number[]> = {
 };
 const PARTS: Record<ScaleTargetKey, Record<string, number>> = {
   bare: { fastify: 30 },
+  sqliteFloor: { floor: 60 },
+  postgresFloor: { floor: 100, postgres: 200 },
   sqlite: { reference: 300 },
   postgres: { reference: 600, postgres: 300 },
   sqliteOff: { reference: 450 },
@@ -112,9 +119,9 @@ describe('the scale-out report section', () => {
   it('has a row per target with its ratio to bare Fastify, and the before/after and scale-out ratios', () => {
     const md = scaleSection(fixedResult(), 2);
     expect(md).toMatch(/^## Scale-out/);
-    expect(md).toContain('| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | reference 300 | **0.300 ×** |');
+    expect(md).toContain('| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | 75 | reference 300 | **0.300 ×** |');
     expect(md).toContain(
-      '| **nginx → 1 × PostgreSQL** | 600 | 500–800 | 1.67 | 8.33 | 1,100 | nginx 50, reference 700, postgres 300, redis 50 | **0.080 ×** |',
+      '| **nginx → 1 × PostgreSQL** | 600 | 500–800 | 1.67 | 8.33 | 1,100 | 275 | nginx 50, reference 700, postgres 300, redis 50 | **0.080 ×** |',
     );
     expect(md).toContain('| **bare Fastify** | 8,000 | 5,000–10,000 |');
     expect(md).toContain('| SQLite: hot path on ÷ off | **3.00 ×** | 0.67 × |');
@@ -123,7 +130,7 @@ describe('the scale-out report section', () => {
     expect(md).toContain('`API_KEY_CACHE_MS=0 LIVE_USAGE_FLUSH_MS=0`');
     expect(md).toContain('| nginx → 2 × PostgreSQL | 1,200 | 500 | 900 |');
     expect(md).toContain('Every measured response was 2xx');
-    expect(md).toContain('No target is set for this scenario');
+    expect(md).toContain('judged on these rounds');
     expect(md).toContain("share this machine's 2 cores");
   });
 
@@ -143,5 +150,47 @@ describe('the scale-out report section', () => {
     expect(ran).toContain('| SQLite: hot path on ÷ off | **3.00 ×** |');
     const failed = renderMarkdown(fixedReport('scale', { errors: { scale: 'postgres exited while starting:\nmore' } }));
     expect(failed).toContain('**The scenario failed:** postgres exited while starting:');
+  });
+});
+
+describe('what the report says about a missed PostgreSQL or nginx target', () => {
+  const report = (scale: ScaleResult) => ({ results: { scale } }) as unknown as Report;
+
+  it("says the floor misses too when the engine's own CPU is past the bound, and how much the layers add", () => {
+    // bare 30 µs, the PostgreSQL floor 100 + 200: 0.1 × bare, under the 0.2 × bound; the reference 900.
+    const note = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(fixedResult()));
+    expect(note).toContain('needs 300 µs (floor 100, postgres 200): 0.10 × bare Fastify');
+    expect(note).toContain('Even that floor misses the target');
+    const cheap = fixedResult();
+    for (const r of cheap.targets.postgresFloor.rounds) r.serverCpuUsPerRequest = 120;
+    const met = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(cheap));
+    expect(met).toContain("The floor meets the target; the reference's own layers");
+  });
+
+  it('sets nginx and Redis against what the bound allows over one instance', () => {
+    // One instance 900 µs: 1.3 × allows 270 µs more; nginx 50 + Redis 50 fit in it.
+    const note = MISSED_TARGET_NOTES['nginx-two-instances']!(report(fixedResult()));
+    expect(note).toContain('the target allows 270 µs more');
+    expect(note).toContain('nginx and Redis take 100 µs of the 270 µs allowed');
+    const r = fixedResult();
+    r.targets.nginx2.median.cpuUsPerRequestByPart.redis = 250;
+    expect(MISSED_TARGET_NOTES['nginx-two-instances']!(report(r))).toContain('nginx and Redis alone, 300 µs, exceed');
+  });
+
+  it('says when even the SQLite floor is under the GET target, in CPU per request', () => {
+    const get = {
+      servers: {
+        reference: { median: { rps: 2_000, serverCpuUsPerRequest: 300, loadGeneratorCpu: 0.5 } },
+        bare: { median: { rps: 8_000, serverCpuUsPerRequest: 30, loadGeneratorCpu: 0.9 } },
+      },
+    };
+    const note = (scale: ScaleResult) =>
+      MISSED_TARGET_NOTES['get-vs-bare']!({ results: { get, scale } } as unknown as Report);
+    // The fixed floor: 60 µs against bare Fastify's 30, 0.5 ×: it would meet the target, so only the layers miss it.
+    expect(note(fixedResult())).toContain('its own layers cost 240 µs per request');
+    expect(note(fixedResult())).not.toContain('Even the floor');
+    const slow = fixedResult();
+    for (const r of slow.targets.sqliteFloor.rounds) r.serverCpuUsPerRequest = 120;
+    expect(note(slow)).toContain('Even the floor is under 0.30 × in CPU per request');
   });
 });

@@ -1,11 +1,13 @@
 // Issue 18's scale-out measured: the GET of the `get` scenario (same request, connections, warm-up and rounds) on
-// seven targets interleaved round by round: bare Fastify (the ceiling), the reference on SQLite and on PostgreSQL
+// nine targets interleaved round by round: bare Fastify (the ceiling), the floor of each engine (Fastify and the
+// reference's own page read, nothing else: what is left when every layer of the reference costs nothing), the reference on SQLite and on PostgreSQL
 // with its hot path on (the key cache and the live-usage batch, the server's defaults) and off (both set to 0: the
 // per-request lookup and write it had before), and nginx in front of 1 and of 2 instances on PostgreSQL with the
 // gateway buckets in Redis (apps/reference/src/cluster.ts). Each target has its own database server and Redis, so
 // that the CPU of every process that serves its requests is its own, read from /proc.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { startCluster } from '@cls-api/reference/cluster';
 import { areaOf } from '@cls-api/spec';
@@ -13,11 +15,21 @@ import { startRedis } from '@cls-api/test-servers';
 import { GET_REQUEST, fmt, operation, type Context } from '../context.js';
 import { runLoad } from '../load.js';
 import { ownPostgres, trackStop, treeCpu } from '../processes.js';
-import { referenceEnv, seedDemo, startBare, startReference, liveKeyOf } from '../servers/start.js';
+import { referenceEnv, seedDemo, startBare, startFloor, startReference, liveKeyOf } from '../servers/start.js';
 import { median, ratio } from '../stats.js';
 import { addUp, fetchBody, failuresOf, type RoundStats } from './get.js';
 
-export const SCALE_TARGETS = ['bare', 'sqlite', 'postgres', 'sqliteOff', 'postgresOff', 'nginx1', 'nginx2'] as const;
+export const SCALE_TARGETS = [
+  'bare',
+  'sqliteFloor',
+  'sqlite',
+  'postgresFloor',
+  'postgres',
+  'sqliteOff',
+  'postgresOff',
+  'nginx1',
+  'nginx2',
+] as const;
 export type ScaleTargetKey = (typeof SCALE_TARGETS)[number];
 
 /** The hot path off: no key cache, every live call counted by its own write (apps/reference/src/config.ts). */
@@ -28,6 +40,8 @@ const HOT_PATH_ON: Readonly<Record<string, string>> = { API_KEY_CACHE_MS: '', LI
 export interface ScaleRoundStats extends RoundStats {
   /** Server CPU µs per successful request, by part of the target (reference, postgres, nginx, redis, …). */
   cpuUsPerRequestByPart: Record<string, number>;
+  /** The kernel's part of the server CPU per request (system time: system calls, the network stack, wake-ups). */
+  kernelUsPerRequest: number;
 }
 
 export interface ScaleTargetSummary {
@@ -69,6 +83,12 @@ export interface ScaleResult {
 
 const DESCRIPTIONS: Record<ScaleTargetKey, string> = {
   bare: "Fastify 5, no plugins, no logger: one route sending the SQLite reference's response bytes from memory",
+  sqliteFloor:
+    "Fastify 5, no plugins, no logger: one route reading the page and its total through the reference's own store " +
+    "(apps/bench/src/servers/floor.ts) from the SQLite target's database file, sent as JSON: the engine's and HTTP's " +
+    "share of the GET, without the reference's hooks, validation, views and serializer",
+  postgresFloor:
+    "as the SQLite floor, on the PostgreSQL target's database; CPU of the floor process and of the PostgreSQL server's processes",
   sqlite:
     "`cls-reference serve` on a SQLite file (WAL) with the demo data set, hot path on (the server's defaults for " +
     'API_KEY_CACHE_MS and LIVE_USAGE_FLUSH_MS); the same configuration as the `get` scenario',
@@ -87,6 +107,8 @@ const DESCRIPTIONS: Record<ScaleTargetKey, string> = {
 
 const LABELS: Record<ScaleTargetKey, string> = {
   bare: 'bare Fastify',
+  sqliteFloor: 'SQLite floor',
+  postgresFloor: 'PostgreSQL floor',
   sqlite: 'SQLite',
   postgres: 'PostgreSQL',
   sqliteOff: 'SQLite, hot path off',
@@ -99,6 +121,9 @@ const LABELS: Record<ScaleTargetKey, string> = {
 interface LiveTarget {
   url: string;
   apiKey: string;
+  /** Its DATABASE and its paid demo account, for a floor on the same data. */
+  database?: string;
+  accountId?: string;
   parts: { name: string; roots: () => number[] }[];
   close(): Promise<void>;
 }
@@ -113,6 +138,8 @@ async function startSingle(engine: 'sqlite' | 'postgres', hotPath: boolean, labe
     const target: LiveTarget = {
       url: reference.url,
       apiKey: reference.liveKey(areaOf(GET_REQUEST.path) as 'manager'),
+      database: reference.env.DATABASE!,
+      accountId: reference.account.account_id,
       parts: [{ name: 'reference', roots: () => [reference.process.pid] }],
       async close() {
         await reference.close();
@@ -161,8 +188,24 @@ async function startBehindNginx(instances: number, log: Log): Promise<LiveTarget
   }
 }
 
-function cpuByPart(target: LiveTarget): Record<string, number> {
-  return Object.fromEntries(target.parts.map((p) => [p.name, treeCpu(p.roots()).seconds]));
+/** The floor on `of`'s database: its requests are the floor's, and so is what its database server spends on them. */
+async function startFloorOf(of: LiveTarget, label: string): Promise<LiveTarget> {
+  const floor = await startFloor(GET_REQUEST.path, of.database!, of.accountId!, label);
+  return {
+    url: floor.url,
+    apiKey: of.apiKey,
+    parts: [{ name: 'floor', roots: () => [floor.process.pid] }, ...of.parts.filter((p) => p.name === 'postgres')],
+    close: () => floor.close(),
+  };
+}
+
+/** CPU seconds so far by part, and the kernel's part of all of them (`kernel`, not a part). */
+function cpuByPart(target: LiveTarget): { byPart: Record<string, number>; kernel: number } {
+  const read = target.parts.map((p) => ({ name: p.name, cpu: treeCpu(p.roots()) }));
+  return {
+    byPart: Object.fromEntries(read.map((p) => [p.name, p.cpu.seconds])),
+    kernel: read.reduce((sum, p) => sum + p.cpu.systemSeconds, 0),
+  };
 }
 
 /** Per-round statistics of one target summed up: medians over rounds, the paired ratio to bare Fastify. */
@@ -186,6 +229,7 @@ export function summarizeTarget(
       serverCpu: m((r) => r.serverCpu),
       serverCpuUsPerRequest: m((r) => r.serverCpuUsPerRequest),
       loadGeneratorCpu: m((r) => r.loadGeneratorCpu),
+      kernelUsPerRequest: m((r) => r.kernelUsPerRequest),
       cpuUsPerRequestByPart: Object.fromEntries(
         extra.parts.map((part) => [part, m((r) => r.cpuUsPerRequestByPart[part] ?? Number.NaN)]),
       ),
@@ -244,6 +288,9 @@ export async function runScale(ctx: Context): Promise<ScaleResult> {
     targets.sqliteOff = await startSingle('sqlite', false, LABELS.sqliteOff, log);
     log('starting PostgreSQL and the reference on it, hot path on…');
     targets.postgres = await startSingle('postgres', true, LABELS.postgres, log);
+    log("starting the floors on the SQLite and PostgreSQL targets' databases…");
+    targets.sqliteFloor = await startFloorOf(sqlite, LABELS.sqliteFloor);
+    targets.postgresFloor = await startFloorOf(targets.postgres, LABELS.postgresFloor);
     log('starting PostgreSQL and the reference on it, hot path off…');
     targets.postgresOff = await startSingle('postgres', false, LABELS.postgresOff, log);
     log('starting PostgreSQL, Redis, 1 instance and nginx…');
@@ -260,6 +307,24 @@ export async function runScale(ctx: Context): Promise<ScaleResult> {
       if (res.status !== 200)
         throw new Error(`${LABELS[key]} answered ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
       bodyBytes[key] = res.body.length;
+    }
+    // A floor must read what its reference serves: the same orders, in the same order, and the same total.
+    const pageOf = async (t: LiveTarget) => {
+      const body = JSON.parse((await fetchBody(t.url + path, headersOf(t))).body.toString('utf8')) as {
+        data: Array<{ order_no: string }>;
+        pagination: { total: number };
+      };
+      return { orders: body.data.map((o) => o.order_no), total: body.pagination.total };
+    };
+    for (const [floor, of] of [
+      ['sqliteFloor', 'sqlite'],
+      ['postgresFloor', 'postgres'],
+    ] as const) {
+      const [fromFloor, fromReference] = await Promise.all([pageOf(targets[floor]!), pageOf(targets[of]!)]);
+      if (!isDeepStrictEqual(fromFloor, fromReference))
+        throw new Error(
+          `${LABELS[floor]} read ${JSON.stringify(fromFloor)}, ${LABELS[of]} serves ${JSON.stringify(fromReference)}`,
+        );
     }
 
     const load = (key: ScaleTargetKey, durationSec: number) =>
@@ -284,7 +349,7 @@ export async function runScale(ctx: Context): Promise<ScaleResult> {
         const before = cpuByPart(t);
         const r = await load(key, s.roundSec);
         const after = cpuByPart(t);
-        const byPart = Object.fromEntries(t.parts.map((p) => [p.name, after[p.name]! - before[p.name]!]));
+        const byPart = Object.fromEntries(t.parts.map((p) => [p.name, after.byPart[p.name]! - before.byPart[p.name]!]));
         const cpu = Object.values(byPart).reduce((a, b) => a + b, 0);
         const perRequest = (seconds: number) => (r.ok > 0 ? (seconds / r.ok) * 1e6 : Number.NaN);
         const failures = failuresOf(r);
@@ -295,6 +360,7 @@ export async function runScale(ctx: Context): Promise<ScaleResult> {
           serverCpu: cpu / r.elapsedSec,
           serverCpuUsPerRequest: perRequest(cpu),
           cpuUsPerRequestByPart: Object.fromEntries(Object.entries(byPart).map(([k, v]) => [k, perRequest(v)])),
+          kernelUsPerRequest: perRequest(after.kernel - before.kernel),
           loadGeneratorCpu: r.loadGeneratorCpu,
           failures,
           failed: Object.values(failures).reduce((a, b) => a + b, 0),
@@ -335,8 +401,10 @@ export async function runScale(ctx: Context): Promise<ScaleResult> {
       valid,
     };
   } finally {
-    // In the reverse order of starting; each target stops its own database and Redis after its servers.
-    for (const key of [...SCALE_TARGETS].reverse()) {
+    // The floors first (they read other targets' databases), then in the reverse order of starting; each target
+    // stops its own database and Redis after its servers.
+    const floors: ScaleTargetKey[] = ['sqliteFloor', 'postgresFloor'];
+    for (const key of [...floors, ...[...SCALE_TARGETS].reverse().filter((k) => !floors.includes(k))]) {
       await targets[key]?.close().catch((err: unknown) => log(`stopping ${LABELS[key]}: ${String(err)}`));
     }
   }
