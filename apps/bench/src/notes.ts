@@ -130,9 +130,16 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
     if (!g) return '';
     const ref = g.servers.reference.median;
     const prism = g.servers.prism.median;
+    const cpuRatio = prism.serverCpuUsPerRequest / ref.serverCpuUsPerRequest;
     return (
       `The reference needs ${fmt(ref.serverCpuUsPerRequest)} µs of CPU per request, Prism (both processes) ` +
-      `${fmt(prism.serverCpuUsPerRequest)} µs. See the profile below for the reference's share of each layer.`
+      `${fmt(prism.serverCpuUsPerRequest)} µs: in CPU per request the reference is ${fmt(cpuRatio, 1)} × Prism. ` +
+      (cpuRatio > g.ratios.referenceToPrism
+        ? `The throughput ratio is lower than that because Prism's two processes work on both cores ` +
+          `(${pct(prism.serverCpu)} of one core) while the reference, one process, can use one at most ` +
+          `(${pct(ref.serverCpu)}). `
+        : '') +
+      "See the profile below for the reference's share of each layer."
     );
   },
 

@@ -193,4 +193,18 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     for (const r of slow.targets.sqliteFloor.rounds) r.serverCpuUsPerRequest = 120;
     expect(note(slow)).toContain('Even the floor is under 0.30 × in CPU per request');
   });
+
+  it('gives the Prism ratio in CPU per request too, and why the throughput ratio is lower when it is', () => {
+    const servers = {
+      reference: { median: { rps: 10_000, serverCpu: 0.99, serverCpuUsPerRequest: 100, loadGeneratorCpu: 0.5 } },
+      prism: { median: { rps: 1_250, serverCpu: 1.6, serverCpuUsPerRequest: 1_300, loadGeneratorCpu: 0.1 } },
+    };
+    const note = (referenceToPrism: number) =>
+      MISSED_TARGET_NOTES['get-vs-prism']!({
+        results: { get: { servers, ratios: { referenceToPrism } } },
+      } as unknown as Report);
+    expect(note(8)).toContain('in CPU per request the reference is 13.0 × Prism');
+    expect(note(8)).toContain("Prism's two processes work on both cores (160% of one core)");
+    expect(note(14)).not.toContain('The throughput ratio is lower');
+  });
 });
