@@ -3,6 +3,7 @@
 import { LAYERS } from './cpuprofile.js';
 import { fmt } from './context.js';
 import type { Report } from './results.js';
+import type { DraftEngineResult, DraftResult } from './scenarios/draft.js';
 import { median, ratio } from './stats.js';
 import { THRESHOLDS } from './targets.js';
 
@@ -35,6 +36,23 @@ function floorOf(r: Report, engine: 'sqlite' | 'postgres') {
       floor.rounds.map((round, i) => ratio(t.bare.rounds[i]!.serverCpuUsPerRequest, round.serverCpuUsPerRequest)),
     ),
   };
+}
+
+/** Where a draft request's time goes on one engine, and how far its rounds were apart. */
+function draftNote(e: DraftEngineResult, d: DraftResult): string {
+  const p50s = e.rounds.map((round) => round.p50Ms);
+  const spread = `the rounds' p50 ranged from ${fmt(Math.min(...p50s), 1)} to ${fmt(Math.max(...p50s), 1)} ms`;
+  if (e.serverCpuMsPerRequest >= e.p50Ms)
+    return (
+      `The server's processes spend ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request, as much as the ` +
+      `${fmt(e.p50Ms, 1)} ms p50 or more (V8 collects garbage on helper threads meanwhile): the request is bound by ` +
+      `the CPU, so other work on the machine slows it directly; ${spread} (see the load average above).`
+    );
+  return (
+    `Of ${fmt(e.p50Ms, 1)} ms, the server spends ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request; the rest is ` +
+    `moving ${fmt(d.requestBytes)} bytes in and ${fmt(e.responseBytes)} out over loopback and waiting for the other ` +
+    `core; ${spread}.`
+  );
 }
 
 export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
@@ -145,11 +163,12 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
 
   'draft-p50': (r) => {
     const d = r.results.draft;
-    if (!d) return '';
-    return (
-      `Of ${fmt(d.p50Ms, 1)} ms, the server spends ${fmt(d.serverCpuMsPerRequest, 1)} ms of CPU per request; the rest is ` +
-      `moving ${fmt(d.requestBytes)} bytes in and ${fmt(d.responseBytes)} out over loopback and waiting for the other core.`
-    );
+    return d ? draftNote(d, d) : '';
+  },
+
+  'draft-postgres-p50': (r) => {
+    const d = r.results.draft;
+    return d?.postgres ? draftNote(d.postgres, d) : '';
   },
 
   'client-overhead': (r) => {
