@@ -38,6 +38,21 @@ function floorOf(r: Report, engine: 'sqlite' | 'postgres') {
   };
 }
 
+/**
+ * What 10 × Prism's throughput would ask of the reference: that many requests/s from one process, so at most one
+ * core's second divided by them, set against the SQLite floor of the scale-out rounds when they ran.
+ */
+function tenTimesPrism(r: Report, prismRps: number, ref: { rps: number; serverCpu: number }): string {
+  const needRps = THRESHOLDS.getVsPrism.value * prismRps;
+  const budgetUs = (Math.min(1, ref.serverCpu) * 1e6) / needRps;
+  const floor = floorOf(r, 'sqlite');
+  return (
+    `${fmt(THRESHOLDS.getVsPrism.value, 0)} × Prism here is ${fmt(needRps)} requests/s, about ${fmt(budgetUs)} µs of ` +
+    'CPU per request on the one core the reference uses' +
+    (floor ? `; the SQLite floor alone needs ${fmt(floor.floorUs)} µs in the scale-out rounds. ` : '. ')
+  );
+}
+
 /** Where a draft request's time goes on one engine, and how far its rounds were apart. */
 function draftNote(e: DraftEngineResult, d: DraftResult): string {
   const p50s = e.rounds.map((round) => round.p50Ms);
@@ -157,6 +172,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
           `(${pct(prism.serverCpu)} of one core) while the reference, one process, can use one at most ` +
           `(${pct(ref.serverCpu)}). `
         : '') +
+      tenTimesPrism(r, prism.rps, ref) +
       "See the profile below for the reference's share of each layer."
     );
   },

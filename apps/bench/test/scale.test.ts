@@ -206,5 +206,7 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     expect(note(8)).toContain('in CPU per request the reference is 13.0 × Prism');
     expect(note(8)).toContain("Prism's two processes work on both cores (160% of one core)");
     expect(note(14)).not.toContain('The throughput ratio is lower');
+    // 10 × 1,250 requests/s from one process at 99% of a core: 79 µs each.
+    expect(note(8)).toContain('10 × Prism here is 12,500 requests/s, about 79 µs of CPU per request');
   });
 });
