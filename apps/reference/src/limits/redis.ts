@@ -20,9 +20,6 @@ export async function openRedis(url: string, commandTimeoutMs = REDIS_COMMAND_TI
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,
-    // Every request takes a gateway token here: the commands sent in one turn of the event loop go in one write,
-    // and their answers come back in one read, on both sides (BENCHMARKS.md, the scale-out section).
-    enableAutoPipelining: true,
     // Only the start-up check is told about a failed connection; later, the client keeps trying in the background.
     retryStrategy: (times) => Math.min(times * 100, 2_000),
   });

@@ -10,8 +10,6 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { loadConfig } from '../../src/config.js';
-import { RedisGatewayBuckets } from '../../src/limits/gateway-buckets.js';
-import { openRedis } from '../../src/limits/redis.js';
 import { contract } from '../../src/contract-facts.js';
 import { createDomain } from '../../src/domain/index.js';
 import { assembleApp } from '../../src/server.js';
@@ -286,21 +284,6 @@ describe('refresh tokens with REDIS_URL: single use across instances', () => {
       client.client_id,
     ]);
     expect((await refresh(a!, token)).status).toBe(401);
-  });
-});
-
-describe("the server's Redis client", () => {
-  it('sends the gateway takes of one turn of the event loop together, and each still gets its own answer', async () => {
-    const client = await openRedis(redis.url);
-    try {
-      const buckets = new RedisGatewayBuckets(client, [{ ...general, burst: 3 }]);
-      const takes = Array.from({ length: 5 }, () => buckets.take('203.0.113.9', [0], clock.now().getTime()));
-      // Queued for one write, not written one by one.
-      expect(client.autoPipelineQueueSize).toBe(5);
-      expect(await Promise.all(takes)).toEqual([true, true, true, false, false]);
-    } finally {
-      client.disconnect();
-    }
   });
 });
 
