@@ -100,7 +100,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
     if (floor)
       parts.push(
         `In the scale-out rounds the SQLite floor (Fastify and the same page read through the reference's store, ` +
-          `nothing else) needs ${fmt(floor.floorUs)} µs per request (bare Fastify's CPU per request ÷ its own: ${fmt(floor.floorToBare, 2)} ×), ` +
+          `nothing else) needs ${fmt(floor.floorUs)} µs per request (bare Fastify's CPU per request ÷ its own: ${fmt(floor.floorToBare, 3)} ×), ` +
           `and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ${fmt(floor.referenceUs - floor.floorUs)} µs ` +
           `per request, the engine and HTTP the rest. Of the reference's ${fmt(floor.referenceUs)} µs, ` +
           `${fmt(floor.referenceKernelUs)} µs are the kernel's (bare Fastify's: ${fmt(floor.bareKernelUs)} µs): the ` +
@@ -109,7 +109,8 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
           (floor.floorToBare < THRESHOLDS.getVsBare.value
             ? ` Even the floor is under ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: Fastify and one ` +
               "read of the page on SQLite already cost more than the target allows, whatever the reference's layers cost."
-            : ''),
+            : ` The floor meets ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: the reference's layers are ` +
+              'what the target is missed by.'),
       );
     return parts.join(' ');
   },
@@ -122,7 +123,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       `The reference on PostgreSQL needs ${fmt(floor.referenceUs)} µs of server CPU per request ` +
         `(${byPart(floor.reference)}); bare Fastify needs ${fmt(floor.bareUs)} µs, so the target allows about ` +
         `${fmt(floor.bareUs / target)} µs. Its floor, Fastify and the same page read through the reference's store ` +
-        `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 2)} × bare Fastify in the same terms.`,
+        `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 3)} × bare Fastify in the same terms.`,
     ];
     parts.push(
       floor.floorToBare < target

@@ -159,7 +159,7 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
   it("says the floor misses too when the engine's own CPU is past the bound, and how much the layers add", () => {
     // bare 30 µs, the PostgreSQL floor 100 + 200: 0.1 × bare, under the 0.2 × bound; the reference 900.
     const note = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(fixedResult()));
-    expect(note).toContain('needs 300 µs (floor 100, postgres 200): 0.10 × bare Fastify');
+    expect(note).toContain('needs 300 µs (floor 100, postgres 200): 0.100 × bare Fastify');
     expect(note).toContain('Even that floor misses the target');
     const cheap = fixedResult();
     for (const r of cheap.targets.postgresFloor.rounds) r.serverCpuUsPerRequest = 120;
@@ -189,6 +189,8 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     // The fixed floor: 60 µs against bare Fastify's 30, 0.5 ×: it would meet the target, so only the layers miss it.
     expect(note(fixedResult())).toContain('its own layers cost 240 µs per request');
     expect(note(fixedResult())).not.toContain('Even the floor');
+    expect(note(fixedResult())).toContain("(bare Fastify's CPU per request ÷ its own: 0.500 ×)");
+    expect(note(fixedResult())).toContain("The floor meets 0.30 × in CPU per request: the reference's layers are");
     const slow = fixedResult();
     for (const r of slow.targets.sqliteFloor.rounds) r.serverCpuUsPerRequest = 120;
     expect(note(slow)).toContain('Even the floor is under 0.30 × in CPU per request');
