@@ -4,8 +4,7 @@ import { LAYERS } from './cpuprofile.js';
 import { fmt } from './context.js';
 import type { Report } from './results.js';
 import type { DraftEngineResult, DraftResult } from './scenarios/draft.js';
-import { median, ratio } from './stats.js';
-import { THRESHOLDS } from './targets.js';
+import { THRESHOLDS, cpu, pairedScale } from './targets.js';
 
 const pct = (n: number) => `${fmt(n * 100)}%`;
 
@@ -32,9 +31,7 @@ function floorOf(r: Report, engine: 'sqlite' | 'postgres') {
     floor: floor.median.cpuUsPerRequestByPart,
     reference: reference.median.cpuUsPerRequestByPart,
     // CPU per request, as the PostgreSQL target is judged: bare Fastify's ÷ the floor's, paired round by round.
-    floorToBare: median(
-      floor.rounds.map((round, i) => ratio(t.bare.rounds[i]!.serverCpuUsPerRequest, round.serverCpuUsPerRequest)),
-    ),
+    floorToBare: pairedScale(r.results, 'bare', engine === 'sqlite' ? 'sqliteFloor' : 'postgresFloor', cpu),
   };
 }
 
@@ -60,7 +57,8 @@ function draftNote(e: DraftEngineResult, d: DraftResult): string {
   if (e.serverCpuMsPerRequest >= e.p50Ms)
     return (
       `The server's processes spend ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request, as much as the ` +
-      `${fmt(e.p50Ms, 1)} ms p50 or more (V8 collects garbage on helper threads meanwhile): the request is bound by ` +
+      `${fmt(e.p50Ms, 1)} ms p50 or more (they work at once: V8's garbage collector beside the server, and on ` +
+      'PostgreSQL the database server beside the reference): the request is bound by ' +
       `the CPU, so other work on the machine slows it directly; ${spread} (see the load average above).`
     );
   return (

@@ -4,7 +4,7 @@
 import { fmt } from './context.js';
 import type { ScenarioName } from './options.js';
 import type { Results, TargetResult } from './results.js';
-import type { ScaleRoundStats } from './scenarios/scale.js';
+import type { ScaleRoundStats, ScaleTargetKey } from './scenarios/scale.js';
 import { median, ratio } from './stats.js';
 
 export type { TargetResult, TargetStatus } from './results.js';
@@ -57,17 +57,12 @@ function meets(t: Threshold, v: number): boolean {
 }
 
 /** Median over rounds of a ratio within one round of the scale scenario, pairing target `a`'s round i with `b`'s. */
-function pairedScale(
-  r: Results,
-  a: 'bare' | 'postgres' | 'nginx2',
-  b: 'postgres',
-  pick: (s: ScaleRoundStats) => number,
-) {
+export function pairedScale(r: Results, a: ScaleTargetKey, b: ScaleTargetKey, pick: (s: ScaleRoundStats) => number) {
   const s = r.scale!;
   return median(s.targets[a].rounds.map((round, i) => ratio(pick(round), pick(s.targets[b].rounds[i]!))));
 }
 
-const cpu = (s: ScaleRoundStats) => s.serverCpuUsPerRequest;
+export const cpu = (s: ScaleRoundStats) => s.serverCpuUsPerRequest;
 
 const DEFINITIONS: TargetDefinition[] = [
   {

@@ -4,15 +4,7 @@
 // production level (warn) almost no request ever writes a line.
 import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
 import type { Server } from 'node:http';
-import type { Bindings, ChildLoggerOptions, Level, LevelWithSilent } from 'pino';
-
-type Method = Level | 'silent';
-
-/** Whether `parent` writes `level`; a logger that cannot say is assumed to. */
-function writes(parent: FastifyBaseLogger, level: Level): boolean {
-  const check = (parent as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
-  return typeof check === 'function' ? check.call(parent, level) : true;
-}
+import type { Bindings, ChildLoggerOptions, Level, LevelWithSilent, Logger } from 'pino';
 
 class RequestLogger {
   private made: FastifyBaseLogger | undefined;
@@ -37,10 +29,10 @@ class RequestLogger {
     this.bound.level = level;
   }
 
-  private write(method: Method, args: unknown[]): void {
-    if (method === 'silent') return;
+  private write(method: Level, args: unknown[]): void {
     // A child whose own level was changed decides for itself; otherwise nothing is made for a line not written.
-    if (this.made === undefined && !writes(this.parent, method)) return;
+    // The server's logger is pino's (server.ts, createLogger), which says which levels it writes.
+    if (this.made === undefined && !(this.parent as Logger).isLevelEnabled(method)) return;
     (this.bound[method] as (...a: unknown[]) => void)(...args);
   }
 
