@@ -18,7 +18,7 @@ import {
   countingStore,
   domainOnStore,
 } from './support.js';
-import { BATCH_ROWS, batches } from '../../src/store/sql-domain/ops.js';
+import { BATCH_ROWS, batches, perBatchSize } from '../../src/store/sql-domain/ops.js';
 import { mallOrderNoLookup } from '../../src/store/sql-domain/orders.js';
 
 // The same suite on each storage engine (test/support/engines.ts).
@@ -324,5 +324,18 @@ describe('batches of a bulk request', () => {
     const seen = new Set<number>();
     for (let n = 1; n <= 1001; n++) for (const s of sizes(n)) seen.add(s);
     expect([...seen].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256]);
+  });
+
+  it("have their statement text built once a size: the same string each time, the builder's own", () => {
+    const built: number[] = [];
+    const text = perBatchSize((rows) => {
+      built.push(rows);
+      return `(${'?'.repeat(rows)})`;
+    });
+    const first = text(256);
+    expect(text(256)).toBe(first);
+    expect(first).toBe(`(${'?'.repeat(256)})`);
+    expect(text(8)).toBe('(????????)');
+    expect(built).toEqual([256, 8]);
   });
 });
