@@ -54,17 +54,24 @@ function tenTimesPrism(r: Report, prismRps: number, ref: { rps: number; serverCp
 function draftNote(e: DraftEngineResult, d: DraftResult): string {
   const p50s = e.rounds.map((round) => round.p50Ms);
   const spread = `the rounds' p50 ranged from ${fmt(Math.min(...p50s), 1)} to ${fmt(Math.max(...p50s), 1)} ms`;
+  // On PostgreSQL the two processes mostly take turns: the reference sends a statement and waits for its answer.
+  const split =
+    e.databaseCpuMsPerRequest === undefined
+      ? ''
+      : ` (the reference ${fmt(e.serverCpuMsPerRequest - e.databaseCpuMsPerRequest, 1)} ms, PostgreSQL ` +
+        `${fmt(e.databaseCpuMsPerRequest, 1)} ms running the transaction's statements, which the reference waits for ` +
+        'one at a time)';
   if (e.serverCpuMsPerRequest >= e.p50Ms)
     return (
-      `The server's processes spend ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request, as much as the ` +
+      `The server's processes spend ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request${split}, as much as the ` +
       `${fmt(e.p50Ms, 1)} ms p50 or more (they work at once: V8's garbage collector beside the server, and on ` +
       'PostgreSQL the database server beside the reference): the request is bound by ' +
       `the CPU, so other work on the machine slows it directly; ${spread} (see the load average above).`
     );
   return (
-    `Of ${fmt(e.p50Ms, 1)} ms, the server spends ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request; the rest is ` +
-    `moving ${fmt(d.requestBytes)} bytes in and ${fmt(e.responseBytes)} out over loopback and waiting for the other ` +
-    `core; ${spread}.`
+    `Of ${fmt(e.p50Ms, 1)} ms, the server spends ${fmt(e.serverCpuMsPerRequest, 1)} ms of CPU per request${split}; the ` +
+    `rest is moving ${fmt(d.requestBytes)} bytes in and ${fmt(e.responseBytes)} out over loopback and waiting for ` +
+    `the other core; ${spread}.`
   );
 }
 

@@ -326,7 +326,9 @@ function draftSection(d: DraftResult): string {
         `**${fmt(e.p50Ms, 1)}**`,
         fmt(e.p99Ms, 1),
         fmt(e.rowsPerSecond),
-        fmt(e.serverCpuMsPerRequest, 1),
+        e.databaseCpuMsPerRequest === undefined
+          ? fmt(e.serverCpuMsPerRequest, 1)
+          : `${fmt(e.serverCpuMsPerRequest, 1)} (reference ${fmt(e.serverCpuMsPerRequest - e.databaseCpuMsPerRequest, 1)}, PostgreSQL ${fmt(e.databaseCpuMsPerRequest, 1)})`,
         fmt(e.peakRssMiB, 1),
         `${fmt(d.requestBytes)} / ${fmt(e.responseBytes)}`,
       ]),

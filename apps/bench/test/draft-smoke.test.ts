@@ -28,6 +28,10 @@ describe('pnpm bench --quick --only draft', () => {
         expect(positive(n), JSON.stringify(e)).toBe(true);
       }
     }
+    // PostgreSQL's own CPU is reported apart, as a part of the server's.
+    expect(d.databaseCpuMsPerRequest).toBeUndefined();
+    expect(positive(d.postgres!.databaseCpuMsPerRequest)).toBe(true);
+    expect(d.postgres!.databaseCpuMsPerRequest).toBeLessThan(d.postgres!.serverCpuMsPerRequest);
     const own = run.report.targets.filter((t) => t.scenario === 'draft');
     expect(own.map((t) => t.id)).toEqual(['draft-p50', 'draft-postgres-p50']);
     for (const t of own) expect(['met', 'missed']).toContain(t.status);
@@ -37,5 +41,6 @@ describe('pnpm bench --quick --only draft', () => {
   it('writes a row per engine into the Markdown report', () => {
     expect(run.markdown).toMatch(/\| SQLite \| \*\*[\d.,]+\*\* \|/);
     expect(run.markdown).toMatch(/\| PostgreSQL \(reference \+ database server CPU\) \| \*\*[\d.,]+\*\* \|/);
+    expect(run.markdown).toMatch(/ \| [\d.,]+ \(reference [\d.,]+, PostgreSQL [\d.,]+\) \| /);
   });
 });

@@ -30,6 +30,8 @@ export interface DraftEngineResult {
   rowsPerSecond: number;
   /** CPU of the reference process, and on PostgreSQL of the database server's processes too. */
   serverCpuMsPerRequest: number;
+  /** On PostgreSQL, the database server's part of `serverCpuMsPerRequest`. */
+  databaseCpuMsPerRequest?: number;
   /** The reference process only. */
   peakRssMiB: number;
   /** Drafts this run had opened before its last request (the table grows as the run goes on). */
@@ -126,7 +128,7 @@ async function measure(
     await db?.stop();
     throw err;
   }
-  const cpuSeconds = () => reference.process.cpuSeconds() + (db ? treeCpu([db.pid()]).seconds : 0);
+  const databaseCpuSeconds = () => (db ? treeCpu([db.pid()]).seconds : 0);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const url = new URL(DRAFT_REQUEST.path, reference.url);
@@ -153,13 +155,17 @@ async function measure(
     const rounds: DraftRound[] = [];
     const all: number[] = [];
     let cpuTotal = 0;
+    let databaseCpuTotal = 0;
     for (let round = 1; round <= s.rounds; round++) {
       const latencies: number[] = [];
-      const cpuBefore = cpuSeconds();
+      const cpuBefore = reference.process.cpuSeconds();
+      const databaseCpuBefore = databaseCpuSeconds();
       const started = performance.now();
       for (let i = 0; i < s.requestsPerRound; i++) latencies.push(await send());
       const wallSec = (performance.now() - started) / 1000;
-      cpuTotal += cpuSeconds() - cpuBefore;
+      const databaseCpu = databaseCpuSeconds() - databaseCpuBefore;
+      cpuTotal += reference.process.cpuSeconds() - cpuBefore + databaseCpu;
+      databaseCpuTotal += databaseCpu;
       all.push(...latencies);
       const r: DraftRound = {
         p50Ms: percentile(latencies, 50),
@@ -180,6 +186,7 @@ async function measure(
       measuredRequests: all.length,
       rowsPerSecond: median(rounds.map((r) => r.rowsPerSecond)),
       serverCpuMsPerRequest: (cpuTotal / all.length) * 1000,
+      ...(db ? { databaseCpuMsPerRequest: (databaseCpuTotal / all.length) * 1000 } : {}),
       peakRssMiB: reference.process.peakRssMiB(),
       draftsBeforeLastRequest: (sent - 1) * maker.rows,
     };
