@@ -160,3 +160,35 @@ export function summarizeProfile(
     byLayer: [...perLayer].sort((a, b) => b[1] - a[1]).map(([layer, us]) => ({ layer, share: share(us) })),
   };
 }
+
+/** A layer's CPU per request: its share of the busy time, spread over the requests answered in the window. */
+export interface LayerCost {
+  layer: string;
+  usPerRequest: number;
+}
+
+/**
+ * What each layer costs a request: the busy time of the summarised window divided by the `requests` answered in it,
+ * split by the layers' shares. Zero requests cost nothing measurable: an empty list.
+ */
+export function costPerRequest(summary: ProfileSummary, requests: number): { busyUs: number; byLayer: LayerCost[] } {
+  if (requests <= 0) return { busyUs: 0, byLayer: [] };
+  const busyUs = (summary.busyShare * summary.windowMs * 1000) / requests;
+  return { busyUs, byLayer: summary.byLayer.map((l) => ({ layer: l.layer, usPerRequest: l.share * busyUs })) };
+}
+
+/** What `over` costs a request beyond `base`, layer by layer (a layer either lacks costs nothing), most first. */
+export function layerDifference(
+  over: readonly LayerCost[],
+  base: readonly LayerCost[],
+): Array<{ layer: string; overUs: number; baseUs: number; differenceUs: number }> {
+  const layers = [...new Set([...over, ...base].map((l) => l.layer))];
+  const of = (costs: readonly LayerCost[], layer: string) => costs.find((l) => l.layer === layer)?.usPerRequest ?? 0;
+  return layers
+    .map((layer) => {
+      const overUs = of(over, layer);
+      const baseUs = of(base, layer);
+      return { layer, overUs, baseUs, differenceUs: overUs - baseUs };
+    })
+    .sort((a, b) => b.differenceUs - a.differenceUs);
+}

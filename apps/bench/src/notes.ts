@@ -1,6 +1,6 @@
 // What the report says about a missed target: built from the run's own numbers (CPU per request, the profile), so
 // that it never describes a run other than the one it is printed with.
-import { LAYERS } from './cpuprofile.js';
+import { LAYERS, layerDifference } from './cpuprofile.js';
 import { fmt } from './context.js';
 import type { Report } from './results.js';
 import type { DraftEngineResult, DraftResult } from './scenarios/draft.js';
@@ -117,6 +117,17 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
             : ` The floor meets ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: the reference's layers are ` +
               'what the target is missed by.'),
       );
+    const profiled = r.results.profile;
+    if (profiled?.floor) {
+      const added = layerDifference(profiled.costByLayer, profiled.floor.costByLayer).filter(
+        (l) => l.differenceUs >= 0.5,
+      );
+      parts.push(
+        `Profiled one after the other (below), the reference is busy ${fmt(profiled.busyUsPerRequest, 1)} µs per ` +
+          `request and its floor ${fmt(profiled.floor.busyUsPerRequest, 1)} µs; the reference's layers add ` +
+          `${added.map((l) => `${fmt(l.differenceUs, 1)} µs in ${l.layer}`).join('; ')}.`,
+      );
+    }
     return parts.join(' ');
   },
 

@@ -1,5 +1,6 @@
 // BENCHMARKS.md: written by the harness from a run's results, never by hand.
 import { fmt } from './context.js';
+import { layerDifference } from './cpuprofile.js';
 import { SCENARIO_TITLES, SCENARIOS } from './options.js';
 import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
@@ -481,6 +482,7 @@ function profileSection(p: ProfileResult): string {
       ['l', 'r'],
     ),
     '',
+    ...floorComparison(p),
     '<details><summary>By package</summary>',
     '',
     table(
@@ -492,6 +494,36 @@ function profileSection(p: ProfileResult): string {
     '</details>',
   ].join('\n');
 }
+
+/** The reference beside its SQLite floor, profiled the same way: what each layer adds per request. */
+function floorComparison(p: ProfileResult): string[] {
+  if (!p.floor) return p.floorError ? [`The SQLite floor could not be profiled: ${p.floorError}`, ''] : [];
+  const rows = layerDifference(p.costByLayer, p.floor.costByLayer);
+  return [
+    "The SQLite floor (Fastify and the same page read through the reference's store, nothing else; " +
+      'apps/bench/src/servers/floor.ts), profiled the same way on the same database right after ' +
+      `(${fmt(p.floor.rps)} requests/s while profiled). Busy time per request answered, by layer; the difference is ` +
+      "what the reference's own layers cost a request, in whichever layer it is spent (its headers are written by " +
+      "Node's HTTP code, its validation by Ajv):",
+    '',
+    table(
+      ['Layer', 'Reference µs/request', 'SQLite floor µs/request', 'Difference'],
+      [
+        ...rows.map((l) => [l.layer, fmt(l.overUs, 1), fmt(l.baseUs, 1), signed(l.differenceUs)]),
+        [
+          '**all**',
+          `**${fmt(p.busyUsPerRequest, 1)}**`,
+          `**${fmt(p.floor.busyUsPerRequest, 1)}**`,
+          `**${signed(p.busyUsPerRequest - p.floor.busyUsPerRequest)}**`,
+        ],
+      ],
+      ['l', 'r', 'r', 'r'],
+    ),
+    '',
+  ];
+}
+
+const signed = (us: number) => `${us >= 0 ? '+' : '−'}${fmt(Math.abs(us), 1)}`;
 
 function pipelineSection(p: PipelineResult): string {
   const run = (label: string, r: { seconds: number; cached?: number; total?: number; fullTurbo: boolean }) => [

@@ -1,6 +1,14 @@
 // The parts of the harness that turn measurements into the report: the profile summary and the target checks.
 import { describe, expect, it } from 'vitest';
-import { LAYERS, layerOf, originOf, summarizeProfile, type CpuProfile } from '../src/cpuprofile.js';
+import {
+  costPerRequest,
+  LAYERS,
+  layerDifference,
+  layerOf,
+  originOf,
+  summarizeProfile,
+  type CpuProfile,
+} from '../src/cpuprofile.js';
 import type { Results } from '../src/report.js';
 import type { GetResult } from '../src/scenarios/get.js';
 import { evaluateTargets } from '../src/targets.js';
@@ -67,6 +75,44 @@ describe('summarizeProfile', () => {
 
   it('falls back to the whole profile when the window misses it', () => {
     expect(summarizeProfile(profile, 10, { fromUs: 5_000, toUs: 6_000 }).windowed).toBe(false);
+  });
+});
+
+describe('costPerRequest and layerDifference', () => {
+  const summary = {
+    windowMs: 1_000,
+    busyShare: 0.5,
+    windowed: true,
+    topFunctions: [],
+    byOrigin: [],
+    byLayer: [
+      { layer: LAYERS.node, share: 0.6 },
+      { layer: LAYERS.reference, share: 0.4 },
+    ],
+  };
+
+  it("spread the window's busy time over the requests answered in it, by the layers' shares", () => {
+    // 500 ms busy over 10,000 requests: 50 µs a request, 30 in Node and 20 in the reference.
+    const cost = costPerRequest(summary, 10_000);
+    expect(cost.busyUs).toBeCloseTo(50, 10);
+    expect(cost.byLayer).toEqual([
+      { layer: LAYERS.node, usPerRequest: 30 },
+      { layer: LAYERS.reference, usPerRequest: 20 },
+    ]);
+    expect(costPerRequest(summary, 0)).toEqual({ busyUs: 0, byLayer: [] });
+  });
+
+  it('say what each layer adds over the floor, largest first, a layer the floor lacks counted whole', () => {
+    const reference = costPerRequest(summary, 10_000).byLayer;
+    const floor = [
+      { layer: LAYERS.node, usPerRequest: 26 },
+      { layer: LAYERS.sqlite, usPerRequest: 1 },
+    ];
+    expect(layerDifference(reference, floor)).toEqual([
+      { layer: LAYERS.reference, overUs: 20, baseUs: 0, differenceUs: 20 },
+      { layer: LAYERS.node, overUs: 30, baseUs: 26, differenceUs: 4 },
+      { layer: LAYERS.sqlite, overUs: 0, baseUs: 1, differenceUs: -1 },
+    ]);
   });
 });
 

@@ -90,9 +90,15 @@ export async function startBare(path: string, body: Buffer, contentType: string)
  * The floor of the reference's GET (`servers/floor.ts`): Fastify and the reference's own page read on `database`,
  * for the live orders of `accountId`, and nothing else.
  */
-export function startFloor(path: string, database: string, accountId: string, label: string): Promise<RunningServer> {
+export function startFloor(
+  path: string,
+  database: string,
+  accountId: string,
+  label: string,
+  nodeArgs: string[] = [],
+): Promise<RunningServer> {
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), DATABASE: database };
-  return forkServer('floor.js', [path, accountId], label, 60_000, { env });
+  return forkServer('floor.js', [path, accountId], label, 60_000, { env, execArgv: nodeArgs });
 }
 
 /** The Prism mock of `@cls-api/mock` (front server and Prism). Prism takes seconds to load the contract. */
