@@ -1,4 +1,5 @@
 // The scale-out scenario's arithmetic and its report section, from fixed rounds: never a measured number.
+import { LAYERS } from '../src/cpuprofile.js';
 import { describe, expect, it } from 'vitest';
 import { MISSED_TARGET_NOTES } from '../src/notes.js';
 import { renderMarkdown, scaleSection } from '../src/report.js';
@@ -194,6 +195,34 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     const slow = fixedResult();
     for (const r of slow.targets.sqliteFloor.rounds) r.serverCpuUsPerRequest = 120;
     expect(note(slow)).toContain('Even the floor is under 0.30 × in CPU per request');
+  });
+
+  it("sets the reference's profile beside its floor's, layer by layer, when both were profiled", () => {
+    const get = {
+      servers: {
+        reference: { median: { rps: 2_000, serverCpuUsPerRequest: 300, loadGeneratorCpu: 0.5 } },
+        bare: { median: { rps: 8_000, serverCpuUsPerRequest: 30, loadGeneratorCpu: 0.9 } },
+      },
+    };
+    const cost = (sqlite: number, node: number) => [
+      { layer: LAYERS.sqlite, usPerRequest: sqlite },
+      { layer: LAYERS.node, usPerRequest: node },
+    ];
+    const profile = (floorSqlite: number) => ({
+      byLayer: [],
+      busyUsPerRequest: 80,
+      costByLayer: cost(30, 50),
+      floor: { rps: 1, busyUsPerRequest: floorSqlite + 40, costByLayer: cost(floorSqlite, 40) },
+    });
+    const note = (p: unknown) =>
+      MISSED_TARGET_NOTES['get-vs-bare']!({ results: { get, profile: p } } as unknown as Report);
+    expect(note(profile(20))).toContain(
+      `the reference is busy 80.0 µs per request and its floor 60.0 µs; the reference spends more in ${LAYERS.sqlite} ` +
+        `(10.0 µs), ${LAYERS.node} (10.0 µs), SQLite included although both run the same statement`,
+    );
+    // Under half a microsecond is not a difference worth naming; without SQLite's, no word on the statement.
+    expect(note(profile(29.8))).toContain(`spends more in ${LAYERS.node} (10.0 µs).`);
+    expect(note({ ...profile(20), floor: undefined })).not.toContain('Profiled one after the other');
   });
 
   it('gives the Prism ratio in CPU per request too, and why the throughput ratio is lower when it is', () => {
