@@ -120,14 +120,26 @@ function getSection(g: GetResult): string {
     ),
     '',
     table(
-      ['Ratio (median of per-round ratios)', 'Value'],
+      ['Ratio (median of per-round ratios)', 'Requests/s', 'Server CPU per request'],
       [
-        ['reference ÷ bare Fastify', `**${fmt(g.ratios.referenceToBare, 2)} ×**`],
-        ['reference ÷ Prism mock', `**${fmt(g.ratios.referenceToPrism, 1)} ×**`],
-        ['bare Fastify ÷ Prism mock', `${fmt(g.ratios.bareToPrism, 1)} ×`],
+        [
+          'reference ÷ bare Fastify',
+          `${fmt(g.ratios.referenceToBare, 2)} ×`,
+          `**${fmt(g.cpuRatios.referenceToBare, 2)} ×**`,
+        ],
+        [
+          'reference ÷ Prism mock',
+          `${fmt(g.ratios.referenceToPrism, 1)} ×`,
+          `**${fmt(g.cpuRatios.referenceToPrism, 1)} ×**`,
+        ],
+        ['bare Fastify ÷ Prism mock', `${fmt(g.ratios.bareToPrism, 1)} ×`, `${fmt(g.cpuRatios.bareToPrism, 1)} ×`],
       ],
-      ['l', 'r'],
+      ['l', 'r', 'r'],
     ),
+    '',
+    "A server CPU ratio is the other server's CPU per request over the reference's, so that it reads like the " +
+      'throughput ratio beside it: 0.50 × would mean the reference needs twice the CPU for a request. The GET targets ' +
+      "are judged on it: it is what a request costs, whichever cores a server's processes can use.",
     '',
     '<details><summary>Requests/s per round</summary>',
     '',

@@ -116,9 +116,11 @@ describe('costPerRequest and layerDifference', () => {
   });
 });
 
+/** The GET targets are judged in server CPU per request; the throughput ratios are the opposite, to show it. */
 function getResult(referenceToBare: number, referenceToPrism: number, valid = true): GetResult {
   return {
-    ratios: { referenceToBare, referenceToPrism, bareToPrism: referenceToPrism / referenceToBare },
+    cpuRatios: { referenceToBare, referenceToPrism, bareToPrism: referenceToPrism / referenceToBare },
+    ratios: { referenceToBare: 1 - referenceToBare, referenceToPrism: 20 - referenceToPrism, bareToPrism: 1 },
     valid,
   } as GetResult;
 }

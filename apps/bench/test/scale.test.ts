@@ -225,19 +225,19 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     expect(note({ ...profile(20), floor: undefined })).not.toContain('Profiled one after the other');
   });
 
-  it('gives the Prism ratio in CPU per request too, and why the throughput ratio is lower when it is', () => {
+  it('sets what 10 × Prism allows a request against what the reference and its floor need', () => {
     const servers = {
-      reference: { median: { rps: 10_000, serverCpu: 0.99, serverCpuUsPerRequest: 100, loadGeneratorCpu: 0.5 } },
+      reference: { median: { rps: 10_000, serverCpu: 0.99, serverCpuUsPerRequest: 150, loadGeneratorCpu: 0.5 } },
       prism: { median: { rps: 1_250, serverCpu: 1.6, serverCpuUsPerRequest: 1_300, loadGeneratorCpu: 0.1 } },
     };
-    const note = (referenceToPrism: number) =>
+    const note = (scale?: ScaleResult) =>
       MISSED_TARGET_NOTES['get-vs-prism']!({
-        results: { get: { servers, ratios: { referenceToPrism } } },
+        results: { get: { servers, cpuRatios: { referenceToPrism: 8.7 } }, scale },
       } as unknown as Report);
-    expect(note(8)).toContain('in CPU per request the reference is 13.0 × Prism');
-    expect(note(8)).toContain("Prism's two processes work on both cores (160% of one core)");
-    expect(note(14)).not.toContain('The throughput ratio is lower');
-    // 10 × 1,250 requests/s from one process at 99% of a core: 79 µs each.
-    expect(note(8)).toContain('10 × Prism here is 12,500 requests/s, about 79 µs of CPU per request');
+    expect(note()).toBe(
+      'The reference needs 150 µs of CPU per request, Prism (both processes) 1,300 µs. 10 × Prism allows the ' +
+        "reference 130 µs per request. See the profile below for the reference's share of each layer.",
+    );
+    expect(note(fixedResult())).toContain('130 µs per request; the SQLite floor alone needs 60 µs in the scale-out');
   });
 });

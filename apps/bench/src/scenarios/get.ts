@@ -54,6 +54,16 @@ export interface GetResult {
     /** Median over rounds of (bare req/s ÷ Prism req/s). */
     bareToPrism: number;
   };
+  /**
+   * The same comparisons in server CPU per request, the measure the GET targets are stated in: median over rounds
+   * of (the other server's CPU per request ÷ the reference's) of the same round, so that 0.5 means the reference
+   * needs twice bare Fastify's CPU for a request.
+   */
+  cpuRatios: {
+    referenceToBare: number;
+    referenceToPrism: number;
+    bareToPrism: number;
+  };
   /** Every measured response was 2xx. */
   valid: boolean;
 }
@@ -204,6 +214,8 @@ export async function runGet(ctx: Context): Promise<GetResult> {
     }
     const paired = (a: GetServerKey, b: GetServerKey) =>
       median(rounds[a].map((r, i) => ratio(r.rps, rounds[b][i]!.rps)));
+    const pairedCpu = (a: GetServerKey, b: GetServerKey) =>
+      median(rounds[a].map((r, i) => ratio(rounds[b][i]!.serverCpuUsPerRequest, r.serverCpuUsPerRequest)));
     return {
       request: `${GET_REQUEST.method} ${target}`,
       connections: s.connections,
@@ -215,6 +227,11 @@ export async function runGet(ctx: Context): Promise<GetResult> {
         referenceToBare: paired('reference', 'bare'),
         referenceToPrism: paired('reference', 'prism'),
         bareToPrism: paired('bare', 'prism'),
+      },
+      cpuRatios: {
+        referenceToBare: pairedCpu('reference', 'bare'),
+        referenceToPrism: pairedCpu('reference', 'prism'),
+        bareToPrism: pairedCpu('bare', 'prism'),
       },
       valid: order.every((key) => summaries[key].failed === 0),
     };
