@@ -113,11 +113,11 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       );
       parts.push(
         `Profiled one after the other (below), the reference is busy ${fmt(profiled.busyUsPerRequest, 1)} µs per ` +
-          `request and its floor ${fmt(profiled.floor.busyUsPerRequest, 1)} µs; the reference spends more in ` +
-          `${added.map((l) => `${l.layer} (${fmt(l.differenceUs, 1)} µs)`).join(', ')}` +
+          `request and its floor ${fmt(profiled.floor.busyUsPerRequest, 1)} µs; the reference spends ` +
+          `${added.map((l) => `${fmt(l.differenceUs, 1)} µs more in ${l.layer}`).join('; ')}.` +
           (added.some((l) => l.layer === LAYERS.sqlite)
-            ? ', SQLite included although both run the same statement on the same database.'
-            : '.'),
+            ? ' SQLite is among them although both run the same statement on the same database.'
+            : ''),
       );
     }
     return parts.join(' ');
