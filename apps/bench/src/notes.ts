@@ -90,6 +90,16 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
           `${fmt(bare.serverCpuUsPerRequest / withoutSqlite, 2)} × this ceiling (the target is ${fmt(THRESHOLDS.getVsBare.value, 2)} ×); the profile below shows where the time goes.`,
       );
     }
+    const own = r.results.profile?.byLayer.find((l) => l.layer === LAYERS.reference)?.share;
+    if (own !== undefined) {
+      const withoutOwn = ref.serverCpuUsPerRequest * (1 - own);
+      parts.push(
+        `The reference's own code (its hooks, routes and domain, outside its store) is ${pct(own)} of its busy time ` +
+          `in the profile: were it free, the reference would still need about ${fmt(withoutOwn)} µs per request, ` +
+          `${fmt(bare.serverCpuUsPerRequest / withoutOwn, 2)} × bare Fastify; the rest is Fastify, Ajv, Node's HTTP, ` +
+          'SQLite and the kernel.',
+      );
+    }
     const floor = floorOf(r, 'sqlite');
     if (floor)
       parts.push(
