@@ -15,6 +15,7 @@ import {
   type ProfileSummary,
 } from '../cpuprofile.js';
 import { runLoad } from '../load.js';
+import { trackStop } from '../processes.js';
 import { startFloor, startReference } from '../servers/start.js';
 
 /** A profiled server's CPU per request in the load window: all of it, and by layer. */
@@ -75,6 +76,8 @@ export async function runProfile(ctx: Context): Promise<ProfileResult> {
   const { settings, log } = ctx;
   const s = settings.profile;
   const dir = await mkdtemp(join(tmpdir(), 'cls-bench-prof-'));
+  // Removed in `finally`, or by `stopAll` when the run is interrupted (after the servers writing into it stop).
+  const removeDir = trackStop(() => rm(dir, { recursive: true, force: true }));
   const referenceDir = join(dir, 'reference');
   const floorDir = join(dir, 'floor');
   try {
@@ -146,6 +149,6 @@ export async function runProfile(ctx: Context): Promise<ProfileResult> {
       ...(floorError ? { floorError } : {}),
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeDir();
   }
 }
