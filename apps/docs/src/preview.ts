@@ -1,5 +1,5 @@
 // `pnpm docs:preview`: serves the built site on PORT (default 8080) until Ctrl-C.
-import { startDocs } from './server.js';
+import { startDocs, type DocsServer } from './server.js';
 
 const DEFAULT_PORT = 8080;
 const raw = process.env.PORT;
@@ -9,13 +9,30 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+// Ctrl-C is handled before the URL is printed: a reader who presses it the moment the URL shows (or a script that
+// waits for that line) must meet the handler, not Node's default death by SIGINT, which `pnpm` reports as a failure.
+// Before the site serves, Ctrl-C ends the start with 130 (interrupted); once it serves, it is the ordinary end, 0.
+let docs: DocsServer | undefined;
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  if (!docs) process.exit(130);
+  docs.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`The documentation site did not close cleanly: ${(err as Error).message}`);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
 try {
-  const docs = await startDocs({ port, host: process.env.HOST || '127.0.0.1' });
+  docs = await startDocs({ port, host: process.env.HOST || '127.0.0.1' });
   console.log(`Documentation site: ${docs.url}`);
   console.log('Ctrl-C stops.');
-  const stop = () => void docs.close().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 } catch (err) {
   console.error((err as Error).message);
   process.exit(1);

@@ -152,6 +152,27 @@ describe('pnpm docs:preview', () => {
     }
     expect(await exited).toBe(0);
   });
+
+  it('handles Ctrl-C from the moment it prints the URL: a SIGINT sent as that line is written stops it with 0', async () => {
+    // The preload sends SIGINT to the process inside the write of the URL line, as a reader (or a script) pressing
+    // Ctrl-C the moment the line shows. Without a handler already in place, Node dies of the signal and pnpm reports
+    // "ELIFECYCLE Command failed" (a CI run met exactly that).
+    const preload = `data:text/javascript,${encodeURIComponent(
+      "const w = process.stdout.write.bind(process.stdout); process.stdout.write = (c, ...r) => { const out = w(c, ...r); if (String(c).includes('Documentation site:')) process.kill(process.pid, 'SIGINT'); return out; };",
+    )}`;
+    const child = spawn(process.execPath, ['--import', preload, join(pkgDir, 'dist', 'lib', 'preview.js')], {
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+      child.once('exit', (c, s) => r([c, s])),
+    );
+    expect(output).toContain('Documentation site: http');
+    expect({ code, signal }, output).toEqual({ code: 0, signal: null });
+  });
 });
 
 /** Sends raw bytes and reads the status line of the answer (0 when the server closed without one). */
