@@ -54,20 +54,20 @@ describe('scripts/run-cli.mjs', () => {
 describe('Ctrl-C on a server command of the root', { timeout: 600_000 }, () => {
   it('pnpm docs:preview stops and exits 0', async () => {
     const run = await ctrlC('exec pnpm docs:preview', /Documentation site: http/, {});
-    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
-    expect(run.code).toBe(0);
+    expect(run.output(), run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code, run.output()).toBe(0);
   });
 
   it('pnpm mock stops and exits 0', async () => {
     const run = await ctrlC('exec pnpm mock', /Mock listening on http/, {});
-    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
-    expect(run.code).toBe(0);
+    expect(run.output(), run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code, run.output()).toBe(0);
   });
 
   it('pnpm reference serve --demo stops and exits 0', async () => {
     const dir = tempDir('cls-e2e-ctrl-c-');
     const run = await ctrlC('exec pnpm reference serve --demo', /curl /, { DATABASE: join(dir, 'reference.db') });
-    expect(run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
-    expect(run.code).toBe(0);
+    expect(run.output(), run.output()).not.toMatch(/ELIFECYCLE|Command failed/);
+    expect(run.code, run.output()).toBe(0);
   });
 });
