@@ -2,10 +2,10 @@
 // them all on Ctrl-C without pnpm calling it a failure, stops the others when one dies and says which and why, and
 // starts again after any crash, its own included.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { POSTGRES_PASSWORD, sparePort, startPostgres } from '@cls-api/test-servers';
+import { POSTGRES_PASSWORD, portHolders, sparePort, startPostgres } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
 import { root, tempDir } from './support.js';
 
@@ -82,53 +82,6 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-/** The processes (pid, process group, command line) that hold a listening TCP socket on `port`, from /proc. */
-function listeners(port: number): Array<{ pid: number; pgid: number; cmdline: string }> {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  const inodes = new Set<string>();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(table, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      // local address, state 0A (LISTEN), inode
-      if (f[1]?.endsWith(`:${hex}`) && f[3] === '0A') inodes.add(f[9]!);
-    }
-  }
-  const holders: Array<{ pid: number; pgid: number; cmdline: string }> = [];
-  if (inodes.size === 0) return holders;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${name}/fd`);
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    const holds = fds.some((fd) => {
-      try {
-        return inodes.has(/^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${name}/fd/${fd}`))?.[1] ?? '');
-      } catch {
-        return false;
-      }
-    });
-    if (!holds) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const pgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-      holders.push({ pid: Number(name), pgid, cmdline });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return holders;
-}
-
 function pids(dataDir: string): Array<{ name: string; pid: number }> {
   return JSON.parse(readFileSync(join(dataDir, 'start-pids.json'), 'utf8')) as Array<{ name: string; pid: number }>;
 }
@@ -147,29 +100,11 @@ async function expectAllStopped(s: Start, children: Array<{ pid: number }>): Pro
   const groups = new Set(children.map((c) => c.pid));
   for (const port of Object.values(s.ports)) {
     if (!(await listening(port))) continue;
-    const holders = listeners(port);
+    const holders = portHolders(port);
     const ours = holders.filter((h) => groups.has(h.pgid));
     expect(ours, `port ${port} still held by this start's servers: ${JSON.stringify(holders)}`).toEqual([]);
   }
 }
-
-describe('the check that a start left nothing running', () => {
-  it('names the process that listens on a port, with its process group', async () => {
-    const server = createServer();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    try {
-      const port = (server.address() as { port: number }).port;
-      const holders = listeners(port);
-      expect(holders.map((h) => h.pid)).toEqual([process.pid]);
-      expect(holders[0]!.pgid).toBe(Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[2]));
-      expect(groupAlive(holders[0]!.pgid)).toBe(true);
-      await new Promise<void>((r) => server.close(() => r()));
-      expect(listeners(port)).toEqual([]);
-    } finally {
-      server.close();
-    }
-  });
-});
 
 // Each test starts the three servers, two or three times: scripts/start.mjs waits up to 600 s for each to answer
 // (the mock's Prism takes minutes on a busy machine), so each test may take that long.

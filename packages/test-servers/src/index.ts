@@ -8,7 +8,7 @@ export {
   run,
 } from './debian.js';
 export { SERVER_PACKAGES } from './packages.js';
-export { assertPortFree, sparePort } from './ports.js';
+export { assertPortFree, type PortHolder, portHolders, sparePort } from './ports.js';
 export { startServer, type RunningServer } from './process.js';
 export { REDIS_SERVER, type RedisOptions, startRedis, type RunningRedis } from './redis.js';
 export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
