@@ -1,27 +1,34 @@
 #!/usr/bin/env node
 // `pnpm breaking [--base REF]`: the contract of the working tree (the built bundle) against the one at REF
 // (default: the last release tag, else origin/main, else HEAD~1), every change classified, and exit 1 when a
-// breaking change has no major changeset for @cls-api/spec.
-//
-//   --base-file / --head-file <openapi.json>  compare two bundles instead (what the gate's tests do)
-//   --changesets <dir>                        the pending changesets (default: <root>/.changeset)
+// breaking change has no major changeset for @cls-api/spec. Options: USAGE below.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
 import { readChangesets } from './changesets.js';
+import { commandLine } from './command-line.js';
 import { classifyChanges } from './gate.js';
 import { bundleAtRef, defaultBase, repoRoot } from './repo.js';
 import { verdict } from './verdict.js';
 
-const { values } = parseArgs({
-  options: {
-    base: { type: 'string' },
-    'base-file': { type: 'string' },
-    'head-file': { type: 'string' },
-    changesets: { type: 'string' },
-    root: { type: 'string' },
-  },
+const USAGE = `Usage: pnpm breaking [--base REF] [--base-file FILE --head-file FILE] [--changesets DIR] [--root DIR]
+
+Compares the contract of the working tree (the built bundle) with the one at REF, classifies every change, and exits
+1 when a breaking change has no major changeset for @cls-api/spec.
+
+  --base REF          the commit to compare with (default: the last release tag, else origin/main, else HEAD~1)
+  --base-file FILE    compare this bundled openapi.json instead of the one at REF
+  --head-file FILE    against this bundled openapi.json instead of the working tree's
+  --changesets DIR    the pending changesets (default: <root>/.changeset)
+  --root DIR          the repository (default: the one holding the working directory)
+  -h, --help          show this help`;
+
+const values = commandLine('breaking', USAGE, {
+  base: { type: 'string' },
+  'base-file': { type: 'string' },
+  'head-file': { type: 'string' },
+  changesets: { type: 'string' },
+  root: { type: 'string' },
 });
 const root = values.root ?? repoRoot(process.cwd());
 const readDoc = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;

@@ -6,29 +6,34 @@
 // The contract's changes since the last release tag become a changeset of their own (written in the API's words
 // by the gate's classifier), so the contract's changelog is generated from the spec diff plus the changesets.
 // The public packages are one `fixed` group (.changeset/config.json): a package generated from the spec is released
-// whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version.
-//
-//   --dry-run     show what would be published; change, publish and tag nothing
-//   --skip-build    the packages are built already
-//   --version-only  gate and version (changesets, info.version), then stop: no build, pack, publish or tag
+// whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version. Options: USAGE below.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadSpec } from '@cls-api/spec';
 import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
 import { contractChangeset } from './changelog.js';
+import { commandLine } from './command-line.js';
 import { classifyChanges } from './gate.js';
 import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
 import { verdict } from './verdict.js';
 
-const { values } = parseArgs({
-  options: {
-    'dry-run': { type: 'boolean', default: false },
-    'skip-build': { type: 'boolean', default: false },
-    'version-only': { type: 'boolean', default: false },
-  },
+const USAGE = `Usage: pnpm release [--dry-run] [--skip-build] [--version-only]
+
+Builds and gates the contract against the last release tag, versions every public package (changesets), packs,
+checks and publishes them to the registry npm is configured with, in dependency order, and tags the commit
+v<version>.
+
+  --dry-run       show what would be published; change, publish and tag nothing
+  --skip-build    the packages are built already
+  --version-only  gate and version (changesets, info.version), then stop: no build, pack, publish or tag
+  -h, --help      show this help`;
+
+const values = commandLine('release', USAGE, {
+  'dry-run': { type: 'boolean', default: false },
+  'skip-build': { type: 'boolean', default: false },
+  'version-only': { type: 'boolean', default: false },
 });
 const dryRun = values['dry-run'] ?? false;
 const versionOnly = values['version-only'] ?? false;
