@@ -104,6 +104,10 @@ export async function runBench(
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<number> {
   let options: BenchOptions;
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
   try {
     options = parseOptions(argv);
   } catch (err) {

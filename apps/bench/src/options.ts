@@ -60,7 +60,8 @@ export const USAGE = `Usage: pnpm bench [--quick] [--only <scenario>[,<scenario>
   --rounds N    rounds per scenario (overrides the preset)
   --seconds S   length of one GET load round (get, scale) and of the profile, in seconds (overrides the preset)
   --out FILE    where to write the report (default: BENCHMARKS.md at the repository root)
-  --json FILE   also write the results as JSON`;
+  --json FILE   also write the results as JSON
+  -h, --help    show this help`;
 
 export class UsageError extends Error {}
 

@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FULL, parseOptions, QUICK, SCENARIOS, UsageError } from '../src/options.js';
+import { FULL, parseOptions, QUICK, SCENARIOS, USAGE, UsageError } from '../src/options.js';
 
 describe('parseOptions', () => {
   it('runs every scenario with the full preset by default', () => {
@@ -46,5 +48,26 @@ describe('parseOptions', () => {
     expect(() => parseOptions(['--rounds', '0'])).toThrow(UsageError);
     expect(() => parseOptions(['--rounds', '1.5'])).toThrow(UsageError);
     expect(() => parseOptions(['--seconds', 'x'])).toThrow(UsageError);
+  });
+});
+
+describe('pnpm bench --help', () => {
+  const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
+  const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+
+  it('prints the usage on stdout and exits 0, running nothing', () => {
+    for (const flag of ['--help', '-h']) {
+      const r = run(flag);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`${USAGE}\n`);
+      expect(r.stdout).toContain('-h, --help');
+    }
+  });
+
+  it('an unknown option is named with the usage on stderr, exit 2', () => {
+    const r = run('--no-such-option');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("Unknown option '--no-such-option'");
+    expect(r.stderr).toContain(USAGE);
   });
 });

@@ -1,7 +1,25 @@
 // `pnpm docs:preview`: serves the built site on PORT (default 8080) until Ctrl-C.
+import { parseArgs } from 'node:util';
 import { startDocs, type DocsServer } from './server.js';
 
 const DEFAULT_PORT = 8080;
+const USAGE = `Usage: pnpm docs:preview
+
+Serves the built documentation site on http://127.0.0.1:8080 until Ctrl-C.
+
+  -h, --help   show this help
+
+Environment: PORT (default 8080), HOST (default 127.0.0.1).`;
+
+try {
+  if (parseArgs({ options: { help: { type: 'boolean', short: 'h' } }, strict: true }).values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
 const raw = process.env.PORT;
 const port = raw === undefined || raw === '' ? DEFAULT_PORT : Number(raw);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -1,5 +1,5 @@
 // startDocs and `pnpm docs:preview` serve the built site.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -151,6 +151,24 @@ describe('pnpm docs:preview', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+
+  it('--help prints the usage and exits 0 without serving; an unknown option is a usage error, exit 2', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(pkgDir, 'dist', 'lib', 'preview.js'), ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, PORT: '0' },
+      });
+    for (const flag of ['--help', '-h']) {
+      const help = run(flag);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: pnpm docs:preview/);
+      expect(help.stdout).not.toContain('Documentation site:');
+    }
+    const wrong = run('--port', '9000');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("Unknown option '--port'");
+    expect(wrong.stderr).toContain('Usage: pnpm docs:preview');
   });
 
   it('handles Ctrl-C from the moment it prints the URL: a SIGINT sent as that line is written stops it with 0', async () => {

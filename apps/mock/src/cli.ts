@@ -1,11 +1,37 @@
 #!/usr/bin/env node
 // `pnpm mock`: the mock on port 4010 (PORT and HOST override) until Ctrl-C.
+import { parseArgs } from 'node:util';
 import { loadSpec } from '@cls-api/spec';
 import { Contract } from './contract.js';
 import { curlFor, exampleRequest } from './requests.js';
 import { startMock, type MockServer } from './index.js';
 
 const DEFAULT_PORT = 4010;
+
+const USAGE = `Usage: pnpm mock [--quiet]
+
+Serves the contract's examples on http://127.0.0.1:4010 until Ctrl-C (apps/mock/README.md).
+
+  --quiet      do not log each request
+  -h, --help   show this help
+
+Environment: PORT (default 4010), HOST (default 127.0.0.1).`;
+
+let quiet = false;
+try {
+  const { values } = parseArgs({
+    options: { quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  quiet = values.quiet === true;
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
 
 function portFromEnv(): number {
   const raw = process.env.PORT;
@@ -44,7 +70,6 @@ const stop = (signal: string) => {
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
 
-const quiet = process.argv.includes('--quiet');
 const port = portFromEnv();
 const doc = loadSpec();
 console.log(`Starting the mock of ${doc.info.title} ${doc.info.version} (Prism)...`);

@@ -1,5 +1,5 @@
 // Starting and stopping the mock, serving another document, and the `pnpm mock` command.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -170,5 +170,21 @@ describe('the pnpm mock command', () => {
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).toBe(2);
     expect(err).toMatch(/PORT must be an integer/);
+  });
+
+  it('--help prints the usage and exits 0 without starting Prism; an unknown option is a usage error, exit 2', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(pkgDir, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+    for (const flag of ['--help', '-h']) {
+      const help = run(flag);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: pnpm mock \[--quiet\]/);
+      expect(help.stdout).not.toContain('Prism');
+    }
+    const wrong = run('--quite');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("Unknown option '--quite'");
+    expect(wrong.stderr).toContain('Usage: pnpm mock');
+    expect(wrong.stdout).toBe('');
   });
 });

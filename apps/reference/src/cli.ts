@@ -482,9 +482,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const { values: flags, positionals } = parsed;
   const [command, ...rest] = positionals;
   const json = flags.json === true;
-  if (flags.help || !command) {
-    (command ? io.stdout : io.stderr)(USAGE);
-    return command ? 0 : 2;
+  if (flags.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (!command) {
+    io.stderr(USAGE);
+    return 2;
   }
   const clock = io.clock ?? (() => new Date());
 

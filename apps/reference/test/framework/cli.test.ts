@@ -199,6 +199,15 @@ describe('admin commands with --json', () => {
     expect((await cli('admin', 'frobnicate')).code).toBe(2);
     expect((await cli('admin', 'account', 'create', '--name', 'x', '--bogus')).code).toBe(2);
     expect((await cli('nothing')).err).toContain('Usage: cls-reference');
+    // No command at all is a usage error; asking for help is not.
+    const none = await cli();
+    expect([none.code, none.out]).toEqual([2, '']);
+    expect(none.err).toContain('Usage: cls-reference');
+    for (const flag of ['--help', '-h']) {
+      const help = await cli(flag);
+      expect([help.code, help.err]).toEqual([0, '']);
+      expect(help.out).toMatch(/^Usage: cls-reference /);
+    }
     expect((await cli('admin', 'client', 'create', '--account', 'acc_missing', '--json')).code).toBe(1);
   });
 
