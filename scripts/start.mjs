@@ -2,12 +2,8 @@
 // `pnpm start`: the main job. Builds what it runs through turbo, then starts the reference server with demo data,
 // the docs site and the mock, each as its own process, prints each URL, the demo credentials and working `curl`
 // lines, and supervises them: if one dies, it says which and why (its last output), stops the others and exits 1;
-// Ctrl-C stops all three and exits 0.
-//
-//   PORT (3000) and DATABASE (./data/reference.db, or postgres://…): the reference server, as for `pnpm reference serve`
-//   DATA_DIR (the SQLite file's folder, or ./data): where the demo keys and the servers' process ids are kept
-//   DOCS_PORT (8080), MOCK_PORT (4010), HOST (127.0.0.1)
-//   --no-build   skip the build (when you know it is current)
+// Ctrl-C stops all three and exits 0. Its options and environment: USAGE below. DATA_DIR also keeps the servers'
+// process ids.
 //
 // The servers run in process groups of their own, so that Ctrl-C reaches this supervisor alone and it stops them in
 // order; a stopped server never looks like a crashed one. The root package.json runs this file with `exec`, so
@@ -22,6 +18,34 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const USAGE = `Usage: pnpm start [--no-build]
+
+Builds, then runs the reference server with demo data, the docs site and the mock until Ctrl-C, printing their
+URLs, the demo credentials and curl lines to try.
+
+  --no-build   skip the build (when you know it is current)
+  -h, --help   show this help
+
+Environment: PORT (3000) and DATABASE (./data/reference.db, or postgres://…) for the reference server; DATA_DIR
+(the database's folder, or ./data) for the demo keys; DOCS_PORT (8080), MOCK_PORT (4010), HOST (127.0.0.1).`;
+
+let noBuild = false;
+try {
+  const { values } = parseArgs({
+    options: { 'no-build': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  noBuild = values['no-build'] === true;
+} catch (err) {
+  console.error(`${err.message}\n\n${USAGE}`);
+  process.exit(2);
+}
 
 const root = resolve(import.meta.dirname, '..');
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' };
@@ -43,7 +67,7 @@ function step(message) {
   console.log(`\n▶ ${message}`);
 }
 
-if (!process.argv.includes('--no-build')) {
+if (!noBuild) {
   step('Building the contract, the reference server, the docs site and the mock (turbo; cached after the first run)');
   const build = spawnSync(
     'pnpm',

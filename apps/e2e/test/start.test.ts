@@ -1,7 +1,7 @@
 // `pnpm start` supervises its three servers: it prints where they are and the demo credentials of every area, stops
 // them all on Ctrl-C without pnpm calling it a failure, stops the others when one dies and says which and why, and
 // starts again after any crash, its own included.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -105,6 +105,24 @@ async function expectAllStopped(s: Start, children: Array<{ pid: number }>): Pro
     expect(ours, `port ${port} still held by this start's servers: ${JSON.stringify(holders)}`).toEqual([]);
   }
 }
+
+describe('pnpm start --help', () => {
+  it('prints the usage and exits 0, starting nothing; an unknown option is named with the usage, exit 2', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['scripts/start.mjs', ...args], { cwd: root, encoding: 'utf8' });
+    for (const flag of ['--help', '-h']) {
+      const help = run(flag);
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: pnpm start \[--no-build\]/);
+      expect(help.stdout).not.toContain('▶');
+    }
+    const wrong = run('--nobuild');
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("Unknown option '--nobuild'");
+    expect(wrong.stderr).toContain('Usage: pnpm start');
+    expect(wrong.stdout).toBe('');
+  });
+});
 
 // Each test starts the three servers, two or three times: scripts/start.mjs waits up to 600 s for each to answer
 // (the mock's Prism takes minutes on a busy machine), so each test may take that long.
