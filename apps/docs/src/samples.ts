@@ -149,9 +149,10 @@ const STEPS = {
   registeredOrder: {
     response: 'orders',
     variable: 'ORDER_NO',
-    why: 'An order that can still change: the newest in status 10 (registered), from "{summary}".',
+    why: 'An order that can still change: the newest in status {registered} (registered), from "{summary}".',
     operationId: 'listWmsOrders',
-    query: { page: 1, size: 1, order_status_code: 10 },
+    // The status an order starts in: the first of OrderStatusCode's known values (`x-known-values`).
+    query: (doc) => ({ page: 1, size: 1, order_status_code: registeredStatus(doc) }),
     pick: '/data/0/order_no',
   },
   shippedOrder: {
@@ -386,6 +387,19 @@ function shippedStatus(doc: OpenApiDocument): number {
   return contractModel(doc).orderStatuses.shipped[0]!;
 }
 
+/**
+ * The status code the samples look for an order that can still change by: the first of the contract's known values
+ * for OrderStatusCode, where its description starts an order. A shipped code there would make the sample fail.
+ */
+function registeredStatus(doc: OpenApiDocument): number {
+  const model = contractModel(doc);
+  const schema = doc.components?.schemas?.OrderStatusCode as JsonSchema | undefined;
+  const first = model.knownValues(schema)?.[0];
+  if (typeof first !== 'number' || model.isShipped(first))
+    throw new Error(`OrderStatusCode's first known value (${first}) is not a status in which an order can change`);
+  return first;
+}
+
 /** A step's query, as written or as the contract gives it. */
 function queryOf(doc: OpenApiDocument, step: Step): Record<string, unknown> | undefined {
   return typeof step.query === 'function' ? step.query(doc) : step.query;
@@ -396,7 +410,10 @@ function whyOf(doc: OpenApiDocument, step: Step): string {
   const op = opById(doc, step.operationId);
   const summary = doc.paths?.[op.path]?.[op.method]?.summary;
   if (typeof summary !== 'string') throw new Error(`operation ${step.operationId} has no summary to name it by`);
-  return step.why.replace('{summary}', summary).replace('{shipped}', String(shippedStatus(doc)));
+  return step.why
+    .replace('{summary}', summary)
+    .replace('{shipped}', String(shippedStatus(doc)))
+    .replace('{registered}', String(registeredStatus(doc)));
 }
 
 /** A JSON pointer as a property path: `/data/0/order_no` is `.data[0].order_no` (`[0]!` in TypeScript). */

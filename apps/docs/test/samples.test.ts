@@ -122,6 +122,24 @@ describe('samplesOf', () => {
     expect(ts40!.source).toContain('order_status_code: 40');
   });
 
+  it("look an order that can still change up by the first of the contract's known status codes (x-known-values)", () => {
+    const update = (d: typeof doc) => samplesOf(d, ops.find((o) => o.operationId === 'updateWmsOrder')!).codeSamples;
+    const [curl, ts] = update(doc);
+    expect(curl!.source).toContain('/v3/wms/orders?page=1&size=1&order_status_code=10"');
+    expect(curl!.source).toContain('the newest in status 10 (registered)');
+    expect(ts!.source).toContain('order_status_code: 10');
+    const copy = loadSpec();
+    const schema = copy.components!.schemas!.OrderStatusCode as Record<string, unknown>;
+    schema['x-known-values'] = [15, 20, 30, 40, 90];
+    const [curl15, ts15] = update(copy);
+    expect(curl15!.source).toContain('/v3/wms/orders?page=1&size=1&order_status_code=15"');
+    expect(curl15!.source).toContain('the newest in status 15 (registered)');
+    expect(ts15!.source).toContain('order_status_code: 15');
+    // A contract whose first known status is a shipped one has no status to find a changeable order by.
+    schema['x-known-values'] = [30, 10, 20, 40, 90];
+    expect(() => update(copy)).toThrow(/first known value \(30\)/);
+  });
+
   it('write fresh identifiers on every run, and a JWT sample in curl obtains its token first', () => {
     const create = samplesOf(doc, ops.find((o) => o.operationId === 'createProduct')!).codeSamples;
     expect(create[0]!.source).toMatch(/^RUN="\$\(date \+%s\)-\$\$"/);
