@@ -13,6 +13,7 @@ import {
   windowOf,
 } from './vocabulary.js';
 import type {
+  DraftRecord,
   OrderChanges,
   OrderFields,
   OrderFilter,
@@ -27,6 +28,26 @@ import { dailyNumber, dateFilter, type Domain, draftView, managerOrderView, orde
 type OrderRow = components['schemas']['OrderRow'];
 type OrderResult = components['schemas']['OrderResult'];
 type DraftResult = components['schemas']['DraftResult'];
+
+/**
+ * What the server assigns to a registered order or a draft. The records written below spread a row's fields last
+ * (the faster order), so a row field must never be one of these, or a client could set it: the two checks below fail
+ * the build if `OrderFields` gains one, or if a record gains an assigned field not listed here.
+ */
+type AssignedField =
+  | 'order_no'
+  | 'order_status_code'
+  | 'invoice_no'
+  | 'registered_at'
+  | 'updated_at'
+  | 'draft_id'
+  | 'status'
+  | 'created_at';
+type Never<T extends never> = T;
+export type RowFieldsAssignNothing = Never<Extract<keyof OrderFields, AssignedField>>;
+export type EveryAssignedFieldListed = Never<
+  Exclude<Exclude<keyof OrderRecord | keyof DraftRecord, keyof OrderFields>, AssignedField>
+>;
 
 function fieldsOf(row: OrderRow): OrderFields {
   return {
@@ -290,7 +311,7 @@ function registrationHandlers(d: Domain): RegistrationHandlers {
             const written: Array<{ order_no: string; created_at: string } | undefined> = [];
             for (const f of rows) {
               const order_no = await nextOrderNo(tx, time, at);
-              // The row's own fields spread last (see the drafts below).
+              // The row's own fields spread last (see the drafts below, and AssignedField).
               const inserted = await tx.insertOrder(owner, {
                 order_no,
                 order_status_code: ORDER_STATUS.registered,
