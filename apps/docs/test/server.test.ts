@@ -11,6 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { offline, startDocs } from '../src/index.js';
 import { siteIndex } from '../src/paths.js';
 
+// A command that ignored --help would start serving and never end: the child is killed after this long, so such a
+// regression fails here instead of hanging the run (a help text takes a second or two even on a busy machine).
+const HELP_GUARD_MS = 120_000;
+
 const pkgDir = resolve(import.meta.dirname, '..');
 
 describe('startDocs', () => {
@@ -157,6 +161,7 @@ describe('pnpm docs:preview', () => {
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [join(pkgDir, 'dist', 'lib', 'preview.js'), ...args], {
         encoding: 'utf8',
+        timeout: HELP_GUARD_MS,
         env: { ...process.env, PORT: '0' },
       });
     for (const flag of ['--help', '-h']) {

@@ -9,6 +9,10 @@ import { POSTGRES_PASSWORD, portHolders, sparePort, startPostgres } from '@cls-a
 import { describe, expect, it } from 'vitest';
 import { root, tempDir } from './support.js';
 
+// A command that ignored --help would start serving and never end: the child is killed after this long, so such a
+// regression fails here instead of hanging the run (a help text takes a second or two even on a busy machine).
+const HELP_GUARD_MS = 120_000;
+
 interface Start {
   child: ChildProcess;
   output: () => string;
@@ -109,7 +113,11 @@ async function expectAllStopped(s: Start, children: Array<{ pid: number }>): Pro
 describe('pnpm start --help', () => {
   it('prints the usage and exits 0, starting nothing; an unknown option is named with the usage, exit 2', () => {
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, ['scripts/start.mjs', ...args], { cwd: root, encoding: 'utf8' });
+      spawnSync(process.execPath, ['scripts/start.mjs', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: HELP_GUARD_MS,
+      });
     for (const flag of ['--help', '-h']) {
       const help = run(flag);
       expect(help.status, help.stderr).toBe(0);

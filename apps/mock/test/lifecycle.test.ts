@@ -10,6 +10,10 @@ import { answers, startPrism } from '../src/prism.js';
 import { portHolders } from '@cls-api/test-servers';
 import { send } from './support.js';
 
+// A command that ignored --help would start serving and never end: the child is killed after this long, so such a
+// regression fails here instead of hanging the run (a help text takes a second or two even on a busy machine).
+const HELP_GUARD_MS = 120_000;
+
 const pkgDir = resolve(import.meta.dirname, '..');
 
 async function refused(url: string): Promise<boolean> {
@@ -174,7 +178,10 @@ describe('the pnpm mock command', () => {
 
   it('--help prints the usage and exits 0 without starting Prism; an unknown option is a usage error, exit 2', () => {
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, [join(pkgDir, 'dist', 'cli.js'), ...args], { encoding: 'utf8' });
+      spawnSync(process.execPath, [join(pkgDir, 'dist', 'cli.js'), ...args], {
+        encoding: 'utf8',
+        timeout: HELP_GUARD_MS,
+      });
     for (const flag of ['--help', '-h']) {
       const help = run(flag);
       expect(help.status, help.stderr).toBe(0);
