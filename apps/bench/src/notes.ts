@@ -101,21 +101,45 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       );
     }
     const floor = floorOf(r, 'sqlite');
-    if (floor)
+    if (floor) {
+      const target = THRESHOLDS.getVsBare.value;
+      const allowanceUs = floor.bareUs / target;
+      const layersUs = floor.referenceUs - floor.floorUs;
       parts.push(
-        `In the scale-out rounds the SQLite floor (Fastify and the same page read through the reference's store, ` +
-          `nothing else) needs ${fmt(floor.floorUs)} µs per request (bare Fastify's CPU per request ÷ its own: ${fmt(floor.floorToBare, 3)} ×), ` +
-          `and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ${fmt(floor.referenceUs - floor.floorUs)} µs ` +
-          `per request, the engine and HTTP the rest. Of the reference's ${fmt(floor.referenceUs)} µs, ` +
-          `${fmt(floor.referenceKernelUs)} µs are the kernel's (bare Fastify's: ${fmt(floor.bareKernelUs)} µs): the ` +
-          "profile's `writev` below is that time, sending each answer and waking the load generator, which sleeps " +
-          'between answers more often the slower the server is.' +
-          (floor.floorToBare < THRESHOLDS.getVsBare.value
-            ? ` Even the floor is under ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: Fastify and one ` +
-              "read of the page on SQLite already cost more than the target allows, whatever the reference's layers cost."
-            : ` The floor meets ${fmt(THRESHOLDS.getVsBare.value, 2)} × in CPU per request: the reference's layers are ` +
-              'what the target is missed by.'),
+        `In the scale-out rounds, at ${fmt(target, 2)} × bare Fastify's ${fmt(floor.bareUs)} µs, the target allows ` +
+          `the reference about ${fmt(allowanceUs)} µs of CPU per request. The SQLite floor (Fastify and the same page ` +
+          `read through the reference's store, nothing else) needs ${fmt(floor.floorUs)} µs (${fmt(floor.floorToBare, 3)} × ` +
+          `bare Fastify, paired round by round), and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ` +
+          `${fmt(layersUs)} µs per request, the engine and HTTP the rest.`,
       );
+      if (floor.floorToBare < target)
+        parts.push(
+          'Even the floor misses the target: Fastify and one read of the page on SQLite cost more than it allows ' +
+            "before any of the reference's layers (gateway limit, auth, quota, validation, envelope, serialization) " +
+            'runs, so no change to those layers can meet it on this engine.',
+        );
+      else {
+        const leftUs = Math.max(0, allowanceUs - floor.floorUs);
+        const ownUs = r.results.profile?.costByLayer.find((l) => l.layer === LAYERS.reference)?.usPerRequest;
+        parts.push(
+          `That leaves about ${fmt(leftUs)} µs for all of the reference's layers (gateway limit, auth, quota, ` +
+            `validation, envelope, serialization), which cost ${fmt(layersUs)} µs.` +
+            (ownUs === undefined
+              ? ''
+              : ownUs >= leftUs
+                ? ` The reference's own code alone (its hooks, routes and domain), ${fmt(ownUs, 1)} µs per request in ` +
+                  'the profile below, already takes more than that, before Ajv, Fastify and Node write a byte of ' +
+                  'what those layers add.'
+                : ` The reference's own code (its hooks, routes and domain) takes ${fmt(ownUs, 1)} µs per request in ` +
+                  "the profile below; the rest of the layers' cost is spent in Ajv, Fastify and Node's HTTP."),
+        );
+      }
+      parts.push(
+        `Of the reference's ${fmt(floor.referenceUs)} µs, ${fmt(floor.referenceKernelUs)} µs are the kernel's (bare ` +
+          `Fastify's: ${fmt(floor.bareKernelUs)} µs): the profile's \`writev\` below is that time, sending each answer ` +
+          'and waking the load generator, which sleeps between answers more often the slower the server is.',
+      );
+    }
     const profiled = r.results.profile;
     if (profiled?.floor) {
       const added = layerDifference(profiled.costByLayer, profiled.floor.costByLayer).filter(
@@ -137,20 +161,44 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
     const floor = floorOf(r, 'postgres');
     if (!floor) return '';
     const target = THRESHOLDS.getPostgresVsBare.value;
+    const allowanceUs = floor.bareUs / target;
     const parts = [
       `The reference on PostgreSQL needs ${fmt(floor.referenceUs)} µs of server CPU per request ` +
         `(${byPart(floor.reference)}); bare Fastify needs ${fmt(floor.bareUs)} µs, so the target allows about ` +
-        `${fmt(floor.bareUs / target)} µs. Its floor, Fastify and the same page read through the reference's store ` +
+        `${fmt(allowanceUs)} µs. Its floor, Fastify and the same page read through the reference's store ` +
         `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 3)} × bare Fastify in the same terms.`,
     ];
-    parts.push(
-      floor.floorToBare < target
-        ? 'Even that floor misses the target: one statement over the PostgreSQL protocol (the driver on one side, the ' +
-            'database server on the other, and the kernel between them) costs more than the target allows, whatever the ' +
-            "reference's own layers cost."
-        : `The floor meets the target; the reference's own layers, ${fmt(floor.referenceUs - floor.floorUs)} µs per ` +
-            'request, are what it misses by.',
-    );
+    if (floor.floorToBare < target)
+      parts.push(
+        'Even that floor misses the target: one statement over the PostgreSQL protocol (the driver on one side, the ' +
+          'database server on the other, and the kernel between them) costs more than the target allows, whatever ' +
+          "the reference's own layers cost.",
+      );
+    else
+      parts.push(
+        `The floor meets the target; the reference's own layers, ${fmt(floor.referenceUs - floor.floorUs)} µs per ` +
+          'request, are what it misses by.',
+      );
+    // Whether another driver could: the allowance less what no driver changes (HTTP as bare Fastify does it,
+    // PostgreSQL's own work on the statement, the reference's layers above its floor) is all a driver may spend.
+    const httpUs = floor.bareUs;
+    const databaseUs = floor.floor.postgres;
+    const layersUs = (floor.reference.reference ?? Number.NaN) - (floor.floor.floor ?? Number.NaN);
+    const driverUs = (floor.floor.floor ?? Number.NaN) - httpUs;
+    if (databaseUs !== undefined && Number.isFinite(layersUs) && Number.isFinite(driverUs)) {
+      const leftUs = allowanceUs - httpUs - databaseUs - layersUs;
+      parts.push(
+        `Split by what a change of driver would not touch, the ${fmt(allowanceUs)} µs must hold HTTP as bare Fastify ` +
+          `does it (${fmt(httpUs)} µs), PostgreSQL's own work on the statement (${fmt(databaseUs)} µs) and the ` +
+          `reference's layers (${fmt(layersUs)} µs, its process above the floor's); ` +
+          (leftUs <= 0
+            ? `together they take ${fmt(allowanceUs - leftUs)} µs, more than the target allows before the driver ` +
+              `spends anything (pg takes about ${fmt(driverUs)} µs: the floor's process above bare Fastify), so no ` +
+              "driver can meet it with this database server and the reference's layers as they are."
+            : `that leaves ${fmt(leftUs)} µs for the driver's work on one statement, where pg takes about ` +
+              `${fmt(driverUs)} µs (the floor's process above bare Fastify).`),
+      );
+    }
     return parts.join(' ');
   },
 

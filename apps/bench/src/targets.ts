@@ -64,6 +64,10 @@ export function pairedScale(r: Results, a: ScaleTargetKey, b: ScaleTargetKey, pi
 
 export const cpu = (s: ScaleRoundStats) => s.serverCpuUsPerRequest;
 
+/** An engine's floor against the same bound, beside a GET target's measure, when the scale-out rounds ran. */
+const floorText = (r: Results, floor: 'sqliteFloor' | 'postgresFloor') =>
+  r.scale ? ` (its floor: ${fmt(pairedScale(r, 'bare', floor, cpu), 2)} ×)` : '';
+
 const DEFINITIONS: TargetDefinition[] = [
   {
     id: 'get-vs-bare',
@@ -74,7 +78,7 @@ const DEFINITIONS: TargetDefinition[] = [
     measure: (r) =>
       r.get && {
         value: r.get.cpuRatios.referenceToBare,
-        text: `${fmt(r.get.cpuRatios.referenceToBare, 2)} ×`,
+        text: `${fmt(r.get.cpuRatios.referenceToBare, 2)} ×${floorText(r, 'sqliteFloor')}`,
         valid: r.get.valid,
       },
   },
@@ -102,7 +106,7 @@ const DEFINITIONS: TargetDefinition[] = [
     measure: (r) => {
       if (!r.scale) return undefined;
       const value = pairedScale(r, 'bare', 'postgres', cpu);
-      return { value, text: `${fmt(value, 2)} ×`, valid: r.scale.valid };
+      return { value, text: `${fmt(value, 2)} ×${floorText(r, 'postgresFloor')}`, valid: r.scale.valid };
     },
   },
   {

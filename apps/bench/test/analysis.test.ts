@@ -126,7 +126,13 @@ function getResult(referenceToBare: number, referenceToPrism: number, valid = tr
 }
 
 /** Scale rounds where every target but bare and the two named takes the same CPU: only these ratios matter here. */
-function scaleResult(bareUs: number[], postgresUs: number[], nginx2Us: number[], valid = true) {
+function scaleResult(
+  bareUs: number[],
+  postgresUs: number[],
+  nginx2Us: number[],
+  valid = true,
+  floorsUs = { sqlite: bareUs.map((us) => us * 4), postgres: bareUs.map((us) => us * 8) },
+) {
   const rounds = (us: number[]) => us.map((serverCpuUsPerRequest) => ({ serverCpuUsPerRequest, rps: 1 }));
   return {
     valid,
@@ -134,6 +140,8 @@ function scaleResult(bareUs: number[], postgresUs: number[], nginx2Us: number[],
       bare: { rounds: rounds(bareUs) },
       postgres: { rounds: rounds(postgresUs) },
       nginx2: { rounds: rounds(nginx2Us) },
+      sqliteFloor: { rounds: rounds(floorsUs.sqlite) },
+      postgresFloor: { rounds: rounds(floorsUs.postgres) },
     },
   };
 }
@@ -170,6 +178,11 @@ describe('evaluateTargets', () => {
     expect(targets.find((t) => t.id === 'nginx-two-instances')!.value).toBeCloseTo(1.3, 10);
     expect(targets.find((t) => t.id === 'kit-full-wall')!.measured).toBe('12.3 s');
     expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toBe('40.0 ms');
+    // Each GET target shows its engine's floor against the same bound beside it: bare ÷ floor, paired per round.
+    expect(targets.find((t) => t.id === 'get-vs-bare')!.measured).toBe('0.30 × (its floor: 0.25 ×)');
+    expect(targets.find((t) => t.id === 'get-postgres-vs-bare')!.measured).toBe('0.20 × (its floor: 0.13 ×)');
+    const withoutScale = evaluateTargets({ ...results, scale: undefined } as unknown as Results);
+    expect(withoutScale.find((t) => t.id === 'get-vs-bare')!.measured).toBe('0.30 ×');
   });
 
   it('judges the PostgreSQL draft p50 on its own bound, and says why it is missing when PostgreSQL failed', () => {

@@ -90,6 +90,23 @@ describe('scale-out ratios', () => {
     expect(r.targets.nginx2.toBare).toBeCloseTo(0.1125, 10);
   });
 
+  it("take bare Fastify's server CPU per request over each target's within a round, then the median", () => {
+    expect(r.targets.sqlite.cpuToBare).toBeCloseTo(0.1, 10);
+    expect(r.targets.bare.cpuToBare).toBe(1);
+    // Bare Fastify at 30, 60, 15 µs, the PostgreSQL floor at 300, 100, 150: 0.1, 0.6, 0.1 → 0.1, where the ratio
+    // of the medians would say 30 ÷ 150 = 0.2.
+    const bare = RPS.bare.map((rps, i) => round(rps, { fastify: [30, 60, 15][i]! }));
+    const floor = RPS.postgresFloor.map((rps, i) =>
+      round(rps, { floor: [100, 50, 50][i]!, postgres: [200, 50, 100][i]! }),
+    );
+    const paired = summarizeTarget('postgresFloor', floor, bare, {
+      bodyBytes: 1,
+      parts: ['floor', 'postgres'],
+      processes: 1,
+    });
+    expect(paired.cpuToBare).toBeCloseTo(0.1, 10);
+  });
+
   it('give the hot path on ÷ off per engine, for throughput and server CPU per request', () => {
     // 3, 2, 4 → 3; 2, 1.5, 2 → 2.
     expect(r.hotPath.sqlite.throughput).toBeCloseTo(3, 10);
@@ -120,9 +137,15 @@ describe('the scale-out report section', () => {
   it('has a row per target with its ratio to bare Fastify, and the before/after and scale-out ratios', () => {
     const md = scaleSection(fixedResult(), 2);
     expect(md).toMatch(/^## Scale-out/);
-    expect(md).toContain('| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | 75 | reference 300 | **0.300 ×** |');
+    expect(md).toContain("| Requests/s ÷ bare Fastify | Server CPU: bare Fastify's ÷ this |");
     expect(md).toContain(
-      '| **nginx → 1 × PostgreSQL** | 600 | 500–800 | 1.67 | 8.33 | 1,100 | 275 | nginx 50, reference 700, postgres 300, redis 50 | **0.080 ×** |',
+      '| **SQLite** | 2,000 | 2,000–3,000 | 0.50 | 2.50 | 300 | 75 | reference 300 | 0.300 × | **0.100 ×** |',
+    );
+    expect(md).toContain(
+      '| **nginx → 1 × PostgreSQL** | 600 | 500–800 | 1.67 | 8.33 | 1,100 | 275 | nginx 50, reference 700, postgres 300, redis 50 | 0.080 × | **0.027 ×** |',
+    );
+    expect(md).toContain(
+      '| **bare Fastify** | 8,000 | 5,000–10,000 | 0.13 | 0.63 | 30 | 8 | fastify 30 | 1 (the ceiling) | 1 (the ceiling) |',
     );
     expect(md).toContain('| **bare Fastify** | 8,000 | 5,000–10,000 |');
     expect(md).toContain('| SQLite: hot path on ÷ off | **3.00 ×** | 0.67 × |');
@@ -168,6 +191,22 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     expect(met).toContain("The floor meets the target; the reference's own layers");
   });
 
+  it('says whether any driver could meet the PostgreSQL target, from what a driver does not touch', () => {
+    // 150 µs allowed: HTTP 30 (bare Fastify), PostgreSQL 200, the layers 600 − 100 = 500: over before any driver.
+    const note = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(fixedResult()));
+    expect(note).toContain(
+      "the 150 µs must hold HTTP as bare Fastify does it (30 µs), PostgreSQL's own work on the statement (200 µs) and " +
+        "the reference's layers (500 µs, its process above the floor's); together they take 730 µs, more than the " +
+        "target allows before the driver spends anything (pg takes about 70 µs: the floor's process above bare Fastify)",
+    );
+    const light = fixedResult();
+    light.targets.postgresFloor.median.cpuUsPerRequestByPart = { floor: 60, postgres: 40 };
+    light.targets.postgres.median.cpuUsPerRequestByPart = { reference: 70, postgres: 40 };
+    const room = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(light));
+    expect(room).toContain("that leaves 70 µs for the driver's work on one statement, where pg takes about 30 µs");
+    expect(room).not.toContain('no driver can meet it');
+  });
+
   it('sets nginx and Redis against what the bound allows over one instance', () => {
     // One instance 900 µs: 1.3 × allows 270 µs more; nginx 50 + Redis 50 fit in it.
     const note = MISSED_TARGET_NOTES['nginx-two-instances']!(report(fixedResult()));
@@ -188,13 +227,49 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     const note = (scale: ScaleResult) =>
       MISSED_TARGET_NOTES['get-vs-bare']!({ results: { get, scale } } as unknown as Report);
     // The fixed floor: 60 µs against bare Fastify's 30, 0.5 ×: it would meet the target, so only the layers miss it.
+    expect(note(fixedResult())).toContain(
+      "at 0.30 × bare Fastify's 30 µs, the target allows the reference about 100 µs",
+    );
+    expect(note(fixedResult())).toContain(
+      'needs 60 µs (0.500 × bare Fastify, paired round by round), and the reference 300 µs',
+    );
     expect(note(fixedResult())).toContain('its own layers cost 240 µs per request');
+    expect(note(fixedResult())).toContain(
+      "That leaves about 40 µs for all of the reference's layers (gateway limit, auth, quota, validation, envelope, " +
+        'serialization), which cost 240 µs.',
+    );
     expect(note(fixedResult())).not.toContain('Even the floor');
-    expect(note(fixedResult())).toContain("(bare Fastify's CPU per request ÷ its own: 0.500 ×)");
-    expect(note(fixedResult())).toContain("The floor meets 0.30 × in CPU per request: the reference's layers are");
     const slow = fixedResult();
     for (const r of slow.targets.sqliteFloor.rounds) r.serverCpuUsPerRequest = 120;
-    expect(note(slow)).toContain('Even the floor is under 0.30 × in CPU per request');
+    expect(note(slow)).toContain('Even the floor misses the target');
+    expect(note(slow)).toContain('no change to those layers can meet it on this engine');
+    expect(note(slow)).not.toContain('That leaves');
+  });
+
+  it("sets the reference's own code from the profile against what the SQLite floor leaves for the layers", () => {
+    const get = {
+      servers: {
+        reference: { median: { rps: 2_000, serverCpuUsPerRequest: 300, loadGeneratorCpu: 0.5 } },
+        bare: { median: { rps: 8_000, serverCpuUsPerRequest: 30, loadGeneratorCpu: 0.9 } },
+      },
+    };
+    const profile = (ownUs: number) => ({
+      byLayer: [],
+      busyUsPerRequest: 300,
+      costByLayer: [{ layer: LAYERS.reference, usPerRequest: ownUs }],
+    });
+    const note = (ownUs: number) =>
+      MISSED_TARGET_NOTES['get-vs-bare']!({
+        results: { get, scale: fixedResult(), profile: profile(ownUs) },
+      } as unknown as Report);
+    // The floor leaves 40 µs (100 allowed, 60 spent).
+    expect(note(45)).toContain(
+      'own code alone (its hooks, routes and domain), 45.0 µs per request in the profile below, already takes more than that',
+    );
+    expect(note(12)).toContain(
+      'own code (its hooks, routes and domain) takes 12.0 µs per request in the profile below; the rest',
+    );
+    expect(note(12)).not.toContain('already takes more');
   });
 
   it("sets the reference's profile beside its floor's, layer by layer, when both were profiled", () => {

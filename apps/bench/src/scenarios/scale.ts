@@ -54,6 +54,11 @@ export interface ScaleTargetSummary {
   median: Omit<ScaleRoundStats, 'failed' | 'failures'>;
   /** Median over rounds of (this target's req/s ÷ bare Fastify's req/s) of the same round. */
   toBare: number;
+  /**
+   * Median over rounds of (bare Fastify's server CPU per request ÷ this target's) of the same round: what the GET
+   * targets are judged on, read like `toBare` (0.5 × means twice bare Fastify's CPU for a request).
+   */
+  cpuToBare: number;
   /** Processes alive in the target's trees after the last round. */
   processes: number;
   failed: number;
@@ -235,6 +240,7 @@ export function summarizeTarget(
       ),
     },
     toBare: median(rounds.map((r, i) => ratio(r.rps, bareRounds[i]!.rps))),
+    cpuToBare: median(rounds.map((r, i) => ratio(bareRounds[i]!.serverCpuUsPerRequest, r.serverCpuUsPerRequest))),
     processes: extra.processes,
     failed: rounds.reduce((a, r) => a + r.failed, 0),
     failures: rounds.reduce((into, r) => addUp(into, r.failures), {} as Record<string, number>),
