@@ -70,8 +70,50 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
     if (!g) return '';
     const ref = g.servers.reference.median;
     const bare = g.servers.bare.median;
+    // What the engine leaves the reference comes first: it decides whether the target can be met at all.
+    const floorParts: string[] = [];
+    const floor = floorOf(r, 'sqlite');
+    if (floor) {
+      const target = THRESHOLDS.getVsBare.value;
+      const allowanceUs = floor.bareUs / target;
+      const layersUs = floor.referenceUs - floor.floorUs;
+      floorParts.push(
+        `In the scale-out rounds, at ${fmt(target, 2)} × bare Fastify's ${fmt(floor.bareUs)} µs, the target allows ` +
+          `the reference about ${fmt(allowanceUs)} µs of CPU per request. The SQLite floor (Fastify and the same page ` +
+          `read through the reference's store, nothing else) needs ${fmt(floor.floorUs)} µs (${fmt(floor.floorToBare, 3)} × ` +
+          `bare Fastify, paired round by round), and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ` +
+          `${fmt(layersUs)} µs per request, the engine and HTTP the rest.`,
+      );
+      if (floor.floorToBare < target)
+        floorParts.push(
+          'Even the floor misses the target: Fastify and one read of the page on SQLite cost more than it allows ' +
+            "before any of the reference's layers (gateway limit, auth, quota, validation, envelope, serialization) " +
+            'runs, so no change to those layers can meet it on this engine.',
+        );
+      else {
+        const leftUs = Math.max(0, allowanceUs - floor.floorUs);
+        const ownUs = r.results.profile?.costByLayer.find((l) => l.layer === LAYERS.reference)?.usPerRequest;
+        floorParts.push(
+          `That leaves about ${fmt(leftUs)} µs for all of the reference's layers (gateway limit, auth, quota, ` +
+            `validation, envelope, serialization), which cost ${fmt(layersUs)} µs.` +
+            (ownUs === undefined
+              ? ''
+              : ownUs >= leftUs
+                ? ` The reference's own code alone (its hooks, routes and domain), ${fmt(ownUs, 1)} µs per request in ` +
+                  'the profile below, already takes more than that, before Ajv, Fastify and Node write a byte of ' +
+                  'what those layers add.'
+                : ` The reference's own code (its hooks, routes and domain) takes ${fmt(ownUs, 1)} µs per request in ` +
+                  "the profile below; the rest of the layers' cost is spent in Ajv, Fastify and Node's HTTP."),
+        );
+      }
+      floorParts.push(
+        `Of the reference's ${fmt(floor.referenceUs)} µs, ${fmt(floor.referenceKernelUs)} µs are the kernel's (bare ` +
+          `Fastify's: ${fmt(floor.bareKernelUs)} µs): the profile's \`writev\` below is that time, sending each answer ` +
+          'and waking the load generator, which sleeps between answers more often the slower the server is.',
+      );
+    }
     const parts = [
-      `Here the bare Fastify ceiling is ${fmt(bare.rps)} requests/s, ${fmt(bare.rps / ISSUE_BARE_RPS, 1)} × the ` +
+      `In the GET section, the bare Fastify ceiling is ${fmt(bare.rps)} requests/s, ${fmt(bare.rps / ISSUE_BARE_RPS, 1)} × the ` +
         `about ${fmt(ISSUE_BARE_RPS)} the issue expected: it sends bytes it already holds for ${fmt(bare.serverCpuUsPerRequest)} µs ` +
         `of server CPU per request, and the load generator on the other core is at ${pct(bare.loadGeneratorCpu)} of a core. ` +
         `The reference serves ${fmt(ref.rps)} requests/s (${fmt(ref.rps / ISSUE_BARE_RPS, 2)} × that expected ceiling) ` +
@@ -100,46 +142,6 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
           'SQLite and the kernel.',
       );
     }
-    const floor = floorOf(r, 'sqlite');
-    if (floor) {
-      const target = THRESHOLDS.getVsBare.value;
-      const allowanceUs = floor.bareUs / target;
-      const layersUs = floor.referenceUs - floor.floorUs;
-      parts.push(
-        `In the scale-out rounds, at ${fmt(target, 2)} × bare Fastify's ${fmt(floor.bareUs)} µs, the target allows ` +
-          `the reference about ${fmt(allowanceUs)} µs of CPU per request. The SQLite floor (Fastify and the same page ` +
-          `read through the reference's store, nothing else) needs ${fmt(floor.floorUs)} µs (${fmt(floor.floorToBare, 3)} × ` +
-          `bare Fastify, paired round by round), and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ` +
-          `${fmt(layersUs)} µs per request, the engine and HTTP the rest.`,
-      );
-      if (floor.floorToBare < target)
-        parts.push(
-          'Even the floor misses the target: Fastify and one read of the page on SQLite cost more than it allows ' +
-            "before any of the reference's layers (gateway limit, auth, quota, validation, envelope, serialization) " +
-            'runs, so no change to those layers can meet it on this engine.',
-        );
-      else {
-        const leftUs = Math.max(0, allowanceUs - floor.floorUs);
-        const ownUs = r.results.profile?.costByLayer.find((l) => l.layer === LAYERS.reference)?.usPerRequest;
-        parts.push(
-          `That leaves about ${fmt(leftUs)} µs for all of the reference's layers (gateway limit, auth, quota, ` +
-            `validation, envelope, serialization), which cost ${fmt(layersUs)} µs.` +
-            (ownUs === undefined
-              ? ''
-              : ownUs >= leftUs
-                ? ` The reference's own code alone (its hooks, routes and domain), ${fmt(ownUs, 1)} µs per request in ` +
-                  'the profile below, already takes more than that, before Ajv, Fastify and Node write a byte of ' +
-                  'what those layers add.'
-                : ` The reference's own code (its hooks, routes and domain) takes ${fmt(ownUs, 1)} µs per request in ` +
-                  "the profile below; the rest of the layers' cost is spent in Ajv, Fastify and Node's HTTP."),
-        );
-      }
-      parts.push(
-        `Of the reference's ${fmt(floor.referenceUs)} µs, ${fmt(floor.referenceKernelUs)} µs are the kernel's (bare ` +
-          `Fastify's: ${fmt(floor.bareKernelUs)} µs): the profile's \`writev\` below is that time, sending each answer ` +
-          'and waking the load generator, which sleeps between answers more often the slower the server is.',
-      );
-    }
     const profiled = r.results.profile;
     if (profiled?.floor) {
       const added = layerDifference(profiled.costByLayer, profiled.floor.costByLayer).filter(
@@ -154,7 +156,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
             : ''),
       );
     }
-    return parts.join(' ');
+    return [...floorParts, ...parts].join(' ');
   },
 
   'get-postgres-vs-bare': (r) => {

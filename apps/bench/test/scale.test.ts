@@ -244,6 +244,9 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
     expect(note(slow)).toContain('Even the floor misses the target');
     expect(note(slow)).toContain('no change to those layers can meet it on this engine');
     expect(note(slow)).not.toContain('That leaves');
+    // Whether the engine leaves the reference any room is said first, before the GET section's own figures.
+    expect(note(slow)).toMatch(/^In the scale-out rounds, at 0\.30 × bare Fastify's 30 µs/);
+    expect(note(slow)).toContain('In the GET section, the bare Fastify ceiling is 8,000 requests/s');
   });
 
   it("sets the reference's own code from the profile against what the SQLite floor leaves for the layers", () => {
