@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadContract, type Context } from './context.js';
-import { gitState, loadAverage, machineInfo } from './machine.js';
+import { cpuTicks, gitState, loadAverage, machineInfo, stolenShare } from './machine.js';
 import { parseOptions, SCENARIO_TITLES, USAGE, UsageError, type BenchOptions, type ScenarioName } from './options.js';
 import { procfsAvailable, stopAll } from './processes.js';
 import { renderMarkdown, type Report, type Results } from './report.js';
@@ -55,6 +55,7 @@ export async function runBench(
     artefactsDir: join(packageDir, 'profiles'),
   };
   const machine = machineInfo(started);
+  const ticksAtStart = cpuTicks();
   log(
     `bench: ${options.only.join(', ')}${options.quick ? ' (quick)' : ''} on ${machine.cores} cores, Node ${machine.node}, load ${machine.loadAverage.join(' ')}`,
   );
@@ -86,6 +87,7 @@ export async function runBench(
     targets: evaluateTargets(results),
     finishedAt: finished.toISOString(),
     loadAverageAtEnd: loadAverage(),
+    stolenShare: stolenShare(ticksAtStart, cpuTicks()),
     durationSec: (finished.getTime() - started.getTime()) / 1000,
   };
   const markdown = renderMarkdown(report);

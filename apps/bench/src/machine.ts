@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, platform, release, totalmem } from 'node:os';
 
 export interface MachineInfo {
@@ -21,6 +22,43 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 export function loadAverage(): [number, number, number] {
   const [l1, l5, l15] = loadavg() as [number, number, number];
   return [round1(l1), round1(l5), round1(l15)];
+}
+
+/** The machine's CPU time so far, in clock ticks: all of it, and the part the host gave to other guests (steal). */
+export interface CpuTicks {
+  total: number;
+  steal: number;
+}
+
+/** The `cpu` line of /proc/stat; guest time is left out, since the kernel already counts it in user and nice. */
+export function parseCpuTicks(procStat: string): CpuTicks | undefined {
+  const line = procStat.split('\n').find((l) => l.startsWith('cpu '));
+  if (!line) return undefined;
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = user + nice + system + idle + iowait + irq + softirq + steal;
+  return Number.isFinite(total) ? { total, steal } : undefined;
+}
+
+export function cpuTicks(): CpuTicks | undefined {
+  try {
+    return parseCpuTicks(readFileSync('/proc/stat', 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The share of the machine's CPU time between two readings that the host took for other guests: on a virtual
+ * machine, work outside it that slowed every figure of the run, whatever the load average says.
+ */
+export function stolenShare(start: CpuTicks | undefined, end: CpuTicks | undefined): number | undefined {
+  if (!start || !end) return undefined;
+  const total = end.total - start.total;
+  return total > 0 ? (end.steal - start.steal) / total : undefined;
 }
 
 export function machineInfo(startedAt: Date): MachineInfo {

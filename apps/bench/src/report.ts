@@ -48,6 +48,10 @@ function machineSection(r: Report): string {
           'Load average (1, 5, 15 min) at start / at end',
           `${m.loadAverage.map((n) => fmt(n, 1)).join(', ')} / ${r.loadAverageAtEnd.map((n) => fmt(n, 1)).join(', ')}`,
         ],
+        [
+          'CPU time the host gave other guests during the run (steal)',
+          r.stolenShare === undefined ? 'not known' : `${fmt(r.stolenShare * 100, 1)}%`,
+        ],
         ['Run', `${m.startedAt} → ${r.finishedAt} (${fmt(r.durationSec)} s)`],
         [
           'Commit',
@@ -58,7 +62,9 @@ function machineSection(r: Report): string {
     '',
     'The load generator (autocannon) runs in the harness process on the same machine as the servers, each server in ' +
       'a child process of its own. Numbers from a machine with other work on it are noisy: a 1-minute load average ' +
-      `well above 1 (the harness alone) means other work shared the ${m.cores} cores; see also the spread over rounds.`,
+      `well above 1 (the harness alone) means other work shared the ${m.cores} cores; see also the spread over rounds. ` +
+      'On a virtual machine, steal is time its cores wanted to run but the host ran other guests: a few percent ' +
+      'or more means work outside the machine slowed the run, which its load average does not show.',
   ].join('\n');
 }
 

@@ -49,5 +49,7 @@ export interface Report {
   finishedAt: string;
   /** Load averages when the run ended: with the start's, how busy the machine was meanwhile. */
   loadAverageAtEnd: [number, number, number];
+  /** The host's steal over the run, as a share of the machine's CPU time; undefined where /proc/stat is not. */
+  stolenShare?: number;
   durationSec: number;
 }

@@ -34,6 +34,9 @@ describe('pnpm bench --quick --only get', () => {
     expect(report.machine.memoryGiB).toBeGreaterThan(0);
     expect(report.machine.node).toBe(process.version);
     expect(Date.parse(report.machine.startedAt)).not.toBeNaN();
+    // Linux has /proc/stat: the host's steal over the run is a share of the CPU time, never left unknown here.
+    expect(report.stolenShare).toBeGreaterThanOrEqual(0);
+    expect(report.stolenShare).toBeLessThanOrEqual(1);
   });
 
   it('measures each of the three servers', () => {
