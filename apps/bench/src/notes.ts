@@ -4,12 +4,16 @@ import { LAYERS, layerDifference } from './cpuprofile.js';
 import { fmt } from './context.js';
 import type { Report } from './results.js';
 import type { DraftEngineResult, DraftResult } from './scenarios/draft.js';
+import { ratio } from './stats.js';
 import { THRESHOLDS, cpu, pairedScale } from './targets.js';
 
 const pct = (n: number) => `${fmt(n * 100)}%`;
 
 /** What issue 7 says it measured for bare Fastify on 2 cores with the load generator on the same machine. */
 const ISSUE_BARE_RPS = 8_500;
+
+const roundsRange = (ratios: number[]) =>
+  `its rounds ${fmt(Math.min(...ratios), 3)} to ${fmt(Math.max(...ratios), 3)} ×`;
 
 const byPart = (parts: Record<string, number>) =>
   Object.entries(parts)
@@ -32,6 +36,8 @@ function floorOf(r: Report, engine: 'sqlite' | 'postgres') {
     reference: reference.median.cpuUsPerRequestByPart,
     // CPU per request, as the PostgreSQL target is judged: bare Fastify's ÷ the floor's, paired round by round.
     floorToBare: pairedScale(r.results, 'bare', engine === 'sqlite' ? 'sqliteFloor' : 'postgresFloor', cpu),
+    // The same ratio round by round: how far this machine moves the floor itself.
+    floorToBareRounds: floor.rounds.map((round, i) => ratio(cpu(t.bare.rounds[i]!), cpu(round))),
   };
 }
 
@@ -81,7 +87,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
         `In the scale-out rounds, at ${fmt(target, 2)} × bare Fastify's ${fmt(floor.bareUs)} µs, the target allows ` +
           `the reference about ${fmt(allowanceUs)} µs of CPU per request. The SQLite floor (Fastify and the same page ` +
           `read through the reference's store, nothing else) needs ${fmt(floor.floorUs)} µs (${fmt(floor.floorToBare, 3)} × ` +
-          `bare Fastify, paired round by round), and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ` +
+          `bare Fastify, paired round by round; ${roundsRange(floor.floorToBareRounds)}), and the reference ${fmt(floor.referenceUs)} µs: its own layers cost ` +
           `${fmt(layersUs)} µs per request, the engine and HTTP the rest.`,
       );
       if (floor.floorToBare < target)
@@ -93,9 +99,15 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       else {
         const leftUs = Math.max(0, allowanceUs - floor.floorUs);
         const ownUs = r.results.profile?.costByLayer.find((l) => l.layer === LAYERS.reference)?.usPerRequest;
+        const missedRounds = floor.floorToBareRounds.filter((x) => x < target).length;
         floorParts.push(
           `That leaves about ${fmt(leftUs)} µs for all of the reference's layers (gateway limit, auth, quota, ` +
             `validation, envelope, serialization), which cost ${fmt(layersUs)} µs.` +
+            (missedRounds > 0
+              ? ` In ${fmt(missedRounds)} of ${fmt(floor.floorToBareRounds.length)} rounds the floor itself missed ` +
+                `${fmt(target, 2)} ×: the target lies within this machine's spread of the floor, and asks the ` +
+                "reference's layers to cost next to nothing."
+              : '') +
             (ownUs === undefined
               ? ''
               : ownUs >= leftUs
@@ -168,7 +180,7 @@ export const MISSED_TARGET_NOTES: Record<string, (r: Report) => string> = {
       `The reference on PostgreSQL needs ${fmt(floor.referenceUs)} µs of server CPU per request ` +
         `(${byPart(floor.reference)}); bare Fastify needs ${fmt(floor.bareUs)} µs, so the target allows about ` +
         `${fmt(allowanceUs)} µs. Its floor, Fastify and the same page read through the reference's store ` +
-        `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 3)} × bare Fastify in the same terms.`,
+        `with nothing else, needs ${fmt(floor.floorUs)} µs (${byPart(floor.floor)}): ${fmt(floor.floorToBare, 3)} × bare Fastify in the same terms (${roundsRange(floor.floorToBareRounds)}).`,
     ];
     if (floor.floorToBare < target)
       parts.push(

@@ -183,7 +183,9 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
   it("says the floor misses too when the engine's own CPU is past the bound, and how much the layers add", () => {
     // bare 30 µs, the PostgreSQL floor 100 + 200: 0.1 × bare, under the 0.2 × bound; the reference 900.
     const note = MISSED_TARGET_NOTES['get-postgres-vs-bare']!(report(fixedResult()));
-    expect(note).toContain('needs 300 µs (floor 100, postgres 200): 0.100 × bare Fastify');
+    expect(note).toContain(
+      'needs 300 µs (floor 100, postgres 200): 0.100 × bare Fastify in the same terms (its rounds 0.100 to 0.100 ×)',
+    );
     expect(note).toContain('Even that floor misses the target');
     const cheap = fixedResult();
     for (const r of cheap.targets.postgresFloor.rounds) r.serverCpuUsPerRequest = 120;
@@ -233,7 +235,18 @@ describe('what the report says about a missed PostgreSQL or nginx target', () =>
       "at 0.30 × bare Fastify's 30 µs, the target allows the reference about 100 µs",
     );
     expect(note(fixedResult())).toContain(
-      'needs 60 µs (0.500 × bare Fastify, paired round by round), and the reference 300 µs',
+      'needs 60 µs (0.500 × bare Fastify, paired round by round; its rounds 0.500 to 0.500 ×), and the reference 300 µs',
+    );
+    expect(note(fixedResult())).not.toContain('the floor itself missed');
+    // Bare Fastify's 30 µs over the floor's 120, 60, 50 µs: 0.25, 0.5, 0.6 ×, a median that meets the bound with one
+    // round under it.
+    const spread = fixedResult();
+    spread.targets.sqliteFloor.rounds.forEach((r, i) => {
+      r.serverCpuUsPerRequest = [120, 60, 50][i]!;
+    });
+    expect(note(spread)).toContain('(0.500 × bare Fastify, paired round by round; its rounds 0.250 to 0.600 ×)');
+    expect(note(spread)).toContain(
+      "In 1 of 3 rounds the floor itself missed 0.30 ×: the target lies within this machine's spread of the floor",
     );
     expect(note(fixedResult())).toContain('its own layers cost 240 µs per request');
     expect(note(fixedResult())).toContain(
