@@ -44,3 +44,28 @@ describe('what the report says about a missed draft target', () => {
     expect(MISSED_TARGET_NOTES['draft-postgres-p50']!(report(engine([18], 15)))).toBe('');
   });
 });
+
+describe('what the report says about a missed client overhead target', () => {
+  const client = (openapiFetch: number, layers: number) =>
+    ({
+      results: {
+        client: {
+          fetchMedianUs: 400,
+          overheadUs: 12 + openapiFetch + layers,
+          rounds: [{ overhead: 0.08 }, { overhead: 0.13 }, { overhead: 0.11 }],
+          steps: { request: 12, openapiFetch, layers },
+        },
+      },
+    }) as unknown as Report;
+
+  it("says what openapi-fetch leaves the client's own layers of the 10% allowed", () => {
+    const note = MISSED_TARGET_NOTES['client-overhead']!(client(28, 16));
+    expect(note).toContain('from round to round the overhead ranged from 8% to 13%');
+    // 10% of 400 µs is 40; openapi-fetch takes 28 of them.
+    expect(note).toContain("Of the 40 µs the target allows, openapi-fetch leaves the client's layers 12 µs.");
+    expect(MISSED_TARGET_NOTES['client-overhead']!(client(45, 16))).toContain(
+      "openapi-fetch leaves the client's layers nothing.",
+    );
+    expect(note).not.toContain('idle machine');
+  });
+});
