@@ -29,7 +29,7 @@ export function parseDecisions(markdown: string): DecisionLog {
   const log: DecisionLog = { general: [], elements: new Map() };
   for (const line of markdown.split('\n')) {
     const general = /^\|\s*(G\d+)\s*\|/.exec(line);
-    const element = /^\|\s*`((?:operation|parameter|schema) [A-Za-z0-9_][A-Za-z0-9_.]*)`\s*\|/.exec(line);
+    const element = /^\|\s*`((?:operation|parameter|schema) [A-Za-z0-9_][A-Za-z0-9_.[\]]*)`\s*\|/.exec(line);
     if (!general && !element) continue;
     const [, decision, reason] = cells(line);
     if (!decision || !reason) throw new Error(`spec/DECISIONS.md: a row without decision or reason: ${line}`);

@@ -483,23 +483,32 @@ function relax(value: unknown, inherited = false): unknown {
 /** Every schema node marked `x-provisional` under `components.schemas`, named `Component` or `Component.path`. */
 export function provisionalSchemaNodes(doc: OpenApiDocument): Map<string, JsonSchema> {
   const found = new Map<string, JsonSchema>();
-  const visit = (node: unknown, name: string): void => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const [i, child] of node.entries()) visit(child, `${name}[${i}]`);
-      return;
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) provisionalNodesIn(schema, name, found);
+  return found;
+}
+
+/**
+ * Every node marked `x-provisional` in `node` (itself included), named `name` or `name.path`: `properties.size` reads
+ * as `.size`; other keywords (items, allOf, then) keep their own name.
+ */
+export function provisionalNodesIn(
+  node: unknown,
+  name: string,
+  found = new Map<string, JsonSchema>(),
+): Map<string, JsonSchema> {
+  if (!node || typeof node !== 'object') return found;
+  if (Array.isArray(node)) {
+    for (const [i, child] of node.entries()) provisionalNodesIn(child, `${name}[${i}]`, found);
+    return found;
+  }
+  if (isProvisional(node)) found.set(name, node as JsonSchema);
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-')) continue;
+    if (key === 'properties' && child && typeof child === 'object') {
+      for (const [prop, sub] of Object.entries(child)) provisionalNodesIn(sub, `${name}.${prop}`, found);
+    } else {
+      provisionalNodesIn(child, `${name}.${key}`, found);
     }
-    if (isProvisional(node)) found.set(name, node as JsonSchema);
-    for (const [key, child] of Object.entries(node)) {
-      if (key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-')) continue;
-      // `properties.size` reads as `.size`; other keywords (items, allOf, then) keep their own name.
-      if (key === 'properties' && child && typeof child === 'object') {
-        for (const [prop, sub] of Object.entries(child)) visit(sub, `${name}.${prop}`);
-      } else {
-        visit(child, `${name}.${key}`);
-      }
-    }
-  };
-  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, name);
+  }
   return found;
 }

@@ -13,6 +13,7 @@ import {
   KNOWN_VALUES_KEYWORD,
   loadSpec,
   operations,
+  provisionalNodesIn,
   provisionalSchemaNodes,
   relaxProvisional,
   resolvePointer,
@@ -446,6 +447,10 @@ export class ContractModel {
     for (const [name, raw] of Object.entries(this.doc.components?.parameters ?? {})) {
       const p = deref<ParameterObject>(this.doc, raw);
       if (isProvisional(p)) found.push({ kind: 'parameter', name, where: `${p.in} \`${p.name}\`` });
+      // A parameter whose bound the source shows keeps it on its own node and marks only the designed rest.
+      else
+        for (const nested of provisionalNodesIn(p.schema, `${name}.schema`).keys())
+          found.push({ kind: 'parameter', name: nested, where: `${p.in} \`${p.name}\`` });
     }
     for (const name of provisionalSchemaNodes(this.doc).keys())
       found.push({ kind: 'schema', name, where: `schema \`${name}\`` });

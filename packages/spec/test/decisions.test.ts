@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSpec, provisionalSchemaNodes } from '../src/index.js';
+import { loadSpec, provisionalNodesIn, provisionalSchemaNodes } from '../src/index.js';
 
 const decisions = readFileSync(resolve(import.meta.dirname, '../../../spec/DECISIONS.md'), 'utf8');
 const doc = loadSpec() as any;
@@ -18,7 +18,9 @@ const SHOWN_OPERATIONS = new Set([
 ]);
 
 function loggedElements(): Set<string> {
-  const rows = decisions.split('\n').filter((l) => /^\| `(operation|parameter|schema) [A-Za-z][A-Za-z_.]*` \|/.test(l));
+  const rows = decisions
+    .split('\n')
+    .filter((l) => /^\| `(operation|parameter|schema) [A-Za-z][A-Za-z_.[\]0-9]*` \|/.test(l));
   return new Set(rows.map((l) => /^\| `([^`]+)`/.exec(l)![1]!));
 }
 
@@ -33,6 +35,7 @@ function provisionalElements(): Set<string> {
   }
   for (const [name, p] of Object.entries<any>(doc.components.parameters ?? {})) {
     if (p['x-provisional'] === true) found.add(`parameter ${name}`);
+    else for (const nested of provisionalNodesIn(p.schema, `${name}.schema`).keys()) found.add(`parameter ${nested}`);
   }
   // Nested nodes too: `schema Pagination.size` is the `size` property of Pagination.
   for (const name of provisionalSchemaNodes(doc).keys()) found.add(`schema ${name}`);
