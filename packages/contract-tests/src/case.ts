@@ -6,6 +6,8 @@ import type { Contract } from './contract.js';
 import type { ApiKeyCredential, BearerCredential, Credential, Seller } from './credentials.js';
 import type { Generator } from './generate.js';
 import { Skip, type Exchange, type Transport } from './http.js';
+import type { IsolationLedger } from './isolation.js';
+import type { Evidence } from './matrix/evidence.js';
 import type { RunObservations } from './observations.js';
 import type { RecordLog } from './records.js';
 
@@ -120,6 +122,10 @@ export interface RunEnv {
   now: () => number;
   /** What the run learns across responses: the quota sequence per seller, answer times, the codes reached. */
   observations: RunObservations;
+  /** Every record each seller's credentials were answered with: one seller's record shown to the other fails. */
+  isolation: IsolationLedger;
+  /** Where the run looked, per operation and rule: the coverage matrix's evidence (matrix/evidence.ts). */
+  evidence: Evidence;
   /** Rules proven so far, by key (CaseContext.provenBy), and the case that proved each. */
   proofs: Map<string, string>;
 }
@@ -334,9 +340,14 @@ export class CaseContext {
       now: this.env.now(),
       clockRelative: !this.env.examplesOnly,
     });
-    const across = this.env.observations.observe(op, exchange, this.def.id);
-    evaluated.push(...across.evaluated);
-    findings.push(...across.findings);
+    for (const across of [
+      this.env.observations.observe(op, exchange, this.def.id),
+      this.env.isolation.observe(op, exchange),
+    ]) {
+      evaluated.push(...across.evaluated);
+      findings.push(...across.findings);
+    }
+    this.env.evidence.answered(op, exchange, this.def.id, deliberate);
     for (const name of evaluated) this.tally(name).evaluated += 1;
     for (const f of findings) {
       if (f.provisional) {

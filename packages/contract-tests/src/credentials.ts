@@ -21,6 +21,8 @@ export interface BearerCredential {
   kind: 'bearer';
   token: string;
   ref: string;
+  /** Whose token it is: what it reads is that seller's (isolation.ts). */
+  seller: Seller;
 }
 
 /** A header sent as given: a made-up or malformed credential, which is no secret. */

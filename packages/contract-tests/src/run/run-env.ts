@@ -5,6 +5,8 @@ import type { Contract } from '../contract.js';
 import type { BearerCredential } from '../credentials.js';
 import { Generator, seededRandom } from '../generate.js';
 import { Transport } from '../http.js';
+import { IsolationLedger } from '../isolation.js';
+import { Evidence } from '../matrix/evidence.js';
 import { RunObservations } from '../observations.js';
 import { PR_QUOTA } from '../profile.js';
 import { RecordLog } from '../records.js';
@@ -52,6 +54,7 @@ export function runEnv(
     trackQuota: !options.examplesOnly,
   });
 
+  const records = new RecordLog(contract, environment.name, !options.examplesOnly);
   const env: RunEnv = {
     contract,
     generator: new Generator(contract),
@@ -71,10 +74,12 @@ export function runEnv(
     runs: Math.max(1, options.runs ?? 1),
     strictProvisional: options.strictProvisional ?? false,
     tally,
-    records: new RecordLog(contract, environment.name, !options.examplesOnly),
+    records,
     shared: new Map(),
     now: () => Date.now(),
     observations: new RunObservations(contract),
+    isolation: new IsolationLedger(contract, records.prefix),
+    evidence: new Evidence(contract),
     proofs: new Map(),
     jwt: async (t) => obtainJwt(env, t),
   };
@@ -84,7 +89,12 @@ export function runEnv(
 async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential> {
   if (env.bearer) return env.bearer;
   if (env.examplesOnly && (!env.clientId || !env.clientSecret)) {
-    env.bearer = { kind: 'bearer', token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb2NrIn0.bW9jaw', ref: 'CLS_ACCESS_TOKEN' };
+    env.bearer = {
+      kind: 'bearer',
+      token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtb2NrIn0.bW9jaw',
+      ref: 'CLS_ACCESS_TOKEN',
+      seller: 'primary',
+    };
     return env.bearer;
   }
   if (!env.clientId || !env.clientSecret)
@@ -104,6 +114,6 @@ async function obtainJwt(env: RunEnv, t: CaseContext): Promise<BearerCredential>
   const refresh = String(dataOf<{ refresh_token?: string }>(ex)?.refresh_token ?? '');
   env.transport.options.redactor.add(token, 'CLS_ACCESS_TOKEN');
   env.transport.options.redactor.add(refresh, 'CLS_REFRESH_TOKEN');
-  env.bearer = { kind: 'bearer', token, ref: 'CLS_ACCESS_TOKEN' };
+  env.bearer = { kind: 'bearer', token, ref: 'CLS_ACCESS_TOKEN', seller: 'primary' };
   return env.bearer;
 }

@@ -32,7 +32,7 @@ export function expiredTokenCases(env: RunEnv): CaseDef[] {
           t.skip(`the token in CLS_EXPIRED_TOKEN has not expired yet (exp ${new Date(exp * 1000).toISOString()})`);
         const ex = await t.call(bearerRead, {
           query: validQuery(t, bearerRead, { optional: false }),
-          credential: { kind: 'bearer', token: expired, ref: 'CLS_EXPIRED_TOKEN' },
+          credential: { kind: 'bearer', token: expired, ref: 'CLS_EXPIRED_TOKEN', seller: 'primary' },
         });
         t.expect(ex, bearerRead, {
           status: contract.statusOf('AUTH_EXPIRED_TOKEN'),

@@ -80,7 +80,7 @@ export function credentialCases(env: RunEnv): CaseDef[] {
         if (bearerOp) {
           const ok = await t.call(bearerOp, {
             query: validQuery(t, bearerOp, { optional: false }),
-            credential: { kind: 'bearer', token: newToken, ref: 'CLS_ACCESS_TOKEN' },
+            credential: { kind: 'bearer', token: newToken, ref: 'CLS_ACCESS_TOKEN', seller: 'primary' },
           });
           t.expect(ok, bearerOp, {
             status: contract.successStatus(bearerOp),

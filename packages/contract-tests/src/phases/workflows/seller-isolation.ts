@@ -235,6 +235,6 @@ async function otherSellerJwt(t: CaseContext): Promise<BearerCredential | undefi
     String(dataOf<{ refresh_token?: string }>(ex)?.refresh_token ?? ''),
     'CLS_OTHER_REFRESH_TOKEN',
   );
-  env.otherBearer = { kind: 'bearer', token, ref: 'CLS_OTHER_ACCESS_TOKEN' };
+  env.otherBearer = { kind: 'bearer', token, ref: 'CLS_OTHER_ACCESS_TOKEN', seller: 'other' };
   return env.otherBearer;
 }
