@@ -157,16 +157,14 @@ export function pathKinds(t: CaseContext, op: OperationInfo): string[] {
 }
 
 /**
- * The rule "an unknown value of these path parameters is not found": one per path-parameter kind and area, since the
- * same lookup refuses the same unknown value (the unknown MCP tool of the workflows and the generated valid request
- * of an operation named by its path rely on it too). A request example naming a resource the server does not hold
- * proves it as well as the negative phase's made-up value.
+ * The rule "this operation answers an unknown resource with its 404": one per operation, since each operation looks
+ * its resources up on its own (a server can get one lookup right and its neighbour wrong). A request example of the
+ * same operation naming a resource the server does not hold proves it as well as the negative phase's made-up value.
  */
 export function unknownResourceProof(t: CaseContext, op: OperationInfo): string | undefined {
-  const kinds = pathKinds(t, op);
-  if (kinds.length > 0) return `unknown_resource:${op.area}:${kinds.join('|')}`;
-  // No path parameter: what is not found is named in the body or the query, a lookup of the operation's own.
-  return t.contract.responseFor(op, 404) ? `unknown_resource:${op.operationId}` : undefined;
+  return pathKinds(t, op).length > 0 || t.contract.responseFor(op, 404)
+    ? `unknown_resource:${op.operationId}`
+    : undefined;
 }
 
 /** The rule "this operation answers this error code where the code's rule says": reached by an earlier case. */

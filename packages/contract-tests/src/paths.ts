@@ -40,11 +40,8 @@ export async function knownPathValues(t: CaseContext, op: OperationInfo): Promis
     const product = await productPathValue(t, p.name);
     if (product !== undefined) out[p.name] = product;
     else if (p.name === 'order_no') out[p.name] = await ensureFixtureOrder(t);
-    else if (op.area === t.mcpArea() && p.name === 'tool_name') {
-      const tool = t.contract.operations.find((o) => o.mcpTool && t.hasKey(o.area));
-      if (!tool?.mcpTool) t.skip('no API key of an area with MCP tools');
-      out[p.name] = tool.mcpTool;
-    } else t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
+    else if (op.area === t.mcpArea() && p.name === 'tool_name') out[p.name] = knownTool(t);
+    else t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
   }
   return out;
 }
@@ -63,10 +60,18 @@ export async function reachablePathValues(
     const product = await productPathValue(t, p.name);
     if (product !== undefined) path[p.name] = product;
     else if (p.name === 'order_no') path[p.name] = await ensureFixtureOrder(t);
+    else if (op.area === t.mcpArea() && p.name === 'tool_name') path[p.name] = knownTool(t);
     else {
       path[p.name] = unknownValue(t, p);
       known = false;
     }
   }
   return { path, known };
+}
+
+/** A tool the contract lists, of an area the kit has a key for. */
+function knownTool(t: CaseContext): string {
+  const tool = t.contract.operations.find((o) => o.mcpTool && t.hasKey(o.area));
+  if (!tool?.mcpTool) t.skip('no API key of an area with MCP tools');
+  return tool.mcpTool;
 }

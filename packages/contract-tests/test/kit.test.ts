@@ -476,16 +476,30 @@ describe('one request for every rule it proves: the spend of a full run', () => 
       return found!;
     };
     const coveredBy = (id: string) => byId(id).coveredBy ?? [];
-    // A request example naming an order, a product, a tool the server does not hold is the unknown resource.
-    expect(coveredBy('negative/getWmsOrder/unknown_resource')).toEqual(['examples/updateWmsOrder/change_quantity']);
-    expect(coveredBy('negative/getWmsProduct/unknown_resource')).toEqual(['examples/addProductOptions/two_options']);
+    // A request example of the same operation naming a resource the server does not hold is its unknown resource;
+    // one operation's lookup never stands for another's.
     expect(coveredBy('negative/registerReturn/unknown_resource')).toEqual(['examples/registerReturn/wrong_size']);
     expect(coveredBy('negative/callMcpTool/unknown_resource')).toEqual(['examples/callMcpTool/get_order']);
-    // Page and size out of range: once, on a list the JWT reads, no test key spent.
-    const pageSize = report.cases.filter((c) => c.id.endsWith('/page_size_out_of_range') && c.requests > 0);
-    expect(pageSize.map((c) => [c.id, c.metered])).toEqual([['negative/listManagerOrders/page_size_out_of_range', 0]]);
-    expect(coveredBy('negative/listWmsOrders/page_size_out_of_range')).toEqual([
-      'negative/listManagerOrders/page_size_out_of_range',
+    for (const id of ['negative/getWmsOrder/unknown_resource', 'negative/getWmsProduct/unknown_resource']) {
+      expect(coveredBy(id), id).toEqual([]);
+      expect(byId(id).requests, id).toBe(1);
+    }
+    // Page and size out of range: on every list, each its own requests (the JWT's lists spend no test key).
+    const pageSize = report.cases.filter((c) => c.id.endsWith('/page_size_out_of_range'));
+    expect(pageSize.length).toBeGreaterThan(1);
+    for (const c of pageSize) expect(c.requests, c.id).toBeGreaterThan(0);
+    expect(byId('negative/listManagerOrders/page_size_out_of_range').metered).toBe(0);
+    // A body that is not JSON on every operation that takes one; the JSON array only on the public token requests.
+    const bodies = report.cases.map((c) => c.id).filter((id) => /body_not_(json|object)$/.test(id));
+    const withBody = operations(loadSpec())
+      .filter((op) => op.requestBody)
+      .map((op) => op.operationId);
+    expect(bodies.filter((id) => id.endsWith('/body_not_json')).sort()).toEqual(
+      withBody.map((op) => `negative/${op}/body_not_json`).sort(),
+    );
+    expect(bodies.filter((id) => id.endsWith('/body_not_object')).sort()).toEqual([
+      'negative/createAccessToken/body_not_object',
+      'negative/refreshAccessToken/body_not_object',
     ]);
     // The product example's product is the product the kit orders from and reads back: no other product created.
     expect(coveredBy('workflows/product_created_read_back')).toEqual(['examples/createProduct/new_product']);
@@ -495,12 +509,6 @@ describe('one request for every rule it proves: the spend of a full run', () => 
     expect(byId('bulk/registerOrders/rejected_bodies').requests).toBe(
       byId('bulk/registerOrders/rejected_bodies').metered,
     );
-    // One malformed body on a keyed operation (not JSON); the JSON array only on the public token request.
-    expect(report.cases.map((c) => c.id).filter((id) => /body_not_(json|object)$/.test(id))).toEqual([
-      'negative/createAccessToken/body_not_json',
-      'negative/createAccessToken/body_not_object',
-      'negative/registerOrders/body_not_json',
-    ]);
     // The shipped order is found, and the refused changes read back, through the JWT: the change is the only call.
     expect(byId('workflows/shipped_order_unmodifiable').metered).toBe(1);
     expect(byId('workflows/codes/INVENTORY_INSUFFICIENT/updateWmsOrder').metered).toBe(2);

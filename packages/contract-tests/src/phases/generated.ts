@@ -159,6 +159,14 @@ function invalidProof(t: CaseContext, op: OperationInfo, p: OperationInfo['param
   return invalidParameterProof(t, op, p);
 }
 
+/**
+ * Why an integer spelled other than in decimal digits may rightly be taken: the syntax is a design of ours
+ * (info.x-limits.query_integer_syntax, DECISIONS.md G23), on every integer parameter, even one whose bounds the
+ * source shows (a page is 1-based).
+ */
+const INTEGER_SYNTAX_DESIGNED =
+  'the syntax of integer query parameters (decimal digits only, info.x-limits.query_integer_syntax) is designed, not shown by the source';
+
 interface InvalidInput {
   label: string;
   /** The rule it proves: a parameter's (one per area and component) or the operation's body's. */
@@ -258,7 +266,7 @@ async function invalidInputs(
           label: `query ${p.name}: ${JSON.stringify(spelling)} is not written in decimal digits`,
           proof,
           missing: false,
-          provisional: provisionalReason(t, undefined, undefined, p),
+          provisional: provisionalReason(t, undefined, undefined, p) ?? INTEGER_SYNTAX_DESIGNED,
           input: { path, query: { ...baseQuery, [p.name]: spelling }, ...withBody },
         });
       }

@@ -42,6 +42,7 @@ export interface ReferenceServer {
   url: string;
   database: string;
   keys: { primary: Record<string, string>; other: Record<string, string> };
+  accounts: { primary: string; other: string };
   client: { id: string; secret: string };
   otherClient: { id: string; secret: string };
   admin: (args: string[]) => Record<string, unknown>;
@@ -102,6 +103,7 @@ export async function startReference(): Promise<ReferenceServer> {
     url,
     database: env.DATABASE,
     keys: { primary: primary.keys, other: other.keys },
+    accounts: { primary: primary.account, other: other.account },
     client: { id: String(client.client_id), secret: String(client.client_secret) },
     otherClient: { id: String(otherClient.client_id), secret: String(otherClient.client_secret) },
     admin,

@@ -28,7 +28,7 @@ export function unknownResourceCases(env: RunEnv, op: OperationInfo): CaseDef[] 
         // Spelled as sellers' codes are (a dot, Hangul, a space or a slash; never plain): a server must look such a
         // value up, not refuse its format (Identifier, DECISIONS.md G25).
         const style = 1 + Math.floor(t.env.random() * (Generator.identifierStyles - 1));
-        // One unknown resource per path-parameter kind and area: the same lookup refuses the same unknown value.
+        // A request example of this operation that named a resource the server does not hold proved it already.
         const proof = unknownResourceProof(t, op);
         const by = proof ? t.provenBy(proof) : undefined;
         if (by !== undefined) return t.covered(by, `an unknown ${pathKinds(t, op).join(', ')} is not found`);

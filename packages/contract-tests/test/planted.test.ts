@@ -1,0 +1,120 @@
+// A default full run against the real reference server with one fault planted at a time (support/fault-proxy.ts):
+// each fault is a server wrong in one operation only, and the run must go red on the rule it breaks, there; the
+// fault-free server stays green, also with CPU-heavy work on the machine's cores beside it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { formatSummary, runContractTests, type Report } from '../src/index.js';
+import { appState, referenceCli, startReference, type ReferenceServer } from './support/apps.js';
+import { PLANTED, startFaultProxy, type Planted } from './support/fault-proxy.js';
+import { describeFailures } from './support/run.js';
+
+const state = appState(referenceCli);
+
+/** The failure each fault must show: its check, on its operation. */
+const CAUGHT_AS: Record<Planted, { check: string; operation: string }> = {
+  leak_order_to_other_key: { check: 'seller_isolation', operation: 'listManagerOrders' },
+  leak_order_to_other_jwt: { check: 'seller_isolation', operation: 'listManagerOrders' },
+  mcp_call_bad_json_500: { check: 'no_server_error', operation: 'callMcpTool' },
+  order_update_bad_json_200: { check: 'expected_outcome', operation: 'updateWmsOrder' },
+  unknown_wms_order_200: { check: 'expected_outcome', operation: 'getWmsOrder' },
+  wms_list_ignores_page_bounds: { check: 'expected_outcome', operation: 'listWmsOrders' },
+  page_0_as_page_1: { check: 'expected_outcome', operation: 'listWmsProducts' },
+};
+
+describe.skipIf(state === 'absent')('a default full run against the reference server with one planted fault', () => {
+  let server: ReferenceServer;
+  let leakOrderNo: string;
+
+  beforeAll(async () => {
+    if (state === 'unbuilt') throw new Error(`${referenceCli} is missing: build the reference server first`);
+    server = await startReference();
+    // An order of the seller registered before any run: the kit knows it only from what the seller's list shows.
+    const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
+    const product = await fetch(`${server.url}/v3/wms/products`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ product_code: 'PLANTED-01', product_name: 'Planted', price: 1000, stock_quantity: 5 }),
+    });
+    expect(product.status).toBe(200);
+    const order = await fetch(`${server.url}/v3/wms/orders`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        orders: [
+          {
+            mall_order_no: 'PLANTED-ORDER-1',
+            mall_product_name: 'Planted order',
+            product_code: 'PLANTED-01',
+            quantity: 1,
+            receiver_name: 'Kim Minji',
+            receiver_phone: '010-1234-5678',
+            receiver_address: '12 Teheran-ro, Seoul',
+          },
+        ],
+      }),
+    });
+    leakOrderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
+      .order_no;
+  }, 600_000);
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  async function fullRun(fault: Planted | undefined): Promise<{ report: Report; hits: number }> {
+    // Each run starts with both sellers' whole allowance: nine full runs would spend most of one month's.
+    for (const account of Object.values(server.accounts)) server.admin(['quota', 'reset', '--account', account]);
+    const proxy = await startFaultProxy(server, fault, leakOrderNo);
+    try {
+      const report = await runContractTests({
+        baseUrl: proxy.url,
+        apiKeys: Object.values(server.keys.primary),
+        otherApiKeys: Object.values(server.keys.other),
+        clientId: server.client.id,
+        clientSecret: server.client.secret,
+        otherClientId: server.otherClient.id,
+        otherClientSecret: server.otherClient.secret,
+        seed: 20261202,
+      });
+      return { report, hits: proxy.hits };
+    } finally {
+      await proxy.close();
+    }
+  }
+
+  test.each(PLANTED.map((f) => [f]))(
+    '%s turns the run red on its rule, there',
+    async (fault) => {
+      const { report, hits } = await fullRun(fault);
+      expect(hits, `the run never met the planted fault ${fault}`).toBeGreaterThan(0);
+      expect(report.exitCode, formatSummary(report)).toBe(1);
+      const want = CAUGHT_AS[fault];
+      const failures = report.cases.flatMap((c) => c.failures);
+      expect(
+        failures.some((f) => f.check === want.check && f.operation === want.operation),
+        describeFailures(report),
+      ).toBe(true);
+    },
+    600_000,
+  );
+
+  test('the server without a fault passes the same run', async () => {
+    const { report } = await fullRun(undefined);
+    expect(describeFailures(report)).toBe('');
+    expect(report.exitCode, formatSummary(report)).toBe(0);
+  }, 600_000);
+
+  test('the server without a fault passes with CPU-heavy work on every core beside it', async () => {
+    const busy: ChildProcess[] = [];
+    for (let i = 0; i < availableParallelism(); i++)
+      busy.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    try {
+      const { report } = await fullRun(undefined);
+      expect(describeFailures(report)).toBe('');
+      expect(report.exitCode, formatSummary(report)).toBe(0);
+    } finally {
+      for (const child of busy) child.kill('SIGKILL');
+    }
+  }, 900_000);
+});
