@@ -1,10 +1,20 @@
 #!/usr/bin/env node
-// cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode).
+// cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode). Every run
+// that names report files leaves them, a run stopped by a usage error included.
 import { dirname, join } from 'node:path';
 import { UsageError } from './credentials.js';
+import { formatMatrix } from './matrix/coverage.js';
 import { type CliOptions, parseCli, USAGE } from './options.js';
-import { formatSummary, writeReport } from './report.js';
+import { formatSummary } from './report.js';
 import { runContractTests } from './run.js';
+import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './summary.js';
+
+/** Writes the report of a run that stopped before it started, and says where. */
+function stopped(files: ReportFiles, message: string, baseUrl?: string): void {
+  if (!files.junit && !files.json && !files.summary) return;
+  writeReportFiles(stoppedReport('usage', message, 2, baseUrl), files);
+  for (const [kind, file] of Object.entries(files)) process.stderr.write(`${kind} report: ${file}\n`);
+}
 
 async function main(argv: string[]): Promise<number> {
   let cli: CliOptions;
@@ -13,6 +23,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`cls-contract: ${err.message}\n\n${USAGE}\n`);
+      stopped(reportFilesFromArgv(argv), err.message);
       return 2;
     }
     throw err;
@@ -21,8 +32,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const files: ReportFiles = {
+    ...(cli.junit ? { junit: cli.junit } : {}),
+    ...(cli.json ? { json: cli.json } : {}),
+    ...(cli.summary ? { summary: cli.summary } : {}),
+  };
   try {
-    const reportFile = cli.json ?? cli.junit;
+    const reportFile = cli.json ?? cli.junit ?? cli.summary;
     const report = await runContractTests({
       ...cli.run,
       // The bodies of the curl lines go beside the reports, in the folder CI uploads.
@@ -30,16 +46,16 @@ async function main(argv: string[]): Promise<number> {
       ...(cli.quiet ? {} : { log: (line: string) => process.stdout.write(`${line}\n`) }),
     });
     process.stdout.write(`${formatSummary(report)}\n`);
-    writeReport(report, { ...(cli.junit ? { junit: cli.junit } : {}), ...(cli.json ? { json: cli.json } : {}) });
+    if (cli.coverage && report.coverage) process.stdout.write(`\n${formatMatrix(report.coverage)}\n`);
+    writeReportFiles(report, files);
     if (cli.junit) process.stdout.write(`JUnit report: ${cli.junit}\n`);
     if (cli.json) process.stdout.write(`JSON report: ${cli.json}\n`);
+    if (cli.summary) process.stdout.write(`Markdown summary: ${cli.summary}\n`);
     return report.exitCode;
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`cls-contract: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`cls-contract: ${(err as Error).stack ?? String(err)}\n`);
+    const message = err instanceof UsageError ? err.message : ((err as Error).stack ?? String(err));
+    process.stderr.write(`cls-contract: ${message}\n`);
+    stopped(files, message, cli.run.baseUrl);
     return 2;
   }
 }

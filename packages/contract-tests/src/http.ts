@@ -140,6 +140,8 @@ export interface QuotaUse {
 
 /** Errors of a connection the server closed under a request (undici's codes). */
 const CONNECTION_CLOSED = new Set(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+/** Errors that say nothing listens at the address: the base URL, not the server's contract, is what to check. */
+const NO_SERVER = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export class Transport {
   readonly options: TransportOptions;
@@ -300,7 +302,10 @@ export class Transport {
       if (!resent && req.method.toLowerCase() === 'get' && CONNECTION_CLOSED.has(cause?.code ?? '')) {
         return this.sendRaw(req, attempt, true);
       }
-      throw new ConnectionError(`${req.method.toUpperCase()} ${url}: ${detail}`);
+      const hint = NO_SERVER.has(cause?.code ?? '')
+        ? ` (no server answers at ${this.options.baseUrl}: check CLS_BASE_URL or --base-url, and that the server is running)`
+        : '';
+      throw new ConnectionError(`${req.method.toUpperCase()} ${url}: ${detail}${hint}`);
     }
     const responseHeaders: Record<string, string> = {};
     res.headers.forEach((value, name) => {

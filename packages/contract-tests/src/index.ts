@@ -31,3 +31,13 @@ export { PHASES, type Phase, type CaseResult, type Departure, type Failure } fro
 export { EXIT_CODES, type ExitCode, type StopReason } from './exit-codes.js';
 export { LIVE_READ_ONLY, TEST_ENVIRONMENT, type RunEnvironment } from './environment.js';
 export { RECORD_PREFIX_ROOT, type RecordKind, type RecordsReport } from './records.js';
+export {
+  applicableRules,
+  coverageMatrix,
+  formatMatrix,
+  RULES,
+  type CoverageReport,
+  type MatrixPair,
+  type PairStatus,
+} from './matrix/coverage.js';
+export { stoppedReport, toMarkdown, writeReportFiles, type ReportFiles } from './summary.js';

@@ -58,6 +58,8 @@ Being a good citizen:
 Reports:
   --junit FILE              write JUnit XML
   --json FILE               write the full report as JSON
+  --summary FILE            write a Markdown summary (verdict, failures, coverage matrix): for a CI job summary
+  --coverage                print the coverage matrix: every (operation, rule) pair and what the run did with it
   --quiet                   no progress lines, only the summary
   -h, --help                this text
 
@@ -68,6 +70,9 @@ export interface CliOptions {
   run: RunOptions;
   junit?: string;
   json?: string;
+  summary?: string;
+  /** Print the coverage matrix after the summary. */
+  coverage: boolean;
   quiet: boolean;
   help: boolean;
 }
@@ -109,6 +114,8 @@ function parseArgv(argv: string[]) {
         'quota-reserve': { type: 'string' },
         junit: { type: 'string' },
         json: { type: 'string' },
+        summary: { type: 'string' },
+        coverage: { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -121,7 +128,7 @@ function parseArgv(argv: string[]) {
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   const parsed = parseArgv(argv);
   const v = parsed.values;
-  if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true };
+  if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true, coverage: false };
   const baseUrl = v['base-url'] ?? env.CLS_BASE_URL;
   if (!baseUrl) throw new UsageError('--base-url (or CLS_BASE_URL) is required');
   const phases = (v.phase ?? []).flatMap((p) => splitList(p));
@@ -178,7 +185,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     run,
     quiet: v.quiet ?? false,
     help: false,
+    coverage: v.coverage ?? false,
     ...(v.junit ? { junit: v.junit } : {}),
     ...(v.json ? { json: v.json } : {}),
+    ...(v.summary ? { summary: v.summary } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { CaseResult, CheckTally, Departure, Failure, Phase } from './case.js';
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
+import type { CoverageReport } from './matrix/coverage.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
 import type { QuotaUse, Transport } from './http.js';
 import type { CodeSighting } from './observations.js';
@@ -69,6 +70,8 @@ export interface Report {
   profile?: ProfilePlan;
   /** Every code of the error catalogue: reached (the status and area seen, where) or, with the reason, not. */
   errorCodes: ErrorCodeReach[];
+  /** Every (operation, rule) pair the contract makes applicable, and what this run did with it (matrix/coverage.ts). */
+  coverage?: CoverageReport;
 }
 
 export interface ErrorCodeReach {
@@ -192,6 +195,7 @@ export function buildReport(input: {
   codesSeen?: ReadonlyMap<string, CodeSighting>;
   environment?: Report['environment'];
   records?: RecordsReport;
+  coverage?: CoverageReport;
 }): Report {
   const { results, options } = input;
   const redact = (s: string) => input.transport.options.redactor.redact(s);
@@ -264,9 +268,11 @@ export function buildReport(input: {
       results,
       input.codesSeen ?? new Map(),
       Boolean(options.expiredToken),
+      input.fatal,
     ),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.records ? { records: input.records } : {}),
+    ...(input.coverage ? { coverage: input.coverage } : {}),
   };
   return report;
 }
@@ -277,6 +283,7 @@ function errorCodeReach(
   results: CaseResult[],
   seen: ReadonlyMap<string, CodeSighting>,
   expiredToken: boolean,
+  stopped?: { reason: StopReason; message: string },
 ): ErrorCodeReach[] {
   return [...contract.catalog].map(([code, entry]) => {
     const base = { code, status: entry.status, areas: entry.areas };
@@ -284,6 +291,8 @@ function errorCodeReach(
     if (reached) return { ...base, reached };
     const unreachable = unreachableReason(contract, code, phases.includes('probes'), expiredToken);
     if (unreachable) return { ...base, reason: unreachable, unreachable: true };
+    // A run that stopped early reached nothing more: that is why, not the run's selection.
+    if (stopped) return { ...base, reason: `the run stopped before any case met it (${stopped.reason})` };
     const meant = results.filter((r) => r.reaches?.includes(code));
     const why = meant.map((r) =>
       r.status === 'skipped' ? `${r.id} skipped: ${r.skipReason}` : `${r.id} ${r.status} without meeting it`,
@@ -438,6 +447,13 @@ export function formatSummary(report: Report): string {
     out.push('');
     out.push(...formatRecords(report.records));
   }
+  if (report.coverage) {
+    const t = report.coverage.totals;
+    out.push('');
+    out.push(
+      `Coverage: ${t.proven} of ${t.pairs} (operation, rule) pairs proven, ${t.failed} failed, ${t.skipped} skipped, ${t.left_for_later} left for later runs, ${t.not_reached} not reached (--coverage prints the matrix; JSON: coverage)`,
+    );
+  }
   out.push('');
   if (report.error) out.push(`Stopped: ${report.error}`);
   const quota = Object.entries(report.quota)
@@ -503,7 +519,7 @@ export function toJUnit(report: Report): string {
   const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const groups = groupDepartures(report.departures);
   lines.push(
-    `<testsuites name="${xml(`${report.tool.name} ${report.spec.title} ${report.spec.version}`)}" tests="${report.totals.cases + groups.length}" failures="${report.totals.failed}" skipped="${report.totals.skipped + groups.length}" errors="${report.error ? 1 : 0}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+    `<testsuites name="${xml(`${report.tool.name} ${report.spec.title} ${report.spec.version}`)}" tests="${report.totals.cases + groups.length + (report.error ? 1 : 0)}" failures="${report.totals.failed + (report.error ? 1 : 0)}" skipped="${report.totals.skipped + groups.length}" errors="0" time="${(report.durationMs / 1000).toFixed(3)}">`,
   );
   for (const phase of report.phases) {
     const cs = report.cases.filter((c) => c.phase === phase);
@@ -557,8 +573,9 @@ export function toJUnit(report: Report): string {
   }
   lines.push('  </testsuite>');
   if (report.error) {
+    // A failing case, not only an error: every CI's test view counts and shows a failure.
     lines.push(
-      `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0"><testcase classname="run" name="${xml(report.stoppedBy ?? 'stopped')}"><error message="${xml(report.error)}"/></testcase></testsuite>`,
+      `  <testsuite name="run" tests="1" failures="1" errors="0" skipped="0"><testcase classname="run" name="${xml(`the run stopped: ${report.stoppedBy ?? 'stopped'}`)}"><failure type="${xml(report.stoppedBy ?? 'stopped')}" message="${xml(report.error)}">${xml(report.error)}</failure></testcase></testsuite>`,
     );
   }
   lines.push('</testsuites>');

@@ -2,6 +2,7 @@
 import type { CaseResult, Phase, RunEnv } from '../case.js';
 import { CHECKS } from '../checks.js';
 import { LIVE_READ_ONLY } from '../environment.js';
+import { coverageMatrix } from '../matrix/coverage.js';
 import type { ProfilePlan } from '../profile.js';
 import type { QuotaPlan } from '../quota-plan.js';
 import { buildReport, type Authentication, type Report } from '../report.js';
@@ -46,5 +47,13 @@ export function assembleReport(facts: RunFacts, results: CaseResult[]): Report {
         : {}),
     },
     records: env.records.report(),
+    coverage: coverageMatrix({
+      contract: env.contract,
+      results,
+      evidence: env.evidence,
+      isolated: (op) => op.method === 'get' && env.isolation.addresses(op),
+      ...(facts.profilePlan.leftForLater ? { leftForLater: facts.profilePlan.leftForLater } : {}),
+      ...(outcome.fatal ? { stopped: outcome.fatal.reason } : {}),
+    }),
   });
 }

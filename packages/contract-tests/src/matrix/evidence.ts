@@ -1,0 +1,57 @@
+// What each answer of the run proves, per operation: that it was answered and checked (`response`), that a test key
+// got the quota headers (`quota_headers`), that a domain code came back from it (`code:X`), and that another
+// seller's credential was answered by it (`isolation`, compared in isolation.ts). Failures come from the cases;
+// this only notes where the run looked, so the matrix can tell "proven" from "never asked".
+import type { OperationInfo } from '@cls-api/spec';
+import { errorCode } from '../case.js';
+import type { Contract } from '../contract.js';
+import type { Exchange } from '../http.js';
+
+export class Evidence {
+  private readonly proofs = new Map<string, Set<string>>();
+
+  constructor(private readonly contract: Contract) {}
+
+  /** Notes one answer the case `caseId` got from `op`. */
+  answered(op: OperationInfo, exchange: Exchange, caseId: string, deliberate: boolean): void {
+    const { status, headers, json } = exchange.response;
+    const note = (rule: string) => {
+      const k = `${op.operationId} ${rule}`;
+      const set = this.proofs.get(k) ?? new Set<string>();
+      set.add(caseId);
+      this.proofs.set(k, set);
+    };
+    // An answer asked for with Prefer (a mock's example) proves the example, not the server's behaviour.
+    if (deliberate) return;
+    note('response');
+    const cred = exchange.request.credential;
+    if (cred.kind === 'apiKey' && headers[this.contract.quotaHeaders.remaining] !== undefined) note('quota_headers');
+    const code = errorCode(json);
+    if (status >= 400 && code && this.contract.catalog.get(code)?.status === status) note(`code:${code}`);
+    // Another seller's credential answered by this operation: its records were compared with this seller's.
+    if ((cred.kind === 'apiKey' || cred.kind === 'bearer') && cred.seller === 'other' && status < 500)
+      note('isolation');
+  }
+
+  /** The cases whose answers prove the pair (empty: none). */
+  proofOf(operation: string, rule: string): string[] {
+    if (
+      rule === 'auth' ||
+      rule === 'body_parsing' ||
+      rule === 'unknown_resource' ||
+      rule === 'paging' ||
+      rule === 'bulk_rows'
+    )
+      return [];
+    return [...(this.proofs.get(`${operation} ${rule}`) ?? [])];
+  }
+
+  /** Why a pair has no proof, where the run can tell. */
+  whyNot(operation: string, rule: string): string | undefined {
+    if (rule === 'isolation')
+      return "no answer of this operation to another seller's credential (give --other-api-key for its area)";
+    if (rule === 'quota_headers') return 'no answer of this operation to a test key (the JWT or a live key was used)';
+    if (rule.startsWith('code:')) return `no request of this run drove ${operation} to ${rule.slice(5)}`;
+    return undefined;
+  }
+}
