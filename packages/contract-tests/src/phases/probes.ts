@@ -89,16 +89,19 @@ async function burst(t: CaseContext, scope: GatewayLimit, op: OperationInfo): Pr
       return;
     }
     // No 429, but answers held back until the bucket refilled: the gateway throttles instead of refusing at once
-    // (the source: a gateway 429 clears quickly and the client backs off; a held request is neither).
-    const slowest = exchanges.reduce((a, ex) => (ex.ms > a.ms ? ex : a), exchanges[0]!);
+    // (the source: a gateway 429 clears quickly and the client backs off; a held request is neither). Throttling
+    // holds every request beyond the allowance, each longer than the last; a busy machine holds a few at random. So
+    // only a burst most of whose excess was held proves it; fewer slow answers ask for a bigger burst instead.
     const bound = t.env.observations.heldBound(typical);
-    if (slowest.ms > bound) {
+    const held = exchanges.filter((ex) => ex.ms > bound).sort((a, b) => b.ms - a.ms);
+    const excess = count - scope.burst;
+    if (held.length >= Math.max(2, Math.ceil(excess / 2))) {
       t.assert(
         false,
         'gateway_429_immediate',
         `requests over the gateway limit refused at once with 429, none held (answers within ${bound} ms; accepted answers took ${typical ?? '?'} ms at the median before the burst)`,
-        `no 429 among ${count} requests, and one held ${slowest.ms} ms`,
-        slowest,
+        `no 429 among ${count} requests, and ${held.length} of the ${excess} beyond the burst allowance held (the longest ${held[0]!.ms} ms)`,
+        held[0],
         op,
       );
       return;
