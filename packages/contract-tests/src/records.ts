@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
-import type { Credential } from './credentials.js';
+import type { Credential, Seller } from './credentials.js';
 import { BudgetSkip, ConnectionError, Skip, type Exchange, type Transport } from './http.js';
 
 /** What every identifier the kit invents starts with: `CLSKIT-`, then a token unique to the run. */
@@ -191,6 +191,17 @@ export class RecordLog {
     if (!read) return;
     const id = (data as Record<string, unknown>)[read.param];
     if (typeof id === 'string' && id !== '') this.add(op, read.param, id, exchange.request.credential);
+  }
+
+  /** A record the run created with the seller's credentials and still holds, by the parameter that reads it. */
+  idOf(param: string, seller: Seller): string | undefined {
+    for (const group of this.groups.values())
+      for (const r of group.records) {
+        const c = r.credential;
+        if (r.param === param && !r.removed && (c.kind === 'apiKey' || c.kind === 'bearer') && c.seller === seller)
+          return r.id;
+      }
+    return undefined;
   }
 
   private add(op: OperationInfo, param: string, id: string, credential: Credential): void {

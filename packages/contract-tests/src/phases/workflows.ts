@@ -7,6 +7,7 @@
 import type { CaseDef, RunEnv } from '../case.js';
 import { codeCases } from './codes.js';
 import { credentialCases } from './workflows/credentials.js';
+import { isolationSweepCases } from './workflows/isolation-sweep.js';
 import { mcpToolCases } from './workflows/mcp-tools.js';
 import { readBackCases } from './workflows/read-back.js';
 import { sellerIsolationCases } from './workflows/seller-isolation.js';
@@ -20,5 +21,6 @@ export function workflowCases(env: RunEnv): CaseDef[] {
     ...credentialCases(env),
     ...mcpToolCases(env),
     ...codeCases(env),
+    ...isolationSweepCases(env),
   ];
 }

@@ -27,7 +27,7 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
       title: `${cancel.method.toUpperCase()} ${cancel.path} right after the return is registered: withdrawn while the window is open`,
       operations: [cancel.operationId, registerReturn.operationId],
       writes: true,
-      reaches: ['RETURN_CANCEL_EXPIRED'],
+      reaches: ['RETURN_CANCEL_EXPIRED', 'DUPLICATE'],
       run: async (t) => {
         const target = await bulkTarget(t, register, contract.bulk(register)!);
         // The order registered once per run (bulk.ts, storedRow): the return is the only new record.
@@ -39,6 +39,16 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
         };
         const registered = await t.call(registerReturn, { body });
         if (!t.expect(registered, registerReturn, { status: contract.successStatus(registerReturn) })) return;
+        // A second return of the same order while the first is open: the documented 409 DUPLICATE, nothing created.
+        const again = await t.call(registerReturn, { body });
+        t.expect(again, registerReturn, {
+          status: contract.statusOf('DUPLICATE'),
+          code: 'DUPLICATE',
+          why: 'a second open return of one order',
+          ...(registerReturn.provisional
+            ? { provisional: `${registerReturn.operationId} is x-provisional: its one-open-return rule is designed` }
+            : {}),
+        });
         const ret = dataOf<Row>(registered);
         // registered_at is the now of the registration (cancellable_until is the window's end, hours later).
         checkServiceTimes(

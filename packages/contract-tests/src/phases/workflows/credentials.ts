@@ -25,9 +25,10 @@ export function credentialCases(env: RunEnv): CaseDef[] {
         writes: op.method !== 'get',
         run: async (t) => {
           const key = t.key(op.area);
+          // The seller isolation workflow's read of its list with the key proves it for that list only.
           const proof = withApiKeyProof(t, op)!;
           const by = t.provenBy(proof);
-          if (by !== undefined) return t.covered(by, `the ${op.area} area takes its API key`);
+          if (by !== undefined) return t.covered(by, `${op.operationId} takes the ${op.area} API key`);
           const { path, known } = await reachablePathValues(t, op);
           const success = contract.successStatus(op);
           const notFound = contract.responseFor(op, 404) ? [404] : [];

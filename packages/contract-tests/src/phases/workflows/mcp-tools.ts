@@ -1,5 +1,6 @@
 // The MCP tool list: exactly the operations marked x-mcp-tool; a tool of another area refused, an unknown one not found.
 import { isDeepStrictEqual } from 'node:util';
+import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseDef, type RunEnv } from '../../case.js';
 import { unknownResourceProof, unknownValue } from '../../inputs.js';
 
@@ -72,5 +73,60 @@ export function mcpToolCases(env: RunEnv): CaseDef[] {
       },
     });
   }
+  cases.push(...toolCodeCases(env));
   return cases;
+}
+
+/**
+ * Each domain code the tool call documents, reached through a tool that answers it: a tool reading a record by its
+ * identifiers (path parameters and identifier filters), called with identifiers that name nothing, answers the
+ * wrapped operation's not-found code.
+ */
+function toolCodeCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const call = contract.findOperation('callMcpTool');
+  if (!call) return [];
+  const identifiers = (o: OperationInfo) =>
+    o.parameters.filter((p) => p.in === 'path' || (p.in === 'query' && contract.isIdentifier(p.schema)));
+  const codes = (contract.responseFor(call, 404)?.errorCodes ?? []).filter(
+    (code) => !contract.catalog.get(code)?.areas.includes('all'),
+  );
+  return codes.flatMap((code): CaseDef[] => {
+    const tool = contract.operations
+      .filter(
+        (o) =>
+          o.mcpTool !== undefined &&
+          o.method === 'get' &&
+          identifiers(o).length > 0 &&
+          (contract.responseFor(o, 404)?.errorCodes ?? []).includes(code),
+      )
+      .sort((a, b) => identifiers(a).length - identifiers(b).length)[0];
+    if (!tool) return [];
+    // With one identifier the code is the one answer; with more, each names nothing and the wrapped operation may
+    // name whichever it looks up first.
+    const want = identifiers(tool).length === 1 ? [code] : (contract.responseFor(tool, 404)?.errorCodes ?? []);
+    return [
+      {
+        id: `workflows/codes/${code}/${call.operationId}`,
+        phase: 'workflows',
+        title: `The ${tool.mcpTool} tool called for a record that does not exist: 404 ${code}, as ${tool.operationId} answers`,
+        operations: [call.operationId],
+        reaches: [code],
+        writes: true,
+        run: async (t) => {
+          const params = identifiers(tool);
+          const ex = await t.call(call, {
+            path: { tool_name: tool.mcpTool! },
+            body: { arguments: Object.fromEntries(params.map((p) => [p.name, unknownValue(t, p)])) },
+            credential: t.key(tool.area),
+          });
+          t.expect(ex, call, {
+            status: contract.statusOf(code),
+            code: want,
+            why: `${params.map((p) => p.name).join(' and ')} naming nothing, through the tool`,
+          });
+        },
+      },
+    ];
+  });
 }

@@ -144,13 +144,13 @@ export function sellerIsolationCases(env: RunEnv): CaseDef[] {
 }
 
 /**
- * That an area taking an API key or a JWT takes its API key is one rule of the area's security, proven by one call
- * per area; undefined for an operation that does not take both.
+ * That an operation taking an API key or a JWT takes its API key: one rule per operation (a server may take the key on
+ * one manager operation and refuse it on the next); undefined for an operation that does not take both.
  */
 export function withApiKeyProof(t: CaseContext, op: OperationInfo): string | undefined {
   const apiKey = op.security.filter((s) => t.isApiKeyScheme(s));
   if (apiKey.length === 0 || !op.security.some((s) => t.isBearerScheme(s))) return undefined;
-  return `with_api_key:${op.area}:${apiKey.join(',')}`;
+  return `with_api_key:${op.operationId}:${apiKey.join(',')}`;
 }
 
 async function findInList(
@@ -213,7 +213,7 @@ async function notSeen(
  * Another seller's JWT, from its client credentials (CLS_OTHER_CLIENT_ID / CLS_OTHER_CLIENT_SECRET, optional), once
  * per run; undefined when they are not given or the token request fails (that failure is reported).
  */
-async function otherSellerJwt(t: CaseContext): Promise<BearerCredential | undefined> {
+export async function otherSellerJwt(t: CaseContext): Promise<BearerCredential | undefined> {
   const { env } = t;
   if (env.otherBearer) return env.otherBearer;
   const op = env.contract.findOperation('createAccessToken');

@@ -1,0 +1,91 @@
+// Seller isolation on every read: each list and read of the seller's records is also asked with another seller's
+// credential (its JWT where the area takes one, which spends no quota; else its key of that area). A list must show
+// none of the seller's records (isolation.ts compares every record of every answer); a read of one of the seller's
+// own records must be not found, never forbidden and never the record. The order reads of the manager area and
+// getWmsOrder are the seller_isolation workflow's (seller-isolation.ts), which also registers the order they read.
+import type { OperationInfo } from '@cls-api/spec';
+import type { CaseContext, CaseDef, RunEnv } from '../../case.js';
+import type { Credential } from '../../credentials.js';
+import { validQuery } from '../../inputs.js';
+import { knownPathValues } from '../../paths.js';
+import { otherSellerJwt } from './seller-isolation.js';
+
+const BY_THE_WORKFLOW = new Set(['listManagerOrders', 'getManagerOrder', 'getWmsOrder']);
+
+export function isolationSweepCases(env: RunEnv): CaseDef[] {
+  return env.contract.operations
+    .filter(
+      (op) =>
+        op.method === 'get' &&
+        op.security.length > 0 &&
+        env.isolation.addresses(op) &&
+        !BY_THE_WORKFLOW.has(op.operationId),
+    )
+    .map(
+      (op): CaseDef => ({
+        id: `workflows/${op.operationId}/seller_isolation`,
+        phase: 'workflows',
+        title: `${op.method.toUpperCase()} ${op.path} with another seller's credential: none of the seller's records`,
+        operations: [op.operationId],
+        writes: false,
+        run: async (t) => {
+          const credential = await otherCredential(t, op);
+          const path = await sellersPathValues(t, op);
+          const paged = t.contract.paged(op);
+          const query = {
+            ...validQuery(t, op, { optional: false }),
+            ...(paged ? { [paged.pageParameter.name]: 1 } : {}),
+          };
+          const ex = await t.call(op, { path, query, credential });
+          if (Object.keys(path).length === 0) {
+            // A list: what it shows is compared with the seller's records as it arrives.
+            t.expect(ex, op, {
+              status: t.contract.successStatus(op),
+              check: 'seller_isolation',
+              why: "another seller's own list",
+            });
+            return;
+          }
+          t.expect(ex, op, {
+            status: 404,
+            code: t.contract.responseFor(op, 404)?.errorCodes ?? [],
+            check: 'seller_isolation',
+            why: "the seller's record read with another seller's credential is not found, never forbidden",
+          });
+        },
+      }),
+    );
+}
+
+/** The other seller's credential for an operation: its JWT where the area takes one (no quota), else its key. */
+async function otherCredential(t: CaseContext, op: OperationInfo): Promise<Credential> {
+  if (op.security.some((s) => t.isBearerScheme(s)) && t.env.otherClient) {
+    const jwt = await otherSellerJwt(t);
+    if (jwt) return jwt;
+  }
+  if (!op.security.some((s) => t.isApiKeyScheme(s)))
+    t.skip(`no JWT of another seller: give CLS_OTHER_CLIENT_ID and CLS_OTHER_CLIENT_SECRET`);
+  return t.key(op.area, 'other');
+}
+
+/**
+ * The seller's own records to read: the kit's product and order (what knownPathValues names), and for the rest a
+ * record the run created (a draft, an option under the kit's product, a return).
+ */
+async function sellersPathValues(t: CaseContext, op: OperationInfo): Promise<Record<string, string>> {
+  const params = op.parameters.filter((p) => p.in === 'path');
+  const created = params.filter((p) => !KNOWN.has(p.name));
+  const out: Record<string, string> = await knownPathValues(t, {
+    ...op,
+    parameters: params.filter((p) => KNOWN.has(p.name)),
+  });
+  for (const p of created) {
+    const id = t.env.records.idOf(p.name, 'primary');
+    if (id === undefined) t.skip(`the run created no ${p.name} of the seller to read with another seller's credential`);
+    out[p.name] = id;
+  }
+  return out;
+}
+
+/** Path parameters knownPathValues names a record of the seller for. */
+const KNOWN = new Set(['product_code', 'order_no']);

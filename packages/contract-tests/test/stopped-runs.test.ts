@@ -1,0 +1,109 @@
+// A run that stops (a usage error, a server that is not there) still leaves its report folder, says what to check,
+// and says the cases it did not reach were not reached because it stopped; a finished run prints its coverage.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+
+const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
+const dirs: string[] = [];
+let fake: FakeServer | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => done({ code, out }));
+  });
+}
+
+function reportDir(): { dir: string; args: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'cls-kit-report-'));
+  dirs.push(dir);
+  return {
+    dir,
+    args: [
+      '--junit',
+      join(dir, 'contract.xml'),
+      '--json',
+      join(dir, 'contract.json'),
+      '--summary',
+      join(dir, 'summary.md'),
+    ],
+  };
+}
+
+/** A loopback port nothing listens on: taken, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+test('a usage error (no base URL, as when a CI variable is unset) leaves JUnit with one failing case, the JSON and the summary', async () => {
+  const { dir, args } = reportDir();
+  const r = await run(args);
+  expect(r.code).toBe(2);
+  const junit = readFileSync(join(dir, 'contract.xml'), 'utf8');
+  expect(junit).toMatch(/failures="1"/);
+  expect(junit).toMatch(/<failure type="usage" message="--base-url \(or CLS_BASE_URL\) is required">/);
+  const json = JSON.parse(readFileSync(join(dir, 'contract.json'), 'utf8')) as Record<string, unknown>;
+  expect(json).toMatchObject({ exitCode: 2, stoppedBy: 'usage', error: '--base-url (or CLS_BASE_URL) is required' });
+  expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/stopped \(usage, exit 2\)[\s\S]*CLS_BASE_URL/);
+});
+
+test('no credential at all: exit 2, and the report folder names what to set', async () => {
+  const { dir, args } = reportDir();
+  const r = await run(['--base-url', 'http://127.0.0.1:1', ...args]);
+  expect(r.code).toBe(2);
+  expect(existsSync(join(dir, 'contract.xml'))).toBe(true);
+  expect(readFileSync(join(dir, 'contract.xml'), 'utf8')).toMatch(/CLS_API_KEYS/);
+});
+
+test('a server that is not there: the message names CLS_BASE_URL, and nothing is blamed on filters', async () => {
+  const { dir, args } = reportDir();
+  const port = await closedPort();
+  const r = await run(['--base-url', `http://127.0.0.1:${port}`, '--quiet', ...args], {
+    CLS_API_KEYS: 'wms_test_abcdefghijklmnop',
+  });
+  expect(r.code).toBe(3);
+  expect(r.out).toMatch(
+    /ECONNREFUSED \(no server answers at http:\/\/127\.0\.0\.1:\d+: check CLS_BASE_URL or --base-url/,
+  );
+  expect(r.out).not.toMatch(/filters/);
+  const json = JSON.parse(readFileSync(join(dir, 'contract.json'), 'utf8')) as {
+    stoppedBy: string;
+    errorCodes: Array<{ reason?: string; unreachable?: boolean }>;
+    coverage: { totals: { not_reached: number; pairs: number }; pairs: Array<{ reason?: string }> };
+  };
+  expect(json.stoppedBy).toBe('unreachable');
+  for (const c of json.errorCodes.filter((x) => !x.unreachable && x.reason))
+    expect(c.reason).toMatch(/the run stopped before any case met it/);
+  expect(json.coverage.totals.not_reached).toBe(json.coverage.totals.pairs);
+  expect(readFileSync(join(dir, 'contract.xml'), 'utf8')).toMatch(/<failure type="unreachable"/);
+});
+
+test('--coverage prints the matrix: every operation, one column per rule', async () => {
+  fake = await startFake({ gateway: 'off' });
+  const { dir, args } = reportDir();
+  const r = await run(['--coverage', '--quiet', '--phase', 'negative', '--operation', 'getWmsOrder', ...args], {
+    ...kitVariables(fake),
+  });
+  expect(r.code, r.out).toBe(0);
+  expect(r.out).toMatch(/Coverage matrix: \d+ of \d+ \(operation, rule\) pairs proven/);
+  expect(r.out).toMatch(/^operation +response +auth +body_parsing +unknown_resource/m);
+  expect(r.out).toMatch(/^getWmsOrder +✓ +✓ +✓/m);
+  expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/## Contract tests: ✅ passed[\s\S]*### Coverage/);
+});
