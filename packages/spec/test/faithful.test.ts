@@ -381,6 +381,25 @@ describe('integer query parameters are integers', () => {
     }
   });
 
+  it('every integer query parameter bounds its schema to what the syntax can write: a tool reading only the schema sees them', () => {
+    const syntax = new RegExp(limits().query_integer_syntax as string, 'u');
+    // The syntax writes no sign, and at most `digits` digits.
+    expect(syntax.test('-1')).toBe(false);
+    let digits = 0;
+    while (digits < 20 && syntax.test('9'.repeat(digits + 1))) digits += 1;
+    expect(digits).toBeGreaterThan(0);
+    const integers = ops.flatMap((op) =>
+      op.parameters
+        .filter((p) => p.in === 'query' && schemaOf(doc, p.schema).type === 'integer')
+        .map((p) => ({ at: `${op.operationId}.${p.name}`, schema: schemaOf(doc, p.schema) })),
+    );
+    expect(integers.map((i) => i.at)).toEqual(expect.arrayContaining(['listWmsOrders.order_status_code']));
+    const unbounded = integers
+      .filter(({ schema }) => !((schema.minimum as number) >= 0 && (schema.maximum as number) <= 10 ** digits - 1))
+      .map(({ at, schema }) => `${at}: ${schema.minimum} to ${schema.maximum}`);
+    expect(unbounded).toEqual([]);
+  });
+
   it('every list operation documents 400 INVALID_PARAMETER for it, and page and size say so', () => {
     const lists = ops.filter((op) => op.parameters.some((p) => p.in === 'query' && p.name === 'page'));
     expect(lists.length).toBeGreaterThanOrEqual(7);
