@@ -166,9 +166,9 @@ describe('YYYY-MM-DD HH:MM:SS is a time', () => {
   });
 
   it('Date accepts real dates only', () => {
-    for (const t of times) expect(strict.errors(ref('Date'), t.slice(0, 10)), t).toEqual([]);
+    for (const t of times) expect(strict.errors(ref('CalendarDate'), t.slice(0, 10)), t).toEqual([]);
     for (const t of ['2026-02-29', '2026-02-30', '2026-13-01', '2100-02-29', '2026-06-31']) {
-      expect(strict.errors(ref('Date'), t), t).not.toEqual([]);
+      expect(strict.errors(ref('CalendarDate'), t), t).not.toEqual([]);
     }
   });
 

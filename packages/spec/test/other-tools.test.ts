@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openapiJsonPath, relaxProvisional } from '../src/index.js';
+import { FORMER_NAMES_KEYWORD, openapiJsonPath, relaxProvisional, withFormerNames } from '../src/index.js';
 import { loadBuiltSpec, schemaValidator } from './support.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -129,5 +129,38 @@ describe('McpToolResult.result, one branch per type, means what it meant', () =>
     const v = schemaValidator(relaxProvisional(doc));
     expect(v.errors(result, body(Array.from({ length: 101 }, () => ({}))))).toEqual([]);
     expect(v.errors(result, body('text'))).not.toEqual([]);
+  });
+});
+
+describe('schema names, which generators make into classes and types', () => {
+  const doc = loadBuiltSpec();
+  const schemas = doc.components!.schemas!;
+
+  it('no schema is named after a global of JavaScript or Node.js (Error and Date were)', () => {
+    const globals = new Set(Object.getOwnPropertyNames(globalThis));
+    expect(Object.keys(schemas).filter((name) => globals.has(name))).toEqual([]);
+  });
+
+  it('a renamed schema keeps its former names, which types read as deprecated aliases', () => {
+    expect(schemas.ErrorObject![FORMER_NAMES_KEYWORD]).toEqual(['Error']);
+    expect(schemas.CalendarDate![FORMER_NAMES_KEYWORD]).toEqual(['Date']);
+    const aliased = withFormerNames(doc).components!.schemas!;
+    expect(aliased.Error).toEqual({
+      $ref: '#/components/schemas/ErrorObject',
+      description: 'Former name of `ErrorObject`.',
+      deprecated: true,
+    });
+    expect(aliased.Date).toMatchObject({ $ref: '#/components/schemas/CalendarDate', deprecated: true });
+    // The bundle itself has no alias: a linter or a mock sees each schema once.
+    expect(schemas.Error).toBeUndefined();
+    expect(doc.components!.schemas!.Date).toBeUndefined();
+  });
+
+  it('a former name that is a current one is refused', () => {
+    const clash = structuredClone(doc);
+    (clash.components!.schemas!.ErrorObject as Record<string, unknown>)[FORMER_NAMES_KEYWORD] = ['ErrorCode'];
+    expect(() => withFormerNames(clash)).toThrow(/former name ErrorCode is taken/);
+    (clash.components!.schemas!.ErrorObject as Record<string, unknown>)[FORMER_NAMES_KEYWORD] = ['Date'];
+    expect(() => withFormerNames(clash)).toThrow(/former name Date is taken/);
   });
 });

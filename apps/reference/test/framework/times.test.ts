@@ -130,11 +130,11 @@ describe('a time or date that does not exist is 400 INVALID_PARAMETER', () => {
       .filter(
         (p) =>
           p.in === 'query' &&
-          ['#/components/schemas/DateTime', '#/components/schemas/Date'].includes(
+          ['#/components/schemas/DateTime', '#/components/schemas/CalendarDate'].includes(
             (p.schema as { $ref?: string }).$ref ?? '',
           ),
       )
-      .map((p) => ({ op, p, date: (p.schema as { $ref: string }).$ref.endsWith('/Date') })),
+      .map((p) => ({ op, p, date: (p.schema as { $ref: string }).$ref.endsWith('/CalendarDate') })),
   );
 
   it('finds the time filters in the contract', () => {
