@@ -10,7 +10,7 @@
 // 2. Shared components stop resolving. json-ref-resolver memoizes one runner per file and appends the
 // referring file to that runner's `uriStack` on every reuse; once the stack reaches 100 entries the crawler
 // silently skips the file's own `$ref`s (stoplightio/spectral#2790). Here ErrorEnvelope.yaml is reached
-// from some 150 responses, so Error.yaml and the ErrorCode catalogue were left as bare `$ref`s and every
+// from some 150 responses, so ErrorObject.yaml and the ErrorCode catalogue were left as bare `$ref`s and every
 // rule that looks into them saw nothing. The stack only serves cycle detection (`includes`), so keeping
 // it free of duplicates changes no result except that the limit now counts distinct files, as intended.
 const { createRequire } = require('node:module');

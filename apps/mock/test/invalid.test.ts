@@ -92,6 +92,24 @@ describe('parameters', () => {
     expect((answer.body as { error: { message: string } }).error.message).toContain(name);
   });
 
+  // Integer query parameters are decimal digits only (info.x-limits.query_integer_syntax), and their schemas say so
+  // with their bounds: the mock, which reads only the schemas, refuses a negative one as the reference server does.
+  const integers = contract.operations.flatMap((op) =>
+    op.parameters
+      .filter((p) => p.in === 'query' && schemaOf(p.schema).type === 'integer')
+      .map((p) => [`${op.operationId} ${p.name}`, op, p.name] as const),
+  );
+  it('the contract has the order status filter among its integer query parameters', () =>
+    expect(integers.map(([at]) => at)).toContain('listWmsOrders order_status_code'));
+  it.each(integers)('%s negative: 400 INVALID_PARAMETER naming it', async (_, op, name) => {
+    const req = exampleRequest(doc, op);
+    const url = new URL(req.url, 'http://x');
+    url.searchParams.set(name, '-1');
+    const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+    expectEnvelope(answer, code('invalid'), op);
+    expect((answer.body as { error: { message: string } }).error.message).toContain(name);
+  });
+
   const requiredQuery = contract.operations.flatMap((op) =>
     op.parameters
       .filter((p) => p.in === 'query' && p.required)

@@ -112,14 +112,21 @@ function credentialHeaders(model: ContractModel): string[] {
   return headers;
 }
 
+/** The bound of `error.message` in the one error body, `ErrorEnvelope` (its `error` schema is reached by `$ref`). */
 function messageMaxLength(doc: OpenApiDocument): number {
-  const error = object(doc.components?.schemas?.Error, 'components.schemas.Error');
+  const envelope = object(doc.components?.schemas?.ErrorEnvelope, 'components.schemas.ErrorEnvelope');
+  let error = object(
+    object(envelope.properties, 'components.schemas.ErrorEnvelope.properties').error,
+    'components.schemas.ErrorEnvelope.properties.error',
+  );
+  for (let hops = 0; hops < 32 && typeof error.$ref === 'string'; hops++)
+    error = object(resolvePointer(doc, error.$ref), `the schema at ${error.$ref}`);
   const message = object(
-    object(error.properties, 'components.schemas.Error.properties').message,
-    'components.schemas.Error.properties.message',
+    object(error.properties, 'ErrorEnvelope error.properties').message,
+    'ErrorEnvelope error.properties.message',
   );
   const bound = maxLengthOf(doc, message);
-  if (bound === undefined) fail('a maxLength for Error.message');
+  if (bound === undefined) fail("a maxLength for the error envelope's error.message");
   return bound;
 }
 

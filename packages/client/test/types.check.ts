@@ -288,3 +288,11 @@ export async function throwOnErrorNarrows() {
   // @ts-expect-error the flag may be false
   void e.data.data;
 }
+
+// Schemas renamed so that a generator's classes do not shadow JavaScript's `Error` and `Date` (spec/README.md, "Former
+// names") keep their former names here, as the same types.
+export function formerNames() {
+  assertType<Equal<Schemas['Error'], Schemas['ErrorObject']>>();
+  assertType<Equal<Schemas['Date'], Schemas['CalendarDate']>>();
+  assertType<Equal<Schemas['ErrorEnvelope']['error'], Schemas['Error']>>();
+}

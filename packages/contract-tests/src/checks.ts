@@ -227,7 +227,7 @@ export function responseArea(contract: Contract, op: OperationInfo, exchange: Ex
 
 /**
  * What in an error message is meant for the service's developers, not its end users (`message` is "human-readable
- * text for end users", spec/components/schemas/Error.yaml): a stack frame, a source file path, the name of an
+ * text for end users", spec/components/schemas/ErrorObject.yaml): a stack frame, a source file path, the name of an
  * exception class. JSON pointers into the request (`/orders/0/quantity`) are the user's own input and pass.
  */
 const INTERNAL_DETAIL: Array<[RegExp, string]> = [

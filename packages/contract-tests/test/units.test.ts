@@ -152,14 +152,14 @@ describe('generated inputs', () => {
   });
 
   test('dates that do not exist are invalid variants of the calendar-checking patterns', () => {
-    const date = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/Date' }), '2026-11-20');
+    const date = generator.breakScalar(contract.resolve({ $ref: '#/components/schemas/CalendarDate' }), '2026-11-20');
     expect(date.find((v) => v.label === 'a date that does not exist')?.value).toBe('2026-02-29');
     const time = generator.breakScalar(
       contract.resolve({ $ref: '#/components/schemas/DateTime' }),
       '2026-11-20 10:00:00',
     );
     expect(time.find((v) => v.label === 'a time that does not exist')?.value).toBe('2026-02-29 10:15:02');
-    expect(contract.validate({ $ref: '#/components/schemas/Date' }, '2028-02-29')).toEqual([]);
+    expect(contract.validate({ $ref: '#/components/schemas/CalendarDate' }, '2028-02-29')).toEqual([]);
   });
 
   test('every spelling of a number the kit sends is refused by query_integer_syntax', () => {

@@ -9,9 +9,9 @@
 // the implementation's typecheck notices the change.
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { deref, errorCatalog, openapiJsonPath, operations } from '@cls-api/spec';
+import { deref, errorCatalog, openapiJsonPath, operations, withFormerNames } from '@cls-api/spec';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -193,7 +193,9 @@ async function main() {
   const ops = operations(doc);
   checkDocument(doc, ops);
 
-  const ast = await openapiTS(pathToFileURL(args.spec), { emptyObjectsUnknown: true });
+  // The bundle has local references only, so a copy needs no file location; a schema's former names
+  // (`x-former-names`) stay in `components['schemas']` as deprecated aliases.
+  const ast = await openapiTS(withFormerNames(doc), { emptyObjectsUnknown: true });
   const files = {
     'openapi-types.ts': HEADER + astToString(ast),
     'routes.ts': routesModule(doc, ops),

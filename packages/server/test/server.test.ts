@@ -5,7 +5,23 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { errorCatalog, loadSpec, openapiJsonPath, operations } from '@cls-api/spec';
-import { assertHandlersComplete, errorCodes, missingHandlers, routeByOperationId, routes } from '../src/index.js';
+import {
+  assertHandlersComplete,
+  type components,
+  errorCodes,
+  missingHandlers,
+  routeByOperationId,
+  routes,
+} from '../src/index.js';
+
+// Renamed schemas keep their former names (spec/README.md, "Former names") as the same types: tsc fails here if not.
+type Schemas = components['schemas'];
+const formerNamesKept: [Schemas['Error'], Schemas['Date']] extends [Schemas['ErrorObject'], Schemas['CalendarDate']]
+  ? [Schemas['ErrorObject'], Schemas['CalendarDate']] extends [Schemas['Error'], Schemas['Date']]
+    ? true
+    : false
+  : false = true;
+void formerNamesKept;
 
 const pkg = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = join(pkg, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -11,6 +11,8 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
     f = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
+      // Years before 1 read as BC: the era tells year 0 (1 BC) from year 1.
+      era: 'short',
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
@@ -63,11 +65,14 @@ export function zonedParts(instant: Date, timeZone: string): ZonedParts {
 
 function computeZonedParts(instant: Date, timeZone: string): ZonedParts {
   const parts: Record<string, number> = {};
+  let beforeCommonEra = false;
   for (const p of formatter(timeZone).formatToParts(instant)) {
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+    if (p.type === 'era') beforeCommonEra = p.value === 'BC';
+    else if (p.type !== 'literal') parts[p.type] = Number(p.value);
   }
   return {
-    year: parts.year!,
+    // The proleptic Gregorian year the contract's dates count in: 1 BC is year 0.
+    year: beforeCommonEra ? 1 - parts.year! : parts.year!,
     month: parts.month!,
     day: parts.day!,
     hour: parts.hour!,
@@ -79,13 +84,24 @@ function computeZonedParts(instant: Date, timeZone: string): ZonedParts {
 /** Unix epoch seconds. Sub-second precision is dropped so a stored time equals the time the API shows. */
 export type EpochSeconds = number;
 
+/**
+ * Milliseconds of a UTC reading, fields out of range rolled over as `Date.UTC` rolls them. Not `Date.UTC` itself:
+ * it reads the years 0 to 99 as 1900 to 1999, and the contract's dates are `0000` to `9999` (spec/DECISIONS.md G16).
+ */
+function utcMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, second, 0);
+  return d.getTime();
+}
+
 /** The wall-clock fields read as if they were UTC: a zone-free number to compare and shift readings with. */
-const wallSeconds = (p: ZonedParts): number => Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) / 1000;
+const wallSeconds = (p: ZonedParts): number => utcMillis(p.year, p.month, p.day, p.hour, p.minute, p.second) / 1000;
 
 /**
  * The instant at which the wall clock of `timeZone` shows `p`: the earlier one when it shows it twice (a
  * daylight-saving change back), and the reading of the earlier offset when it never shows it (spring forward).
- * Fields out of range roll over as `Date.UTC` rolls them (day 32 of January is 1 February).
+ * Fields out of range roll over (day 32 of January is 1 February).
  */
 export function instantOfWallTime(p: ZonedParts, timeZone: string): EpochSeconds {
   const wall = wallSeconds(p);
@@ -121,7 +137,7 @@ const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 function isRealDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return day <= new Date(utcMillis(year, month + 1, 0)).getUTCDate();
 }
 
 /** A time of day, `HH:MM` (`info.x-limits.return_withdrawal_deadline`). */
@@ -163,7 +179,7 @@ export class ServiceTime {
     let text = this.formatted.get(at);
     if (text === undefined) {
       const p = this.local(at);
-      text = `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
+      text = `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
       if (this.formatted.size >= READINGS_PER_ZONE) this.formatted.clear();
       this.formatted.set(at, text);
     }
@@ -173,7 +189,7 @@ export class ServiceTime {
   /** `YYYY-MM-DD`: the service-time calendar date of an instant. */
   dateOf(at: EpochSeconds): string {
     const p = this.local(at);
-    return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+    return `${pad(p.year, 4)}-${pad(p.month)}-${pad(p.day)}`;
   }
 
   /** `YYYYMMDD`, for service-assigned numbers such as `ORD-20261120-0001`. */
@@ -240,7 +256,7 @@ export class ServiceTime {
   static addDays(date: string, days: number): string {
     const m = DATE.exec(date);
     if (!m) throw new Error(`not a date: ${date}`);
-    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + days));
-    return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+    const d = new Date(utcMillis(Number(m[1]), Number(m[2]), Number(m[3]) + days));
+    return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
   }
 }

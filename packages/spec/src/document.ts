@@ -449,6 +449,37 @@ export const PROVISIONAL_KEYWORDS: readonly string[] = [
 /** `x-known-values`: the values of an open set that the contract knows of (a value outside them is allowed). */
 export const KNOWN_VALUES_KEYWORD = 'x-known-values';
 
+/** `x-former-names`: the names a component schema had in an earlier release (spec/README.md, "Former names"). */
+export const FORMER_NAMES_KEYWORD = 'x-former-names';
+
+/**
+ * A copy of the document whose `components.schemas` also holds every former name of a schema (`x-former-names`) as
+ * a deprecated `$ref` to it: what a generator of types reads, so that code written against a former name keeps
+ * compiling. A former name that is a current one, or that two schemas claim, is an error of the contract.
+ */
+export function withFormerNames<T extends OpenApiDocument>(doc: T): T {
+  const schemas = doc.components?.schemas;
+  if (!schemas) return doc;
+  const aliases: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const former = (schema as Record<string, unknown>)[FORMER_NAMES_KEYWORD];
+    if (former === undefined) continue;
+    if (!Array.isArray(former) || !former.every((f) => typeof f === 'string' && /^[A-Za-z][A-Za-z0-9]*$/.test(f)))
+      throw new Error(`components.schemas.${name}.${FORMER_NAMES_KEYWORD} must be a list of schema names`);
+    for (const old of former as string[]) {
+      if (old in schemas || old in aliases)
+        throw new Error(`components.schemas.${name}: former name ${old} is taken by another schema`);
+      aliases[old] = {
+        $ref: `#/components/schemas/${name}`,
+        description: `Former name of \`${name}\`.`,
+        deprecated: true,
+      };
+    }
+  }
+  if (Object.keys(aliases).length === 0) return doc;
+  return { ...doc, components: { ...doc.components, schemas: { ...schemas, ...aliases } } };
+}
+
 /** Whether a schema node (or a parameter) is marked `x-provisional: true`. */
 export function isProvisional(node: unknown): boolean {
   return typeof node === 'object' && node !== null && (node as Record<string, unknown>)['x-provisional'] === true;

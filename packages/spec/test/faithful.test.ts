@@ -166,9 +166,9 @@ describe('YYYY-MM-DD HH:MM:SS is a time', () => {
   });
 
   it('Date accepts real dates only', () => {
-    for (const t of times) expect(strict.errors(ref('Date'), t.slice(0, 10)), t).toEqual([]);
+    for (const t of times) expect(strict.errors(ref('CalendarDate'), t.slice(0, 10)), t).toEqual([]);
     for (const t of ['2026-02-29', '2026-02-30', '2026-13-01', '2100-02-29', '2026-06-31']) {
-      expect(strict.errors(ref('Date'), t), t).not.toEqual([]);
+      expect(strict.errors(ref('CalendarDate'), t), t).not.toEqual([]);
     }
   });
 
@@ -379,6 +379,25 @@ describe('integer query parameters are integers', () => {
     ]) {
       expect(syntax.test(bad), JSON.stringify(bad)).toBe(false);
     }
+  });
+
+  it('every integer query parameter bounds its schema to what the syntax can write: a tool reading only the schema sees them', () => {
+    const syntax = new RegExp(limits().query_integer_syntax as string, 'u');
+    // The syntax writes no sign, and at most `digits` digits.
+    expect(syntax.test('-1')).toBe(false);
+    let digits = 0;
+    while (digits < 20 && syntax.test('9'.repeat(digits + 1))) digits += 1;
+    expect(digits).toBeGreaterThan(0);
+    const integers = ops.flatMap((op) =>
+      op.parameters
+        .filter((p) => p.in === 'query' && schemaOf(doc, p.schema).type === 'integer')
+        .map((p) => ({ at: `${op.operationId}.${p.name}`, schema: schemaOf(doc, p.schema) })),
+    );
+    expect(integers.map((i) => i.at)).toEqual(expect.arrayContaining(['listWmsOrders.order_status_code']));
+    const unbounded = integers
+      .filter(({ schema }) => !((schema.minimum as number) >= 0 && (schema.maximum as number) <= 10 ** digits - 1))
+      .map(({ at, schema }) => `${at}: ${schema.minimum} to ${schema.maximum}`);
+    expect(unbounded).toEqual([]);
   });
 
   it('every list operation documents 400 INVALID_PARAMETER for it, and page and size say so', () => {

@@ -231,6 +231,25 @@ describe('the service calendar', () => {
     expect(until('2026-12-31 20:00:00')).toBe('2027-01-01 18:00:00');
   });
 
+  it('reads the years 0000 to 0099 as those years, not 1900 to 1999 (0000 is a leap year)', () => {
+    const utc = new ServiceTime('UTC');
+    const iso = (text: string) => Date.parse(text) / 1000;
+    expect(utc.startOfDate('0000-02-29')).toBe(iso('0000-02-29T00:00:00Z'));
+    expect(utc.parseDateTime('0050-06-01 12:00:00')).toBe(iso('0050-06-01T12:00:00Z'));
+    expect(utc.parseDateTime('0099-12-31 23:59:59')).toBe(iso('0099-12-31T23:59:59Z'));
+    expect(utc.startOfDate('9999-12-31')).toBe(iso('9999-12-31T00:00:00Z'));
+    for (const none of ['0100-02-29', '1900-02-29', '0001-02-29']) expect(utc.startOfDate(none), none).toBeUndefined();
+    // In the service time zone too, where the offset of year 0 is not today's, and back to the same text.
+    for (const text of ['0000-02-29 00:00:00', '0000-01-01 00:00:00', '0099-12-31 23:59:59', '9999-12-31 23:59:59']) {
+      expect(time.format(at(text)), text).toBe(text);
+    }
+    expect(time.dateOf(at('0000-02-29 12:00:00'))).toBe('0000-02-29');
+    expect(time.format(time.atTimeOnDayOf(at('9999-12-31 12:00:00'), 0, 0, 0, -1))).toBe('9999-12-30 00:00:00');
+    expect(ServiceTime.addDays('0000-02-28', 1)).toBe('0000-02-29');
+    expect(ServiceTime.addDays('0099-12-31', 1)).toBe('0100-01-01');
+    expect(ServiceTime.addDays('0001-01-01', -1)).toBe('0000-12-31');
+  });
+
   it('reads and shows only real times', () => {
     expect(time.parseDateTime('2026-02-29 00:00:00')).toBeUndefined();
     expect(time.format(at('2028-02-29 23:59:59') + 1)).toBe('2028-03-01 00:00:00');

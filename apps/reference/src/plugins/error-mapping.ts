@@ -210,9 +210,19 @@ export const errorMapping = fp<ErrorMappingOptions>(
 
     app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
 
-    app.setNotFoundHandler((request, reply) =>
-      send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`),
-    );
+    const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+      send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
+    app.setNotFoundHandler(notFound);
+
+    // A route or method the contract has nowhere is answered before Fastify reads a body for it: Fastify would
+    // refuse a bodiless QUERY (no Content-Type) or a body it cannot parse with 400, where the answer is 404. A body
+    // left unread is not read at all: the connection closes after the answer.
+    app.addHook('onRequest', async function answerUnknownOperation(request, reply) {
+      if (!request.is404) return;
+      const { 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+      if (chunked !== undefined || (length !== undefined && length !== '0')) reply.header('Connection', 'close');
+      return notFound(request, reply);
+    });
 
     // `Expect: 100-continue` is answered by Node as it should be; any other expectation would get Node's bare 417.
     app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {

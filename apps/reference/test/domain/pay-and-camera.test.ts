@@ -96,6 +96,30 @@ describe.each(ENGINES)('on %s', (engine) => {
       expect(stranger.data).toEqual([]);
     });
 
+    it('the widest period the Date pattern allows, 0000-02-29 to 9999-12-31, holds every deposit', async () => {
+      // Year 0 is a leap year, and 9999-12-31 has a last day although no date names the day after it.
+      const all = await call(
+        h,
+        'listDeposits',
+        { query: { date_from: '0000-02-29', date_to: '9999-12-31' } },
+        pay(SELLER_A),
+      );
+      expect(all.data.map((d) => d.deposit_id)).toEqual([
+        'DEP-AFTER',
+        'DEP-LAST-DAY',
+        'DEP-MIDDLE',
+        'DEP-FIRST-DAY',
+        'DEP-BEFORE',
+      ]);
+      const early = await call(
+        h,
+        'listDeposits',
+        { query: { date_from: '0000-02-29', date_to: '0099-12-31' } },
+        pay(SELLER_A),
+      );
+      expect(early.data).toEqual([]);
+    });
+
     it('a seller sees only its own deposits', async () => {
       const b = await call(
         h,

@@ -114,6 +114,41 @@ describe('malformed HTTP gets the envelope', () => {
     expectEnvelope(await post('application/json', '{"orders": [ {'), 400, 'INVALID_PARAMETER');
   });
 
+  it('QUERY, a method Node parses and the contract has nowhere, is 404 with or without a body (it was 400)', async () => {
+    const query = (extra: string[], body = '') =>
+      rawRequest(
+        port,
+        `${head(['QUERY /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, ...extra, 'Connection: close'])}${body}`,
+      );
+    expectEnvelope(await query([]), 404, 'NOT_FOUND');
+    expectEnvelope(await query(['Content-Length: 0']), 404, 'NOT_FOUND');
+    expectEnvelope(await query(['Content-Type: application/json', 'Content-Length: 2'], '{}'), 404, 'NOT_FOUND');
+    expectEnvelope(await query(['Content-Type: text/plain', 'Content-Length: 5'], 'hello'), 404, 'NOT_FOUND');
+    // A body the server cannot parse on a path it does not have: the path decides, not the body.
+    const post = await rawRequest(
+      port,
+      `${head(['POST /v3/wms/nothing HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Type: application/json', 'Content-Length: 3', 'Connection: close'])}{x}`,
+    );
+    expectEnvelope(post, 404, 'NOT_FOUND');
+  });
+
+  it('a 404 keeps the connection when the request has no body, and closes it instead of reading one', async () => {
+    const bodiless = await RawConnection.open(port);
+    bodiless.write(head(['QUERY /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`]));
+    expectEnvelope(await bodiless.next(), 404, 'NOT_FOUND');
+    bodiless.write(head(['GET /v3/wms/suppliers HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`]));
+    expect((await bodiless.next())?.status).toBe(200);
+    bodiless.destroy();
+    const withBody = await RawConnection.open(port);
+    withBody.write(
+      `${head(['QUERY /v3/wms/orders HTTP/1.1', 'Host: x', `X-API-Key: ${wms}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked'])}2\r\n{}\r\n`,
+    );
+    const answer = await withBody.next();
+    expectEnvelope(answer, 404, 'NOT_FOUND');
+    expect(answer!.headers.connection).toBe('close');
+    await withBody.closed;
+  });
+
   it('the server still serves afterwards', async () => {
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
   });
