@@ -203,9 +203,14 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
       }
     },
   );
-  // Malformed HTTP (a bad header, a bad Content-Length) never reaches the handler: answer it and close.
+  // Malformed HTTP (a bad header, a bad Content-Length) never reaches the handler: answer it and close. A timeout on
+  // a connection that has sent nothing (a browser's spare connection) is closed without a byte: an answer written
+  // there would be the one the browser reads for its next request, a blank "Bad request" page on a reload. Node
+  // times out a kept-alive connection only once a new request has begun (an idle one closes silently at the
+  // keep-alive timeout), so nothing received is the only idle case it reports.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
+    const code = (err as { code?: string }).code;
+    if (!socket.writable || code === 'ECONNRESET' || (code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0)) {
       socket.destroy();
       return;
     }

@@ -18,12 +18,36 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cls-docs-timeouts-'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>x</title>');
   writeFileSync(join(dir, 'openapi.json'), '{}');
-  docs = await startDocs({ dir, timeouts: { headersMs: HEADERS_MS, requestMs: 2_000, keepAliveMs: 5_000 } });
+  docs = await startDocs({ dir, timeouts: { headersMs: HEADERS_MS, requestMs: 2_000, keepAliveMs: 1_500 } });
 });
 afterAll(async () => {
   await docs?.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * A connection left idle, after nothing or after one request read to its end, until the server closes it: every
+ * byte the server wrote on it, and how many of them were the request's answer.
+ */
+function idleUntilClosed(port: number, request?: string): Promise<{ total: number; answered: number }> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    let answered = 0;
+    const socket = connect(port, '127.0.0.1', () => {
+      if (request) socket.write(request);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (answered > 0 || headEnd < 0) return;
+      const head = received.subarray(0, headEnd).toString('latin1');
+      const length = headEnd + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (received.length >= length) answered = length;
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve({ total: received.length, answered }));
+  });
+}
 
 describe('docs server timeouts', () => {
   it('are the README figures: headers 10 s, request 30 s, keep-alive 5 s', () => {
@@ -47,5 +71,17 @@ describe('docs server timeouts', () => {
     });
     expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
     expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
+  });
+
+  // A browser keeps a spare connection open: a 400 written on it at the headers timeout would be the answer the
+  // browser reads for its next request there, a blank "Bad request" page when the reader reloads.
+  it('an idle connection (opened and left, or kept alive after a request) is closed without a byte written', async () => {
+    const [spare, kept] = await Promise.all([
+      idleUntilClosed(docs.port),
+      idleUntilClosed(docs.port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n'),
+    ]);
+    expect(spare.total).toBe(0);
+    expect(kept.answered).toBeGreaterThan(0);
+    expect(kept.total).toBe(kept.answered);
   });
 });

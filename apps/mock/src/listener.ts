@@ -17,6 +17,16 @@ export function checkingIntervalMs(headersMs: number, requestMs: number): number
   return Math.max(10, Math.min(1_000, Math.floor(Math.min(headersMs, requestMs) / 4)));
 }
 
+/**
+ * A timeout on a connection that has sent no request (opened and left idle: a browser keeps a spare one). An answer
+ * written there would be taken as the answer to the client's next request, so it is closed without a byte. Node
+ * times out a kept-alive connection's head only once a new request has begun, and closes an idle one at the
+ * keep-alive timeout silently: nothing received is the only idle case it reports.
+ */
+function sentNothing(err: NodeJS.ErrnoException, socket: Socket): boolean {
+  return err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0;
+}
+
 export function createListener(
   contract: Contract,
   timeouts: { headersMs: number; requestMs: number },
@@ -38,7 +48,7 @@ export function createListener(
   // Malformed HTTP never reaches the handler (Node's parser refuses it): it still gets the envelope, with a status
   // the contract uses, rather than Node's bare 400 or 431.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
+    if (!socket.writable || err.code === 'ECONNRESET' || sentNothing(err, socket)) {
       socket.destroy();
       return;
     }

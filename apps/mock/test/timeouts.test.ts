@@ -38,6 +38,30 @@ function closedAfter(bytes: string): Promise<{ ms: number; answer: string }> {
   });
 }
 
+/**
+ * A connection left idle, after nothing or after one request read to its end, until the server closes it: every
+ * byte the server wrote on it, and how many of them were the request's answer.
+ */
+function idleUntilClosed(port: number, request?: string): Promise<{ total: number; answered: number }> {
+  return new Promise((resolve) => {
+    let received = Buffer.alloc(0);
+    let answered = 0;
+    const socket = connect(port, '127.0.0.1', () => {
+      if (request) socket.write(request);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (answered > 0 || headEnd < 0) return;
+      const head = received.subarray(0, headEnd).toString('latin1');
+      const length = headEnd + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (received.length >= length) answered = length;
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve({ total: received.length, answered }));
+  });
+}
+
 describe('slow clients', () => {
   it('headers not complete within the headers timeout: closed then, not up to 30 s later', async () => {
     const { ms, answer } = await closedAfter('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\n');
@@ -52,6 +76,18 @@ describe('slow clients', () => {
     );
     expect(ms).toBeGreaterThanOrEqual(REQUEST_MS - 50);
     expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+  });
+
+  // A browser keeps a spare connection open: an answer written on it at the headers timeout would be the one the
+  // browser reads for its next request there.
+  it('an idle connection (opened and left, or kept alive after a request) is closed without a byte written', async () => {
+    const [spare, kept] = await Promise.all([
+      idleUntilClosed(mock.port),
+      idleUntilClosed(mock.port, 'GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\n\r\n'),
+    ]);
+    expect(spare.total).toBe(0);
+    expect(kept.answered).toBeGreaterThan(0);
+    expect(kept.total).toBe(kept.answered);
   });
 });
 

@@ -8,7 +8,7 @@ import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Cluster } from './cluster.js';
 import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
-import { openRedis } from './limits/redis.js';
+import { openRedis, redisDatabaseOf } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
@@ -217,6 +217,20 @@ async function admin(
         if (place?.kind === 'database' && config.redisUrl)
           throw new ConfigError([
             'the servers on this DATABASE keep the monthly counters in the database, not in Redis: run admin quota reset without REDIS_URL. Nothing was reset.',
+          ]);
+        // Another Redis, or another database index of the same one, holds no counter the servers read: a reset there
+        // would print a full allowance and give back nothing.
+        if (
+          place?.kind === 'redis' &&
+          config.redisUrl &&
+          redisDatabaseOf(place.url) !== redisDatabaseOf(config.redisUrl)
+        )
+          throw new ConfigError([
+            `the servers on this DATABASE keep the monthly counters in Redis at ${place.url}, and REDIS_URL names ${withoutPassword(config.redisUrl)}, where no server records them: run admin quota reset with their REDIS_URL. Nothing was reset.`,
+          ]);
+        if (place === undefined && config.redisUrl)
+          throw new ConfigError([
+            `no server has started on this DATABASE, so none keeps its monthly counters in Redis at ${withoutPassword(config.redisUrl)}: run admin quota reset with the DATABASE and REDIS_URL the servers use. Nothing was reset.`,
           ]);
         await accounts.getAccount(accountId).then((a) => {
           if (!a) throw new ProvisioningError(`no account ${accountId}`);

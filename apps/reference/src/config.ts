@@ -51,7 +51,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** How long a request waits for one Redis command before it fails (500): a frozen Redis never holds requests. */
   redisCommandTimeoutMs: number;
-  /** Requests whose head or body is still arriving, over all clients: above it the oldest of them is closed. */
+  /** Requests whose head or body has stopped arriving, over all clients: above it those stalled longest are closed. */
   maxIncompleteRequests: number;
   /** How long a looked-up API key is remembered: a revocation made elsewhere is honoured within this (src/auth/key-cache.ts). */
   apiKeyCacheMs: number;

@@ -6,6 +6,18 @@ import { withoutPassword } from '../store/storage.js';
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 /**
+ * The Redis database a URL names: its host, its port (6379 when none is given) and its database index (0 when none
+ * is given), without the credentials. Two URLs that differ only in spelling (`redis://h:6379/0`, `redis://h`) name
+ * the same one, so `admin quota reset` can tell the Redis the servers recorded from another one.
+ */
+export function redisDatabaseOf(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  const db = parsed.pathname.replace(/^\/+/, '') || parsed.searchParams.get('db') || '0';
+  return `${parsed.hostname.toLowerCase()}:${parsed.port || '6379'}/${Number(db)}`;
+}
+
+/**
  * Connects to REDIS_URL and checks it answers, before the server listens: a Redis it cannot use is an error at
  * start naming REDIS_URL, never a server that fails its first requests. Once running, a command is not queued
  * while Redis is away: it fails at once (the request is 500 INTERNAL_ERROR, logged) and the client reconnects. A

@@ -72,9 +72,20 @@ const LINGER_MS = 2_000;
 type SocketWithMessage = Socket & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null };
 
 /**
+ * Whether a timeout fell on a connection that has sent no request: one opened and left idle (a browser keeps a spare
+ * one). An answer written on it would be read as the answer to the client's next request, so it is closed without a
+ * byte. Node times out a kept-alive connection's head only once a new request has begun (it closes an idle one at
+ * the keep-alive timeout itself, silently), so a connection with nothing received is the only idle one it reports.
+ */
+export function idleTimedOut(err: NodeJS.ErrnoException, socket: Socket): boolean {
+  return err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0;
+}
+
+/**
  * For Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a bad header name, `Content-Length: abc`,
  * headers over the limit, a bad chunk size, bytes after the request) and requests not received in time are
- * answered 400 INVALID_PARAMETER in the envelope, never Node's bare 400, 408 or 431 (not contract statuses).
+ * answered 400 INVALID_PARAMETER in the envelope, never Node's bare 400, 408 or 431 (not contract statuses); a
+ * connection that sent nothing is closed unanswered (`idleTimedOut`).
  */
 export function clientErrorHandler(
   catalog: ReadonlyMap<string, ErrorCatalogEntry>,
@@ -86,7 +97,7 @@ export function clientErrorHandler(
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
     if (answered.has(socket)) return; // the parser reports each later chunk again
     answered.add(socket);
-    if (err.code === 'ECONNRESET' || socket.destroyed) {
+    if (err.code === 'ECONNRESET' || socket.destroyed || idleTimedOut(err, socket)) {
       socket.destroy();
       return;
     }

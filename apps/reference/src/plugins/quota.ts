@@ -107,7 +107,7 @@ export class UsageMeter {
     });
   }
 
-  /** Gives back a test-key call counted for a request the service then failed to serve (DECISIONS.md G29). */
+  /** Gives back a test-key call counted for a request whose answer is not metered: refused, or failed (DECISIONS.md G29). */
   async returnTest(accountId: string, month: string): Promise<void> {
     const key = `${accountId} ${month} test`;
     const unwritten = this.unwritten.get(key);
@@ -257,16 +257,20 @@ export const quota = fp<QuotaOptions>(
         throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');
     });
 
-    // What counts (DECISIONS.md G29): a call the service answered, whatever the answer, except one it failed to serve
-    // (500 INTERNAL_ERROR: its database or Redis failed, a bug). A test-key call is counted before it is served, so
-    // the quota stays exact under concurrency, and given back here when it fails; a live-key call is counted only
-    // once it is answered.
+    // What counts (DECISIONS.md G10, G29): a call whose answer the contract declares subject to the quota, the
+    // responses that carry X-RateLimit-Remaining: 2xx and the caller's own mistakes (400, 404, 409). Not a refused
+    // credential (401, 403), wherever in the request it is refused (an MCP tool of another area is refused by its
+    // handler, after the call was counted), nor a call the service failed to serve (500: its database or Redis
+    // failed, a bug). A test-key call is counted before it is served, so the quota stays exact under concurrency, and
+    // given back here when its answer is not metered; a live-key call is counted only once it is answered.
+    const metered = (operationId: string | undefined, status: number): boolean =>
+      operationId !== undefined && REMAINING in (operations.get(operationId)?.responses[String(status)]?.headers ?? {});
     app.addHook('onSend', async function settleCall(request, reply, payload) {
       const credential = request.credential;
       if (credential?.kind !== 'api_key') return payload;
-      const failed = reply.statusCode >= 500;
+      const charged = metered(request.operation?.operationId, reply.statusCode);
       if (credential.environment === 'live') {
-        if (failed) return payload;
+        if (!charged) return payload;
         try {
           await meter.countLive(credential.accountId, monthKey(request.now, timeZone), request.now.getTime());
         } catch (err) {
@@ -276,14 +280,14 @@ export const quota = fp<QuotaOptions>(
         return payload;
       }
       const state = request.quota;
-      if (failed && state?.countedIn !== undefined) {
+      if (!charged && state?.countedIn !== undefined) {
         const month = state.countedIn;
         delete state.countedIn;
         try {
           await meter.returnTest(credential.accountId, month);
           state.remaining = Math.min(limit, state.remaining + 1);
         } catch (err) {
-          request.log.error({ err }, 'usage counter: a failed call could not be given back');
+          request.log.error({ err }, 'usage counter: an unmetered call could not be given back');
         }
       }
       return payload;

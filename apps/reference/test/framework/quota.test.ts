@@ -112,6 +112,28 @@ describe.each(ENGINES)('monthly quota of test keys on %s', (name) => {
     expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(3);
   });
 
+  // Metering decides on the answer, not on where the refusal came from: the MCP area takes a key of every area, so a
+  // tool of another area is refused by the tool's handler, after the call was counted (DECISIONS.md G8, G10, G29).
+  it('an MCP tool call refused 403 (a tool of another area) is not counted, with a test key or a live key', async () => {
+    const t = await start({ TEST_KEY_MONTHLY_QUOTA: '10', LIVE_USAGE_FLUSH_MS: '0' });
+    const seller = await t.account({ paid: true });
+    const wms = await t.key(seller, 'wms');
+    const call = (apiKey: string) => t.post('/v3/mcp/tools/manager_list_orders/call', { arguments: {} }, { apiKey });
+    expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).headers['x-ratelimit-remaining']).toBe('9');
+    const refused = await call(wms);
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'AUTH_FORBIDDEN']);
+    expect(refused.headers['x-ratelimit-remaining']).toBeUndefined();
+    expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).headers['x-ratelimit-remaining']).toBe('8');
+    expect(await t.app.accounts.usage(seller, '2026-11', 'test')).toBe(2);
+    // A call the tool's own area serves is counted as usual.
+    expect((await call(await t.key(seller, 'manager'))).headers['x-ratelimit-remaining']).toBe('7');
+
+    const live = await t.key(seller, 'wms', 'live');
+    expect((await call(live)).status).toBe(403);
+    expect((await t.get('/v3/wms/suppliers', { apiKey: live })).status).toBe(200);
+    expect(await t.app.accounts.usage(seller, '2026-11', 'live')).toBe(1);
+  });
+
   it('live keys are counted and never refused, with no headers', async () => {
     const t = await start({ TEST_KEY_MONTHLY_QUOTA: '3' });
     const seller = await t.account({ paid: true });

@@ -217,6 +217,41 @@ describe('admin quota reset where the servers count elsewhere', () => {
     expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
   });
 
+  it('with another Redis, or another database index of the same Redis: refused, exit 2, naming both; nothing reset', async () => {
+    const [a] = await instances(1, { REDIS_URL: redis.url, TEST_KEY_MONTHLY_QUOTA: '2', ...LIMITS_OFF });
+    const seller = await a!.account();
+    const key = await a!.key(seller, 'wms');
+    await a!.get('/v3/wms/suppliers', { apiKey: key });
+    await a!.get('/v3/wms/suppliers', { apiKey: key });
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(429);
+    const other = await startRedis({ log: () => undefined });
+    try {
+      for (const elsewhere of [other.url, `${redis.url}/1`]) {
+        const refused = await reset(seller, { REDIS_URL: elsewhere });
+        expect(refused.code, elsewhere).toBe(2);
+        expect(refused.out).toBe('');
+        expect(refused.err).toContain(`keep the monthly counters in Redis at ${redis.url}`);
+        expect(refused.err).toContain(`REDIS_URL names ${elsewhere}`);
+        expect(refused.err).toContain('Nothing was reset.');
+      }
+    } finally {
+      await other.stop();
+    }
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(429);
+    // The same Redis written another way (its default database index spelled out) is the one the servers use.
+    expect((await reset(seller, { REDIS_URL: `${redis.url}/0` })).code).toBe(0);
+    expect((await a!.get('/v3/wms/suppliers', { apiKey: key })).status).toBe(200);
+  });
+
+  it('with REDIS_URL on a database no server has started on: refused', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cls-gateway-redis-'));
+    const refused = await reset('acc_0000000000000000', { REDIS_URL: redis.url });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(
+      `no server has started on this DATABASE, so none keeps its monthly counters in Redis at ${redis.url}`,
+    );
+  });
+
   it('with REDIS_URL on a deployment that counts in the database: refused too', async () => {
     const [a] = await instances(1, { TEST_KEY_MONTHLY_QUOTA: '2', ...LIMITS_OFF });
     const seller = await a!.account();

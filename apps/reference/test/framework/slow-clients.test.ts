@@ -138,6 +138,25 @@ describe('timeouts', () => {
     expect((await s.get('/health')).status).toBe(200);
   });
 
+  // A browser keeps a spare connection open; a 400 written on it at the headers timeout would be read as the answer
+  // to the next request it sends there (a blank "Bad request" page on reload).
+  it('an idle connection (opened and left, or kept alive after a request) is closed without a byte written', async () => {
+    s = await startTestServer({
+      env: { REQUEST_TIMEOUT_MS: '400', HEADERS_TIMEOUT_MS: '300', KEEP_ALIVE_TIMEOUT_MS: '600' },
+    });
+    const spare = await connect('127.0.0.1');
+    const kept = await connect('127.0.0.2');
+    kept.write(get('/health'));
+    expect((await kept.next())?.status).toBe(200);
+    const answered = kept.bytesReceived;
+    // Both are closed by the server (the headers timeout, then the keep-alive timeout); the test's own bound is the
+    // package's, far above either.
+    await Promise.all([spare.closed, kept.closed]);
+    expect(spare.bytesReceived).toBe(0);
+    expect(kept.bytesReceived).toBe(answered);
+    expect((await s.get('/health')).status).toBe(200);
+  });
+
   it('the timeouts and the cap are configurable and checked at start', () => {
     const base = { DATABASE: ':memory:', JWT_SECRET: 'x'.repeat(32) };
     const config = loadConfig({

@@ -18,10 +18,13 @@ export class RawConnection {
   private buffer = Buffer.alloc(0);
   private waiting: Array<() => void> = [];
   private closedFlag = false;
+  /** Every byte the server wrote on this connection, answers already read included. */
+  bytesReceived = 0;
   readonly closed: Promise<void>;
 
   private constructor(readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => {
+      this.bytesReceived += chunk.length;
       this.buffer = Buffer.concat([this.buffer, chunk]);
       this.wake();
     });
