@@ -30,8 +30,9 @@ function fail(message) {
 // Designed constraints (x-provisional) are dropped before anything is read: the server meets real services, and an
 // agent host that checks arguments against a tool's schema must not refuse a value the service takes
 // (spec/README.md, "Provisional"). The source's own constraints stay.
-// Whether a parameter or the body is required is read from the contract as written: that is the request's shape,
-// not a constraint on a value.
+// Whether a parameter, the body or a member of the body is required is read from the contract as written: that is
+// the request's shape (a call's `arguments`, a bulk request's `orders`), not a constraint on a value. Inside the
+// body's members (the fields of a row) a designed `required` stays relaxed like any other designed constraint.
 const written = JSON.parse(readFileSync(specPath, 'utf8'));
 const doc = relaxProvisional(written);
 const writtenOps = new Map(operations(written).map((op) => [op.operationId, op]));
@@ -227,6 +228,9 @@ for (const op of operations(doc)) {
       };
       bulk = { rowsField: helper.rowsField, maxRows: helper.maxRows };
     }
+    // The body's own members as the contract writes them required: a request without them is not the operation.
+    const writtenRequired = standaloneWritten(writtenOps.get(op.operationId)?.requestBody?.schema).required;
+    if (Array.isArray(writtenRequired) && writtenRequired.length > 0) body.required = writtenRequired;
     properties.body = body;
     if (writtenOps.get(op.operationId)?.requestBody?.required) required.push('body');
   }

@@ -232,6 +232,13 @@ describe('a tool call', () => {
     expect(structured<{ error: { code: string } }>(unknown).error.code).toBe('INVALID_PARAMETER');
     const missing = await client.callTool({ name: 'getWmsOrder', arguments: {} });
     expect(structured<{ error: { code: string } }>(missing).error.code).toBe('REQUIRED_PARAMETER');
+    // A call of an MCP-area tool without its `arguments` would be refused by the service, and counted.
+    const noArguments = await client.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'wms_get_order', body: {} },
+    });
+    expect(structured<{ error: { code: string } }>(noArguments).error.code).toBe('REQUIRED_PARAMETER');
+    expect(textOf(noArguments)).toContain('body.arguments');
     expect(seen).toHaveLength(0);
   });
 

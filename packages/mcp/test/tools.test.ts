@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { bulkOperations } from '@cls-api/client';
-import { contractModel, openapiJsonPath } from '@cls-api/spec';
+import { contractModel, openapiJsonPath, resolvePointer } from '@cls-api/spec';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toolTable } from '../generated/tools.js';
 import type { ToolDefinition } from '../src/definition.js';
@@ -15,6 +15,7 @@ import { packageDir } from './support.js';
 
 const model = contractModel();
 const tool = (name: string) => toolTable.find((t) => t.name === name)!;
+const body = (name: string) => tool(name).inputSchema.properties.body as { required?: string[] };
 const work = mkdtempSync(join(tmpdir(), 'cls-mcp-tools-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -70,6 +71,24 @@ describe('the tool table', () => {
       expect((t.inputSchema.required ?? []).sort()).toEqual(required.sort());
       expect(JSON.stringify(t.inputSchema)).not.toContain('$ref');
     }
+  });
+
+  it("requires the body's members the contract requires (the request's shape), read from the written schema", () => {
+    const ajv = new Ajv2020({ strict: true, validateFormats: false });
+    let withMembers = 0;
+    for (const op of model.operations) {
+      if (!op.requestBody) continue;
+      let schema = op.requestBody.schema as { $ref?: string; required?: string[] };
+      while (schema.$ref) schema = resolvePointer(model.doc, schema.$ref) as typeof schema;
+      const body = tool(op.operationId).inputSchema.properties.body as { required?: string[] };
+      expect(body.required, op.operationId).toEqual(schema.required);
+      if (!schema.required?.length) continue;
+      withMembers++;
+      const args = Object.fromEntries(op.parameters.filter((p) => p.required).map((p) => [p.name, 'X1']));
+      expect(ajv.compile(tool(op.operationId).inputSchema)({ ...args, body: {} }), op.operationId).toBe(false);
+    }
+    expect(body('callMcpTool').required).toEqual(['arguments']);
+    expect(withMembers).toBeGreaterThan(1);
   });
 
   it('accepts the contract examples of the request bodies and refuses a body of the wrong type', () => {
