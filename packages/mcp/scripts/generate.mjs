@@ -123,10 +123,11 @@ const methods = (path) => Object.keys(doc.paths[path] ?? {});
  * when it changes or ends something that exists (PATCH, PUT, DELETE, and a POST that acts on one resource, a path
  * ending in an action after the resource's parameter with nothing to read there: `…/{return_no}/cancel`), and
  * additive when it creates (a POST to a collection, `…/orders`, `…/{product_code}/options`). A write is idempotent
- * only when the contract says a repeat has no further effect: PUT and DELETE, or a create whose repeat the
- * contract refuses (`DUPLICATE`).
+ * only when the contract says a repeat has no further effect: PUT and DELETE, a create whose repeat the contract
+ * refuses (`DUPLICATE`), or an operation marked `x-idempotent` (a repeat refused row by row, or one that changes
+ * nothing; spec/README.md, "Idempotent writes").
  */
-function annotations(op, title) {
+function annotations(op, title, raw) {
   if (op.method === 'get' || op.method === 'head') {
     return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
   }
@@ -139,7 +140,7 @@ function annotations(op, title) {
     !methods(op.path).includes('get');
   const destructive = ['patch', 'put', 'delete'].includes(op.method) || actsOnOne;
   const refusesRepeat = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
-  const idempotent = ['put', 'delete'].includes(op.method) || refusesRepeat;
+  const idempotent = ['put', 'delete'].includes(op.method) || refusesRepeat || raw['x-idempotent'] === true;
   return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
 }
 
@@ -147,12 +148,12 @@ function annotations(op, title) {
  * A call of an MCP-area tool does what the tool it calls does: when every tool it can call only reads, the call reads
  * too (read-only mode lists it); otherwise it carries the annotations of a write.
  */
-function callAnnotations(op, title) {
+function callAnnotations(op, title, raw) {
   const reads = Object.values(mcpToolReads);
   if (reads.length > 0 && reads.every(Boolean)) {
     return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
   }
-  return annotations(op, title);
+  return annotations(op, title, raw);
 }
 
 // The tools of the `/v3/mcp/` area are the operations marked `x-mcp-tool`; a call of one takes a key of the tool's
@@ -253,8 +254,8 @@ for (const op of operations(doc)) {
       : {}),
     inputSchema,
     annotations: toolNameParam(op)
-      ? callAnnotations(op, raw.summary ?? op.operationId)
-      : annotations(op, raw.summary ?? op.operationId),
+      ? callAnnotations(op, raw.summary ?? op.operationId, raw)
+      : annotations(op, raw.summary ?? op.operationId, raw),
   });
 }
 if (tools.length === 0) fail('the contract has no operations');
