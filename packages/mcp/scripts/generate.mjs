@@ -96,6 +96,13 @@ for (const op of operations(doc)) byShape.set(shapeOf(op), [...(byShape.get(shap
 function describe(op, raw) {
   const area = groupOfTag.get(op.tags[0]) ?? op.area;
   const parts = [`${area} area.`, plain(raw.description ?? raw.summary)];
+  if (op.area === 'mcp' && directTools.length > 0) {
+    // The service's MCP area reaches only operations this server lists itself: a model should call those.
+    const [tool, operationId] = directTools[0];
+    parts.push(
+      `Every tool of this area is also a direct tool of this server, named by its operation (${tool} is ${operationId}): call that instead.`,
+    );
+  }
   for (const other of byShape.get(shapeOf(op)) ?? []) {
     if (other.operationId === op.operationId) continue;
     const otherArea = groupOfTag.get(other.tags[0]) ?? other.area;
@@ -117,6 +124,9 @@ const credentialOf = Object.fromEntries(
 );
 
 const methods = (path) => Object.keys(doc.paths[path] ?? {});
+
+/** Each tool of the service's MCP area (`x-mcp-tool`) with the operation, and so the direct tool, it calls. */
+const directTools = operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.operationId]] : []));
 
 /**
  * Annotations from what the contract says of the operation. A GET reads. A write changes data; it is destructive

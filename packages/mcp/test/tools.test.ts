@@ -207,8 +207,34 @@ describe('the README', () => {
 describe('exposed tools', () => {
   it('are the reads only, unless writes are allowed', () => {
     expect(exposedTools({ readOnly: true }).every((t) => t.annotations.readOnlyHint)).toBe(true);
-    expect(exposedTools({ readOnly: true }).length).toBe(toolTable.filter((t) => t.annotations.readOnlyHint).length);
-    expect(exposedTools({ readOnly: false })).toEqual(toolTable.filter((t) => t.area !== 'auth'));
+    expect(exposedTools({ readOnly: true })).toEqual(
+      toolTable.filter((t) => t.annotations.readOnlyHint && t.area !== 'mcp'),
+    );
+    expect(exposedTools({ readOnly: false })).toEqual(toolTable.filter((t) => !['auth', 'mcp'].includes(t.area)));
+  });
+
+  it("leave out the service's own MCP area unless asked for: each tool it calls is a direct tool here", () => {
+    // Every tool the area can call is an operation of this server, so a model never needs the indirect pair.
+    const direct = new Set(model.operations.filter((o) => o.mcpTool).map((o) => o.operationId));
+    expect(direct.size).toBeGreaterThan(0);
+    for (const readOnly of [true, false]) {
+      const names = exposedTools({ readOnly }).map((t) => t.name);
+      expect(names).not.toContain('listMcpTools');
+      expect(names).not.toContain('callMcpTool');
+      for (const name of direct)
+        if (readOnly === false || tool(name).annotations.readOnlyHint) expect(names).toContain(name);
+    }
+    expect(exposedTools({ readOnly: true, areas: ['mcp'] }).map((t) => t.name)).toEqual([
+      'listMcpTools',
+      'callMcpTool',
+    ]);
+    // Asked for, the pair still tells a model to prefer the direct tool, naming one pair from the contract.
+    const [mcpTool, operationId] = model.operations.filter((o) => o.mcpTool).map((o) => [o.mcpTool, o.operationId])[0]!;
+    for (const name of ['listMcpTools', 'callMcpTool']) {
+      expect(tool(name).description).toContain(
+        `Every tool of this area is also a direct tool of this server, named by its operation (${mcpTool} is ${operationId}): call that instead.`,
+      );
+    }
   });
 
   it('leave out the token exchange unless its area is asked for: it would hand client secrets to a model', () => {
