@@ -37,7 +37,11 @@ export function instructions(options: Pick<McpOptions, 'readOnly'>, tools: reado
       : 'Writes are allowed: tools not marked read-only change data; destructive ones change or end existing records.',
     `Areas: ${list(areas)}. Each area takes its own credential; a tool's error names one that is missing.`,
     `Cost: each tool call is one API request (a bulk tool: one per ${serviceFacts.bulkRowsPerRequest.toLocaleString('en')} rows).${quota} Arguments are checked against the tool's input schema before anything is sent, so a refused argument costs nothing.`,
-    'Lists come a page at a time: pass page and size, and follow "more: call again with page N" in the result.',
+    `Lists come a page at a time: follow "more: call again with page N" in the result. Their parameters, unless a tool describes them itself: ${Object.entries(
+      serviceFacts.sharedParameters,
+    )
+      .map(([name, description]) => `\`${name}\`: ${description}`)
+      .join(' ')}`,
     'Some operations and fields may still change before the service confirms them.',
   ].join('\n');
 }

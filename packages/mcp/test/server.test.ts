@@ -403,6 +403,7 @@ describe('the instructions', () => {
     expect(readOnly).toMatch(/Areas: Warehouse \(wms\), Seller order manager \(manager\), .* and [^,]+ \(cam\)\./);
     expect(readOnly).not.toContain('(auth)');
     expect(readOnly).not.toContain('(mcp)');
+    expect(readOnly).toContain('`page`: Page number, 1-based. `size`: Page size, 1 to 100');
     const writes = (await connected({}, { ...options, readOnly: false })).getInstructions() ?? '';
     expect(writes).toContain('Writes are allowed');
     for (const text of [readOnly, writes]) expect(text).not.toMatch(/the source|designed|x-limits|provisional/i);

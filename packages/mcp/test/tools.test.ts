@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { bulkOperations } from '@cls-api/client';
 import { contractModel, openapiJsonPath, resolvePointer } from '@cls-api/spec';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toolTable } from '../generated/tools.js';
+import { serviceFacts, toolTable } from '../generated/tools.js';
 import type { ToolDefinition } from '../src/definition.js';
 import { exposedTools } from '../src/tools.js';
 import { packageDir } from './support.js';
@@ -38,7 +38,18 @@ describe('the tool table', () => {
           .replace(/\*\*([^*]+)\*\*/g, '$1')
           .replace(/\s+/g, ' ')
           .trim();
-        expect(t.description, op.operationId).toContain(plain);
+        // Every sentence but those about the headers the server handles itself and about the shared list
+        // parameters, which the instructions describe once.
+        const shared = op.parameters
+          .filter((p) => p.in === 'query' && serviceFacts.sharedParameters[p.name] !== undefined)
+          .filter((p) => (p.description ?? '').startsWith(serviceFacts.sharedParameters[p.name]!))
+          .map((p) => `\`${p.name}\``);
+        for (const sentence of plain.split(/(?<=[.!?])\s+(?=[A-Z`])/)) {
+          const left =
+            /`(X-API-Key|X-RateLimit-|Retry-After|Authorization)/.test(sentence) ||
+            shared.some((n) => sentence.includes(n));
+          expect(t.description.includes(sentence), `${op.operationId}: ${sentence}`).toBe(!left);
+        }
       }
       const schemaText = JSON.stringify(t.inputSchema);
       for (const text of [t.description, schemaText]) {
@@ -47,6 +58,17 @@ describe('the tool table', () => {
         );
       }
     }
+  });
+
+  it('describes the parameters the lists share once, in the instructions, not in every schema', () => {
+    expect(Object.keys(serviceFacts.sharedParameters)).toEqual(['page', 'size', 'updated_after', 'date_from']);
+    const size = tool('listWmsOrders').inputSchema.properties.size as Record<string, unknown>;
+    expect(size).toEqual({ type: 'integer', default: 10 });
+    // A parameter of the same name described otherwise keeps its own description.
+    const depositsFrom = tool('listDeposits').inputSchema.properties.date_from as { description?: string };
+    expect(depositsFrom.description).toMatch(/^First day of the lookup/);
+    expect(tool('listDeposits').description).toContain('between `date_from` and `date_to`');
+    expect(tool('listDeposits').description).not.toContain('X-API-Key');
   });
 
   it('tells a tool from its neighbour of another area', () => {
