@@ -273,7 +273,9 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     if (tool.keyAreaFrom && options.readOnly) {
       const named = args[tool.keyAreaFrom.param];
       if (typeof named === 'string' && tool.keyAreaFrom.reads[named] === false) {
-        const why = `${named} writes, and the server is read-only: start it with --allow-writes to call it`;
+        // The whole command line, the areas kept: --allow-writes alone would drop the opt-in area of this tool.
+        const flags = ['--allow-writes', ...(options.areas ? ['--areas', options.areas.join(',')] : [])].join(' ');
+        const why = `${named} writes, and the server is read-only: start it with ${flags} (and without --read-only, which wins) to call it`;
         return toolError(`Tool ${name} cannot call ${named}: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
       }
     }

@@ -350,6 +350,38 @@ describe('a tool call', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('of callMcpTool for a tool that writes is refused in read-only mode, naming flags that keep the MCP area', async () => {
+    // No tool of the MCP area writes today: one is made to, for this test only.
+    const reads = toolTable.find((t) => t.name === 'callMcpTool')!.keyAreaFrom!.reads;
+    const seen: Request[] = [];
+    reads.wms_get_order = false;
+    try {
+      const start = parseCli(['--areas', 'mcp'], { CLS_BASE_URL: options.baseUrl }).options;
+      const client = await connected(
+        {
+          fetch: async (request) => {
+            seen.push(request);
+            return json(200, {});
+          },
+        },
+        { ...start, apiKeys: options.apiKeys },
+      );
+      const result = await client.callTool({
+        name: 'callMcpTool',
+        arguments: { tool_name: 'wms_get_order', body: { arguments: { order_no: 'ORD-1' } } },
+      });
+      expect(structured<{ error: { code: string } }>(result).error.code).toBe('TOOL_NOT_AVAILABLE');
+      const named = /start it with (.+?) \(and without --read-only/.exec(textOf(result));
+      expect(named?.[1]).toBe('--allow-writes --areas mcp');
+      const after = parseCli(named![1]!.split(' '), { CLS_BASE_URL: options.baseUrl }).options;
+      expect(after.readOnly).toBe(false);
+      expect(exposedTools(after).map((t) => t.name)).toContain('callMcpTool');
+      expect(seen).toHaveLength(0);
+    } finally {
+      reads.wms_get_order = true;
+    }
+  });
+
   it('of a token tool is refused unless its area is asked for, and it is not listed', async () => {
     const client = await connected({}, { ...options, readOnly: false });
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('createAccessToken');
