@@ -436,6 +436,9 @@ describe('the instructions', () => {
     expect(readOnly).not.toContain('(auth)');
     expect(readOnly).not.toContain('(mcp)');
     expect(readOnly).toContain('`page`: Page number, 1-based. `size`: Page size, 1 to 100');
+    expect(readOnly).toContain('writes need the server started with --allow-writes.');
+    const mcp = (await connected({}, { ...options, areas: ['mcp', 'wms'] })).getInstructions() ?? '';
+    expect(mcp).toContain('writes need the server started with --allow-writes --areas mcp,wms.');
     const writes = (await connected({}, { ...options, readOnly: false })).getInstructions() ?? '';
     expect(writes).toContain('Writes are allowed');
     for (const text of [readOnly, writes]) expect(text).not.toMatch(/the source|designed|x-limits|provisional/i);
