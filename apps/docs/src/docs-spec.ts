@@ -112,6 +112,10 @@ export function plainServer(server: ServerObject): ServerObject {
   };
 }
 
+/** What an operation's page says of the MCP tool it is, in place of Redoc's raw `mcp-tool:` label. */
+export const mcpToolNote = (tool: string) =>
+  `Also available as the tool \`${tool}\` of the [MCP tools](/mcp-tools) area, called with the same parameters.`;
+
 /**
  * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide and, when the
  * spec package's changelog is given, the "Changelog" guide.
@@ -123,6 +127,10 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
     const { codeSamples, file } = samplesOf(contract, op);
     doc.paths![op.path]![op.method]!['x-codeSamples'] = codeSamples;
     samples.push(file);
+    if (op.mcpTool !== undefined) {
+      const target = doc.paths![op.path]![op.method]!;
+      target.description = `${(target.description ?? '').trimEnd()}\n\n${mcpToolNote(op.mcpTool)}`;
+    }
   }
   const tag = (doc.tags as Array<{ name: string; description?: string }> | undefined)?.find(
     (t) => t.name === PROVISIONAL_TAG,

@@ -3,6 +3,7 @@ export { startDocs, type DocsOptions, type DocsServer } from './server.js';
 export { addChangelogGuide, CHANGELOG_TAG, changelogGuide, readSpecChangelog } from './changelog.js';
 export {
   AGENTS_NOTE,
+  mcpToolNote,
   docsSpec,
   generate,
   plainHeadings,

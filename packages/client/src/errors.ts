@@ -183,10 +183,12 @@ export class ApiError extends Error {
   /** The service's name for the request (`X-Request-Id`), when it sent one: give it in a support ticket. */
   readonly requestId: string | undefined;
   readonly #secrets: readonly string[];
+  readonly #summary: string;
 
   constructor(init: ApiErrorInit) {
-    // The stack's first line carries the whole context (an uncaught error prints it), the request id included;
-    // `message` stays the service's own text, as the envelope gives it.
+    // The stack's first line and `String(err)` carry the whole context (an uncaught error prints the one, a log
+    // line or a template string the other), the request id included; `message` stays the service's own text, as
+    // the envelope gives it.
     const secrets = init.secrets ?? [];
     const summary =
       `${init.status}${init.code ? ` ${init.code}` : ''} on ${init.method} ${redactUrl(init.url, secrets)}: ` +
@@ -206,6 +208,12 @@ export class ApiError extends Error {
     this.headers = init.headers;
     this.requestId = init.requestId;
     this.#secrets = secrets;
+    this.#summary = summary;
+  }
+
+  /** `ApiError: 404 ORDER_NOT_FOUND on GET …: the service's message (request id …)`, secrets removed from the URL. */
+  override toString(): string {
+    return `${this.name}: ${this.#summary}`;
   }
 
   /**

@@ -54,6 +54,25 @@ describe('request ids', () => {
     expect(quota).toBeInstanceOf(QuotaExceededError);
     expect(quota.requestId).toBe('req-quota');
     expect(quota.stack).toContain('(request id req-quota)');
+    expect(String(quota)).toContain('(request id req-quota)');
+  });
+
+  it("String(err) and a template string print the whole context, the request id included; message stays the service's", () => {
+    const err = new ApiError({
+      status: 404,
+      code: 'ORDER_NOT_FOUND',
+      message: 'Order ORD-1 was not found.',
+      method: 'GET',
+      url: `${BASE}/v3/wms/orders/ORD-1?api_key=k1`,
+      requestedAt: new Date('2026-11-20T01:15:00Z'),
+      body: undefined,
+      headers: new Headers(),
+      requestId: ID,
+    });
+    const printed = `ApiError: 404 ORDER_NOT_FOUND on GET ${BASE}/v3/wms/orders/ORD-1?api_key=(redacted): Order ORD-1 was not found. (request id ${ID})`;
+    expect(String(err)).toBe(printed);
+    expect(`${err}`).toBe(printed);
+    expect(err.message).toBe('Order ORD-1 was not found.');
   });
 
   it("a bulk job's stop carries the failed chunk's request id and prints it", async () => {

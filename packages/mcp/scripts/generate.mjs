@@ -30,8 +30,9 @@ function fail(message) {
 // Designed constraints (x-provisional) are dropped before anything is read: the server meets real services, and an
 // agent host that checks arguments against a tool's schema must not refuse a value the service takes
 // (spec/README.md, "Provisional"). The source's own constraints stay.
-// Whether a parameter or the body is required is read from the contract as written: that is the request's shape,
-// not a constraint on a value.
+// Whether a parameter, the body or a member of the body is required is read from the contract as written: that is
+// the request's shape (a call's `arguments`, a bulk request's `orders`), not a constraint on a value. Inside the
+// body's members (the fields of a row) a designed `required` stays relaxed like any other designed constraint.
 const written = JSON.parse(readFileSync(specPath, 'utf8'));
 const doc = relaxProvisional(written);
 const writtenOps = new Map(operations(written).map((op) => [op.operationId, op]));
@@ -90,11 +91,26 @@ for (const op of operations(doc)) byShape.set(shapeOf(op), [...(byShape.get(shap
 /**
  * The description a model reads: the area, what the operation does (its description, as one paragraph of plain
  * text; the summary is the tool's title already), and the same call of other areas with what sets it apart, so
- * that a model picks between `listWmsOrders` and `listManagerOrders` by what each lists.
+ * that a model picks between `listWmsOrders` and `listManagerOrders` by what each lists. Left out: sentences about
+ * the headers the server handles itself, and those about the list parameters the instructions describe.
  */
 function describe(op, raw) {
   const area = groupOfTag.get(op.tags[0]) ?? op.area;
-  const parts = [`${area} area.`, plain(raw.description ?? raw.summary)];
+  // A sentence naming a list parameter the instructions describe says again what they and the schema say.
+  const shared = op.parameters
+    .filter((p) => p.in === 'query' && isShared(p.name, firstSentence(p.description ?? p.schema?.description)))
+    .map((p) => `\`${p.name}\``);
+  const what = sentences(plain(raw.description ?? raw.summary)).filter(
+    (s) => !aboutServerHeaders(s) && !shared.some((name) => s.includes(name)),
+  );
+  const parts = [`${area} area.`, what.join(' ')];
+  if (op.area === 'mcp' && directTools.length > 0) {
+    // The service's MCP area reaches only operations this server lists itself: a model should call those.
+    const [tool, operationId] = directTools[0];
+    parts.push(
+      `Every tool of this area is also a direct tool of this server, named by its operation (${tool} is ${operationId}): call that instead.`,
+    );
+  }
   for (const other of byShape.get(shapeOf(op)) ?? []) {
     if (other.operationId === op.operationId) continue;
     const otherArea = groupOfTag.get(other.tags[0]) ?? other.area;
@@ -117,15 +133,19 @@ const credentialOf = Object.fromEntries(
 
 const methods = (path) => Object.keys(doc.paths[path] ?? {});
 
+/** Each tool of the service's MCP area (`x-mcp-tool`) with the operation, and so the direct tool, it calls. */
+const directTools = operations(written).flatMap((op) => (op.mcpTool ? [[op.mcpTool, op.operationId]] : []));
+
 /**
  * Annotations from what the contract says of the operation. A GET reads. A write changes data; it is destructive
  * when it changes or ends something that exists (PATCH, PUT, DELETE, and a POST that acts on one resource, a path
  * ending in an action after the resource's parameter with nothing to read there: `…/{return_no}/cancel`), and
  * additive when it creates (a POST to a collection, `…/orders`, `…/{product_code}/options`). A write is idempotent
- * only when the contract says a repeat has no further effect: PUT and DELETE, or a create whose repeat the
- * contract refuses (`DUPLICATE`).
+ * only when the contract says a repeat has no further effect: PUT and DELETE, a create whose repeat the contract
+ * refuses (`DUPLICATE`), or an operation marked `x-idempotent` (a repeat refused row by row, or one that changes
+ * nothing; spec/README.md, "Idempotent writes").
  */
-function annotations(op, title) {
+function annotations(op, title, raw) {
   if (op.method === 'get' || op.method === 'head') {
     return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
   }
@@ -138,7 +158,7 @@ function annotations(op, title) {
     !methods(op.path).includes('get');
   const destructive = ['patch', 'put', 'delete'].includes(op.method) || actsOnOne;
   const refusesRepeat = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
-  const idempotent = ['put', 'delete'].includes(op.method) || refusesRepeat;
+  const idempotent = ['put', 'delete'].includes(op.method) || refusesRepeat || raw['x-idempotent'] === true;
   return { title, readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true };
 }
 
@@ -146,12 +166,12 @@ function annotations(op, title) {
  * A call of an MCP-area tool does what the tool it calls does: when every tool it can call only reads, the call reads
  * too (read-only mode lists it); otherwise it carries the annotations of a write.
  */
-function callAnnotations(op, title) {
+function callAnnotations(op, title, raw) {
   const reads = Object.values(mcpToolReads);
   if (reads.length > 0 && reads.every(Boolean)) {
     return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
   }
-  return annotations(op, title);
+  return annotations(op, title, raw);
 }
 
 // The tools of the `/v3/mcp/` area are the operations marked `x-mcp-tool`; a call of one takes a key of the tool's
@@ -187,6 +207,34 @@ function standaloneWritten(schema) {
   return s ?? {};
 }
 
+/**
+ * The query parameters several operations share, named and described the same way (`page`, `size`,
+ * `updated_after`, `date_from` of the lists): the instructions describe each once, and a tool's schema keeps only
+ * its type, default and constraints, instead of the same sentence in every list tool.
+ */
+const sharedQuery = new Map();
+for (const op of operations(doc)) {
+  for (const p of op.parameters) {
+    if (p.in !== 'query') continue;
+    const key = `${p.name}\n${firstSentence(p.description ?? p.schema?.description)}`;
+    sharedQuery.set(key, (sharedQuery.get(key) ?? 0) + 1);
+  }
+}
+const sharedParameters = Object.fromEntries([...sharedQuery].filter(([, n]) => n > 1).map(([key]) => key.split('\n')));
+const isShared = (name, description) => sharedParameters[name] === description;
+
+/**
+ * A sentence that names a header the server itself sends (the credentials) or reads (the quota's): a model can
+ * neither set nor see one, and what follows from it the server does (and the instructions say).
+ */
+const model = contractModel(written);
+const serverHeaders = [
+  ...model.credentialSchemes.map((s) => s.header),
+  ...Object.values(model.quotaHeaders).map((h) => h.replace(/-(Limit|Remaining|Reset)$/, '-')),
+];
+const aboutServerHeaders = (sentence) => serverHeaders.some((h) => sentence.includes(`\`${h}`));
+const sentences = (text) => text.split(/(?<=[.!?])\s+(?=[A-Z`])/);
+
 const tools = [];
 for (const op of operations(doc)) {
   if (!op.operationId) fail(`${op.method.toUpperCase()} ${op.path} has no operationId`);
@@ -203,7 +251,9 @@ for (const op of operations(doc)) {
     if (p.name === 'body') fail(`${op.operationId}: a parameter named body would clash with the request body`);
     const schema = standalone(p.schema ?? {});
     const description = firstSentence(p.description ?? schema.description);
-    properties[p.name] = { ...schema, ...(description ? { description } : {}) };
+    const { description: _own, ...bare } = schema;
+    properties[p.name] =
+      p.in === 'query' && isShared(p.name, description) ? bare : { ...schema, ...(description ? { description } : {}) };
     if (writtenOps.get(op.operationId)?.parameters.find((w) => w.name === p.name && w.in === p.in)?.required) {
       required.push(p.name);
     }
@@ -227,6 +277,9 @@ for (const op of operations(doc)) {
       };
       bulk = { rowsField: helper.rowsField, maxRows: helper.maxRows };
     }
+    // The body's own members as the contract writes them required: a request without them is not the operation.
+    const writtenRequired = standaloneWritten(writtenOps.get(op.operationId)?.requestBody?.schema).required;
+    if (Array.isArray(writtenRequired) && writtenRequired.length > 0) body.required = writtenRequired;
     properties.body = body;
     if (writtenOps.get(op.operationId)?.requestBody?.required) required.push('body');
   }
@@ -249,8 +302,8 @@ for (const op of operations(doc)) {
       : {}),
     inputSchema,
     annotations: toolNameParam(op)
-      ? callAnnotations(op, raw.summary ?? op.operationId)
-      : annotations(op, raw.summary ?? op.operationId),
+      ? callAnnotations(op, raw.summary ?? op.operationId, raw)
+      : annotations(op, raw.summary ?? op.operationId, raw),
   });
 }
 if (tools.length === 0) fail('the contract has no operations');
@@ -258,8 +311,8 @@ for (const id of Object.keys(bulkOperations)) {
   if (!tools.some((t) => t.name === id)) fail(`the client's bulk operation ${id} is not in the contract`);
 }
 
-// What the server tells a model once, in its instructions: the areas by name, and what a call costs.
-const model = contractModel(written);
+// What the server tells a model once, in its instructions: the areas by name, what a call costs, and the
+// parameters the lists share.
 const areaNames = {};
 for (const op of operations(written)) areaNames[op.area] ??= groupOfTag.get(op.tags[0]) ?? op.area;
 const serviceFacts = {
@@ -268,6 +321,7 @@ const serviceFacts = {
   areas: areaNames,
   testCallsPerMonth: model.limits.monthlyQuota.get('test') ?? null,
   bulkRowsPerRequest: model.limits.bulkRowsPerRequest,
+  sharedParameters,
 };
 
 const source = `// GENERATED by @cls-api/mcp scripts/generate.mjs from the bundled contract. Do not edit.

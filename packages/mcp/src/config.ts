@@ -3,7 +3,7 @@
 // (`apiKeysFromEnv` of @cls-api/spec), so that a key never shows on a command line or in a host's process list.
 import { parseArgs } from 'node:util';
 import { apiKeyShape, apiKeysFromEnv, splitList } from '@cls-api/spec';
-import { toolTable } from '../generated/tools.js';
+import { allAreas, defaultAreas, exposedTools, OPT_IN_AREAS } from './tools.js';
 
 export const USAGE = `Usage: cls-mcp [options]
 
@@ -11,8 +11,9 @@ An MCP server of the Commerce and Logistics Service API v3: one tool per operati
 
   --allow-writes        also expose the operations that write (POST, PATCH); by default only reads are exposed
   --read-only           only the reads (the default; overrides --allow-writes)
-  --areas LIST          only these areas, comma-separated: ${[...new Set(toolTable.map((t) => t.area))].join(', ')}
-                        (auth, the token exchange, is exposed only when named here)
+  --areas LIST          only these areas, comma-separated: ${allAreas().join(', ')}
+                        (default: ${defaultAreas().join(',')}; ${Object.keys(OPT_IN_AREAS).join(' and ')} only when named here;
+                        auth, the token exchange, only writes: it needs --allow-writes too)
   --http                serve Streamable HTTP instead of stdio
   --port N              with --http: the port (default 3333; 0 picks a free one)
   --host HOST           with --http: the address to listen on (default 127.0.0.1)
@@ -46,8 +47,6 @@ export interface CliConfig {
   transport: { kind: 'stdio' } | { kind: 'http'; host: string; port: number };
   help: boolean;
 }
-
-const knownAreas = () => [...new Set(toolTable.map((t) => t.area))];
 
 const parse = (args: string[]) =>
   parseArgs({
@@ -88,7 +87,7 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     throw new ConfigError('CLS_CLIENT_ID and CLS_CLIENT_SECRET go together');
   const areas = (values.areas ?? []).flatMap((a) => splitList(a));
   for (const area of areas) {
-    if (!knownAreas().includes(area)) throw new ConfigError(`unknown area ${area}: one of ${knownAreas().join(', ')}`);
+    if (!allAreas().includes(area)) throw new ConfigError(`unknown area ${area}: one of ${allAreas().join(', ')}`);
   }
   const port = values.port === undefined ? 3333 : Number(values.port);
   if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
@@ -104,6 +103,13 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     ...(clientId && clientSecret ? { clientId, clientSecret } : {}),
     ...(areas.length > 0 ? { areas: [...new Set(areas)] } : {}),
   };
+  if (!help && exposedTools(options).length === 0) {
+    // Only an area whose every tool writes, in read-only mode: a server with no tool would help no one.
+    const fix = values['read-only'] ? 'leave out --read-only and give --allow-writes' : 'add --allow-writes';
+    throw new ConfigError(
+      `--areas ${options.areas?.join(',')} lists no tool in read-only mode: every tool of ${options.areas?.length === 1 ? 'that area' : 'those areas'} writes; ${fix}`,
+    );
+  }
   return {
     options,
     transport: values.http ? { kind: 'http', host: values.host ?? '127.0.0.1', port } : { kind: 'stdio' },

@@ -49,4 +49,9 @@ export interface ServiceFacts {
   /** Calls a month of the account's test keys, together; null when not limited. */
   testCallsPerMonth: number | null;
   bulkRowsPerRequest: number;
+  /**
+   * The query parameters several operations share, by name, with their description (`page`: `Page number,
+   * 1-based.`): said once in the instructions, left out of each tool's schema.
+   */
+  sharedParameters: Record<string, string>;
 }

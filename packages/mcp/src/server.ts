@@ -23,7 +23,7 @@ import type { ToolDefinition } from './definition.js';
 import { renderResult, type Pagination } from './render.js';
 import { toolTable } from '../generated/tools.js';
 import { argumentErrors, instructions } from './arguments.js';
-import { Callers, exposedTools, OPT_IN_AREAS, type ClientSettings } from './tools.js';
+import { Callers, exposedTools, howToExpose, type ClientSettings } from './tools.js';
 
 /** This package's version: its package.json is two levels up from dist/src/, one from src/ (the tests). */
 function packageVersion(): string {
@@ -259,13 +259,13 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     const tool = tools.find((t) => t.name === name);
     if (!tool) {
       const hidden = toolTable.find((t) => t.name === name);
-      const why = !hidden
-        ? 'the contract has no such operation'
-        : !hidden.annotations.readOnlyHint && options.readOnly
-          ? 'it writes, and the server is read-only: start it with --allow-writes to expose writes'
-          : !options.areas && OPT_IN_AREAS.includes(hidden.area)
-            ? `its area (${hidden.area}) hands credentials to the model and is exposed only when named: start the server with --areas ${hidden.area}`
-            : `its area (${hidden.area}) is not among --areas ${options.areas?.join(',')}`;
+      let why = 'the contract has no such operation';
+      if (hidden) {
+        const how = howToExpose(hidden, options);
+        const readOnlyWins =
+          options.readOnly && how.flags.includes('--allow-writes') ? ' (and without --read-only, which wins)' : '';
+        why = `${how.why}. To expose it with every tool listed now, start the server with ${how.flags.join(' ')}${readOnlyWins}`;
+      }
       // The server's own code, not the service's: nothing was sent.
       return toolError(`Tool ${name} is not available: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
     }
@@ -273,7 +273,9 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     if (tool.keyAreaFrom && options.readOnly) {
       const named = args[tool.keyAreaFrom.param];
       if (typeof named === 'string' && tool.keyAreaFrom.reads[named] === false) {
-        const why = `${named} writes, and the server is read-only: start it with --allow-writes to call it`;
+        // The whole command line, the areas kept: --allow-writes alone would drop the opt-in area of this tool.
+        const flags = ['--allow-writes', ...(options.areas ? ['--areas', options.areas.join(',')] : [])].join(' ');
+        const why = `${named} writes, and the server is read-only: start it with ${flags} (and without --read-only, which wins) to call it`;
         return toolError(`Tool ${name} cannot call ${named}: ${why}.`, { code: 'TOOL_NOT_AVAILABLE', message: why });
       }
     }

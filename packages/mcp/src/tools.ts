@@ -7,18 +7,55 @@ import type { McpOptions } from './config.js';
 import type { ToolDefinition } from './definition.js';
 
 /**
- * Areas exposed only when `--areas` names them: the token exchange (`auth`) would hand the account's client secret
- * and tokens to a model, and the server obtains and renews the JWT itself from CLS_CLIENT_ID and CLS_CLIENT_SECRET.
+ * Areas exposed only when `--areas` names them, each with why. The token exchange (`auth`) would hand the account's
+ * client secret and tokens to a model, and the server obtains and renews the JWT itself from CLS_CLIENT_ID and
+ * CLS_CLIENT_SECRET. The service's own MCP area (`mcp`) reaches, one call more removed and under the stricter
+ * gateway limit of /v3/mcp/, only operations this server lists as direct tools already (`x-mcp-tool`): beside
+ * them a model would have two ways to every such call and nothing to choose by.
  */
-export const OPT_IN_AREAS: readonly string[] = ['auth'];
+export const OPT_IN_AREAS: Readonly<Record<string, string>> = {
+  auth: "it would hand the account's client secret and tokens to the model, and the server obtains the JWT itself",
+  mcp: 'every tool it calls is also a direct tool of this server, which a model should call instead',
+};
+
+const isOptIn = (area: string) => Object.hasOwn(OPT_IN_AREAS, area);
+
+/** Every area of the contract, in its order. */
+export const allAreas = (): string[] => [...new Set(toolTable.map((t) => t.area))];
+
+/** The areas exposed when `--areas` is not given: all but the opt-in ones. */
+export const defaultAreas = (): string[] => allAreas().filter((a) => !isOptIn(a));
 
 /** The tools the options expose: every operation, less the writes unless they are allowed, less other areas. */
 export function exposedTools(options: Pick<McpOptions, 'readOnly' | 'areas'>): ToolDefinition[] {
-  return toolTable.filter(
-    (t) =>
-      (!options.readOnly || t.annotations.readOnlyHint) &&
-      (options.areas ? options.areas.includes(t.area) : !OPT_IN_AREAS.includes(t.area)),
-  );
+  const areas = options.areas ?? defaultAreas();
+  return toolTable.filter((t) => (!options.readOnly || t.annotations.readOnlyHint) && areas.includes(t.area));
+}
+
+/**
+ * Why `tool` is not exposed under `options`, and the whole set of command-line flags (the mode and the areas, not
+ * only what changes) that expose it together with everything the options expose now, so that following the message
+ * never leads to a server with fewer tools or none.
+ */
+export function howToExpose(
+  tool: ToolDefinition,
+  options: Pick<McpOptions, 'readOnly' | 'areas'>,
+): { why: string; flags: string[] } {
+  const reasons: string[] = [];
+  const flags: string[] = [];
+  if (!tool.annotations.readOnlyHint && options.readOnly) reasons.push('it writes, and the server is read-only');
+  if (!tool.annotations.readOnlyHint || !options.readOnly) flags.push('--allow-writes');
+  let areas = options.areas ?? defaultAreas();
+  if (!areas.includes(tool.area)) {
+    reasons.push(
+      options.areas
+        ? `its area (${tool.area}) is not among --areas ${options.areas.join(',')}`
+        : `its area (${tool.area}) is exposed only when named in --areas: ${OPT_IN_AREAS[tool.area] ?? 'it is not among the default areas'}`,
+    );
+    areas = [...areas, tool.area];
+  }
+  if (options.areas || areas.some(isOptIn)) flags.push('--areas', areas.join(','));
+  return { why: reasons.join('; '), flags };
 }
 
 /**

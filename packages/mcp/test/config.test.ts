@@ -32,6 +32,20 @@ describe('parseCli', () => {
     expect(() => parseCli(['--areas', 'warehouse'], env)).toThrow(/unknown area warehouse: one of auth, wms/);
   });
 
+  it('refuses a combination that lists no tool, naming the flag that makes it list some', () => {
+    expect(() => parseCli(['--areas', 'auth'], env)).toThrow(
+      '--areas auth lists no tool in read-only mode: every tool of that area writes; add --allow-writes',
+    );
+    expect(() => parseCli(['--areas', 'auth', '--allow-writes', '--read-only'], env)).toThrow(
+      /leave out --read-only and give --allow-writes/,
+    );
+    expect(parseCli(['--areas', 'auth', '--allow-writes'], env).options).toMatchObject({
+      readOnly: false,
+      areas: ['auth'],
+    });
+    expect(parseCli(['--areas', 'auth,wms'], env).options.areas).toEqual(['auth', 'wms']);
+  });
+
   it('serves HTTP on a port and host of its own', () => {
     expect(parseCli(['--http'], env).transport).toEqual({ kind: 'http', host: '127.0.0.1', port: 3333 });
     expect(parseCli(['--http', '--port', '0', '--host', '0.0.0.0'], env).transport).toEqual({

@@ -52,21 +52,21 @@ describe.each(['stdio', 'http'] as TransportKind[])('over %s', (kind) => {
 
   it('lists one tool per operation with --allow-writes, each input schema valid JSON Schema', async () => {
     const { tools } = await writing.client.listTools();
-    // Every operation but the token exchange, which is listed only when its area is asked for.
-    const expected = model.operations.filter((o) => o.area !== 'auth').map((o) => o.operationId);
+    // Every operation but the token exchange and the service's own MCP area, listed only when asked for.
+    const expected = model.operations.filter((o) => !['auth', 'mcp'].includes(o.area)).map((o) => o.operationId);
     expect(tools.map((t) => t.name).sort()).toEqual(expected.sort());
     const ajv = new Ajv2020({ strict: true, validateFormats: false });
     for (const tool of tools) {
       expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
       const op = model.operation(tool.name);
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(op.method === 'get' || tool.name === 'callMcpTool');
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(op.method === 'get');
     }
   });
 
   it('lists only the reads by default', async () => {
     const { tools } = await readOnly.client.listTools();
-    // The reads, and the call of an MCP-area tool: every tool it can call reads.
-    const reads = [...model.operations.filter((o) => o.method === 'get').map((o) => o.operationId), 'callMcpTool'];
+    // The reads of every area but the service's own MCP area, whose tools are direct tools here.
+    const reads = model.operations.filter((o) => o.method === 'get' && o.area !== 'mcp').map((o) => o.operationId);
     expect(tools.map((t) => t.name).sort()).toEqual(reads.sort());
   });
 

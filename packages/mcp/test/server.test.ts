@@ -4,8 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { contractModel } from '@cls-api/spec';
 import { describe, expect, it } from 'vitest';
-import type { McpOptions } from '../src/config.js';
+import { toolTable } from '../generated/tools.js';
+import { parseCli, type McpOptions } from '../src/config.js';
 import { Callers, createMcpServer, type ClientSettings } from '../src/server.js';
+import { exposedTools } from '../src/tools.js';
 import { structured, textOf } from './support.js';
 
 const options: McpOptions = {
@@ -121,7 +123,7 @@ describe('a tool call', () => {
         },
         pacing: false,
       },
-      { ...options, apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'], readOnly: false },
+      { ...options, apiKeys: ['wms_test_a1b2c3', 'manager_test_d4e5f6'], readOnly: false, areas: ['mcp'] },
     );
     await client.callTool({ name: 'listMcpTools', arguments: {} });
     const call = await client.callTool({
@@ -232,6 +234,22 @@ describe('a tool call', () => {
     expect(structured<{ error: { code: string } }>(unknown).error.code).toBe('INVALID_PARAMETER');
     const missing = await client.callTool({ name: 'getWmsOrder', arguments: {} });
     expect(structured<{ error: { code: string } }>(missing).error.code).toBe('REQUIRED_PARAMETER');
+    // A call of an MCP-area tool without its `arguments` would be refused by the service, and counted.
+    const mcp = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          return json(200, {});
+        },
+      },
+      { ...options, areas: ['mcp'] },
+    );
+    const noArguments = await mcp.callTool({
+      name: 'callMcpTool',
+      arguments: { tool_name: 'wms_get_order', body: {} },
+    });
+    expect(structured<{ error: { code: string } }>(noArguments).error.code).toBe('REQUIRED_PARAMETER');
+    expect(textOf(noArguments)).toContain('body.arguments');
     expect(seen).toHaveLength(0);
   });
 
@@ -312,13 +330,16 @@ describe('a tool call', () => {
 
   it('of callMcpTool is a read when the tool it calls reads: listed and sent in read-only mode', async () => {
     const seen: Request[] = [];
-    const client = await connected({
-      fetch: async (request) => {
-        seen.push(request);
-        return json(200, { success: true, data: { tool: 'wms_get_order', result: {} } });
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          seen.push(request);
+          return json(200, { success: true, data: { tool: 'wms_get_order', result: {} } });
+        },
+        pacing: false,
       },
-      pacing: false,
-    });
+      { ...options, areas: ['mcp'] },
+    );
     const listed = (await client.listTools()).tools.find((t) => t.name === 'callMcpTool');
     expect(listed?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     const call = await client.callTool({
@@ -329,6 +350,38 @@ describe('a tool call', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('of callMcpTool for a tool that writes is refused in read-only mode, naming flags that keep the MCP area', async () => {
+    // No tool of the MCP area writes today: one is made to, for this test only.
+    const reads = toolTable.find((t) => t.name === 'callMcpTool')!.keyAreaFrom!.reads;
+    const seen: Request[] = [];
+    reads.wms_get_order = false;
+    try {
+      const start = parseCli(['--areas', 'mcp'], { CLS_BASE_URL: options.baseUrl }).options;
+      const client = await connected(
+        {
+          fetch: async (request) => {
+            seen.push(request);
+            return json(200, {});
+          },
+        },
+        { ...start, apiKeys: options.apiKeys },
+      );
+      const result = await client.callTool({
+        name: 'callMcpTool',
+        arguments: { tool_name: 'wms_get_order', body: { arguments: { order_no: 'ORD-1' } } },
+      });
+      expect(structured<{ error: { code: string } }>(result).error.code).toBe('TOOL_NOT_AVAILABLE');
+      const named = /start it with (.+?) \(and without --read-only/.exec(textOf(result));
+      expect(named?.[1]).toBe('--allow-writes --areas mcp');
+      const after = parseCli(named![1]!.split(' '), { CLS_BASE_URL: options.baseUrl }).options;
+      expect(after.readOnly).toBe(false);
+      expect(exposedTools(after).map((t) => t.name)).toContain('callMcpTool');
+      expect(seen).toHaveLength(0);
+    } finally {
+      reads.wms_get_order = true;
+    }
+  });
+
   it('of a token tool is refused unless its area is asked for, and it is not listed', async () => {
     const client = await connected({}, { ...options, readOnly: false });
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('createAccessToken');
@@ -337,9 +390,39 @@ describe('a tool call', () => {
       arguments: { body: { client_id: 'cli_test_x', client_secret: 's' } },
     });
     expect(structured<{ error: { code: string } }>(result).error.code).toBe('TOOL_NOT_AVAILABLE');
-    expect(textOf(result)).toContain('--areas auth');
+    expect(textOf(result)).toContain('start the server with --allow-writes --areas wms,manager,pay,cam,auth.');
     const asked = await connected({}, { ...options, readOnly: false, areas: ['auth'] });
     expect((await asked.listTools()).tools.map((t) => t.name)).toEqual(['createAccessToken', 'refreshAccessToken']);
+  });
+
+  it('of a tool not exposed names flags that expose it and every tool listed now, whatever the options', async () => {
+    const env = { CLS_BASE_URL: options.baseUrl };
+    const starts = [
+      [],
+      ['--allow-writes'],
+      ['--areas', 'manager'],
+      ['--areas', 'auth', '--allow-writes'],
+      ['--areas', 'mcp'],
+    ];
+    let followed = 0;
+    for (const argv of starts) {
+      const start = parseCli(argv, env).options;
+      const client = await connected({}, start);
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      for (const hidden of toolTable.filter((t) => !listed.includes(t.name))) {
+        const result = await client.callTool({ name: hidden.name, arguments: {} });
+        expect(structured<{ error: { code: string } }>(result).error.code).toBe('TOOL_NOT_AVAILABLE');
+        const named = /start the server with (.+?)(?: \(and without --read-only, which wins\))?\.$/.exec(
+          textOf(result),
+        );
+        expect(named, `${argv.join(' ')}: ${textOf(result)}`).not.toBeNull();
+        const after = exposedTools(parseCli(named![1]!.split(' '), env).options).map((t) => t.name);
+        expect(after, `${argv.join(' ')} → ${named![1]}`).toContain(hidden.name);
+        expect(after).toEqual(expect.arrayContaining(listed));
+        followed++;
+      }
+    }
+    expect(followed).toBeGreaterThan(20);
   });
 });
 
@@ -349,8 +432,13 @@ describe('the instructions', () => {
     expect(readOnly).toContain('Read-only: only tools that read are listed');
     expect(readOnly).toContain("the account's 1,000 calls a month, shared by all its test keys");
     expect(readOnly).toContain('one per 1,000 rows');
-    expect(readOnly).toMatch(/Areas: Warehouse \(wms\), Seller order manager \(manager\), .*MCP \(mcp\)\./);
+    expect(readOnly).toMatch(/Areas: Warehouse \(wms\), Seller order manager \(manager\), .* and [^,]+ \(cam\)\./);
     expect(readOnly).not.toContain('(auth)');
+    expect(readOnly).not.toContain('(mcp)');
+    expect(readOnly).toContain('`page`: Page number, 1-based. `size`: Page size, 1 to 100');
+    expect(readOnly).toContain('writes need the server started with --allow-writes.');
+    const mcp = (await connected({}, { ...options, areas: ['mcp', 'wms'] })).getInstructions() ?? '';
+    expect(mcp).toContain('writes need the server started with --allow-writes --areas mcp,wms.');
     const writes = (await connected({}, { ...options, readOnly: false })).getInstructions() ?? '';
     expect(writes).toContain('Writes are allowed');
     for (const text of [readOnly, writes]) expect(text).not.toMatch(/the source|designed|x-limits|provisional/i);

@@ -19,18 +19,25 @@ async function listed(readOnly: boolean) {
   await client.close();
   return {
     count: tools.length,
+    // What a model reads of each tool: its name, description and input schema, as JSON.
+    characters: JSON.stringify(
+      tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    ).length,
     tokens: encode(JSON.stringify({ tools })).length,
     instructions: encode(instructions).length,
   };
 }
 
-// README, "What a model reads": 3,723 and 6,706 tokens when measured; the budgets leave room for a few sentences.
-const BUDGET = { readOnly: 4_000, writes: 7_200, instructions: 300 };
+// README, "What a model reads": the default list measured 8,753 characters of names, descriptions and input schemas
+// (12,368 before, by this measure) and 2,757 tokens; with writes 5,774 tokens; the instructions about 320 tokens. The budgets leave
+// room for a few sentences.
+const BUDGET = { readOnlyCharacters: 9_000, readOnly: 3_000, writes: 6_200, instructions: 350 };
 
 describe('the tool list', () => {
-  it('stays within its token budget in read-only mode (the default)', async () => {
-    const { count, tokens, instructions } = await listed(true);
+  it('stays within its budget in read-only mode (the default): 9,000 characters of names, descriptions and schemas', async () => {
+    const { count, characters, tokens, instructions } = await listed(true);
     expect(count).toBeGreaterThan(0);
+    expect(characters).toBeLessThanOrEqual(BUDGET.readOnlyCharacters);
     expect(tokens).toBeLessThanOrEqual(BUDGET.readOnly);
     expect(instructions).toBeLessThanOrEqual(BUDGET.instructions);
   });

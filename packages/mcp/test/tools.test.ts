@@ -6,15 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { bulkOperations } from '@cls-api/client';
-import { contractModel, openapiJsonPath } from '@cls-api/spec';
+import { contractModel, openapiJsonPath, resolvePointer } from '@cls-api/spec';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toolTable } from '../generated/tools.js';
+import { serviceFacts, toolTable } from '../generated/tools.js';
 import type { ToolDefinition } from '../src/definition.js';
 import { exposedTools } from '../src/tools.js';
 import { packageDir } from './support.js';
 
 const model = contractModel();
+/** The headers the server sends (credentials) or reads (the quota's, `X-RateLimit-*` as a family) itself. */
+const serverHeaders = [
+  ...model.credentialSchemes.map((c) => c.header),
+  ...Object.values(model.quotaHeaders).map((h) => h.replace(/-(Limit|Remaining|Reset)$/, '-')),
+];
 const tool = (name: string) => toolTable.find((t) => t.name === name)!;
+const body = (name: string) => tool(name).inputSchema.properties.body as { required?: string[] };
 const work = mkdtempSync(join(tmpdir(), 'cls-mcp-tools-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -37,7 +43,17 @@ describe('the tool table', () => {
           .replace(/\*\*([^*]+)\*\*/g, '$1')
           .replace(/\s+/g, ' ')
           .trim();
-        expect(t.description, op.operationId).toContain(plain);
+        // Every sentence but those about the headers the server handles itself and about the shared list
+        // parameters, which the instructions describe once.
+        const shared = op.parameters
+          .filter((p) => p.in === 'query' && serviceFacts.sharedParameters[p.name] !== undefined)
+          .filter((p) => (p.description ?? '').startsWith(serviceFacts.sharedParameters[p.name]!))
+          .map((p) => `\`${p.name}\``);
+        for (const sentence of plain.split(/(?<=[.!?])\s+(?=[A-Z`])/)) {
+          const left =
+            serverHeaders.some((h) => sentence.includes(`\`${h}`)) || shared.some((n) => sentence.includes(n));
+          expect(t.description.includes(sentence), `${op.operationId}: ${sentence}`).toBe(!left);
+        }
       }
       const schemaText = JSON.stringify(t.inputSchema);
       for (const text of [t.description, schemaText]) {
@@ -46,6 +62,17 @@ describe('the tool table', () => {
         );
       }
     }
+  });
+
+  it('describes the parameters the lists share once, in the instructions, not in every schema', () => {
+    expect(Object.keys(serviceFacts.sharedParameters)).toEqual(['page', 'size', 'updated_after', 'date_from']);
+    const size = tool('listWmsOrders').inputSchema.properties.size as Record<string, unknown>;
+    expect(size).toEqual({ type: 'integer', default: 10 });
+    // A parameter of the same name described otherwise keeps its own description.
+    const depositsFrom = tool('listDeposits').inputSchema.properties.date_from as { description?: string };
+    expect(depositsFrom.description).toMatch(/^First day of the lookup/);
+    expect(tool('listDeposits').description).toContain('between `date_from` and `date_to`');
+    expect(tool('listDeposits').description).not.toContain('X-API-Key');
   });
 
   it('tells a tool from its neighbour of another area', () => {
@@ -70,6 +97,24 @@ describe('the tool table', () => {
       expect((t.inputSchema.required ?? []).sort()).toEqual(required.sort());
       expect(JSON.stringify(t.inputSchema)).not.toContain('$ref');
     }
+  });
+
+  it("requires the body's members the contract requires (the request's shape), read from the written schema", () => {
+    const ajv = new Ajv2020({ strict: true, validateFormats: false });
+    let withMembers = 0;
+    for (const op of model.operations) {
+      if (!op.requestBody) continue;
+      let schema = op.requestBody.schema as { $ref?: string; required?: string[] };
+      while (schema.$ref) schema = resolvePointer(model.doc, schema.$ref) as typeof schema;
+      const body = tool(op.operationId).inputSchema.properties.body as { required?: string[] };
+      expect(body.required, op.operationId).toEqual(schema.required);
+      if (!schema.required?.length) continue;
+      withMembers++;
+      const args = Object.fromEntries(op.parameters.filter((p) => p.required).map((p) => [p.name, 'X1']));
+      expect(ajv.compile(tool(op.operationId).inputSchema)({ ...args, body: {} }), op.operationId).toBe(false);
+    }
+    expect(body('callMcpTool').required).toEqual(['arguments']);
+    expect(withMembers).toBeGreaterThan(1);
   });
 
   it('accepts the contract examples of the request bodies and refuses a body of the wrong type', () => {
@@ -145,16 +190,21 @@ describe('annotations', () => {
   it('mark as destructive the writes that change or end what exists, not those that create', () => {
     const destructive = toolTable.filter((t) => t.annotations.destructiveHint).map((t) => t.name);
     expect(destructive.sort()).toEqual(['cancelReturn', 'updateWmsOrder']);
-    expect(tool('registerOrders').annotations).toMatchObject({ destructiveHint: false, idempotentHint: false });
+    expect(tool('registerOrders').annotations.destructiveHint).toBe(false);
   });
 
-  it('mark as idempotent the writes whose repeat the contract refuses with DUPLICATE', () => {
+  it('mark as idempotent the writes whose repeat the contract refuses with DUPLICATE or marks x-idempotent', () => {
     const writes = model.operations.filter((o) => !reads(o));
     for (const op of writes) {
       const duplicate = Object.values(op.responses).some((r) => r.errorCodes.includes('DUPLICATE'));
-      expect(tool(op.operationId).annotations.idempotentHint, op.operationId).toBe(duplicate);
+      const marked = model.doc.paths![op.path]![op.method]!['x-idempotent'] === true;
+      expect(tool(op.operationId).annotations.idempotentHint, op.operationId).toBe(duplicate || marked);
     }
-    expect(writes.filter((o) => tool(o.operationId).annotations.idempotentHint).length).toBeGreaterThan(0);
+    // A repeat refused row by row (a used mall_order_no or option code) or one that changes nothing.
+    for (const name of ['registerOrders', 'registerDraftOrders', 'addProductOptions', 'cancelReturn']) {
+      expect(tool(name).annotations.idempotentHint, name).toBe(true);
+    }
+    expect(tool('updateWmsOrder').annotations.idempotentHint).toBe(false);
   });
 });
 
@@ -183,8 +233,34 @@ describe('the README', () => {
 describe('exposed tools', () => {
   it('are the reads only, unless writes are allowed', () => {
     expect(exposedTools({ readOnly: true }).every((t) => t.annotations.readOnlyHint)).toBe(true);
-    expect(exposedTools({ readOnly: true }).length).toBe(toolTable.filter((t) => t.annotations.readOnlyHint).length);
-    expect(exposedTools({ readOnly: false })).toEqual(toolTable.filter((t) => t.area !== 'auth'));
+    expect(exposedTools({ readOnly: true })).toEqual(
+      toolTable.filter((t) => t.annotations.readOnlyHint && t.area !== 'mcp'),
+    );
+    expect(exposedTools({ readOnly: false })).toEqual(toolTable.filter((t) => !['auth', 'mcp'].includes(t.area)));
+  });
+
+  it("leave out the service's own MCP area unless asked for: each tool it calls is a direct tool here", () => {
+    // Every tool the area can call is an operation of this server, so a model never needs the indirect pair.
+    const direct = new Set(model.operations.filter((o) => o.mcpTool).map((o) => o.operationId));
+    expect(direct.size).toBeGreaterThan(0);
+    for (const readOnly of [true, false]) {
+      const names = exposedTools({ readOnly }).map((t) => t.name);
+      expect(names).not.toContain('listMcpTools');
+      expect(names).not.toContain('callMcpTool');
+      for (const name of direct)
+        if (readOnly === false || tool(name).annotations.readOnlyHint) expect(names).toContain(name);
+    }
+    expect(exposedTools({ readOnly: true, areas: ['mcp'] }).map((t) => t.name)).toEqual([
+      'listMcpTools',
+      'callMcpTool',
+    ]);
+    // Asked for, the pair still tells a model to prefer the direct tool, naming one pair from the contract.
+    const [mcpTool, operationId] = model.operations.filter((o) => o.mcpTool).map((o) => [o.mcpTool, o.operationId])[0]!;
+    for (const name of ['listMcpTools', 'callMcpTool']) {
+      expect(tool(name).description).toContain(
+        `Every tool of this area is also a direct tool of this server, named by its operation (${mcpTool} is ${operationId}): call that instead.`,
+      );
+    }
   });
 
   it('leave out the token exchange unless its area is asked for: it would hand client secrets to a model', () => {
