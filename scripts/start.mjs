@@ -84,10 +84,13 @@ if (!noBuild) {
       '--filter=@cls-api/reference',
       '--filter=@cls-api/docs',
       '--filter=@cls-api/mock',
+      '--output-logs=errors-only',
     ],
-    { cwd: root, stdio: 'inherit', env },
+    // Turbo's banner, logs and summary are shown only when the build fails: the step line above says what runs.
+    { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env },
   );
   if (build.status !== 0) {
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`);
     console.error('\nThe build failed; see the output above.');
     process.exit(build.status ?? 1);
   }
