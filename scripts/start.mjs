@@ -244,8 +244,8 @@ function start(server) {
   });
   child.once('exit', (code, signal) => {
     running.delete(server.name);
-    // What it spawned is in its group and outlives it: the mock's Prism, killed by its own SIGTERM handler.
-    signalGroup(child.pid, 'SIGTERM');
+    // What it spawned is in its group and outlives it: the mock's Prism.
+    if (claim(entry)) signalGroup(child.pid, 'SIGTERM');
     if (stopping) return;
     console.error(`\n✖ The ${server.name} exited (${signal ? `signal ${signal}` : `code ${code}`}).`);
     if (entry.tail.length > 0) console.error(`  Its last output:\n${entry.tail.map((l) => `    ${l}`).join('\n')}`);
@@ -261,11 +261,12 @@ async function stopAll(code) {
   if (code === 0) console.log('\nStopping…');
   // Every group, a dead server's too, until no process is left in it: SIGTERM, then SIGKILL after 10 s.
   await Promise.all(
-    started.map(async ({ child }) => {
-      signalGroup(child.pid, 'SIGTERM');
+    started.map(async (server) => {
+      if (!claim(server)) return;
+      signalGroup(server.child.pid, 'SIGTERM');
       const force = Date.now() + 10_000;
-      while (groupAlive(child.pid)) {
-        if (Date.now() > force) signalGroup(child.pid, 'SIGKILL');
+      while (groupAlive(server.child.pid)) {
+        if (Date.now() > force) signalGroup(server.child.pid, 'SIGKILL');
         await new Promise((r) => setTimeout(r, 100));
       }
     }),
@@ -284,6 +285,19 @@ function groupAlive(pgid) {
   }
 }
 
+/**
+ * Whether a server's process group is still ours to signal: the server runs, or, once it is gone, what it spawned
+ * does (found by the folder in its environment: the id of a group whose processes all ended can be given to someone
+ * else's). Once seen, a group stays ours until it is empty: its id is not reused while any process of it, an
+ * unreaped one too, is left.
+ */
+function claim(server) {
+  if (server.claimed && groupAlive(server.child.pid)) return true;
+  const { child, tmpdir: dir } = server;
+  server.claimed = (child.exitCode === null && child.signalCode === null) || groupMembers(child.pid, dir).length > 0;
+  return server.claimed;
+}
+
 function signalGroup(pid, signal) {
   try {
     process.kill(-pid, signal);
@@ -297,7 +311,7 @@ process.on('SIGTERM', () => void stopAll(0));
 process.on('SIGHUP', () => void stopAll(0));
 // Whatever ends this process, no server outlives it.
 process.on('exit', () => {
-  for (const { child } of started) signalGroup(child.pid, 'SIGKILL');
+  for (const server of started) if (claim(server)) signalGroup(server.child.pid, 'SIGKILL');
   rmSync(scratch, { recursive: true, force: true });
 });
 
