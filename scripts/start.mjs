@@ -109,7 +109,6 @@ const shownDatabase = databaseIsUrl ? withoutPassword(rawDatabase) : database;
 
 mkdirSync(dataDir, { recursive: true });
 stopLeftovers();
-const scratch = mkdtempSync(join(tmpdir(), 'cls-start-'));
 
 const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: host };
 if (databaseIsUrl ? !existsSync(demoKeysFile) : !existsSync(database)) {
@@ -306,6 +305,8 @@ function signalGroup(pid, signal) {
   }
 }
 
+// The servers' temporary folders, made now that nothing before the servers' start can end this process early.
+const scratch = mkdtempSync(join(tmpdir(), 'cls-start-'));
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 process.on('SIGHUP', () => void stopAll(0));
