@@ -3,7 +3,11 @@
 //   - apps never import apps (the benchmark harness, whose job is to measure them, starts them through their exports);
 //   - packages never reach into apps (a package's tests may start an app through its exports);
 //   - nothing imports another package's files: not its dist/ or src/ by a package subpath, not any file by a relative
-//     path (built or not), and a package that others import declares an `exports` map, through which alone it is reached.
+//     path (built or not), and a package that others import declares an `exports` map, through which alone it is reached;
+//   - a package imports only the workspace packages its own package.json declares (the root's list of every package
+//     makes any of them resolve from anywhere), and a published package's code (src/) only those it declares for its
+//     users, not for its development alone;
+//   - the spec package is the bottom layer: it imports no other package of ours.
 // The rules are made from the workspace's own package.json files, so a new app or package is covered without an edit.
 // They hold whether or not the packages are built: an import by package name that cannot be resolved yet (its
 // dist/ not built) is matched by the name as written, one that resolves by the file it reaches.
@@ -19,7 +23,17 @@ const workspace = ['apps', 'packages'].flatMap((group) =>
     .filter((d) => d.isDirectory() && existsSync(join(root, group, d.name, 'package.json')))
     .map((d) => {
       const manifest = JSON.parse(readFileSync(join(root, group, d.name, 'package.json'), 'utf8'));
-      return { group, dir: `${group}/${d.name}`, name: manifest.name, exports: manifest.exports !== undefined };
+      const declared = (field) => Object.keys(manifest[field] ?? {});
+      return {
+        group,
+        dir: `${group}/${d.name}`,
+        name: manifest.name,
+        exports: manifest.exports !== undefined,
+        published: manifest.private !== true,
+        // What its users install with it, and what it adds for its own tests and tools.
+        runtime: [...declared('dependencies'), ...declared('peerDependencies'), ...declared('optionalDependencies')],
+        development: declared('devDependencies'),
+      };
     }),
 );
 
@@ -27,6 +41,9 @@ const workspace = ['apps', 'packages'].flatMap((group) =>
 const reaching = (pkg) => `^(${literal(pkg.dir)}/|${literal(pkg.name)}(/|$))`;
 
 const apps = workspace.filter((p) => p.group === 'apps');
+const spec = workspace.find((p) => p.name === '@cls-api/spec');
+/** The other workspace packages `pkg` may not import, from its `declared` list; one rule each, naming both. */
+const outside = (pkg, declared) => workspace.filter((q) => q !== pkg && !declared.includes(q.name));
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
@@ -76,6 +93,40 @@ export default {
       from: { path: '^scripts/' },
       to: { path: '^(apps|packages)/', dependencyTypes: ['local'] },
     },
+    // By name, built (resolved, not `local`) or not (seen as written); a relative path has rules of its own above.
+    ...workspace.flatMap((pkg) =>
+      outside(pkg, [...pkg.runtime, ...pkg.development]).map((q) => ({
+        name: 'undeclared-workspace-package',
+        comment: `${pkg.name} imports ${q.name} without declaring it in its package.json`,
+        severity: 'error',
+        from: { path: `^${literal(pkg.dir)}/` },
+        to: { path: reaching(q), dependencyTypesNot: ['local'] },
+      })),
+    ),
+    ...workspace
+      .filter((pkg) => pkg.published)
+      .flatMap((pkg) =>
+        outside(pkg, pkg.runtime)
+          .filter((q) => pkg.development.includes(q.name))
+          .map((q) => ({
+            name: 'published-code-imports-dev-dependency',
+            comment: `${pkg.name} is published: its code imports ${q.name}, which its users do not install (a devDependency)`,
+            severity: 'error',
+            from: { path: `^${literal(pkg.dir)}/src/` },
+            to: { path: reaching(q), dependencyTypesNot: ['local'] },
+          })),
+      ),
+    ...(spec
+      ? workspace
+          .filter((q) => q !== spec)
+          .map((q) => ({
+            name: 'spec-imports-a-package',
+            comment: `${spec.name} is the bottom layer, read by every other package: it imports none of them (${q.name})`,
+            severity: 'error',
+            from: { path: `^${literal(spec.dir)}/` },
+            to: { path: reaching(q) },
+          }))
+      : []),
     ...workspace
       .filter((p) => !p.exports)
       .map((pkg) => ({

@@ -1,3 +1,5 @@
+import type { Reporter } from 'vitest/node';
+
 /** A package's own test settings: its limits, and what it sets up once or runs one file at a time. */
 export interface PackageTestOptions {
   testTimeout: number;
@@ -7,10 +9,15 @@ export interface PackageTestOptions {
   env?: Record<string, string>;
 }
 
+/** Gives a timeout's report its message ("Test timed out in 60000ms.") instead of vitest's placeholder. */
+export const timeoutMessages: Reporter;
+
+export function stackWithMessage(error: { message?: string; stack?: string; name?: string }): void;
+
 export function packageTestConfig(options: PackageTestOptions): {
   test: PackageTestOptions & {
     include: string[];
-    reporters: Array<'default' | 'json'>;
+    reporters: Array<'default' | 'json' | Reporter>;
     outputFile: { json: string };
   };
 };

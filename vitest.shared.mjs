@@ -4,12 +4,36 @@
 // Plain JavaScript with its types beside it (vitest.shared.d.mts), so that each package type-checks its config
 // without taking this file into its own sources.
 
+/**
+ * Vitest makes a timeout's error before the test runs (to point at the test's line) and sets its message, "Test
+ * timed out in 60000ms.", only when the limit passes; its stack still begins "Error: STACK_TRACE_ERROR", and the json
+ * reporter writes the stack. This reporter, listed before it, gives such a stack the message's first line, so the
+ * report (and `pnpm test`'s list of failures) says what happened and after how long.
+ * @type {import('vitest/node').Reporter}
+ */
+export const timeoutMessages = {
+  onTestCaseResult(testCase) {
+    for (const error of testCase.task.result?.errors ?? []) stackWithMessage(error);
+  },
+  onTestModuleEnd(testModule) {
+    for (const error of testModule.task.result?.errors ?? []) stackWithMessage(error);
+  },
+};
+
+/** @param {{ message?: string, stack?: string, name?: string }} error */
+export function stackWithMessage(error) {
+  if (typeof error?.stack !== 'string' || typeof error.message !== 'string') return;
+  const [first, ...rest] = error.stack.split('\n');
+  if (!first?.endsWith(': STACK_TRACE_ERROR')) return;
+  error.stack = [`${error.name || 'Error'}: ${error.message}`, ...rest.filter((l) => /^\s+at /.test(l))].join('\n');
+}
+
 /** @param {import('./vitest.shared.d.mts').PackageTestOptions} options */
 export function packageTestConfig(options) {
   return {
     test: {
       include: ['test/**/*.test.ts'],
-      reporters: ['default', 'json'],
+      reporters: ['default', timeoutMessages, 'json'],
       outputFile: { json: 'reports/vitest.json' },
       ...options,
     },

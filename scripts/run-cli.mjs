@@ -11,7 +11,9 @@
 // (`cls-contract`) of one of the root's workspace devDependencies. Both are resolved as Node resolves them.
 //
 // CLS_NO_BUILD=1 skips the build (as `pnpm start --no-build` does): for a caller that built already and runs while
-// other processes read the build outputs, which a turbo run would restore from its cache under them.
+// other processes read the build outputs, which a turbo run would restore from its cache under them. `--help` (`-h`)
+// skips it too once the CLI is built: a help text needs no fresh build. The build says one line; turbo's own output
+// (its banner, the task logs, its summary) is shown only when the build fails.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -57,16 +59,30 @@ function target(name) {
 }
 
 const { pkg, file } = target(cli);
-if (process.env.CLS_NO_BUILD !== '1') {
-  // The build's output goes to stderr, so that with --json the CLI's stdout carries its JSON and nothing else.
+const askedForHelp = args.includes('--help') || args.includes('-h');
+if (process.env.CLS_NO_BUILD !== '1' && !(askedForHelp && resolves())) {
+  // To stderr, so that with --json the CLI's stdout carries its JSON and nothing else.
+  if (process.stderr.isTTY) process.stderr.write(`Building ${pkg} (turbo, cached)…\r`);
   const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', `--filter=${pkg}`, '--output-logs=errors-only'], {
     cwd: root,
-    stdio: ['ignore', process.stderr, 'inherit'],
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off' },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
   });
+  if (process.stderr.isTTY) process.stderr.write('\x1b[2K');
   if (build.status !== 0) {
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`);
     console.error(`Building ${pkg} failed; see the output above.`);
     process.exit(build.status ?? 1);
+  }
+}
+
+function resolves() {
+  try {
+    file();
+    return true;
+  } catch {
+    return false;
   }
 }
 let entry;

@@ -8,15 +8,20 @@
 // The servers run in process groups of their own, so that Ctrl-C reaches this supervisor alone and it stops them in
 // order; a stopped server never looks like a crashed one. The root package.json runs this file with `exec`, so
 // that no shell sits between pnpm and it: a shell that dies of the terminal's SIGINT makes pnpm report
-// "Command failed" although everything stopped cleanly. Their process ids are kept in start-pids.json beside
-// the database, so a start after this supervisor itself was killed first stops what it left behind (ports free).
+// "Command failed" although everything stopped cleanly. What a server spawns runs in its group (the mock's Prism):
+// when a server dies, its whole group is stopped, not only the others'. Each server's temporary files go into a
+// folder of its own (its TMPDIR) under one folder of this start, removed when it ends: a server killed with
+// `kill -9` (the mock, whose Prism writes the contract to a temporary folder) cannot remove its own. The groups and
+// that folder are kept in start-pids.json beside the database, so a start after this supervisor itself was killed
+// first stops what it left behind, Prism included (ports free), and removes the folder.
 //
 // The demo data is loaded once, into an empty database. API keys are stored only as hashes, so the demo keys and
 // client credentials printed by that first load are kept beside the database in demo-keys.json (local,
 // git-ignored) to be shown again on later starts.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -79,10 +84,13 @@ if (!noBuild) {
       '--filter=@cls-api/reference',
       '--filter=@cls-api/docs',
       '--filter=@cls-api/mock',
+      '--output-logs=errors-only',
     ],
-    { cwd: root, stdio: 'inherit', env },
+    // Turbo's banner, logs and summary are shown only when the build fails: the step line above says what runs.
+    { cwd: root, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env },
   );
   if (build.status !== 0) {
+    process.stderr.write(`${build.stdout ?? ''}${build.stderr ?? ''}${build.error ? `${build.error.message}\n` : ''}`);
     console.error('\nThe build failed; see the output above.');
     process.exit(build.status ?? 1);
   }
@@ -152,13 +160,36 @@ const servers = [
 
 let stopping = false;
 const running = new Map();
+/** Every server started, running or not: a dead server's group may still hold what it spawned. */
+const started = [];
 
 function recordPids() {
-  const pids = [...running.values()].map((s) => ({ name: s.name, pid: s.child.pid, command: s.args.join(' ') }));
+  const pids = started.map((s) => ({ name: s.name, pid: s.child.pid, command: s.args.join(' '), tmpdir: s.tmpdir }));
   writeFileSync(pidsFile, `${JSON.stringify(pids, null, 2)}\n`);
 }
 
-/** Stops the process groups a killed supervisor left running (their ports would make this start fail). */
+/** The processes of process group `pgid` whose environment has TMPDIR=`dir`: what one of our servers started. */
+function groupMembers(pgid, dir) {
+  const members = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Field 5 of /proc/<pid>/stat, after the command in parentheses (which may hold spaces), is the group.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      if (environ.includes(`TMPDIR=${dir}`)) members.push(Number(name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return members;
+}
+
+/**
+ * Stops the process groups a killed supervisor left running (their ports would make this start fail), what a dead
+ * server spawned included (the mock's Prism outlives a mock killed with `kill -9`), and removes their folders.
+ */
 function stopLeftovers() {
   if (!existsSync(pidsFile)) return;
   let left = [];
@@ -167,34 +198,41 @@ function stopLeftovers() {
   } catch {
     // unreadable: nothing to stop
   }
-  for (const { name, pid, command } of left) {
-    let cmdline = '';
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    } catch {
-      continue; // gone
-    }
-    // Only a process still running our command: a recycled pid is someone else's.
-    if (!cmdline.includes(command.split(' ')[0])) continue;
+  for (const { name, pid, command, tmpdir: dir } of left) {
+    // Only processes that still carry that start's folder in their environment: a recycled id is someone else's.
+    // (A file written before servers had folders of their own names the command its leader ran.)
+    const ours = typeof dir === 'string' ? groupMembers(pid, dir).length > 0 : leaderRuns(pid, command);
+    if (!ours) continue;
     console.log(`Stopping the ${name} (pid ${pid}) that an earlier start left running`);
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    signalGroup(pid, 'SIGKILL');
+  }
+  const folders = new Set(left.map((s) => (typeof s.tmpdir === 'string' ? dirname(s.tmpdir) : '')));
+  for (const dir of folders) {
+    if (basename(dir).startsWith('cls-start-')) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   }
   rmSync(pidsFile, { force: true });
 }
 
+function leaderRuns(pid, command) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(String(command).split(' ')[0]);
+  } catch {
+    return false; // gone
+  }
+}
+
 function start(server) {
+  const dir = join(scratch, server.name.replace(/\W+/g, '-'));
+  mkdirSync(dir);
   const child = spawn(process.execPath, server.args, {
     cwd: root,
-    env: server.env,
+    env: { ...server.env, TMPDIR: dir },
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const entry = { ...server, child, tail: [] };
+  const entry = { ...server, child, tail: [], tmpdir: dir };
   running.set(server.name, entry);
+  started.push(entry);
   child.stderr.on('data', (chunk) => {
     process.stderr.write(chunk);
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -205,6 +243,8 @@ function start(server) {
   });
   child.once('exit', (code, signal) => {
     running.delete(server.name);
+    // What it spawned is in its group and outlives it: the mock's Prism.
+    if (claim(entry)) signalGroup(child.pid, 'SIGTERM');
     if (stopping) return;
     console.error(`\n✖ The ${server.name} exited (${signal ? `signal ${signal}` : `code ${code}`}).`);
     if (entry.tail.length > 0) console.error(`  Its last output:\n${entry.tail.map((l) => `    ${l}`).join('\n')}`);
@@ -218,22 +258,43 @@ async function stopAll(code) {
   if (stopping) return;
   stopping = true;
   if (code === 0) console.log('\nStopping…');
+  // Every group, a dead server's too, until no process is left in it: SIGTERM, then SIGKILL after 10 s.
   await Promise.all(
-    [...running.values()].map(
-      ({ child }) =>
-        new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
-          const force = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(force);
-            done();
-          });
-          signalGroup(child.pid, 'SIGTERM');
-        }),
-    ),
+    started.map(async (server) => {
+      if (!claim(server)) return;
+      signalGroup(server.child.pid, 'SIGTERM');
+      const force = Date.now() + 10_000;
+      while (groupAlive(server.child.pid)) {
+        if (Date.now() > force) signalGroup(server.child.pid, 'SIGKILL');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }),
   );
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
   rmSync(pidsFile, { force: true });
   process.exit(code);
+}
+
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a server's process group is still ours to signal: the server runs, or, once it is gone, what it spawned
+ * does (found by the folder in its environment: the id of a group whose processes all ended can be given to someone
+ * else's). Once seen, a group stays ours until it is empty: its id is not reused while any process of it, an
+ * unreaped one too, is left.
+ */
+function claim(server) {
+  if (server.claimed && groupAlive(server.child.pid)) return true;
+  const { child, tmpdir: dir } = server;
+  server.claimed = (child.exitCode === null && child.signalCode === null) || groupMembers(child.pid, dir).length > 0;
+  return server.claimed;
 }
 
 function signalGroup(pid, signal) {
@@ -244,12 +305,15 @@ function signalGroup(pid, signal) {
   }
 }
 
+// The servers' temporary folders, made now that nothing before the servers' start can end this process early.
+const scratch = mkdtempSync(join(tmpdir(), 'cls-start-'));
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 process.on('SIGHUP', () => void stopAll(0));
 // Whatever ends this process, no server outlives it.
 process.on('exit', () => {
-  for (const { child } of running.values()) signalGroup(child.pid, 'SIGKILL');
+  for (const server of started) if (claim(server)) signalGroup(server.child.pid, 'SIGKILL');
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 try {

@@ -1,6 +1,33 @@
-// The closing counts of `pnpm test` (scripts/test-all.mjs), read from the reports each package's test task leaves.
+// What `pnpm test` (scripts/test-all.mjs) decides apart from running: how many turbo tasks run at once, and the
+// closing counts, read from the reports each package's test task leaves.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
+
+/**
+ * How many turbo tasks run at once: one per core. Several suites start servers, Prism and browsers and have fixed
+ * limits; ten of them at once on two cores timed out cases that pass alone. A suite's own files share its one task.
+ */
+export function turboConcurrency(cores = availableParallelism()) {
+  return Math.max(1, Math.floor(cores));
+}
+
+const seconds = (ms) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+
+/**
+ * Why a case or file failed, in one line: a timeout with its limit ("timed out after 60 s"), else the error's first
+ * line (an assertion's message). A report written without vitest.shared.mjs's fix still has "STACK_TRACE_ERROR" for
+ * a timeout: it is named a timeout with how long the case ran, the limit itself being lost.
+ */
+export function cause(message, durationMs) {
+  const line = firstLine(message);
+  const timeout = /^(?:Error: )?(Test|Hook) timed out in (\d+)ms/.exec(line);
+  if (timeout) return `${timeout[1] === 'Hook' ? 'a hook ' : ''}timed out after ${seconds(Number(timeout[2]))}`;
+  if (/^Error: STACK_TRACE_ERROR$/.test(line)) {
+    return typeof durationMs === 'number' ? `timed out after running ${seconds(durationMs)}` : 'timed out';
+  }
+  return line || 'failed without a message (see its output above)';
+}
 
 function firstLine(message) {
   return (
@@ -35,12 +62,12 @@ export function readReports(dir, packageName) {
       // as skipped, so the file itself counts as one failure and is named with its error.
       if (file.status === 'failed' && failedCases === 0) {
         f += 1;
-        failures.push(`${packageName} ${where}: ${firstLine(file.message)}`);
+        failures.push(`${packageName} ${where}: ${cause(file.message)}`);
       }
       for (const result of file.assertionResults ?? []) {
         if (result.status !== 'failed') continue;
         failures.push(
-          `${packageName} ${where} > ${result.fullName ?? result.title}: ${firstLine(result.failureMessages?.[0])}`,
+          `${packageName} ${where} > ${result.fullName ?? result.title}: ${cause(result.failureMessages?.[0], result.duration)}`,
         );
       }
     }

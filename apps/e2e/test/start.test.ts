@@ -2,7 +2,7 @@
 // them all on Ctrl-C without pnpm calling it a failure, stops the others when one dies and says which and why, and
 // starts again after any crash, its own included.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { POSTGRES_PASSWORD, portHolders, sparePort, startPostgres } from '@cls-api/test-servers';
@@ -84,6 +84,21 @@ function groupAlive(pgid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The processes of process group `pgid`, from /proc (field 5 of stat, after the command in parentheses). */
+function groupPids(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 function pids(dataDir: string): Array<{ name: string; pid: number }> {
@@ -235,25 +250,60 @@ describe('pnpm start', { timeout: 1_800_000 }, () => {
     await expectAllStopped(second, again);
   });
 
+  it('when the mock is killed with kill -9, its Prism is stopped too and its folder removed; the next start works', async () => {
+    const dataDir = tempDir('cls-e2e-mock-crash-');
+    // The servers' temporary folders (Prism writes the contract into one) go below this start's TMPDIR.
+    const tmp = tempDir('cls-e2e-mock-tmp-');
+    const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, { TMPDIR: tmp });
+    await running(first);
+    const children = pids(dataDir);
+    const mock = children.find((c) => c.name === 'mock')!;
+    // The mock and the Prism it started, in the mock's process group.
+    expect(groupPids(mock.pid).length).toBeGreaterThan(1);
+    process.kill(mock.pid, 'SIGKILL');
+    expect(await first.exited).toBe(1);
+    expect(first.output()).toMatch(/The mock exited \(signal SIGKILL\)/);
+    await expectAllStopped(first, children);
+    expect(groupPids(mock.pid), "Prism outlived the mock's supervisor").toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
+
+    const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, { TMPDIR: tmp });
+    await running(second);
+    const again = pids(dataDir);
+    process.kill(-second.child.pid!, 'SIGTERM');
+    expect(await second.exited).toBe(0);
+    await expectAllStopped(second, again);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('after the supervisor itself is killed, the next start stops what it left running and starts', async () => {
     const dataDir = tempDir('cls-e2e-orphans-');
-    const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    const tmp = tempDir('cls-e2e-orphans-tmp-');
+    const first = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, { TMPDIR: tmp });
     await running(first);
     const orphans = pids(dataDir);
     process.kill(first.child.pid!, 'SIGKILL');
     await first.exited;
     // kill -9 leaves no chance to clean up: the servers run on, in their own process groups.
     expect(orphans.every((o) => alive(o.pid))).toBe(true);
+    // And with no supervisor left, the mock killed too: its Prism runs on alone in the mock's group.
+    const mock = orphans.find((o) => o.name === 'mock')!;
+    process.kill(mock.pid, 'SIGKILL');
+    while (alive(mock.pid)) await new Promise((r) => setTimeout(r, 50));
+    expect(groupAlive(mock.pid)).toBe(true);
 
-    const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir);
+    const second = await launch([process.execPath, 'scripts/start.mjs', '--no-build'], dataDir, { TMPDIR: tmp });
     await running(second);
     expect(second.output()).toMatch(
       /Stopping the (reference server|docs site|mock) \(pid \d+\) that an earlier start left running/,
     );
-    for (const o of orphans) expect(alive(o.pid), `${o.name} (pid ${o.pid}) left running`).toBe(false);
+    for (const o of orphans) expect(groupAlive(o.pid), `${o.name} (group ${o.pid}) left running`).toBe(false);
+    // The earlier start's folder is gone: only this start's own is left while it runs.
+    expect(readdirSync(tmp)).toHaveLength(1);
     const children = pids(dataDir);
     process.kill(-second.child.pid!, 'SIGINT');
     expect(await second.exited).toBe(0);
     await expectAllStopped(second, children);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });

@@ -9,7 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 type Counts = { passed: number; failed: number; failures: string[] } | null;
 const script = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'test-reports.mjs')).href;
-const { readReports } = (await import(script)) as { readReports: (dir: string, pkg: string) => Counts };
+const { readReports, turboConcurrency } = (await import(script)) as {
+  readReports: (dir: string, pkg: string) => Counts;
+  turboConcurrency: (cores?: number) => number;
+};
+const shared = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'vitest.shared.mjs')).href;
+const { stackWithMessage } = (await import(shared)) as {
+  stackWithMessage: (error: { message?: string; stack?: string; name?: string }) => void;
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'cls-test-reports-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,6 +65,83 @@ describe("pnpm test's report reading", () => {
       '@cls-api/release test/case.test.ts > case 0: AssertionError: expected 1 to be 2',
       '@cls-api/release test/registry.test.ts: Error: Command failed: npm install @cls-api/client',
     ]);
+  });
+
+  it('names a timed-out case and a timed-out hook with their limits, and an assertion with its message', () => {
+    const pkg = join(dir, 'timeouts');
+    mkdirSync(join(pkg, 'reports'), { recursive: true });
+    const limitHint =
+      '\nIf this is a long-running test, pass a timeout value as the last argument or configure it globally';
+    writeFileSync(
+      join(pkg, 'reports', 'vitest.json'),
+      JSON.stringify({
+        numPassedTests: 0,
+        numFailedTests: 3,
+        testResults: [
+          {
+            name: join(pkg, 'test', 'start.test.ts'),
+            status: 'failed',
+            message: '',
+            assertionResults: [
+              {
+                fullName: 'pnpm start serves all three',
+                status: 'failed',
+                duration: 120_004,
+                failureMessages: [`Error: Test timed out in 120000ms.${limitHint}\n    at task (file:///x.js:1:1)`],
+              },
+              {
+                fullName: 'pnpm start exits 1',
+                status: 'failed',
+                duration: 12,
+                failureMessages: ['AssertionError: expected 0 to be 1 // Object.is equality\n    at /x.test.ts:4:37'],
+              },
+              // A report vitest wrote without vitest.shared.mjs's reporter: the limit is lost, the time it ran is not.
+              {
+                fullName: 'pnpm start prints the keys',
+                status: 'failed',
+                duration: 60_321,
+                failureMessages: ['Error: STACK_TRACE_ERROR\n    at task (file:///x.js:1:1)'],
+              },
+            ],
+          },
+          {
+            name: join(pkg, 'test', 'mock.test.ts'),
+            status: 'failed',
+            message: 'Hook timed out in 300000ms.\nIf this is a long-running hook, pass a timeout value',
+            assertionResults: cases('skipped', 4),
+          },
+        ],
+      }),
+    );
+    expect(readReports(pkg, '@cls-api/e2e')?.failures).toEqual([
+      '@cls-api/e2e test/start.test.ts > pnpm start serves all three: timed out after 120 s',
+      '@cls-api/e2e test/start.test.ts > pnpm start exits 1: AssertionError: expected 0 to be 1 // Object.is equality',
+      '@cls-api/e2e test/start.test.ts > pnpm start prints the keys: timed out after running 60 s',
+      '@cls-api/e2e test/mock.test.ts: a hook timed out after 300 s',
+    ]);
+  });
+
+  it("gives vitest's timeout error its message in place of the placeholder its stack was made with", () => {
+    // As vitest's runner makes it: the error before the test runs, its message when the limit passes.
+    const error = new Error('STACK_TRACE_ERROR');
+    error.message = 'Test timed out in 500ms.\nIf this is a long-running test, pass a timeout value';
+    stackWithMessage(error);
+    expect(error.stack?.split('\n').slice(0, 2)).toEqual([
+      'Error: Test timed out in 500ms.',
+      'If this is a long-running test, pass a timeout value',
+    ]);
+    expect(error.stack?.split('\n')[2]).toMatch(/^\s+at /);
+    const assertion = new Error('expected 1 to be 2');
+    const before = assertion.stack;
+    stackWithMessage(assertion);
+    expect(assertion.stack).toBe(before);
+  });
+
+  it('runs one turbo task per core, at least one', () => {
+    expect(turboConcurrency(2)).toBe(2);
+    expect(turboConcurrency(16)).toBe(16);
+    expect(turboConcurrency(1)).toBe(1);
+    expect(turboConcurrency(0)).toBe(1);
   });
 
   it('is null for a package that left no reports', () => {

@@ -490,7 +490,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    io.stderr(`${(err as Error).message}\n\n${USAGE}`);
+    // Node's text for an unknown option goes on about passing a positional that starts with '-' after '--', which
+    // no command here takes: the option named is the whole message.
+    const message = (err as Error).message.replace(/\. To specify a positional argument[\s\S]*$/, '');
+    io.stderr(`cls-reference: ${message}\n\n${USAGE}`);
     return 2;
   }
   const { values: flags, positionals } = parsed;

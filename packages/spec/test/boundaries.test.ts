@@ -58,6 +58,17 @@ describe('the boundary linter', () => {
     link('apps/docs', 'apps/mock');
     link('packages/spec', 'apps/mock');
     link('packages/client', 'apps/mock');
+    // The root lists every workspace package, so each resolves from any folder below it (Node looks upwards): the
+    // client and the test servers, built, resolve for a package that does not declare them.
+    for (const target of ['packages/client', 'packages/test-servers']) {
+      const at = join(dir, 'node_modules', '@cls-api', target.split('/')[1]!);
+      mkdirSync(dirname(at), { recursive: true });
+      symlinkSync(join(dir, target), at);
+    }
+    for (const file of ['index.js', 'index.d.ts']) {
+      put(dir, `packages/client/dist/src/${file}`, '');
+      put(dir, `packages/test-servers/dist/${file}`, '');
+    }
 
     put(dir, 'apps/e2e/src/uses-reference.ts', "import '@cls-api/reference';\n");
     put(dir, 'apps/docs/src/uses-mock.ts', "import '@cls-api/mock';\n");
@@ -74,6 +85,16 @@ describe('the boundary linter', () => {
     put(dir, 'packages/contract-tests/test/support/apps.ts', "await import('../../../../apps/mock/dist/index.js');\n");
     put(dir, 'packages/client/src/unbuilt.ts', "import '../../spec/dist/index.js';\n");
     put(dir, 'scripts/mock.mjs', "import '../apps/mock/dist/cli.js';\n");
+    // Imports by name that resolve (through the root's node_modules) or not (unbuilt), of packages the importer's
+    // package.json does not declare, or declares for its development only.
+    put(dir, 'packages/spec/src/uses-client.ts', "import '@cls-api/client';\n");
+    put(dir, 'packages/spec/test/uses-client.test.ts', "import '@cls-api/client';\n");
+    put(dir, 'packages/contract-tests/src/uses-test-servers.ts', "import '@cls-api/test-servers';\n");
+    put(dir, 'packages/contract-tests/src/uses-server.ts', "import '@cls-api/server';\n");
+    put(dir, 'packages/contract-tests/test/uses-test-servers.test.ts', "import '@cls-api/test-servers';\n");
+    put(dir, 'packages/client/src/uses-spec.ts', "import '@cls-api/spec';\n");
+    put(dir, 'packages/client/test/uses-spec.test.ts', "import '@cls-api/spec';\n");
+    put(dir, 'packages/contract-tests/src/uses-client.ts', "import '@cls-api/client';\n");
 
     const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
     const run = spawnSync(depcruise, ['apps', 'packages', 'scripts', '--output-type', 'json'], {
@@ -95,7 +116,31 @@ describe('the boundary linter', () => {
 
   it('refuses an app importing another app, built or not', () => {
     expect(found('apps/e2e/src/uses-reference.ts')).toEqual(['app-imports-app']);
-    expect(found('apps/docs/src/uses-mock.ts')).toEqual(['app-imports-app']);
+    expect(found('apps/docs/src/uses-mock.ts')).toEqual(['app-imports-app', 'undeclared-workspace-package']);
+  });
+
+  it('refuses any import of ours from the spec package, its code or its tests', () => {
+    expect(found('packages/spec/src/uses-client.ts')).toEqual([
+      'spec-imports-a-package',
+      'undeclared-workspace-package',
+    ]);
+    expect(found('packages/spec/test/uses-client.test.ts')).toEqual([
+      'spec-imports-a-package',
+      'undeclared-workspace-package',
+    ]);
+  });
+
+  it("refuses a package its package.json does not declare, though the root's list makes it resolve", () => {
+    expect(found('packages/contract-tests/src/uses-test-servers.ts')).toEqual(['undeclared-workspace-package']);
+    expect(found('packages/contract-tests/test/uses-test-servers.test.ts')).toEqual(['undeclared-workspace-package']);
+    // Not built: seen by name, as written.
+    expect(found('packages/contract-tests/src/uses-server.ts')).toEqual(['undeclared-workspace-package']);
+    expect(found('packages/contract-tests/src/uses-client.ts')).toEqual([]);
+  });
+
+  it("refuses a published package's code importing what it declares for development only, and lets its tests", () => {
+    expect(found('packages/client/src/uses-spec.ts')).toEqual(['published-code-imports-dev-dependency']);
+    expect(found('packages/client/test/uses-spec.test.ts')).toEqual([]);
   });
 
   it('lets the benchmark harness start an app through its exports, never by its dist/ path', () => {
@@ -104,11 +149,15 @@ describe('the boundary linter', () => {
   });
 
   it('refuses importing a package that declares no exports map', () => {
-    expect(found('apps/bench/src/uses-e2e.ts')).toEqual(['package-without-exports']);
+    expect(found('apps/bench/src/uses-e2e.ts')).toEqual(['package-without-exports', 'undeclared-workspace-package']);
   });
 
   it("refuses a package's code reaching into an app, and lets its tests start one through its exports", () => {
-    expect(found('packages/spec/src/uses-mock.ts')).toEqual(['package-reaches-into-app']);
+    expect(found('packages/spec/src/uses-mock.ts')).toEqual([
+      'package-reaches-into-app',
+      'spec-imports-a-package',
+      'undeclared-workspace-package',
+    ]);
     expect(found('packages/client/test/mock.test.ts')).toEqual([]);
   });
 

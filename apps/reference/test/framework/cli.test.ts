@@ -198,6 +198,10 @@ describe('admin commands with --json', () => {
     expect((await cli('admin', 'key', 'create', '--account', 'acc_x', '--area', 'pay', '--env', 'test')).code).toBe(2);
     expect((await cli('admin', 'frobnicate')).code).toBe(2);
     expect((await cli('admin', 'account', 'create', '--name', 'x', '--bogus')).code).toBe(2);
+    // An unknown option is named in one line, before the usage, without Node's advice on positionals.
+    const bogus = await cli('--bogus');
+    expect(bogus.code).toBe(2);
+    expect(bogus.err.split('\n\n')[0]).toBe("cls-reference: Unknown option '--bogus'");
     expect((await cli('nothing')).err).toContain('Usage: cls-reference');
     // No command at all is a usage error; asking for help is not.
     const none = await cli();

@@ -1,0 +1,134 @@
+// Turbo's graph is the workspace's own: `pnpm build` plans only tasks that exist (a package's `bundle` or `generate`
+// only where its package.json has that script), an edit of one spec file changes the hash of the spec package's
+// tasks and of the packages that depend on it and no other, and `pnpm breaking` builds what the gate runs on (its
+// package and its runtime dependencies), not what its tests start. Run on a copy of the repository's files, where a
+// spec file is edited without touching the checkout other suites read.
+import { spawnSync } from 'node:child_process';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root } from './support.js';
+
+interface DryTask {
+  taskId: string;
+  package: string;
+  task: string;
+  hash: string;
+  command: string;
+}
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+}
+
+const manifests: Manifest[] = ['apps', 'packages'].flatMap((group) =>
+  readdirSync(join(root, group), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => {
+      try {
+        return [JSON.parse(readFileSync(join(root, group, d.name, 'package.json'), 'utf8')) as Manifest];
+      } catch {
+        return [];
+      }
+    }),
+);
+const workspaceNames = new Set(manifests.map((m) => m.name));
+const ours = (deps: Record<string, string> | undefined) => Object.keys(deps ?? {}).filter((n) => workspaceNames.has(n));
+
+/** `name` and every workspace package it reaches through `fields` of each package.json on the way. */
+function closure(name: string, fields: Array<'dependencies' | 'devDependencies'>): Set<string> {
+  const seen = new Set<string>();
+  const visit = (n: string) => {
+    if (seen.has(n)) return;
+    seen.add(n);
+    const m = manifests.find((x) => x.name === n)!;
+    for (const field of fields) for (const dep of ours(m[field])) visit(dep);
+  };
+  visit(name);
+  return seen;
+}
+
+describe("turbo's task graph", () => {
+  let copy: string;
+
+  const dry = (args: string[]): DryTask[] => {
+    const run = spawnSync(join(root, 'node_modules', '.bin', 'turbo'), ['run', ...args, '--dry=json'], {
+      cwd: copy,
+      encoding: 'utf8',
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (run.status !== 0) throw new Error(`turbo ${args.join(' ')} --dry=json exited ${run.status}: ${run.stderr}`);
+    return (JSON.parse(run.stdout) as { tasks: DryTask[] }).tasks;
+  };
+
+  beforeAll(() => {
+    copy = mkdtempSync(join(tmpdir(), 'cls-turbo-graph-'));
+    // The repository's files as git sees them (committed or not, nothing ignored), and its installed node_modules.
+    const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    })
+      .stdout.split('\0')
+      .filter(Boolean);
+    for (const file of files) {
+      mkdirSync(dirname(join(copy, file)), { recursive: true });
+      try {
+        cpSync(join(root, file), join(copy, file));
+      } catch {
+        // deleted in the checkout but not yet in git's index
+      }
+    }
+    symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  });
+
+  afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+  it('plans only tasks that exist: bundle and generate only where a package has that script', () => {
+    const tasks = dry(['build']);
+    expect(tasks.filter((t) => t.command === '<NONEXISTENT>').map((t) => t.taskId)).toEqual([]);
+    const expected = manifests.flatMap((m) =>
+      ['bundle', 'generate', 'build'].filter((s) => m.scripts?.[s]).map((s) => `${m.name}#${s}`),
+    );
+    expect(tasks.map((t) => t.taskId).sort()).toEqual(expected.sort());
+  });
+
+  it('rebuilds, after an edit of one spec file, the spec package and what depends on it, nothing else', () => {
+    const before = new Map(dry(['build']).map((t) => [t.taskId, t.hash]));
+    const schemas = join(copy, 'spec', 'components', 'schemas');
+    const edited = join(schemas, readdirSync(schemas).find((f) => f.endsWith('.yaml'))!);
+    appendFileSync(edited, '# one line more\n');
+    const after = dry(['build']);
+    const changed = new Set(after.filter((t) => before.get(t.taskId) !== t.hash).map((t) => t.package));
+    // Everything whose package.json reaches the spec package, for its users or its own development.
+    const dependants = manifests
+      .filter((m) => closure(m.name, ['dependencies', 'devDependencies']).has('@cls-api/spec'))
+      .map((m) => m.name);
+    expect([...changed].sort()).toEqual(dependants.sort());
+    // And some are left alone: the packages that read no spec.
+    expect(manifests.length - dependants.length).toBeGreaterThan(0);
+  });
+
+  it("builds for pnpm breaking only the gate's package and what it runs on, not the servers its tests start", () => {
+    const release = manifests.find((m) => m.name === '@cls-api/release')!;
+    // Its tests start the reference server (a devDependency), which does not compile against a contract with an
+    // operation removed: the gate must still run and name the removal.
+    expect(ours(release.devDependencies)).toContain('@cls-api/reference');
+    const packages = new Set(dry(['build', '--filter=@cls-api/release']).map((t) => t.package));
+    expect([...packages].sort()).toEqual([...closure(release.name, ['dependencies'])].sort());
+  });
+});
