@@ -3,6 +3,7 @@
 // (`apiKeysFromEnv` of @cls-api/spec), so that a key never shows on a command line or in a host's process list.
 import { parseArgs } from 'node:util';
 import { apiKeyShape, apiKeysFromEnv, splitList } from '@cls-api/spec';
+import type { McpOptions } from './options.js';
 import { allAreas, defaultAreas, exposedTools, OPT_IN_AREAS } from './tools.js';
 
 export const USAGE = `Usage: cls-mcp [options]
@@ -30,17 +31,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export interface McpOptions {
-  baseUrl: string;
-  /** API keys, each `{area}_{env}_…`: a call goes out with the key of its operation's area. */
-  apiKeys: string[];
-  clientId?: string;
-  clientSecret?: string;
-  /** Expose only the reads. Default true. */
-  readOnly: boolean;
-  /** Expose only these areas; undefined: every area. */
-  areas?: string[];
-}
+export type { McpOptions } from './options.js';
 
 export interface CliConfig {
   options: McpOptions;

@@ -3,7 +3,7 @@
 import { createClient, type ClientOptions, type ThrowingClsClient } from '@cls-api/client';
 import { apiKeyShape } from '@cls-api/spec';
 import { toolTable } from '../generated/tools.js';
-import type { McpOptions } from './config.js';
+import type { McpOptions } from './options.js';
 import type { ToolDefinition } from './definition.js';
 
 /**

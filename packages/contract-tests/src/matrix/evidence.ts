@@ -3,7 +3,6 @@
 // seller's credential was answered by it (`isolation`, compared in isolation.ts). Failures come from the cases;
 // this only notes where the run looked, so the matrix can tell "proven" from "never asked".
 import type { OperationInfo } from '@cls-api/spec';
-import { errorCode } from '../case.js';
 import type { Contract } from '../contract.js';
 import type { Exchange } from '../http.js';
 
@@ -26,8 +25,9 @@ export class Evidence {
     note('response');
     const cred = exchange.request.credential;
     if (cred.kind === 'apiKey' && headers[this.contract.quotaHeaders.remaining] !== undefined) note('quota_headers');
-    const code = errorCode(json);
-    if (status >= 400 && code && this.contract.catalog.get(code)?.status === status) note(`code:${code}`);
+    const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+    if (status >= 400 && typeof code === 'string' && this.contract.catalog.get(code)?.status === status)
+      note(`code:${code}`);
     // Another seller's credential answered by this operation: its records were compared with this seller's.
     if ((cred.kind === 'apiKey' || cred.kind === 'bearer') && cred.seller === 'other' && status < 500)
       note('isolation');
