@@ -61,6 +61,11 @@ export interface CaseResult {
   /** Requests of the case sent with a test key (the kit's count of the monthly quota it spent). */
   metered: number;
   /**
+   * Calls of the quota the case spent by the service's own count where the service showed it (X-RateLimit-Remaining;
+   * a refused call it does not meter is not among them): what the ledger learns a case costs.
+   */
+  charged: number;
+  /**
    * The cases of this run whose requests already proved this case's rule (the same shared parameter, the same path
    * parameter kind, in the same area): what this case did not send again.
    */

@@ -103,6 +103,8 @@ interface QuotaPool {
   last?: number;
   /** `sent` when the first X-RateLimit-Remaining was read: the kit's count over the service's span starts there. */
   sentAtFirst?: number;
+  /** `sent` when the last X-RateLimit-Remaining was read: the calls after it the service has not shown its count of. */
+  sentAtLast?: number;
   /** Answers 401 or 403 to this seller's metered keys within that span: the service does not meter them (G10). */
   refusedInSpan: number;
 }
@@ -205,11 +207,26 @@ export class Transport {
     );
   }
 
+  /**
+   * Calls of a seller's quota spent so far, by the service's own count where it has shown it: the kit's count up to
+   * the first X-RateLimit-Remaining, the service's count from there to the last one (a refused call the service does
+   * not meter is not charged to the budget; one it meters is), and the kit's count of the calls sent since.
+   */
+  spent(pool: QuotaPool): number {
+    if (pool.first === undefined || pool.last === undefined || pool.sentAtFirst === undefined) return pool.sent;
+    return pool.sentAtFirst + (pool.first - pool.last) + (pool.sent - (pool.sentAtLast ?? pool.sent));
+  }
+
+  /** Calls spent of every seller's quota together, by the service's count where it showed it (spent). */
+  charged(): number {
+    return [...this.pools.values()].reduce((n, p) => n + this.spent(p), 0);
+  }
+
   /** Calls of the quota budget (`--max-quota`) left to the seller that spent most; Infinity without one. */
   quotaLeft(): number {
     const { maxQuota } = this.options;
     if (maxQuota === undefined) return Number.POSITIVE_INFINITY;
-    const spent = Math.max(0, ...[...this.pools.values()].map((p) => p.sent));
+    const spent = Math.max(0, ...[...this.pools.values()].map((p) => this.spent(p)));
     return Math.max(0, maxQuota - spent);
   }
 
@@ -234,9 +251,9 @@ export class Transport {
     const seller = this.meteredBy(credential);
     if (seller) {
       const pool = this.quota(seller);
-      if (maxQuota !== undefined && pool.sent >= maxQuota) {
+      if (maxQuota !== undefined && this.spent(pool) >= maxQuota) {
         throw new BudgetSkip(
-          `the quota budget is spent: ${pool.sent} calls of the ${seller} seller's quota (--max-quota ${maxQuota})`,
+          `the quota budget is spent: ${this.spent(pool)} calls of the ${seller} seller's quota (--max-quota ${maxQuota})`,
         );
       }
       if (pool.exhausted) throw new BudgetSkip(`the monthly quota of the ${seller} seller's test keys is exhausted`);
@@ -354,6 +371,7 @@ export class Transport {
         pool.sentAtFirst = pool.sent;
       }
       pool.last = pool.remaining;
+      pool.sentAtLast = pool.sent;
     }
     if (limit !== undefined && /^\d+$/.test(limit)) pool.limit = Number(limit);
     if (response.status === 429 && response.headers[names.retryAfter] !== undefined) pool.exhausted = true;

@@ -41,3 +41,5 @@ export {
   type PairStatus,
 } from './matrix/coverage.js';
 export { stoppedReport, toMarkdown, writeReportFiles, type ReportFiles } from './summary.js';
+export { PR_QUOTA, PR_ROTATION } from './profile.js';
+export { readLedger, type Ledger, type LedgerSummary } from './matrix/ledger.js';

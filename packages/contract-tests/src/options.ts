@@ -50,6 +50,9 @@ Provisional constraints (x-provisional, x-known-values: our designs, not shown b
 Being a good citizen:
   --max-requests N          send at most N requests in all (retries, probes, preflight included); the cases
                             left out are skipped with the reason, not failed
+  --ledger FILE             a ledger kept across runs (a CI cache): when each (operation, rule) pair was last
+                            proven; a pr run takes the slot that ran longest ago, and the summary names pairs
+                            not proven within the last 8 runs
   --max-quota N             spend at most N calls of each seller's test-key monthly quota (retries included);
                             cases that do not fit are skipped with the reason; the summary shows the quota the
                             service counted (X-RateLimit-Remaining before and after) next to the kit's count
@@ -111,6 +114,7 @@ function parseArgv(argv: string[]) {
         phase: { type: 'string', multiple: true },
         'max-requests': { type: 'string' },
         'max-quota': { type: 'string' },
+        ledger: { type: 'string' },
         'quota-reserve': { type: 'string' },
         junit: { type: 'string' },
         json: { type: 'string' },
@@ -168,6 +172,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     operations: v.operation ?? [],
     noCredentials: v['no-credentials'] ?? false,
     ...(v['save-token'] ? { saveToken: v['save-token'] } : {}),
+    ...(v.ledger ? { ledger: v.ledger } : {}),
     profile: profile as Profile,
     ...(v.target ? { target: target as Target } : {}),
     ...(env.CLS_EXPIRED_TOKEN ? { expiredToken: env.CLS_EXPIRED_TOKEN } : {}),

@@ -1,17 +1,21 @@
 // The profiles of a run. `full`, the nightly run: every case. `pr`, for every pull request: every case that spends
 // no test-key quota (no credential, a refused one, the JWT), and one slot of the cases that do, within 15 calls of
-// the monthly quota. The slots are a fixed partition of those cases, so the seed (the CI's run number) picks one, and
-// consecutive runs go round them all: the report says which this run covered and which it left for later runs.
+// the monthly quota. The slots are a fixed partition of those cases into PR_ROTATION; a ledger (--ledger) picks the
+// slot that ran longest ago, else the seed (the CI's run number) does, and consecutive runs go round them all: the
+// report says which this run covered and which it left for later runs.
 import type { CaseDef, RunEnv } from './case.js';
+import { rulesOfCase } from './matrix/coverage.js';
+import type { Ledger } from './matrix/ledger.js';
 import type { Profile } from './run-options.js';
 
 /** Calls of a test key's monthly quota a `--profile pr` run may spend, at most (a hard cap: --max-quota). */
 export const PR_QUOTA = 15;
 /**
- * What a slot is packed to: the rest of PR_QUOTA is left for what a slot's cases share and do not count on their own
- * (the kit's product, the row each bulk operation registers once).
+ * How many pr runs go round every case that spends test-key quota: the metered cases are shared out over this many
+ * slots, balanced by their expected calls, and each pr run takes one (the one that ran longest ago when a ledger is
+ * kept, else the seed's), so that every (operation, rule) pair is proven within this many pr runs.
  */
-export const PR_SLOT_CALLS = 8;
+export const PR_ROTATION = 8;
 
 /**
  * Test-key calls a case is expected to send per operation it is about that takes a key, by phase: a paged list is
@@ -61,23 +65,20 @@ export function expectedCalls(env: RunEnv, def: CaseDef): number {
   return Math.max(1, metered * perOperation);
 }
 
-/** The metered cases packed into slots of at most PR_SLOT_CALLS expected calls, in the order given. */
+/**
+ * The metered cases shared out over PR_ROTATION slots: each in turn to the slot with the fewest expected calls so far,
+ * which keeps the run's order within a slot (a case may rely on a record an earlier one made).
+ */
 export function prSlots(env: RunEnv, cases: CaseDef[]): CaseDef[][] {
-  const slots: CaseDef[][] = [];
-  let current: CaseDef[] = [];
-  let calls = 0;
-  for (const def of cases) {
-    const cost = expectedCalls(env, def);
-    if (cost === 0) continue;
-    if (current.length > 0 && calls + cost > PR_SLOT_CALLS) {
-      slots.push(current);
-      current = [];
-      calls = 0;
-    }
-    current.push(def);
-    calls += cost;
+  const metered = cases.filter((c) => expectedCalls(env, c) > 0);
+  const count = Math.min(PR_ROTATION, metered.length);
+  const slots: CaseDef[][] = Array.from({ length: count }, () => []);
+  const load = new Array<number>(count).fill(0);
+  for (const def of metered) {
+    const lightest = load.indexOf(Math.min(...load));
+    slots[lightest]!.push(def);
+    load[lightest]! += expectedCalls(env, def);
   }
-  if (current.length > 0) slots.push(current);
   return slots;
 }
 
@@ -87,9 +88,11 @@ export function applyProfile(
   profile: Profile,
   cases: CaseDef[],
   seed: number,
+  ledger?: Ledger,
 ): { cases: CaseDef[]; plan: ProfilePlan } {
   const needTestKey = cases.filter((c) => expectedCalls(env, c) > 0).map((c) => c.id);
   if (profile === 'full') return { cases, plan: { name: 'full', needTestKey } };
+  if (ledger) return stalestFirst(env, cases, ledger, needTestKey);
   const slots = prSlots(env, cases);
   if (slots.length === 0)
     return { cases, plan: { name: 'pr', slot: 0, slots: 0, covered: [], leftForLater: [], needTestKey } };
@@ -103,6 +106,52 @@ export function applyProfile(
       slots: slots.length,
       covered: [...chosen],
       leftForLater: slots.flatMap((s, i) => (i === slot ? [] : s.map((c) => c.id))),
+      needTestKey: [...chosen],
+    },
+  };
+}
+
+/**
+ * Calls of a pr run's quota kept back from the cases the ledger chooses: a case's cost learnt in an earlier run may
+ * not have held the records every run makes (the kit's product, the order the bulk operations register once).
+ */
+export const PR_SHARED_CALLS = 2;
+
+/**
+ * With a ledger: the metered cases whose pairs were proven longest ago (never first), as many as fit the pr quota
+ * by what they cost when they last ran (their estimate before), run in the run's own order. A case the quota still left out stays the stalest and goes
+ * first next time, so no pair is forgotten.
+ */
+function stalestFirst(
+  env: RunEnv,
+  cases: CaseDef[],
+  ledger: Ledger,
+  needTestKey: string[],
+): { cases: CaseDef[]; plan: ProfilePlan } {
+  const metered = cases.filter((c) => expectedCalls(env, c) > 0);
+  // The run a case last ran in, or the oldest proof of the pairs it sets out to prove if older: a case never run, or
+  // one whose pair has gone unproven, goes first; then every case in turn.
+  const age = (c: CaseDef) => {
+    const rules = rulesOfCase(c);
+    const pairs = c.operations.flatMap((op) => rules.map((r) => `${op} ${r}`));
+    return Math.min(ledger.cases[c.id]?.run ?? -1, ...pairs.map((k) => ledger.pairs[k]?.run ?? -1));
+  };
+  const ranked = metered.map((c, i) => ({ c, i, age: age(c) })).sort((a, b) => a.age - b.age || a.i - b.i);
+  let room = PR_QUOTA - PR_SHARED_CALLS;
+  const chosen = new Set<string>();
+  for (const { c } of ranked) {
+    // What the case cost when it last ran, by the service's count; its estimate until it has run.
+    const cost = ledger.cases[c.id]?.cost ?? expectedCalls(env, c);
+    if (cost > room) continue;
+    chosen.add(c.id);
+    room -= cost;
+  }
+  return {
+    cases: cases.filter((c) => expectedCalls(env, c) === 0 || chosen.has(c.id)),
+    plan: {
+      name: 'pr',
+      covered: [...chosen],
+      leftForLater: metered.filter((c) => !chosen.has(c.id)).map((c) => c.id),
       needTestKey: [...chosen],
     },
   };

@@ -6,6 +6,7 @@ import type { CaseResult, CheckTally, Departure, Failure, Phase } from './case.j
 import type { CheckInfo } from './checks.js';
 import type { Contract } from './contract.js';
 import type { CoverageReport } from './matrix/coverage.js';
+import type { LedgerSummary } from './matrix/ledger.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
 import type { QuotaUse, Transport } from './http.js';
 import type { CodeSighting } from './observations.js';
@@ -72,6 +73,8 @@ export interface Report {
   errorCodes: ErrorCodeReach[];
   /** Every (operation, rule) pair the contract makes applicable, and what this run did with it (matrix/coverage.ts). */
   coverage?: CoverageReport;
+  /** With --ledger: this run's number in it, and the pairs no run of the last `window` proved. */
+  ledger?: LedgerSummary;
 }
 
 export interface ErrorCodeReach {
@@ -431,12 +434,16 @@ export function formatSummary(report: Report): string {
       `Test keys: ${profile.needTestKey.length} of ${report.cases.length} cases spend test-key quota (JSON: profile.needTestKey); the others run with no credential, a refused one, or the JWT`,
     );
   }
-  if (profile?.name === 'pr' && profile.slots !== undefined) {
+  if (profile?.name === 'pr' && profile.covered !== undefined) {
     out.push('');
+    const how =
+      profile.slots !== undefined
+        ? `slot ${profile.slot! + 1} of ${profile.slots} (seed ${report.seed} mod ${profile.slots}; ${profile.slots} consecutive seeds cover them all, and --ledger FILE turns the rotation by what was proven longest ago)`
+        : 'the cases whose pairs the ledger shows proven longest ago';
     out.push(
-      `Profile pr: slot ${profile.slot! + 1} of ${profile.slots} (seed ${report.seed} mod ${profile.slots}) · covered ${profile.covered!.length} case${profile.covered!.length === 1 ? '' : 's'} that spend test-key quota, left ${profile.leftForLater!.length} for later runs (${profile.slots} consecutive seeds cover them all; --profile full runs every one)`,
+      `Profile pr: ${how} · covered ${profile.covered.length} case${profile.covered.length === 1 ? '' : 's'} that spend test-key quota, left ${profile.leftForLater!.length} for later runs (--profile full runs every one)`,
     );
-    out.push(`  covered: ${profile.covered!.join(', ') || 'none'}`);
+    out.push(`  covered: ${profile.covered.join(', ') || 'none'}`);
   }
   const live = report.environment?.leftOutAsLive ?? [];
   if (live.length > 0)
@@ -453,6 +460,17 @@ export function formatSummary(report: Report): string {
     out.push(
       `Coverage: ${t.proven} of ${t.pairs} (operation, rule) pairs proven, ${t.failed} failed, ${t.skipped} skipped, ${t.left_for_later} left for later runs, ${t.not_reached} not reached (--coverage prints the matrix; JSON: coverage)`,
     );
+    const ledger = report.ledger;
+    if (ledger) {
+      out.push(
+        ledger.stale.length === 0
+          ? `Ledger ${ledger.file}: run ${ledger.run}; every pair proven within the last ${ledger.window} runs`
+          : `Ledger ${ledger.file}: run ${ledger.run}; ${ledger.stale.length} pair${ledger.stale.length === 1 ? '' : 's'} not proven within the last ${ledger.window} runs: ${ledger.stale
+              .slice(0, 8)
+              .map((s) => `${s.pair} (${s.lastRun === undefined ? 'never' : `last run ${s.lastRun}`})`)
+              .join(', ')}${ledger.stale.length > 8 ? ', … (JSON: ledger.stale)' : ''}`,
+      );
+    }
   }
   out.push('');
   if (report.error) out.push(`Stopped: ${report.error}`);

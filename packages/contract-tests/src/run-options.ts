@@ -28,6 +28,11 @@ export interface RunOptions {
   noCredentials?: boolean;
   /** `full` (default): every check; `pr`: a seeded share of the metered checks within 15 test-key calls. */
   profile?: Profile;
+  /**
+   * A ledger file kept across runs (a CI cache): when each (operation, rule) pair was last proven and each pr slot
+   * last ran. Read before the run (a pr run takes the slot that ran longest ago) and written after it.
+   */
+  ledger?: string;
   /** `server` (default), or `mock`: a stateless server (checks that need state are not applicable). */
   target?: Target;
   /** Set by the run itself when it found the target to be a stateless mock: what showed it. */

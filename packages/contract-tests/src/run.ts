@@ -3,6 +3,8 @@
 import type { CaseResult } from './case.js';
 import { Contract } from './contract.js';
 import { LIVE_READ_ONLY } from './environment.js';
+import { readLedger, recordRun, stalePairs, writeLedger } from './matrix/ledger.js';
+import { PR_ROTATION } from './profile.js';
 import { QuotaPlan } from './quota-plan.js';
 import type { Report } from './report.js';
 import type { RunOptions } from './run-options.js';
@@ -33,7 +35,8 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   const profile = options.profile ?? 'full';
   const maxQuota = quotaCap(options, profile);
   const env = runEnv(options, contract, credentials, seed, maxQuota);
-  const { phases, selected, profilePlan } = selectCases(env, options, profile, seed);
+  const ledger = options.ledger !== undefined ? readLedger(options.ledger) : undefined;
+  const { phases, selected, profilePlan } = selectCases(env, options, profile, seed, ledger);
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
   log(
@@ -56,7 +59,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   const quotaPlan = maxQuota !== undefined ? new QuotaPlan(env, env.transport) : undefined;
   results.push(...(await runCases(env, selected, options, quotaPlan, outcome, log)));
   await finishRun(env, options, outcome, results);
-  return assembleReport(
+  const report = assembleReport(
     {
       env,
       options,
@@ -70,6 +73,18 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
     },
     results,
   );
+  // A run that stopped proved nothing for the ledger: it stays as it was.
+  if (options.ledger !== undefined && ledger && report.coverage && !outcome.fatal) {
+    const after = recordRun(ledger, report.coverage, results, startedAt);
+    writeLedger(options.ledger, after);
+    report.ledger = {
+      file: options.ledger,
+      run: after.runs,
+      window: PR_ROTATION,
+      stale: stalePairs(after, report.coverage, PR_ROTATION),
+    };
+  }
+  return report;
 }
 
 export type { Report };

@@ -52,6 +52,15 @@ export function toMarkdown(report: Report): string {
     out.push('', '### Failures', '', '| check · operation | × | expected | seen |', '|---|---|---|---|');
     for (const [key, g] of failures) out.push(`| ${cell(key)} | ${g.count} | ${cell(g.expected)} | ${cell(g.seen)} |`);
   }
+  if (report.ledger) {
+    const l = report.ledger;
+    out.push(
+      '',
+      l.stale.length === 0
+        ? `Ledger: run ${l.run}; every pair proven within the last ${l.window} runs.`
+        : `Ledger: run ${l.run}; **${l.stale.length} pairs not proven within the last ${l.window} runs**: ${l.stale.map((x) => `\`${x.pair}\``).join(', ')}.`,
+    );
+  }
   if (report.coverage) out.push('', ...coverageMarkdown(report.coverage));
   return `${out.join('\n')}\n`;
 }

@@ -324,9 +324,12 @@ describe('against a server', () => {
   );
 });
 
-test('the package exposes the command as its bin', () => {
-  const pkg = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', 'package.json'), 'utf8'));
-  expect(Object.values(pkg.bin)).toContain('./dist/cli.js');
+test('the package exposes the command as its bin, which runs the built CLI through the package exports', () => {
+  const root = resolve(import.meta.dirname, '..');
+  const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+  expect(new Set(Object.values(pkg.bin))).toEqual(new Set(['./bin/cls-contract.js']));
+  const bin = readFileSync(resolve(root, 'bin', 'cls-contract.js'), 'utf8');
+  expect(bin.startsWith('#!/usr/bin/env node')).toBe(true);
+  expect(bin).toContain("import '@cls-api/contract-tests/cli'");
   expect(existsSync(cli)).toBe(true);
-  expect(readFileSync(cli, 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
 });

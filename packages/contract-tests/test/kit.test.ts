@@ -3,7 +3,7 @@
 // of reports, and what the kit expects changes when the contract changes.
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadSpec, operations } from '@cls-api/spec';
-import { CHECKS, Contract, formatSummary, runContractTests, toJUnit, type Report } from '../src/index.js';
+import { CHECKS, Contract, formatSummary, PR_ROTATION, runContractTests, toJUnit, type Report } from '../src/index.js';
 import { startFake, type FakeServer } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
 import { onVirtualTime } from './support/virtual-time.js';
@@ -292,13 +292,23 @@ describe('profiles: full (nightly) and pr (every pull request)', () => {
     const report = await runKit(fake, { profile: 'pr', seed: 3 });
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
-    expect(report.requests.metered).toBeLessThanOrEqual(15);
+    // Held to 15 by the service's own count: a refused call (403) it does not meter is not charged to the budget,
+    // so the kit may send more test-key requests than that.
+    expect(report.quota.primary?.service?.used ?? 0).toBeLessThanOrEqual(15);
     expect(fake.accounts.primary.used).toBeLessThanOrEqual(15);
     const plan = report.profile!;
     expect(plan.name).toBe('pr');
     expect(plan.slot).toBe(3 % plan.slots!);
     expect(plan.covered!.length).toBeGreaterThan(0);
-    for (const id of plan.covered!) expect(report.cases.find((c) => c.id === id)?.status, id).toBe('passed');
+    // A slot's case the 15 calls did not leave room for is skipped by the quota plan, said so, never failed.
+    for (const id of plan.covered!) {
+      const c = report.cases.find((x) => x.id === id);
+      if (c?.status === 'skipped') expect(c.skipReason, id).toMatch(/quota/);
+      else expect(c?.status, id).toBe('passed');
+    }
+    expect(report.cases.filter((c) => plan.covered!.includes(c.id) && c.status === 'passed').length).toBeGreaterThan(
+      plan.covered!.length / 2,
+    );
     for (const id of plan.leftForLater!)
       expect(
         report.cases.some((c) => c.id === id),
@@ -311,16 +321,16 @@ describe('profiles: full (nightly) and pr (every pull request)', () => {
     );
   });
 
-  test('the union of 30 consecutive pr runs covers every case of the full run that needs a test key', async () => {
+  test('the union of 8 consecutive pr runs covers every case of the full run that needs a test key', async () => {
     fake = await startFake({ gateway: 'off' });
     // The plan is made before any request: a budget of none shows it without sending anything.
     const full = await runKit(fake, { maxRequests: 0 });
     const needed = full.profile!.needTestKey;
     expect(needed.length).toBeGreaterThan(30);
     const covered = new Set<string>();
-    for (let run = 1000; run < 1030; run++) {
+    for (let run = 1000; run < 1000 + PR_ROTATION; run++) {
       const pr = await runKit(fake, { profile: 'pr', seed: run, maxRequests: 0 });
-      expect(pr.profile!.slots!).toBeLessThanOrEqual(30);
+      expect(pr.profile!.slots!).toBe(PR_ROTATION);
       for (const id of pr.profile!.covered!) covered.add(id);
       expect(new Set([...pr.profile!.covered!, ...pr.profile!.leftForLater!])).toEqual(new Set(needed));
     }

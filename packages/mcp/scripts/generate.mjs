@@ -59,7 +59,27 @@ function standalone(schema, seen = []) {
         ? Object.fromEntries(Object.entries(value).map(([name, s]) => [name, standalone(s, seen)]))
         : standalone(value, seen);
   }
-  return out;
+  return withoutEmptyAllOf(out);
+}
+
+/**
+ * The schema less the `allOf` members that constrain nothing more than it does: once the designed keywords are
+ * relaxed, a member that only repeated the type or carried a description of its own (the page number's, the status
+ * filter's) tells a model nothing and costs it tokens.
+ */
+function withoutEmptyAllOf(schema) {
+  if (!Array.isArray(schema.allOf)) return schema;
+  const members = schema.allOf
+    .map((m) =>
+      Object.fromEntries(
+        Object.entries(m).filter(
+          ([key, value]) => key !== 'description' && JSON.stringify(schema[key]) !== JSON.stringify(value),
+        ),
+      ),
+    )
+    .filter((m) => Object.keys(m).length > 0);
+  const { allOf: _allOf, ...rest } = schema;
+  return members.length > 0 ? { ...rest, allOf: members } : rest;
 }
 
 /** Markdown as one line of plain text: a model reads the words, not the emphasis or the source's line wrapping. */

@@ -37,6 +37,7 @@ async function runCase(
   const t = new CaseContext(env, def);
   const started = Date.now();
   const meteredBefore = transport.metered;
+  const chargedBefore = transport.charged();
   let status: CaseResult['status'] = 'passed';
   let skipReason: string | undefined;
   try {
@@ -73,6 +74,7 @@ async function runCase(
     notes: t.notes,
     requests: t.requests,
     metered: transport.metered - meteredBefore,
+    charged: transport.charged() - chargedBefore,
     ms: Date.now() - started,
     ...(skipReason ? { skipReason } : {}),
     ...(t.coveredBy.length > 0 ? { coveredBy: t.coveredBy } : {}),

@@ -65,6 +65,7 @@ function quotaCountResults(transport: Transport, tally: Map<string, CheckTally>)
       notes: [],
       requests: 0,
       metered: 0,
+      charged: 0,
       ms: 0,
     });
   }

@@ -9,6 +9,7 @@ import { negativeCases } from '../phases/negative.js';
 import { pagingCases } from '../phases/paging.js';
 import { probeCases } from '../phases/probes.js';
 import { workflowCases } from '../phases/workflows.js';
+import type { Ledger } from '../matrix/ledger.js';
 import { applyProfile, type ProfilePlan } from '../profile.js';
 import type { Profile, RunOptions } from '../run-options.js';
 
@@ -18,7 +19,13 @@ export interface Selection {
   profilePlan: ProfilePlan;
 }
 
-export function selectCases(env: RunEnv, options: RunOptions, profile: Profile, seed: number): Selection {
+export function selectCases(
+  env: RunEnv,
+  options: RunOptions,
+  profile: Profile,
+  seed: number,
+  ledger?: Ledger,
+): Selection {
   const phases = selectPhases(options);
   const all: CaseDef[] = [
     ...(phases.includes('examples') ? exampleCases(env) : []),
@@ -37,6 +44,7 @@ export function selectCases(env: RunEnv, options: RunOptions, profile: Profile, 
     profile,
     all.filter((c) => matches(env.contract, c, options)),
     seed,
+    ledger,
   );
   return { phases, selected, profilePlan };
 }

@@ -128,6 +128,7 @@ export function misjudgedResult(env: RunEnv, m: MisjudgedKey): CaseResult {
     notes: [],
     requests: 0,
     metered: 0,
+    charged: 0,
     ms: 0,
   };
 }
