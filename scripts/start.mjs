@@ -198,13 +198,22 @@ function stopLeftovers() {
   } catch {
     // unreadable: nothing to stop
   }
+  const killed = [];
   for (const { name, pid, command, tmpdir: dir } of left) {
     // Only processes that still carry that start's folder in their environment: a recycled id is someone else's.
     // (A file written before servers had folders of their own names the command its leader ran.)
-    const ours = typeof dir === 'string' ? groupMembers(pid, dir).length > 0 : leaderRuns(pid, command);
-    if (!ours) continue;
+    const runs = () => (typeof dir === 'string' ? groupMembers(pid, dir).length > 0 : leaderRuns(pid, command));
+    if (!runs()) continue;
     console.log(`Stopping the ${name} (pid ${pid}) that an earlier start left running`);
     signalGroup(pid, 'SIGKILL');
+    killed.push({ name, pid, runs });
+  }
+  // A killed process holds its port until the kernel has torn it down: this start's servers would find it taken.
+  // (A dead process not yet reaped shows no environment, so it no longer counts as running.)
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; killed.some((k) => k.runs()) && waited < 10_000; waited += 50) Atomics.wait(sleeper, 0, 0, 50);
+  for (const k of killed.filter((k) => k.runs())) {
+    console.error(`The ${k.name} (pid ${k.pid}) an earlier start left running is still stopping; starting anyway.`);
   }
   const folders = new Set(left.map((s) => (typeof s.tmpdir === 'string' ? dirname(s.tmpdir) : '')));
   for (const dir of folders) {

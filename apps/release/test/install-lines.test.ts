@@ -36,6 +36,19 @@ const documents = [
 ].filter(existsSync);
 
 describe('install lines', () => {
+  it("run after every public package is built: the suite's turbo task waits for each build it packs", () => {
+    // A package packed before its build finished is packed without its dist (or while turbo restores it).
+    const tasks = JSON.parse(readFileSync(join(root, 'apps', 'release', 'turbo.json'), 'utf8')).tasks;
+    const waitsFor = new Set<string>(tasks.test.dependsOn);
+    if (waitsFor.has('build')) for (const t of tasks.build.dependsOn) waitsFor.add(t);
+    const own = JSON.parse(readFileSync(join(root, 'apps', 'release', 'package.json'), 'utf8')).name;
+    const built = packages.filter(
+      (p) => p.name !== own && JSON.parse(readFileSync(join(p.dir, 'package.json'), 'utf8')).scripts?.build,
+    );
+    expect(built.length).toBeGreaterThan(0);
+    for (const p of built) expect([...waitsFor], p.name).toContain(`${p.name}#build`);
+  });
+
   it('name only public packages of this repository, and every public package README shows both installs', () => {
     const names = new Set(packages.map((p) => p.name));
     for (const file of documents) {

@@ -92,7 +92,7 @@ export function applyProfile(
 ): { cases: CaseDef[]; plan: ProfilePlan } {
   const needTestKey = cases.filter((c) => expectedCalls(env, c) > 0).map((c) => c.id);
   if (profile === 'full') return { cases, plan: { name: 'full', needTestKey } };
-  if (ledger) return stalestFirst(env, cases, ledger, needTestKey);
+  if (ledger) return stalestFirst(env, cases, ledger);
   const slots = prSlots(env, cases);
   if (slots.length === 0)
     return { cases, plan: { name: 'pr', slot: 0, slots: 0, covered: [], leftForLater: [], needTestKey } };
@@ -119,15 +119,10 @@ export const PR_SHARED_CALLS = 2;
 
 /**
  * With a ledger: the metered cases whose pairs were proven longest ago (never first), as many as fit the pr quota
- * by what they cost when they last ran (their estimate before), run in the run's own order. A case the quota still left out stays the stalest and goes
- * first next time, so no pair is forgotten.
+ * by what they cost when they last ran (their estimate before), run in the run's own order. A case the quota still
+ * left out stays the stalest and goes first next time, so no pair is forgotten.
  */
-function stalestFirst(
-  env: RunEnv,
-  cases: CaseDef[],
-  ledger: Ledger,
-  needTestKey: string[],
-): { cases: CaseDef[]; plan: ProfilePlan } {
+function stalestFirst(env: RunEnv, cases: CaseDef[], ledger: Ledger): { cases: CaseDef[]; plan: ProfilePlan } {
   const metered = cases.filter((c) => expectedCalls(env, c) > 0);
   // The run a case last ran in, or the oldest proof of the pairs it sets out to prove if older: a case never run, or
   // one whose pair has gone unproven, goes first; then every case in turn.

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { formatSummary, runContractTests, type Report } from '../src/index.js';
-import { appState, referenceCli, startReference, type ReferenceServer } from './support/apps.js';
+import { appState, referenceCli, sellersOf, startReference, type ReferenceServer } from './support/apps.js';
 import { PLANTED, startFaultProxy, type Planted } from './support/fault-proxy.js';
 import { describeFailures } from './support/run.js';
 
@@ -68,13 +68,8 @@ describe.skipIf(state === 'absent')('a default full run against the reference se
     const proxy = await startFaultProxy(server, fault, leakOrderNo);
     try {
       const report = await runContractTests({
+        ...sellersOf(server),
         baseUrl: proxy.url,
-        apiKeys: Object.values(server.keys.primary),
-        otherApiKeys: Object.values(server.keys.other),
-        clientId: server.client.id,
-        clientSecret: server.client.secret,
-        otherClientId: server.otherClient.id,
-        otherClientSecret: server.otherClient.secret,
         seed: 20261202,
       });
       return { report, hits: proxy.hits };

@@ -13,7 +13,7 @@ import {
   runContractTests,
   type Report,
 } from '../src/index.js';
-import { appState, referenceCli, startReference, type ReferenceServer } from './support/apps.js';
+import { appState, referenceCli, sellersOf, startReference, type ReferenceServer } from './support/apps.js';
 import { respect } from './support/respect.js';
 
 const state = appState(referenceCli);
@@ -79,13 +79,7 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
 
   test('the whole kit passes, probes included, paced and within the quota', async () => {
     report = await runContractTests({
-      baseUrl: server!.url,
-      apiKeys: Object.values(server!.keys.primary),
-      otherApiKeys: Object.values(server!.keys.other),
-      clientId: server!.client.id,
-      clientSecret: server!.client.secret,
-      otherClientId: server!.otherClient.id,
-      otherClientSecret: server!.otherClient.secret,
+      ...sellersOf(server!),
       probeLimits: true,
       seed: 20261122,
     });
@@ -114,13 +108,7 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
     const sellers = [server!.keys.primary.wms!, server!.keys.other.wms!];
     const before = await Promise.all(sellers.map(remaining));
     const full = await runContractTests({
-      baseUrl: server!.url,
-      apiKeys: Object.values(server!.keys.primary),
-      otherApiKeys: Object.values(server!.keys.other),
-      clientId: server!.client.id,
-      clientSecret: server!.client.secret,
-      otherClientId: server!.otherClient.id,
-      otherClientSecret: server!.otherClient.secret,
+      ...sellersOf(server!),
       seed: 20261122,
     });
     const after = await Promise.all(sellers.map(remaining));
@@ -143,13 +131,7 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
       for (let run = 0; run < PR_ROTATION; run++) {
         // One seed for all: the ledger, not the seed, turns the rotation (CI run numbers may skip or repeat).
         last = await runContractTests({
-          baseUrl: server!.url,
-          apiKeys: Object.values(server!.keys.primary),
-          otherApiKeys: Object.values(server!.keys.other),
-          clientId: server!.client.id,
-          clientSecret: server!.client.secret,
-          otherClientId: server!.otherClient.id,
-          otherClientSecret: server!.otherClient.secret,
+          ...sellersOf(server!),
           profile: 'pr',
           seed: 7,
           ledger,

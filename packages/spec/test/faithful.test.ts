@@ -405,7 +405,10 @@ describe('integer query parameters are integers', () => {
     const unbounded = integers
       .filter(
         ({ schema }) =>
-          !((bound(schema, 'minimum') ?? -1) >= 0 && (bound(schema, 'maximum') ?? Number.POSITIVE_INFINITY) <= 10 ** digits - 1),
+          !(
+            (bound(schema, 'minimum') ?? -1) >= 0 &&
+            (bound(schema, 'maximum') ?? Number.POSITIVE_INFINITY) <= 10 ** digits - 1
+          ),
       )
       .map(({ at, schema }) => `${at}: ${bound(schema, 'minimum')} to ${bound(schema, 'maximum')}`);
     expect(unbounded).toEqual([]);

@@ -118,6 +118,19 @@ export async function startReference(): Promise<ReferenceServer> {
   };
 }
 
+/** The kit's credentials for a reference server: both sellers' keys and client credentials. */
+export function sellersOf(server: ReferenceServer) {
+  return {
+    baseUrl: server.url,
+    apiKeys: Object.values(server.keys.primary),
+    otherApiKeys: Object.values(server.keys.other),
+    clientId: server.client.id,
+    clientSecret: server.client.secret,
+    otherClientId: server.otherClient.id,
+    otherClientSecret: server.otherClient.secret,
+  };
+}
+
 export interface MockServer {
   url: string;
   close: () => Promise<void>;
