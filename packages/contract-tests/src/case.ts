@@ -84,6 +84,11 @@ export interface CaseDef {
   concern?: Concern;
   /** Codes of the error catalogue the case sets out to drive the server to (the report's `errorCodes`). */
   reaches?: string[];
+  /**
+   * Operations whose records, made earlier in the run by other cases, this case reads: a pr run that takes it takes
+   * an example of each too.
+   */
+  needs?: string[];
   run: (t: CaseContext) => Promise<void>;
 }
 
@@ -331,7 +336,7 @@ export class CaseContext {
       input.deliberate === true,
     );
     this.lastExchange = exchange;
-    this.env.records.observe(op, exchange);
+    this.env.records.observe(op, exchange, this.def.id);
     return exchange;
   }
 

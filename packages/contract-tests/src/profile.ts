@@ -4,7 +4,7 @@
 // slot that ran longest ago, else the seed (the CI's run number) does, and consecutive runs go round them all: the
 // report says which this run covered and which it left for later runs.
 import type { CaseDef, RunEnv } from './case.js';
-import { rulesOfCase } from './matrix/coverage.js';
+import { applicablePairs, rulesOfCase } from './matrix/coverage.js';
 import type { Ledger } from './matrix/ledger.js';
 import type { Profile } from './run-options.js';
 
@@ -57,7 +57,7 @@ function meteredOperation(env: RunEnv, operationId: string): boolean {
 /** The test-key calls a case is expected to spend (0: it needs no test key). */
 export function expectedCalls(env: RunEnv, def: CaseDef): number {
   // A key sent where it is refused (403): our design does not meter it, a live service might.
-  if (/\/with_ApiKeyAuth$|\/key_of_another_area$/.test(def.id)) return 1;
+  if (/\/with_ApiKeyAuth$|\/key_of_another_area$|\/api_key_on_jwt_area$/.test(def.id)) return 1;
   if (def.concern === 'authentication' || def.phase === 'probes') return 0;
   const metered = def.operations.filter((id) => meteredOperation(env, id)).length;
   if (metered === 0) return 0;
@@ -118,31 +118,18 @@ export function applyProfile(
 export const PR_SHARED_CALLS = 2;
 
 /**
- * With a ledger: the metered cases whose pairs were proven longest ago (never first), as many as fit the pr quota
- * by what they cost when they last ran (their estimate before), run in the run's own order. A case the quota still
- * left out stays the stalest and goes first next time, so no pair is forgotten.
+ * With a ledger: the pairs proven longest ago (never first) are what the rotation owes. A pr run takes, one at a time,
+ * the metered case that proves the most of the oldest pairs not yet taken care of per call it cost when it last ran
+ * (its estimate before), while the quota has room; among equals the case that ran longest ago, so a case whose pairs
+ * other cases keep proving (a refused key's wrong-area call, say) still takes its turn. The cases run in the run's
+ * own order.
  */
 function stalestFirst(env: RunEnv, cases: CaseDef[], ledger: Ledger): { cases: CaseDef[]; plan: ProfilePlan } {
-  const metered = cases.filter((c) => expectedCalls(env, c) > 0);
-  // The run a case last ran in, or the oldest proof of the pairs it sets out to prove if older: a case never run, or
-  // one whose pair has gone unproven, goes first; then every case in turn.
-  const age = (c: CaseDef) => {
-    const rules = rulesOfCase(c);
-    const pairs = c.operations.flatMap((op) => rules.map((r) => `${op} ${r}`));
-    return Math.min(ledger.cases[c.id]?.run ?? -1, ...pairs.map((k) => ledger.pairs[k]?.run ?? -1));
-  };
-  const ranked = metered.map((c, i) => ({ c, i, age: age(c) })).sort((a, b) => a.age - b.age || a.i - b.i);
-  let room = PR_QUOTA - PR_SHARED_CALLS;
-  const chosen = new Set<string>();
-  for (const { c } of ranked) {
-    // What the case cost when it last ran, by the service's count; its estimate until it has run.
-    const cost = ledger.cases[c.id]?.cost ?? expectedCalls(env, c);
-    if (cost > room) continue;
-    chosen.add(c.id);
-    room -= cost;
-  }
+  const metered = cases.filter((c) => meteredIn(env, ledger, c));
+  const chosen = pickStalest(env, metered, ledger, PR_QUOTA - PR_SHARED_CALLS, { proven: new Set(), made: new Set() });
+  const free = new Set(cases.filter((c) => !metered.includes(c)).map((c) => c.id));
   return {
-    cases: cases.filter((c) => expectedCalls(env, c) === 0 || chosen.has(c.id)),
+    cases: cases.filter((c) => free.has(c.id) || chosen.has(c.id)),
     plan: {
       name: 'pr',
       covered: [...chosen],
@@ -150,4 +137,97 @@ function stalestFirst(env: RunEnv, cases: CaseDef[], ledger: Ledger): { cases: C
       needTestKey: [...chosen],
     },
   };
+}
+
+/**
+ * Whether a case spends test-key calls: by its estimate, or by what it cost when it last ran (a key the service
+ * meters where it refuses it).
+ */
+function meteredIn(env: RunEnv, ledger: Ledger, c: CaseDef): boolean {
+  return expectedCalls(env, c) > 0 || (ledger.cases[c.id]?.cost ?? 0) > 0;
+}
+
+/**
+ * After the cases a pr run chose have run, the ones left for later that still fit what the service says is left of
+ * the quota (an estimate may have been high), chosen as the run chose its first: the pairs this run proved count as
+ * fresh, and the records it made are there to read. In the run's order; none when nothing fits.
+ */
+export function prTopUp(env: RunEnv, standby: CaseDef[], ledger: Ledger, room: number, now: RunSoFar): CaseDef[] {
+  const chosen = pickStalest(env, standby, ledger, room, now);
+  return standby.filter((c) => chosen.has(c.id));
+}
+
+/** What the run has done so far: the pairs it proved, the operations through which it made the seller's records. */
+export interface RunSoFar {
+  proven: Set<string>;
+  made: Set<string>;
+}
+
+function pickStalest(env: RunEnv, metered: CaseDef[], ledger: Ledger, room: number, now: RunSoFar): Set<string> {
+  const cost = (c: CaseDef) => ledger.cases[c.id]?.cost ?? expectedCalls(env, c);
+  const applicable = applicablePairs(env);
+  const provenIn = (pair: string) => (now.proven.has(pair) ? ledger.runs + 1 : (ledger.pairs[pair]?.run ?? -1));
+  // The pairs a case proves: those of the rules it is about and the codes it drives the server to (where the
+  // operation lists them), and what it proved when it last ran; one that has not
+  // run yet is counted on for the answers it will get too (every answer proves its operation's response rule, a
+  // test key's its quota headers).
+  const aims = new Map(
+    metered.map((c) => {
+      const last = ledger.cases[c.id];
+      const rules = [
+        ...rulesOfCase(c),
+        ...(c.reaches ?? []).map((code) => `code:${code}`),
+        ...(last ? [] : ['response', ...(expectedCalls(env, c) > 0 ? ['quota_headers'] : [])]),
+      ];
+      const own = c.operations.flatMap((op) => rules.map((r) => `${op} ${r}`));
+      return [c.id, [...new Set([...own, ...(last?.proves ?? [])])].filter((k) => applicable.has(k))];
+    }),
+  );
+  // The case that makes each record a case reads (`needs`), taken along with it: one the ledger saw make such
+  // records, else one about that operation that has not shown it makes none (a workflow reads back what it made, so
+  // before an example), the cheapest.
+  const makers = (opId: string) => {
+    const known = metered.filter((c) => ledger.cases[c.id]?.makes?.includes(opId));
+    if (known.length > 0) return known;
+    const untried = metered.filter((c) => c.operations.includes(opId) && !ledger.cases[c.id] && c.phase !== 'negative');
+    const workflows = untried.filter((c) => c.phase === 'workflows');
+    return workflows.length > 0 ? workflows : untried;
+  };
+  const chosen = new Set<string>();
+  const withMakers = (c: CaseDef): CaseDef[] => [
+    c,
+    ...(c.needs ?? []).flatMap((opId) => {
+      if (now.made.has(opId)) return [];
+      const options = makers(opId);
+      if (options.length === 0 || options.some((m) => chosen.has(m.id) || m.id === c.id)) return [];
+      return [options.reduce((a, b) => (cost(b) < cost(a) ? b : a))];
+    }),
+  ];
+  const owed = new Set<string>();
+  for (;;) {
+    let best: { take: CaseDef[]; age: number; gain: number; caseAge: number } | undefined;
+    for (const c of metered) {
+      if (chosen.has(c.id)) continue;
+      const take = withMakers(c);
+      const calls = take.reduce((n, x) => n + cost(x), 0);
+      if (calls > room) continue;
+      const open = [...new Set(take.flatMap((x) => aims.get(x.id)!))].filter((k) => !owed.has(k));
+      const age = open.length > 0 ? Math.min(...open.map(provenIn)) : Number.POSITIVE_INFINITY;
+      const gain = open.filter((k) => provenIn(k) === age).length / Math.max(1, calls);
+      const caseAge = ledger.cases[c.id]?.run ?? -1;
+      if (
+        !best ||
+        age < best.age ||
+        (age === best.age && (gain > best.gain || (gain === best.gain && caseAge < best.caseAge)))
+      )
+        best = { take, age, gain, caseAge };
+    }
+    if (!best) break;
+    for (const x of best.take) {
+      chosen.add(x.id);
+      for (const k of aims.get(x.id)!) owed.add(k);
+      room -= cost(x);
+    }
+  }
+  return chosen;
 }

@@ -46,6 +46,8 @@ interface Created {
   id: string;
   param: string;
   credential: Credential;
+  /** The case whose request created it. */
+  by?: string;
   removed: boolean;
   why?: string;
 }
@@ -169,7 +171,7 @@ export class RecordLog {
   }
 
   /** Notes the records a response says were created (every response of every case passes here). */
-  observe(op: OperationInfo, exchange: Exchange): void {
+  observe(op: OperationInfo, exchange: Exchange, by?: string): void {
     const { status, json } = exchange.response;
     if (!this.observing || op.method !== 'post' || op.security.length === 0 || status < 200 || status >= 300) return;
     const data = (json as { data?: unknown } | undefined)?.data;
@@ -184,13 +186,25 @@ export class RecordLog {
       for (const row of rows as Array<Record<string, unknown>>) {
         const id = row?.[param];
         if (row?.success === true && typeof id === 'string' && id !== '')
-          this.add(op, param, id, exchange.request.credential);
+          this.add(op, param, id, exchange.request.credential, by);
       }
       return;
     }
     if (!read) return;
     const id = (data as Record<string, unknown>)[read.param];
-    if (typeof id === 'string' && id !== '') this.add(op, read.param, id, exchange.request.credential);
+    if (typeof id === 'string' && id !== '') this.add(op, read.param, id, exchange.request.credential, by);
+  }
+
+  /** The operations through which the run created records of the seller's. */
+  made(): string[] {
+    return [...this.groups.values()]
+      .filter((g) => g.records.some((r) => !r.removed && this.idOf(r.param, 'primary') !== undefined))
+      .map((g) => g.op.operationId);
+  }
+
+  /** The operations through which the case `caseId` created records of the seller's (a pr run's makers). */
+  madeBy(caseId: string): string[] {
+    return [...this.groups.values()].filter((g) => g.records.some((r) => r.by === caseId)).map((g) => g.op.operationId);
   }
 
   /** A record the run created with the seller's credentials and still holds, by the parameter that reads it. */
@@ -204,14 +218,15 @@ export class RecordLog {
     return undefined;
   }
 
-  private add(op: OperationInfo, param: string, id: string, credential: Credential): void {
+  private add(op: OperationInfo, param: string, id: string, credential: Credential, by?: string): void {
     let group = this.groups.get(op.operationId);
     if (!group) {
       const removal = removalOperation(this.contract, op, param);
       group = { kind: kindOf(op), op, records: [], ...(removal ? { removal } : {}) };
       this.groups.set(op.operationId, group);
     }
-    if (!group.records.some((r) => r.id === id)) group.records.push({ id, param, credential, removed: false });
+    if (!group.records.some((r) => r.id === id))
+      group.records.push({ id, param, credential, removed: false, ...(by ? { by } : {}) });
   }
 
   /**

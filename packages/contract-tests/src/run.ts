@@ -1,6 +1,6 @@
 // runContractTests: builds the cases from the contract, runs them one after another against the server, and
 // returns the report (also written as JUnit XML and JSON when asked). Each step has its file in run/.
-import type { CaseResult } from './case.js';
+import type { CaseDef, CaseResult } from './case.js';
 import { Contract } from './contract.js';
 import { LIVE_READ_ONLY } from './environment.js';
 import { readLedger, recordRun, stalePairs, writeLedger } from './matrix/ledger.js';
@@ -15,6 +15,7 @@ import { finishRun } from './run/finish.js';
 import { assembleReport } from './run/report.js';
 import { quotaCap, runEnv } from './run/run-env.js';
 import { selectCases } from './run/selection.js';
+import { topUp } from './run/top-up.js';
 import { checkServer, misjudgedResult, statelessProbe } from './run/server-checks.js';
 
 export type { RunOptions } from './run-options.js';
@@ -36,7 +37,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   const maxQuota = quotaCap(options, profile);
   const env = runEnv(options, contract, credentials, seed, maxQuota);
   const ledger = options.ledger !== undefined ? readLedger(options.ledger) : undefined;
-  const { phases, selected, profilePlan } = selectCases(env, options, profile, seed, ledger);
+  const { phases, selected, profilePlan, standby } = selectCases(env, options, profile, seed, ledger);
 
   log(`Contract ${contract.doc.info.title} ${contract.doc.info.version} against ${options.baseUrl}`);
   log(
@@ -58,6 +59,10 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   const results: CaseResult[] = misjudged.map((m) => misjudgedResult(env, m));
   const quotaPlan = maxQuota !== undefined ? new QuotaPlan(env, env.transport) : undefined;
   results.push(...(await runCases(env, selected, options, quotaPlan, outcome, log)));
+  if (ledger && profile === 'pr' && !outcome.fatal) {
+    const runWave = (cases: CaseDef[]) => runCases(env, cases, options, quotaPlan, outcome, log);
+    results.push(...(await topUp(env, standby, ledger, profilePlan, results, runWave, log)));
+  }
   await finishRun(env, options, outcome, results);
   const report = assembleReport(
     {
@@ -75,7 +80,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   );
   // A run that stopped proved nothing for the ledger: it stays as it was.
   if (options.ledger !== undefined && ledger && report.coverage && !outcome.fatal) {
-    const after = recordRun(ledger, report.coverage, results, startedAt);
+    const after = recordRun(ledger, report.coverage, results, startedAt, (id) => env.records.madeBy(id));
     writeLedger(options.ledger, after);
     report.ledger = {
       file: options.ledger,

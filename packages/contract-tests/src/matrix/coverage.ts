@@ -4,7 +4,7 @@
 // codes); the evidence from the answers each case got (matrix/evidence.ts), so a rule proven on one operation
 // never stands for another.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseResult } from '../case.js';
+import type { CaseResult, RunEnv } from '../case.js';
 import type { Contract } from '../contract.js';
 import type { Evidence } from './evidence.js';
 
@@ -70,6 +70,20 @@ export function applicableRules(
   if (op.security.some((s) => contract.isApiKeyScheme(s)) && metered) rules.push('quota_headers');
   for (const code of domainCodes(contract, op)) rules.push(`code:${code}`);
   return rules;
+}
+
+/** Whether another seller's reads of `op` are checked: the reads the isolation ledger can address. */
+export function isolatedIn(env: Pick<RunEnv, 'isolation'>): (op: OperationInfo) => boolean {
+  return (op) => op.method === 'get' && env.isolation.addresses(op);
+}
+
+/** Every (operation, rule) pair of the contract, as `operation rule`. */
+export function applicablePairs(env: Pick<RunEnv, 'contract' | 'isolation'>): Set<string> {
+  return new Set(
+    env.contract.operations.flatMap((op) =>
+      applicableRules(env.contract, op, isolatedIn(env)).map((rule) => `${op.operationId} ${rule}`),
+    ),
+  );
 }
 
 /** The rules a case sets out to prove, from its id (`negative/getWmsOrder/unknown_resource`). */

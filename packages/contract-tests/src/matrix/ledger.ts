@@ -18,7 +18,16 @@ export interface Ledger {
    * Per case: the run it last ran in (passed or failed), and the calls of the quota it spent then, by the service's
    * count (CaseResult.charged).
    */
-  cases: Record<string, { run: number; cost: number }>;
+  cases: Record<string, LedgerCase>;
+}
+
+export interface LedgerCase {
+  run: number;
+  cost: number;
+  /** The pairs this case proved when it last ran (what a pr run may count on it to prove again). */
+  proves?: string[];
+  /** The operations through which it created records when it last ran (what a case that `needs` them can count on). */
+  makes?: string[];
 }
 
 export interface LedgerSummary {
@@ -56,13 +65,28 @@ export function recordRun(
   coverage: CoverageReport,
   results: ReadonlyArray<{ id: string; status: string; charged: number }>,
   at: Date,
+  madeBy: (caseId: string) => string[] = () => [],
 ): Ledger {
   const run = ledger.runs + 1;
   const pairs = { ...ledger.pairs };
   for (const p of coverage.pairs)
     if (p.status === 'proven') pairs[`${p.operation} ${p.rule}`] = { run, at: at.toISOString() };
   const cases = { ...ledger.cases };
-  for (const r of results) if (r.status !== 'skipped') cases[r.id] = { run, cost: r.charged };
+  const proves = new Map<string, string[]>();
+  for (const p of coverage.pairs) {
+    if (p.status !== 'proven') continue;
+    for (const id of p.cases) proves.set(id, [...(proves.get(id) ?? []), `${p.operation} ${p.rule}`]);
+  }
+  for (const r of results) {
+    if (r.status === 'skipped') continue;
+    const makes = madeBy(r.id);
+    cases[r.id] = {
+      run,
+      cost: r.charged,
+      ...(proves.has(r.id) ? { proves: proves.get(r.id) } : {}),
+      ...(makes.length > 0 ? { makes } : {}),
+    };
+  }
   return { version: LEDGER_VERSION, runs: run, pairs, cases };
 }
 

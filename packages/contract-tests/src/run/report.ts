@@ -2,7 +2,7 @@
 import type { CaseResult, Phase, RunEnv } from '../case.js';
 import { CHECKS } from '../checks.js';
 import { LIVE_READ_ONLY } from '../environment.js';
-import { coverageMatrix } from '../matrix/coverage.js';
+import { coverageMatrix, isolatedIn } from '../matrix/coverage.js';
 import type { ProfilePlan } from '../profile.js';
 import type { QuotaPlan } from '../quota-plan.js';
 import { buildReport, type Authentication, type Report } from '../report.js';
@@ -51,7 +51,7 @@ export function assembleReport(facts: RunFacts, results: CaseResult[]): Report {
       contract: env.contract,
       results,
       evidence: env.evidence,
-      isolated: (op) => op.method === 'get' && env.isolation.addresses(op),
+      isolated: isolatedIn(env),
       ...(facts.profilePlan.leftForLater ? { leftForLater: facts.profilePlan.leftForLater } : {}),
       ...(outcome.fatal ? { stopped: outcome.fatal.reason } : {}),
     }),

@@ -17,6 +17,8 @@ export interface Selection {
   phases: Phase[];
   selected: CaseDef[];
   profilePlan: ProfilePlan;
+  /** pr with a ledger: the metered cases left for later, in the run's order (what a top-up may still take). */
+  standby: CaseDef[];
 }
 
 export function selectCases(
@@ -39,14 +41,10 @@ export function selectCases(
     ...(phases.includes('workflows') ? workflowCases(env) : []),
     ...(phases.includes('probes') ? probeCases(env) : []),
   ];
-  const { cases: selected, plan: profilePlan } = applyProfile(
-    env,
-    profile,
-    all.filter((c) => matches(env.contract, c, options)),
-    seed,
-    ledger,
-  );
-  return { phases, selected, profilePlan };
+  const matching = all.filter((c) => matches(env.contract, c, options));
+  const { cases: selected, plan: profilePlan } = applyProfile(env, profile, matching, seed, ledger);
+  const later = new Set(ledger ? (profilePlan.leftForLater ?? []) : []);
+  return { phases, selected, profilePlan, standby: matching.filter((c) => later.has(c.id)) };
 }
 
 function selectPhases(options: RunOptions): Phase[] {

@@ -28,6 +28,7 @@ export function isolationSweepCases(env: RunEnv): CaseDef[] {
         title: `${op.method.toUpperCase()} ${op.path} with another seller's credential: none of the seller's records`,
         operations: [op.operationId],
         writes: false,
+        needs: creators(env, op),
         run: async (t) => {
           const credential = await otherCredential(t, op);
           const path = await sellersPathValues(t, op);
@@ -85,6 +86,20 @@ async function sellersPathValues(t: CaseContext, op: OperationInfo): Promise<Rec
     out[p.name] = id;
   }
   return out;
+}
+
+/**
+ * The operations that create the records `op` reads by a parameter knownPathValues does not name: the POST on the
+ * path above the parameter (`/v3/wms/returns` for `/v3/wms/returns/{return_no}`).
+ */
+function creators(env: RunEnv, op: OperationInfo): string[] {
+  return op.parameters
+    .filter((p) => p.in === 'path' && !KNOWN.has(p.name))
+    .flatMap((p) => {
+      const parent = op.path.slice(0, op.path.lastIndexOf(`/{${p.name}}`));
+      const creator = env.contract.operations.find((o) => o.method === 'post' && o.path === parent);
+      return creator ? [creator.operationId] : [];
+    });
 }
 
 /** Path parameters knownPathValues names a record of the seller for. */

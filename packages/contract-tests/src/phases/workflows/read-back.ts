@@ -30,6 +30,7 @@ export function readBackCases(env: RunEnv): CaseDef[] {
       title: 'A created product reads back unchanged, the same code again is 409 DUPLICATE, the manager area sees it',
       operations: ['createProduct', 'getWmsProduct', 'getManagerProduct'],
       writes: true,
+      reaches: ['DUPLICATE'],
       run: async (t) => {
         const create = t.op('createProduct');
         const get = t.op('getWmsProduct');
