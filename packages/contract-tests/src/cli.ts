@@ -4,16 +4,45 @@
 import { dirname, join } from 'node:path';
 import { UsageError } from './credentials.js';
 import { formatMatrix } from './matrix/coverage.js';
+import { EXIT_CODE_OF_STOP, type StopReason } from './exit-codes.js';
 import { type CliOptions, parseCli, USAGE } from './options.js';
-import { formatSummary } from './report.js';
+import { preflightStop, runPreflight } from './preflight.js';
+import { formatSummary, type Report } from './report.js';
 import { runContractTests } from './run.js';
 import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './summary.js';
 
 /** Writes the report of a run that stopped before it started, and says where. */
-function stopped(files: ReportFiles, message: string, baseUrl?: string): void {
+function stopped(
+  files: ReportFiles,
+  message: string,
+  baseUrl?: string,
+  reason: StopReason = 'usage',
+  quota: Report['quota'] = {},
+): void {
   if (!files.junit && !files.json && !files.summary) return;
-  writeReportFiles(stoppedReport('usage', message, 2, baseUrl), files);
+  writeReportFiles({ ...stoppedReport(reason, message, EXIT_CODE_OF_STOP[reason], baseUrl), quota }, files);
   for (const [kind, file] of Object.entries(files)) process.stderr.write(`${kind} report: ${file}\n`);
+}
+
+/**
+ * `--preflight`: no case, only whether the run fits the test-key quota left. A run that would not fit stops as one
+ * whose budget ran out before its first case (exit 3), its report files written so that CI shows why.
+ */
+async function preflight(cli: CliOptions, files: ReportFiles): Promise<number> {
+  try {
+    const result = await runPreflight(cli.run);
+    process.stdout.write(`${result.lines.join('\n')}\n`);
+    if (result.fits) return 0;
+    process.stderr.write(`cls-contract: ${result.message}\n`);
+    stopped(files, result.message!, cli.run.baseUrl, 'budget', result.quota);
+    return EXIT_CODE_OF_STOP.budget;
+  } catch (err) {
+    const stop = preflightStop(err);
+    if (!stop) throw err;
+    process.stderr.write(`cls-contract: ${stop.message}\n`);
+    stopped(files, stop.message, cli.run.baseUrl, stop.reason);
+    return EXIT_CODE_OF_STOP[stop.reason];
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -37,6 +66,7 @@ async function main(argv: string[]): Promise<number> {
     ...(cli.json ? { json: cli.json } : {}),
     ...(cli.summary ? { summary: cli.summary } : {}),
   };
+  if (cli.preflight) return preflight(cli, files);
   try {
     const reportFile = cli.json ?? cli.junit ?? cli.summary;
     const report = await runContractTests({

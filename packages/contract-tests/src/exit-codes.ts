@@ -17,7 +17,7 @@ export const EXIT_CODES: ReadonlyArray<{ code: ExitCode; meaning: string }> = [
   {
     code: 3,
     meaning:
-      'the server could not be reached (or the connection was lost), or the budget ran out before the first case',
+      'the server could not be reached (or the connection was lost), or the budget ran out before the first case (with --preflight: the run would not fit the test-key quota left)',
   },
 ];
 

@@ -117,6 +117,11 @@ export interface QuotaUse {
   /** Calls the kit sent with this seller's metered keys. */
   kitSent: number;
   /**
+   * Calls of this seller's quota the run spent, by the service's own count where it showed it (Transport.spent): what
+   * a CI job reports as the run's cost.
+   */
+  charged: number;
+  /**
    * From X-RateLimit-Remaining: `before` of the first metered response, `after` of the last, `used` = before −
    * after, the calls the service counted after the first one.
    */
@@ -195,6 +200,7 @@ export class Transport {
           ...(p.limit !== undefined ? { limit: p.limit } : {}),
           exhausted: p.exhausted,
           kitSent: p.sent,
+          charged: this.spent(p),
           ...(service ? { service } : {}),
           kitCountedInSpan: inSpan,
           refusedInSpan: p.refusedInSpan,

@@ -48,7 +48,7 @@ Provisional constraints (x-provisional, x-known-values: our designs, not shown b
   --strict-provisional      count provisional departures as failures (exit 1)
 
 Being a good citizen:
-  --max-requests N          send at most N requests in all (retries, probes, preflight included); the cases
+  --max-requests N          send at most N requests in all (retries, probes, base-URL check included); the cases
                             left out are skipped with the reason, not failed
   --ledger FILE             a ledger kept across runs (a CI cache): when each (operation, rule) pair was last
                             proven; a pr run takes the slot that ran longest ago, and the summary names pairs
@@ -57,6 +57,9 @@ Being a good citizen:
                             cases that do not fit are skipped with the reason; the summary shows the quota the
                             service counted (X-RateLimit-Remaining before and after) next to the kit's count
   --quota-reserve N         stop before a test key's X-RateLimit-Remaining reaches N (default 50)
+  --preflight               run no case: read each seller's test-key quota left (one call of it each) and
+                            say whether this run (the same options) fits above the reserve; exit 0 if it
+                            does, 3 if it does not
 
 Reports:
   --junit FILE              write JUnit XML
@@ -76,6 +79,8 @@ export interface CliOptions {
   summary?: string;
   /** Print the coverage matrix after the summary. */
   coverage: boolean;
+  /** Only the pre-flight (preflight.ts): does the run fit the test-key quota left? */
+  preflight: boolean;
   quiet: boolean;
   help: boolean;
 }
@@ -116,6 +121,7 @@ function parseArgv(argv: string[]) {
         'max-quota': { type: 'string' },
         ledger: { type: 'string' },
         'quota-reserve': { type: 'string' },
+        preflight: { type: 'boolean' },
         junit: { type: 'string' },
         json: { type: 'string' },
         summary: { type: 'string' },
@@ -132,7 +138,7 @@ function parseArgv(argv: string[]) {
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
   const parsed = parseArgv(argv);
   const v = parsed.values;
-  if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true, coverage: false };
+  if (v.help) return { run: { baseUrl: '' }, quiet: false, help: true, coverage: false, preflight: false };
   const baseUrl = v['base-url'] ?? env.CLS_BASE_URL;
   if (!baseUrl) throw new UsageError('--base-url (or CLS_BASE_URL) is required');
   const phases = (v.phase ?? []).flatMap((p) => splitList(p));
@@ -191,6 +197,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     quiet: v.quiet ?? false,
     help: false,
     coverage: v.coverage ?? false,
+    preflight: v.preflight ?? false,
     ...(v.junit ? { junit: v.junit } : {}),
     ...(v.json ? { json: v.json } : {}),
     ...(v.summary ? { summary: v.summary } : {}),

@@ -2,7 +2,6 @@
 // writes (the environment variables, the JUnit file uploaded, a quota budget), and its shell lines are run with a
 // shell, the secrets set as environment variables, against the fake server, with `npx @cls-api/contract-tests`
 // resolving to this package's built command in a project that has it installed, offline.
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +10,7 @@ import { parse } from 'yaml';
 import { UsageError } from '../src/credentials.js';
 import { parseCli } from '../src/options.js';
 import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+import { bash } from './support/shell.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as {
@@ -76,29 +76,16 @@ function partnerProject(): string {
   return dir;
 }
 
-/** Runs one shell step as the CI would (bash, stop at the first failing command), in the partner's project. */
-function shell(
-  script: string,
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((done) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
-      cwd,
-      env: {
-        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-        HOME: cwd,
-        // Offline: a registry lookup would fail the step, so a pass proves npx used the installed kit.
-        npm_config_offline: 'true',
-        npm_config_update_notifier: 'false',
-        npm_config_cache: join(cwd, '.npm'),
-        ...env,
-      },
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    child.on('close', (code) => done({ code, output }));
+/** Runs one shell step as the CI would, in the partner's project. */
+function shell(script: string, cwd: string, env: Record<string, string>) {
+  return bash(script, cwd, {
+    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    HOME: cwd,
+    // Offline: a registry lookup would fail the step, so a pass proves npx used the installed kit.
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    npm_config_cache: join(cwd, '.npm'),
+    ...env,
   });
 }
 

@@ -123,6 +123,8 @@ describe('being a good citizen', () => {
       used: fake.accounts.primary.used - 101,
     });
     expect(primary.kitSent).toBe(fake.accounts.primary.used - 100);
+    // The run's whole spend by the service's count: the first call, which its own Remaining counts, and the rest.
+    expect(primary.charged).toBe(fake.accounts.primary.used - 100);
     expect(primary.differs).toBe(false);
     expect(formatSummary(report)).toContain(`the service counted ${primary.service!.used}`);
   });
