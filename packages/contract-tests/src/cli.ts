@@ -2,12 +2,12 @@
 // cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode). Every run
 // that names report files leaves them, a run stopped by a usage error included.
 import { dirname, join } from 'node:path';
-import { UsageError } from './credentials.js';
+import { UsageError } from './plan/credentials.js';
 import { formatMatrix } from './matrix/coverage.js';
-import { type CliOptions, parseCli, USAGE } from './options.js';
-import { formatSummary } from './report.js';
-import { runContractTests } from './run.js';
-import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './summary.js';
+import { type CliOptions, parseCli, USAGE } from './plan/options.js';
+import { formatSummary } from './report/report.js';
+import { runContractTests } from './run/run.js';
+import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './report/summary.js';
 
 /** Writes the report of a run that stopped before it started, and says where. */
 function stopped(files: ReportFiles, message: string, baseUrl?: string): void {

@@ -3,8 +3,8 @@
 // sequence); a gateway 429 is answered at once, not after holding the request; and which codes of the error
 // catalogue the run reached, with the status and area they came with.
 import type { OperationInfo } from '@cls-api/spec';
-import { responseArea, type Finding } from './checks.js';
-import type { Contract } from './contract.js';
+import { responseArea, type Finding } from '../contract/checks.js';
+import type { Contract } from '../contract/contract.js';
 import type { Exchange } from './http.js';
 
 /** Where a code of the catalogue was first seen. */

@@ -2,9 +2,9 @@
 // them on a command line.
 import { parseArgs } from 'node:util';
 import { apiKeysFromEnv, splitList } from '@cls-api/spec';
-import { PHASES, type Phase } from './case.js';
+import { PHASES, type Phase } from '../run/case.js';
 import { UsageError } from './credentials.js';
-import { EXIT_CODES } from './exit-codes.js';
+import { EXIT_CODES } from '../report/exit-codes.js';
 import { PROFILES, type Profile, type RunOptions, TARGETS, type Target } from './run-options.js';
 
 export const USAGE = `Usage: cls-contract --base-url URL [options]

@@ -2,8 +2,8 @@
 // content types, schemas, `x-error-codes`, headers and limits of the operation the request was made to.
 import { ServiceTime, startOfNextMonth, type OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
-import type { Credential } from './credentials.js';
-import type { Exchange } from './http.js';
+import type { Credential } from '../plan/credentials.js';
+import type { Exchange } from '../run/http.js';
 
 export interface Finding {
   check: string;

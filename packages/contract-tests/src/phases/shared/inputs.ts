@@ -1,7 +1,7 @@
 // Request inputs derived from the contract: path values, query strings and bodies, valid or deliberately broken.
 import { ServiceTime, type JsonSchema, type OperationInfo, type ParameterInfo } from '@cls-api/spec';
-import type { CaseContext } from './case.js';
-import { draw } from './generate.js';
+import type { CaseContext } from '../../run/case.js';
+import { draw } from '../../contract/generate.js';
 
 /** A value for `key` anywhere in a JSON value (first match, depth first). */
 export function findDeep(value: unknown, key: string): unknown {

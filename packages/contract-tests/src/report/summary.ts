@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSpec } from '@cls-api/spec';
 import type { StopReason } from './exit-codes.js';
-import { RULES, type CoverageReport, type PairStatus } from './matrix/coverage.js';
+import { RULES, type CoverageReport, type PairStatus } from '../matrix/coverage.js';
 import { TOOL, toJUnit, type Report } from './report.js';
 
 export interface ReportFiles {

@@ -3,7 +3,7 @@
 // (fixtures.ts) only: fixtures.ts → bulk.ts → paths.ts, no cycle.
 import type { OperationInfo } from '@cls-api/spec';
 import { bulkTarget, storedRow } from './bulk.js';
-import { dataOf, type CaseContext } from './case.js';
+import { dataOf, type CaseContext } from '../../run/case.js';
 import { pageQuery, productPathValue } from './fixtures.js';
 import { unknownValue } from './inputs.js';
 

@@ -2,9 +2,9 @@
 // key's monthly quota fit in what is left of the budget; the others are left out (skipped with the reason) and
 // listed, so that a partner sees which checks the budget cost. The transport (http.ts) still holds the budget as a
 // hard cap: a case that spends more than expected is cut there, never let over.
-import type { CaseDef, RunEnv } from './case.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
 import { expectedCalls } from './profile.js';
-import { BudgetSkip, type Transport } from './http.js';
+import { BudgetSkip, type Transport } from '../run/http.js';
 
 export class QuotaPlan {
   /** Calls of the quota spent by the cases of each phase run so far, and how many ran: the phase's average. */

@@ -2,9 +2,9 @@
 // run through the API itself, or, in a read-only run, found among what the seller already has. The order it needs
 // is registered through the bulk operation, so it lives in paths.ts, above bulk.ts: nothing here imports bulk.ts.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext } from './case.js';
-import type { Exchange } from './http.js';
-import { draw } from './generate.js';
+import { dataOf, type CaseContext } from '../../run/case.js';
+import type { Exchange } from '../../run/http.js';
+import { draw } from '../../contract/generate.js';
 import { freshId } from './inputs.js';
 
 export interface FixtureProduct {

@@ -6,8 +6,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPacer, type Pacer } from '@cls-api/client';
-import type { Contract } from './contract.js';
-import type { Redactor, Credential, Seller } from './credentials.js';
+import type { Contract } from '../contract/contract.js';
+import type { Redactor, Credential, Seller } from '../plan/credentials.js';
 
 export interface HttpRequest {
   method: string;

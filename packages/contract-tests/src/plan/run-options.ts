@@ -1,7 +1,7 @@
 // The options of one run of the kit: a module of its own so that the report (report.ts) and the command line
 // (options.ts) can name them without importing the runner that imports them.
 import type { OpenApiDocument } from '@cls-api/spec';
-import type { Phase } from './case.js';
+import type { Phase } from '../run/case.js';
 
 export type Profile = 'full' | 'pr';
 export const PROFILES: readonly Profile[] = ['full', 'pr'];

@@ -1,25 +1,26 @@
 // runContractTests: builds the cases from the contract, runs them one after another against the server, and
-// returns the report (also written as JUnit XML and JSON when asked). Each step has its file in run/.
+// returns the report (also written as JUnit XML and JSON when asked). Each step has its file in run/; the choice of
+// cases is the plan's (plan/selection.ts).
 import type { CaseResult } from './case.js';
-import { Contract } from './contract.js';
-import { LIVE_READ_ONLY } from './environment.js';
-import { readLedger, recordRun, stalePairs, writeLedger } from './matrix/ledger.js';
-import { PR_ROTATION } from './profile.js';
-import { QuotaPlan } from './quota-plan.js';
-import type { Report } from './report.js';
-import type { RunOptions } from './run-options.js';
-import { checkBaseUrl } from './run/base-url.js';
-import { runCases } from './run/cases.js';
-import { runCredentials } from './run/credentials.js';
-import { finishRun } from './run/finish.js';
-import { assembleReport } from './run/report.js';
-import { quotaCap, runEnv } from './run/run-env.js';
-import { selectCases } from './run/selection.js';
-import { checkServer, misjudgedResult, statelessProbe } from './run/server-checks.js';
+import { Contract } from '../contract/contract.js';
+import { LIVE_READ_ONLY } from '../plan/environment.js';
+import { readLedger, recordRun, stalePairs, writeLedger } from '../matrix/ledger.js';
+import { PR_ROTATION } from '../plan/profile.js';
+import { QuotaPlan } from '../plan/quota-plan.js';
+import type { Report } from '../report/report.js';
+import type { RunOptions } from '../plan/run-options.js';
+import { checkBaseUrl } from './base-url.js';
+import { runCases } from './cases.js';
+import { runCredentials } from './credentials.js';
+import { finishRun } from './finish.js';
+import { assembleReport } from './report.js';
+import { quotaCap, runEnv } from './run-env.js';
+import { selectCases } from '../plan/selection.js';
+import { checkServer, misjudgedResult, statelessProbe } from './server-checks.js';
 
-export type { RunOptions } from './run-options.js';
-export { NO_CREDENTIAL } from './run/credentials.js';
-export { DEFAULT_QUOTA_RESERVE } from './run/run-env.js';
+export type { RunOptions } from '../plan/run-options.js';
+export { NO_CREDENTIAL } from './credentials.js';
+export { DEFAULT_QUOTA_RESERVE } from './run-env.js';
 
 export async function runContractTests(given: RunOptions): Promise<Report> {
   // A stateless mock is a target of its own: only what holds without state (the examples, asked for with Prefer),

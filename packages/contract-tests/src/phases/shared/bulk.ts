@@ -1,11 +1,11 @@
 // Bulk bodies and the rules of their responses: one result row per submitted row, in order, echoing it; counts that
 // agree with the rows; nothing registered from a rejected body. The shape of each row is the schema's.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext } from './case.js';
-import type { BulkShape, Contract } from './contract.js';
+import { dataOf, type CaseContext } from '../../run/case.js';
+import type { BulkShape, Contract } from '../../contract/contract.js';
 import { ensureFixtureProduct, productPathValue } from './fixtures.js';
-import { draw } from './generate.js';
-import type { Exchange } from './http.js';
+import { draw } from '../../contract/generate.js';
+import type { Exchange } from '../../run/http.js';
 import { freshId } from './inputs.js';
 import { checkServiceTimes } from './service-time.js';
 

@@ -3,9 +3,9 @@
 // the monthly quota. The slots are a fixed partition of those cases into PR_ROTATION; a ledger (--ledger) picks the
 // slot that ran longest ago, else the seed (the CI's run number) does, and consecutive runs go round them all: the
 // report says which this run covered and which it left for later runs.
-import type { CaseDef, RunEnv } from './case.js';
-import { rulesOfCase } from './matrix/coverage.js';
-import type { Ledger } from './matrix/ledger.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
+import { rulesOfCase } from '../matrix/coverage.js';
+import type { Ledger } from '../matrix/ledger.js';
 import type { Profile } from './run-options.js';
 
 /** Calls of a test key's monthly quota a `--profile pr` run may spend, at most (a hard cap: --max-quota). */

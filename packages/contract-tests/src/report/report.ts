@@ -2,18 +2,18 @@
 // and JUnit XML for any CI.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CaseResult, CheckTally, Departure, Failure, Phase } from './case.js';
-import type { CheckInfo } from './checks.js';
-import type { Contract } from './contract.js';
-import type { CoverageReport } from './matrix/coverage.js';
-import type { LedgerSummary } from './matrix/ledger.js';
+import type { CaseResult, CheckTally, Departure, Failure, Phase } from '../run/case.js';
+import type { CheckInfo } from '../contract/checks.js';
+import type { Contract } from '../contract/contract.js';
+import type { CoverageReport } from '../matrix/coverage.js';
+import type { LedgerSummary } from '../matrix/ledger.js';
 import { EXIT_CODE_OF_STOP, type ExitCode, type StopReason } from './exit-codes.js';
-import type { QuotaUse, Transport } from './http.js';
-import type { CodeSighting } from './observations.js';
-import { unreachableReason } from './phases/codes.js';
-import { formatRecords, type RecordsReport } from './records.js';
-import type { ProfilePlan } from './profile.js';
-import type { RunOptions, Target } from './run-options.js';
+import type { QuotaUse, Transport } from '../run/http.js';
+import type { CodeSighting } from '../run/observations.js';
+import { unreachableReason } from '../phases/codes.js';
+import { formatRecords, type RecordsReport } from '../run/records.js';
+import type { ProfilePlan } from '../plan/profile.js';
+import type { RunOptions, Target } from '../plan/run-options.js';
 
 export interface Report {
   tool: { name: string; version: string };
@@ -175,7 +175,7 @@ export function groupDepartures(departures: ReportDeparture[]): DepartureGroup[]
   return [...groups.values()];
 }
 
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   name: string;
   version: string;
 };

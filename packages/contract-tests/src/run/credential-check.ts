@@ -3,7 +3,7 @@
 // credential by the variable it is read from, never its value.
 import type { OperationInfo } from '@cls-api/spec';
 import type { RunEnv } from './case.js';
-import type { ApiKeyCredential } from './credentials.js';
+import type { ApiKeyCredential } from '../plan/credentials.js';
 
 /** The base URL answers, but not as the API: a usage error (exit 2). */
 export class WrongBaseUrl extends Error {

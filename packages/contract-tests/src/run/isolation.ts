@@ -7,9 +7,9 @@
 // and `/v3/manager/orders/{order_no}` alike, `product_code` and `option_code` for an option), read from the
 // contract's paths, never from a list of fields.
 import type { OperationInfo } from '@cls-api/spec';
-import type { Finding } from './checks.js';
-import type { Contract } from './contract.js';
-import type { Seller } from './credentials.js';
+import type { Finding } from '../contract/checks.js';
+import type { Contract } from '../contract/contract.js';
+import type { Seller } from '../plan/credentials.js';
 import type { Exchange } from './http.js';
 
 interface Sighting {

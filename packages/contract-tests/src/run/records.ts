@@ -4,8 +4,8 @@
 // operation that made it), in the summary and in the JSON report (`records`).
 import { randomBytes } from 'node:crypto';
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
-import type { Contract } from './contract.js';
-import type { Credential, Seller } from './credentials.js';
+import type { Contract } from '../contract/contract.js';
+import type { Credential, Seller } from '../plan/credentials.js';
 import { BudgetSkip, ConnectionError, Skip, type Exchange, type Transport } from './http.js';
 
 /** What every identifier the kit invents starts with: `CLSKIT-`, then a token unique to the run. */

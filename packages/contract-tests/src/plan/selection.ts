@@ -1,7 +1,7 @@
 // Which cases a run holds: the phases asked for, in the run's order, narrowed to the operations or tags given and
 // to the profile's slot.
-import { PHASES, type CaseDef, type Phase, type RunEnv } from '../case.js';
-import type { Contract } from '../contract.js';
+import { PHASES, type CaseDef, type Phase, type RunEnv } from '../run/case.js';
+import type { Contract } from '../contract/contract.js';
 import { bulkCases } from '../phases/bulk.js';
 import { exampleCases } from '../phases/examples.js';
 import { generatedCases } from '../phases/generated.js';
@@ -10,8 +10,8 @@ import { pagingCases } from '../phases/paging.js';
 import { probeCases } from '../phases/probes.js';
 import { workflowCases } from '../phases/workflows.js';
 import type { Ledger } from '../matrix/ledger.js';
-import { applyProfile, type ProfilePlan } from '../profile.js';
-import type { Profile, RunOptions } from '../run-options.js';
+import { applyProfile, type ProfilePlan } from './profile.js';
+import type { Profile, RunOptions } from './run-options.js';
 
 export interface Selection {
   phases: Phase[];

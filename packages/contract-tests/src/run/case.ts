@@ -1,13 +1,13 @@
 // A test case and the context it runs in: `call` sends a request through the transport, runs every response check
 // on every response, and records failures with a curl reproduction.
 import type { OperationInfo } from '@cls-api/spec';
-import { checkResponse } from './checks.js';
-import type { Contract } from './contract.js';
-import type { ApiKeyCredential, BearerCredential, Credential, Seller } from './credentials.js';
-import type { Generator } from './generate.js';
+import { checkResponse } from '../contract/checks.js';
+import type { Contract } from '../contract/contract.js';
+import type { ApiKeyCredential, BearerCredential, Credential, Seller } from '../plan/credentials.js';
+import type { Generator } from '../contract/generate.js';
 import { Skip, type Exchange, type Transport } from './http.js';
 import type { IsolationLedger } from './isolation.js';
-import type { Evidence } from './matrix/evidence.js';
+import type { Evidence } from '../matrix/evidence.js';
 import type { RunObservations } from './observations.js';
 import type { RecordLog } from './records.js';
 

@@ -3,8 +3,8 @@
 // on what the kit has just created must read the kit's own clock in that zone; a server writing UTC or its host's
 // zone is hours off.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseContext } from './case.js';
-import type { Exchange } from './http.js';
+import type { CaseContext } from '../../run/case.js';
+import type { Exchange } from '../../run/http.js';
 
 /** Clocks of the kit and the service may differ this much (the same allowance as the quota's Reset). */
 export const CLOCK_SKEW_SECONDS = 300;
