@@ -2,14 +2,14 @@
 // cls-contract: the kit's command line. Exit codes: EXIT_CODES in exit-codes.ts (the report's exitCode). Every run
 // that names report files leaves them, a run stopped by a usage error included.
 import { dirname, join } from 'node:path';
-import { UsageError } from './credentials.js';
+import { UsageError } from './plan/credentials.js';
 import { formatMatrix } from './matrix/coverage.js';
-import { EXIT_CODE_OF_STOP, type StopReason } from './exit-codes.js';
-import { type CliOptions, parseCli, USAGE } from './options.js';
-import { preflightStop, runPreflight } from './preflight.js';
-import { formatSummary, type Report } from './report.js';
-import { runContractTests } from './run.js';
-import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './summary.js';
+import { EXIT_CODE_OF_STOP, type StopReason } from './report/exit-codes.js';
+import { type CliOptions, parseCli, USAGE } from './plan/options.js';
+import { preflightStop, runPreflight } from './plan/preflight.js';
+import { formatSummary, type Report } from './report/report.js';
+import { runContractTests } from './run/run.js';
+import { type ReportFiles, reportFilesFromArgv, stoppedReport, writeReportFiles } from './report/summary.js';
 
 /** Writes the report of a run that stopped before it started, and says where. */
 function stopped(

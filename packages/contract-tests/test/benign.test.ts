@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
-import { firstMemberName } from '../src/checks.js';
+import { firstMemberName } from '../src/contract/checks.js';
 import { startFake, VARIANTS, type FakeServer, type Variant } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
 

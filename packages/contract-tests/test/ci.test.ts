@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { UsageError } from '../src/credentials.js';
-import { parseCli } from '../src/options.js';
+import { UsageError } from '../src/plan/credentials.js';
+import { parseCli } from '../src/plan/options.js';
 import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
 import { bash } from './support/shell.js';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { EXIT_CODES } from '../src/exit-codes.js';
+import { EXIT_CODES } from '../src/report/exit-codes.js';
 import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');

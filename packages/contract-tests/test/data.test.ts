@@ -4,10 +4,10 @@
 import { operations, loadSpec } from '@cls-api/spec';
 import { afterEach, describe, expect, test } from 'vitest';
 import { formatSummary, runContractTests } from '../src/index.js';
-import { Contract } from '../src/contract.js';
-import { UsageError } from '../src/credentials.js';
-import { LIVE_READ_ONLY } from '../src/environment.js';
-import { RECORD_PREFIX_ROOT } from '../src/records.js';
+import { Contract } from '../src/contract/contract.js';
+import { UsageError } from '../src/plan/credentials.js';
+import { LIVE_READ_ONLY } from '../src/plan/environment.js';
+import { RECORD_PREFIX_ROOT } from '../src/run/records.js';
 import { startFake, type FakeServer } from './support/fake-server.js';
 import { describeFailures, kitOptions, runKit } from './support/run.js';
 

@@ -1,4 +1,4 @@
-// The exit codes are written once (src/exit-codes.ts); --help prints them from there and the README's table must
+// The exit codes are written once (src/report/exit-codes.ts); --help prints them from there and the README's table must
 // say the same, code for code.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';

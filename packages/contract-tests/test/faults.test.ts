@@ -23,7 +23,7 @@ interface FaultCase {
   provisional?: true;
   /**
    * The exit code of the correct server's run when not 0: a quota used up before the run leaves every case skipped,
-   * which is exit 3 (the budget ran out before the first case, src/exit-codes.ts).
+   * which is exit 3 (the budget ran out before the first case, src/report/exit-codes.ts).
    */
   correctExitCode?: ExitCode;
   /**

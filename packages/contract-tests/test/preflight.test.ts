@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NO_CREDENTIAL } from '../src/run/credentials.js';
-import { runPreflight } from '../src/preflight.js';
+import { runPreflight } from '../src/plan/preflight.js';
 import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
 import { kitOptions, runKit } from './support/run.js';
 

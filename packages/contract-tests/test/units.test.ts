@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
-import { Redactor } from '../src/credentials.js';
-import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/generate.js';
-import { internalDetail } from '../src/checks.js';
-import { Transport, type Exchange } from '../src/http.js';
-import { RunObservations } from '../src/observations.js';
+import { Redactor } from '../src/plan/credentials.js';
+import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/contract/generate.js';
+import { internalDetail } from '../src/contract/checks.js';
+import { Transport, type Exchange } from '../src/run/http.js';
+import { RunObservations } from '../src/run/observations.js';
 
 const contract = new Contract();
 const generator = new Generator(contract);

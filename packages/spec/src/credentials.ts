@@ -1,5 +1,5 @@
 // How the tools of this repository read the API's credentials from the environment: the contract-test kit
-// (packages/contract-tests/src/options.ts) and the MCP server (packages/mcp/src/config.ts) take the same
+// (packages/contract-tests/src/plan/options.ts) and the MCP server (packages/mcp/src/config.ts) take the same
 // variables, so one shell configures both. It lives here because both depend on this package and on nothing else
 // in common.
 

@@ -4,8 +4,8 @@
 // codes); the evidence from the answers each case got (matrix/evidence.ts), so a rule proven on one operation
 // never stands for another.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseResult, RunEnv } from '../case.js';
-import type { Contract } from '../contract.js';
+import type { CaseResult, RunEnv } from '../run/case.js';
+import type { Contract } from '../contract/contract.js';
 import type { Evidence } from './evidence.js';
 
 export type PairStatus = 'proven' | 'failed' | 'skipped' | 'left_for_later' | 'not_reached';

@@ -3,8 +3,8 @@
 // seller's credential was answered by it (`isolation`, compared in isolation.ts). Failures come from the cases;
 // this only notes where the run looked, so the matrix can tell "proven" from "never asked".
 import type { OperationInfo } from '@cls-api/spec';
-import type { Contract } from '../contract.js';
-import type { Exchange } from '../http.js';
+import type { Contract } from '../contract/contract.js';
+import type { Exchange } from '../run/http.js';
 
 export class Evidence {
   private readonly proofs = new Map<string, Set<string>>();

@@ -3,7 +3,7 @@
 // summary names every pair not proven within the last PR_ROTATION runs.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UsageError } from '../credentials.js';
+import { UsageError } from '../plan/credentials.js';
 import type { CoverageReport } from './coverage.js';
 
 export const LEDGER_VERSION = 1;

@@ -4,7 +4,7 @@
 // is also the mixed body the workflows read back (rows that fail, then one that registers).
 // Where the limit is a design (`x-provisional`), a server that takes one row more departs from it; that body stored
 // its fresh row, so the accepted body then carries another.
-import type { CaseDef, RunEnv } from '../case.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
 import {
   bodyOf,
   bulkTarget,
@@ -16,8 +16,8 @@ import {
   repeatRow,
   type MixedBody,
   type Row,
-} from '../bulk.js';
-import { formatErrorCodes, invalidBodyProof, provisionalReason } from '../inputs.js';
+} from './shared/bulk.js';
+import { formatErrorCodes, invalidBodyProof, provisionalReason } from './shared/inputs.js';
 
 export function bulkCases(env: RunEnv): CaseDef[] {
   const cases: CaseDef[] = [];

@@ -7,8 +7,8 @@
 // lists every code of the catalogue as reached or not (report.ts, `errorCodes`).
 // Each code has its file in codes/; the order below is the run's (INVENTORY_INSUFFICIENT orders the product the kit
 // orders from, and raises the order beyond all the stock that product was created with).
-import type { CaseDef, RunEnv } from '../case.js';
-import type { Contract } from '../contract.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
+import type { Contract } from '../contract/contract.js';
 import { inventoryInsufficientCases } from './codes/inventory-insufficient.js';
 import { noMatchIsEmptyCases } from './codes/no-match-is-empty.js';
 import { optionNotFoundCases } from './codes/option-not-found.js';

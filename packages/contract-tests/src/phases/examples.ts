@@ -4,9 +4,9 @@
 // response example is also asked for with `Prefer` and must come back as written.
 import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
-import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { adoptRepeatRow } from '../bulk.js';
-import { adoptFixtureProduct } from '../fixtures.js';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../run/case.js';
+import { adoptRepeatRow } from './shared/bulk.js';
+import { adoptFixtureProduct } from './shared/fixtures.js';
 import {
   examplePathValues,
   invalidBodyProof,
@@ -15,7 +15,7 @@ import {
   unknownResourceProof,
   validInputProof,
   validQuery,
-} from '../inputs.js';
+} from './shared/inputs.js';
 
 function prefer(code: number, example?: string): Record<string, string> {
   return { Prefer: example ? `code=${code}, example=${example}` : `code=${code}` };

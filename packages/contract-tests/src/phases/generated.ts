@@ -3,10 +3,10 @@
 // code. `--runs N` draws N of each per operation. A broken input that only a design refuses (the relaxed contract
 // accepts it, or its parameter is `x-provisional`) may rightly be accepted: then it is a provisional departure.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
-import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { draw, NUMBER_SPELLINGS } from '../generate.js';
-import { knownPathValues } from '../paths.js';
-import { Skip } from '../http.js';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../run/case.js';
+import { draw, NUMBER_SPELLINGS } from '../contract/generate.js';
+import { knownPathValues } from './shared/paths.js';
+import { Skip } from '../run/http.js';
 import {
   formatErrorCodes,
   invalidBodyProof,
@@ -16,7 +16,7 @@ import {
   unknownResourceProof,
   validInputProof,
   validQuery,
-} from '../inputs.js';
+} from './shared/inputs.js';
 
 /** An object schema with no declared properties hands its validation to something else (an MCP tool's arguments). */
 function hasOpenObject(t: CaseContext, schema: JsonSchema | undefined, depth = 0): boolean {

@@ -5,7 +5,7 @@
 // Each kind of case has its file in negative/; the order below is the run's: the expired token and the body shapes
 // first, then every operation's credential, unknown-resource and page-size cases together. Each is proven on every
 // operation it applies to: a rule proven on one operation says nothing of its neighbours.
-import type { CaseDef, RunEnv } from '../case.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
 import { bodyShapeCases } from './negative/body-shape.js';
 import { credentialCases } from './negative/credentials.js';
 import { expiredTokenCases } from './negative/expired-token.js';

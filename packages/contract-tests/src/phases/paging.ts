@@ -1,10 +1,10 @@
 // Paged lists across pages: the same total on every page, no item twice, the pages adding up to the total, and a
 // page past the end empty. Each single page is also held to `pagination_consistent` by the response checks.
 import type { OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { knownPathValues } from '../paths.js';
-import type { Exchange } from '../http.js';
-import { validQuery } from '../inputs.js';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../run/case.js';
+import { knownPathValues } from './shared/paths.js';
+import type { Exchange } from '../run/http.js';
+import { validQuery } from './shared/inputs.js';
 
 interface Page {
   items: unknown[];

@@ -2,9 +2,9 @@
 // the general scope and on the MCP scope, must get 429 RATE_LIMIT_EXCEEDED without Retry-After or X-RateLimit-*,
 // at once rather than after holding the requests back, and must clear soon after. Probes send no credential, so they spend no monthly quota.
 import type { GatewayLimit, OperationInfo } from '@cls-api/spec';
-import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../case.js';
-import { BudgetSkip, sleep, type Exchange } from '../http.js';
-import { unknownPathValues } from '../inputs.js';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../run/case.js';
+import { BudgetSkip, sleep, type Exchange } from '../run/http.js';
+import { unknownPathValues } from './shared/inputs.js';
 
 export function probeCases(env: RunEnv): CaseDef[] {
   const cases: CaseDef[] = [];

@@ -4,7 +4,7 @@
 // The same flows are written as Arazzo workflows in spec/arazzo/ for `redocly respect`.
 // Each concept has its file in workflows/; the order below is the run's (a later case relies on an earlier proof:
 // the product the kit orders from, created once, seller isolation's key read for the API-key case).
-import type { CaseDef, RunEnv } from '../case.js';
+import type { CaseDef, RunEnv } from '../run/case.js';
 import { codeCases } from './codes.js';
 import { credentialCases } from './workflows/credentials.js';
 import { isolationSweepCases } from './workflows/isolation-sweep.js';

@@ -1,8 +1,8 @@
 // The base URL given: an absolute URL without the version segment, and one the API answers at.
-import type { Contract } from '../contract.js';
-import { UsageError } from '../credentials.js';
-import { WrongBaseUrl } from '../credential-check.js';
-import type { Transport } from '../http.js';
+import type { Contract } from '../contract/contract.js';
+import { UsageError } from '../plan/credentials.js';
+import { WrongBaseUrl } from './credential-check.js';
+import type { Transport } from './http.js';
 
 export function checkBaseUrl(baseUrl: string): void {
   try {

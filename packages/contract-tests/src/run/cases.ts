@@ -1,11 +1,11 @@
 // The cases run one after another: each to its result, a skip or a failure of its own never ending the run; a lost
 // connection does.
-import { CaseContext, type CaseDef, type CaseResult, type RunEnv } from '../case.js';
-import { ContractGap } from '../contract.js';
-import { LIVE_READ_ONLY } from '../environment.js';
-import { BudgetSkip, ConnectionError, Skip } from '../http.js';
-import type { QuotaPlan } from '../quota-plan.js';
-import type { RunOptions } from '../run-options.js';
+import { CaseContext, type CaseDef, type CaseResult, type RunEnv } from './case.js';
+import { ContractGap } from '../contract/contract.js';
+import { LIVE_READ_ONLY } from '../plan/environment.js';
+import { BudgetSkip, ConnectionError, Skip } from './http.js';
+import type { QuotaPlan } from '../plan/quota-plan.js';
+import type { RunOptions } from '../plan/run-options.js';
 import type { RunOutcome } from './outcome.js';
 
 export async function runCases(

@@ -1,9 +1,9 @@
 // The run's credentials from the options: the keys of both sellers, the secrets the reports must never show, the
 // environment they reach, and the checks that turn a missing or ill-shaped credential into a usage error.
-import type { Contract } from '../contract.js';
-import { keyCredentials, Redactor, UsageError, type ApiKeyCredential } from '../credentials.js';
-import { runEnvironment } from '../environment.js';
-import type { RunOptions } from '../run-options.js';
+import type { Contract } from '../contract/contract.js';
+import { keyCredentials, Redactor, UsageError, type ApiKeyCredential } from '../plan/credentials.js';
+import { runEnvironment } from '../plan/environment.js';
+import type { RunOptions } from '../plan/run-options.js';
 
 /**
  * No credential at all: on a fork's pull request, where CI secrets are empty, a run would otherwise skip every case

@@ -2,9 +2,9 @@
 // access token kept for the next run, and a run that judged nothing told from a pass.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CaseResult, CheckTally, RunEnv } from '../case.js';
-import type { Transport } from '../http.js';
-import type { RunOptions } from '../run-options.js';
+import type { CaseResult, CheckTally, RunEnv } from './case.js';
+import type { Transport } from './http.js';
+import type { RunOptions } from '../plan/run-options.js';
 import type { RunOutcome } from './outcome.js';
 
 export async function finishRun(

@@ -1,4 +1,4 @@
-import type { StopReason } from '../exit-codes.js';
+import type { StopReason } from '../report/exit-codes.js';
 
 /** What ended the run early, and why the first request the budget or the quota left unsent was left. */
 export interface RunOutcome {

@@ -1,12 +1,12 @@
 // The run's report, from its results and what the run learned on the way.
-import type { CaseResult, Phase, RunEnv } from '../case.js';
-import { CHECKS } from '../checks.js';
-import { LIVE_READ_ONLY } from '../environment.js';
+import type { CaseResult, Phase, RunEnv } from './case.js';
+import { CHECKS } from '../contract/checks.js';
+import { LIVE_READ_ONLY } from '../plan/environment.js';
 import { coverageMatrix, isolatedIn } from '../matrix/coverage.js';
-import type { ProfilePlan } from '../profile.js';
-import type { QuotaPlan } from '../quota-plan.js';
-import { buildReport, type Authentication, type Report } from '../report.js';
-import type { RunOptions } from '../run-options.js';
+import type { ProfilePlan } from '../plan/profile.js';
+import type { QuotaPlan } from '../plan/quota-plan.js';
+import { buildReport, type Authentication, type Report } from '../report/report.js';
+import type { RunOptions } from '../plan/run-options.js';
 import type { RunCredentials } from './credentials.js';
 import type { RunOutcome } from './outcome.js';
 

@@ -1,16 +1,16 @@
 // What every case of a run shares: the transport (its budget, quota cap, pacing and retries), the seeded random
 // stream, the records it creates, the proofs and the access token.
-import { dataOf, type CaseContext, type CheckTally, type RunEnv } from '../case.js';
-import type { Contract } from '../contract.js';
-import type { BearerCredential } from '../credentials.js';
-import { Generator, seededRandom } from '../generate.js';
-import { Transport } from '../http.js';
-import { IsolationLedger } from '../isolation.js';
+import { dataOf, type CaseContext, type CheckTally, type RunEnv } from './case.js';
+import type { Contract } from '../contract/contract.js';
+import type { BearerCredential } from '../plan/credentials.js';
+import { Generator, seededRandom } from '../contract/generate.js';
+import { Transport } from './http.js';
+import { IsolationLedger } from './isolation.js';
 import { Evidence } from '../matrix/evidence.js';
-import { RunObservations } from '../observations.js';
-import { PR_QUOTA } from '../profile.js';
-import { RecordLog } from '../records.js';
-import type { Profile, RunOptions } from '../run-options.js';
+import { RunObservations } from './observations.js';
+import { PR_QUOTA } from '../plan/profile.js';
+import { RecordLog } from './records.js';
+import type { Profile, RunOptions } from '../plan/run-options.js';
 import type { RunCredentials } from './credentials.js';
 
 export const DEFAULT_QUOTA_RESERVE = 50;

@@ -1,9 +1,9 @@
 // What the kit learns of the server before the first case: that the base URL is the API's, which keys it misjudges,
 // whether it authenticates at all, and whether it keeps state.
-import type { CaseDef, CaseResult, RunEnv } from '../case.js';
-import { checkCredentials, type MisjudgedKey, RefusedCredentials, WrongBaseUrl } from '../credential-check.js';
-import { BudgetSkip, ConnectionError, type Exchange } from '../http.js';
-import type { Authentication } from '../report.js';
+import type { CaseDef, CaseResult, RunEnv } from './case.js';
+import { checkCredentials, type MisjudgedKey, RefusedCredentials, WrongBaseUrl } from './credential-check.js';
+import { BudgetSkip, ConnectionError, type Exchange } from './http.js';
+import type { Authentication } from '../report/report.js';
 import { preflight } from './base-url.js';
 import type { RunOutcome } from './outcome.js';
 

@@ -1,10 +1,10 @@
 // A pr run with a ledger, once the cases it chose have run: the quota the service says is left (the chosen cases'
 // costs were estimates, some high) goes to the cases left for later, chosen as the first were, in waves until none
 // fits. What a wave runs is no longer left for later in the report.
-import type { CaseDef, CaseResult, RunEnv } from '../case.js';
+import type { CaseDef, CaseResult, RunEnv } from './case.js';
 import { coverageMatrix, isolatedIn } from '../matrix/coverage.js';
 import type { Ledger } from '../matrix/ledger.js';
-import { prTopUp, type ProfilePlan } from '../profile.js';
+import { prTopUp, type ProfilePlan } from '../plan/profile.js';
 
 export async function topUp(
   env: RunEnv,

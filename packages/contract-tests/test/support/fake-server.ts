@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { contractModel, ServiceTime, type JsonSchema, type OperationInfo } from '@cls-api/spec';
-import { Contract } from '../../src/contract.js';
+import { Contract } from '../../src/contract/contract.js';
 import { parked } from './parking.js';
 
 export const FAULTS = [

@@ -1,9 +1,9 @@
 // An order raised beyond its product's stock: INVENTORY_INSUFFICIENT, and the order as it was registered.
 import { isDeepStrictEqual } from 'node:util';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
-import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../../bulk.js';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
+import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../shared/bulk.js';
 import type { JsonSchema } from '@cls-api/spec';
-import { createdFixtureProduct, createProductBody, ensureFixtureProduct, propertySchema } from '../../fixtures.js';
+import { createdFixtureProduct, createProductBody, ensureFixtureProduct, propertySchema } from '../shared/fixtures.js';
 import { jwtRead } from '../workflows/read-back.js';
 
 /**

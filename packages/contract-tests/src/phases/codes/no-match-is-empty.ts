@@ -1,7 +1,7 @@
 // The deposit lookup (the JWT-only list whose 404 is not documented) over a day long past: nothing matches, and that
 // is HTTP 200 with an empty array, not 404, as spec/paths/v3_pay_deposits.yaml says.
-import { dataOf, type CaseDef, type RunEnv } from '../../case.js';
-import { validQuery } from '../../inputs.js';
+import { dataOf, type CaseDef, type RunEnv } from '../../run/case.js';
+import { validQuery } from '../shared/inputs.js';
 
 export function noMatchIsEmptyCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

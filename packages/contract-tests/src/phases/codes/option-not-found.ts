@@ -1,7 +1,7 @@
 // An option code that names nothing, on the kit's own product: the option, not the product, is not found.
-import type { CaseDef, RunEnv } from '../../case.js';
-import { ensureFixtureProduct } from '../../fixtures.js';
-import { codeReachedProof, unknownValue, validQuery } from '../../inputs.js';
+import type { CaseDef, RunEnv } from '../../run/case.js';
+import { ensureFixtureProduct } from '../shared/fixtures.js';
+import { codeReachedProof, unknownValue, validQuery } from '../shared/inputs.js';
 
 export function optionNotFoundCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

@@ -3,11 +3,11 @@
 // registered at or after it having a window until the next day's is our design (DECISIONS.md G13): refused then,
 // it is a departure. Either way the run meets RETURN_CANCEL_EXPIRED only when the clock is past the deadline.
 import type { OperationInfo } from '@cls-api/spec';
-import { dataOf, errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
-import { bulkTarget, storedRow, type Row } from '../../bulk.js';
-import { draw } from '../../generate.js';
-import type { Exchange } from '../../http.js';
-import { checkServiceTimes } from '../../service-time.js';
+import { dataOf, errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
+import { bulkTarget, storedRow, type Row } from '../shared/bulk.js';
+import { draw } from '../../contract/generate.js';
+import type { Exchange } from '../../run/http.js';
+import { checkServiceTimes } from '../shared/service-time.js';
 
 export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

@@ -1,7 +1,7 @@
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseDef, RunEnv } from '../../case.js';
-import { formatErrorCodes } from '../../inputs.js';
-import { reachablePathValues } from '../../paths.js';
+import type { CaseDef, RunEnv } from '../../run/case.js';
+import { formatErrorCodes } from '../shared/inputs.js';
+import { reachablePathValues } from '../shared/paths.js';
 
 const BODIES = [
   { name: 'body_not_json', what: 'a body that is not JSON', raw: '{"unterminated": ' },

@@ -1,8 +1,8 @@
 // A request without a credential, with a made-up one of each scheme the operation accepts, with an API key on the
 // JWT-only area, and with a key of another area: each refused with the code the source's rule names.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseContext, CaseDef, RunEnv } from '../../case.js';
-import { someValidBody, unknownPathValues, validQuery } from '../../inputs.js';
+import type { CaseContext, CaseDef, RunEnv } from '../../run/case.js';
+import { someValidBody, unknownPathValues, validQuery } from '../shared/inputs.js';
 
 function requireDocumented(t: CaseContext, op: OperationInfo, code: string): number {
   const status = t.contract.statusOf(code);

@@ -1,5 +1,5 @@
-import type { CaseDef, RunEnv } from '../../case.js';
-import { validQuery } from '../../inputs.js';
+import type { CaseDef, RunEnv } from '../../run/case.js';
+import { validQuery } from '../shared/inputs.js';
 import { tokenExpiry } from '../codes.js';
 
 /**

@@ -2,9 +2,9 @@
 // 1-based); the size bounds and the largest page are designs (`x-provisional`): a server that takes a value out of
 // them departs from a design, it does not break the contract.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseDef, RunEnv } from '../../case.js';
-import { formatErrorCodes, provisionalReason, validQuery } from '../../inputs.js';
-import { knownPathValues } from '../../paths.js';
+import type { CaseDef, RunEnv } from '../../run/case.js';
+import { formatErrorCodes, provisionalReason, validQuery } from '../shared/inputs.js';
+import { knownPathValues } from '../shared/paths.js';
 
 export function pageSizeCases(env: RunEnv, op: OperationInfo): CaseDef[] {
   const paged = env.contract.paged(op);

@@ -1,8 +1,8 @@
 // A request naming a resource that does not exist: 404 with a code the operation documents for it.
 import type { OperationInfo } from '@cls-api/spec';
-import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
-import { fixtureProductIfMade } from '../../fixtures.js';
-import { Generator } from '../../generate.js';
+import { errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
+import { fixtureProductIfMade } from '../shared/fixtures.js';
+import { Generator } from '../../contract/generate.js';
 import {
   codeReachedProof,
   pathKinds,
@@ -12,7 +12,7 @@ import {
   unknownValue,
   validInputProof,
   validQuery,
-} from '../../inputs.js';
+} from '../shared/inputs.js';
 
 export function unknownResourceCases(env: RunEnv, op: OperationInfo): CaseDef[] {
   const notFound = env.contract.responseFor(op, 404);

@@ -1,9 +1,9 @@
 // The credentials of the areas that take more than one: the manager area with the seller's API key instead of the
 // JWT; the JWT obtained, refreshed, and its refresh token used once.
-import { dataOf, type CaseDef, type RunEnv } from '../../case.js';
-import type { Row } from '../../bulk.js';
-import { reachablePathValues } from '../../paths.js';
-import { validQuery } from '../../inputs.js';
+import { dataOf, type CaseDef, type RunEnv } from '../../run/case.js';
+import type { Row } from '../shared/bulk.js';
+import { reachablePathValues } from '../shared/paths.js';
+import { validQuery } from '../shared/inputs.js';
 import { withApiKeyProof } from './seller-isolation.js';
 
 export function credentialCases(env: RunEnv): CaseDef[] {

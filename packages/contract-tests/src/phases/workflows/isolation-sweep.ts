@@ -4,10 +4,10 @@
 // own records must be not found, never forbidden and never the record. The order reads of the manager area and
 // getWmsOrder are the seller_isolation workflow's (seller-isolation.ts), which also registers the order they read.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseContext, CaseDef, RunEnv } from '../../case.js';
-import type { Credential } from '../../credentials.js';
-import { validQuery } from '../../inputs.js';
-import { knownPathValues } from '../../paths.js';
+import type { CaseContext, CaseDef, RunEnv } from '../../run/case.js';
+import type { Credential } from '../../plan/credentials.js';
+import { validQuery } from '../shared/inputs.js';
+import { knownPathValues } from '../shared/paths.js';
 import { otherSellerJwt } from './seller-isolation.js';
 
 const BY_THE_WORKFLOW = new Set(['listManagerOrders', 'getManagerOrder', 'getWmsOrder']);

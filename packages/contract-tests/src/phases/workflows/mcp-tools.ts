@@ -1,8 +1,8 @@
 // The MCP tool list: exactly the operations marked x-mcp-tool; a tool of another area refused, an unknown one not found.
 import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseDef, type RunEnv } from '../../case.js';
-import { unknownResourceProof, unknownValue } from '../../inputs.js';
+import { dataOf, type CaseDef, type RunEnv } from '../../run/case.js';
+import { unknownResourceProof, unknownValue } from '../shared/inputs.js';
 
 export function mcpToolCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

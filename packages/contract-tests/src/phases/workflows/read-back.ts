@@ -2,7 +2,7 @@
 // bulk body (rows that fail at the storage stage, then one that registers) reported row by row, then read back.
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
 import {
   bulkTarget,
   checkBulkResponse,
@@ -15,10 +15,15 @@ import {
   type BulkTarget,
   type MixedBody,
   type Row,
-} from '../../bulk.js';
-import type { Exchange } from '../../http.js';
-import { createdFixtureProduct, createProductBody, offerFixtureProduct, type FixtureProduct } from '../../fixtures.js';
-import { checkServiceTimes } from '../../service-time.js';
+} from '../shared/bulk.js';
+import type { Exchange } from '../../run/http.js';
+import {
+  createdFixtureProduct,
+  createProductBody,
+  offerFixtureProduct,
+  type FixtureProduct,
+} from '../shared/fixtures.js';
+import { checkServiceTimes } from '../shared/service-time.js';
 
 export function readBackCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

@@ -1,12 +1,12 @@
 // Seller isolation: a seller's new order shows in its own manager list and reads by number; another seller sees
 // neither, with every kind of credential the area takes (its keys, its JWT).
 import type { OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
-import { bulkTarget, checkBulkResponse, freshRows, storedRow, type Row } from '../../bulk.js';
-import type { BearerCredential, Credential } from '../../credentials.js';
-import { createProductBody } from '../../fixtures.js';
-import { serviceDate } from '../../inputs.js';
-import { checkServiceTimes } from '../../service-time.js';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
+import { bulkTarget, checkBulkResponse, freshRows, storedRow, type Row } from '../shared/bulk.js';
+import type { BearerCredential, Credential } from '../../plan/credentials.js';
+import { createProductBody } from '../shared/fixtures.js';
+import { serviceDate } from '../shared/inputs.js';
+import { checkServiceTimes } from '../shared/service-time.js';
 
 export function sellerIsolationCases(env: RunEnv): CaseDef[] {
   const { contract } = env;

@@ -1,10 +1,10 @@
 // A shipped order (found by its status) cannot be modified: the change is refused and the order reads the same.
 import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
-import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../case.js';
-import type { Row } from '../../bulk.js';
-import { draw } from '../../generate.js';
-import { pageQuery } from '../../fixtures.js';
+import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
+import type { Row } from '../shared/bulk.js';
+import { draw } from '../../contract/generate.js';
+import { pageQuery } from '../shared/fixtures.js';
 import { jwtRead } from './read-back.js';
 
 export function shippedOrderCases(env: RunEnv): CaseDef[] {
