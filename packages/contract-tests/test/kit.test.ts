@@ -167,9 +167,9 @@ describe('being a good citizen', () => {
     expect(fake.accounts.primary.used).toBeLessThanOrEqual(20);
     expect(fake.accounts.other.used).toBeLessThanOrEqual(20);
     expect(report.quota.primary!.kitSent).toBeLessThanOrEqual(20);
-    expect(skippedWith(report, '--max-quota 20').length).toBeGreaterThan(0);
     expect(report.totals.failed).toBe(0);
-    // The plan left cases out before they sent anything, and lists them.
+    // The plan left cases out before they sent anything, and lists them (a case that spends more than its estimate
+    // is cut by the transport's cap instead, skipped naming --max-quota 20: the estimates decide which, if any).
     const leftOut = report.leftOutByQuota ?? [];
     expect(leftOut.length).toBeGreaterThan(0);
     for (const id of leftOut) {

@@ -8,7 +8,8 @@ import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js'
 import { Redactor } from '../src/plan/credentials.js';
 import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/contract/generate.js';
 import { internalDetail } from '../src/contract/checks.js';
-import { Transport, type Exchange } from '../src/run/http.js';
+import { BudgetSkip, Transport, type Exchange } from '../src/run/http.js';
+import { QuotaBudget } from '../src/run/http/quota-budget.js';
 import { RunObservations } from '../src/run/observations.js';
 
 const contract = new Contract();
@@ -313,6 +314,23 @@ describe('curl lines', () => {
     ]);
     const low = new Transport({ ...t.options, random: () => 0 });
     expect(low.backoff(1)).toBe(800);
+  });
+});
+
+describe('the quota budget (--max-quota)', () => {
+  test("is a hard cap where every request goes out: the call after the N-th of a seller's quota is a budget skip", () => {
+    const t = new QuotaBudget({ contract, quotaReserve: 0, maxQuota: 2 });
+    const key = (seller: 'primary' | 'other') =>
+      ({ kind: 'apiKey', key: 'wms_test_x', area: 'wms', env: 'test', seller, ref: 'K' }) as const;
+    t.guard(key('primary'));
+    t.admit(key('primary'));
+    t.admit(key('primary'));
+    expect(() => t.guard(key('primary'))).toThrow(BudgetSkip);
+    expect(() => t.guard(key('primary'))).toThrow(/--max-quota 2/);
+    // Each seller's quota is its own; the JWT and no credential spend none.
+    expect(() => t.guard(key('other'))).not.toThrow();
+    expect(() => t.guard({ kind: 'none' })).not.toThrow();
+    expect(t.quotaLeft()).toBe(0);
   });
 });
 
