@@ -96,7 +96,7 @@ export type Planted = (typeof PLANTED)[number];
 
 /**
  * What a correct server may do and the kit must not hold against it: JSON pretty-printed (with a leading newline),
- * the members after `success` in another order (nested objects too), a `charset` parameter on the Content-Type,
+ * the members after `success` in another order (nested objects too), the Content-Type's `charset` spelled otherwise,
  * header names in upper case, a compressed body (when the request accepts it). Each is benign: a full kit run
  * against a server answering so must pass.
  */
@@ -1050,11 +1050,6 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
           }
         }
       }
-      if (has('envelope_not_first') && status === 200 && 'success' in body) {
-        const { success, ...rest } = body;
-        body = { ...rest, success };
-        hit();
-      }
     }
     if (has('content_type_text') && status >= 400) {
       out['content-type'] = 'text/plain';
@@ -1072,11 +1067,19 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
     let payload = answer.body;
     const isJson = /json/.test(out['content-type'] ?? '');
     const value = isJson && payload.length > 0 ? parse(payload) : undefined;
-    if (value !== undefined && (variants.has('pretty') || variants.has('members_reordered'))) {
-      const shaped = variants.has('members_reordered') ? reordered(value, true) : value;
+    // `envelope_not_first` after the members are reordered: `success` last, however the rest is written.
+    const misplaced = has('envelope_not_first') && answer.status === 200 && isObject(value) && 'success' in value;
+    if (value !== undefined && (variants.has('pretty') || variants.has('members_reordered') || misplaced)) {
+      let shaped = variants.has('members_reordered') ? reordered(value, true) : value;
+      if (misplaced) {
+        const { success, ...rest } = shaped as Record<string, unknown>;
+        shaped = { ...rest, success };
+        hits += 1;
+      }
       payload = Buffer.from(variants.has('pretty') ? `\n${JSON.stringify(shaped, null, 2)}\n` : JSON.stringify(shaped));
     }
-    if (variants.has('charset') && out['content-type'] === 'application/json')
+    // The reference writes `charset=utf-8`; the variant spells it in upper case (charset names are case-insensitive).
+    if (variants.has('charset') && /^application\/json\b/.test(out['content-type'] ?? ''))
       out['content-type'] = 'application/json; charset=UTF-8';
     const accepts = String(req.headers['accept-encoding'] ?? '');
     if (variants.has('br') && /\bbr\b/.test(accepts)) {
