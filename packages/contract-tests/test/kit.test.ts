@@ -6,7 +6,7 @@ import { loadSpec, operations } from '@cls-api/spec';
 import { CHECKS, Contract, formatSummary, PR_ROTATION, runContractTests, toJUnit, type Report } from '../src/index.js';
 import { closedPort } from './support/ports.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
-import { referenceServers, type TestServer } from './support/servers.js';
+import { referenceServers, registerOrder, type TestServer } from './support/servers.js';
 import { onVirtualTime } from './support/virtual-time.js';
 
 const servers = referenceServers();
@@ -18,35 +18,6 @@ afterEach(async () => {
 
 const skippedWith = (report: Report, text: string) =>
   report.cases.filter((c) => c.status === 'skipped' && (c.skipReason ?? '').includes(text));
-
-/** A product and one order of it, registered through the API before the run. */
-async function registerOrder(server: TestServer): Promise<void> {
-  const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-  const product = await fetch(`${server.url}/v3/wms/products`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ product_code: 'UNSHIPPED-01', product_name: 'Unshipped', price: 1000, stock_quantity: 5 }),
-  });
-  expect(product.status).toBe(200);
-  const order = await fetch(`${server.url}/v3/wms/orders`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      orders: [
-        {
-          mall_order_no: 'UNSHIPPED-1',
-          mall_product_name: 'Unshipped',
-          product_code: 'UNSHIPPED-01',
-          quantity: 1,
-          receiver_name: 'Kim Minji',
-          receiver_phone: '010-1234-5678',
-          receiver_address: '12 Teheran-ro, Seoul',
-        },
-      ],
-    }),
-  });
-  expect(order.status).toBe(200);
-}
 
 describe('a full run against a server that honours the contract', () => {
   test('passes every case, paced under the gateway limit, probes included', async () => {

@@ -211,3 +211,43 @@ export function kitVariables(server: TestServer): Record<string, string> {
     CLS_OTHER_CLIENT_SECRET: server.otherClient.secret,
   };
 }
+
+/**
+ * A product and one order of it, registered for the primary seller through the API (two test-key calls): the order
+ * number. Neither is shipped.
+ */
+export async function registerOrder(server: TestServer, code = 'KIT-ORDERED-01'): Promise<string> {
+  const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
+  const product = await fetch(`${server.url}/v3/wms/products`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      product_code: code,
+      product_name: 'Ordered before the run',
+      price: 1000,
+      stock_quantity: 5,
+    }),
+  });
+  if (product.status !== 200) throw new Error(`product ${code}: ${product.status} ${await product.text()}`);
+  const order = await fetch(`${server.url}/v3/wms/orders`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      orders: [
+        {
+          mall_order_no: `${code}-1`,
+          mall_product_name: 'Ordered before the run',
+          product_code: code,
+          quantity: 1,
+          receiver_name: 'Kim Minji',
+          receiver_phone: '010-1234-5678',
+          receiver_address: '12 Teheran-ro, Seoul',
+        },
+      ],
+    }),
+  });
+  const body = (await order.json()) as { data?: { results?: Array<{ order_no?: string }> } };
+  const orderNo = body.data?.results?.[0]?.order_no;
+  if (order.status !== 200 || !orderNo) throw new Error(`order of ${code}: ${order.status} ${JSON.stringify(body)}`);
+  return orderNo;
+}
