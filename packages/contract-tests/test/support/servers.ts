@@ -5,6 +5,7 @@
 // the service's own records.
 import { afterAll } from 'vitest';
 import type { GatewayLimit } from '@cls-api/spec';
+import { Contract } from '../../src/index.js';
 import {
   startFaultProxy,
   type Fault,
@@ -38,8 +39,13 @@ export interface ServerOptions {
   quotaUsedAtStart?: number;
   /** The sellers' paid subscription has ended: live credentials are refused with 403 AUTH_FORBIDDEN (G19). */
   subscriptionEnded?: boolean;
-  /** The demo data set in the sellers' test worlds (default); without it they hold nothing. */
+  /** The demo data set in the primary seller's test world (default); without it the seller holds nothing. */
   demo?: boolean;
+  /**
+   * A server of the test's own (a new database, closed with the test): for a test that needs the service's
+   * numbering as it starts, such as an order number a request example names (`holdOrder`).
+   */
+  own?: boolean;
   latencyMs?: ProxyOptions['latencyMs'];
   quotaPerCall?: ProxyOptions['quotaPerCall'];
   draftStatus?: ProxyOptions['draftStatus'];
@@ -50,6 +56,8 @@ export interface ServerOptions {
 export interface TestServer {
   /** Where the kit is pointed: the proxy. */
   url: string;
+  /** The server itself, for what a test does around the run (not in the proxy's log). */
+  serviceUrl: string;
   keys: Record<Who, Record<string, string>>;
   /** Live keys of the same two sellers: they reach the sellers' live data, kept apart from the test data. */
   liveKeys: Record<Who, Record<string, string>>;
@@ -71,7 +79,7 @@ export interface TestServer {
   ship(orderNo: string): Promise<void>;
   /** The service's clock (its `at` may be set apart from the test's). */
   clock: ReferenceInProcess['clock'];
-  /** Closes the proxy; the server stays for the file's next test. */
+  /** Closes the proxy; the server stays for the file's next test (unless it is the test's own). */
   close(): Promise<void>;
 }
 
@@ -107,7 +115,8 @@ export function referenceServers(): { start(options?: ServerOptions): Promise<Te
     async start(options: ServerOptions = {}) {
       const faults = options.faults ?? [];
       const contractGateway = options.gateway === 'contract' && !faults.some((f) => GATEWAY_FAULTS.includes(f));
-      const ref = await reference(contractGateway ? 'contract' : 'unlimited');
+      const mode: GatewayMode = contractGateway ? 'contract' : 'unlimited';
+      const ref = options.own ? await startReferenceInProcess(mode) : await reference(mode);
       const sellers = await ref.sellers({ demo: options.demo ?? true });
       for (const seller of Object.values(sellers)) {
         if (options.quotaUsedAtStart) await ref.charge(seller.account, options.quotaUsedAtStart);
@@ -152,6 +161,7 @@ export function referenceServers(): { start(options?: ServerOptions): Promise<Te
       });
       return {
         url: proxy.url,
+        serviceUrl: ref.url,
         keys: { primary: sellers.primary.keys.test, other: sellers.other.keys.test },
         liveKeys: { primary: sellers.primary.keys.live, other: sellers.other.keys.live },
         client: sellers.primary.clients.test,
@@ -174,6 +184,7 @@ export function referenceServers(): { start(options?: ServerOptions): Promise<Te
         async close() {
           await proxy.close();
           Object.assign(ref.clock, { offsetMs: 0, at: undefined, pinned: undefined });
+          if (options.own) await ref.close();
         },
       };
     },
@@ -218,7 +229,7 @@ export function kitVariables(server: TestServer): Record<string, string> {
  */
 export async function registerOrder(server: TestServer, code = 'KIT-ORDERED-01'): Promise<string> {
   const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-  const product = await fetch(`${server.url}/v3/wms/products`, {
+  const product = await fetch(`${server.serviceUrl}/v3/wms/products`, {
     method: 'POST',
     headers,
     body: JSON.stringify({
@@ -229,7 +240,7 @@ export async function registerOrder(server: TestServer, code = 'KIT-ORDERED-01')
     }),
   });
   if (product.status !== 200) throw new Error(`product ${code}: ${product.status} ${await product.text()}`);
-  const order = await fetch(`${server.url}/v3/wms/orders`, {
+  const order = await fetch(`${server.serviceUrl}/v3/wms/orders`, {
     method: 'POST',
     headers,
     body: JSON.stringify({
@@ -250,4 +261,50 @@ export async function registerOrder(server: TestServer, code = 'KIT-ORDERED-01')
   const orderNo = body.data?.results?.[0]?.order_no;
   if (order.status !== 200 || !orderNo) throw new Error(`order of ${code}: ${order.status} ${JSON.stringify(body)}`);
   return orderNo;
+}
+
+/**
+ * Has the primary seller hold the order `ORD-YYYYMMDD-NNNN` that a request example names: orders registered on that
+ * day of the service's clock until the service's own numbering reaches it. On a server of the test's own (`own`),
+ * where no other seller took that day's numbers.
+ */
+export async function holdOrder(server: TestServer, orderNo: string): Promise<void> {
+  const m = /^ORD-(\d{4})(\d{2})(\d{2})-(\d+)$/.exec(orderNo);
+  if (!m) throw new Error(`${orderNo} is not a service order number`);
+  const time = new Contract().time;
+  const at = time.parseDateTime(`${m[1]}-${m[2]}-${m[3]} 12:00:00`)!;
+  const target = Number(m[4]);
+  const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.serviceUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: { results: Array<{ order_no: string }> } };
+  };
+  const row = (n: number) => ({
+    mall_order_no: `HELD-${n}`,
+    mall_product_name: 'Held for a request example',
+    product_code: 'HELD-01',
+    quantity: 1,
+    receiver_name: 'Kim Minji',
+    receiver_phone: '010-1234-5678',
+    receiver_address: '12 Teheran-ro, Seoul',
+  });
+  server.clock.pinned = new Date(at * 1000);
+  try {
+    await post('/v3/wms/products', {
+      product_code: 'HELD-01',
+      product_name: 'Held',
+      price: 1000,
+      stock_quantity: target + 1,
+    });
+    const first = Number((await post('/v3/wms/orders', { orders: [row(0)] })).data.results[0]!.order_no.slice(-4));
+    if (first > target) throw new Error(`${orderNo} is taken: the service numbered ${first} that day already`);
+    if (first < target) {
+      const rows = Array.from({ length: target - first }, (_, i) => row(i + 1));
+      const last = (await post('/v3/wms/orders', { orders: rows })).data.results.at(-1)!.order_no;
+      if (last !== orderNo) throw new Error(`the service numbered ${last}, not ${orderNo}`);
+    }
+  } finally {
+    server.clock.pinned = undefined;
+  }
 }
