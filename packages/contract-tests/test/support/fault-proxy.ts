@@ -186,7 +186,7 @@ interface Answer {
 }
 
 /** A request as it came to the proxy. */
-interface Exchange {
+interface Incoming {
   method: string;
   url: URL;
   headers: Record<string, string>;
@@ -225,7 +225,7 @@ const errorAnswer = (status: number, code: string, message: string, headers: Rec
   headers: { ...headers, 'content-type': 'application/json' },
   body: json({ success: false, error: { code, message } }),
 });
-/** The reference's own gateway 429: no Retry-After, no X-RateLimit-* (src/plugins/gateway-rate-limit.ts). */
+/** A gateway 429 as the reference's gateway writes it: no Retry-After, no X-RateLimit-*. */
 const gateway429 = (headers: Record<string, string> = {}) =>
   errorAnswer(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.', headers);
 
@@ -388,12 +388,12 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
     }
   const perKey = new Map<string, number>();
 
-  const contractGateway = contract.limits.gateway.map((g) => ({ ...g }));
+  // The proxy's gateway, in place of the server's (which then runs without one, servers.ts).
   const planted = has('gateway_throttles')
-    ? new Buckets(contractGateway)
+    ? new Buckets(contract.limits.gateway)
     : has('gateway_burst_small') || has('gateway_rate_slow')
       ? new Buckets(
-          contractGateway.map((g) => ({
+          contract.limits.gateway.map((g) => ({
             appliesTo: g.appliesTo,
             // A burst allowance of 40 % of the contract's, or half its rate.
             burst: Math.ceil(g.burst * (has('gateway_burst_small') ? 0.4 : 1)),
@@ -435,7 +435,7 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers))
       if (v !== undefined && k !== 'accept-encoding') headers[k] = Array.isArray(v) ? v.join(', ') : v;
-    const ex: Exchange = {
+    const ex: Incoming = {
       method,
       url,
       headers,
@@ -447,7 +447,7 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
   };
 
   /** The server's answer to the request, or the one a fault makes in its place. */
-  const respond = async (ex: Exchange, body: Buffer): Promise<Answer> => {
+  const respond = async (ex: Incoming, body: Buffer): Promise<Answer> => {
     const { method, op, caller, parsedBody } = ex;
     // What is forwarded: the request as it came, unless a fault changes it.
     const url = new URL(ex.url.href);
@@ -825,7 +825,7 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
   };
 
   /** The answer as the faults about it write it. */
-  const rewrite = async (answer: Answer, ex: Exchange): Promise<Answer> => {
+  const rewrite = async (answer: Answer, ex: Incoming): Promise<Answer> => {
     const { op, url, caller } = ex;
     let status = answer.status;
     const out = { ...answer.headers };
