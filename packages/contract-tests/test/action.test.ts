@@ -388,7 +388,24 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
   }, async () => {
     let proxy: FaultProxy | undefined;
     try {
-      proxy = await startFaultProxy(server, 'page_0_as_page_1', '');
+      proxy = await startFaultProxy(
+        {
+          url: server.url,
+          sellers: {
+            primary: {
+              account: server.accounts.primary,
+              keys: { test: server.keys.primary },
+              clients: { test: server.client },
+            },
+            other: {
+              account: server.accounts.other,
+              keys: { test: server.keys.other },
+              clients: { test: server.otherClient },
+            },
+          },
+        },
+        { faults: ['page_0_as_page_1'] },
+      );
       const workspace = mkdtempSync(join(work, 'checkout-'));
       const result = await runComposite(action, {
         inputs: {

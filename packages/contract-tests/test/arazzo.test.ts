@@ -1,25 +1,26 @@
 // The Arazzo workflows of spec/arazzo/, run with `redocly respect`: they pass against a server that honours the
 // contract and fail against one that breaks the rule a workflow describes.
 import { afterEach, describe, expect, test } from 'vitest';
-import { startFake, type Fault, type FakeServer } from './support/fake-server.js';
+import type { Fault } from './support/fault-proxy.js';
 import { redoclyBin, respect } from './support/respect.js';
+import { referenceServers, type TestServer } from './support/servers.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 async function runWorkflows(faults: Fault[] = [], workflows: string[] = []) {
-  fake = await startFake({ gateway: 'off', faults });
-  fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
+  server = await servers.start({ faults });
   const runId = `RUN${Date.now().toString(36).toUpperCase()}`;
   return respect(
-    ['--server', `cls=${fake.url}`, '--input', `run_id=${runId}`, ...workflows.flatMap((w) => ['--workflow', w])],
+    ['--server', `cls=${server.url}`, '--input', `run_id=${runId}`, ...workflows.flatMap((w) => ['--workflow', w])],
     {
-      CLS_API_KEY_WMS: fake.keys.primary.wms!,
-      CLS_API_KEY_MANAGER: fake.keys.primary.manager!,
-      CLS_OTHER_API_KEY_MANAGER: fake.keys.other.manager!,
+      CLS_API_KEY_WMS: server.keys.primary.wms!,
+      CLS_API_KEY_MANAGER: server.keys.primary.manager!,
+      CLS_OTHER_API_KEY_MANAGER: server.keys.other.manager!,
     },
   );
 }
@@ -45,5 +46,6 @@ describe('redocly respect on spec/arazzo/contract-workflows.arazzo.yaml', () => 
   ] as Array<[Fault, string]>)('with fault %s, workflow %s fails', async (fault, workflow) => {
     const { code, output } = await runWorkflows([fault], [workflow]);
     expect(code, output).not.toBe(0);
+    expect(server!.hits, `the workflow never met the planted fault ${fault}`).toBeGreaterThan(0);
   });
 });

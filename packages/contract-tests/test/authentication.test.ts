@@ -3,21 +3,22 @@
 // And failures in general: one console entry per check and operation, every failure kept in the JSON report.
 import { afterEach, describe, expect, test } from 'vitest';
 import { formatSummary, groupFailures } from '../src/index.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
 import { describeFailures, runKit } from './support/run.js';
+import { referenceServers, type TestServer } from './support/servers.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 const occurrences = (text: string, part: string) => text.split(part).length - 1;
 
 describe('a server that takes any key', () => {
   test('is named once, in the report and at the top of the summary, with the way out (--target mock)', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
-    const report = await runKit(fake, { phases: ['negative'] });
+    server = await servers.start({ faults: ['accepts_any_key'] });
+    const report = await runKit(server, { phases: ['negative'] });
     expect(report.exitCode).toBe(1);
     const auth = report.authentication!;
     expect(auth, describeFailures(report)).toBeDefined();
@@ -48,33 +49,33 @@ describe('a server that takes any key', () => {
   });
 
   test('a server that authenticates gets no such word, and the probe is one request refused with 401', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    server = await servers.start();
+    const report = await runKit(server, { phases: ['negative'], operations: ['listSuppliers'] });
     expect(describeFailures(report)).toBe('');
     expect(report.authentication).toBeUndefined();
     expect(formatSummary(report)).not.toContain('does not authenticate');
     // The preflight, one check per key given and one of the client credentials, the probe, then the cases.
-    const checks = Object.values(fake.keys.primary).length + Object.values(fake.keys.other).length + 1;
-    expect(fake.log[1 + checks]).toMatchObject({ method: 'GET', status: 401 });
-    expect(fake.requests).toBe(report.requests.sent);
+    const checks = Object.values(server.keys.primary).length + Object.values(server.keys.other).length + 1;
+    expect(server.log[1 + checks]).toMatchObject({ method: 'GET', status: 401 });
+    expect(server.requests).toBe(report.requests.sent);
   });
 
   test('no credential case selected: no probe is sent', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
-    const report = await runKit(fake, { phases: ['paging'], operations: ['listSuppliers'] });
+    server = await servers.start({ faults: ['accepts_any_key'] });
+    const report = await runKit(server, { phases: ['paging'], operations: ['listSuppliers'] });
     expect(report.authentication).toBeUndefined();
     const caseRequests = report.cases.reduce((n, c) => n + c.requests, 0);
     // The preflight and the credential checks (one per key, one for the client credentials), no probe.
-    const checks = Object.values(fake.keys.primary).length + Object.values(fake.keys.other).length + 1;
-    expect(fake.requests).toBe(caseRequests + 1 + checks);
+    const checks = Object.values(server.keys.primary).length + Object.values(server.keys.other).length + 1;
+    expect(server.requests).toBe(caseRequests + 1 + checks);
   });
 });
 
 describe('failures are grouped by check and operation in the console', () => {
   test('one entry per check and operation with its count, first example and curl line; the JSON keeps each', async () => {
     // A text/plain Content-Type on every error: the same failure on every negative case of every operation.
-    fake = await startFake({ gateway: 'off', faults: ['content_type_text'] });
-    const report = await runKit(fake, { phases: ['negative', 'generated'], runs: 3 });
+    server = await servers.start({ faults: ['content_type_text'] });
+    const report = await runKit(server, { phases: ['negative', 'generated'], runs: 3 });
     const failures = report.cases.flatMap((c) => c.failures);
     const pairs = new Set(failures.map((f) => `${f.check} ${f.operation}`));
     expect(failures.length).toBeGreaterThan(pairs.size * 2);

@@ -1,17 +1,19 @@
 // A red must be real: a correct server is correct whatever its whitespace, the order of the members after
-// `success`, the case of its header names, a `charset` parameter or compression. The fake server writes its
-// responses in each of those benign ways; the kit must pass every one, and still catch the faults.
+// `success`, the case of its header names, a `charset` parameter or compression. The fault proxy writes the
+// reference server's answers in each of those benign ways; the kit must pass every one, and still catch the faults.
 import { request } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { firstMemberName } from '../src/contract/checks.js';
-import { startFake, VARIANTS, type FakeServer, type Variant } from './support/fake-server.js';
+import { VARIANTS, type Variant } from './support/fault-proxy.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
+import { referenceServers, type TestServer } from './support/servers.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 describe('the first member of the envelope is read from the JSON, not from the bytes', () => {
@@ -32,7 +34,7 @@ describe('the first member of the envelope is read from the JSON, not from the b
   });
 });
 
-/** One raw request to the fake, the body as it went over the wire. */
+/** One raw request to the server, the body as it went over the wire. */
 function raw(url: string, encoding: string): Promise<{ headers: Record<string, unknown>; body: Buffer }> {
   return new Promise((done, fail) => {
     const req = request(`${url}/v3/wms/suppliers`, { headers: { 'Accept-Encoding': encoding } }, (res) => {
@@ -45,21 +47,21 @@ function raw(url: string, encoding: string): Promise<{ headers: Record<string, u
   });
 }
 
-describe("the fake server's benign variants are really on the wire", () => {
+describe('the benign variants are really on the wire', () => {
   test('gzip and br compress when asked for; pretty, reordered, charset and upper-case names are sent as said', async () => {
-    fake = await startFake({ gateway: 'off', variants: ['gzip', 'pretty', 'members_reordered', 'charset'] });
-    const gz = await raw(fake.url, 'gzip');
+    server = await servers.start({ variants: ['gzip', 'pretty', 'members_reordered', 'charset'] });
+    const gz = await raw(server.url, 'gzip');
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers['content-type']).toBe('application/json; charset=UTF-8');
     const text = gunzipSync(gz.body).toString('utf8');
     expect(text.startsWith('\n{\n  "success": false,\n  "error"')).toBe(true);
-    await fake.close();
-    fake = await startFake({ gateway: 'off', variants: ['br', 'header_case'] });
-    const br = await raw(fake.url, 'gzip, br');
+    await server.close();
+    server = await servers.start({ variants: ['br', 'header_case'] });
+    const br = await raw(server.url, 'gzip, br');
     expect(br.headers['content-encoding']).toBe('br');
     expect(brotliDecompressSync(br.body).toString('utf8')).toMatch(/^\{"success":false,/);
     const rawNames = await new Promise<string[]>((done) => {
-      request(`${fake!.url}/v3/wms/suppliers`, (res) => {
+      request(`${server!.url}/v3/wms/suppliers`, (res) => {
         res.resume();
         done(res.rawHeaders.filter((_, i) => i % 2 === 0));
       }).end();
@@ -72,9 +74,8 @@ describe('a full kit run against a correct server that writes its responses in a
   const each: Array<[string, Variant[]]> = [...VARIANTS.map((v): [string, Variant[]] => [v, [v]])];
   each.push(['all at once', [...VARIANTS]]);
   test.each(each)('%s', async (_, variants) => {
-    fake = await startFake({ gateway: 'off', variants });
-    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
-    const report = await runKit(fake);
+    server = await servers.start({ variants });
+    const report = await runKit(server);
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
     expect(report.exitCode).toBe(0);
@@ -82,13 +83,13 @@ describe('a full kit run against a correct server that writes its responses in a
     // The kit asks for every encoding fetch decodes, so a compressing server is met compressed.
     for (const encoding of ['gzip', 'br'] as const) {
       if (variants.includes(encoding) && (encoding === 'gzip' ? !variants.includes('br') : true))
-        expect(fake.log.filter((l) => l.encoding === encoding).length).toBe(fake.log.length);
+        expect(server.log.filter((l) => l.encoding === encoding).length).toBe(server.log.length);
     }
   });
 
   test('gateway 429s written that way too are backed off from and pass their checks', async () => {
-    fake = await startFake({ gateway: { every: 4 }, variants: [...VARIANTS] });
-    const report = await runKit(fake, { phases: ['paging', 'negative'], tags: ['WMS suppliers'] });
+    server = await servers.start({ gateway: { every: 4 }, variants: [...VARIANTS] });
+    const report = await runKit(server, { phases: ['paging', 'negative'], tags: ['WMS suppliers'] });
     expect(describeFailures(report)).toBe('');
     expect(report.requests.gatewayRetries).toBeGreaterThan(0);
   });
@@ -96,16 +97,16 @@ describe('a full kit run against a correct server that writes its responses in a
 
 describe('the faults are still caught when the server writes that way', () => {
   test('envelope_not_first, pretty-printed and reordered: envelope_first_field', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['envelope_not_first'], variants: [...VARIANTS] });
-    const report = await runKit(fake, { operations: ['listSuppliers'], phases: ['paging'] });
+    server = await servers.start({ faults: ['envelope_not_first'], variants: [...VARIANTS] });
+    const report = await runKit(server, { operations: ['listSuppliers'], phases: ['paging'] });
     expect([...failedChecks(report)]).toEqual(['envelope_first_field']);
     const failure = report.cases.flatMap((c) => c.failures)[0]!;
     expect(failure.seen).toBe('the first member is "pagination"');
   });
 
   test('content_type_text with a charset: content_type_json', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['content_type_text'], variants: ['charset', 'header_case'] });
-    const report = await runKit(fake, { operations: ['getWmsOrder'], phases: ['negative'] });
+    server = await servers.start({ faults: ['content_type_text'], variants: ['charset', 'header_case'] });
+    const report = await runKit(server, { operations: ['getWmsOrder'], phases: ['negative'] });
     expect([...failedChecks(report)]).toEqual(['content_type_json']);
   });
 });

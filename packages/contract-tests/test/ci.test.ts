@@ -1,6 +1,6 @@
 // The README's CI configurations, tested as written: each YAML block is parsed, held to what the kit reads and
 // writes (the environment variables, the JUnit file uploaded, a quota budget), and its shell lines are run with a
-// shell, the secrets set as environment variables, against the fake server, with `npx @cls-api/contract-tests`
+// shell, the secrets set as environment variables, against the reference server, with `npx @cls-api/contract-tests`
 // resolving to this package's built command in a project that has it installed, offline.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { UsageError } from '../src/plan/credentials.js';
 import { parseCli } from '../src/plan/options.js';
-import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 import { bash } from './support/shell.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
@@ -30,10 +30,11 @@ function yamlBlocks(): Map<string, { text: string; value: Record<string, unknown
   return out;
 }
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 /**
@@ -127,8 +128,8 @@ describe('the README shows working CI configurations', () => {
     const junit = flag(command, '--junit')!;
     expect(junit).toBeDefined();
 
-    fake = await startFake();
-    const variables = kitVariables(fake);
+    server = await servers.start({ gateway: 'contract' });
+    const variables = kitVariables(server);
     const env: Record<string, string> = { GITHUB_RUN_NUMBER: '7' };
     for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
       const m = /^\$\{\{ (secrets|vars)\.([A-Z0-9_]+) \}\}$/.exec(value);
@@ -188,8 +189,8 @@ describe('the README shows working CI configurations', () => {
     expect(job.artifacts.reports.junit).toBe(junit);
     expect(job.artifacts.when).toBe('always');
 
-    fake = await startFake();
-    const variables = kitVariables(fake);
+    server = await servers.start({ gateway: 'contract' });
+    const variables = kitVariables(server);
     const named = /^# CI\/CD variables: (.+)$/m.exec(block.text)![1]!.split(/\s+/);
     expect(named.sort()).toEqual(Object.keys(variables).sort());
     for (const name of named) expect(kitReads(name, variables), name).toBe(true);

@@ -8,13 +8,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EXIT_CODES } from '../src/report/exit-codes.js';
-import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+import { closedPort } from './support/ports.js';
+import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 function run(
@@ -72,21 +74,17 @@ describe('usage', () => {
   });
 
   test('an unreachable server: exit 3', async () => {
-    fake = await startFake();
-    const url = fake.url;
-    await fake.close();
-    fake = undefined;
-    const r = await run(['--base-url', url, '--quiet', '--no-credentials']);
+    const r = await run(['--base-url', `http://127.0.0.1:${await closedPort()}`, '--quiet', '--no-credentials']);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/Stopped: .*(ECONNREFUSED|fetch failed)/);
   });
 
   test('a budget spent before the first case: exit 3, nothing sent', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const r = await run(['--max-requests', '0', '--quiet'], kitVariables(fake));
+    server = await servers.start();
+    const r = await run(['--max-requests', '0', '--quiet'], kitVariables(server));
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.stdout).toMatch(/Stopped: the budget ran out before the first case: .*--max-requests 0/);
-    expect(fake.requests).toBe(0);
+    expect(server.requests).toBe(0);
   });
 
   test('a base URL that is not the API (a 404 page): exit 2, a usage error', async () => {
@@ -111,31 +109,31 @@ describe('usage', () => {
   });
 
   test('no credential at all (empty CI secrets): exit 2 naming the variables, nothing sent; --no-credentials runs', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const empty = { CLS_BASE_URL: fake.url, CLS_API_KEYS: '', CLS_CLIENT_ID: '', CLS_CLIENT_SECRET: '' };
+    server = await servers.start();
+    const empty = { CLS_BASE_URL: server.url, CLS_API_KEYS: '', CLS_CLIENT_ID: '', CLS_CLIENT_SECRET: '' };
     const r = await run(['--quiet'], empty);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(/no credential given: set CLS_API_KEYS .*CLS_CLIENT_ID.*--no-credentials/);
-    expect(fake.requests).toBe(0);
+    expect(server.requests).toBe(0);
     const smoke = await run(
       ['--quiet', '--no-credentials', '--phase', 'negative', '--operation', 'listSuppliers'],
       empty,
     );
     expect(smoke.code, smoke.stdout + smoke.stderr).toBe(0);
-    expect(fake.requests).toBeGreaterThan(0);
+    expect(server.requests).toBeGreaterThan(0);
   });
 
   test('a base URL ending in a version segment: exit 2 with the likely cause, nothing sent', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const r = await run(['--quiet', '--base-url', `${fake.url}/v3`], kitVariables(fake));
+    server = await servers.start();
+    const r = await run(['--quiet', '--base-url', `${server.url}/v3`], kitVariables(server));
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toContain(`--base-url ends in the version segment /v3: give the API's base address without it`);
-    expect(fake.requests).toBe(0);
+    expect(server.requests).toBe(0);
   });
 
   test('a base URL whose every pre-check answers 404 NOT_FOUND (JSON): exit 2, not a page of failures', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const r = await run(['--quiet', '--base-url', `${fake.url}/api`], kitVariables(fake));
+    server = await servers.start();
+    const r = await run(['--quiet', '--base-url', `${server.url}/api`], kitVariables(server));
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(
       /Stopped: .*answered 404 NOT_FOUND: is --base-url the API's base address \(without \/v3\)\? Its path part may not belong there/,
@@ -144,9 +142,9 @@ describe('usage', () => {
   });
 
   test('a key the server refuses: exit 2, the key named by its variable, never shown', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const wrong = 'manager_test_revokedrevokedrevoked';
-    const r = await run(['--quiet'], { ...kitVariables(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${wrong}` });
+    const r = await run(['--quiet'], { ...kitVariables(server), CLS_API_KEYS: `${server.keys.primary.wms},${wrong}` });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(
       /Stopped: the server refused a credential given: \$CLS_API_KEY_MANAGER \(manager_test_…\): GET \S+ answered 401 AUTH_INVALID_TOKEN/,
@@ -155,20 +153,20 @@ describe('usage', () => {
   });
 
   test('credentials of different environments: exit 2 before any request, each named', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const live = fake.liveKeys.primary.cam!;
-    const r = await run(['--quiet'], { ...kitVariables(fake), CLS_API_KEYS: `${fake.keys.primary.wms},${live}` });
+    server = await servers.start();
+    const live = server.liveKeys.primary.cam!;
+    const r = await run(['--quiet'], { ...kitVariables(server), CLS_API_KEYS: `${server.keys.primary.wms},${live}` });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(
       /different environments \(test: \$CLS_API_KEY_WMS \(wms_test_…\).*; live: \$CLS_API_KEY_CAM \(cam_live_…\)/,
     );
     expect(r.stdout + r.stderr).not.toContain(live);
-    expect(fake.requests).toBe(0);
+    expect(server.requests).toBe(0);
   });
 
   test('contract failures: exit 1 (and a pass is 0, below)', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['accepts_any_key'] });
-    const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], kitVariables(fake));
+    server = await servers.start({ faults: ['accepts_any_key'] });
+    const r = await run(['--phase', 'negative', '--operation', 'listSuppliers', '--quiet'], kitVariables(server));
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('this server does not authenticate');
   });
@@ -176,7 +174,7 @@ describe('usage', () => {
 
 describe('against a server', () => {
   test('a conforming server: exit 0, JUnit and JSON written, credentials only from the environment', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
     const json = join(dir, 'report.json');
@@ -199,7 +197,7 @@ describe('against a server', () => {
         '--save-token',
         join(dir, 'cache', 'token'),
       ],
-      kitVariables(fake),
+      kitVariables(server),
     );
     expect(r.stderr).toBe('');
     // The run's access token, kept for the next run's CLS_EXPIRED_TOKEN, readable by its owner only, never printed.
@@ -221,12 +219,12 @@ describe('against a server', () => {
   });
 
   test('long request bodies go beside the reports, the curl lines read them there; nothing is left in the temp folder', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['bulk_limit_off_by_one'] });
+    server = await servers.start({ faults: ['bulk_limit_off_by_one'] });
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const temp = mkdtempSync(join(tmpdir(), 'cls-cli-tmp-'));
     const json = join(dir, 'reports', 'contract.json');
     const args = ['--phase', 'bulk', '--operation', 'registerDraftOrders', '--strict-provisional', '--quiet'];
-    const r = await run([...args, '--json', json], { ...kitVariables(fake), TMPDIR: temp });
+    const r = await run([...args, '--json', json], { ...kitVariables(server), TMPDIR: temp });
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     const curls: string[] = report.cases.flatMap((c: { failures: Array<{ curl?: string }> }) =>
@@ -241,7 +239,7 @@ describe('against a server', () => {
     expect(readdirSync(temp)).toEqual([]);
     // Interrupted half-way: still nothing in the temp folder.
     const child = spawn(process.execPath, [cli, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...kitVariables(fake), TMPDIR: temp },
+      env: { PATH: process.env.PATH ?? '', ...kitVariables(server), TMPDIR: temp },
     });
     await new Promise((done) => child.stdout.once('data', done));
     child.kill('SIGINT');
@@ -250,23 +248,23 @@ describe('against a server', () => {
   });
 
   test('a faulty server: exit 1, each failure with its check, operation and a curl line without secrets', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
+    server = await servers.start({ faults: ['error_code_undocumented'] });
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
-    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--junit', junit], kitVariables(fake));
+    const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--junit', junit], kitVariables(server));
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/\[error_code_documented\] getWmsOrder/);
     expect(r.stdout).toMatch(/expected: error\.code one of ORDER_NOT_FOUND on 404/);
     expect(r.stdout).toMatch(/seen: +NOT_FOUND/);
     const curl = r.stdout.split('\n').find((l) => l.includes('reproduce: curl'))!;
     expect(curl).toContain('"X-API-Key: $CLS_API_KEY_WMS"');
-    for (const key of Object.values(fake.keys.primary))
+    for (const key of Object.values(server.keys.primary))
       expect(r.stdout + readFileSync(junit, 'utf8')).not.toContain(key);
     expect(readFileSync(junit, 'utf8')).toMatch(/<failure type="error_code_documented"/);
   });
 
   test('a server departing from a design: exit 0 with the departures in the console, JSON and JUnit; --strict-provisional: exit 1', async () => {
-    fake = await startFake({ gateway: 'off', draftStatus: 'confirmed' });
+    server = await servers.start({ draftStatus: 'confirmed' });
     const dir = mkdtempSync(join(tmpdir(), 'cls-cli-'));
     const junit = join(dir, 'junit.xml');
     const json = join(dir, 'report.json');
@@ -281,7 +279,7 @@ describe('against a server', () => {
       '--json',
       json,
     ];
-    const lenient = await run(args, kitVariables(fake));
+    const lenient = await run(args, kitVariables(server));
     expect(lenient.code, lenient.stdout + lenient.stderr).toBe(0);
     expect(lenient.stdout).toMatch(/Provisional \(\d+ departures? from our designs/);
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -293,7 +291,7 @@ describe('against a server', () => {
     expect(xml).toMatch(/<testsuite name="provisional" tests="\d+" failures="0" skipped="\d+"/);
     expect(xml).not.toContain('<failure');
 
-    const strict = await run([...args, '--strict-provisional'], kitVariables(fake));
+    const strict = await run([...args, '--strict-provisional'], kitVariables(server));
     expect(strict.code, strict.stdout).toBe(1);
     expect(strict.stdout).toMatch(/\[schema_valid\] registerDraftOrders/);
     expect(JSON.parse(readFileSync(json, 'utf8')).options.strictProvisional).toBe(true);
@@ -303,16 +301,16 @@ describe('against a server', () => {
   test.skipIf(!hasCurl)(
     'the printed curl line reproduces the failure when the key is in the environment (needs curl)',
     async () => {
-      fake = await startFake({ gateway: 'off', faults: ['error_code_undocumented'] });
-      const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], kitVariables(fake));
+      server = await servers.start({ faults: ['error_code_undocumented'] });
+      const r = await run(['--phase', 'negative', '--operation', 'getWmsOrder', '--quiet'], kitVariables(server));
       const line = r.stdout
         .split('\n')
         .find((l) => l.includes('reproduce: curl'))!
         .replace(/^\s*reproduce: /, '');
-      // Asynchronous: the fake server answers from this very process.
+      // Asynchronous: the server answers from this very process.
       const replay = await new Promise<string>((done) => {
         const child = spawn('bash', ['-c', line], {
-          env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: fake!.keys.primary.wms! },
+          env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: server!.keys.primary.wms! },
         });
         let out = '';
         child.stdout.on('data', (d) => (out += d));

@@ -3,14 +3,15 @@
 import { afterEach, expect, test } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
 import { Contract } from '../src/index.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
 import { describeFailures, runKit } from './support/run.js';
+import { referenceServers, registerOrder, type TestServer } from './support/servers.js';
 import { onVirtualTime } from './support/virtual-time.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 function withWmsLimit() {
@@ -28,11 +29,13 @@ function withWmsLimit() {
 test('a third gateway limit in a copy of the contract: the kit paces under it and probes it', async () => {
   const spec = withWmsLimit();
   expect(new Contract(spec).gatewayScopes('/v3/wms/suppliers').map((g) => g.name)).toEqual(['gateway_wms', 'gateway']);
-  // Each run on a fresh server that holds all three limits (a server's buckets keep the last run's virtual time).
+  // The reference holds the bundled contract's two limits; the proxy holds the third beside them. Each run meets fresh
+  // buckets (a server's buckets keep the last run's virtual time).
+  const third = new Contract(spec).limits.gateway.filter((g) => g.name === 'gateway_wms');
   const run = async (overrides: Parameters<typeof runKit>[1]) => {
-    await fake?.close();
-    fake = await startFake({ gateway: 'contract', contract: new Contract(spec) });
-    return onVirtualTime(() => runKit(fake!, { spec, paceFraction: 0.5, backoffBaseMs: 1000, ...overrides }));
+    await server?.close();
+    server = await servers.start({ gateway: 'contract', gatewayLimits: third });
+    return onVirtualTime(() => runKit(server!, { spec, paceFraction: 0.5, backoffBaseMs: 1000, ...overrides }));
   };
   // Many calls on /v3/wms/ in a row: paced at half of 4 a second there, none meets the third limit.
   const paced = await run({ phases: ['negative'], operations: ['listSuppliers'] });
@@ -46,9 +49,9 @@ test('a third gateway limit in a copy of the contract: the kit paces under it an
 
 test("a server that holds only the bundled contract's limits fails the third limit's probe", async () => {
   const spec = withWmsLimit();
-  fake = await startFake({ gateway: 'contract' });
+  server = await servers.start({ gateway: 'contract' });
   const report = await onVirtualTime(() =>
-    runKit(fake!, { spec, phases: ['probes'], probeLimits: true, paceFraction: 0.5, backoffBaseMs: 1000 }),
+    runKit(server!, { spec, phases: ['probes'], probeLimits: true, paceFraction: 0.5, backoffBaseMs: 1000 }),
   );
   const probe = report.cases.find((c) => c.id === 'probes/gateway_wms_burst');
   expect(
@@ -60,10 +63,11 @@ test("a server that holds only the bundled contract's limits fails the third lim
 
 test('the shipped order statuses are those of OrderStatusCode: a copy that lists only 40 finds no order shipped at 30', async () => {
   const run = async (spec: ReturnType<typeof loadSpec>) => {
-    await fake?.close();
-    fake = await startFake({ gateway: 'off' });
-    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
-    const report = await runKit(fake, { spec, phases: ['workflows'], operations: ['updateWmsOrder'] });
+    await server?.close();
+    // One order, shipped: status 30.
+    server = await servers.start({ demo: false });
+    await server.ship(await registerOrder(server));
+    const report = await runKit(server, { spec, phases: ['workflows'], operations: ['updateWmsOrder'] });
     return report.cases.find((c) => c.id === 'workflows/shipped_order_unmodifiable');
   };
   expect((await run(loadSpec()))?.status).toBe('passed');

@@ -1,12 +1,14 @@
 // The core proof of the kit: for every check, a server that breaks exactly that rule is caught by that check, and
-// the same run against the server without the fault passes. Each fault is one switch of the fake server. A fault
-// that breaks only a design of ours (an `x-provisional` constraint) is a provisional departure of that check: the
-// run passes and lists it; under --strict-provisional the check fails.
+// the same run against the server without the fault passes. The server is the reference server, and each fault is
+// planted in front of it at one place (support/fault-proxy.ts). A fault that breaks only a design of ours (an
+// `x-provisional` constraint) is a provisional departure of that check: the run passes and lists it; under
+// --strict-provisional the check fails.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { CHECKS, type ExitCode, type Phase, type RunOptions } from '../src/index.js';
-import { FAULTS, startFake, type Fault, type FakeOptions, type FakeServer } from './support/fake-server.js';
+import { FAULTS, type Fault } from './support/fault-proxy.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
+import { referenceServers, type ServerOptions, type TestServer } from './support/servers.js';
 import { onVirtualTime } from './support/virtual-time.js';
 
 interface FaultCase {
@@ -16,9 +18,7 @@ interface FaultCase {
   alsoAllowed?: string[];
   /** The smallest run that exercises the rule. */
   run: Partial<RunOptions> & { phases?: Phase[] };
-  fake?: Omit<FakeOptions, 'faults'>;
-  /** Set the server up (ship an order) before the run. */
-  prepare?: (fake: FakeServer) => void;
+  server?: Omit<ServerOptions, 'faults'>;
   /** The rule is a design in the contract (`x-provisional`): a departure, failed only by --strict-provisional. */
   provisional?: true;
   /**
@@ -27,8 +27,8 @@ interface FaultCase {
    */
   correctExitCode?: ExitCode;
   /**
-   * The instant both the kit and the fake take as now (their Date only; timers stay real and the clock runs on), for
-   * a rule that depends on the service time of day.
+   * The instant both the kit and the server take as now (their Date only; timers stay real and the clock runs on),
+   * for a rule that depends on the service time of day.
    */
   at?: string;
 }
@@ -40,7 +40,7 @@ function on(check: string, operation: string, phase: Phase, more: Omit<FaultCase
 
 /** The gateway probes against the contract's own gateway, on the virtual clock. */
 function probe(check: string): FaultCase {
-  return { check, run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 }, fake: { gateway: 'contract' } };
+  return { check, run: { phases: ['probes'], probeLimits: true, paceFraction: 0.5 }, server: { gateway: 'contract' } };
 }
 
 /** A body the server cannot read, sent to a public operation and a keyed one: the 500 shows in any of these checks. */
@@ -58,10 +58,10 @@ function badBody(): FaultCase {
   };
 }
 
-const shipSeeded = (fake: FakeServer) => {
-  const order = fake.accounts.primary.orders[0];
-  if (order) fake.ship(String(order.order_no));
-};
+/** The seller's orders in its test world, as the service holds them. */
+async function ordersOf(s: TestServer, who: 'primary' | 'other'): Promise<number> {
+  return (await s.store.listOrders(s.owner(who), {}, { offset: 0, limit: 1 })).total;
+}
 
 const CASES: Record<Fault, FaultCase> = {
   status_undocumented: {
@@ -71,8 +71,8 @@ const CASES: Record<Fault, FaultCase> = {
   },
   content_type_text: on('content_type_json', 'getWmsOrder', 'negative'),
   // Order is designed, additionalProperties included (spec/components/schemas/Order.yaml).
-  schema_extra_field: on('schema_valid', 'getWmsOrder', 'workflows', { provisional: true, prepare: shipSeeded }),
-  schema_wrong_type: on('schema_valid', 'getWmsOrder', 'workflows', { prepare: shipSeeded }),
+  schema_extra_field: on('schema_valid', 'getWmsOrder', 'workflows', { provisional: true }),
+  schema_wrong_type: on('schema_valid', 'getWmsOrder', 'workflows'),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).
   draft_row_shapes_mixed: on('schema_valid', 'registerDraftOrders', 'workflows'),
   envelope_not_first: on('envelope_first_field', 'listSuppliers', 'paging'),
@@ -90,14 +90,14 @@ const CASES: Record<Fault, FaultCase> = {
   quota_429_remaining_nonzero: {
     check: 'quota_429_headers',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
-    fake: { quotaUsedAtStart: 1000 },
+    server: { quotaUsedAtStart: 1000 },
     correctExitCode: 3,
   },
   gateway_429_with_headers: {
     check: 'gateway_429_headers',
     run: { operations: ['listSuppliers'], phases: ['paging', 'generated'] },
     // Every 3rd request is a gateway 429, on a machine of any speed (a time-based bucket met none when busy).
-    fake: { gateway: { every: 3 } },
+    server: { gateway: { every: 3 } },
   },
   pagination_has_next_wrong: on('pagination_consistent', 'listSuppliers', 'paging', {
     alsoAllowed: ['pagination_across_pages'],
@@ -143,7 +143,7 @@ const CASES: Record<Fault, FaultCase> = {
   bulk_rows_reordered: on('bulk_rows_in_order', 'registerDraftOrders', 'workflows', { alsoAllowed: ['read_back'] }),
   bulk_counts_wrong: on('bulk_counts', 'registerDraftOrders', 'workflows'),
   read_back_mismatch: on('read_back', 'registerDraftOrders', 'workflows'),
-  shipped_order_modifiable: on('shipped_order_unmodifiable', 'updateWmsOrder', 'workflows', { prepare: shipSeeded }),
+  shipped_order_modifiable: on('shipped_order_unmodifiable', 'updateWmsOrder', 'workflows'),
   seller_leak: on('seller_isolation', 'listManagerOrders', 'workflows'),
   // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
   seller_leak_jwt: on('seller_isolation', 'listManagerOrders', 'workflows', { alsoAllowed: ['expected_outcome'] }),
@@ -164,17 +164,16 @@ const CASES: Record<Fault, FaultCase> = {
   gateway_429_held: {
     check: 'gateway_429_immediate',
     run: { operations: ['listSuppliers'], phases: ['paging'] },
-    fake: { gateway: { every: 3 } },
+    server: { gateway: { every: 3 } },
   },
   times_in_utc: on('service_time', 'createProduct', 'workflows'),
   // The draft row's echo of mall_product_name is the source's (DraftResult.yaml).
   echo_normalized: on('bulk_rows_in_order', 'registerDraftOrders', 'workflows'),
   error_message_stack: on('error_message_for_users', 'getWmsProduct', 'negative'),
   option_not_found_as_product: on('error_code_reached', 'getProductOption', 'workflows'),
-  inventory_unchecked: on('error_code_reached', 'updateWmsOrder', 'workflows', { prepare: shipSeeded }),
+  inventory_unchecked: on('error_code_reached', 'updateWmsOrder', 'workflows'),
   domain_code_wrong_status: on('error_code_reached', 'updateWmsOrder', 'workflows', {
     alsoAllowed: ['error_code_documented'],
-    prepare: shipSeeded,
   }),
   // ORDER_DRAFT_NOT_FOUND is a warehouse code (x-areas), answered here on the manager area.
   domain_code_wrong_area: on('error_code_documented', 'getManagerOrder', 'negative', {
@@ -193,30 +192,33 @@ const CASES: Record<Fault, FaultCase> = {
 const caught = new Set<Fault>();
 const README = new URL('../README.md', import.meta.url);
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 async function runWith(faults: Fault[], c: FaultCase) {
-  if (c.at && c.fake?.gateway === 'contract') throw new Error('a pinned service time and the virtual clock do not mix');
+  if (c.at && c.server?.gateway === 'contract')
+    throw new Error('a pinned service time and the virtual clock do not mix');
   if (c.at) vi.useFakeTimers({ toFake: ['Date'], now: new Date(c.at), shouldAdvanceTime: true });
   try {
-    fake = await startFake({ gateway: 'off', ...c.fake, faults });
-    c.prepare?.(fake);
+    server = await servers.start({ ...c.server, faults });
     // The contract's gateway refills by the clock: on the virtual one, whatever the machine's speed (virtual-time.ts).
     const report =
-      c.fake?.gateway === 'contract' ? await onVirtualTime(() => runKit(fake!, c.run)) : await runKit(fake, c.run);
-    await fake.close();
-    fake = undefined;
+      c.server?.gateway === 'contract'
+        ? await onVirtualTime(() => runKit(server!, c.run))
+        : await runKit(server, c.run);
+    await server.close();
+    server = undefined;
     return report;
   } finally {
     if (c.at) vi.useRealTimers();
   }
 }
 
-test('every fault of the fake server has a case, and every response and case check is proven by one', () => {
+test('every planted fault has a case, and every response and case check is proven by one', () => {
   expect(Object.keys(CASES).sort()).toEqual([...FAULTS].sort());
   const proven = new Set(Object.values(CASES).map((c) => c.check));
   // Checks not proven by a fault here are proven elsewhere: mock_example_served in mock.test.ts.
@@ -290,15 +292,15 @@ test('a return registered after the deadline time and refused at once departs fr
 test("a JWT that sees another seller's orders is caught with the other seller's JWT, registering nothing for it", async () => {
   // Given the other seller's client credentials, the kit reads the seller's order with the other seller's JWT instead
   // of registering an order with the other seller's keys (two metered calls) to read with the seller's JWT.
-  fake = await startFake({ gateway: 'off', faults: ['seller_leak_jwt'] });
-  const othersOrders = fake.accounts.other.orders.length;
-  const report = await runKit(fake, {
+  server = await servers.start({ faults: ['seller_leak_jwt'] });
+  const othersOrders = await ordersOf(server, 'other');
+  const report = await runKit(server, {
     ...CASES.seller_leak_jwt.run,
-    otherClientId: fake.otherClient.id,
-    otherClientSecret: fake.otherClient.secret,
+    otherClientId: server.otherClient.id,
+    otherClientSecret: server.otherClient.secret,
   });
   expect([...failedChecks(report)], describeFailures(report)).toContain('seller_isolation');
-  expect(fake.accounts.other.orders.length).toBe(othersOrders);
+  expect(await ordersOf(server, 'other')).toBe(othersOrders);
 });
 
 // Runs last (tests of a file run in order): the figure the README states.
@@ -314,17 +316,12 @@ test("the return window is judged on the service's clock, not the kit's", async 
   // withdrawal. Judged on the kit's clock (before 18:00), that refusal would be a failure.
   vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-24T08:57:00Z'), shouldAdvanceTime: true });
   try {
-    let returnsAtStart = Number.POSITIVE_INFINITY;
-    const server = await startFake({
-      gateway: 'off',
-      clock: () =>
-        Date.parse(
-          server.accounts.primary.returns.size > returnsAtStart ? '2026-11-24T09:00:01Z' : '2026-11-24T08:59:59Z',
-        ),
-    });
-    fake = server;
-    returnsAtStart = server.accounts.primary.returns.size;
-    const report = await runKit(server, { operations: ['cancelReturn'], phases: ['workflows'] });
+    const started = await servers.start();
+    server = started;
+    const registered = () =>
+      started.log.some((l) => l.method === 'POST' && l.path === '/v3/wms/returns' && l.status === 200);
+    started.clock.at = () => new Date(registered() ? '2026-11-24T09:00:01Z' : '2026-11-24T08:59:59Z');
+    const report = await runKit(started, { operations: ['cancelReturn'], phases: ['workflows'] });
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
     expect(report.exitCode).toBe(0);

@@ -1,17 +1,19 @@
-// The kit as a whole against the correct fake server: a full run passes, and the good-citizen rules hold (pacing,
+// The kit as a whole against the reference server: a full run passes, and the good-citizen rules hold (pacing,
 // backoff, request budget, quota reserve, quota exhaustion, read-only), the seed reproduces inputs, secrets stay out
 // of reports, and what the kit expects changes when the contract changes.
 import { afterEach, describe, expect, test } from 'vitest';
 import { loadSpec, operations } from '@cls-api/spec';
 import { CHECKS, Contract, formatSummary, PR_ROTATION, runContractTests, toJUnit, type Report } from '../src/index.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
+import { closedPort } from './support/ports.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
+import { referenceServers, registerOrder, type TestServer } from './support/servers.js';
 import { onVirtualTime } from './support/virtual-time.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 const skippedWith = (report: Report, text: string) =>
@@ -19,14 +21,13 @@ const skippedWith = (report: Report, text: string) =>
 
 describe('a full run against a server that honours the contract', () => {
   test('passes every case, paced under the gateway limit, probes included', async () => {
-    fake = await startFake({ gateway: 'contract' });
-    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
-    // On the virtual clock: the pacing, the probes' bursts and the fake's buckets meet as on an idle machine.
+    server = await servers.start({ gateway: 'contract' });
+    // On the virtual clock: the pacing, the probes' bursts and the server's buckets meet as on an idle machine.
     const report = await onVirtualTime(() =>
-      runKit(fake!, { paceFraction: 0.5, probeLimits: true, backoffBaseMs: 1000 }),
+      runKit(server!, { paceFraction: 0.5, probeLimits: true, backoffBaseMs: 1000 }),
     );
     expect(describeFailures(report)).toBe('');
-    // The fake follows every design too: nothing to report as provisional.
+    // The reference follows every design too: nothing to report as provisional.
     expect(describeDepartures(report)).toBe('');
     expect(
       report.totals.skipped,
@@ -70,8 +71,8 @@ describe('a full run against a server that honours the contract', () => {
   });
 
   test('without the probes the gateway 429 is listed as not reachable, and why', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    server = await servers.start();
+    const report = await runKit(server, { phases: ['negative'], operations: ['listSuppliers'] });
     const rate = report.errorCodes.find((c) => c.code === 'RATE_LIMIT_EXCEEDED')!;
     expect(rate.reached).toBeUndefined();
     expect(rate.reason).toMatch(/--probe-limits/);
@@ -86,18 +87,18 @@ describe('a full run against a server that honours the contract', () => {
 describe('being a good citizen', () => {
   test('backs off on gateway 429s and still passes', async () => {
     // Every 4th request meets a gateway 429, on a machine of any speed (a time-based bucket met none on a busy one).
-    fake = await startFake({ gateway: { every: 4 } });
-    const report = await runKit(fake, { phases: ['paging', 'negative'], tags: ['WMS suppliers', 'WMS inventory'] });
+    server = await servers.start({ gateway: { every: 4 } });
+    const report = await runKit(server, { phases: ['paging', 'negative'], tags: ['WMS suppliers', 'WMS inventory'] });
     expect(describeFailures(report)).toBe('');
     expect(report.requests.gatewayRetries).toBeGreaterThan(0);
-    expect(fake.log.filter((l) => l.status === 429).length).toBe(report.requests.gatewayRetries);
+    expect(server.log.filter((l) => l.status === 429).length).toBe(report.requests.gatewayRetries);
   });
 
   test('honours --max-requests: stops there and reports the rest as skipped, not failed', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { maxRequests: 15 });
+    server = await servers.start();
+    const report = await runKit(server, { maxRequests: 15 });
     expect(report.requests.sent).toBeLessThanOrEqual(15);
-    expect(fake.requests).toBe(report.requests.sent);
+    expect(server.requests).toBe(report.requests.sent);
     expect(skippedWith(report, '--max-requests 15').length).toBeGreaterThan(10);
     expect(report.totals.failed).toBe(0);
     expect(report.exitCode).toBe(0);
@@ -105,33 +106,30 @@ describe('being a good citizen', () => {
 
   test('--max-requests is a hard cap even when a slow server makes the probe bursts grow', async () => {
     // Slow answers make the next burst bigger (probes.ts); before, its requests were not counted one by one.
-    fake = await startFake({ gateway: 'off', latencyMs: 50 });
-    const report = await runKit(fake, { phases: ['probes'], probeLimits: true, maxRequests: 60 });
-    expect(fake.requests).toBeLessThanOrEqual(60);
-    expect(report.requests.sent).toBe(fake.requests);
+    server = await servers.start({ latencyMs: 50 });
+    const report = await runKit(server, { phases: ['probes'], probeLimits: true, maxRequests: 60 });
+    expect(server.requests).toBeLessThanOrEqual(60);
+    expect(report.requests.sent).toBe(server.requests);
     expect(skippedWith(report, 'request budget').length).toBeGreaterThan(0);
   });
 
   test('reports the quota the service counted, from X-RateLimit-Remaining before and after', async () => {
-    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 100 });
-    const report = await runKit(fake, { phases: ['paging'] });
+    server = await servers.start({ quotaUsedAtStart: 100 });
+    const report = await runKit(server, { phases: ['paging'] });
     const primary = report.quota.primary!;
+    const used = await server.used();
     // The first metered response's Remaining already counts that call; the service counted the rest after it.
-    expect(primary.service).toEqual({
-      before: 1000 - 101,
-      after: 1000 - fake.accounts.primary.used,
-      used: fake.accounts.primary.used - 101,
-    });
-    expect(primary.kitSent).toBe(fake.accounts.primary.used - 100);
+    expect(primary.service).toEqual({ before: 1000 - 101, after: 1000 - used, used: used - 101 });
+    expect(primary.kitSent).toBe(used - 100);
     // The run's whole spend by the service's count: the first call, which its own Remaining counts, and the rest.
-    expect(primary.charged).toBe(fake.accounts.primary.used - 100);
+    expect(primary.charged).toBe(used - 100);
     expect(primary.differs).toBe(false);
     expect(formatSummary(report)).toContain(`the service counted ${primary.service!.used}`);
   });
 
   test('a service that counts more calls than the kit sent fails quota_counted', async () => {
-    fake = await startFake({ gateway: 'off', quotaPerCall: 2 });
-    const report = await runKit(fake, { phases: ['paging'] });
+    server = await servers.start({ quotaPerCall: 2 });
+    const report = await runKit(server, { phases: ['paging'] });
     const primary = report.quota.primary!;
     expect(primary.service!.used).toBe(2 * primary.kitCountedInSpan);
     expect(primary.overcounted).toBe(true);
@@ -145,27 +143,27 @@ describe('being a good citizen', () => {
   });
 
   test('the refused answers (401/403, not metered) explain a lower count; only a gap left over differs', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     // key_of_another_area: 403 answers sent with the seller's keys, which the service does not count.
-    const report = await runKit(fake, { phases: ['negative', 'paging'] });
+    const report = await runKit(server, { phases: ['negative', 'paging'] });
     const primary = report.quota.primary!;
     expect(primary.refusedInSpan).toBeGreaterThan(0);
     expect(primary.service!.used).toBe(primary.kitCountedInSpan - primary.refusedInSpan);
     expect(primary.differs).toBe(false);
     expect(report.exitCode, describeFailures(report)).toBe(0);
     expect(formatSummary(report)).toContain(`${primary.refusedInSpan} answers were 401/403, which are not metered`);
-    await fake.close();
-    fake = await startFake({ gateway: 'off', quotaPerCall: 0 });
-    const uncounted = await runKit(fake, { phases: ['paging'] });
+    await server.close();
+    server = await servers.start({ quotaPerCall: 0 });
+    const uncounted = await runKit(server, { phases: ['paging'] });
     expect(uncounted.quota.primary!.differs).toBe(true);
     expect(formatSummary(uncounted)).toMatch(/they differ by \d+/);
   });
 
   test("--max-quota: never spends more than N calls of a seller's quota, and skips what did not fit", async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { maxQuota: 20 });
-    expect(fake.accounts.primary.used).toBeLessThanOrEqual(20);
-    expect(fake.accounts.other.used).toBeLessThanOrEqual(20);
+    server = await servers.start();
+    const report = await runKit(server, { maxQuota: 20 });
+    expect(await server.used('primary')).toBeLessThanOrEqual(20);
+    expect(await server.used('other')).toBeLessThanOrEqual(20);
     expect(report.quota.primary!.kitSent).toBeLessThanOrEqual(20);
     expect(report.totals.failed).toBe(0);
     // The plan left cases out before they sent anything, and lists them (a case that spends more than its estimate
@@ -180,22 +178,22 @@ describe('being a good citizen', () => {
   });
 
   test('stops before a test key quota runs out, keeping the reserve', async () => {
-    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 940 });
-    const report = await runKit(fake, { quotaReserve: 50 });
+    server = await servers.start({ quotaUsedAtStart: 940 });
+    const report = await runKit(server, { quotaReserve: 50 });
     // 60 calls were left: the kit spends at most 10 of them and never meets the quota 429.
-    expect(fake.accounts.primary.used).toBeLessThanOrEqual(950);
-    expect(fake.log.some((l) => l.status === 429)).toBe(false);
+    expect(await server.used()).toBeLessThanOrEqual(950);
+    expect(server.log.some((l) => l.status === 429)).toBe(false);
     expect(skippedWith(report, 'X-RateLimit-Remaining is').length).toBeGreaterThan(0);
     expect(report.totals.failed).toBe(0);
     expect(report.exitCode).toBe(0);
   });
 
   test('meeting an exhausted quota, it checks the 429 and stops using the key, skipping the rest', async () => {
-    fake = await startFake({ gateway: 'off', quotaUsedAtStart: 1000 });
-    const report = await runKit(fake, { phases: ['paging', 'workflows'] });
+    server = await servers.start({ quotaUsedAtStart: 1000 });
+    const report = await runKit(server, { phases: ['paging', 'workflows'] });
     // One quota 429 per seller whose keys the run uses (the seller's, and the other seller's for its isolation
     // reads), then none: each seller's keys are one allowance.
-    const quota429 = fake.log.filter((l) => l.status === 429);
+    const quota429 = server.log.filter((l) => l.status === 429);
     expect(quota429.length).toBeGreaterThanOrEqual(1);
     expect(quota429.length).toBeLessThanOrEqual(2);
     expect(Object.values(report.quota).filter((q) => q.exhausted).length).toBe(quota429.length);
@@ -205,14 +203,14 @@ describe('being a good citizen', () => {
   });
 
   test('--read-only sends GET requests only (and the public token requests)', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { readOnly: true });
+    server = await servers.start();
+    const report = await runKit(server, { readOnly: true });
     const publicPaths = new Set(
       operations(loadSpec())
         .filter((o) => o.security.length === 0)
         .map((o) => o.path),
     );
-    const writes = fake.log.filter((l) => l.method !== 'GET');
+    const writes = server.log.filter((l) => l.method !== 'GET');
     expect(
       writes.every((l) => publicPaths.has(l.path)),
       JSON.stringify(writes),
@@ -222,11 +220,11 @@ describe('being a good citizen', () => {
   });
 
   test('--tag and --operation select the cases about those operations', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const byTag = await runKit(fake, { tags: ['WMS suppliers'], phases: ['negative', 'generated', 'paging'] });
+    server = await servers.start();
+    const byTag = await runKit(server, { tags: ['WMS suppliers'], phases: ['negative', 'generated', 'paging'] });
     expect(byTag.cases.length).toBeGreaterThan(0);
     expect(byTag.cases.every((c) => c.operations.includes('listSuppliers'))).toBe(true);
-    const byId = await runKit(fake, { operations: ['getDraftOrder'], phases: ['negative'] });
+    const byId = await runKit(server, { operations: ['getDraftOrder'], phases: ['negative'] });
     expect(new Set(byId.cases.flatMap((c) => c.operations))).toEqual(new Set(['getDraftOrder']));
   });
 });
@@ -237,15 +235,15 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
   );
 
   test('every case but the API-key one runs them with the JWT: no monthly quota spent on the manager area', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, {
+    server = await servers.start();
+    const report = await runKit(server, {
       phases: ['generated', 'paging'],
       operations: both.map((op) => op.operationId),
     });
     expect(describeFailures(report)).toBe('');
     expect(report.totals.passed).toBeGreaterThan(both.length);
     // The same cases with API keys only: every manager request is then a metered one.
-    const keysOnly = await runKit(fake, {
+    const keysOnly = await runKit(server, {
       phases: ['generated', 'paging'],
       operations: both.map((op) => op.operationId),
       clientId: undefined,
@@ -261,8 +259,8 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
   test("each is run with the API key too, reading the seller's own data, and refuses a made-up bearer token", async () => {
     expect(both.map((op) => op.area)).toEqual(both.map(() => 'manager'));
     expect(both.length).toBeGreaterThan(3);
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, {
+    server = await servers.start();
+    const report = await runKit(server, {
       phases: ['negative', 'workflows'],
       operations: both.map((op) => op.operationId),
     });
@@ -277,8 +275,8 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
   });
 
   test('without client credentials there is no JWT to run them with: no such case, nothing skipped for it', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, {
+    server = await servers.start();
+    const report = await runKit(server, {
       phases: ['workflows'],
       operations: both.map((op) => op.operationId),
       clientId: undefined,
@@ -290,14 +288,14 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
 
 describe('profiles: full (nightly) and pr (every pull request)', () => {
   test('--profile pr spends at most 15 test-key calls, passes, and lists what it covered and left for later', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { profile: 'pr', seed: 3 });
+    server = await servers.start();
+    const report = await runKit(server, { profile: 'pr', seed: 3 });
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
     // Held to 15 by the service's own count: a refused call (403) it does not meter is not charged to the budget,
     // so the kit may send more test-key requests than that.
     expect(report.quota.primary?.service?.used ?? 0).toBeLessThanOrEqual(15);
-    expect(fake.accounts.primary.used).toBeLessThanOrEqual(15);
+    expect(await server.used()).toBeLessThanOrEqual(15);
     const plan = report.profile!;
     expect(plan.name).toBe('pr');
     expect(plan.slot).toBe(3 % plan.slots!);
@@ -324,25 +322,25 @@ describe('profiles: full (nightly) and pr (every pull request)', () => {
   });
 
   test('the union of 8 consecutive pr runs covers every case of the full run that needs a test key', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     // The plan is made before any request: a budget of none shows it without sending anything.
-    const full = await runKit(fake, { maxRequests: 0 });
+    const full = await runKit(server, { maxRequests: 0 });
     const needed = full.profile!.needTestKey;
     expect(needed.length).toBeGreaterThan(30);
     const covered = new Set<string>();
     for (let run = 1000; run < 1000 + PR_ROTATION; run++) {
-      const pr = await runKit(fake, { profile: 'pr', seed: run, maxRequests: 0 });
+      const pr = await runKit(server, { profile: 'pr', seed: run, maxRequests: 0 });
       expect(pr.profile!.slots!).toBe(PR_ROTATION);
       for (const id of pr.profile!.covered!) covered.add(id);
       expect(new Set([...pr.profile!.covered!, ...pr.profile!.leftForLater!])).toEqual(new Set(needed));
     }
     expect([...covered].sort()).toEqual([...needed].sort());
-    expect(fake.requests).toBe(0);
+    expect(server.requests).toBe(0);
   });
 
   test('the full profile says which cases need a test key', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    server = await servers.start();
+    const report = await runKit(server, { phases: ['negative'], operations: ['listSuppliers'] });
     expect(report.profile!.needTestKey.sort()).toEqual(
       ['negative/listSuppliers/key_of_another_area', 'negative/listSuppliers/page_size_out_of_range'].sort(),
     );
@@ -353,9 +351,9 @@ describe('profiles: full (nightly) and pr (every pull request)', () => {
 describe('reproducibility and reports', () => {
   // Three runs of the generated phase: half a minute on an idle machine, past the package's 120 s on a busy one.
   test('the same seed draws the same generated inputs; another seed draws others', { timeout: 600_000 }, async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const notes = async (seed: number) =>
-      (await runKit(fake!, { seed, phases: ['generated'], runs: 3 })).cases
+      (await runKit(server!, { seed, phases: ['generated'], runs: 3 })).cases
         .map((c) => `${c.id}: ${c.notes.join(' | ')}`)
         .join('\n');
     const first = await notes(7);
@@ -364,28 +362,26 @@ describe('reproducibility and reports', () => {
   });
 
   test('no secret reaches a report: keys, client secret and tokens appear as $CLS_… references', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['seller_leak', 'error_code_undocumented'] });
-    const report = await runKit(fake, { phases: ['negative', 'workflows'] });
+    server = await servers.start({ faults: ['seller_leak', 'error_code_undocumented'] });
+    const report = await runKit(server, { phases: ['negative', 'workflows'] });
     expect(report.totals.failed).toBeGreaterThan(0);
     const text = JSON.stringify(report) + toJUnit(report) + formatSummary(report);
     for (const secret of [
-      ...Object.values(fake.keys.primary),
-      ...Object.values(fake.keys.other),
-      fake.client.secret,
-      fake.client.id,
+      ...Object.values(server.keys.primary),
+      ...Object.values(server.keys.other),
+      server.client.secret,
+      server.client.id,
     ]) {
       expect(text).not.toContain(secret);
     }
-    expect(text).not.toMatch(/eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9\.eyJzdWIiOiJB/);
+    // No token either: no JWT of any seller shows.
+    expect(text).not.toMatch(/eyJ[\w-]{8,}\.eyJ[\w-]{8,}\./);
     expect(text).toContain('$CLS_API_KEY_WMS');
     expect(text).toContain('$CLS_OTHER_API_KEY_MANAGER');
   });
 
   test('an unreachable server is a connection error: exit code 3, nothing run', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const url = fake.url;
-    await fake.close();
-    fake = undefined;
+    const url = `http://127.0.0.1:${await closedPort()}`;
     const report = await runContractTests({ baseUrl: url, apiKeys: ['wms_test_x1234567'], paceFraction: 0 });
     expect(report.exitCode).toBe(3);
     expect(report.stoppedBy).toBe('unreachable');
@@ -396,43 +392,43 @@ describe('reproducibility and reports', () => {
 
 describe('what the kit expects comes from the contract', () => {
   test('a contract with a smaller page size bound: the same server departs from it, and fails it once the bound is no longer provisional', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const spec = loadSpec();
     const size = spec.components!.parameters!.Size as unknown as {
       schema: { maximum: number };
       'x-provisional'?: boolean;
     };
     size.schema.maximum = 50;
-    const designed = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
+    const designed = await runKit(server, { spec, phases: ['negative'], operations: ['listSuppliers'] });
     expect(designed.exitCode, describeFailures(designed)).toBe(0);
     expect(
       designed.departures.find((d) => d.expected.includes('size=51')),
       describeDepartures(designed),
     ).toBeDefined();
     delete size['x-provisional'];
-    const shown = await runKit(fake, { spec, phases: ['negative'], operations: ['listSuppliers'] });
+    const shown = await runKit(server, { spec, phases: ['negative'], operations: ['listSuppliers'] });
     const failure = shown.cases.flatMap((c) => c.failures).find((f) => f.expected.includes('size=51'));
     expect(failure, describeFailures(shown)).toBeDefined();
   });
 
   test('a contract without PRODUCT_NOT_FOUND on a 404 makes the same server fail error_code_documented', async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const spec = loadSpec();
     const responses = spec.components!.responses as unknown as Record<string, { 'x-error-codes': string[] }>;
     responses.ProductNotFound!['x-error-codes'] = ['NOT_FOUND'];
-    const report = await runKit(fake, { spec, phases: ['negative'], operations: ['getWmsProduct'] });
+    const report = await runKit(server, { spec, phases: ['negative'], operations: ['getWmsProduct'] });
     expect(failedChecks(report).has('error_code_documented'), describeFailures(report)).toBe(true);
   });
 
   test("a contract with a lower bulk row limit: a departure where the limit is designed, a bulk_row_limit failure where it is the source's", async () => {
-    fake = await startFake({ gateway: 'off' });
+    server = await servers.start();
     const spec = loadSpec();
     // POST /v3/wms/orders: the 1,000-row limit is designed (DECISIONS G4), inside the provisional OrderBulkRequest.
     const orders = spec.components!.schemas!.OrderBulkRequest as unknown as {
       properties: { orders: { maxItems: number } };
     };
     orders.properties.orders.maxItems = 10;
-    const designed = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerOrders'] });
+    const designed = await runKit(server, { spec, phases: ['bulk'], operations: ['registerOrders'] });
     expect(
       designed.departures.some((d) => d.check === 'bulk_row_limit'),
       describeDepartures(designed),
@@ -441,7 +437,7 @@ describe('what the kit expects comes from the contract', () => {
     // POST /v3/wms/orders/draft: the limit is the source's, in the unmarked DraftOrderRows.
     const drafts = spec.components!.schemas!.DraftOrderRows as unknown as { maxItems: number };
     drafts.maxItems = 10;
-    const shown = await runKit(fake, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
+    const shown = await runKit(server, { spec, phases: ['bulk'], operations: ['registerDraftOrders'] });
     expect(failedChecks(shown).has('bulk_row_limit'), describeFailures(shown)).toBe(true);
   });
 });
@@ -451,29 +447,30 @@ describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_O
   const isolation = (r: Report) => r.checks.find((c) => c.name === 'seller_isolation')?.evaluated ?? 0;
 
   test("given, the other seller's JWT neither lists nor reads the seller's order, in place of an order of its own", async () => {
-    fake = await startFake({ gateway: 'off' });
-    const othersOrders = () => fake!.accounts.other.orders.length;
-    const before = othersOrders();
-    const without = await runKit(fake, run);
+    server = await servers.start();
+    const othersOrders = async () =>
+      (await server!.store.listOrders(server!.owner('other'), {}, { offset: 0, limit: 1 })).total;
+    const before = await othersOrders();
+    const without = await runKit(server, run);
     // Without it, the seller's JWT is held to an order registered with the other seller's keys.
-    expect(othersOrders()).toBe(before + 1);
-    const other = { otherClientId: fake.otherClient.id, otherClientSecret: fake.otherClient.secret };
-    const report = await runKit(fake, { ...run, ...other });
+    expect(await othersOrders()).toBe(before + 1);
+    const other = { otherClientId: server.otherClient.id, otherClientSecret: server.otherClient.secret };
+    const report = await runKit(server, { ...run, ...other });
     expect(describeFailures(report)).toBe('');
     // The same two checks (not listed, not found), made with the other seller's JWT, and nothing registered for it.
     expect(isolation(report)).toBe(isolation(without));
-    expect(othersOrders()).toBe(before + 1);
+    expect(await othersOrders()).toBe(before + 1);
     expect(report.cases.find((c) => c.id === 'workflows/seller_isolation')?.failures).toEqual([]);
     // The secrets never show: the report names the variables.
-    expect(JSON.stringify(report)).not.toContain(fake.otherClient.secret);
+    expect(JSON.stringify(report)).not.toContain(server.otherClient.secret);
   });
 
   test("a server that shows any seller's order to a JWT fails it with the other seller's JWT", async () => {
-    fake = await startFake({ gateway: 'off', faults: ['seller_leak_jwt'] });
-    const report = await runKit(fake, {
+    server = await servers.start({ faults: ['seller_leak_jwt'] });
+    const report = await runKit(server, {
       ...run,
-      otherClientId: fake.otherClient.id,
-      otherClientSecret: fake.otherClient.secret,
+      otherClientId: server.otherClient.id,
+      otherClientSecret: server.otherClient.secret,
     });
     expect(describeFailures(report)).toMatch(/seller_isolation · .* with another seller's JWT/);
   });
@@ -481,10 +478,11 @@ describe("seller isolation with another seller's JWT (CLS_OTHER_CLIENT_ID, CLS_O
 
 describe('one request for every rule it proves: the spend of a full run', () => {
   test('request examples, the JWT and the records a run makes anyway stand in for requests of their own', async () => {
-    fake = await startFake({ gateway: 'off' });
-    fake.ship(String(fake.accounts.primary.orders[0]!.order_no));
-    const productsBefore = fake.accounts.primary.products.size;
-    const report = await runKit(fake, {});
+    server = await servers.start();
+    const products = async () =>
+      (await server!.store.listProducts(server!.owner('primary'), {}, { offset: 0, limit: 1 })).total;
+    const productsBefore = await products();
+    const report = await runKit(server, {});
     expect(describeFailures(report)).toBe('');
     const byId = (id: string) => {
       const found = report.cases.find((c) => c.id === id);
@@ -519,7 +517,7 @@ describe('one request for every rule it proves: the spend of a full run', () => 
     ]);
     // The product example's product is the product the kit orders from and reads back: no other product created.
     expect(coveredBy('workflows/product_created_read_back')).toEqual(['examples/createProduct/new_product']);
-    expect(fake.accounts.primary.products.size - productsBefore).toBe(1);
+    expect((await products()) - productsBefore).toBe(1);
     // The bulk bodies repeat a row of the bulk example (refused at the storage stage): no row registered for them.
     expect(byId('bulk/registerDraftOrders/rejected_bodies').metered).toBe(3);
     expect(byId('bulk/registerOrders/rejected_bodies').requests).toBe(
@@ -537,10 +535,10 @@ describe('one request for every rule it proves: the spend of a full run', () => 
   });
 
   test("no shipped order on the seller's whole list, read through the JWT: skipped without a test-key call", async () => {
-    fake = await startFake({ gateway: 'off' });
-    // The fake's seeded order has shipped (status 30): here it has not.
-    for (const order of fake.accounts.primary.orders) order.order_status_code = 10;
-    const report = await runKit(fake, { phases: ['workflows'], operations: ['updateWmsOrder'] });
+    // A seller whose one order has not shipped.
+    server = await servers.start({ demo: false });
+    await registerOrder(server);
+    const report = await runKit(server, { phases: ['workflows'], operations: ['updateWmsOrder'] });
     const shipped = report.cases.find((c) => c.id === 'workflows/shipped_order_unmodifiable');
     expect(shipped?.status).toBe('skipped');
     expect(shipped?.skipReason).toMatch(/no order with order_status_code/);

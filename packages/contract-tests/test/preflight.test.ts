@@ -7,11 +7,12 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NO_CREDENTIAL } from '../src/run/credentials.js';
 import { runPreflight } from '../src/plan/preflight.js';
-import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 import { kitOptions, runKit } from './support/run.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let fake: TestServer | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
   await fake?.close();
@@ -46,7 +47,7 @@ describe('--preflight', () => {
   });
 
   test('a run that fits: exit 0, one call of each seller’s quota spent to read it, no case run', async () => {
-    fake = await startFake();
+    fake = await servers.start();
     const r = await run(['--preflight', '--profile', 'pr', '--seed', '3'], kitVariables(fake));
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(
@@ -58,14 +59,14 @@ describe('--preflight', () => {
     expect(r.stdout).toMatch(
       / {2}other seller \(\$CLS_OTHER_API_KEY_WMS\): X-RateLimit-Remaining 999 of 1000, 949 to spend/,
     );
-    expect(fake.accounts.primary.used).toBe(1);
-    expect(fake.accounts.other.used).toBe(1);
+    expect(await fake.used('primary')).toBe(1);
+    expect(await fake.used('other')).toBe(1);
     // The base-URL request, one credential check per key and client, and the two reads: nothing a case sends.
     expect(fake.requests).toBeLessThan(12);
   });
 
   test('a run that does not fit above the reserve: exit 3, the reason on stderr and in the report files', async () => {
-    fake = await startFake({ quotaUsedAtStart: 940 });
+    fake = await servers.start({ quotaUsedAtStart: 940 });
     const dir = tempDir();
     const json = join(dir, 'contract.json');
     const summary = join(dir, 'summary.md');
@@ -87,14 +88,14 @@ describe('--preflight', () => {
   });
 
   test('a quota already used up: exit 3, said so', async () => {
-    fake = await startFake({ quotaUsedAtStart: 1000 });
+    fake = await servers.start({ quotaUsedAtStart: 1000 });
     const r = await run(['--preflight', '--profile', 'pr'], kitVariables(fake));
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('the primary seller has 0 calls to spend (its quota is used up)');
   });
 
   test('set-up errors are exit 2 as in a run: no credential, a key the server refuses', async () => {
-    fake = await startFake();
+    fake = await servers.start();
     const none = await run(['--preflight'], { CLS_BASE_URL: fake.url });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(NO_CREDENTIAL);
@@ -107,7 +108,7 @@ describe('--preflight', () => {
   });
 
   test('an unreachable server is exit 3', async () => {
-    fake = await startFake();
+    fake = await servers.start();
     const variables = kitVariables(fake);
     await fake.close();
     fake = undefined;
@@ -117,7 +118,7 @@ describe('--preflight', () => {
   });
 
   test('with a ledger, each case is costed by what it spent when it last ran', async () => {
-    fake = await startFake({ gateway: 'off' });
+    fake = await servers.start({ gateway: 'off' });
     const ledger = join(tempDir(), 'ledger.json');
     const ran = await runKit(fake, { phases: ['paging', 'negative'], ledger });
     const spent = ran.cases.filter((c) => c.status !== 'skipped').reduce((n, c) => n + c.charged, 0);

@@ -2,23 +2,23 @@
 // bound, a value outside `x-known-values`) passes, and the kit lists what it did apart from failures, in every
 // report; `strictProvisional` turns them into failures. What the source shows stays a failure.
 import { afterEach, describe, expect, test } from 'vitest';
-import { loadSpec } from '@cls-api/spec';
 import { Contract, formatSummary, toJUnit } from '../src/index.js';
-import { startFake, type FakeServer } from './support/fake-server.js';
 import { describeDepartures, describeFailures, failedChecks, runKit } from './support/run.js';
+import { referenceServers, type TestServer } from './support/servers.js';
 
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
 });
 
 describe('a draft row with a status the contract does not know ("confirmed")', () => {
   const run = { phases: ['workflows' as const], operations: ['registerDraftOrders'] };
 
   test('passes (exit 0) and is listed as a schema_valid departure, in the console, JSON and JUnit', async () => {
-    fake = await startFake({ gateway: 'off', draftStatus: 'confirmed' });
-    const report = await runKit(fake, run);
+    server = await servers.start({ draftStatus: 'confirmed' });
+    const report = await runKit(server, run);
     expect(describeFailures(report)).toBe('');
     expect(report.exitCode).toBe(0);
     const departure = report.departures.find(
@@ -51,8 +51,8 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
   });
 
   test('fails (exit 1) with strictProvisional: the departure is a schema_valid failure', async () => {
-    fake = await startFake({ gateway: 'off', draftStatus: 'confirmed' });
-    const report = await runKit(fake, { ...run, strictProvisional: true });
+    server = await servers.start({ draftStatus: 'confirmed' });
+    const report = await runKit(server, { ...run, strictProvisional: true });
     expect(report.exitCode).toBe(1);
     expect([...failedChecks(report)]).toEqual(['schema_valid']);
     expect(describeFailures(report)).toContain('--strict-provisional');
@@ -61,8 +61,8 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
   });
 
   test('the same row shapes the source states stay failures: a success with an empty draft_id fails schema_valid', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['draft_row_shapes_mixed'] });
-    const report = await runKit(fake, run);
+    server = await servers.start({ faults: ['draft_row_shapes_mixed'] });
+    const report = await runKit(server, run);
     expect(report.exitCode).toBe(1);
     expect(failedChecks(report).has('schema_valid'), describeFailures(report)).toBe(true);
     expect(describeFailures(report)).toContain('draft_id must NOT have fewer than 1 characters');
@@ -70,18 +70,10 @@ describe('a draft row with a status the contract does not know ("confirmed")', (
 });
 
 describe('identifiers as sellers write them', () => {
-  /** A server whose identifiers may be 1,000 characters long: right, where our 100 is a guess (Identifier.yaml). */
-  function longerIdentifiers(): Contract {
-    const spec = loadSpec();
-    const identifier = spec.components!.schemas!.Identifier as Record<string, unknown>;
-    identifier.maxLength = 1000;
-    identifier.pattern = '^[^\\x00-\\x1F\\x7F-\\x9F]{1,1000}$';
-    return new Contract(spec);
-  }
-
   test('a server that takes an over-long product code passes; taking it is a departure, not a failure', async () => {
-    fake = await startFake({ gateway: 'off', contract: longerIdentifiers() });
-    const report = await runKit(fake, {
+    // Its identifiers may be 1,000 characters long: right, where our 100 is a guess (Identifier.yaml).
+    server = await servers.start({ longerIdentifiers: true });
+    const report = await runKit(server, {
       phases: ['generated', 'negative'],
       operations: ['getWmsProduct', 'getManagerProduct'],
     });
@@ -96,8 +88,8 @@ describe('identifiers as sellers write them', () => {
   });
 
   test('the same over-long code refused by a server that follows our design passes with no departure', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, {
+    server = await servers.start();
+    const report = await runKit(server, {
       phases: ['generated', 'negative'],
       operations: ['getWmsProduct', 'getManagerProduct'],
     });
@@ -106,25 +98,25 @@ describe('identifiers as sellers write them', () => {
   });
 
   test('unknown product codes with a dot, Hangul, a space or a slash are looked up: 404 PRODUCT_NOT_FOUND, never 400', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['negative'], tags: ['WMS products', 'Manager products'] });
+    server = await servers.start();
+    const report = await runKit(server, { phases: ['negative'], tags: ['WMS products', 'Manager products'] });
     expect(describeFailures(report)).toBe('');
     const lookups = report.cases.filter((c) => c.id.endsWith('/unknown_resource'));
     expect(lookups.length).toBeGreaterThan(2);
     // Each names an identifier spelled as sellers spell theirs, and each got the not-found answer.
-    const sent = fake.log.filter((l) => l.status === 404).map((l) => decodeURIComponent(l.path));
+    const sent = server.log.filter((l) => l.status === 404).map((l) => decodeURIComponent(l.path));
     expect(
       sent.some((p) => /\/products\/(SKU\.|셔츠-|A B |A\/B )/.test(p)),
       sent.join('\n'),
     ).toBe(true);
-    expect(fake.log.filter((l) => l.status === 400 && /\/products\/[^/]*(%2F|%20|\.|%EC)/.test(l.path))).toEqual([]);
+    expect(server.log.filter((l) => l.status === 400 && /\/products\/[^/]*(%2F|%20|\.|%EC)/.test(l.path))).toEqual([]);
   });
 });
 
 describe('integer query parameters written other than in decimal digits (query_integer_syntax)', () => {
   test('1e1, Infinity, 1e309 … are sent and refused with 400 by a server that follows the syntax', async () => {
-    fake = await startFake({ gateway: 'off' });
-    const report = await runKit(fake, { phases: ['generated'], operations: ['listSuppliers'], runs: 40 });
+    server = await servers.start();
+    const report = await runKit(server, { phases: ['generated'], operations: ['listSuppliers'], runs: 40 });
     expect(describeFailures(report)).toBe('');
     expect(describeDepartures(report)).toBe('');
     const notes = report.cases.flatMap((c) => c.notes).join('\n');
@@ -133,8 +125,8 @@ describe('integer query parameters written other than in decimal digits (query_i
   });
 
   test('a server that answers them with a 500 fails no_server_error', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['server_error_on_invalid_query'] });
-    const report = await runKit(fake, { phases: ['generated'], operations: ['listSuppliers'], runs: 40 });
+    server = await servers.start({ faults: ['server_error_on_invalid_query'] });
+    const report = await runKit(server, { phases: ['generated'], operations: ['listSuppliers'], runs: 40 });
     const failures = report.cases.flatMap((c) => c.failures).filter((f) => f.check === 'no_server_error');
     expect(
       failures.some((f) => /1e309|Infinity/.test(decodeURIComponent(f.curl ?? ''))),
@@ -145,8 +137,8 @@ describe('integer query parameters written other than in decimal digits (query_i
 
 describe('inputs only a design refuses', () => {
   test('page and size out of their designed range, accepted by the server: departures of expected_outcome', async () => {
-    fake = await startFake({ gateway: 'off', faults: ['size_unbounded'] });
-    const report = await runKit(fake, { phases: ['negative'], operations: ['listSuppliers'] });
+    server = await servers.start({ faults: ['size_unbounded'] });
+    const report = await runKit(server, { phases: ['negative'], operations: ['listSuppliers'] });
     expect(report.exitCode, describeFailures(report)).toBe(0);
     const d = report.departures.find((x) => x.expected.includes('size=101'));
     expect(d, describeDepartures(report)).toBeDefined();

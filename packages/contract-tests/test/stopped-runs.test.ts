@@ -2,18 +2,19 @@
 // and says the cases it did not reach were not reached because it stopped; a finished run prints its coverage.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { kitVariables, startFake, type FakeServer } from './support/fake-server.js';
+import { closedPort } from './support/ports.js';
+import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 
 const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
 const dirs: string[] = [];
-let fake: FakeServer | undefined;
+const servers = referenceServers();
+let server: TestServer | undefined;
 afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
+  await server?.close();
+  server = undefined;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,15 +42,6 @@ function reportDir(): { dir: string; args: string[] } {
       join(dir, 'summary.md'),
     ],
   };
-}
-
-/** A loopback port nothing listens on: taken, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
 }
 
 test('a usage error (no base URL, as when a CI variable is unset) leaves JUnit with one failing case, the JSON and the summary', async () => {
@@ -96,10 +88,10 @@ test('a server that is not there: the message names CLS_BASE_URL, and nothing is
 });
 
 test('--coverage prints the matrix: every operation, one column per rule', async () => {
-  fake = await startFake({ gateway: 'off' });
+  server = await servers.start();
   const { dir, args } = reportDir();
   const r = await run(['--coverage', '--quiet', '--phase', 'negative', '--operation', 'getWmsOrder', ...args], {
-    ...kitVariables(fake),
+    ...kitVariables(server),
   });
   expect(r.code, r.out).toBe(0);
   expect(r.out).toMatch(/Coverage matrix: \d+ of \d+ \(operation, rule\) pairs proven/);

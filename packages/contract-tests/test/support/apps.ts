@@ -59,7 +59,7 @@ export async function startReference(): Promise<ReferenceServer> {
     HOST: '127.0.0.1',
     PORT: '0',
     // Idle connections stay open for the run: with the default 5 s a busy machine can leave the kit idle that long,
-    // and a POST sent on a connection the server is just closing is an ECONNRESET (support/fake-server.ts).
+    // and a POST sent on a connection the server is just closing is an ECONNRESET the kit rightly does not repeat.
     KEEP_ALIVE_TIMEOUT_MS: '600000',
   };
   const cli = fileOf(referenceCli);

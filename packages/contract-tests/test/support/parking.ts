@@ -1,4 +1,4 @@
-// A request the fake server holds on purpose (a gateway that throttles instead of refusing) is parked: on the virtual
+// A request the fault proxy holds on purpose (a gateway that throttles instead of refusing) is parked: on the virtual
 // clock (virtual-time.ts) time may move while every request on the wire is parked, since only the clock can end the
 // wait. On the real clock parking changes nothing.
 let count = 0;

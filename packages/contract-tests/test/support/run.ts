@@ -1,18 +1,25 @@
-// Runs the kit against a fake server with settings for tests: no pacing (the fake has no gateway limit unless a
-// test turns it on), short backoff, a fixed seed, and the fake's keys and client credentials.
+// Runs the kit against a test's server with settings for tests: no pacing (the server has no gateway limit unless a
+// test turns it on), short backoff, a fixed seed, and the sellers' keys and client credentials.
 import { runContractTests, type Report, type RunOptions } from '../../src/index.js';
-import type { FakeServer } from './fake-server.js';
+
+/** What the kit is given of a server: its address and its sellers' credentials. */
+export interface KitTarget {
+  url: string;
+  keys: { primary: Record<string, string>; other: Record<string, string> };
+  client: { id: string; secret: string };
+  expiredToken: string;
+}
 
 export const SEED = 20261122;
 
-export function kitOptions(fake: FakeServer, overrides: Partial<RunOptions> = {}): RunOptions {
+export function kitOptions(server: KitTarget, overrides: Partial<RunOptions> = {}): RunOptions {
   return {
-    baseUrl: fake.url,
-    apiKeys: Object.values(fake.keys.primary),
-    otherApiKeys: Object.values(fake.keys.other),
-    clientId: fake.client.id,
-    clientSecret: fake.client.secret,
-    expiredToken: fake.expiredToken,
+    baseUrl: server.url,
+    apiKeys: Object.values(server.keys.primary),
+    otherApiKeys: Object.values(server.keys.other),
+    clientId: server.client.id,
+    clientSecret: server.client.secret,
+    expiredToken: server.expiredToken,
     seed: SEED,
     paceFraction: 0,
     backoffBaseMs: 10,
@@ -22,8 +29,8 @@ export function kitOptions(fake: FakeServer, overrides: Partial<RunOptions> = {}
   };
 }
 
-export function runKit(fake: FakeServer, overrides: Partial<RunOptions> = {}): Promise<Report> {
-  return runContractTests(kitOptions(fake, overrides));
+export function runKit(server: KitTarget, overrides: Partial<RunOptions> = {}): Promise<Report> {
+  return runContractTests(kitOptions(server, overrides));
 }
 
 /** Every failure as `check · case · expected / seen`, for assertion messages. */

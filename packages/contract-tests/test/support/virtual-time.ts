@@ -1,11 +1,12 @@
-// Runs the kit against the in-process fake server on a clock that moves only while no request is on the wire.
+// Runs the kit against a server in this process (the reference server, support/reference.ts, behind the fault proxy)
+// on a clock that moves only while no request is on the wire.
 //
-// The fake's contract gateway (support/fake-server.ts) refills its buckets by Date.now(), and the kit paces, backs
-// off and times its probe bursts by Date.now() and setTimeout. On the real clock the outcome depends on how fast the
+// The reference's gateway refills its buckets by its clock, which is the test's Date, and the kit paces, backs off
+// and times its probe bursts by Date.now() and setTimeout. On the real clock the outcome depends on how fast the
 // machine is: a busy one cannot send a burst faster than the bucket refills, so the probe finds no limit to prove.
 // Here Date and setTimeout are vitest's fake timers, and time jumps to the next timer only when every request the
 // kit sent has been answered and read: a burst takes no time at all, a sleep takes exactly its length, and the
-// same run gives the same answers on a machine of any speed. (A fake started with `latencyMs` would wait forever:
+// same run gives the same answers on a machine of any speed. (A proxy started with `latencyMs` would wait forever:
 // its delay is a timer that only fires between requests.)
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { vi } from 'vitest';
@@ -33,7 +34,7 @@ export async function onVirtualTime<T>(run: () => Promise<T>): Promise<T> {
     }
   };
 
-  // Requests the server parked (parking.ts) wait for the clock: when they are all that is on the wire, it may move.
+  // Requests the proxy parked (parking.ts) wait for the clock: when they are all that is on the wire, it may move.
   const stopListening = onPark(() => {
     if (onTheWire <= parkedCount()) answered?.();
   });
