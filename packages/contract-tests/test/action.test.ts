@@ -15,7 +15,8 @@ import { parse } from 'yaml';
 import { UsageError } from '../src/plan/credentials.js';
 import { parseCli } from '../src/plan/options.js';
 import { NO_CREDENTIAL } from '../src/run/credentials.js';
-import { appState, referenceCli, startReference, type ReferenceServer } from './support/apps.js';
+import { appState, referenceCli, startReference, upstreamOf, type ReferenceServer } from './support/apps.js';
+import { kitVariables } from './support/servers.js';
 import { readAction, runComposite, type ActionRun, type CompositeAction } from './support/composite.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { bash } from './support/shell.js';
@@ -205,15 +206,7 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
     home = join(work, 'home');
     mkdirSync(home, { recursive: true });
     server = await startReference();
-    secrets = {
-      CLS_BASE_URL: server.url,
-      CLS_API_KEYS: Object.values(server.keys.primary).join(','),
-      CLS_OTHER_API_KEYS: Object.values(server.keys.other).join(','),
-      CLS_CLIENT_ID: server.client.id,
-      CLS_CLIENT_SECRET: server.client.secret,
-      CLS_OTHER_CLIENT_ID: server.otherClient.id,
-      CLS_OTHER_CLIENT_SECRET: server.otherClient.secret,
-    };
+    secrets = kitVariables(server);
   }, 900_000);
 
   afterAll(async () => {
@@ -388,24 +381,7 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
   }, async () => {
     let proxy: FaultProxy | undefined;
     try {
-      proxy = await startFaultProxy(
-        {
-          url: server.url,
-          sellers: {
-            primary: {
-              account: server.accounts.primary,
-              keys: { test: server.keys.primary },
-              clients: { test: server.client },
-            },
-            other: {
-              account: server.accounts.other,
-              keys: { test: server.keys.other },
-              clients: { test: server.otherClient },
-            },
-          },
-        },
-        { faults: ['page_0_as_page_1'] },
-      );
+      proxy = await startFaultProxy(upstreamOf(server), { faults: ['page_0_as_page_1'] });
       const workspace = mkdtempSync(join(work, 'checkout-'));
       const result = await runComposite(action, {
         inputs: {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { formatSummary, runContractTests, type Report } from '../src/index.js';
-import { appState, referenceCli, sellersOf, startReference, type ReferenceServer } from './support/apps.js';
+import { appState, referenceCli, sellersOf, startReference, upstreamOf, type ReferenceServer } from './support/apps.js';
 import { PLANTED, startFaultProxy, type Planted } from './support/fault-proxy.js';
 import { describeFailures } from './support/run.js';
 
@@ -65,24 +65,7 @@ describe.skipIf(state === 'absent')('a default full run against the reference se
   async function fullRun(fault: Planted | undefined): Promise<{ report: Report; hits: number }> {
     // Each run starts with both sellers' whole allowance: nine full runs would spend most of one month's.
     for (const account of Object.values(server.accounts)) server.admin(['quota', 'reset', '--account', account]);
-    const proxy = await startFaultProxy(
-      {
-        url: server.url,
-        sellers: {
-          primary: {
-            account: server.accounts.primary,
-            keys: { test: server.keys.primary },
-            clients: { test: server.client },
-          },
-          other: {
-            account: server.accounts.other,
-            keys: { test: server.keys.other },
-            clients: { test: server.otherClient },
-          },
-        },
-      },
-      { faults: fault ? [fault] : [], leakOrderNo },
-    );
+    const proxy = await startFaultProxy(upstreamOf(server), { faults: fault ? [fault] : [], leakOrderNo });
     try {
       const report = await runContractTests({
         ...sellersOf(server),

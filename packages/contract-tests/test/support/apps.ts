@@ -2,6 +2,7 @@
 // (`admin … --json` to provision, `serve --json` on an ephemeral port with a temporary SQLite file), the mock
 // through `startMock`. Both are devDependencies of this package, reached only through their exports.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { Upstream } from './fault-proxy.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -129,6 +130,16 @@ export function sellersOf(server: ReferenceServer) {
     otherClientId: server.otherClient.id,
     otherClientSecret: server.otherClient.secret,
   };
+}
+
+/** The reference server as the fault proxy reaches it: both sellers' accounts, test keys and clients. */
+export function upstreamOf(server: ReferenceServer): Upstream {
+  const seller = (who: 'primary' | 'other') => ({
+    account: server.accounts[who],
+    keys: { test: server.keys[who] },
+    clients: { test: who === 'primary' ? server.client : server.otherClient },
+  });
+  return { url: server.url, sellers: { primary: seller('primary'), other: seller('other') } };
 }
 
 export interface MockServer {

@@ -211,7 +211,9 @@ async function expiredTokenOf(ref: ReferenceInProcess, sellers: Sellers): Promis
 }
 
 /** The kit's environment variables for a server, as a partner's CI would set them (`README.md`). */
-export function kitVariables(server: TestServer): Record<string, string> {
+export function kitVariables(
+  server: Pick<TestServer, 'url' | 'keys' | 'client' | 'otherClient'>,
+): Record<string, string> {
   return {
     CLS_BASE_URL: server.url,
     CLS_API_KEYS: Object.values(server.keys.primary).join(','),
