@@ -91,7 +91,8 @@ const GATEWAY_FAULTS: readonly Fault[] = [
   'gateway_throttles',
 ];
 
-let addresses = Math.floor(Math.random() * 0xffff) * 256;
+/** Proxies started in this file: each names a client address of its own to the server (fresh gateway buckets). */
+let proxies = 0;
 
 /**
  * The file's reference servers, started when first needed and closed after its last test. Call once at the top of
@@ -135,13 +136,13 @@ export function referenceServers(): { start(options?: ServerOptions): Promise<Te
           ref.clock.pinned = at;
         },
       };
-      addresses += 1;
+      proxies += 1;
       const proxy = await startFaultProxy(
         {
           url: ref.url,
           sellers,
           service,
-          clientAddress: `10.${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`,
+          clientAddress: `10.${(proxies >> 16) & 255}.${(proxies >> 8) & 255}.${proxies & 255}`,
         },
         {
           faults,
