@@ -147,6 +147,13 @@ const CASES: Record<Fault, FaultCase> = {
   seller_leak: on('seller_isolation', 'listManagerOrders', 'workflows'),
   // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
   seller_leak_jwt: on('seller_isolation', 'listManagerOrders', 'workflows', { alsoAllowed: ['expected_outcome'] }),
+  // Both sellers have a product under one code (read-only: the run reads the seller's own codes): the other seller's
+  // read answered with the seller's product is caught by its fields, not by a 404 the server need not give.
+  shared_code_leak: {
+    check: 'seller_isolation',
+    run: { readOnly: true, operations: ['getWmsProduct'], phases: ['workflows'] },
+    server: { demo: 'both' },
+  },
   // A server that does not authenticate (a mock): the credential cases fail, explained once (authentication.test.ts).
   accepts_any_key: {
     check: 'expected_outcome',

@@ -71,6 +71,8 @@ export const FAULTS = [
   'deposits_empty_404',
   'gateway_throttles',
   'return_window_closed',
+  /** The other seller's read of a product code both sellers use answered with the seller's own product. */
+  'shared_code_leak',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -775,6 +777,20 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
       hits += 1;
       await oneCall(caller, known);
       return { ...known, body: json(parsed) };
+    }
+
+    if (has('shared_code_leak') && caller?.who === 'other' && is(op, 'getWmsProduct')) {
+      const answer = await pass();
+      if (answer.status !== 200) return answer;
+      // The seller's product under the code asked for, read with the seller's key (given back: one call counted).
+      const own = await send('GET', url.pathname, {
+        accept: 'application/json',
+        'x-api-key': upstream.sellers.primary.keys.test!.wms!,
+      });
+      await oneCall({ ...caller, who: 'primary' }, own);
+      if (own.status !== 200) return answer;
+      hits += 1;
+      return { ...answer, body: own.body };
     }
 
     let answer = await send(method, `${url.pathname}${url.search}`, headers, sentBody);

@@ -60,7 +60,8 @@ export interface ReferenceInProcess {
    * the other with nothing; test and live keys of every area and client credentials of both environments each.
    * Their live worlds are empty.
    */
-  sellers(options?: { demo?: boolean }): Promise<Sellers>;
+  /** `demo: 'both'`: the other seller holds its small demo set too, which shares a product code with the rich one. */
+  sellers(options?: { demo?: boolean | 'both' }): Promise<Sellers>;
   /** Test-key calls counted this month (the service's own counter, read without a call). */
   used(account: string): Promise<number>;
   /** Counts `calls` more test-key calls this month (negative: gives them back, as the service does for a 500). */
@@ -152,7 +153,10 @@ export async function startReferenceInProcess(gateway: GatewayMode = 'unlimited'
       // (on purpose), and a --read-only run reads the seller's own codes with the other seller's credential.
       if (demo)
         await server.domain.seedDemo({
-          owners: [{ accountId: primary.account, environment: 'test' }],
+          owners: [
+            { accountId: primary.account, environment: 'test' },
+            ...(demo === 'both' ? [{ accountId: other.account, environment: 'test' as const }] : []),
+          ],
           now: clock.now(),
         });
       return { primary, other };

@@ -40,7 +40,7 @@ export interface ServerOptions {
   /** The sellers' paid subscription has ended: live credentials are refused with 403 AUTH_FORBIDDEN (G19). */
   subscriptionEnded?: boolean;
   /** The demo data set in the primary seller's test world (default); without it the seller holds nothing. */
-  demo?: boolean;
+  demo?: boolean | 'both';
   /**
    * A server of the test's own (a new database, closed with the test): for a test that needs the service's
    * numbering as it starts, such as an order number a request example names (`holdOrder`).
