@@ -122,7 +122,10 @@ function creators(env: RunEnv, op: OperationInfo): string[] {
  */
 function sellerChooses(t: CaseContext, op: OperationInfo, name: string): boolean {
   // The collection it names (`products` for `/v3/manager/products/{product_code}`), created in whichever area.
-  const collection = op.path.slice(0, op.path.lastIndexOf(`/{${name}}`)).split('/').at(-1);
+  const collection = op.path
+    .slice(0, op.path.lastIndexOf(`/{${name}}`))
+    .split('/')
+    .at(-1);
   const creator = t.contract.operations.find((o) => o.method === 'post' && o.path.endsWith(`/${collection}`));
   const seen = new Set<JsonSchema>();
   const carries = (schema: JsonSchema | undefined, depth: number): boolean => {
