@@ -6,9 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { sparePort, startNginx } from '@cls-api/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterServers } from '../../src/cli.js';
-import { type Cluster, RESTARTS } from '../../src/cluster.js';
+import { type Cluster, proxyLimits, RESTARTS } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { MAX_HEADER_BYTES } from '../../src/server.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
@@ -172,6 +173,21 @@ describe("nginx's own refusals", () => {
     expect(refusal).not.toMatch(/^HTTP\//);
     expect(JSON.parse(refusal)).toMatchObject({ success: false, error: { code: 'INVALID_PARAMETER' } });
     expect(await everything('GET /v3/wms/suppliers\r\n')).toBe('');
+  });
+
+  it('no instance reachable: 500 INTERNAL_ERROR in the envelope, never 502, on any location', async () => {
+    // The same configuration in front of a port nobody listens on.
+    const alone = await startNginx({ upstreams: [await sparePort()], ...proxyLimits(process.env), log: () => {} });
+    try {
+      for (const head of [
+        'GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\n\r\n',
+        'POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ]) {
+        expectEnvelope(await rawRequest(Number(new URL(alone.url).port), head), 500, 'INTERNAL_ERROR');
+      }
+    } finally {
+      await alone.stop();
+    }
   });
 
   it('what the instances accept passes: a 12 KB header is served, a 9 KB URL reaches the instance (its 404 envelope)', async () => {
