@@ -43,7 +43,8 @@ function envelope(code: string, message: string): string {
  * The nginx configuration of a proxy in front of reference instances. The client's address goes on in
  * `X-Forwarded-For` (the instances trust 127.0.0.1 through TRUSTED_PROXIES); a request an instance fails to answer
  * because it died is passed to the next one only when it cannot have written (nginx resends no POST by default);
- * and an answer nginx makes itself (no instance reachable) is the contract's error envelope, 500 INTERNAL_ERROR.
+ * and every answer nginx makes itself (a request it refuses, no instance reachable) is the contract's error envelope
+ * with a status the contract uses (the reference server's README, "Running on PostgreSQL and Redis").
  * One process, no workers (`master_process off`): a test that kills it leaves nothing behind on the port.
  */
 export function nginxConfig(dir: string, port: number, options: NginxOptions): string {
@@ -63,9 +64,9 @@ export function nginxConfig(dir: string, port: number, options: NginxOptions): s
     .map(
       ({ path, bytes }) => `    location = ${path} {
       client_max_body_size ${bytes};
-      error_page 400 494 = @malformed;
+      error_page 400 494 = /.malformed;
       error_page 413 = @body_too_large_${bytes};
-      error_page 502 503 504 = @unavailable;
+      error_page 502 503 504 = /.unavailable;
 ${proxy}
     }
     location @body_too_large_${bytes} {
@@ -101,38 +102,68 @@ ${servers}
   }
   server {
     listen 127.0.0.1:${port};
-    # What nginx refuses itself is the contract's envelope with a status the contract uses (400), never its HTML
-    # page with 413, 414 or 494.
-    error_page 400 494 = @malformed;
+    # What nginx refuses itself is the contract's envelope with a status the contract uses, never its HTML page.
+    # A request whose request line nginx could not read has no URI to match a named location by (nginx would answer
+    # its own 500 instead): these pages are internal paths, which every refusal can reach.
+    error_page 400 494 = /.malformed;
     error_page 413 = @body_too_large;
-    # A request line too long has no URI to match a named location by: its page is an internal path.
     error_page 414 = /.uri-too-long;
+    # An internal path asked for by the client, or a path no location takes.
+    error_page 404 = /.not-found;
+    # TRACE, the one method nginx refuses itself: no operation takes it, as an instance answers any such method.
+    error_page 405 = /.trace;
+    # A Transfer-Encoding other than chunked.
+    error_page 501 = /.transfer-encoding;
+    # A request line of HTTP/2.0 or later on this HTTP/1 port.
+    error_page 505 = /.http-version;
+    error_page 500 502 503 504 = /.unavailable;
     location / {
 ${proxy}
       # A location's error_page replaces the server's, so each is repeated here.
-      error_page 400 494 = @malformed;
+      error_page 400 494 = /.malformed;
       error_page 413 = @body_too_large;
-      error_page 502 503 504 = @unavailable;
+      error_page 502 503 504 = /.unavailable;
     }
     location = /.uri-too-long {
       internal;
       default_type application/json;
       return 400 '${envelope('INVALID_PARAMETER', `The request line is longer than ${maxHeader} bytes.`)}';
     }
-${pathLimits}
-    location @unavailable {
-      default_type application/json;
-      return 500 '${body}';
-    }
-    location @malformed {
+    location = /.malformed {
+      internal;
       default_type application/json;
       return 400 '${envelope('INVALID_PARAMETER', `The request is malformed, or a header line is longer than ${maxHeader} bytes.`)}';
     }
+    location = /.not-found {
+      internal;
+      default_type application/json;
+      return 404 '${envelope('NOT_FOUND', 'No operation at this path.')}';
+    }
+    location = /.trace {
+      internal;
+      default_type application/json;
+      return 404 '${envelope('NOT_FOUND', 'No operation TRACE: no operation of this service takes the method.')}';
+    }
+    location = /.transfer-encoding {
+      internal;
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', 'The Transfer-Encoding is not supported; send the body chunked or with a Content-Length.')}';
+    }
+    location = /.http-version {
+      internal;
+      default_type application/json;
+      return 400 '${envelope('INVALID_PARAMETER', 'The HTTP version is not supported; send HTTP/1.1.')}';
+    }
+    location = /.unavailable {
+      internal;
+      default_type application/json;
+      return 500 '${body}';
+    }
+${pathLimits}
     location @body_too_large {
       default_type application/json;
       return 400 '${envelope('INVALID_PARAMETER', `The request body is larger than ${maxBody} bytes, the most any operation takes.`)}';
     }
-
   }
 }
 `;

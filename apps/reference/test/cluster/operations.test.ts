@@ -6,13 +6,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { sparePort, startNginx } from '@cls-api/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterServers } from '../../src/cli.js';
-import { type Cluster, RESTARTS } from '../../src/cluster.js';
+import { type Cluster, proxyLimits, RESTARTS } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { MAX_HEADER_BYTES } from '../../src/server.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
-import { expectEnvelope, RawConnection } from '../support/raw.js';
+import { expectEnvelope, RawConnection, rawRequest } from '../support/raw.js';
 
 const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 const spec = contract();
@@ -102,6 +103,91 @@ describe("nginx's own refusals", () => {
       400,
       'INVALID_PARAMETER',
     );
+  });
+
+  // Refusals nginx makes before it knows the request's location (a request line it cannot read, a version, a method
+  // or a transfer coding it refuses): its own pages were HTML with 500, 505, 405 and 501.
+  it.each([
+    ['a request line with a word after the version', 'GET /v3/wms/suppliers HTTP/1.1 x'],
+    ['a path without its leading slash', 'GET v3/wms/suppliers HTTP/1.1'],
+    ['a method in lower case', 'get /v3/wms/suppliers HTTP/1.1'],
+    ['a control character for a method', '\x01 /v3/wms/suppliers HTTP/1.1'],
+    ['a version that is not a number', 'GET /v3/wms/suppliers HTTP/1.x'],
+    ['a method alone', 'GET'],
+  ])('%s: 400 INVALID_PARAMETER in the envelope, never 500 or HTML', async (_, line) => {
+    expectEnvelope(await refused(`${line}\r\nHost: x\r\n\r\n`), 400, 'INVALID_PARAMETER');
+  });
+
+  it.each([
+    ['a bad Host', 'GET /v3/wms/suppliers HTTP/1.1\r\nHost: a/b\r\n\r\n'],
+    ['no Host in HTTP/1.1', 'GET /v3/wms/suppliers HTTP/1.1\r\n\r\n'],
+    [
+      'Content-Length with Transfer-Encoding: chunked',
+      'POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
+    ['a bad chunk size', 'POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n'],
+  ])('%s: 400 INVALID_PARAMETER in the envelope', async (_, head) => {
+    expectEnvelope(await refused(head), 400, 'INVALID_PARAMETER');
+  });
+
+  it.each([
+    ['a request line of HTTP/2.0', 'GET /v3/wms/suppliers HTTP/2.0\r\nHost: x\r\n\r\n', 'HTTP version'],
+    ["HTTP/2's connection preface", 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'malformed'],
+    [
+      'Transfer-Encoding: gzip',
+      'POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n',
+      'Transfer-Encoding',
+    ],
+  ])('%s: 400 INVALID_PARAMETER in the envelope, never 505 or 501', async (_, head, words) => {
+    const answer = await refused(head);
+    expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+    expect(answer!.body.error.message).toContain(words);
+  });
+
+  it('TRACE: 404 NOT_FOUND in the envelope, as an instance answers a method no operation takes, never 405', async () => {
+    const head = 'TRACE /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\n\r\n';
+    const answer = await refused(head);
+    expectEnvelope(answer, 404, 'NOT_FOUND');
+    expect(answer!.body.error.message).toContain('TRACE');
+    expectEnvelope(await rawRequest(Number(new URL(topology.instances[0]!).port), head), 404, 'NOT_FOUND');
+  });
+
+  it("the proxy's own pages asked for by path: 404 NOT_FOUND in the envelope", async () => {
+    for (const path of ['/.malformed', '/.uri-too-long', '/.not-found']) {
+      expectEnvelope(await refused(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`), 404, 'NOT_FOUND');
+    }
+  });
+
+  it('a request line without a version (HTTP/0.9): a refusal is the envelope alone, a GET gets nothing', async () => {
+    // HTTP/0.9 has no status line and no headers: nginx writes at most a body, then closes (README, "nginx's own
+    // refusals").
+    const everything = async (line: string) => {
+      const connection = await RawConnection.open(port());
+      const bytes: Buffer[] = [];
+      connection.socket.on('data', (chunk: Buffer) => bytes.push(chunk));
+      connection.write(line);
+      await connection.closed;
+      return Buffer.concat(bytes).toString('utf8');
+    };
+    const refusal = await everything('POST /v3/auth/token\r\n');
+    expect(refusal).not.toMatch(/^HTTP\//);
+    expect(JSON.parse(refusal)).toMatchObject({ success: false, error: { code: 'INVALID_PARAMETER' } });
+    expect(await everything('GET /v3/wms/suppliers\r\n')).toBe('');
+  });
+
+  it('no instance reachable: 500 INTERNAL_ERROR in the envelope, never 502, on any location', async () => {
+    // The same configuration in front of a port nobody listens on.
+    const alone = await startNginx({ upstreams: [await sparePort()], ...proxyLimits(process.env), log: () => {} });
+    try {
+      for (const head of [
+        'GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\n\r\n',
+        'POST /v3/auth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      ]) {
+        expectEnvelope(await rawRequest(Number(new URL(alone.url).port), head), 500, 'INTERNAL_ERROR');
+      }
+    } finally {
+      await alone.stop();
+    }
   });
 
   it('what the instances accept passes: a 12 KB header is served, a 9 KB URL reaches the instance (its 404 envelope)', async () => {
