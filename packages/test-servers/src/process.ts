@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Log } from './debian.js';
@@ -50,7 +51,13 @@ export async function startServer(
 ): Promise<RunningServer> {
   const { port, log } = options;
   log(`starting ${name} on 127.0.0.1:${port}`);
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  // A group of its own: a terminal's Ctrl-C or hang-up reaches the whole foreground group, and the server must not
+  // die under the program that started it, which stops it in its own order and cleans up after it.
+  const child = spawn(command, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+    detached: true,
+  });
   running.add(child);
   let printed = '';
   const keep = (chunk: Buffer) => {
@@ -94,4 +101,90 @@ export async function startServer(
       await gone;
     },
   };
+}
+
+/** Runs a command to its end in a process group of its own; rejects with its output when it fails. */
+export function runInOwnGroup(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let printed = '';
+    const keep = (chunk: Buffer) => {
+      printed = (printed + chunk.toString('utf8')).slice(-20_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', reject);
+    child.once('close', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${command} ${args.join(' ')} failed (${code ?? signal}):\n${printed}`)),
+    );
+  });
+}
+
+/** A process's state and parent from /proc/<pid>/stat; undefined once it is gone (a zombie is gone: it has exited). */
+function statOf(pid: number): { ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' || state === 'X' ? undefined : { ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The processes working in `dir` or a folder inside it, read from Linux's /proc (those this user may read). A server
+ * works in its data folder (PostgreSQL in its data directory, Redis in its `--dir`), so this finds the server that
+ * runs on a folder now: the one started there, or one an operator started again by hand on the same folder.
+ */
+export function processesIn(dir: string): number[] {
+  let root: string;
+  try {
+    root = realpathSync(dir);
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${name}/cwd`);
+      if ((cwd === root || cwd.startsWith(`${root}/`)) && statOf(Number(name))) found.push(Number(name));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/**
+ * Stops every server working in `dir` (see `processesIn`): `signal` to each one whose parent is not itself in the
+ * folder (a server's own workers stop with it), SIGKILL to whatever is still there after `graceMs`; resolves, once
+ * none is left, with the pids signalled.
+ */
+export async function stopProcessesIn(dir: string, signal: NodeJS.Signals, graceMs = 10_000): Promise<number[]> {
+  const inside = processesIn(dir);
+  const leaders = inside.filter((pid) => !inside.includes(statOf(pid)?.ppid ?? -1));
+  for (const pid of leaders) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const left = processesIn(dir);
+    if (left.length === 0) return leaders;
+    if (Date.now() > deadline)
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Exited meanwhile.
+        }
+      }
+    await sleep(50);
+  }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackage, type Log } from './debian.js';
 import { sparePort } from './ports.js';
-import { type RunningServer, startServer } from './process.js';
+import { type RunningServer, startServer, stopProcessesIn } from './process.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -14,6 +14,11 @@ export interface RunningRedis extends RunningServer {
   dir: string | undefined;
   /** Stops it and starts it again on the same port and folder (a persistent Redis comes back with its data). */
   restart(): Promise<void>;
+  /**
+   * Stops it, and a Redis started again by hand on its folder (it works in its `--dir`), then removes the folder;
+   * resolves with the pids of the servers it stopped. `stop` is this, its answer dropped.
+   */
+  stopAll(): Promise<number[]>;
 }
 
 export interface RedisOptions {
@@ -64,9 +69,19 @@ export async function startRedis(logOrOptions: Log | RedisOptions = {}): Promise
     },
     output: () => server.output(),
     kill: () => server.kill(),
-    async stop() {
+    async stopAll() {
+      const stopped: number[] = [];
+      if (server.process.exitCode === null && server.process.signalCode === null) stopped.push(server.process.pid!);
       await server.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (dir) {
+        // A Redis restarted by hand on this folder keeps its append-only file there: stopped before the folder goes.
+        stopped.push(...(await stopProcessesIn(dir, 'SIGTERM')));
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return stopped;
+    },
+    async stop() {
+      await running.stopAll();
     },
     async restart() {
       await server.stop();
