@@ -1,7 +1,5 @@
 // Shutting down on SIGINT/SIGTERM/SIGHUP. close-with-grace owns the signals (a second one exits at once) and the
-// last-resort exit; what is ours is the grace period (requests still running after it have their connections cut)
-// and the exit code.
-import { constants as osConstants } from 'node:os';
+// last-resort exit; what is ours is the grace period: requests still running after it have their connections cut.
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 
@@ -13,9 +11,6 @@ export interface ShutdownOptions {
 
 /** How long the close may still take once the connections are cut, before the process exits anyway. */
 const AFTER_CUT_MS = 1_000;
-
-/** The exit code of a process stopped by `signal`, as a shell reports it: 128 + its number (130, 143, 129). */
-export const exitCodeOf = (signal: NodeJS.Signals): number => 128 + (osConstants.signals[signal] ?? 0);
 
 /**
  * Every event close-with-grace would listen to besides SIGINT, SIGTERM and SIGHUP (Ctrl-C, a stop, a closed
@@ -40,8 +35,8 @@ class GraceOver extends Error {}
 
 /**
  * Graceful shutdown on SIGINT/SIGTERM/SIGHUP (src/plugins/graceful-close.ts): new connections are refused, in-flight
- * requests finish and are answered with `Connection: close`, then the database closes and the process exits with
- * the signal's code (130, 143, 129). Requests still running after `graceMs` have their connections cut, and the
+ * requests finish and are answered with `Connection: close`, then the database closes and the process exits 0 (a
+ * server stopped as asked has not failed: `pnpm reference serve` prints no "Command failed"). Requests still running after `graceMs` have their connections cut, and the
  * process exits 1; so does a second signal, at once.
  */
 export function shutdownOnSignals(app: FastifyInstance, options: ShutdownOptions): void {
@@ -81,8 +76,6 @@ export function shutdownOnSignals(app: FastifyInstance, options: ShutdownOptions
       app.log.info('shut down');
       // close-with-grace exits 1 on a rejection: the exit code says that requests were cut.
       if (cut) throw new GraceOver();
-      // close-with-grace would exit 0: the code says which signal stopped the server, as a shell reports it.
-      if (signal) process.exit(exitCodeOf(signal as NodeJS.Signals));
     },
   );
 }

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { ensureDebianPackages, processesIn, SERVER_PACKAGES, sparePort } from '@cls-api/test-servers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/server.js';
+import { exitCodeOf } from '../../src/cli.js';
 import { newPostgresDatabase } from '../support/engines.js';
 
 const cli = resolve(import.meta.dirname, '../../dist/cli.js');
