@@ -76,6 +76,22 @@ function commandLines(mark: string): Map<number, string[]> {
   return lines;
 }
 
+/** Resolves once a process of the run (its mark, or its folder) runs whose command line `running` accepts. */
+async function started(run: Run, running: (argv: string, pid: number, run: Run) => boolean): Promise<void> {
+  const mark = run.mark.split('=')[1]!;
+  for (;;) {
+    for (const pid of new Set([...marked(mark), ...processesIn(run.tmp)])) {
+      try {
+        if (running(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' '), pid, run)) return;
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    if (run.child.exitCode !== null) throw new Error(`the cluster exited first:\n${run.output()}`);
+    await sleep(20);
+  }
+}
+
 /** Resolves once no process `pid` runs (a zombie has exited). Waits on the event, however long it takes. */
 async function gone(pid: number): Promise<void> {
   for (;;) {
@@ -186,31 +202,46 @@ async function expectNothingLeft(run: Run): Promise<void> {
 }
 
 describe.concurrent('cls-reference cluster interrupted while it starts', () => {
-  // Each step's first line, what the report of the stop then names, and whether the cluster starts its own
-  // PostgreSQL: the steps after Redis run on a database of the run's server (DATABASE given), which keeps the suite
-  // short; stopping its own PostgreSQL is what the first two steps check. The server a step is starting is named
-  // when it started; a signal that reaches it in the instant it is being spawned, before it leads a group of its own,
-  // stops it itself, and the report then says so instead (the exit code and "nothing left" hold either way).
-  const steps: Array<[string, string[], 'own' | 'given']> = [
-    ['Starting PostgreSQL', [], 'own'],
-    ['Starting Redis', ['stopped PostgreSQL'], 'own'],
-    ['Loading the demo data', ['stopped redis-server'], 'given'],
-    ['reference instances and nginx', ['stopped redis-server'], 'given'],
+  // Each step's first line, the process whose start it waits on (the signal comes while it runs, as a terminal's
+  // does: to it too), what the report of the stop then names, and whether the cluster starts its own PostgreSQL: the
+  // steps after Redis run on a database of the run's server (DATABASE given), which keeps the suite short; stopping
+  // its own PostgreSQL is what the first two steps check. A step's process is found running (it has left the
+  // cluster's group for one of its own, or never will) before the signal is sent.
+  type Running = (argv: string, pid: number, run: Run) => boolean;
+  const inFolder: Running = (_, pid, run) => processesIn(run.tmp).includes(pid);
+  const steps: Array<[string, Running | undefined, string[], 'own' | 'given']> = [
+    // initdb, or the server itself should initdb be done before it is seen.
+    ['Starting PostgreSQL', (argv) => /\/(initdb|postgres) /.test(argv), ['stopped PostgreSQL'], 'own'],
+    // Redis writes its title over its command line and works in its folder.
+    [
+      'Starting Redis',
+      (argv, pid, run) => argv.includes('redis-server') && inFolder(argv, pid, run),
+      ['stopped redis-server', 'stopped PostgreSQL'],
+      'own',
+    ],
+    ['Loading the demo data', undefined, ['stopped redis-server'], 'given'],
+    [
+      'reference instances and nginx',
+      (argv) => argv.includes('cli.js serve'),
+      ['stopped nginx', 'stopped redis-server'],
+      'given',
+    ],
   ];
 
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  const cases = steps.flatMap(([line, named, database]) =>
-    signals.map((signal) => [signal, line, named, database] as const),
+  const cases = steps.flatMap(([line, running, named, database]) =>
+    signals.map((signal) => [signal, line, running, named, database] as const),
   );
 
   it.each(cases)(
-    '%s to the group at "%s": its exit code, every server stopped and every folder removed, each named',
+    '%s to the group at "%s": its exit code, every server stopped by the cluster and every folder removed, each named',
     {
       timeout: 180_000,
     },
-    async (signal, line, named, database) => {
+    async (signal, line, running, named, database) => {
       const run = startCluster(await sparePort(), database === 'given' ? await newPostgresDatabase() : undefined);
       await run.printed(line);
+      if (running) await started(run, running);
       signalGroup(run, signal);
       expect(await run.exited, run.output()).toBe(exitCodeOf(signal));
       for (const what of named) expect(run.output()).toContain(what);

@@ -124,7 +124,7 @@ describe('graceful shutdown of the serve process', () => {
   it.each([
     ['SIGINT', 'Ctrl-C'],
     ['SIGHUP', 'a closed terminal'],
-  ] as const)('%s to its process group (%s): the request in flight completes, then exit 0', async (signal) => {
+  ] as const)('%s to its process group (%s): the request in flight completes, then exit 0', async (signal, _how) => {
     const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
     const body = rows('G', 1);
     const connection = await RawConnection.open(served.port);
