@@ -23,7 +23,16 @@ const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 beforeAll(() => ensureDebianPackages(SERVER_PACKAGES, (line) => console.log(`[debian] ${line}`)), 900_000);
 const folders: string[] = [];
 const runs: Run[] = [];
+/** Servers a test started by hand (each leading a group of its own): killed should a failed test leave them. */
+const byHand: number[] = [];
 afterAll(async () => {
+  for (const pgid of byHand) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Stopped, as it should be.
+    }
+  }
   // A run a failed test left serving: stopped as its terminal would, before its folders go.
   for (const run of runs)
     if (run.child.exitCode === null && run.child.signalCode === null) {
@@ -313,6 +322,7 @@ describe('cls-reference cluster stopped after its PostgreSQL and Redis were rest
       const [command, ...args] = [...asUser, ...argv];
       const replacement = spawn(command!, args, { env: environment, stdio: 'ignore', detached: true });
       replacement.unref();
+      byHand.push(replacement.pid!);
       await listening(Number(port));
       return replacement.pid!;
     };
