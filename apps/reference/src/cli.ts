@@ -300,15 +300,6 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** The exit code of a command stopped by `signal`, as a shell reports it: 128 + its number (130, 143, 129). */
 export const exitCodeOf = (signal: NodeJS.Signals): number => 128 + (osConstants.signals[signal] ?? 0);
 
-/**
- * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
- * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
- * nginx in front on PORT. SIGINT (Ctrl-C, to the whole process group), SIGTERM or SIGHUP, at any step or once it
- * serves, stops everything started so far, saying what, and exits 130, 143 or 129 (the servers it starts lead
- * process groups of their own, so a terminal's signal does not reach them before the cluster stops them in order); an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting
- * stops the cluster with exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
- * REDIS_URL that admin commands need, and the line to run them is printed.
- */
 /** What stopping one of the cluster's servers stopped: the process it started, or what runs on its folder instead. */
 function stoppedWhat(name: string, startedPid: number | undefined, stopped: number[]): string {
   if (stopped.length === 0) return `${name} (pid ${startedPid}) had already exited, and nothing ran on its folder`;
@@ -318,6 +309,16 @@ function stoppedWhat(name: string, startedPid: number | undefined, stopped: numb
   return `stopped ${name} (pid ${stopped.join(', ')}: ${others.join(', ')} started again by hand on its folder${gone})`;
 }
 
+/**
+ * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
+ * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
+ * nginx in front on PORT. SIGINT (Ctrl-C, to the whole process group), SIGTERM or SIGHUP, at any step or once it
+ * serves, stops everything started so far, saying what, and exits 130, 143 or 129 (the servers it starts lead
+ * process groups of their own, so a terminal's signal does not reach them before the cluster stops them in order);
+ * an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting stops the cluster with
+ * exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
+ * REDIS_URL that admin commands need, and the line to run them is printed.
+ */
 async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Promise<number> {
   const instances = flags.instances === undefined ? 3 : Number(flags.instances);
   if (!Number.isInteger(instances) || instances < 1 || instances > 16)
@@ -387,7 +388,7 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     let ownDatabase = false;
     if (database === undefined || !/^postgres(ql)?:\/\//.test(database)) {
       step("Starting PostgreSQL (Debian's package, installed when missing)…");
-      const postgres = await startPostgres(say);
+      const postgres = await startPostgres(say, { ownGroup: true });
       own.postgres = postgres;
       started.push({
         name: `PostgreSQL (${postgres.dir})`,
@@ -401,7 +402,7 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     let redisUrl = io.env.REDIS_URL;
     if (redisUrl === undefined) {
       step("Starting Redis with persistence (Debian's package, installed when missing)…");
-      const redis = await startRedis({ log: say, persistent: true });
+      const redis = await startRedis({ log: say, persistent: true, ownGroup: true });
       own.redis = redis;
       started.push({
         name: `redis-server (${redis.dir})`,
@@ -431,6 +432,7 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       env: { ...io.env, LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
       log: json ? () => undefined : say,
       report: say,
+      ownGroups: true,
     });
     started.push({
       name: 'nginx and the instances',

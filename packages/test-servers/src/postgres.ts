@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ensureDebianPackage, type Log, run } from './debian.js';
 import { sparePort } from './ports.js';
-import { type RunningServer, runInOwnGroup, startServer, stopProcessesIn } from './process.js';
+import { type OwnGroup, type RunningServer, runCommand, startServer, stopProcessesIn } from './process.js';
 
 const PG_ROOT = '/usr/lib/postgresql';
 /** Debian 12's PostgreSQL: the binary checked for before installing the `postgresql` package. */
@@ -60,7 +60,10 @@ export interface RunningPostgres extends RunningServer {
  * directory, listening on a spare loopback port, with durability traded for speed (`fsync=off`: a test's data need
  * not survive the machine). Stopped with PostgreSQL's fast shutdown; the directory is removed.
  */
-export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${l}`)): Promise<RunningPostgres> {
+export async function startPostgres(
+  log: Log = (l) => console.log(`[postgres] ${l}`),
+  options: OwnGroup = {},
+): Promise<RunningPostgres> {
   const bin = await ensurePostgres(log);
   const dir = mkdtempSync(join(tmpdir(), 'cls-postgres-'));
   // Whatever fails from here (initdb, the server, its readiness) leaves no folder behind.
@@ -83,9 +86,9 @@ export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${
       '--encoding=UTF8',
       '--locale=C',
     ]);
-    // In a process group of its own, as the server is (process.ts): a terminal's Ctrl-C to the program's group must
-    // not cut initdb short and leave a half-made folder; the program stops what it started itself.
-    await runInOwnGroup(initdb, initArgs);
+    // With `ownGroup` in a group of its own, as the server: a terminal's Ctrl-C to the program's group does not cut
+    // initdb short; the program stops what it started itself.
+    await runCommand(initdb, initArgs, options);
     port = await sparePort();
     const [postgres, args] = asServerUser(join(bin, 'postgres'), [
       '-D',
@@ -101,14 +104,14 @@ export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${
       '-c',
       'max_connections=300',
     ]);
-    server = await startServer('postgres', postgres, args, { port, log });
+    server = await startServer('postgres', postgres, args, { port, log, ...options });
     // Listening is not yet accepting sessions ("the database system is starting up"): wait for pg_isready's yes, or
     // for the server to stop.
     for (;;) {
       if (server.process.exitCode !== null || server.process.signalCode !== null)
         throw new Error(`postgres exited while starting:\n${server.output()}`);
       try {
-        await runInOwnGroup(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)]);
+        await runCommand(join(bin, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port)], options);
         break;
       } catch {
         await sleep(100);
@@ -150,7 +153,7 @@ export async function startPostgres(log: Log = (l) => console.log(`[postgres] ${
         '-c',
         `CREATE DATABASE ${name}`,
       ]);
-      await runInOwnGroup(psql, psqlArgs);
+      await runCommand(psql, psqlArgs, options);
       return urlOf(name);
     },
     stopAll,

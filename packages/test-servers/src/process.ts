@@ -15,6 +15,15 @@ export interface RunningServer {
   output(): string;
 }
 
+export interface OwnGroup {
+  /**
+   * Each process in a process group of its own. A terminal's Ctrl-C or hang-up goes to its whole foreground group: a
+   * program that stops its servers itself, in its own order, cleaning up after them (`cls-reference cluster`), must
+   * not have them die under it first. Off by default: a test run stopped with Ctrl-C takes its servers with it.
+   */
+  ownGroup?: boolean;
+}
+
 /** Every server started and not yet stopped: killed if the test process exits first, so none outlives its tests. */
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -47,16 +56,22 @@ export async function startServer(
   name: string,
   command: string,
   args: string[],
-  options: { port: number; log: Log; env?: NodeJS.ProcessEnv; readyWithinMs?: number; graceMs?: number },
+  options: {
+    port: number;
+    log: Log;
+    env?: NodeJS.ProcessEnv;
+    readyWithinMs?: number;
+    graceMs?: number;
+    /** See `OwnGroup`. */
+    ownGroup?: boolean;
+  },
 ): Promise<RunningServer> {
   const { port, log } = options;
   log(`starting ${name} on 127.0.0.1:${port}`);
-  // A group of its own: a terminal's Ctrl-C or hang-up reaches the whole foreground group, and the server must not
-  // die under the program that started it, which stops it in its own order and cleans up after it.
   const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,
-    detached: true,
+    detached: options.ownGroup === true,
   });
   running.add(child);
   let printed = '';
@@ -103,10 +118,10 @@ export async function startServer(
   };
 }
 
-/** Runs a command to its end in a process group of its own; rejects with its output when it fails. */
-export function runInOwnGroup(command: string, args: string[]): Promise<void> {
+/** Runs a command to its end (in a process group of its own with `ownGroup`); rejects with its output when it fails. */
+export function runCommand(command: string, args: string[], options: OwnGroup = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
     let printed = '';
     const keep = (chunk: Buffer) => {
       printed = (printed + chunk.toString('utf8')).slice(-20_000);

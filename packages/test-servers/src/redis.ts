@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackage, type Log } from './debian.js';
 import { sparePort } from './ports.js';
-import { type RunningServer, startServer, stopProcessesIn } from './process.js';
+import { type OwnGroup, type RunningServer, startServer, stopProcessesIn } from './process.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -21,7 +21,7 @@ export interface RunningRedis extends RunningServer {
   stopAll(): Promise<number[]>;
 }
 
-export interface RedisOptions {
+export interface RedisOptions extends OwnGroup {
   log?: Log;
   /**
    * Keep every write in an append-only file (AOF, in a temporary folder of its own, removed by `stop`): a Redis
@@ -52,7 +52,7 @@ export async function startRedis(logOrOptions: Log | RedisOptions = {}): Promise
     'no',
     ...(dir ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no']),
   ];
-  const launch = () => startServer('redis-server', binary, args, { port, log });
+  const launch = () => startServer('redis-server', binary, args, { port, log, ownGroup: options.ownGroup === true });
   let server: RunningServer;
   try {
     server = await launch();
