@@ -132,7 +132,7 @@ export async function startPostgres(
     }
     await stop();
     // A server restarted by hand on this folder runs there still: the folder is its data, not to be removed under it.
-    stopped.push(...(await stopProcessesIn(dir, 'SIGINT')));
+    stopped.push(...(await stopProcessesIn(dir, join(bin, 'postgres'), 'SIGINT')));
     rmSync(dir, { recursive: true, force: true });
     return stopped;
   };

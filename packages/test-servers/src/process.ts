@@ -149,14 +149,17 @@ function statOf(pid: number): { ppid: number } | undefined {
 }
 
 /**
- * The processes working in `dir` or a folder inside it, read from Linux's /proc (those this user may read). A server
- * works in its data folder (PostgreSQL in its data directory, Redis in its `--dir`), so this finds the server that
- * runs on a folder now: the one started there, or one an operator started again by hand on the same folder.
+ * The processes working in `dir` or a folder inside it, read from Linux's /proc (those this user may read); with
+ * `executable`, only those running that program (a shell an operator left in the folder is no server). A server works
+ * in its data folder (PostgreSQL in its data directory, Redis in its `--dir`), so this finds the server that runs on
+ * a folder now: the one started there, or one an operator started again by hand on the same folder.
  */
-export function processesIn(dir: string): number[] {
+export function processesIn(dir: string, executable?: string): number[] {
   let root: string;
+  let program: string | undefined;
   try {
     root = realpathSync(dir);
+    program = executable === undefined ? undefined : realpathSync(executable);
   } catch {
     return [];
   }
@@ -165,7 +168,8 @@ export function processesIn(dir: string): number[] {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
       const cwd = readlinkSync(`/proc/${name}/cwd`);
-      if ((cwd === root || cwd.startsWith(`${root}/`)) && statOf(Number(name))) found.push(Number(name));
+      if (!(cwd === root || cwd.startsWith(`${root}/`)) || !statOf(Number(name))) continue;
+      if (program === undefined || readlinkSync(`/proc/${name}/exe`) === program) found.push(Number(name));
     } catch {
       // Gone meanwhile, or not ours to read.
     }
@@ -174,12 +178,17 @@ export function processesIn(dir: string): number[] {
 }
 
 /**
- * Stops every server working in `dir` (see `processesIn`): `signal` to each one whose parent is not itself in the
- * folder (a server's own workers stop with it), SIGKILL to whatever is still there after `graceMs`; resolves, once
- * none is left, with the pids signalled.
+ * Stops every process of `executable` working in `dir` (see `processesIn`): `signal` to each one whose parent is not
+ * itself one of them (a server's own workers stop with it), SIGKILL to whatever is still there after `graceMs`;
+ * resolves, once none is left, with the pids signalled.
  */
-export async function stopProcessesIn(dir: string, signal: NodeJS.Signals, graceMs = 10_000): Promise<number[]> {
-  const inside = processesIn(dir);
+export async function stopProcessesIn(
+  dir: string,
+  executable: string,
+  signal: NodeJS.Signals,
+  graceMs = 10_000,
+): Promise<number[]> {
+  const inside = processesIn(dir, executable);
   const leaders = inside.filter((pid) => !inside.includes(statOf(pid)?.ppid ?? -1));
   for (const pid of leaders) {
     try {
@@ -190,7 +199,7 @@ export async function stopProcessesIn(dir: string, signal: NodeJS.Signals, grace
   }
   const deadline = Date.now() + graceMs;
   for (;;) {
-    const left = processesIn(dir);
+    const left = processesIn(dir, executable);
     if (left.length === 0) return leaders;
     if (Date.now() > deadline)
       for (const pid of left) {

@@ -75,7 +75,7 @@ export async function startRedis(logOrOptions: Log | RedisOptions = {}): Promise
       await server.stop();
       if (dir) {
         // A Redis restarted by hand on this folder keeps its append-only file there: stopped before the folder goes.
-        stopped.push(...(await stopProcessesIn(dir, 'SIGTERM')));
+        stopped.push(...(await stopProcessesIn(dir, binary, 'SIGTERM')));
         rmSync(dir, { recursive: true, force: true });
       }
       return stopped;

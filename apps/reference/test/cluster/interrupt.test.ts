@@ -338,11 +338,20 @@ describe('cls-reference cluster stopped after its PostgreSQL and Redis were rest
       postgresArgv,
       postgresArgv[postgresArgv.indexOf('-p') + 1]!,
     );
+    // The operator's shell, still in Redis's folder: no server, not the cluster's to stop.
+    const shell = spawn('sleep', ['3600'], { cwd: redisDir, stdio: 'ignore', detached: true });
+    shell.unref();
+    byHand.push(shell.pid!);
 
     signalGroup(run, 'SIGINT');
     expect(await run.exited, run.output()).toBe(130);
     expect(run.output()).toContain(`stopped redis-server (pid ${redisAgain}: ${redisAgain} started again by hand`);
     expect(run.output()).toContain(`stopped PostgreSQL (pid ${postgresAgain}: ${postgresAgain} started again by hand`);
+    expect(readFileSync(`/proc/${shell.pid}/stat`, 'utf8'), 'the shell in the folder was left running').not.toMatch(
+      /\) Z /,
+    );
+    process.kill(shell.pid!, 'SIGKILL');
+    await gone(shell.pid!);
     await expectNothingLeft(run);
   });
 });
