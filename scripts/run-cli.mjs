@@ -92,8 +92,10 @@ try {
   console.error(`${cli} does not resolve after building ${pkg}: ${error.message}`);
   process.exit(2);
 }
-// Ctrl-C reaches the CLI directly (same process group); this process only waits for it and passes on its exit.
+// Ctrl-C, and a closed terminal's SIGHUP, reach the CLI directly (same process group); this process only waits for it
+// to stop what it started and passes on its exit.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
+process.on('SIGHUP', () => {});
 const run = spawnSync(process.execPath, [entry, ...args], { cwd: root, stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -59,7 +60,7 @@ export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   clock?: Clock;
-  /** `serve` installs SIGINT/SIGTERM handlers unless this is false (tests). */
+  /** `serve` and `cluster` install SIGINT/SIGTERM/SIGHUP handlers unless this is false (tests). */
   handleSignals?: boolean;
   /** Receives the running server of `serve`. */
   onServe?: (app: FastifyInstance) => void;
@@ -282,7 +283,7 @@ function humanText(result: Record<string, unknown>): string {
  * Runs one command. `serve` resolves once the server listens (it keeps running); the other commands resolve with
  * the process exit code when done.
  */
-/** A signal arrived while the cluster was starting: what was started is stopped, and the command exits 130. */
+/** A signal arrived while the cluster was starting: what was started is stopped, and the command exits 128 + its number. */
 class Interrupted extends Error {
   constructor(readonly signal: NodeJS.Signals) {
     super(`${signal} while starting`);
@@ -293,15 +294,29 @@ class Interrupted extends Error {
 export const CLUSTER_NEEDS_TOOLING =
   "cluster is a development command: it starts PostgreSQL, Redis and nginx with the repository's test tooling (@cls-api/test-servers), which the server does not carry. Run it from the repository: pnpm reference cluster";
 
-/** The exit code of a command stopped by a signal (128 + SIGINT's 2), as a shell reports Ctrl-C. */
-const INTERRUPTED_EXIT = 130;
+/** The signals that stop `cluster` and `serve`: Ctrl-C (to the terminal's whole process group), a stop, a closed terminal. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The exit code of a command stopped by `signal`, as a shell reports it: 128 + its number (130, 143, 129). */
+export const exitCodeOf = (signal: NodeJS.Signals): number => 128 + (osConstants.signals[signal] ?? 0);
+
+/** What stopping one of the cluster's servers stopped: the process it started, or what runs on its folder instead. */
+function stoppedWhat(name: string, startedPid: number | undefined, stopped: number[]): string {
+  if (stopped.length === 0) return `${name} (pid ${startedPid}) had already exited, and nothing ran on its folder`;
+  const others = stopped.filter((pid) => pid !== startedPid);
+  if (others.length === 0) return `stopped ${name} (pid ${startedPid})`;
+  const gone = stopped.includes(startedPid ?? -1) ? '' : `; pid ${startedPid}, the one the cluster started, had exited`;
+  return `stopped ${name} (pid ${stopped.join(', ')}: ${others.join(', ')} started again by hand on its folder${gone})`;
+}
 
 /**
  * `cluster`: the topology a team hosting the sandbox runs, on this machine: its own PostgreSQL and Redis from
  * Debian's packages (unless DATABASE=postgres://… and REDIS_URL name existing ones), the demo data, N instances and
- * nginx in front on PORT. A signal at any step stops everything started so far, saying what; Ctrl-C once it serves
- * stops it all and exits 0; an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting
- * stops the cluster with exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
+ * nginx in front on PORT. SIGINT (Ctrl-C, to the whole process group), SIGTERM or SIGHUP, at any step or once it
+ * serves, stops everything started so far, saying what, and exits 130, 143 or 129 (the servers it starts lead
+ * process groups of their own, so a terminal's signal does not reach them before the cluster stops them in order);
+ * an instance that exits unasked is restarted (src/cluster.ts), and one that keeps exiting stops the cluster with
+ * exit 1. While it runs, `DATA_DIR/cluster.env` (./data by default) holds the DATABASE and
  * REDIS_URL that admin commands need, and the line to run them is printed.
  */
 async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Promise<number> {
@@ -322,14 +337,15 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
   // A taken PORT is found before anything starts: nginx could not bind it, and the other server would answer.
   if (config0.port !== 0) await assertPortFree(config0.port);
 
-  const started: Array<{ describe(): string; stop(): Promise<void> }> = [];
+  // Each thing started, newest last: `stop` stops it and says what it really stopped (a server restarted by hand in
+  // the meantime is another process than the one started).
+  const started: Array<{ name: string; stop(): Promise<string> }> = [];
   const stopStarted = async () => {
     while (started.length > 0) {
       const s = started.pop()!;
-      const what = s.describe();
       await s.stop().then(
-        () => say(`  ${what}`),
-        (err: unknown) => say(`  could not stop ${what}: ${(err as Error).message}`),
+        (what) => say(`  ${what}`),
+        (err: unknown) => say(`  could not stop ${s.name}: ${(err as Error).message}`),
       );
     }
   };
@@ -346,17 +362,20 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
   };
   if (io.handleSignals !== false) {
     const onSignal = (signal: NodeJS.Signals) => {
+      // A closed terminal takes stdout and stderr with it: a report that cannot be written must not end the process
+      // before it has stopped what it started.
+      if (signal === 'SIGHUP')
+        for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
       if (serving) {
         say(`${signal}: stopping the cluster…`);
-        stopAndExit(0);
+        stopAndExit(exitCodeOf(signal));
         return;
       }
       if (interrupted) return;
       interrupted = signal;
       say(`${signal}: stopping what was started, once the step under way ends…`);
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
   }
   const step = (line: string) => {
     checkpoint();
@@ -369,11 +388,12 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     let ownDatabase = false;
     if (database === undefined || !/^postgres(ql)?:\/\//.test(database)) {
       step("Starting PostgreSQL (Debian's package, installed when missing)…");
-      const postgres = await startPostgres(say);
+      const postgres = await startPostgres(say, { ownGroup: true });
       own.postgres = postgres;
       started.push({
-        describe: () => `stopped PostgreSQL (pid ${postgres.process.pid}) and removed its folder ${postgres.dir}`,
-        stop: () => postgres.stop(),
+        name: `PostgreSQL (${postgres.dir})`,
+        stop: async () =>
+          `${stoppedWhat('PostgreSQL', postgres.process.pid, await postgres.stopAll())} and removed its folder ${postgres.dir}`,
       });
       checkpoint();
       database = await postgres.createDatabase('cls_cluster');
@@ -382,11 +402,12 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     let redisUrl = io.env.REDIS_URL;
     if (redisUrl === undefined) {
       step("Starting Redis with persistence (Debian's package, installed when missing)…");
-      const redis = await startRedis({ log: say, persistent: true });
+      const redis = await startRedis({ log: say, persistent: true, ownGroup: true });
       own.redis = redis;
       started.push({
-        describe: () => `stopped redis-server (pid ${redis.process.pid}) and removed its folder ${redis.dir}`,
-        stop: () => redis.stop(),
+        name: `redis-server (${redis.dir})`,
+        stop: async () =>
+          `${stoppedWhat('redis-server', redis.process.pid, await redis.stopAll())} and removed its folder ${redis.dir}`,
       });
       redisUrl = redis.url;
     }
@@ -411,11 +432,15 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       env: { ...io.env, LOG_LEVEL: io.env.LOG_LEVEL ?? 'warn' },
       log: json ? () => undefined : say,
       report: say,
+      ownGroups: true,
     });
     started.push({
-      describe: () =>
-        `stopped nginx (pid ${running.nginx.process.pid}, its folder ${running.nginx.dir} removed) and ${running.instances.length} instances (pids ${running.instances.map((i) => i.process.pid).join(', ')})`,
-      stop: () => running.stop(),
+      name: 'nginx and the instances',
+      stop: async () => {
+        const what = `stopped nginx (pid ${running.nginx.process.pid}, its folder ${running.nginx.dir} removed) and ${running.instances.length} instances (pids ${running.instances.map((i) => i.process.pid).join(', ')})`;
+        await running.stop();
+        return what;
+      },
     });
     checkpoint();
 
@@ -428,7 +453,13 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       `# cls-reference cluster: its database and Redis, while it runs (removed when it stops).\nDATABASE=${database}\nREDIS_URL=${redisUrl}\n`,
       { mode: 0o600 },
     );
-    started.push({ describe: () => `removed ${envFile}`, stop: async () => rmSync(envFile, { force: true }) });
+    started.push({
+      name: envFile,
+      stop: async () => {
+        rmSync(envFile, { force: true });
+        return `removed ${envFile}`;
+      },
+    });
     // The cluster's own PostgreSQL has one fixed local password (README, "Deployment"): the line is shown whole.
     // A DATABASE given by the operator keeps its password off the screen: the line reads it from the file.
     const adminLine = ownDatabase
@@ -472,11 +503,16 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
     }
     return 0;
   } catch (err) {
-    if (err instanceof Interrupted) {
-      say(`Interrupted (${err.signal}) while starting: stopping what was started.`);
+    // A step may also fail because of the signal (a server that received it too): the signal is what ended the start.
+    const signal = err instanceof Interrupted ? err.signal : interrupted;
+    if (signal) {
+      // A server spawned in the very instant the signal came may have had it too, before it led a group of its own.
+      const also =
+        err instanceof Interrupted ? '' : ` (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`;
+      say(`Interrupted (${signal}) while starting${also}: stopping what was started.`);
       await stopStarted();
       say('Everything the cluster started is stopped.');
-      return INTERRUPTED_EXIT;
+      return exitCodeOf(signal);
     }
     await stopStarted();
     throw err;

@@ -27,6 +27,11 @@ export interface ClusterOptions {
   log?: (line: string) => void;
   /** What the supervision says: an instance that exited, its restart, giving up. */
   report?: (line: string) => void;
+  /**
+   * Every instance and nginx in a process group of its own, out of reach of a terminal's Ctrl-C or hang-up: the
+   * program that started the cluster stops it (`cls-reference cluster`). Off by default, as for any test server.
+   */
+  ownGroups?: boolean;
 }
 
 export interface RestartLimit {
@@ -119,6 +124,7 @@ async function startInstance(
     log,
     env: instanceEnv(options, port, jwtSecret),
     graceMs: 30_000,
+    ownGroup: options.ownGroups === true,
   });
   return Object.assign(server, { url: `http://127.0.0.1:${port}`, restarts: 0 });
 }
@@ -211,6 +217,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...(options.port === undefined ? {} : { port: options.port }),
       ...proxyLimits({ ...process.env, ...options.env }),
       log,
+      ownGroup: options.ownGroups === true,
     });
     for (let index = 0; index < instances.length; index++) supervise(index);
     nginx.process.once('exit', () => {

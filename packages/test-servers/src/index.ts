@@ -9,7 +9,14 @@ export {
 } from './debian.js';
 export { SERVER_PACKAGES } from './packages.js';
 export { assertPortFree, type PortHolder, portHolders, sparePort } from './ports.js';
-export { startServer, type RunningServer } from './process.js';
+export {
+  type OwnGroup,
+  processesIn,
+  runCommand,
+  startServer,
+  stopProcessesIn,
+  type RunningServer,
+} from './process.js';
 export { REDIS_SERVER, type RedisOptions, startRedis, type RunningRedis } from './redis.js';
 export { NGINX, nginxConfig, startNginx, type NginxOptions, type RunningNginx } from './nginx.js';
 export { ensurePostgres, POSTGRES_PASSWORD, startPostgres, type RunningPostgres } from './postgres.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackage, type Log } from './debian.js';
 import { assertPortFree, sparePort } from './ports.js';
-import { type RunningServer, startServer } from './process.js';
+import { type OwnGroup, type RunningServer, startServer } from './process.js';
 
 export const NGINX = '/usr/sbin/nginx';
 
@@ -16,7 +16,7 @@ export interface RunningNginx extends RunningServer {
   dir: string;
 }
 
-export interface NginxOptions {
+export interface NginxOptions extends OwnGroup {
   /** Ports on 127.0.0.1 of the instances behind the proxy, balanced round-robin. */
   upstreams: readonly number[];
   /** The proxy's own port (a spare one when absent or 0). */
@@ -183,7 +183,11 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
   writeFileSync(join(dir, 'nginx.conf'), config);
   let server: RunningServer;
   try {
-    server = await startServer('nginx', binary, ['-c', join(dir, 'nginx.conf'), '-p', dir], { port, log });
+    server = await startServer('nginx', binary, ['-c', join(dir, 'nginx.conf'), '-p', dir], {
+      port,
+      log,
+      ownGroup: options.ownGroup === true,
+    });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;

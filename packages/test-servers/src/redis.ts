@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDebianPackage, type Log } from './debian.js';
 import { sparePort } from './ports.js';
-import { type RunningServer, startServer } from './process.js';
+import { type OwnGroup, type RunningServer, startServer, stopProcessesIn } from './process.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
 
@@ -14,9 +14,14 @@ export interface RunningRedis extends RunningServer {
   dir: string | undefined;
   /** Stops it and starts it again on the same port and folder (a persistent Redis comes back with its data). */
   restart(): Promise<void>;
+  /**
+   * Stops it, and a Redis started again by hand on its folder (it works in its `--dir`), then removes the folder;
+   * resolves with the pids of the servers it stopped. `stop` is this, its answer dropped.
+   */
+  stopAll(): Promise<number[]>;
 }
 
-export interface RedisOptions {
+export interface RedisOptions extends OwnGroup {
   log?: Log;
   /**
    * Keep every write in an append-only file (AOF, in a temporary folder of its own, removed by `stop`): a Redis
@@ -47,7 +52,7 @@ export async function startRedis(logOrOptions: Log | RedisOptions = {}): Promise
     'no',
     ...(dir ? ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec'] : ['--appendonly', 'no']),
   ];
-  const launch = () => startServer('redis-server', binary, args, { port, log });
+  const launch = () => startServer('redis-server', binary, args, { port, log, ownGroup: options.ownGroup === true });
   let server: RunningServer;
   try {
     server = await launch();
@@ -64,9 +69,19 @@ export async function startRedis(logOrOptions: Log | RedisOptions = {}): Promise
     },
     output: () => server.output(),
     kill: () => server.kill(),
-    async stop() {
+    async stopAll() {
+      const stopped: number[] = [];
+      if (server.process.exitCode === null && server.process.signalCode === null) stopped.push(server.process.pid!);
       await server.stop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (dir) {
+        // A Redis restarted by hand on this folder keeps its append-only file there: stopped before the folder goes.
+        stopped.push(...(await stopProcessesIn(dir, binary, 'SIGTERM')));
+        rmSync(dir, { recursive: true, force: true });
+      }
+      return stopped;
+    },
+    async stop() {
+      await running.stopAll();
     },
     async restart() {
       await server.stop();

@@ -1,5 +1,6 @@
-// SIGTERM on the real `serve` process (dist/cli.js, which the test task builds first): new connections are
-// refused, every request in flight completes with 200 and `Connection: close`, and the process exits 0.
+// SIGTERM, SIGINT or SIGHUP (a closed terminal) on the real `serve` process (dist/cli.js, which the test task builds
+// first): new connections are refused, every request in flight completes with 200 and `Connection: close`, and the
+// process exits 0.
 // The requests are held in flight deterministically: each sends its head with `Expect: 100-continue`, and its body
 // only after the server has answered `100 Continue` (it is processing the request) and has stopped accepting.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +44,8 @@ async function serve(env: Record<string, string> = {}): Promise<Served> {
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own, as a shell gives a job: a terminal's Ctrl-C or hang-up goes to the whole group.
+    detached: true,
   });
   const exited = new Promise<number | null>((done) => child!.once('exit', (code) => done(code)));
   let out = '';
@@ -115,6 +118,27 @@ describe('graceful shutdown of the serve process', () => {
       expect(answer?.body.data.drafts).toHaveLength(250 * (i + 1));
       await c.closed;
     }
+    expect(await served.exited).toBe(0);
+  });
+
+  it.each([
+    ['SIGINT', 'Ctrl-C'],
+    ['SIGHUP', 'a closed terminal'],
+  ] as const)('%s to its process group (%s): the request in flight completes, then exit 0', async (signal, _how) => {
+    const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
+    const body = rows('G', 1);
+    const connection = await RawConnection.open(served.port);
+    connection.write(
+      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    expect((await connection.next())?.status).toBe(100);
+    process.kill(-child!.pid!, signal);
+    await refusesConnections(served.port);
+    connection.write(body);
+    const answer = await connection.next();
+    expect(answer?.status).toBe(200);
+    expect(answer?.headers.connection).toBe('close');
     expect(await served.exited).toBe(0);
   });
 

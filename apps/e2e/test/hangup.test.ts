@@ -1,0 +1,55 @@
+// A closed terminal on `pnpm reference serve` (scripts/run-cli.mjs, as the root's script runs it): SIGHUP reaches
+// the whole foreground group, run-cli and the server alike. run-cli waits for the server to close and passes on its
+// exit code (0) instead of dying at once and leaving the server to finish alone.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { root, tempDir } from './support.js';
+
+const dir = tempDir('cls-e2e-hangup-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Processes in process group `pgid`, not yet exited. */
+function inGroup(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(group) === pgid && state !== 'Z') found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+describe('SIGHUP to the group of pnpm reference serve', () => {
+  it('run-cli waits for the server, which closes and exits 0; nothing is left in the group', async () => {
+    // A group of its own, as a terminal's job; built already (pnpm test builds before the suites).
+    const child = spawn(process.execPath, [join(root, 'scripts/run-cli.mjs'), '@cls-api/reference/cli', 'serve'], {
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CLS_NO_BUILD: '1', PORT: '0', DATABASE: join(dir, 'reference.db'), LOG_LEVEL: 'silent' },
+    });
+    let output = '';
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((done) =>
+      child.once('exit', (code, signal) => done([code, signal])),
+    );
+    await new Promise<void>((ready, fail) => {
+      const take = (c: Buffer) => {
+        output += c.toString('utf8');
+        if (output.includes('Ctrl-C stops it.')) ready();
+      };
+      child.stdout!.on('data', take);
+      child.stderr!.on('data', take);
+      void exited.then(() => fail(new Error(`exited before serving:\n${output}`)));
+    });
+    process.kill(-child.pid!, 'SIGHUP');
+    expect(await exited, output).toEqual([0, null]);
+    expect(inGroup(child.pid!)).toEqual([]);
+  });
+});
