@@ -2,29 +2,14 @@
 // the whole foreground group, run-cli and the server alike. run-cli waits for the server to close and passes on its
 // exit code (0) instead of dying at once and leaving the server to finish alone.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runningInGroup } from '@cls-api/test-servers';
 import { root, tempDir } from './support.js';
 
 const dir = tempDir('cls-e2e-hangup-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Processes in process group `pgid`, not yet exited. */
-function inGroup(pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(group) === pgid && state !== 'Z') found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 describe('SIGHUP to the group of pnpm reference serve', () => {
   it('run-cli waits for the server, which closes and exits 0; nothing is left in the group', async () => {
@@ -50,6 +35,6 @@ describe('SIGHUP to the group of pnpm reference serve', () => {
     });
     process.kill(-child.pid!, 'SIGHUP');
     expect(await exited, output).toEqual([0, null]);
-    expect(inGroup(child.pid!)).toEqual([]);
+    expect(runningInGroup(child.pid!)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { POSTGRES_PASSWORD, portHolders, sparePort, startPostgres } from '@cls-api/test-servers';
+import { POSTGRES_PASSWORD, portHolders, runningInGroup, sparePort, startPostgres } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
 import { root, tempDir } from './support.js';
 
@@ -99,21 +99,6 @@ function groupPids(pgid: number): number[] {
       }
     })
     .map(Number);
-}
-
-/**
- * Whether a process of group `pgid` still runs: one killed but not yet reaped by its parent (state Z) holds no port
- * and runs nothing, though `kill(-pgid, 0)` still finds it.
- */
-function groupRuns(pgid: number): boolean {
-  return groupPids(pgid).some((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
-    } catch {
-      return false;
-    }
-  });
 }
 
 function pids(dataDir: string): Array<{ name: string; pid: number }> {
@@ -312,7 +297,8 @@ describe('pnpm start', { timeout: 1_800_000 }, () => {
     expect(second.output()).toMatch(
       /Stopping the (reference server|docs site|mock) \(pid \d+\) that an earlier start left running/,
     );
-    for (const o of orphans) expect(groupRuns(o.pid), `${o.name} (group ${o.pid}) left running`).toBe(false);
+    for (const o of orphans)
+      expect(runningInGroup(o.pid).length > 0, `${o.name} (group ${o.pid}) left running`).toBe(false);
     // The earlier start's folder is gone: only this start's own is left while it runs.
     expect(readdirSync(tmp)).toHaveLength(1);
     const children = pids(dataDir);

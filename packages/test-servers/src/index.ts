@@ -13,6 +13,7 @@ export {
   type OwnGroup,
   processesIn,
   runCommand,
+  runningInGroup,
   startServer,
   stopProcessesIn,
   type RunningServer,

@@ -138,14 +138,24 @@ export function runCommand(command: string, args: string[], options: OwnGroup = 
 }
 
 /** A process's state and parent from /proc/<pid>/stat; undefined once it is gone (a zombie is gone: it has exited). */
-function statOf(pid: number): { ppid: number } | undefined {
+function statOf(pid: number): { ppid: number; pgid: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return state === 'Z' || state === 'X' ? undefined : { ppid: Number(ppid) };
+    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' || state === 'X' ? undefined : { ppid: Number(ppid), pgid: Number(pgid) };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The processes of process group `pgid` that still run, read from Linux's /proc: one killed but not yet reaped by its
+ * parent holds no port and runs nothing, though `kill(-pgid, 0)` still finds it.
+ */
+export function runningInGroup(pgid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && statOf(Number(name))?.pgid === pgid)
+    .map(Number);
 }
 
 /**

@@ -10,7 +10,7 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureDebianPackages, processesIn, SERVER_PACKAGES, sparePort } from '@cls-api/test-servers';
+import { ensureDebianPackages, processesIn, runningInGroup, SERVER_PACKAGES, sparePort } from '@cls-api/test-servers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli.js';
@@ -51,22 +51,6 @@ function marked(mark: string): number[] {
       if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(mark)) found.push(Number(entry));
     } catch {
       // Gone meanwhile, or not ours to read.
-    }
-  }
-  return found;
-}
-
-/** Processes in process group `pgid`, not yet exited. */
-function inGroup(pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(group) === pgid && state !== 'Z') found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
     }
   }
   return found;
@@ -202,7 +186,7 @@ function startCluster(port: number, database?: string): Run {
 const signalGroup = (run: Run, signal: NodeJS.Signals) => process.kill(-run.child.pid!, signal);
 
 async function expectNothingLeft(run: Run): Promise<void> {
-  expect(inGroup(run.child.pid!), run.output()).toEqual([]);
+  expect(runningInGroup(run.child.pid!), run.output()).toEqual([]);
   expect(marked(run.mark.split('=')[1]!), run.output()).toEqual([]);
   // Redis writes its title over its environment, mark included: it is found by the folder it works in.
   expect(processesIn(run.tmp), run.output()).toEqual([]);
