@@ -1,20 +1,19 @@
 // A reader leaves the site open past the server's timeouts and reloads, in Chromium, in the same tab: the page is
 // shown again, never a blank "Bad request". Chromium keeps a spare connection, one it has never sent on, next to the
 // one it used; an answer the server wrote on the spare at the headers timeout is the one Chromium reads for the
-// reload. Chromium reaches the server through a SOCKS relay (./recording-proxy.ts) that reads every answer the
-// server wrote and lets the test hold a connection's set-up: that is how the spare is made, for certain. The server
-// runs with its own timeouts scaled down to a one-second headers timeout, in the same proportions, so the wait is
-// short; each step waits for an outcome (a connection held, a fetch cancelled, the server closing), never a fixed
-// time.
+// reload. Chromium reaches the server through a SOCKS relay (startRecordingProxy of @cls-api/chromium) that reads
+// every answer the server wrote and lets the test hold a connection's set-up: that is how the spare is made, for
+// certain. The server runs with its own timeouts scaled down to a one-second headers timeout, in the same
+// proportions, so the wait is short; each step waits for an outcome (a connection held, a fetch cancelled, the
+// server closing), never a fixed time.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { OpenApiDocument } from '@cls-api/spec';
-import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { CHROMIUM_ARGS, ensureChromium, type RecordingProxy, startRecordingProxy } from '@cls-api/chromium';
 import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { TIMEOUTS } from '../src/server.js';
-import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
 
 const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
 const scale = 1_000 / TIMEOUTS.headersMs;
@@ -60,15 +59,20 @@ describe('a page left open past the headers timeout, then reloaded, in Chromium'
     // The page fetches twice while its one connection's answers and the set-up of new connections are held:
     // Chromium opens a second connection for the second fetch, which is then cancelled; the connection, set up after
     // that, is kept unused: a spare, as a desktop browser keeps one.
+    const used = proxy.connections[0]!;
+    const sent = used.requestBytes;
     proxy.holdAnswers();
     proxy.holdSetUp();
     await page.evaluate(() => {
-      const w = window as unknown as { stop: AbortController; fetches: Promise<unknown> };
+      const w = window as unknown as { fetches: Promise<unknown>[] };
+      w.fetches = [fetch('/openapi.json', { cache: 'no-store' }).then((r) => r.text())];
+    });
+    // The first fetch is on the one connection before the second asks for another.
+    await expect.poll(() => used.requestBytes, WAIT).toBeGreaterThan(sent);
+    await page.evaluate(() => {
+      const w = window as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
       w.stop = new AbortController();
-      w.fetches = Promise.allSettled([
-        fetch('/openapi.json', { cache: 'no-store' }).then((r) => r.text()),
-        fetch('/openapi.json', { cache: 'no-store', signal: w.stop.signal }).then((r) => r.text()),
-      ]);
+      w.fetches.push(fetch('/openapi.json', { cache: 'no-store', signal: w.stop.signal }).catch(() => undefined));
     });
     await expect.poll(() => proxy.settingUp, WAIT).toBe(1);
     // Released once Chromium's network stack has cancelled the fetch, so that the connection cannot take it.
@@ -78,7 +82,7 @@ describe('a page left open past the headers timeout, then reloaded, in Chromium'
     proxy.releaseSetUp();
     await expect.poll(() => proxy.connections.length, WAIT).toBe(2);
     proxy.releaseAnswers();
-    await page.evaluate(() => (window as unknown as { fetches: Promise<unknown> }).fetches);
+    await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
     const spare = proxy.connections[1]!;
     // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
     // the headers timeout.
