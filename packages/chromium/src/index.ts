@@ -22,3 +22,5 @@ export const CHROMIUM_ARGS = [
 export function ensureChromium(log: Log = (l) => console.log(`[chromium] ${l}`)): Promise<string> {
   return ensureDebianPackage(...CHROMIUM_PACKAGE, log);
 }
+
+export { type RecordingProxy, type RelayedConnection, startRecordingProxy } from './relay.js';

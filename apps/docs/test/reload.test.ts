@@ -1,0 +1,101 @@
+// A reader leaves the site open past the server's timeouts and reloads, in Chromium, in the same tab: the page is
+// shown again, never a blank "Bad request". Chromium keeps a spare connection, one it has never sent on, next to the
+// one it used; an answer the server wrote on the spare at the headers timeout is the one Chromium reads for the
+// reload. Chromium reaches the server through a SOCKS relay (startRecordingProxy of @cls-api/chromium) that reads
+// every answer the server wrote and lets the test hold a connection's set-up: that is how the spare is made, for
+// certain. The server runs with its own timeouts scaled down to a one-second headers timeout, in the same
+// proportions, so the wait is short; each step waits for an outcome (a connection held, a fetch cancelled, the
+// server closing), never a fixed time.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { OpenApiDocument } from '@cls-api/spec';
+import { CHROMIUM_ARGS, ensureChromium, type RecordingProxy, startRecordingProxy } from '@cls-api/chromium';
+import { startDocs, type DocsServer } from '../src/index.js';
+import { docsSpecPath } from '../src/paths.js';
+import { TIMEOUTS } from '../src/server.js';
+
+const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
+const scale = 1_000 / TIMEOUTS.headersMs;
+const timeouts = {
+  headersMs: TIMEOUTS.headersMs * scale,
+  requestMs: TIMEOUTS.requestMs * scale,
+  keepAliveMs: TIMEOUTS.keepAliveMs * scale,
+};
+const WAIT = { timeout: 60_000 };
+
+let docs: DocsServer;
+let proxy: RecordingProxy;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  docs = await startDocs({ timeouts });
+  proxy = await startRecordingProxy(docs.port);
+  // Chromium sends loopback traffic past a proxy unless told not to (`<-loopback>`).
+  browser = await chromium.launch({
+    executablePath,
+    args: [...CHROMIUM_ARGS, `--proxy-server=${proxy.proxyServer}`, '--proxy-bypass-list=<-loopback>'],
+    timeout: 120_000,
+  });
+  page = await browser.newPage();
+  page.setDefaultTimeout(WAIT.timeout);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await docs?.close();
+});
+
+const heading = () => page.getByRole('heading', { name: doc.info.title }).first();
+
+describe('a page left open past the headers timeout, then reloaded, in Chromium', () => {
+  it('shows the page again, and the server answered nothing but the page', async () => {
+    const first = await page.goto(docs.url, { waitUntil: 'load', ...WAIT });
+    expect(first?.status()).toBe(200);
+    await heading().waitFor(WAIT);
+    // The page fetches twice while its one connection's answers and the set-up of new connections are held:
+    // Chromium opens a second connection for the second fetch, which is then cancelled; the connection, set up after
+    // that, is kept unused: a spare, as a desktop browser keeps one.
+    const used = proxy.connections[0]!;
+    const sent = used.requestBytes;
+    proxy.holdAnswers();
+    proxy.holdSetUp();
+    await page.evaluate(() => {
+      const w = window as unknown as { fetches: Promise<unknown>[] };
+      w.fetches = [fetch('/openapi.json', { cache: 'no-store' }).then((r) => r.text())];
+    });
+    // The first fetch is on the one connection before the second asks for another.
+    await expect.poll(() => used.requestBytes, WAIT).toBeGreaterThan(sent);
+    await page.evaluate(() => {
+      const w = window as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
+      w.stop = new AbortController();
+      w.fetches.push(fetch('/openapi.json', { cache: 'no-store', signal: w.stop.signal }).catch(() => undefined));
+    });
+    await expect.poll(() => proxy.settingUp, WAIT).toBe(1);
+    // Released once Chromium's network stack has cancelled the fetch, so that the connection cannot take it.
+    const cancelled = page.waitForEvent('requestfailed', WAIT);
+    await page.evaluate(() => (window as unknown as { stop: AbortController }).stop.abort());
+    await cancelled;
+    proxy.releaseSetUp();
+    await expect.poll(() => proxy.connections.length, WAIT).toBe(2);
+    proxy.releaseAnswers();
+    await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+    const spare = proxy.connections[1]!;
+    // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
+    // the headers timeout.
+    await proxy.allClosed();
+    expect(spare.requestBytes).toBe(0);
+
+    const again = await page.reload({ waitUntil: 'load', ...WAIT });
+    expect([200, 304]).toContain(again?.status());
+    await heading().waitFor(WAIT);
+    await expect(page.title()).resolves.toContain(doc.info.title);
+    await expect(page.locator('body').innerText()).resolves.not.toMatch(/bad request/i);
+    const statuses = proxy.connections.flatMap((c) => c.statuses);
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    expect(statuses.filter((s) => s !== 200 && s !== 304)).toEqual([]);
+  });
+});

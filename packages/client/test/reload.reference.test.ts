@@ -1,0 +1,89 @@
+// The reference server's side of a reader's reload (apps/docs/test/reload.test.ts is the docs site's): a tab left open
+// on the server's /health past its headers timeout, then reloaded in Chromium, shows the answer again, never the
+// 400 INVALID_PARAMETER "not received in time" written on the spare connection Chromium keeps. The spare is made
+// for certain through the SOCKS relay of @cls-api/chromium, which also reads every answer the server wrote. The
+// server runs with its own timeout settings made short (HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS); each step waits
+// for an outcome, never a fixed time.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, ensureChromium, type RecordingProxy, startRecordingProxy } from '@cls-api/chromium';
+import { startReference, type ReferenceServer } from '@cls-api/test-servers';
+
+const WAIT = { timeout: 60_000 };
+
+let reference: ReferenceServer;
+let proxy: RecordingProxy;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  reference = await startReference({
+    from: import.meta.url,
+    env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '3000', KEEP_ALIVE_TIMEOUT_MS: '500' },
+  });
+  proxy = await startRecordingProxy(Number(new URL(reference.baseUrl).port));
+  // Chromium sends loopback traffic past a proxy unless told not to (`<-loopback>`).
+  browser = await chromium.launch({
+    executablePath,
+    args: [...CHROMIUM_ARGS, `--proxy-server=${proxy.proxyServer}`, '--proxy-bypass-list=<-loopback>'],
+    timeout: 120_000,
+  });
+  page = await browser.newPage();
+  page.setDefaultTimeout(WAIT.timeout);
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await proxy?.close();
+  await reference?.close();
+});
+
+const shown = async () => JSON.parse(await page.locator('body').innerText()) as { data?: { status?: string } };
+
+describe('the reference server: a tab left open past the headers timeout, then reloaded, in Chromium', () => {
+  it('shows the answer again, and the server answered nothing but it', async () => {
+    const first = await page.goto(new URL('/health', reference.baseUrl).href, { waitUntil: 'load', ...WAIT });
+    expect(first?.status()).toBe(200);
+    expect((await shown()).data?.status).toBe('ok');
+    // The page fetches twice while its one connection's answers and the set-up of new connections are held:
+    // Chromium opens a second connection for the second fetch, which is then cancelled; the connection, set up after
+    // that, is kept unused: a spare, as a desktop browser keeps one.
+    const used = proxy.connections[0]!;
+    const sent = used.requestBytes;
+    proxy.holdAnswers();
+    proxy.holdSetUp();
+    await page.evaluate(() => {
+      const w = window as unknown as { fetches: Promise<unknown>[] };
+      w.fetches = [fetch('/health', { cache: 'no-store' }).then((r) => r.text())];
+    });
+    // The first fetch is on the one connection before the second asks for another.
+    await expect.poll(() => used.requestBytes, WAIT).toBeGreaterThan(sent);
+    await page.evaluate(() => {
+      const w = window as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
+      w.stop = new AbortController();
+      w.fetches.push(fetch('/health', { cache: 'no-store', signal: w.stop.signal }).catch(() => undefined));
+    });
+    await expect.poll(() => proxy.settingUp, WAIT).toBe(1);
+    // Released once Chromium's network stack has cancelled the fetch, so that the connection cannot take it.
+    const cancelled = page.waitForEvent('requestfailed', WAIT);
+    await page.evaluate(() => (window as unknown as { stop: AbortController }).stop.abort());
+    await cancelled;
+    proxy.releaseSetUp();
+    await expect.poll(() => proxy.connections.length, WAIT).toBe(2);
+    proxy.releaseAnswers();
+    await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
+    const spare = proxy.connections[1]!;
+    // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
+    // the headers timeout.
+    await proxy.allClosed();
+    expect(spare.requestBytes).toBe(0);
+
+    const again = await page.reload({ waitUntil: 'load', ...WAIT });
+    expect(again?.status()).toBe(200);
+    expect((await shown()).data?.status).toBe('ok');
+    const statuses = proxy.connections.flatMap((c) => c.statuses);
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+  });
+});
