@@ -24,3 +24,4 @@ export function ensureChromium(log: Log = (l) => console.log(`[chromium] ${l}`))
 }
 
 export { type RecordingProxy, type RelayedConnection, startRecordingProxy } from './relay.js';
+export { keepSpareConnection } from './spare.js';

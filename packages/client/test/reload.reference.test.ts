@@ -6,7 +6,13 @@
 // for an outcome, never a fixed time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, ensureChromium, type RecordingProxy, startRecordingProxy } from '@cls-api/chromium';
+import {
+  CHROMIUM_ARGS,
+  ensureChromium,
+  keepSpareConnection,
+  type RecordingProxy,
+  startRecordingProxy,
+} from '@cls-api/chromium';
 import { startReference, type ReferenceServer } from '@cls-api/test-servers';
 
 const WAIT = { timeout: 60_000 };
@@ -46,34 +52,7 @@ describe('the reference server: a tab left open past the headers timeout, then r
     const first = await page.goto(new URL('/health', reference.baseUrl).href, { waitUntil: 'load', ...WAIT });
     expect(first?.status()).toBe(200);
     expect((await shown()).data?.status).toBe('ok');
-    // The page fetches twice while its one connection's answers and the set-up of new connections are held:
-    // Chromium opens a second connection for the second fetch, which is then cancelled; the connection, set up after
-    // that, is kept unused: a spare, as a desktop browser keeps one.
-    const used = proxy.connections[0]!;
-    const sent = used.requestBytes;
-    proxy.holdAnswers();
-    proxy.holdSetUp();
-    await page.evaluate(() => {
-      const w = window as unknown as { fetches: Promise<unknown>[] };
-      w.fetches = [fetch('/health', { cache: 'no-store' }).then((r) => r.text())];
-    });
-    // The first fetch is on the one connection before the second asks for another.
-    await expect.poll(() => used.requestBytes, WAIT).toBeGreaterThan(sent);
-    await page.evaluate(() => {
-      const w = window as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
-      w.stop = new AbortController();
-      w.fetches.push(fetch('/health', { cache: 'no-store', signal: w.stop.signal }).catch(() => undefined));
-    });
-    await expect.poll(() => proxy.settingUp, WAIT).toBe(1);
-    // Released once Chromium's network stack has cancelled the fetch, so that the connection cannot take it.
-    const cancelled = page.waitForEvent('requestfailed', WAIT);
-    await page.evaluate(() => (window as unknown as { stop: AbortController }).stop.abort());
-    await cancelled;
-    proxy.releaseSetUp();
-    await expect.poll(() => proxy.connections.length, WAIT).toBe(2);
-    proxy.releaseAnswers();
-    await page.evaluate(() => Promise.all((window as unknown as { fetches: Promise<unknown>[] }).fetches));
-    const spare = proxy.connections[1]!;
+    const spare = await keepSpareConnection(page, proxy, '/health', WAIT.timeout);
     // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
     // the headers timeout.
     await proxy.allClosed();

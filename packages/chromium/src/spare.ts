@@ -1,0 +1,52 @@
+// A spare connection, as a desktop browser keeps one: headless Chromium opens none by itself, so the page makes it
+// through the relay. Two fetches go out while the one connection's answers and the set-up of new connections are
+// held; the second makes Chromium open another connection and is then cancelled; that connection, set up after the
+// cancel, is kept and never sent on. (The page's code runs in the browser: `globalThis` there is its window.)
+import type { Page } from 'playwright-core';
+import type { RecordingProxy, RelayedConnection } from './relay.js';
+
+async function until(what: string, holds: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`keepSpareConnection: ${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Leaves the page's tab with a connection it never sent on, beside the one it uses; `path` is fetched (twice, one
+ * cancelled) from the page's own origin. Resolves with that spare connection.
+ */
+export async function keepSpareConnection(
+  page: Page,
+  proxy: RecordingProxy,
+  path: string,
+  timeoutMs: number,
+): Promise<RelayedConnection> {
+  const used = proxy.connections[0];
+  if (!used) throw new Error('keepSpareConnection: load the page through the relay first');
+  const sent = used.requestBytes;
+  proxy.holdAnswers();
+  proxy.holdSetUp();
+  await page.evaluate((p) => {
+    const w = globalThis as unknown as { fetches: Promise<unknown>[] };
+    w.fetches = [fetch(p, { cache: 'no-store' } as RequestInit).then((r) => r.text())];
+  }, path);
+  // The first fetch is on the one connection before the second asks for another.
+  await until('the first fetch on the used connection', () => used.requestBytes > sent, timeoutMs);
+  await page.evaluate((p) => {
+    const w = globalThis as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
+    w.stop = new AbortController();
+    w.fetches.push(fetch(p, { cache: 'no-store', signal: w.stop.signal } as RequestInit).catch(() => undefined));
+  }, path);
+  await until('a second connection asked for', () => proxy.settingUp === 1, timeoutMs);
+  // Released once Chromium's network stack has cancelled the fetch, so that the connection cannot take it.
+  const cancelled = page.waitForEvent('requestfailed', { timeout: timeoutMs });
+  await page.evaluate(() => (globalThis as unknown as { stop: AbortController }).stop.abort());
+  await cancelled;
+  proxy.releaseSetUp();
+  await until('the second connection set up', () => proxy.connections.length === 2, timeoutMs);
+  proxy.releaseAnswers();
+  await page.evaluate(() => Promise.all((globalThis as unknown as { fetches: Promise<unknown>[] }).fetches));
+  return proxy.connections[1]!;
+}
