@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Bundles the contract into dist/: openapi.json, openapi.yaml and openapi.dereferenced.json (`build` compiles src/).
+// Bundles the contract into dist/: openapi.json, openapi.yaml and openapi.dereferenced.json; and the reference
+// sandbox's document (sandbox/openapi.yaml beside the contract's root, when there is one) into sandbox.json,
+// sandbox.yaml and sandbox.dereferenced.json (`build` compiles src/).
 //
 //   node scripts/bundle.mjs [--spec <path/to/openapi.yaml>] [--verbose]
 //
@@ -112,28 +114,21 @@ function checkBundle(doc, deref) {
   }
 }
 
-const DOCUMENTS = ['openapi.json', 'openapi.yaml', 'openapi.dereferenced.json'];
+const KINDS = ['json', 'yaml', 'dereferenced.json'];
 
-function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(opts.spec)) throw new BuildError(`root document not found: ${opts.spec}`);
-  for (const tool of ['redocly']) {
-    if (!fs.existsSync(bin(tool))) {
-      throw new BuildError(`${bin(tool)} is missing: run pnpm install in the repository root`);
-    }
-  }
-
+// Bundles one root document into dist/<name>.json, .yaml and .dereferenced.json.
+function bundleDocument(root, name, opts) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cls-spec-bundle-'));
   try {
     const redoclyArgs = ['--component-renaming-conflicts-severity', 'error'];
     const config = path.join(repoRoot, 'redocly.yaml');
     if (fs.existsSync(config)) redoclyArgs.push('--config', config);
 
-    const bundled = path.join(work, 'openapi.json');
-    const dereferenced = path.join(work, 'openapi.dereferenced.json');
-    runRedocly(['bundle', opts.spec, '--output', bundled, '--ext', 'json', ...redoclyArgs], work, opts.verbose);
+    const bundled = path.join(work, `${name}.json`);
+    const dereferenced = path.join(work, `${name}.dereferenced.json`);
+    runRedocly(['bundle', root, '--output', bundled, '--ext', 'json', ...redoclyArgs], work, opts.verbose);
     runRedocly(
-      ['bundle', opts.spec, '--output', dereferenced, '--ext', 'json', '--dereferenced', ...redoclyArgs],
+      ['bundle', root, '--output', dereferenced, '--ext', 'json', '--dereferenced', ...redoclyArgs],
       work,
       opts.verbose,
     );
@@ -143,35 +138,50 @@ function main() {
     // Every check runs before dist/ is touched, so a failed build leaves the last good documents in place.
     checkBundle(doc, deref);
 
-    // Only the three documents are written: dist/ also holds the compiled helpers, which `build` (tsc) owns.
+    // Only the documents are written: dist/ also holds the compiled helpers, which `build` (tsc) owns.
     fs.mkdirSync(distDir, { recursive: true });
     // Each document is written beside its place and renamed into it: a test process reading dist/ while the
     // bundle is built again sees the old document or the new one, never a truncated file.
     // A write or rename that fails takes its temporary file with it: dist/ is what the package publishes.
-    const put = (name, text) => {
-      const temp = path.join(distDir, `.${name}.${process.pid}.tmp`);
+    const put = (file, text) => {
+      const temp = path.join(distDir, `.${file}.${process.pid}.tmp`);
       try {
         fs.writeFileSync(temp, text);
-        fs.renameSync(temp, path.join(distDir, name));
+        fs.renameSync(temp, path.join(distDir, file));
       } catch (err) {
         fs.rmSync(temp, { force: true });
         throw err;
       }
     };
-    put('openapi.json', `${JSON.stringify(doc, null, 2)}\n`);
+    put(`${name}.json`, `${JSON.stringify(doc, null, 2)}\n`);
     // YAML is written from the same object as the JSON so the two files can never disagree.
-    put('openapi.yaml', YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
-    put('openapi.dereferenced.json', `${JSON.stringify(deref, null, 2)}\n`);
+    put(`${name}.yaml`, YAML.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    put(`${name}.dereferenced.json`, `${JSON.stringify(deref, null, 2)}\n`);
 
-    const sizes = DOCUMENTS.map(
-      (name) => `  ${rel(path.join(distDir, name))}  ${fs.statSync(path.join(distDir, name)).size} bytes`,
-    );
+    const sizes = KINDS.map((kind) => {
+      const file = path.join(distDir, `${name}.${kind}`);
+      return `  ${rel(file)}  ${fs.statSync(file).size} bytes`;
+    });
     const count = (o) => Object.keys(o ?? {}).length;
-    console.log(`bundled ${rel(opts.spec)}: ${count(doc.paths)} paths, ${count(doc.components?.schemas)} schemas`);
+    console.log(`bundled ${rel(root)}: ${count(doc.paths)} paths, ${count(doc.components?.schemas)} schemas`);
     console.log(`wrote:\n${sizes.join('\n')}`);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (!fs.existsSync(opts.spec)) throw new BuildError(`root document not found: ${opts.spec}`);
+  for (const tool of ['redocly']) {
+    if (!fs.existsSync(bin(tool))) {
+      throw new BuildError(`${bin(tool)} is missing: run pnpm install in the repository root`);
+    }
+  }
+  bundleDocument(opts.spec, 'openapi', opts);
+  // The sandbox document refers to the contract's components by relative path, so it lives beside the root.
+  const sandbox = path.join(path.dirname(opts.spec), 'sandbox', 'openapi.yaml');
+  if (fs.existsSync(sandbox)) bundleDocument(sandbox, 'sandbox', opts);
 }
 
 try {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Lints the contract with Redocly, then Spectral, from the repository root (both configurations,
+// Lints the contract and the sandbox document (spec/sandbox/) with Redocly, then Spectral, from the repository root (both configurations,
 // redocly.yaml and .spectral.yaml, live there and name their files relative to it). Both always run, so
 // one report shows every finding. Exits non-zero if either linter fails or prints any warning: a warning
 // that is allowed to stay becomes the noise that hides the next one.
@@ -34,6 +34,20 @@ const linters = [
       '--ruleset',
       '.spectral.yaml',
       // Markdown descriptions and deeply shared components; see the file.
+      '--resolver',
+      'spec/rules/spectral-resolver.cjs',
+      '--fail-severity=warn',
+    ],
+  },
+  {
+    // The reference sandbox's helpers: the contract's ruleset with the changes spec/sandbox/.spectral.yaml names.
+    name: 'Spectral (sandbox)',
+    bin: binOf('@stoplight/spectral-cli', 'spectral'),
+    args: [
+      'lint',
+      'spec/sandbox/openapi.yaml',
+      '--ruleset',
+      'spec/sandbox/.spectral.yaml',
       '--resolver',
       'spec/rules/spectral-resolver.cjs',
       '--fail-severity=warn',

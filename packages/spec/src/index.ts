@@ -3,3 +3,4 @@ export * from './document.js';
 export * from './calendar.js';
 export * from './model.js';
 export * from './credentials.js';
+export * from './sandbox.js';

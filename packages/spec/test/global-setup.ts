@@ -8,7 +8,14 @@ import type { TestProject } from 'vitest/node';
 
 const pkgDir = resolve(import.meta.dirname, '..');
 const specDir = resolve(pkgDir, '../../spec');
-const outputs = ['openapi.json', 'openapi.yaml', 'openapi.dereferenced.json'].map((f) => join(pkgDir, 'dist', f));
+const outputs = [
+  'openapi.json',
+  'openapi.yaml',
+  'openapi.dereferenced.json',
+  'sandbox.json',
+  'sandbox.yaml',
+  'sandbox.dereferenced.json',
+].map((f) => join(pkgDir, 'dist', f));
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

@@ -1,0 +1,85 @@
+// The reference sandbox's helpers (spec/sandbox/openapi.yaml): its bundle, and what the forced-outcome header of
+// that document says, read in one place for the server, the client and the docs.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deref, type OpenApiDocument, type ParameterObject } from './document.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const distDir = basename(here) === 'src' ? join(here, '..', 'dist') : here;
+
+/** The bundled sandbox document: the contract's components it uses are copied in, kept as named references. */
+export const sandboxJsonPath: string = join(distDir, 'sandbox.json');
+/** The same document as `sandboxJsonPath`, as YAML. */
+export const sandboxYamlPath: string = join(distDir, 'sandbox.yaml');
+/** The sandbox document with every `$ref` replaced by its target, markdown descriptions inlined. */
+export const sandboxDereferencedJsonPath: string = join(distDir, 'sandbox.dereferenced.json');
+
+function readDocument(file: string): OpenApiDocument {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${file} does not exist: build @cls-api/spec first (pnpm --filter @cls-api/spec build)`);
+    }
+    throw err;
+  }
+  const doc = JSON.parse(text) as OpenApiDocument;
+  // The mark that tells the sandbox's document from the service's (spec/README.md, "x-sandbox").
+  if (doc.info['x-sandbox'] !== true) throw new Error(`${file} is not marked as the sandbox's (info.x-sandbox)`);
+  return doc;
+}
+
+/** The bundled sandbox document (`dist/sandbox.json`), parsed afresh on every call so callers may mutate it. */
+export function loadSandboxSpec(): OpenApiDocument {
+  return readDocument(sandboxJsonPath);
+}
+
+/** The fully dereferenced sandbox document (`dist/sandbox.dereferenced.json`): no `$ref` anywhere. */
+export function loadDereferencedSandboxSpec(): OpenApiDocument {
+  return readDocument(sandboxDereferencedJsonPath);
+}
+
+/** The answers `X-Sandbox-Outcome` can ask for, as the sandbox document lists them. */
+export type SandboxOutcome = 'internal_error' | 'quota_exceeded' | 'gateway_throttled' | 'bulk_failed';
+
+export interface SandboxOutcomeFacts {
+  /** The request header that names the outcome (`X-Sandbox-Outcome`). */
+  outcomeHeader: string;
+  /** The request header that lists the rows a forced bulk failure fails (`X-Sandbox-Failed-Rows`). */
+  failedRowsHeader: string;
+  /** Its syntax, from the document. */
+  failedRowsPattern: RegExp;
+  /** Each outcome, with the catalogue code of its error body (`x-outcome-codes`); none for `bulk_failed`. */
+  outcomes: ReadonlyMap<SandboxOutcome, { code?: string }>;
+}
+
+function parameter(doc: OpenApiDocument, name: string): ParameterObject {
+  const found = doc.components?.parameters?.[name];
+  if (!found) throw new Error(`the sandbox document has no components.parameters.${name}`);
+  return deref<ParameterObject>(doc, found);
+}
+
+/** What the sandbox document says of forced outcomes: the header names, the outcomes and their error codes. */
+export function sandboxOutcomes(doc: OpenApiDocument): SandboxOutcomeFacts {
+  const outcome = parameter(doc, 'X-Sandbox-Outcome');
+  const failedRows = parameter(doc, 'X-Sandbox-Failed-Rows');
+  const values = outcome.schema?.enum;
+  const codes = (outcome.schema?.['x-outcome-codes'] ?? {}) as Record<string, string>;
+  const pattern = failedRows.schema?.pattern;
+  if (!Array.isArray(values) || typeof pattern !== 'string') {
+    throw new Error('the sandbox document states no X-Sandbox-Outcome enum or X-Sandbox-Failed-Rows pattern');
+  }
+  const outcomes = new Map<SandboxOutcome, { code?: string }>();
+  for (const value of values as SandboxOutcome[]) {
+    const code = codes[value];
+    outcomes.set(value, code === undefined ? {} : { code });
+  }
+  return {
+    outcomeHeader: outcome.name,
+    failedRowsHeader: failedRows.name,
+    failedRowsPattern: new RegExp(pattern, 'u'),
+    outcomes,
+  };
+}
