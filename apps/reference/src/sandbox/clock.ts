@@ -3,6 +3,7 @@
 // instance is what every instance on the database reads next. Live data, the monthly quota's month and a JWT's
 // expiry never read it: they stay on real time.
 import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
+import { ApiError } from '../errors.js';
 import type { Credential } from '../request.js';
 import type { DomainStore, SandboxClockRecord } from '../store/interface.js';
 
@@ -58,6 +59,9 @@ export class SandboxClocks {
         change.at !== undefined
           ? this.instantOf(change.at)
           : reading(current, real).getTime() + (change.advance_seconds ?? 0) * 1000;
+      // A time that DateTime cannot write (past 9999-12-31 23:59:59) could never be shown: refused, like a bad value.
+      if (this.time.parseDateTime(this.time.format(Math.floor(target / 1000))) === undefined)
+        throw new ApiError('INVALID_PARAMETER', 'advance_seconds moves the clock past the last time it can show.');
       const frozen = change.frozen ?? (current?.frozen_at_ms !== undefined && current.frozen_at_ms !== null);
       const record: SandboxClockRecord = {
         offset_ms: target - real.getTime(),

@@ -226,6 +226,10 @@ describe('the test clock', () => {
       const refused = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
+    await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-31 23:59:59' } });
+    const beyond = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { advance_seconds: 86400 } });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.code).toBe('INVALID_PARAMETER');
     await helper('DELETE', '/sandbox/clock', { apiKey: keyB });
   });
 });
