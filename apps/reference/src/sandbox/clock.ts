@@ -28,6 +28,13 @@ function reading(clock: SandboxClockRecord | undefined, real: Date): Date {
   return new Date(clock.frozen_at_ms ?? real.getTime() + clock.offset_ms);
 }
 
+/** The account whose test clock a credential's requests see: a test credential's; none for live or public ones. */
+export function clockedAccount(credential: Credential | undefined): string | undefined {
+  return credential && credential.kind !== 'public' && credential.environment === 'test'
+    ? credential.accountId
+    : undefined;
+}
+
 export class SandboxClocks {
   constructor(
     private readonly store: DomainStore,
@@ -39,8 +46,8 @@ export class SandboxClocks {
    * real time for everything else.
    */
   async serviceNow(credential: Credential | undefined, real: Date): Promise<Date> {
-    if (!credential || credential.kind === 'public' || credential.environment !== 'test') return real;
-    return reading(await this.store.findSandboxClock(credential.accountId), real);
+    const accountId = clockedAccount(credential);
+    return accountId === undefined ? real : reading(await this.store.findSandboxClock(accountId), real);
   }
 
   async read(accountId: string, real: Date): Promise<ClockView> {
