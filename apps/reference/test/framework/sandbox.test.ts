@@ -310,6 +310,13 @@ describe('X-Sandbox-Outcome', () => {
         'SandboxOutcomeRefused',
       ],
       [
+        'POST',
+        '/v3/auth/token',
+        { body: {}, headers: { 'X-Sandbox-Outcome': 'internal_error' } },
+        400,
+        'SandboxOutcomeRefused',
+      ],
+      [
         'GET',
         '/v3/wms/orders',
         { apiKey: keyB, headers: { 'X-Sandbox-Outcome': 'teapot' } },
