@@ -3,6 +3,7 @@
 // instance is what every instance on the database reads next. Live data, the monthly quota's month and a JWT's
 // expiry never read it: they stay on real time.
 import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
+import type { Owner } from '../environment.js';
 import { ApiError } from '../errors.js';
 import type { Credential } from '../request.js';
 import type { DomainStore, SandboxClockRecord } from '../store/interface.js';
@@ -48,6 +49,11 @@ export class SandboxClocks {
   async serviceNow(credential: Credential | undefined, real: Date): Promise<Date> {
     const accountId = clockedAccount(credential);
     return accountId === undefined ? real : reading(await this.store.findSandboxClock(accountId), real);
+  }
+
+  /** The service time an owner's records see: the account's test clock for test data, real time for live data. */
+  async ownerNow(owner: Owner, real: Date): Promise<Date> {
+    return owner.environment === 'test' ? reading(await this.store.findSandboxClock(owner.accountId), real) : real;
   }
 
   async read(accountId: string, real: Date): Promise<ClockView> {
