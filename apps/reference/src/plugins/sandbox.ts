@@ -18,7 +18,8 @@ import { ApiError, shown } from '../errors.js';
 import type { Owner } from '../environment.js';
 import type { Contract } from '../contract-facts.js';
 import type { ForcedOutcome } from '../request.js';
-import { clockedAccount, type SandboxClocks } from '../sandbox/clock.js';
+import { type ClockChange, clockedAccount, type SandboxClocks } from '../sandbox/clock.js';
+import type { SandboxSeed } from '../domain/index.js';
 import type { SandboxFacts } from '../sandbox/facts.js';
 import { requestValidator, responseValidator } from '../validation.js';
 import { INTERNAL_ERROR_MESSAGE } from './error-mapping.js';
@@ -313,12 +314,6 @@ export interface SandboxHelpersOptions extends Record<string, unknown> {
   violations: string[];
 }
 
-interface ClockBody {
-  at?: string;
-  advance_seconds?: number;
-  frozen?: boolean;
-}
-
 /** `POST /sandbox/reset` and `GET`, `PUT`, `DELETE /sandbox/clock`, with their handlers. */
 export const sandboxHelpers = fp<SandboxHelpersOptions>(
   async (app: FastifyInstance, options) => {
@@ -326,7 +321,7 @@ export const sandboxHelpers = fp<SandboxHelpersOptions>(
     const handlers: Record<string, (request: FastifyRequest) => Promise<unknown>> = {
       async resetSandbox(request) {
         const owner = testOwner(request, 'The sandbox helpers');
-        const seed = (request.body as { seed?: 'demo' } | undefined)?.seed;
+        const seed = (request.body as { seed?: SandboxSeed } | undefined)?.seed;
         const now = await clocks.serviceNow(request.credential, request.now);
         return { data: await app.domain.resetSandbox({ owner, now, ...(seed ? { seed } : {}) }) };
       },
@@ -336,7 +331,7 @@ export const sandboxHelpers = fp<SandboxHelpersOptions>(
       },
       async setSandboxClock(request) {
         const owner = testOwner(request, 'The sandbox helpers');
-        return { data: await clocks.set(owner.accountId, request.body as ClockBody, request.now) };
+        return { data: await clocks.set(owner.accountId, request.body as ClockChange, request.now) };
       },
       async resetSandboxClock(request) {
         const owner = testOwner(request, 'The sandbox helpers');
