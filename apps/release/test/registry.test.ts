@@ -147,13 +147,11 @@ function copyWorkingTree(): void {
   g(['push', '-q', 'origin', 'main']);
 }
 
-/** The @cls-api packages the registry has (any version). */
-async function onRegistry(): Promise<string[]> {
-  const names = publicPackages(root).map((p) => p.name);
-  const found = await Promise.all(
-    names.map(async (name) => ((await fetch(`${registry}${name.replace('/', '%2f')}`)).ok ? name : undefined)),
-  );
-  return found.filter((n): n is string => n !== undefined);
+/** The public packages the registry has (any version), as `npm view` finds them. */
+function onRegistry(): string[] {
+  return publicPackages(root)
+    .map((p) => p.name)
+    .filter((name) => spawnSync('npm', ['view', name, 'version'], { cwd: work, env, encoding: 'utf8' }).status === 0);
 }
 
 /** The release workflow's step of that name. */
@@ -235,7 +233,7 @@ beforeAll(async () => {
   const jobEnv = { ...job, NPM_CONFIG_USERCONFIG: setupNodeNpmrc, NODE_AUTH_TOKEN: 'XXXXX-XXXXX-XXXXX-XXXXX' };
   release = runStep(releaseStep('Version and tag'), copy, jobEnv);
   if (release.status === 0) {
-    publishedAfterTagging = await onRegistry();
+    publishedAfterTagging = onRegistry();
     // The publish job's step, as if it ran while the tag is not on origin (a push that failed): it must refuse.
     publishBeforePush = runStep(releaseStep('Publish the tagged packages'), copy, jobEnv, {
       'secrets.NPM_TOKEN': token,
