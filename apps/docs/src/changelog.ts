@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenApiDocument } from '@cls-api/spec';
+import { patternInWords } from './patterns.js';
 
 /** The guide tag the contract's changelog is shown under, in the "Guides" group after "Versioning". */
 export const CHANGELOG_TAG = 'Changelog';
@@ -13,6 +14,30 @@ export const CHANGELOG_TAG = 'Changelog';
 export function readSpecChangelog(): string {
   const pkg = createRequire(import.meta.url).resolve('@cls-api/spec/package.json');
   return readFileSync(join(dirname(pkg), 'CHANGELOG.md'), 'utf8');
+}
+
+/** A pattern as the site says it (patterns.ts), or, for one it has no words for, that a format applies. */
+const formatInWords = (pattern: string) => {
+  const digits = /^\^\[0-9\]\{(\d+),(\d+)\}\$$/.exec(pattern);
+  if (digits) return `${digits[1]} to ${digits[2]} decimal digits`;
+  const words = patternInWords(pattern)?.replace(/\.$/, '');
+  // Mid-sentence here: "Any text …" reads "any text …".
+  return words ? words.replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase()) : 'a format of its own';
+};
+
+/**
+ * A change line of the release tool's in words for readers: a regular expression, which a reader cannot use and which
+ * runs off a phone's screen, becomes the format it stands for (the operation's page has the rule in full).
+ */
+export function changeInWords(line: string): string {
+  return line
+    .replace(/pattern changed from `.+` to `(.+)`$/, (_, to: string) => `format changed: now ${formatInWords(to)}`)
+    .replace(/pattern `(.+)` added$/, (_, pattern: string) => `format added: ${formatInWords(pattern)}`)
+    .replace(
+      /: added: "(\^.*\$)"$/,
+      (_, pattern: string) => `: added: ${formatInWords(pattern.replace(/\\\\/g, '\\'))}`,
+    )
+    .replace(/, classified by `pnpm breaking`:$/, ', compared with that release:');
 }
 
 /**
@@ -46,11 +71,11 @@ export function changelogGuide(changelog: string): string {
     }
     // Entries written before the release tool's wording was made for readers name the category for contract
     // authors; the guide shows the current wording.
-    const text = line.replace(
-      /^( *)Provisional \(designed elements;/,
-      '$1Provisional (elements that may still change;',
+    const text = changeInWords(
+      line.replace(/^( *)Provisional \(designed elements;/, '$1Provisional (elements that may still change;'),
     );
-    if (/^- /.test(text)) out.push(text.slice(2));
+    // Each entry a paragraph of its own, never run on from the list of the entry before.
+    if (/^- /.test(text)) out.push('', text.slice(2));
     else out.push(text.replace(/^ {2}/, '').trimEnd());
   }
   return `${out

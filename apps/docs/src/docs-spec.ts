@@ -6,6 +6,7 @@ import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { patternsInWords } from './patterns.js';
 import { forEachNode } from './walk.js';
+import { docLinksUnder, siteAddress } from './published.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
@@ -118,9 +119,15 @@ export const mcpToolNote = (tool: string) =>
 
 /**
  * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide and, when the
- * spec package's changelog is given, the "Changelog" guide.
+ * spec package's changelog is given, the "Changelog" guide; its in-site links under `base`, the path the site is
+ * served under (src/published.ts).
  */
-export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, changelog?: string): DocsSpec {
+export function docsSpec(
+  contract: OpenApiDocument,
+  decisionsMarkdown: string,
+  changelog?: string,
+  base = '/',
+): DocsSpec {
   const doc = structuredClone(contract);
   const samples: SampleFile[] = [];
   for (const op of operations(contract)) {
@@ -152,12 +159,16 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   if (typeof doc.info.description === 'string') {
     doc.info.description = `${forSearch(plainHeadings(doc.info.description)).trimEnd()}\n\n${AGENTS_NOTE}\n`;
   }
+  docLinksUnder(doc as unknown as Record<string, unknown>, base);
   return { doc, samples };
 }
 
-/** Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log. */
-export async function generate(): Promise<DocsSpec> {
-  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog());
+/**
+ * Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log, for the
+ * site's path (DOCS_SITE_URL's, or a domain root).
+ */
+export async function generate(base = siteAddress().base): Promise<DocsSpec> {
+  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog(), base);
   await mkdir(generatedDir, { recursive: true });
   await rm(samplesDir, { recursive: true, force: true });
   await mkdir(samplesDir, { recursive: true });

@@ -32,6 +32,7 @@ export {
   parseDecisions,
   provisionalElements,
   renderProvisionalList,
+  withoutDecisionIds,
   type Decision,
   type DecisionLog,
   type ProvisionalElement,

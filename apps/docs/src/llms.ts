@@ -1,7 +1,8 @@
-// llms.txt and llms-full.txt: the site for coding agents and language models, in plain Markdown (llmstxt.org). Both
+// llms.txt and llms-full.txt: the site for coding agents and language models, in plain Markdown (llmstxt.org). All
 // are generated from the bundle when the site is built: llms.txt is the index (what the API is, each guide and each
-// operation with its page), llms-full.txt every guide and every operation in full (parameters, body fields,
-// responses with their error codes, a curl sample).
+// operation with its Markdown page), llms-full.txt every guide and every operation in full (parameters, body fields,
+// responses with their error codes, a curl sample), and one Markdown page per guide (`<guide>.md`) and per operation
+// (`<tag>/<operationid>.md`) beside the site's page, the same text as llms-full.txt's part.
 import { operations, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 import { PROVISIONAL_BADGE } from './provisional.js';
 
@@ -28,7 +29,9 @@ const markdown = (text: string) =>
     .split(PROVISIONAL_BADGE)
     .join('(Provisional.)')
     // The site's table cells end in a space the search needs (docs-spec.ts, spacedTableCells); Markdown does not.
-    .replace(/&#32;/g, '');
+    .replace(/&#32;/g, '')
+    // The marks that tell the sample runner how to run a block (code-blocks.ts) are for this repository's tests.
+    .replace(/^[ \t]*<!--[\s\S]*?-->[ \t]*\n?/gm, '');
 
 /** The first sentence of a guide's first paragraph of prose (not a heading, table, list, code block or comment). */
 function lead(text: string): string {
@@ -106,7 +109,12 @@ function json(value: unknown): string[] {
   return ['```json', JSON.stringify(value, null, 2), '```'];
 }
 
-function operationMarkdown(doc: OpenApiDocument, docs: OpenApiDocument, op: OperationInfo): string[] {
+function operationMarkdown(
+  doc: OpenApiDocument,
+  docs: OpenApiDocument,
+  op: OperationInfo,
+  text: (markdown: string) => string,
+): string[] {
   const raw = doc.paths![op.path]![op.method]! as Record<string, unknown> & { summary?: string; description?: string };
   const out = [
     `### ${raw.summary ?? op.operationId}`,
@@ -151,19 +159,26 @@ function operationMarkdown(doc: OpenApiDocument, docs: OpenApiDocument, op: Oper
   ];
   const curl = samples?.find((s) => s.label === 'curl');
   if (curl) out.push('curl:', '', '```bash', curl.source.trimEnd(), '```', '');
-  return out;
+  return text(out.join('\n')).split('\n');
 }
 
+export interface LlmsFiles {
+  index: string;
+  full: string;
+  /** The Markdown page of each guide and operation, by its path in the site (`authentication.md`). */
+  pages: Map<string, string>;
+}
+
+/** The Markdown page of a guide, and of an operation, relative to the site's root. */
+export const guidePage = (guide: string) => `${slug(guide)}.md`;
+export const operationPage = (tag: string, operationId: string) => `${slug(tag)}/${operationId.toLowerCase()}.md`;
+
 /**
- * The two files from the contract and its docs copy (guides as the site shows them, with the generated provisional
+ * The files from the contract and its docs copy (guides as the site shows them, with the generated provisional
  * list and changelog; the code samples). `siteUrl` is where the site is published, without a trailing slash; empty
  * for links relative to the site's root.
  */
-export function llmsFiles(
-  contract: OpenApiDocument,
-  docs: OpenApiDocument,
-  siteUrl = '',
-): { index: string; full: string } {
+export function llmsFiles(contract: OpenApiDocument, docs: OpenApiDocument, siteUrl = ''): LlmsFiles {
   const tags = (docs.tags ?? []) as Tag[];
   const guides = tags.filter((t) => t['x-traitTag'] === true);
   const groups = ((docs['x-tagGroups'] ?? []) as Group[]).filter((g) => g.name !== 'Guides');
@@ -172,6 +187,16 @@ export function llmsFiles(
   const summary = oneLine(contract.info.summary as string | undefined);
   const intro = typeof docs.info.description === 'string' ? markdown(docs.info.description) : '';
   const page = (path: string) => `${siteUrl}/${path}`;
+  // A guide's link to another guide leads to that guide's Markdown page; any other in-site link to the site.
+  const guideSlugs = new Set(guides.map((g) => slug(g.name)));
+  // The docs copy's in-site links are under the site's path (src/published.ts): `/contract/errors` on a project site.
+  const base = siteUrl ? new URL(siteUrl).pathname.replace(/\/?$/, '/') : '/';
+  const inSite = new RegExp(`\\]\\(${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^)\\s]*)\\)`, 'g');
+  const forModels = (text: string) =>
+    markdown(text).replace(inSite, (_, path: string) => {
+      const first = path.split(/[/#]/)[0]!;
+      return `](${guideSlugs.has(first) ? page(`${first}.md`) : page(path)})`;
+    });
   // What the start page's "Where to start" list says of each guide, written for a reader.
   const said = new Map(
     [...intro.matchAll(/^\s*\d+\. \[([^\]]+)\]\(\/[^)]*\): (.+)$/gm)].map((m) => [m[1]!, oneLine(m[2])]),
@@ -187,7 +212,7 @@ export function llmsFiles(
     '## Guides',
     '',
     ...guides.map(
-      (g) => `- [${g.name}](${page(slug(g.name))}): ${said.get(g.name) ?? lead(markdown(g.description ?? ''))}`,
+      (g) => `- [${g.name}](${page(guidePage(g.name))}): ${said.get(g.name) ?? lead(markdown(g.description ?? ''))}`,
     ),
     '',
     ...groups.flatMap((g) => [
@@ -199,7 +224,7 @@ export function llmsFiles(
           .map((op) => {
             const raw = contract.paths![op.path]![op.method]! as { summary?: string; description?: string };
             const changes = op.provisional ? ' (provisional)' : '';
-            return `- [${raw.summary}](${page(`${slug(tagName)}/${op.operationId.toLowerCase()}`)}): \`${op.method.toUpperCase()} ${op.path}\`${changes}. ${firstSentence(raw.description)}`;
+            return `- [${raw.summary}](${page(operationPage(tagName, op.operationId))}): \`${op.method.toUpperCase()} ${op.path}\`${changes}. ${firstSentence(raw.description)}`;
           }),
       ),
       '',
@@ -211,14 +236,14 @@ export function llmsFiles(
     '',
     `> ${summary}`,
     '',
-    intro.trim(),
+    forModels(intro).trim(),
     '',
     '# Guides',
     '',
     ...guides.flatMap((g) => [
       `## ${g.name}`,
       '',
-      markdown(g.description ?? '')
+      forModels(g.description ?? '')
         .trim()
         // The guide's own headings sit below its title.
         .replace(/^(#{2,5}) /gm, '#$1 '),
@@ -234,11 +259,24 @@ export function llmsFiles(
         return [
           `## ${tagName} (${g.name})`,
           '',
-          ...(tag?.description ? [oneLine(tag.description), ''] : []),
-          ...tagOps.flatMap((op) => operationMarkdown(contract, docs, op)),
+          ...(tag?.description ? [oneLine(forModels(tag.description)), ''] : []),
+          ...tagOps.flatMap((op) => operationMarkdown(contract, docs, op, forModels)),
         ];
       }),
     ),
   ].join('\n');
-  return { index: `${index.trimEnd()}\n`, full: `${full.replace(/\n{3,}/g, '\n\n').trimEnd()}\n` };
+  const tidy = (text: string) => `${text.replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  const pages = new Map<string, string>();
+  for (const g of guides) {
+    pages.set(guidePage(g.name), tidy(`# ${g.name}\n\n${forModels(g.description ?? '').trim()}\n`));
+  }
+  for (const g of groups) {
+    for (const tagName of g.tags) {
+      for (const op of ops.filter((o) => o.tags[0] === tagName)) {
+        const [heading, ...rest] = operationMarkdown(contract, docs, op, forModels);
+        pages.set(operationPage(tagName, op.operationId), tidy([heading!.replace(/^###/, '#'), ...rest].join('\n')));
+      }
+    }
+  }
+  return { index: `${index.trimEnd()}\n`, full: tidy(full), pages };
 }

@@ -47,7 +47,14 @@ export function provisionalElements(doc: OpenApiDocument): ProvisionalElement[] 
   return contractModel(doc).provisionalElements();
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+/**
+ * A decision's text for readers: without the log's ids (`(G23)`, `(G20, G21)`, `, G21)`), which name rows of the
+ * contract's own decision log and mean nothing on the site.
+ */
+export const withoutDecisionIds = (text: string) =>
+  text.replace(/\s*\((?:G\d+(?:,\s*)?)+\)/g, '').replace(/,\s*G\d+\)/g, ')');
+
+const cell = (text: string) => withoutDecisionIds(text).replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 /**
  * The markdown appended to the "Provisional elements" guide. Throws when a marked element has no decision: the
@@ -84,8 +91,7 @@ export function renderProvisionalList(doc: OpenApiDocument, log: DecisionLog): s
     '## Every provisional element',
     '',
     `This contract marks ${elements.length} elements \`x-provisional: true\`. Each is listed below with the decision`,
-    'and its reason, as logged in `spec/DECISIONS.md`. The list is generated from the contract when this site is',
-    'built.',
+    'and its reason. The list is generated from the contract when this site is built.',
     '',
     ...section('Operations', 'operation', 'Operation'),
     ...section('Parameters', 'parameter', 'Parameter'),
@@ -94,9 +100,9 @@ export function renderProvisionalList(doc: OpenApiDocument, log: DecisionLog): s
     '',
     'Rules that apply across the contract rather than to one element.',
     '',
-    '| # | Decision | Reason |',
-    '|---|---|---|',
-    ...log.general.map((d) => `| ${d.key} | ${cell(d.decision)} | ${cell(d.reason)} |`),
+    '| Decision | Reason |',
+    '|---|---|',
+    ...log.general.map((d) => `| ${cell(d.decision)} | ${cell(d.reason)} |`),
     '',
   ].join('\n');
 }

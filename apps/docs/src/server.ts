@@ -4,7 +4,7 @@
 // can stop it: the request target is read without `new URL` (which throws on `//[`), every handler error becomes a
 // 500 for that request alone, and Node's parser errors answer 400.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
@@ -46,6 +46,16 @@ interface Asset {
 }
 
 const PAGE_TYPE = 'text/html; charset=utf-8';
+const MARKDOWN_TYPE = 'text/markdown; charset=utf-8';
+
+/** The Markdown pages of the built site (`authentication.md`, `wms-orders/listwmsorders.md`), dist/lib aside. */
+async function markdownPages(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
+    .filter((path) => !path.startsWith('lib/'));
+}
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
@@ -161,6 +171,8 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     const asset = await loadAsset(join(dir, name), 'text/plain; charset=utf-8').catch(() => undefined);
     if (asset) texts.set(`/${name}`, asset);
   }
+  // The Markdown page of each guide and operation (src/llms.ts), as a static host serves a `.md` file.
+  for (const path of await markdownPages(dir)) texts.set(`/${path}`, await loadAsset(join(dir, path), MARKDOWN_TYPE));
   const routes = pageRoutes(page.identity.toString('utf8'));
 
   const assetFor = (path: string): Asset | undefined => {

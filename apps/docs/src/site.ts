@@ -1,13 +1,14 @@
 // The static site in dist/index.html: one self-contained file that works offline (`--inlineBundle` embeds Redoc
 // instead of loading it from a CDN).
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadSpec } from '@cls-api/spec';
 import { generate } from './docs-spec.js';
 import { LLMS_FULL, LLMS_INDEX, llmsFiles } from './llms.js';
+import { linkedRoutes, linksUnder, routePage, type SiteAddress, siteAddress } from './published.js';
 import { docsSpecPath, packageDir, redoclyConfigPath, siteDir, siteIndex, templatePath } from './paths.js';
 
 /** The Redocly CLI, resolved when a build runs: serving the site (startDocs) does not need it installed. */
@@ -35,12 +36,28 @@ export function offline(html: string): string {
   return out;
 }
 
+/** The site's files, beside dist/lib (this code); a build replaces them all. */
+async function clearSite(): Promise<void> {
+  await mkdir(siteDir, { recursive: true });
+  for (const entry of await readdir(siteDir)) {
+    if (entry !== 'lib') await rm(join(siteDir, entry), { recursive: true, force: true });
+  }
+}
+
+async function writeSiteFile(path: string, text: string): Promise<void> {
+  await mkdir(dirname(join(siteDir, path)), { recursive: true });
+  await writeFile(join(siteDir, path), text);
+}
+
 /**
- * Writes dist/index.html, dist/openapi.json, dist/llms.txt and dist/llms-full.txt from the current bundle; dist/ keeps
- * its previous page on failure.
+ * Writes the static site into dist/ from the current bundle, for the address DOCS_SITE_URL names (or a domain
+ * root): index.html, and 404.html the same page (a static host answers an unknown path with it, and the page opens
+ * the section the path names); openapi.json; llms.txt, llms-full.txt and a Markdown page per guide and operation;
+ * and a small page for each page path the site links (`authentication/index.html`), opening that section. dist/
+ * keeps its previous site when Redocly fails.
  */
-export async function buildSite(): Promise<{ bytes: number }> {
-  const { doc } = await generate();
+export async function buildSite(address: SiteAddress = siteAddress()): Promise<{ bytes: number }> {
+  const { doc } = await generate(address.base);
   const staging = await mkdtemp(join(tmpdir(), 'cls-api-docs-'));
   try {
     const output = join(staging, 'index.html');
@@ -58,6 +75,8 @@ export async function buildSite(): Promise<{ bytes: number }> {
       templatePath,
       '--title',
       `${doc.info.title} ${doc.info.version}`,
+      // The path the page's script reads page paths under (template.hbs).
+      `--templateOptions.basePath=${address.base}`,
       '--output',
       output,
     ];
@@ -69,19 +88,29 @@ export async function buildSite(): Promise<{ bytes: number }> {
     if (res.status !== 0) {
       throw new Error(`redocly build-docs failed with exit code ${res.status}:\n${res.stdout}${res.stderr}`);
     }
-    await writeFile(output, offline(await readFile(output, 'utf8')));
+    const built = offline(await readFile(output, 'utf8'));
+    // Redoc writes its menu's links root-absolute (`/wms-orders`) into the prerendered page; under a path they go
+    // where the site is (its script turns them into the hash once it runs).
+    const page = linksUnder(built, address.base);
+    await writeFile(output, page);
     const bytes = (await stat(output)).size;
     if (bytes < 100_000)
       throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
-    await mkdir(siteDir, { recursive: true });
     // Replace the site's files only once the new page exists; dist/lib (this code) stays.
+    await clearSite();
     await copyFile(output, siteIndex);
+    await copyFile(output, join(siteDir, '404.html'));
+    const title = `${doc.info.title} ${doc.info.version}`;
+    for (const route of linkedRoutes(page, address.base)) {
+      await writeSiteFile(join(route, 'index.html'), routePage(route, address.base, title));
+    }
     // The document offered for download is the contract itself, every pattern included: the page's copy says some
     // rules in words instead (patterns.ts) and carries what only the page needs.
     await writeFile(join(siteDir, 'openapi.json'), `${JSON.stringify(loadSpec(), null, 2)}\n`);
-    const llms = llmsFiles(loadSpec(), doc);
+    const llms = llmsFiles(loadSpec(), doc, address.url);
     await writeFile(join(siteDir, LLMS_INDEX), llms.index);
     await writeFile(join(siteDir, LLMS_FULL), llms.full);
+    for (const [path, text] of llms.pages) await writeSiteFile(path, text);
     return { bytes };
   } finally {
     await rm(staging, { recursive: true, force: true });

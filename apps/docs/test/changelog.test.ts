@@ -53,4 +53,23 @@ describe('the Changelog guide', () => {
     expect(guide).toMatch(/^- `GET \/v3\/manager\/orders` `operation`: cannot remove an operation$/m);
     expect(guide).toMatch(/^## 3\.1\.0$/m);
   });
+
+  it('reads for a reader: formats in words, not regular expressions; each note a paragraph; no claim npm contradicts', () => {
+    const guide = changelogGuide(readSpecChangelog());
+    const count = (term: RegExp) => [...guide.matchAll(term)].length;
+    // No code span holds a regular expression: anchored (`^…`, `…$`), a control-character escape, a class of digits
+    // or a repetition bound.
+    const regexes = [...guide.matchAll(/`([^`\n]+)`/g)]
+      .map((m) => m[1]!)
+      .filter((span) => /^\^|\$$|\\x[0-9A-F]{2}|\[0-9\]|\{\d+,\d*\}/.test(span));
+    expect(regexes).toEqual([]);
+    expect(count(/pattern changed from/g)).toBe(0);
+    expect(count(/pnpm breaking/g)).toBe(0);
+    expect(count(/published to the npm registry/g)).toBe(0);
+    expect(guide).toMatch(
+      /^- `POST \/v3\/wms\/orders\/draft` `response 200 body data\.drafts\[\]\.mall_order_no pattern`: format changed: now 1 to 100 characters/m,
+    );
+    // A note after a list of changes starts a paragraph of its own.
+    expect(guide).toMatch(/\n\nThe first release made for the npm registry/);
+  });
 });

@@ -1,7 +1,8 @@
 // llms.txt and llms-full.txt: built with the site from the bundle (the global set-up builds it), served by the docs
-// server as text, linked from the start page, and complete: every guide and operation, each link resolving, no
-// site HTML and no contract-author wording outside the provisional guide.
-import { readFileSync } from 'node:fs';
+// server as text, linked from the start page, and complete: every guide and operation, each link of llms.txt a
+// Markdown page of the built site (one per guide and per operation) that answers Markdown, no site HTML, none of
+// the sample runner's marks and no decision ids, and no contract-author wording outside the provisional guide.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
@@ -29,6 +30,8 @@ describe('llms.txt and llms-full.txt', () => {
     const made = llmsFiles(contract, docs);
     expect(index).toBe(made.index);
     expect(full).toBe(made.full);
+    expect(made.pages.size).toBe(guides.length + ops.length);
+    for (const [path, text] of made.pages) expect(readFileSync(join(siteDir, path), 'utf8'), path).toBe(text);
   });
 
   it('llms.txt follows the format: a title, a summary, then sections of links', () => {
@@ -38,14 +41,38 @@ describe('llms.txt and llms-full.txt', () => {
     for (const op of ops) expect(index, op.operationId).toContain(`\`${op.method.toUpperCase()} ${op.path}\``);
   });
 
-  it('every link of llms.txt opens on the site', async () => {
+  it('links a Markdown page of the site for every guide and every operation, and each answers Markdown', async () => {
     const links = [...index.matchAll(/\]\((\/[^)]*)\)/g)].map((m) => m[1]!);
-    expect(links.length).toBe(guides.length + ops.length + 2);
+    const pages = links.filter((l) => l.endsWith('.md'));
+    expect(pages.length).toBe(guides.length + ops.length);
+    expect(links.length).toBe(pages.length + 2);
     for (const link of links) {
       const res = await fetch(new URL(link, server.url));
+      const body = await res.text();
       expect(res.status, link).toBe(200);
-      await res.arrayBuffer();
+      if (!link.endsWith('.md')) continue;
+      expect(existsSync(join(siteDir, link)), link).toBe(true);
+      expect(res.headers.get('content-type'), link).toBe('text/markdown; charset=utf-8');
+      expect(body, link).toMatch(/^# \S/);
+      expect(body, link).not.toMatch(/<(!DOCTYPE|html|script|a )/i);
     }
+    // The operation's page is its part of llms-full.txt.
+    const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
+    const page = readFileSync(join(siteDir, pages.find((l) => l.endsWith('/registerdraftorders.md'))!), 'utf8');
+    expect(page).toContain(`\`${op.method.toUpperCase()} ${op.path}\` (\`${op.operationId}\`)`);
+    expect(full).toContain(page.replace(/^# /, '### ').trim().split('\n').slice(0, 3).join('\n'));
+  });
+
+  it.each([
+    ['a mark of the sample runner (<!-- sample: … -->)', /<!--|sample: (setup|expect|prints|not runnable)/g],
+    ['a decision id (G21)', /\bG\d{1,3}\b/g],
+    ['the decision log', /DECISIONS(\.md)?/g],
+  ])('neither file, nor any Markdown page, holds %s', (_, term) => {
+    const pages = llmsFiles(contract, docs).pages;
+    const count = (text: string) => [...text.matchAll(term)].length;
+    expect(count(index)).toBe(0);
+    expect(count(full)).toBe(0);
+    expect([...pages].filter(([, text]) => count(text) > 0).map(([path]) => path)).toEqual([]);
   });
 
   it('llms-full.txt holds every guide and every operation in Markdown, without the site HTML', () => {

@@ -13,6 +13,7 @@ import {
   plainHeadings,
   provisionalElements,
   renderProvisionalList,
+  withoutDecisionIds,
 } from '../src/index.js';
 import { decisionsPath } from '../src/paths.js';
 
@@ -40,9 +41,22 @@ describe('the provisional list', () => {
         .find((l) => l.startsWith('| ') && l.includes(e.kind === 'schema' ? `schema \`${e.name}\` |` : `(${e.name})`));
       expect(row, `${e.kind} ${e.name}`).toBeDefined();
       const d = log.elements.get(`${e.kind} ${e.name}`)!;
-      expect(row).toContain(d.reason.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim());
+      // As a reader reads it: the log's ids of other decisions (`(G23)`) left out.
+      expect(row).toContain(withoutDecisionIds(d.reason).replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim());
     }
-    for (const g of log.general) expect(list).toContain(`| ${g.key} |`);
+    for (const g of log.general) {
+      expect(list).toContain(`| ${withoutDecisionIds(g.decision).replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim()} |`);
+    }
+    expect(list.match(/\bG\d{1,3}\b/g)).toBeNull();
+    expect(list).not.toContain('DECISIONS');
+  });
+
+  it('leaves out the ids by which the log rows refer to each other, keeping the sentence', () => {
+    expect(withoutDecisionIds('decimal digits only (G23). Its bound')).toBe('decimal digits only. Its bound');
+    expect(withoutDecisionIds('are separate data (G20, G21); the token')).toBe('are separate data; the token');
+    expect(withoutDecisionIds('`client_id` (`cli_{env}_…`, G21), `client_secret`')).toBe(
+      '`client_id` (`cli_{env}_…`), `client_secret`',
+    );
   });
 
   it('fails the build when a marked element has no row in the log', () => {

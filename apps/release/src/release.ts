@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `pnpm release [--dry-run]`: build, gate, version (changesets), pack, check and publish every public package to
-// the registry the ordinary npm configuration names (NPM_CONFIG_REGISTRY, .npmrc), in dependency order, then tag
-// the commit `v<version>`.
+// `pnpm release [--dry-run]`: build, gate, version (changesets), pack and check every public package, commit the
+// versions and tag the commit `v<version>`; `pnpm release --publish`, once that tag is on `origin`, packs, checks
+// and publishes every public package to the registry the ordinary npm configuration names (NPM_CONFIG_REGISTRY,
+// .npmrc), in dependency order. Two commands, so that nothing reaches the registry before its tag is pushed: a
+// push that fails leaves no published version without a tag (.github/workflows/release.yml runs them in that order).
 //
 // The contract's changes since the last release tag become a changeset of their own (written in the API's words
 // by the gate's classifier), so the contract's changelog is generated from the spec diff plus the changesets.
@@ -10,7 +12,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadSpec } from '@cls-api/spec';
 import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
 import { contractChangeset } from './changelog.js';
@@ -19,24 +21,28 @@ import { classifyChanges } from './gate.js';
 import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
 import { verdict } from './verdict.js';
 
-const USAGE = `Usage: pnpm release [--dry-run] [--skip-build] [--version-only]
+const USAGE = `Usage: pnpm release [--dry-run] [--skip-build] [--version-only] [--publish]
 
-Builds and gates the contract against the last release tag, versions every public package (changesets), packs,
-checks and publishes them to the registry npm is configured with, in dependency order, and tags the commit
-v<version>.
+Builds and gates the contract against the last release tag, versions every public package (changesets), packs and
+checks them, commits the versions and tags the commit v<version>. Push the commit and the tag, then publish them
+with --publish.
 
-  --dry-run       show what would be published; change, publish and tag nothing
+  --dry-run       show what would be versioned, tagged and published; change, publish and tag nothing
   --skip-build    the packages are built already
-  --version-only  gate and version (changesets, info.version), then stop: no build, pack, publish or tag
+  --version-only  gate and version (changesets, info.version), then stop: no build, pack, commit or tag
+  --publish       publish the version of the checked-out commit, once its tag v<version> is on origin: pack, check
+                  and publish every public package to the registry npm is configured with, in dependency order
   -h, --help      show this help`;
 
 const values = commandLine('release', USAGE, {
   'dry-run': { type: 'boolean', default: false },
   'skip-build': { type: 'boolean', default: false },
   'version-only': { type: 'boolean', default: false },
+  publish: { type: 'boolean', default: false },
 });
 const dryRun = values['dry-run'] ?? false;
 const versionOnly = values['version-only'] ?? false;
+const publishOnly = values.publish ?? false;
 const root = repoRoot(process.cwd());
 const changesetDir = join(root, '.changeset');
 const say = (line: string) => console.log(`release: ${line}`);
@@ -54,12 +60,45 @@ const build = () => {
   sh('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
 };
 
-// A release commits what versioning changes, and only that: it starts from a committed working tree.
+if (publishOnly && (dryRun || versionOnly)) {
+  console.error(`release: --publish cannot be combined with --dry-run or --version-only\n\n${USAGE}`);
+  process.exit(2);
+}
+
+// A release commits what versioning changes, and only that: it starts from a committed working tree. Publishing
+// publishes a tagged commit as it is.
 if (!dryRun && !versionOnly && git(root, ['status', '--porcelain'])) {
   console.error('release: the working tree has uncommitted changes; commit or stash them first');
   process.exit(1);
 }
 if (!values['skip-build'] && !versionOnly) build();
+
+if (publishOnly) {
+  const version = publicPackages(root).find((p) => p.name === SPEC_PACKAGE)?.version;
+  const tagName = `v${version}`;
+  const head = git(root, ['rev-parse', 'HEAD']);
+  const local = spawnSync('git', ['rev-parse', '--verify', '--quiet', `refs/tags/${tagName}^{commit}`], {
+    cwd: root,
+    encoding: 'utf8',
+  }).stdout.trim();
+  if (local !== head) {
+    console.error(`release: the checked-out commit is not tagged ${tagName}: version and tag it first (pnpm release)`);
+    process.exit(1);
+  }
+  // The tag as origin has it: a tag that was never pushed (or a push that failed) publishes nothing.
+  const remote = spawnSync('git', ['ls-remote', 'origin', `refs/tags/${tagName}^{}`, `refs/tags/${tagName}`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const atHead = [`${head}\trefs/tags/${tagName}^{}`, `${head}\trefs/tags/${tagName}`];
+  const pushed = remote.status === 0 && remote.stdout.split('\n').some((line) => atHead.includes(line.trim()));
+  if (!pushed) {
+    console.error(`release: origin has no tag ${tagName} at ${head.slice(0, 7)}: push the commit and the tag first`);
+    process.exit(1);
+  }
+  withTarballs((tarballs) => publish(tarballs));
+  process.exit(0);
+}
 
 // 1. The gate, against the last release: a breaking change needs a major changeset.
 const tag = lastReleaseTag(root);
@@ -100,17 +139,31 @@ if (versionOnly) {
   process.exit(0);
 }
 
-// 3-5. Pack and check, publish, tag; the temp dir of the tarballs goes whatever happens.
-const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
-try {
-  packPublishTag(work);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+// 3-4. Pack and check (a package that fails its checks is never tagged), then commit and tag.
+withTarballs((tarballs) => {
+  if (dryRun) {
+    const registry = sh('npm', ['config', 'get', 'registry']).trim();
+    say(`dry run: would tag v${version}, then publish ${tarballs.length} packages at ${version} to ${registry}`);
+    return;
+  }
+  commitAndTag();
+});
+
+type Tarball = { name: string; version: string; tarball: string };
+
+/** Packs and checks every public package into a temp dir, which goes whatever `use` does. */
+function withTarballs(use: (tarballs: Tarball[]) => void): void {
+  const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
+  try {
+    use(packAndCheck(work));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
-function packPublishTag(work: string): void {
-  // 3. Pack and check every public package, in dependency order.
-  const tarballs: Array<{ name: string; version: string; tarball: string }> = [];
+function packAndCheck(work: string): Tarball[] {
+  // Every public package, in dependency order.
+  const tarballs: Tarball[] = [];
   for (const pkg of publicPackages(root)) {
     const out = join(work, pkg.name.replace('/', '+'));
     sh('pnpm', ['pack', '--pack-destination', out], pkg.dir);
@@ -122,24 +175,25 @@ function packPublishTag(work: string): void {
     tarballs.push({ name: pkg.name, version: pkg.version, tarball });
   }
   say(`publint and attw: no problems in ${tarballs.length} tarballs`);
-  const registry = sh('npm', ['config', 'get', 'registry']).trim();
-  if (dryRun) {
-    say(`dry run: would publish ${tarballs.length} packages at ${version} to ${registry} and tag v${version}`);
-    return;
-  }
+  return tarballs;
+}
 
-  // 4. Publish what the registry does not have yet (a release interrupted halfway can be run again).
+/** Publishes what the registry does not have yet (a publish interrupted halfway can be run again). */
+function publish(tarballs: Tarball[]): void {
+  const registry = sh('npm', ['config', 'get', 'registry']).trim();
   for (const t of tarballs) {
     const seen = spawnSync('npm', ['view', `${t.name}@${t.version}`, 'version'], { cwd: root, encoding: 'utf8' });
     if (seen.status === 0 && seen.stdout.trim() === t.version) {
       say(`${t.name}@${t.version} is already on ${registry}`);
       continue;
     }
-    sh('npm', ['publish', t.tarball, '--access', 'public', '--tag', 'latest'], work);
+    sh('npm', ['publish', t.tarball, '--access', 'public', '--tag', 'latest'], dirname(t.tarball));
     say(`published ${t.name}@${t.version} to ${registry}`);
   }
+}
 
-  // 5. Commit what versioning changed, and tag the release (once: a release run again finds its tag).
+/** Commits what versioning changed, and tags the release (once: a release run again finds its tag). */
+function commitAndTag(): void {
   if (git(root, ['status', '--porcelain'])) {
     git(root, ['add', '-A']);
     git(root, ['commit', '-m', `Release v${version}`]);

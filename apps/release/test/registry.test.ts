@@ -1,10 +1,11 @@
 // The release, proven against a real registry: a throwaway Verdaccio (its storage in a temp dir, on a spare loopback
-// port), and the release workflow's (.github/workflows/release.yml) "Version, publish and tag" and "Push the version
-// commit and the tag" steps run as written in a copy of this working tree (the copy is versioned and tagged, never
-// this checkout), with npm configured as actions/setup-node configures it and a local bare repository as `origin`;
-// then, in a new directory outside the repository, what an integrator does: `npm install @cls-api/client
-// @cls-api/contract-tests @cls-api/mcp` from that registry, the client README's first example against the reference
-// server, `npx cls-contract --help` and `npx cls-mcp --help`.
+// port), and the release workflow's (.github/workflows/release.yml) steps run as written in a copy of this working
+// tree (the copy is versioned and tagged, never this checkout), with npm configured as actions/setup-node configures
+// it and a local bare repository as `origin`: "Version and tag" (which publishes nothing), the publish job's "Publish
+// the tagged packages" before the tag is pushed (refused: nothing published), "Push the version commit and the tag",
+// then "Publish the tagged packages" again; then, in a new directory outside the repository, what an integrator does:
+// `npm install @cls-api/client @cls-api/contract-tests @cls-api/mcp` from that registry, the client README's first
+// example against the reference server, `npx cls-contract --help` and `npx cls-mcp --help`.
 //
 // Verdaccio serves @cls-api/* only from what was published to it (no uplink for that scope); every other package
 // comes through its uplink, the registry that this machine's npm configuration names.
@@ -62,8 +63,12 @@ const origin = join(work, 'origin.git');
 const children: ChildProcess[] = [];
 let registry: string;
 let env: NodeJS.ProcessEnv;
-let release: { status: number | null; stdout: string; stderr: string };
-let push: { status: number | null; stdout: string; stderr: string } | undefined;
+type StepRun = ReturnType<typeof runStep>;
+let release: StepRun;
+let publishedAfterTagging: string[] = [];
+let publishBeforePush: StepRun | undefined;
+let push: StepRun | undefined;
+let publish: StepRun | undefined;
 let before: { head: string; tags: string; files: Map<string, string> };
 
 /** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
@@ -140,6 +145,13 @@ function copyWorkingTree(): void {
   git(work, ['init', '-q', '--bare', '-b', 'main', origin]);
   g(['remote', 'add', 'origin', origin]);
   g(['push', '-q', 'origin', 'main']);
+}
+
+/** The public packages the registry has (any version), as `npm view` finds them. */
+function onRegistry(): string[] {
+  return publicPackages(root)
+    .map((p) => p.name)
+    .filter((name) => spawnSync('npm', ['view', name, 'version'], { cwd: work, env, encoding: 'utf8' }).status === 0);
 }
 
 /** The release workflow's step of that name. */
@@ -219,9 +231,19 @@ beforeAll(async () => {
   writeFileSync(setupNodeNpmrc, `//127.0.0.1:${port}/:_authToken=\${NODE_AUTH_TOKEN}\nregistry=${registry}\n`);
   const { NPM_CONFIG_REGISTRY: _registry, ...job } = env;
   const jobEnv = { ...job, NPM_CONFIG_USERCONFIG: setupNodeNpmrc, NODE_AUTH_TOKEN: 'XXXXX-XXXXX-XXXXX-XXXXX' };
-  release = runStep(releaseStep('Version, publish and tag'), copy, jobEnv, { NPM_TOKEN: token });
-  if (release.status === 0) push = runStep(releaseStep('Push the version commit and the tag'), copy, jobEnv);
-  else console.error(release.stdout, release.stderr);
+  release = runStep(releaseStep('Version and tag'), copy, jobEnv);
+  if (release.status === 0) {
+    publishedAfterTagging = onRegistry();
+    // The publish job's step, as if it ran while the tag is not on origin (a push that failed): it must refuse.
+    publishBeforePush = runStep(releaseStep('Publish the tagged packages'), copy, jobEnv, {
+      'secrets.NPM_TOKEN': token,
+    });
+    push = runStep(releaseStep('Push the version commit and the tag'), copy, jobEnv);
+    if (push.status === 0) {
+      publish = runStep(releaseStep('Publish the tagged packages'), copy, jobEnv, { 'secrets.NPM_TOKEN': token });
+      if (publish.status !== 0) console.error(publish.stdout, publish.stderr);
+    }
+  } else console.error(release.stdout, release.stderr);
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -247,16 +269,16 @@ afterAll(async () => {
 });
 
 describe('pnpm release against a throwaway registry', () => {
-  it('publishes every public package at its version, in dependency order, and tags the copy', () => {
+  it('tags the copy, and publishes nothing while the tag is not on origin', () => {
     expect(release.status).toBe(0);
-    const published = [...release.stdout.matchAll(/^release: published (\S+)@(\S+) to /gm)].map(
-      (m) => `${m[1]}@${m[2]}`,
-    );
-    const expected = publicPackages(root).map((p) => `${p.name}@${releasedVersion(root)}`);
-    expect(published).toEqual(expected);
-    expect(published.indexOf(expected.find((p) => p.startsWith('@cls-api/spec@'))!)).toBe(0);
-    const version = expected[0]!.split('@').at(-1);
+    expect(release.stdout).not.toMatch(/^release: published /m);
+    expect(publishedAfterTagging).toEqual([]);
+    const version = releasedVersion(root);
     expect(git(copy, ['tag', '--points-at', 'HEAD'])).toBe(`v${version}`);
+    // The publish step run before the push: refused, naming the tag, and still nothing on the registry.
+    expect(publishBeforePush?.status).toBe(1);
+    expect(publishBeforePush?.stderr).toContain(`origin has no tag v${version}`);
+    expect(publishBeforePush?.stdout).not.toMatch(/^release: published /m);
   });
 
   it('the workflow commits as its bot, and its push step sends the version commit and the tag to origin', () => {
@@ -269,6 +291,18 @@ describe('pnpm release against a throwaway registry', () => {
     expect(git(work, ['--git-dir', origin, 'rev-parse', 'main'])).toBe(head);
     expect(git(work, ['--git-dir', origin, 'cat-file', '-t', tag])).toBe('tag');
     expect(git(work, ['--git-dir', origin, 'rev-parse', `${tag}^{commit}`])).toBe(head);
+    // The tag the later jobs check out, as the step hands it on.
+    expect(push?.outputs).toEqual({ tag });
+  });
+
+  it('once the tag is pushed, publishes every public package at its version, in dependency order', () => {
+    expect(publish?.status).toBe(0);
+    const published = [...publish!.stdout.matchAll(/^release: published (\S+)@(\S+) to /gm)].map(
+      (m) => `${m[1]}@${m[2]}`,
+    );
+    const expected = publicPackages(root).map((p) => `${p.name}@${releasedVersion(root)}`);
+    expect(published).toEqual(expected);
+    expect(published.indexOf(expected.find((p) => p.startsWith('@cls-api/spec@'))!)).toBe(0);
   });
 
   it('leaves this checkout as it was: no tag, no change', () => {
@@ -281,9 +315,12 @@ describe('pnpm release against a throwaway registry', () => {
 
   it('publishes tarballs that pass publint and "are the types wrong"', () => {
     // The release stops before publishing anything when either finds an error in a packed tarball.
-    expect(release.stdout).toMatch(
-      new RegExp(`^release: publint and attw: no problems in ${publicPackages(root).length} tarballs$`, 'm'),
-    );
+    // Checked before the tag is made, and again at publishing.
+    for (const run of [release, publish!]) {
+      expect(run.stdout).toMatch(
+        new RegExp(`^release: publint and attw: no problems in ${publicPackages(root).length} tarballs$`, 'm'),
+      );
+    }
   });
 
   it('installs from the registry and runs the client README example against the reference server', async () => {

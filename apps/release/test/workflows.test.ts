@@ -1,12 +1,13 @@
-// The GitHub Actions workflows of .github/workflows/ (CI, release, deploying the docs site on each release): each
-// passes the workflow linter (action-validator), and each shell step runs as written, in a copy of this checkout
-// (its files as git lists them), with two substitutions a runner needs none of: `npm install -g pnpm@…` checks the
-// pnpm on PATH is that version instead of installing it over the machine's, and the registry is read offline, from
-// the store this checkout was installed from. The release's publish and push steps run as written in
-// test/registry.test.ts, against its throwaway registry and a local remote. The steps that cannot run here say why.
+// The GitHub Actions workflows of .github/workflows/ (CI, and the release: version, tag and push, then publish the
+// packages and deploy the docs site): each passes the workflow linter (action-validator); the release's jobs come in
+// the order that publishes nothing before the tag is pushed; and the site job's shell steps run as written, in a copy
+// of this checkout (its files as git lists them), with the registry read offline from the store this checkout was
+// installed from and the address GitHub Pages reports given as a project site's (`https://<owner>.github.io/<repo>`)
+// and as a custom domain's; each built site is served as GitHub Pages serves it and crawled, every in-site link
+// followed. The release's version, push and publish steps run as written in test/registry.test.ts, against its
+// throwaway registry and a local remote. The steps that cannot run here say why.
 import { spawnSync } from 'node:child_process';
 import {
-  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -21,12 +22,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../src/repo.js';
+import { linksIn, siteFiles, startStaticHost } from './support/static-host.js';
 import { runStep, runSteps, type Step, workflow, workflowsDir } from './support/workflows.js';
 
 const root = repoRoot(import.meta.dirname);
-const pnpmVersion = (
-  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { packageManager: string }
-).packageManager.split('@')[1]!;
 const validator = join(
   dirname(createRequire(import.meta.url).resolve('@action-validator/cli/package.json')),
   'cli.mjs',
@@ -55,40 +54,19 @@ function checkoutCopy(): string {
   return dir;
 }
 
-/** `npm install -g pnpm@X` on a machine that has pnpm X: check it, install nothing. Any other npm command is npm's. */
-function npmShim(): string {
-  const bin = join(work, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const realNpm = spawnSync('bash', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
-  writeFileSync(
-    join(bin, 'npm'),
-    `#!/usr/bin/env bash
-if [ "$1 $2" = "install -g" ] && [[ "$3" == pnpm@* ]]; then
-  have="$(pnpm --version)"
-  [ "pnpm@$have" = "$3" ] || { echo "npm shim: the step asks for $3, this machine has pnpm $have" >&2; exit 1; }
-  exit 0
-fi
-exec "${realNpm}" "$@"
-`,
+function runAsWritten(step: Step, cwd: string, values: Record<string, string> = {}): void {
+  const res = runStep(
+    step,
+    cwd,
+    { ...process.env, CI: 'true', npm_config_offline: 'true', TURBO_TELEMETRY_DISABLED: '1' },
+    values,
   );
-  chmodSync(join(bin, 'npm'), 0o755);
-  return bin;
-}
-
-function runAsWritten(step: Step, cwd: string, bin: string): void {
-  const res = runStep(step, cwd, {
-    ...process.env,
-    PATH: `${bin}:${process.env.PATH ?? ''}`,
-    CI: 'true',
-    npm_config_offline: 'true',
-    TURBO_TELEMETRY_DISABLED: '1',
-  });
   expect(res.status, `step "${step.name}" exited ${res.status}:\n${res.stdout}${res.stderr}`).toBe(0);
 }
 
 describe('the workflows', () => {
-  it('are the three, and each passes the workflow linter', () => {
-    expect(readdirSync(workflowsDir).sort()).toEqual(['ci.yml', 'deploy-site.yml', 'release.yml']);
+  it('are the two, and each passes the workflow linter', () => {
+    expect(readdirSync(workflowsDir).sort()).toEqual(['ci.yml', 'release.yml']);
     for (const file of readdirSync(workflowsDir)) {
       const { status, output } = lint(join(workflowsDir, file));
       expect(status, `${file}: ${output}`).toBe(0);
@@ -111,30 +89,134 @@ describe('the workflows', () => {
     expect(job.container).toMatch(/^node:20-bookworm$/);
   });
 
-  it('release versions and publishes with pnpm release, and pushes the commit and tag it makes', () => {
-    const steps = runSteps('release.yml');
-    expect(steps.map((s) => s.name)).toEqual([
+  it('release is one run: version, tag and push, then publish and the site, the site deployed last', () => {
+    const release = workflow('release.yml');
+    // Started by hand from main. No workflow listens for the tag: a push made with GITHUB_TOKEN starts none.
+    expect(release.on).toEqual({ workflow_dispatch: null });
+    for (const file of readdirSync(workflowsDir)) expect(JSON.stringify(workflow(file).on)).not.toContain('tags');
+    const { jobs } = release;
+    expect(Object.keys(jobs)).toEqual(['release', 'publish', 'site', 'deploy']);
+    expect(jobs.release!.if).toBe("github.ref == 'refs/heads/main'");
+    expect(release.permissions).toEqual({ contents: 'read' });
+    expect(jobs.release!.permissions).toEqual({ contents: 'write' });
+
+    // 1. Version and tag (publishing nothing), then push the commit and the tag, which becomes the job's output.
+    expect(runSteps('release.yml', 'release').map((s) => s.name)).toEqual([
       'Install',
-      'Version, publish and tag',
+      'Version and tag',
       'Push the version commit and the tag',
     ]);
-    // The publish and push steps run as written in test/registry.test.ts (a throwaway registry, a local remote);
-    // the install step is the deploy workflow's, run below.
-    expect(steps[1]!.run).toMatch(/^pnpm release$/m);
-    expect(steps[1]!.env?.NODE_AUTH_TOKEN).toMatch(/^\$\{\{ secrets\.NPM_TOKEN \}\}$/);
-    expect(steps[2]!.run!.trim()).toBe('git push --follow-tags origin HEAD:main');
-    expect(steps[0]!.run).toBe(runSteps('deploy-site.yml')[0]!.run);
-    expect(steps[0]!.run).toContain(`npm install -g pnpm@${pnpmVersion}`);
+    const [, version, push] = runSteps('release.yml', 'release');
+    expect(version!.run).toMatch(/^pnpm release$/m);
+    expect(version!.env).toBeUndefined();
+    expect(push!.run).toMatch(/^git push --follow-tags origin HEAD:main$/m);
+    expect(push!.run).toMatch(/>> "\$GITHUB_OUTPUT"$/m);
+    expect(jobs.release!.outputs).toEqual({ tag: `\${{ steps.${push!.id}.outputs.tag }}` });
+
+    // 2. Only once that job passed, the publish and site jobs, each at the pushed tag.
+    for (const name of ['publish', 'site']) {
+      expect(jobs[name]!.needs, name).toBe('release');
+      const checkout = jobs[name]!.steps.find((s) => s.uses?.startsWith('actions/checkout@'));
+      expect(checkout?.with?.ref, name).toBe(`\${{ needs.release.outputs.tag }}`);
+    }
+    const [, publish] = runSteps('release.yml', 'publish');
+    expect(publish!.run!.trim()).toBe('pnpm release --publish');
+    expect(publish!.env).toEqual({ NODE_AUTH_TOKEN: `\${{ secrets.NPM_TOKEN }}` });
+    expect(jobs.publish!.permissions).toBeUndefined();
+
+    // 3. The site is built for the address GitHub Pages reports, and deployed after the packages are published.
+    const pages = jobs.site!.steps.find((s) => s.uses?.startsWith('actions/configure-pages@'))!;
+    const build = jobs.site!.steps.find((s) => s.name === 'Build the site')!;
+    expect(build.env).toEqual({ DOCS_SITE_URL: `\${{ steps.${pages.id}.outputs.base_url }}` });
+    expect(jobs.site!.steps.at(-1)!.uses).toMatch(/^actions\/upload-pages-artifact@/);
+    expect(jobs.deploy!.needs).toEqual(['publish', 'site']);
+    expect(jobs.deploy!.environment).toMatchObject({ name: 'github-pages' });
+    expect(jobs.deploy!.permissions).toEqual({ pages: 'write', 'id-token': 'write' });
+    expect(jobs.deploy!.steps.map((s) => s.uses)).toEqual([expect.stringMatching(/^actions\/deploy-pages@/)]);
   });
 
-  it('deploy-site builds the site and assembles the static site, each step as written', { timeout: 900_000 }, () => {
-    expect(workflow('deploy-site.yml').on).toMatchObject({ push: { tags: ['v*'] } });
-    const checkout = checkoutCopy();
-    const bin = npmShim();
-    for (const step of runSteps('deploy-site.yml')) runAsWritten(step, checkout, bin);
-    const site = join(checkout, '_site');
-    expect(readdirSync(site).sort()).toEqual(['404.html', 'index.html', 'llms-full.txt', 'llms.txt', 'openapi.json']);
-    expect(readFileSync(join(site, '404.html'), 'utf8')).toBe(readFileSync(join(site, 'index.html'), 'utf8'));
-    expect(readFileSync(join(site, 'llms.txt'), 'utf8')).toMatch(/^# /);
+  it("every job that installs does so on the Node LTS of the run's day, pnpm's store cached, pnpm as package.json says", () => {
+    const installing = Object.entries(workflow('release.yml').jobs).filter(([, j]) =>
+      j.steps.some((s) => s.run?.includes('pnpm install')),
+    );
+    expect(installing.map(([name]) => name)).toEqual(['release', 'publish', 'site']);
+    for (const [name, job] of installing) {
+      const uses = job.steps.map((s) => s.uses ?? '');
+      const pnpm = uses.findIndex((u) => u.startsWith('pnpm/action-setup@'));
+      const node = uses.findIndex((u) => u.startsWith('actions/setup-node@'));
+      // pnpm first, so that setup-node finds it to cache its store; no version of its own: packageManager decides.
+      expect(pnpm, name).toBeGreaterThan(-1);
+      expect(pnpm, name).toBeLessThan(node);
+      expect(job.steps[pnpm]!.with?.version, name).toBeUndefined();
+      expect(job.steps[node]!.with).toMatchObject({ 'node-version': 'lts/*', cache: 'pnpm' });
+      expect(job.steps.find((s) => s.name === 'Install')!.run!.trim(), name).toBe('pnpm install --frozen-lockfile');
+    }
+  });
+
+  describe.each([
+    ['a project site', 'https://example.github.io/contract', '/contract/'],
+    ['a custom domain', 'https://docs.example.com', '/'],
+  ])('the site job, as written, for %s (%s)', (_, address, base) => {
+    let site: string;
+    let pageHtml: string;
+
+    it('installs, builds and assembles the static site', { timeout: 900_000 }, () => {
+      const checkout = join(work, 'checkout');
+      if (!existsSync(checkout)) checkoutCopy();
+      rmSync(join(checkout, '_site'), { recursive: true, force: true });
+      for (const step of runSteps('release.yml', 'site')) {
+        runAsWritten(step, checkout, { 'steps.pages.outputs.base_url': address });
+      }
+      site = join(checkout, '_site');
+      pageHtml = readFileSync(join(site, 'index.html'), 'utf8');
+      expect(readdirSync(site)).toEqual(expect.arrayContaining(['404.html', 'index.html', 'llms.txt', 'openapi.json']));
+      expect(readdirSync(site)).not.toContain('lib');
+      expect(readFileSync(join(site, '404.html'), 'utf8')).toBe(pageHtml);
+      expect(readFileSync(join(site, 'llms.txt'), 'utf8')).toContain(`](${address}/llms-full.txt)`);
+    });
+
+    it('served as GitHub Pages serves it, every in-site link of every file resolves under its path', async () => {
+      expect(site, 'the site was built').toBeDefined();
+      const host = await startStaticHost(site, base);
+      // The sections the page holds, as hash routes name them (`#/wms-orders`).
+      const sections = new Set([
+        ...[...pageHtml.matchAll(/data-section-id="\/([^"]*)"/g)].map((m) => m[1]!),
+        ...[...pageHtml.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!),
+      ]);
+      const broken: string[] = [];
+      let followed = 0;
+      try {
+        for (const file of siteFiles(site)) {
+          const at = new URL(file.replace(/(^|\/)index\.html$/, '$1'), host.url);
+          for (const link of linksIn(file, readFileSync(join(site, file), 'utf8'))) {
+            if (/^(data|mailto):/.test(link)) continue;
+            let target = new URL(link, at);
+            // A link written with the site's public address is a link into the site.
+            if (`${target.origin}${target.pathname}`.startsWith(`${address}/`)) {
+              target = new URL(
+                `${target.pathname.slice(new URL(address).pathname.replace(/\/$/, '').length + 1)}${target.hash}`,
+                host.url,
+              );
+            }
+            if (target.origin !== new URL(host.url).origin) continue; // another site (the repository, Redocly)
+            followed++;
+            if (!target.pathname.startsWith(base)) {
+              broken.push(`${file}: ${link} leaves the site (${target.pathname})`);
+              continue;
+            }
+            const res = await fetch(new URL(target.pathname, host.url));
+            await res.arrayBuffer();
+            if (res.status !== 200) broken.push(`${file}: ${link} answers ${res.status}`);
+            const route = target.hash.startsWith('#/') ? target.hash.slice(2).split('#')[0]! : '';
+            if (route && !sections.has(route)) broken.push(`${file}: ${link} names no section of the page`);
+          }
+        }
+      } finally {
+        await host.close();
+      }
+      expect(broken).toEqual([]);
+      // The page's menu and guides, the start page's files for agents, llms.txt's pages, the route pages.
+      expect(followed).toBeGreaterThan(100);
+    });
   });
 });
