@@ -53,12 +53,13 @@ export function isLargeBody(headers: { 'content-length'?: string; 'transfer-enco
 
 /**
  * Large bodies served one at a time per client address: the rest of that address's wait, in order, before a byte of
- * theirs is read. Reading, checking, parsing, validating and storing a maximal bulk body takes the event loop in
- * turns of tens of milliseconds; an address sending many at once would have each of its bodies take those turns
- * together, and every other client would wait behind all of them. Served one after another, an address's bodies
- * cost others at most one such turn at a time, and none is refused: a client's own bodies wait for each other
- * (bounded by its connections, MAX_CONNECTIONS_PER_ADDRESS). A waiting body is one the server has stopped reading
- * itself, never taken for a stalled one (`incomplete-requests`).
+ * theirs is read. Checking, parsing, validating and storing a maximal bulk body takes the event loop in turns of
+ * tens of milliseconds; an address sending many at once would have each of its bodies take those turns together,
+ * and every other client would wait behind all of them. Served one after another, and each followed by a pause as
+ * long as its own work after its last byte arrived, an address's bodies take at most about half of the server's
+ * time, and none is refused: a client's own bodies wait for each other (bounded by its connections,
+ * MAX_CONNECTIONS_PER_ADDRESS). A waiting body is one the server has stopped reading itself, never taken for a
+ * stalled one (`incomplete-requests`).
  */
 export class BodyTurns {
   /** An address present is being served a large body; its array holds the requests waiting after it, in order. */
@@ -74,8 +75,12 @@ export class BodyTurns {
     await new Promise<void>((go) => waiting.push(go));
   }
 
-  /** The address's turn passes to its next waiting request, if any. */
-  done(address: string): void {
+  /** The address's turn passes to its next waiting request, if any, once `pauseMs` have passed. */
+  done(address: string, pauseMs = 0): void {
+    if (pauseMs > 0) {
+      setTimeout(() => this.done(address), pauseMs);
+      return;
+    }
     const waiting = this.addresses.get(address);
     const next = waiting?.shift();
     if (next) next();
@@ -180,8 +185,16 @@ export const jsonBody = fp<JsonBodyOptions>(
       if (!isLargeBody(request.headers)) return payload;
       const address = request.ip;
       await turns.take(address);
-      if (reply.raw.closed) turns.done(address);
-      else reply.raw.once('close', () => turns.done(address));
+      if (reply.raw.closed) {
+        turns.done(address);
+        return payload;
+      }
+      // The pause after it is its work once its last byte arrived: the time a slow upload takes is not work.
+      let receivedAt: number | undefined;
+      payload.once('end', () => {
+        receivedAt = performance.now();
+      });
+      reply.raw.once('close', () => turns.done(address, receivedAt === undefined ? 0 : performance.now() - receivedAt));
       return payload;
     });
   },
