@@ -2,7 +2,8 @@
 // second large body waits, unread, while its first is being served, and no other client, nor that address's small
 // requests, waits for either. Driven by what the server holds (a first body half sent), not by timing.
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BodyTurns } from '../../src/plugins/json-body.js';
 import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
@@ -99,8 +100,8 @@ describe('large bodies, one at a time per address', () => {
     first.socket.write(body.subarray(body.length / 2));
     expect(await first.answer).toBe(200);
     expect(await second.answer).toBe(200);
-    expect(turns.serving('203.0.113.1')).toBe(false);
-    expect(turns.serving('203.0.113.2')).toBe(false);
+    // Each turn is given up after a pause as long as the body's own work: then no address holds one.
+    await until(() => !turns.serving('203.0.113.1') && !turns.serving('203.0.113.2'));
   });
 
   it('a turn held by a connection that closes mid-body passes to the next body of that address', async () => {
@@ -112,6 +113,32 @@ describe('large bodies, one at a time per address', () => {
     await until(() => turns.waiting('203.0.113.3') === 1);
     first.socket.destroy();
     expect(await second.answer).toBe(200);
-    expect(turns.serving('203.0.113.3')).toBe(false);
+    await until(() => !turns.serving('203.0.113.3'));
+  });
+});
+
+describe('BodyTurns', () => {
+  it("passes an address's turn on only after the pause its last body earned; other addresses never wait", async () => {
+    vi.useFakeTimers();
+    try {
+      const turns = new BodyTurns();
+      await turns.take('a');
+      let second = false;
+      const next = turns.take('a').then(() => {
+        second = true;
+      });
+      await turns.take('b');
+      turns.done('a', 100);
+      await vi.advanceTimersByTimeAsync(99);
+      expect([second, turns.waiting('a')]).toEqual([false, 1]);
+      await vi.advanceTimersByTimeAsync(1);
+      await next;
+      expect(second).toBe(true);
+      turns.done('a');
+      turns.done('b');
+      expect([turns.serving('a'), turns.serving('b')]).toEqual([false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
