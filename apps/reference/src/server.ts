@@ -21,7 +21,7 @@ import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/
 import { openStorage } from './store/storage.js';
 
 export { MAX_HEADER_BYTES, registerRoutes, type ServerHandlers, storageOptions };
-export { type ShutdownOptions, shutdownOnSignals } from './assembly/shutdown.js';
+export { exitCodeOf, type ShutdownOptions, shutdownOnSignals } from './assembly/shutdown.js';
 
 export type Clock = () => Date;
 
