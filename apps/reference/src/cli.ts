@@ -14,7 +14,15 @@ import { createDomain } from './domain/index.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
-import { baseUrlOf, createLogger, exitCodeOf, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
+import {
+  baseUrlOf,
+  createLogger,
+  exitCodeOf,
+  shutdownOnSignals,
+  startServer,
+  storageOptions,
+  type Clock,
+} from './server.js';
 import { monthKey, startOfNextMonth } from '@cls-api/spec';
 import {
   type AccountListing,

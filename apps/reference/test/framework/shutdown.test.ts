@@ -126,24 +126,27 @@ describe('graceful shutdown of the serve process', () => {
   it.each([
     ['SIGINT', 'Ctrl-C'],
     ['SIGHUP', 'a closed terminal'],
-  ] as const)('%s to its process group (%s): the request in flight completes, then exit 128 + its number', async (signal, _how) => {
-    const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
-    const body = rows('G', 1);
-    const connection = await RawConnection.open(served.port);
-    connection.write(
-      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
-    );
-    expect((await connection.next())?.status).toBe(100);
-    process.kill(-child!.pid!, signal);
-    await refusesConnections(served.port);
-    connection.write(body);
-    const answer = await connection.next();
-    expect(answer?.status).toBe(200);
-    expect(answer?.headers.connection).toBe('close');
-    expect(await served.exited).toBe(exitCodeOf(signal));
-    expect(exitCodeOf(signal)).toBe(signal === 'SIGINT' ? 130 : 129);
-  });
+  ] as const)(
+    '%s to its process group (%s): the request in flight completes, then exit 128 + its number',
+    async (signal, _how) => {
+      const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
+      const body = rows('G', 1);
+      const connection = await RawConnection.open(served.port);
+      connection.write(
+        `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      expect((await connection.next())?.status).toBe(100);
+      process.kill(-child!.pid!, signal);
+      await refusesConnections(served.port);
+      connection.write(body);
+      const answer = await connection.next();
+      expect(answer?.status).toBe(200);
+      expect(answer?.headers.connection).toBe('close');
+      expect(await served.exited).toBe(exitCodeOf(signal));
+      expect(exitCodeOf(signal)).toBe(signal === 'SIGINT' ? 130 : 129);
+    },
+  );
 
   it('a request still running after SHUTDOWN_GRACE_MS has its connection cut, and the exit code says so (1)', async () => {
     const served = await serve({ SHUTDOWN_GRACE_MS: '200' });
