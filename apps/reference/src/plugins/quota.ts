@@ -348,8 +348,12 @@ export class UsageMeter {
       }
     }
     this.unwritten.clear();
+    // Once the counters fail to answer one, the rest are only reported: each try could take the command timeout,
+    // and the close must not outlast the shutdown's grace period.
+    let answering = true;
     for (const u of [...this.unsettled.values()]) {
-      if (await this.settleOne(u)) continue;
+      if (answering && (await this.settleOne(u))) continue;
+      answering = false;
       this.log.error(
         u.kind === 'write' ? { calls: u.calls, env: u.env, month: u.month } : { charge: u.id, month: u.month },
         u.kind === 'write'
