@@ -337,20 +337,30 @@ export class UsageMeter {
     }
     this.flushLive();
     await this.writing?.catch(() => undefined);
+    // Once the counters fail to answer one write or give-back, the rest are only reported: each try could take the
+    // command timeout, and the close must not outlast the shutdown's grace period.
+    let answering = true;
     for (const [key, u] of [...this.unwritten]) {
+      if (!answering) {
+        this.log.error(
+          { calls: u.calls, env: u.env, month: u.month },
+          'usage counter: counted calls were not written before the close',
+        );
+        continue;
+      }
+      const unsettled = this.unsettled.size;
       try {
         await this.writeOne(key, u);
       } catch (err) {
+        answering = false;
         this.log.error(
           { err, calls: u.calls, env: u.env, month: u.month },
           'usage counter: calls counted during a lock were not written before the close',
         );
       }
+      if (this.unsettled.size > unsettled) answering = false;
     }
     this.unwritten.clear();
-    // Once the counters fail to answer one, the rest are only reported: each try could take the command timeout,
-    // and the close must not outlast the shutdown's grace period.
-    let answering = true;
     for (const u of [...this.unsettled.values()]) {
       if (answering && (await this.settleOne(u))) continue;
       answering = false;
