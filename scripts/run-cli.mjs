@@ -3,7 +3,8 @@
 // `pnpm bench`: builds the package through turbo (cached), then runs its CLI with the repository root as the working
 // directory (so DATABASE=./data/… and report paths are relative to the root). The root package.json runs it with
 // `exec`, as `pnpm start`: no shell waits between pnpm and this process, so Ctrl-C ends with the CLI's own exit code
-// (0 for a server that stops cleanly) instead of a shell's 130 and pnpm's "ELIFECYCLE Command failed".
+// (0 for the mock and the docs site once stopped, 130 for `pnpm reference serve` and `cluster`, which report the
+// signal that stopped them, so pnpm prints its "Command failed" line after them), never a shell's.
 //
 //   node scripts/run-cli.mjs <export or bin> [arguments for the CLI…]
 //

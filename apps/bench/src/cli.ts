@@ -8,6 +8,7 @@ import { cpuTicks, gitState, loadAverage, machineInfo, stolenShare } from './mac
 import { parseOptions, SCENARIO_TITLES, USAGE, UsageError, type BenchOptions, type ScenarioName } from './options.js';
 import { procfsAvailable, stopAll } from './processes.js';
 import { renderMarkdown, type Report, type Results } from './report.js';
+import { runBodies } from './scenarios/bodies.js';
 import { runBundle } from './scenarios/bundle.js';
 import { runClient } from './scenarios/client.js';
 import { runDraft } from './scenarios/draft.js';
@@ -26,6 +27,7 @@ const RUNNERS: { [K in ScenarioName]: (ctx: Context) => Promise<NonNullable<Resu
   get: runGet,
   scale: runScale,
   draft: runDraft,
+  bodies: runBodies,
   client: runClient,
   bundle: runBundle,
   profile: runProfile,

@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['get', 'scale', 'draft', 'client', 'bundle', 'profile', 'pipeline', 'kit'] as const;
+export const SCENARIOS = ['get', 'scale', 'draft', 'bodies', 'client', 'bundle', 'profile', 'pipeline', 'kit'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   get: 'GET /v3/manager/orders: reference vs bare Fastify vs Prism mock',
   scale: 'Scale-out: the same GET on SQLite and PostgreSQL, hot path on and off, through nginx to 1 and 2 instances',
   draft: 'POST /v3/wms/orders/draft with a full batch of rows',
+  bodies: "One client's largest draft bodies beside other clients' GETs: their p99 with and without it",
   client: '@cls-api/client vs a bare fetch',
   bundle: '@cls-api/client in a browser bundle: minified and gzipped, with its dependencies',
   profile: 'CPU profile of the reference server under the GET load',
@@ -20,6 +21,7 @@ export interface Settings {
   /** The GET load of `get` on more targets; the same settings as `get`, so that the two runs compare. */
   scale: { warmupSec: number; rounds: number; roundSec: number; connections: number };
   draft: { warmupRequests: number; rounds: number; requestsPerRound: number };
+  bodies: { rounds: number; roundSec: number; largeConcurrency: number; others: number; otherIntervalMs: number };
   client: { warmupCalls: number; rounds: number; callsPerRound: number };
   profile: { durationSec: number; top: number };
   pipeline: { warmRuns: number; installTimeoutSec: number; buildTimeoutSec: number };
@@ -29,6 +31,7 @@ export const FULL: Settings = {
   get: { warmupSec: 3, rounds: 5, roundSec: 5, connections: 10 },
   scale: { warmupSec: 3, rounds: 5, roundSec: 5, connections: 10 },
   draft: { warmupRequests: 5, rounds: 5, requestsPerRound: 10 },
+  bodies: { rounds: 3, roundSec: 10, largeConcurrency: 8, others: 4, otherIntervalMs: 50 },
   client: { warmupCalls: 500, rounds: 10, callsPerRound: 300 },
   profile: { durationSec: 8, top: 15 },
   pipeline: { warmRuns: 3, installTimeoutSec: 900, buildTimeoutSec: 1800 },
@@ -38,6 +41,7 @@ export const QUICK: Settings = {
   get: { warmupSec: 1, rounds: 2, roundSec: 2, connections: 10 },
   scale: { warmupSec: 1, rounds: 2, roundSec: 2, connections: 10 },
   draft: { warmupRequests: 2, rounds: 2, requestsPerRound: 3 },
+  bodies: { rounds: 1, roundSec: 5, largeConcurrency: 8, others: 4, otherIntervalMs: 50 },
   client: { warmupCalls: 50, rounds: 2, callsPerRound: 100 },
   profile: { durationSec: 3, top: 10 },
   pipeline: { warmRuns: 1, installTimeoutSec: 900, buildTimeoutSec: 1800 },
@@ -114,6 +118,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     settings.get.rounds = rounds;
     settings.scale.rounds = rounds;
     settings.draft.rounds = rounds;
+    settings.bodies.rounds = rounds;
     settings.client.rounds = rounds;
   }
   const seconds = positive('seconds', values.seconds, false);
@@ -123,6 +128,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     settings.scale.roundSec = seconds;
     settings.scale.warmupSec = Math.min(settings.scale.warmupSec, seconds);
     settings.profile.durationSec = seconds;
+    settings.bodies.roundSec = seconds;
   }
   return {
     quick,

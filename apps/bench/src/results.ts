@@ -2,6 +2,7 @@
 // and notes.ts, which import each other's values but no longer each other's types.
 import type { MachineInfo } from './machine.js';
 import type { ScenarioName, Settings } from './options.js';
+import type { BodiesResult } from './scenarios/bodies.js';
 import type { BundleResult } from './scenarios/bundle.js';
 import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
@@ -27,6 +28,7 @@ export interface Results {
   get?: GetResult;
   scale?: ScaleResult;
   draft?: DraftResult;
+  bodies?: BodiesResult;
   client?: ClientResult;
   bundle?: BundleResult;
   profile?: ProfileResult;

@@ -24,6 +24,7 @@ export const THRESHOLDS = {
   nginxTwoToDirect: { op: '≤', value: 1.3 },
   draftSqliteP50Ms: { op: '<', value: 20 },
   draftPostgresP50Ms: { op: '<', value: 40 },
+  bodiesP99Ratio: { op: '≤', value: 3 },
   clientOverhead: { op: '<', value: 0.1 },
   clientBundleBytes: { op: '≤', value: 15_000 },
   unchangedRebuildSec: { op: '<', value: 3 },
@@ -128,6 +129,19 @@ const DEFINITIONS: TargetDefinition[] = [
     target: (r) =>
       `${r.draft ? fmt(r.draft.rowsPerRequest) : 'Full'}-row draft request p50 on SQLite ${bound(THRESHOLDS.draftSqliteP50Ms, 0)} ms`,
     measure: (r) => r.draft && { value: r.draft.p50Ms, text: `${fmt(r.draft.p50Ms, 1)} ms`, valid: true },
+  },
+  {
+    id: 'bodies-p99-ratio',
+    scenario: 'bodies',
+    threshold: THRESHOLDS.bodiesP99Ratio,
+    target: () =>
+      `Other clients' GET p99 while one client sends the largest draft bodies ${bound(THRESHOLDS.bodiesP99Ratio, 0)} × without it`,
+    measure: (r) =>
+      r.bodies && {
+        value: r.bodies.p99Ratio,
+        text: `${fmt(r.bodies.p99Ratio, 2)} × (${fmt(r.bodies.with.p99Ms, 1)} ms ÷ ${fmt(r.bodies.without.p99Ms, 1)} ms)`,
+        valid: r.bodies.without.failed === 0 && r.bodies.with.failed === 0,
+      },
   },
   {
     id: 'draft-postgres-p50',

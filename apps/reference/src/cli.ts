@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { constants as osConstants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -16,8 +15,21 @@ import { SandboxClocks } from './sandbox/clock.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
+<<<<<<< HEAD
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
 import { monthKey, ServiceTime, startOfNextMonth } from '@cls-api/spec';
+=======
+import {
+  baseUrlOf,
+  createLogger,
+  exitCodeOf,
+  shutdownOnSignals,
+  startServer,
+  storageOptions,
+  type Clock,
+} from './server.js';
+import { monthKey, startOfNextMonth } from '@cls-api/spec';
+>>>>>>> wt-redis
 import {
   type AccountListing,
   KEY_AREAS,
@@ -302,8 +314,7 @@ export const CLUSTER_NEEDS_TOOLING =
 /** The signals that stop `cluster` and `serve`: Ctrl-C (to the terminal's whole process group), a stop, a closed terminal. */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** The exit code of a command stopped by `signal`, as a shell reports it: 128 + its number (130, 143, 129). */
-export const exitCodeOf = (signal: NodeJS.Signals): number => 128 + (osConstants.signals[signal] ?? 0);
+export { exitCodeOf };
 
 /** What stopping one of the cluster's servers stopped: the process it started, or what runs on its folder instead. */
 function stoppedWhat(name: string, startedPid: number | undefined, stopped: number[]): string {

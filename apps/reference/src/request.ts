@@ -27,6 +27,8 @@ export interface QuotaState {
   exhausted: boolean;
   /** The month whose counter this call was counted in (absent when it was refused, so not counted). */
   countedIn?: string;
+  /** The id of this call's charge, by which it is given back (DECISIONS.md G32). */
+  charge?: string;
 }
 
 declare module 'fastify' {

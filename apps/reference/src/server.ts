@@ -24,7 +24,7 @@ import { SandboxClocks } from './sandbox/clock.js';
 import { readSandbox } from './sandbox/facts.js';
 
 export { MAX_HEADER_BYTES, registerRoutes, type ServerHandlers, storageOptions };
-export { type ShutdownOptions, shutdownOnSignals } from './assembly/shutdown.js';
+export { exitCodeOf, type ShutdownOptions, shutdownOnSignals } from './assembly/shutdown.js';
 
 export type Clock = () => Date;
 

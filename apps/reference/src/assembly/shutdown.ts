@@ -1,5 +1,6 @@
 // Shutting down on SIGINT/SIGTERM/SIGHUP. close-with-grace owns the signals (a second one exits at once) and the
 // last-resort exit; what is ours is the grace period: requests still running after it have their connections cut.
+import { constants as osConstants } from 'node:os';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 
@@ -8,6 +9,9 @@ export interface ShutdownOptions {
   graceMs: number;
   onClosed?: () => void;
 }
+
+/** The exit code of a command stopped by `signal`, as a shell reports it: 128 + its number (130, 143, 129). */
+export const exitCodeOf = (signal: NodeJS.Signals): number => 128 + (osConstants.signals[signal] ?? 0);
 
 /** How long the close may still take once the connections are cut, before the process exits anyway. */
 const AFTER_CUT_MS = 1_000;
@@ -35,9 +39,10 @@ class GraceOver extends Error {}
 
 /**
  * Graceful shutdown on SIGINT/SIGTERM/SIGHUP (src/plugins/graceful-close.ts): new connections are refused, in-flight
- * requests finish and are answered with `Connection: close`, then the database closes and the process exits 0 (a
- * server stopped as asked has not failed: `pnpm reference serve` prints no "Command failed"). Requests still running after `graceMs` have their connections cut, and the
- * process exits 1; so does a second signal, at once.
+ * requests finish and are answered with `Connection: close`, then the database closes and the process exits 130,
+ * 143 or 129, as a shell reports a command ended by that signal, and as `cluster` exits (so `pnpm reference serve`
+ * ends with pnpm's "Command failed" line after Ctrl-C). Requests still running after `graceMs` have their
+ * connections cut, and the process exits 1; so does a second signal, at once.
  */
 export function shutdownOnSignals(app: FastifyInstance, options: ShutdownOptions): void {
   closeWithGrace(
@@ -76,6 +81,8 @@ export function shutdownOnSignals(app: FastifyInstance, options: ShutdownOptions
       app.log.info('shut down');
       // close-with-grace exits 1 on a rejection: the exit code says that requests were cut.
       if (cut) throw new GraceOver();
+      // close-with-grace would exit 0; the signal's own code tells a caller the command was stopped, not done.
+      process.exit(exitCodeOf(signal as NodeJS.Signals));
     },
   );
 }

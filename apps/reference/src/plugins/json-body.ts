@@ -6,6 +6,12 @@ import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { RequestValidationError } from '../validation.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    bodyTurns: BodyTurns;
+  }
+}
+
 export interface JsonBodyOptions extends Record<string, unknown> {
   /** The largest body read, in bytes (Config.bodyLimitBytes). */
   bodyLimit: number;
@@ -34,6 +40,63 @@ export function bodyTooLargeMessage(limit: number, serverLimit: number): string 
  * served in between (a maximal bulk body is several megabytes).
  */
 const YIELD_ABOVE_BYTES = 64 * 1024;
+
+/**
+ * Whether a request's body is large enough to be served one at a time per address: above `YIELD_ABOVE_BYTES` as
+ * declared, or of a size not declared (chunked), which may be as large as the limit allows.
+ */
+export function isLargeBody(headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean {
+  const declared = headers['content-length'];
+  if (declared !== undefined) return /^\d+$/.test(declared) && Number(declared) > YIELD_ABOVE_BYTES;
+  return headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Large bodies served one at a time per client address: the rest of that address's wait, in order, before a byte of
+ * theirs is read. Checking, parsing, validating and storing a maximal bulk body takes the event loop in turns of
+ * tens of milliseconds; an address sending many at once would have each of its bodies take those turns together,
+ * and every other client would wait behind all of them. Served one after another, and each followed by a pause as
+ * long as its own work after its last byte arrived, an address's bodies take at most about half of the server's
+ * time, and none is refused: a client's own bodies wait for each other (bounded by its connections,
+ * MAX_CONNECTIONS_PER_ADDRESS). A waiting body is one the server has stopped reading itself, never taken for a
+ * stalled one (`incomplete-requests`).
+ */
+export class BodyTurns {
+  /** An address present is being served a large body; its array holds the requests waiting after it, in order. */
+  private readonly addresses = new Map<string, Array<() => void>>();
+
+  /** Resolves once the address may be served its next large body; `done` must be called once it is answered. */
+  async take(address: string): Promise<void> {
+    const waiting = this.addresses.get(address);
+    if (waiting === undefined) {
+      this.addresses.set(address, []);
+      return;
+    }
+    await new Promise<void>((go) => waiting.push(go));
+  }
+
+  /** The address's turn passes to its next waiting request, if any, once `pauseMs` have passed. */
+  done(address: string, pauseMs = 0): void {
+    if (pauseMs > 0) {
+      setTimeout(() => this.done(address), pauseMs);
+      return;
+    }
+    const waiting = this.addresses.get(address);
+    const next = waiting?.shift();
+    if (next) next();
+    else this.addresses.delete(address);
+  }
+
+  /** Requests of `address` waiting for their turn (tests). */
+  waiting(address: string): number {
+    return this.addresses.get(address)?.length ?? 0;
+  }
+
+  /** Whether the address is being served a large body (tests). */
+  serving(address: string): boolean {
+    return this.addresses.has(address);
+  }
+}
 
 const invalid = (message: string) => new RequestValidationError('body', '', false, message);
 
@@ -95,6 +158,8 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
 export const jsonBody = fp<JsonBodyOptions>(
   async (app: FastifyInstance, options) => {
     const { bodyLimit } = options;
+    const turns = new BodyTurns();
+    app.decorate('bodyTurns', turns);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
       'application/json',
@@ -112,6 +177,25 @@ export const jsonBody = fp<JsonBodyOptions>(
       if (Number(declared) <= limit) return;
       reply.header('Connection', 'close');
       throw new ApiError('INVALID_PARAMETER', bodyTooLargeMessage(limit, bodyLimit));
+    });
+
+    // Before the body is read, and held until the answer is sent (or the connection closed): the whole of a large
+    // request, its storing included, is what other clients would otherwise wait behind (`BodyTurns`).
+    app.addHook('preParsing', async function waitForBodyTurn(request, reply, payload) {
+      if (!isLargeBody(request.headers)) return payload;
+      const address = request.ip;
+      await turns.take(address);
+      if (reply.raw.closed) {
+        turns.done(address);
+        return payload;
+      }
+      // The pause after it is its work once its last byte arrived: the time a slow upload takes is not work.
+      let receivedAt: number | undefined;
+      payload.once('end', () => {
+        receivedAt = performance.now();
+      });
+      reply.raw.once('close', () => turns.done(address, receivedAt === undefined ? 0 : performance.now() - receivedAt));
+      return payload;
     });
   },
   { name: 'json-body', fastify: '5.x', dependencies: ['gateway-rate-limit'] },

@@ -39,6 +39,19 @@ interface Unwritten {
 }
 
 /**
+ * A write of calls, or a give-back of one charge, whose outcome is unknown: its command failed or timed out, and
+ * may still have run, or run later (DECISIONS.md G32). It is sent again, with the same id, until the counters
+ * answer; the id makes every run after the first change nothing.
+ */
+type Unsettled =
+  | { kind: 'write'; id: string; accountId: string; month: string; env: KeyEnv; calls: number }
+  | { kind: 'give-back'; id: string; accountId: string; month: string };
+
+/** The pauses between attempts to settle what the counters did not answer: short at first, then every 2 s. */
+const FIRST_RETRY_MS = 100;
+const LONGEST_RETRY_MS = 2_000;
+
+/**
  * Counts metered calls without waiting for the database's write lock. Normally each call is one atomic statement
  * (`countTestCall`: the increment happens only below the limit), which on PostgreSQL keeps the quota exact across
  * every instance on the database. When another connection holds SQLite's write lock (another process, an
@@ -53,10 +66,17 @@ interface Unwritten {
  * first of them (or that long in real time when no later request comes), and on close. A write on every live call
  * was a large share of a GET's CPU (BENCHMARKS.md); an instance killed outright loses at most that window of
  * live-key counts, never a test-key call (README, "Deployment").
+ *
+ * When the counters fail or do not answer (Redis frozen, stopped, restarted), a test-key call is refused (500) and
+ * its charge given back; a served call's count and an unmetered answer's give-back are kept and sent again, with
+ * their ids, until the counters answer: counted later, exactly once (DECISIONS.md G32).
  */
 export class UsageMeter {
   private readonly unwritten = new Map<string, Unwritten>();
+  private readonly unsettled = new Map<string, Unsettled>();
   private writing: Promise<void> | undefined;
+  private closed = false;
+  private resting: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   private readonly liveBatch = new Map<string, Unwritten>();
   private liveBatchSinceMs: number | undefined;
   private liveTimer: NodeJS.Timeout | undefined;
@@ -80,36 +100,65 @@ export class UsageMeter {
     return result;
   }
 
-  /** Calls counted but not yet in the database (tests, and the log on close). */
+  /** Calls counted but not yet in the counters (tests, and the log on close). */
   get pendingCalls(): number {
     let n = 0;
     for (const u of this.unwritten.values()) n += u.calls;
     for (const u of this.liveBatch.values()) n += u.calls;
+    for (const u of this.unsettled.values()) if (u.kind === 'write') n += u.calls;
     return n;
   }
 
-  /** Resolves once the calls counted during a lock are written (or their writing gave up and was logged). */
+  /** Charges still to be given back once the counters answer. */
+  get pendingGiveBacks(): number {
+    let n = 0;
+    for (const u of this.unsettled.values()) if (u.kind === 'give-back') n += 1;
+    return n;
+  }
+
+  /** Resolves once every counted call is written and every give-back made (or the meter was closed). */
   settled(): Promise<void> {
     return this.writing ?? Promise.resolve();
   }
 
-  async countTest(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }> {
+  /** This process's test-key calls of one account and month not yet in the counters. */
+  private notWritten(key: string, accountId: string, month: string): number {
+    let n = this.unwritten.get(key)?.calls ?? 0;
+    for (const u of this.unsettled.values())
+      if (u.kind === 'write' && u.env === 'test' && u.accountId === accountId && u.month === month) n += u.calls;
+    return n;
+  }
+
+  /**
+   * Counts one test-key call under the charge id `charge`. If the counters fail, the call is refused (the error is
+   * thrown: a 500) and its charge is given back, now or once they answer, in case the command ran all the same.
+   */
+  async countTest(
+    accountId: string,
+    month: string,
+    limit: number,
+    charge: string,
+  ): Promise<{ allowed: boolean; calls: number }> {
     const key = `${accountId} ${month} test`;
     if (!this.unwritten.has(key)) {
       try {
-        return await this.counters.countTestCall(accountId, month, limit);
+        return await this.counters.countTestCall(accountId, month, limit, charge);
       } catch (err) {
-        if (!isBusy(err)) throw err;
+        if (!isBusy(err)) {
+          this.settleLater({ kind: 'give-back', id: charge, accountId, month }, err);
+          throw err;
+        }
       }
     }
     return this.serially(async () => {
-      const calls = (await this.counters.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
+      const calls = (await this.counters.usage(accountId, month, 'test')) + this.notWritten(key, accountId, month);
       if (calls >= limit) return { allowed: false, calls };
       this.defer(key, { accountId, month, env: 'test', calls: 1 });
       return { allowed: true, calls: calls + 1 };
     });
   }
 
+<<<<<<< HEAD
   /** The test-key calls of the month so far, without counting one (a forced outcome of the sandbox is not metered). */
   async peekTest(accountId: string, month: string): Promise<number> {
     const key = `${accountId} ${month} test`;
@@ -118,15 +167,27 @@ export class UsageMeter {
 
   /** Gives back a test-key call counted for a request whose answer is not metered: refused, or failed (DECISIONS.md G29). */
   async returnTest(accountId: string, month: string): Promise<void> {
+=======
+  /**
+   * Gives back the test-key call of `charge`, counted for a request whose answer is not metered: refused, or failed
+   * (DECISIONS.md G29). If the counters fail, it is given back once they answer.
+   */
+  async returnTest(accountId: string, month: string, charge: string): Promise<void> {
+>>>>>>> wt-redis
     const key = `${accountId} ${month} test`;
     const unwritten = this.unwritten.get(key);
     if (unwritten && unwritten.calls > 0) {
       unwritten.calls -= 1;
       return;
     }
-    await this.counters.returnTestCall(accountId, month);
+    try {
+      await this.counters.returnTestCall(accountId, month, charge);
+    } catch (err) {
+      this.settleLater({ kind: 'give-back', id: charge, accountId, month }, err);
+    }
   }
 
+  /** Counts one served live-key call; if the counters fail, it is written once they answer. */
   async countLive(accountId: string, month: string, nowMs: number): Promise<void> {
     const key = `${accountId} ${month} live`;
     if (this.liveFlushMs > 0) {
@@ -134,11 +195,15 @@ export class UsageMeter {
       return;
     }
     if (!this.unwritten.has(key)) {
+      const write = crypto.randomUUID();
       try {
-        await this.counters.countLiveCall(accountId, month);
+        await this.counters.addUsage(accountId, month, 'live', 1, write);
         return;
       } catch (err) {
-        if (!isBusy(err)) throw err;
+        if (!isBusy(err)) {
+          this.settleLater({ kind: 'write', id: write, accountId, month, env: 'live', calls: 1 }, err);
+          return;
+        }
       }
     }
     this.defer(key, { accountId, month, env: 'live', calls: 1 });
@@ -172,6 +237,21 @@ export class UsageMeter {
     const waiting = this.unwritten.get(key);
     if (waiting) waiting.calls += call.calls;
     else this.unwritten.set(key, call);
+    this.startWriting();
+  }
+
+  private settleLater(u: Unsettled, err: unknown): void {
+    this.unsettled.set(u.id, u);
+    this.log.warn(
+      { err, [u.kind === 'write' ? 'calls' : 'charge']: u.kind === 'write' ? u.calls : u.id },
+      u.kind === 'write'
+        ? 'usage counter: served calls could not be written yet; they are written once the counters answer'
+        : 'usage counter: a charge could not be given back yet; it is given back once the counters answer',
+    );
+    this.startWriting();
+  }
+
+  private startWriting(): void {
     this.writing ??= this.writeUnwritten().finally(() => {
       this.writing = undefined;
     });
@@ -186,49 +266,126 @@ export class UsageMeter {
         if (this.unwritten.get(key) === u) this.unwritten.delete(key);
         return;
       }
-      await this.counters.addUsage(u.accountId, u.month, u.env, calls);
+      const write = crypto.randomUUID();
+      try {
+        await this.counters.addUsage(u.accountId, u.month, u.env, calls, write);
+      } catch (err) {
+        // A locked database ran nothing: the calls stay here for the next attempt. Any other failure may have
+        // written them: from now on they are that write's, sent again with its id.
+        if (isBusy(err)) throw err;
+        this.settleLater({ kind: 'write', id: write, accountId: u.accountId, month: u.month, env: u.env, calls }, err);
+      }
       u.calls -= calls;
-      if (u.calls === 0) this.unwritten.delete(key);
+      if (u.calls === 0 && this.unwritten.get(key) === u) this.unwritten.delete(key);
+    });
+  }
+
+  /** Sends one unsettled write or give-back again; true once the counters answered. */
+  private settleOne(u: Unsettled): Promise<boolean> {
+    return this.serially(async () => {
+      try {
+        if (u.kind === 'write') await this.counters.addUsage(u.accountId, u.month, u.env, u.calls, u.id);
+        else await this.counters.returnTestCall(u.accountId, u.month, u.id);
+      } catch {
+        return false;
+      }
+      this.unsettled.delete(u.id);
+      return true;
+    });
+  }
+
+  private rest(ms: number): Promise<void> {
+    return new Promise((wake) => {
+      const timer = setTimeout(() => {
+        this.resting = undefined;
+        wake();
+      }, ms);
+      timer.unref();
+      this.resting = { timer, wake };
     });
   }
 
   private async writeUnwritten(): Promise<void> {
-    while (this.unwritten.size > 0) {
-      const [key, u] = this.unwritten.entries().next().value as [string, Unwritten];
-      try {
-        // Each attempt holds the exclusive step only while it runs, never during the pauses between attempts.
-        await whenUnlocked(() => this.writeOne(key, u), this.lockTimeoutMs);
-      } catch (err) {
-        if (!(err instanceof DatabaseLockedError)) {
-          this.log.error(
-            { err, calls: u.calls, env: u.env },
-            'usage counter: the calls counted during a lock could not be written',
-          );
-          this.unwritten.delete(key);
-        } else {
-          this.log.warn(
-            { calls: this.pendingCalls },
-            'usage counter: the database is still locked; the counted calls wait',
-          );
+    let pause = FIRST_RETRY_MS;
+    while (!this.closed && (this.unsettled.size > 0 || this.unwritten.size > 0)) {
+      let answered = true;
+      for (const u of [...this.unsettled.values()]) {
+        if (this.closed || !(await this.settleOne(u))) {
+          answered = false;
+          break;
         }
+      }
+      if (answered && this.unwritten.size > 0) {
+        const [key, u] = this.unwritten.entries().next().value as [string, Unwritten];
+        try {
+          // Each attempt holds the exclusive step only while it runs, never during the pauses between attempts.
+          await whenUnlocked(() => this.writeOne(key, u), this.lockTimeoutMs);
+        } catch (err) {
+          if (!(err instanceof DatabaseLockedError)) {
+            // Not the counters' answer (they are caught in writeOne): a fault of this code, kept for the next turn.
+            this.log.error({ err }, 'usage counter: writing the counted calls failed');
+            answered = false;
+          } else
+            this.log.warn(
+              { calls: this.pendingCalls },
+              'usage counter: the database is still locked; the counted calls wait',
+            );
+        }
+      }
+      if (answered) {
+        pause = FIRST_RETRY_MS;
+      } else if (!this.closed) {
+        await this.rest(pause);
+        pause = Math.min(pause * 2, LONGEST_RETRY_MS);
       }
     }
   }
 
-  /** On close: one last try; what cannot be written is reported. */
+  /** On close: one last try; what cannot be written or given back is reported. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.resting) {
+      clearTimeout(this.resting.timer);
+      this.resting.wake();
+      this.resting = undefined;
+    }
     this.flushLive();
+    await this.writing?.catch(() => undefined);
+    // Once the counters fail to answer one write or give-back, the rest are only reported: each try could take the
+    // command timeout, and the close must not outlast the shutdown's grace period.
+    let answering = true;
     for (const [key, u] of [...this.unwritten]) {
+      if (!answering) {
+        this.log.error(
+          { calls: u.calls, env: u.env, month: u.month },
+          'usage counter: counted calls were not written before the close',
+        );
+        continue;
+      }
+      const unsettled = this.unsettled.size;
       try {
         await this.writeOne(key, u);
       } catch (err) {
+        answering = false;
         this.log.error(
           { err, calls: u.calls, env: u.env, month: u.month },
           'usage counter: calls counted during a lock were not written before the close',
         );
       }
+      if (this.unsettled.size > unsettled) answering = false;
     }
     this.unwritten.clear();
+    for (const u of [...this.unsettled.values()]) {
+      if (answering && (await this.settleOne(u))) continue;
+      answering = false;
+      this.log.error(
+        u.kind === 'write' ? { calls: u.calls, env: u.env, month: u.month } : { charge: u.id, month: u.month },
+        u.kind === 'write'
+          ? 'usage counter: served calls were not written before the close'
+          : 'usage counter: a charge was not given back before the close',
+      );
+    }
+    this.unsettled.clear();
   }
 }
 
@@ -253,6 +410,11 @@ export const quota = fp<QuotaOptions>(
       const credential = request.credential;
       if (credential?.kind !== 'api_key' || credential.environment === 'live') return;
       const month = monthKey(request.now, timeZone);
+<<<<<<< HEAD
+=======
+      const charge = crypto.randomUUID();
+      const counted = await meter.countTest(credential.accountId, month, limit, charge);
+>>>>>>> wt-redis
       const reset = startOfNextMonth(request.now, timeZone);
       if (request.forcedOutcome) {
         // Answered by the sandbox without being carried out (src/plugins/sandbox.ts): neither counted nor refused,
@@ -267,7 +429,7 @@ export const quota = fp<QuotaOptions>(
         remaining: Math.max(0, limit - counted.calls),
         reset,
         exhausted: !counted.allowed,
-        ...(counted.allowed ? { countedIn: month } : {}),
+        ...(counted.allowed ? { countedIn: month, charge } : {}),
       };
       if (!counted.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', QUOTA_EXHAUSTED_MESSAGE);
     });
@@ -286,24 +448,17 @@ export const quota = fp<QuotaOptions>(
       const charged = metered(request.operation?.operationId, reply.statusCode);
       if (credential.environment === 'live') {
         if (!charged) return payload;
-        try {
-          await meter.countLive(credential.accountId, monthKey(request.now, timeZone), request.now.getTime());
-        } catch (err) {
-          // The answer is decided; a live count that cannot be written is logged, not turned into a failure.
-          request.log.error({ err }, 'usage counter: a live-key call could not be counted');
-        }
+        // The answer is decided: a count the counters do not take now is written once they answer.
+        await meter.countLive(credential.accountId, monthKey(request.now, timeZone), request.now.getTime());
         return payload;
       }
       const state = request.quota;
       if (!charged && state?.countedIn !== undefined) {
         const month = state.countedIn;
         delete state.countedIn;
-        try {
-          await meter.returnTest(credential.accountId, month);
-          state.remaining = Math.min(limit, state.remaining + 1);
-        } catch (err) {
-          request.log.error({ err }, 'usage counter: an unmetered call could not be given back');
-        }
+        // Given back now, or once the counters answer again.
+        await meter.returnTest(credential.accountId, month, state.charge!);
+        state.remaining = Math.min(limit, state.remaining + 1);
       }
       return payload;
     });

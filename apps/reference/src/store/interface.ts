@@ -104,12 +104,24 @@ export interface AccountStore {
    * Counts one test-key call if the account is below `limit` this month; atomic across concurrent callers and
    * across processes on one database (one conditional statement, never a read then a write).
    */
-  countTestCall(accountId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }>;
-  /** Gives back one counted test-key call the service then failed to serve (DECISIONS.md G29); never below zero. */
-  returnTestCall(accountId: string, month: string): Promise<void>;
-  countLiveCall(accountId: string, month: string): Promise<number>;
-  /** Adds calls already allowed (counted while the write lock was held elsewhere: `src/plugins/quota.ts`). */
-  addUsage(accountId: string, month: string, env: KeyEnv, calls: number): Promise<void>;
+  countTestCall(
+    accountId: string,
+    month: string,
+    limit: number,
+    charge?: string,
+  ): Promise<{ allowed: boolean; calls: number }>;
+  /**
+   * Gives back one counted test-key call the service then failed to serve (DECISIONS.md G29); never below zero.
+   * `charge` names the charge `countTestCall` was given: a store whose command can run after its sender gave up on
+   * it (Redis) gives back that charge at most once, and a charge given back before it ran is never made (G32).
+   */
+  returnTestCall(accountId: string, month: string, charge?: string): Promise<void>;
+  /**
+   * Adds calls already served or allowed (live-key calls, and test-key calls counted while the write lock was held
+   * elsewhere: `src/plugins/quota.ts`). A store whose command can run after its sender gave up on it adds the calls
+   * of one `write` id once, however often they are sent (G32).
+   */
+  addUsage(accountId: string, month: string, env: KeyEnv, calls: number, write?: string): Promise<void>;
   usage(accountId: string, month: string, env: KeyEnv): Promise<number>;
   resetUsage(accountId: string, month: string, env: KeyEnv): Promise<void>;
 }
@@ -126,7 +138,7 @@ export type RefreshTokens = Pick<AccountStore, 'issueRefreshToken' | 'renewRefre
  */
 export type UsageCounters = Pick<
   AccountStore,
-  'countTestCall' | 'returnTestCall' | 'countLiveCall' | 'addUsage' | 'usage' | 'resetUsage'
+  'countTestCall' | 'returnTestCall' | 'addUsage' | 'usage' | 'resetUsage'
 >;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
 import { contract } from '../../src/contract-facts.js';
+import { UsageMeter } from '../../src/plugins/quota.js';
+import type { UsageCounters } from '../../src/store/interface.js';
 import { TestClock } from '../support/clock.js';
 import { ENGINES, type EngineName } from '../support/engines.js';
 import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
@@ -245,5 +248,36 @@ describe.each(ENGINES)('monthly quota of test keys on %s', (name) => {
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
     await t.app.accounts.resetUsage(seller, '2026-11', 'test');
     expect((await t.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(200);
+  });
+});
+
+describe('the usage meter closing while the counters do not answer', () => {
+  it('tries once, then reports every write and give-back left without trying each (each try could take the command timeout)', async () => {
+    const tried: string[] = [];
+    const timedOut = (what: string) => async (): Promise<never> => {
+      tried.push(what);
+      throw new Error('Command timed out');
+    };
+    const counters: UsageCounters = {
+      countTestCall: timedOut('charge'),
+      returnTestCall: timedOut('give-back'),
+      addUsage: timedOut('write'),
+      usage: async () => 0,
+      resetUsage: async () => undefined,
+    };
+    const errors: string[] = [];
+    const log = { warn: () => undefined, error: (_: unknown, msg: string) => errors.push(msg) };
+    // Live-key calls gathered for a batch (LIVE_USAGE_FLUSH_MS), of two accounts: two writes at the close.
+    const meter = new UsageMeter(counters, 1_000, log as unknown as FastifyInstance['log'], 1_000);
+    for (const charge of ['c1', 'c2', 'c3'])
+      await expect(meter.countTest('acc', '2026-11', 10, charge)).rejects.toThrow('Command timed out');
+    await meter.countLive('acc', '2026-11', 0);
+    await meter.countLive('acc2', '2026-11', 0);
+    expect([meter.pendingGiveBacks, meter.pendingCalls]).toEqual([3, 2]);
+    tried.length = 0;
+    await meter.close();
+    expect(tried).toEqual(['write']);
+    expect(errors.filter((m) => m.includes('not given back'))).toHaveLength(3);
+    expect(errors.filter((m) => m.includes('not written before the close'))).toHaveLength(2);
   });
 });

@@ -57,4 +57,31 @@ describe('RedisUsageCounters', () => {
     expect(ttl).toBeGreaterThan(399 * 86_400);
     expect(ttl).toBeLessThanOrEqual(400 * 86_400);
   });
+
+  it('a charge is made and given back at most once, and a charge given back before it ran is never made', async () => {
+    const c = instance();
+    expect(await c.countTestCall('acc_ids', '2026-11', 5, 'charge-1')).toEqual({ allowed: true, calls: 1 });
+    // Sent again (resent after a reconnection): answered, not counted twice.
+    expect(await c.countTestCall('acc_ids', '2026-11', 5, 'charge-1')).toEqual({ allowed: true, calls: 1 });
+    await c.returnTestCall('acc_ids', '2026-11', 'charge-1');
+    await c.returnTestCall('acc_ids', '2026-11', 'charge-1');
+    expect(await c.usage('acc_ids', '2026-11', 'test')).toBe(0);
+    // A charge whose command runs only after its give-back (it timed out, Redis ran it later): never made.
+    await c.countTestCall('acc_ids', '2026-11', 5, 'charge-2');
+    await c.returnTestCall('acc_ids', '2026-11', 'charge-3');
+    expect((await c.countTestCall('acc_ids', '2026-11', 5, 'charge-3')).allowed).toBe(false);
+    expect(await c.usage('acc_ids', '2026-11', 'test')).toBe(1);
+    // A charge given back after an operator's reset leaves the counter at zero.
+    await c.resetUsage('acc_ids', '2026-11', 'test');
+    await c.returnTestCall('acc_ids', '2026-11', 'charge-2');
+    expect(await c.usage('acc_ids', '2026-11', 'test')).toBe(0);
+  });
+
+  it('the calls of one write id are added once, however often the write is sent', async () => {
+    const c = instance();
+    await c.addUsage('acc_writes', '2026-11', 'live', 7, 'write-1');
+    await c.addUsage('acc_writes', '2026-11', 'live', 7, 'write-1');
+    await c.addUsage('acc_writes', '2026-11', 'live', 3, 'write-2');
+    expect(await c.usage('acc_writes', '2026-11', 'live')).toBe(10);
+  });
 });

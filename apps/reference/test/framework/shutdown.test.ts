@@ -1,6 +1,6 @@
 // SIGTERM, SIGINT or SIGHUP (a closed terminal) on the real `serve` process (dist/cli.js, which the test task builds
 // first): new connections are refused, every request in flight completes with 200 and `Connection: close`, and the
-// process exits 0.
+// process exits 128 + the signal's number (143, 130, 129), as `cluster` does and as a shell reports a stopped command.
 // The requests are held in flight deterministically: each sends its head with `Expect: 100-continue`, and its body
 // only after the server has answered `100 Continue` (it is processing the request) and has stopped accepting.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { exitCodeOf } from '../../src/cli.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RawConnection } from '../support/raw.js';
 import { TEST_JWT_SECRET } from '../support/server.js';
@@ -94,7 +95,7 @@ const rows = (prefix: string, n: number) =>
   });
 
 describe('graceful shutdown of the serve process', () => {
-  it('SIGTERM: in-flight requests complete with 200 and Connection: close, new connections are refused, exit 0', async () => {
+  it('SIGTERM: in-flight requests complete with 200 and Connection: close, new connections are refused, exit 143', async () => {
     // The grace period must not be what ends this run, however slowly the machine registers 2,500 drafts: with the
     // default 20 s a starved machine would cut them and exit 1. The longest the configuration allows (config.ts).
     const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
@@ -118,29 +119,34 @@ describe('graceful shutdown of the serve process', () => {
       expect(answer?.body.data.drafts).toHaveLength(250 * (i + 1));
       await c.closed;
     }
-    expect(await served.exited).toBe(0);
+    expect(await served.exited).toBe(exitCodeOf('SIGTERM'));
+    expect(exitCodeOf('SIGTERM')).toBe(143);
   });
 
   it.each([
     ['SIGINT', 'Ctrl-C'],
     ['SIGHUP', 'a closed terminal'],
-  ] as const)('%s to its process group (%s): the request in flight completes, then exit 0', async (signal, _how) => {
-    const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
-    const body = rows('G', 1);
-    const connection = await RawConnection.open(served.port);
-    connection.write(
-      `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
-    );
-    expect((await connection.next())?.status).toBe(100);
-    process.kill(-child!.pid!, signal);
-    await refusesConnections(served.port);
-    connection.write(body);
-    const answer = await connection.next();
-    expect(answer?.status).toBe(200);
-    expect(answer?.headers.connection).toBe('close');
-    expect(await served.exited).toBe(0);
-  });
+  ] as const)(
+    '%s to its process group (%s): the request in flight completes, then exit 128 + its number',
+    async (signal, _how) => {
+      const served = await serve({ SHUTDOWN_GRACE_MS: '600000' });
+      const body = rows('G', 1);
+      const connection = await RawConnection.open(served.port);
+      connection.write(
+        `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.wmsKey}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      expect((await connection.next())?.status).toBe(100);
+      process.kill(-child!.pid!, signal);
+      await refusesConnections(served.port);
+      connection.write(body);
+      const answer = await connection.next();
+      expect(answer?.status).toBe(200);
+      expect(answer?.headers.connection).toBe('close');
+      expect(await served.exited).toBe(exitCodeOf(signal));
+      expect(exitCodeOf(signal)).toBe(signal === 'SIGINT' ? 130 : 129);
+    },
+  );
 
   it('a request still running after SHUTDOWN_GRACE_MS has its connection cut, and the exit code says so (1)', async () => {
     const served = await serve({ SHUTDOWN_GRACE_MS: '200' });

@@ -1,0 +1,207 @@
+// One client's large bodies beside other clients' small calls: the other clients' latency with and without that
+// client, measured side by side in one run (the rounds alternate the two), on one reference server (SQLite). The
+// large bodies are the draft route's at the contract's most (every row, every free-text field at its maxLength,
+// written by an ASCII-only encoder: six bytes a character), sent several at once from one address; the other
+// clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x).
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JsonSchema } from '@cls-api/spec';
+import { DRAFT_REQUEST, operation, type Context } from '../context.js';
+import { startReference } from '../servers/start.js';
+import { percentile, ratio } from '../stats.js';
+
+/** The other clients' calls, and where they are sent. */
+const OTHERS_REQUEST = { method: 'GET', path: '/v3/wms/suppliers' } as const;
+/** The rows' free-text fields, filled to their maxLength (the contract's); identifiers and the phone stay the example's. */
+const FREE_TEXT = ['mall_product_name', 'receiver_name', 'receiver_address', 'memo'] as const;
+
+export interface BodiesPhase {
+  /** The other clients' calls answered during the phase's rounds. */
+  requests: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Statuses other than 200 among them (none expected). */
+  failed: number;
+}
+
+export interface BodiesResult {
+  request: string;
+  requestBytes: number;
+  rowsPerRequest: number;
+  /** The large-body client's requests at once (its connections). */
+  largeConcurrency: number;
+  /** Other clients and the pace of each. */
+  others: number;
+  otherIntervalMs: number;
+  rounds: number;
+  roundSec: number;
+  without: BodiesPhase;
+  with: BodiesPhase;
+  /** The large bodies answered during the `with` rounds, by status. */
+  largeStatuses: Record<string, number>;
+  /** The large bodies' own latency (sent to answered, queueing included). */
+  largeP50Ms: number;
+  /** with.p99Ms / without.p99Ms. */
+  p99Ratio: number;
+}
+
+/** The largest body the contract lets a client send on the draft route, as an ASCII-only encoder writes it. */
+export function largeDraftBody(ctx: Pick<Context, 'spec'>): { rows: number; make(serial: () => string): Buffer } {
+  const op = operation(ctx.spec, DRAFT_REQUEST.method, DRAFT_REQUEST.path);
+  const orders = (op.requestBody?.schema as { properties?: { orders?: JsonSchema } } | undefined)?.properties?.orders;
+  const rows = orders?.maxItems;
+  const fields = (orders?.items as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
+  if (typeof rows !== 'number') throw new Error(`the contract gives no maxItems for the rows of ${op.operationId}`);
+  const examples = Object.values(op.requestBody?.examples ?? {});
+  const template = (examples[0]?.value as { orders?: Array<Record<string, unknown>> } | undefined)?.orders?.[0];
+  if (!template) throw new Error(`the contract has no request example with rows for ${op.operationId}`);
+  const filled: Record<string, string> = {};
+  for (const name of FREE_TEXT) {
+    const max = fields[name]?.maxLength;
+    if (typeof max !== 'number') throw new Error(`the contract gives no maxLength for ${name}`);
+    filled[name] = '가'.repeat(max);
+  }
+  return {
+    rows,
+    make(serial) {
+      const text = JSON.stringify({
+        orders: Array.from({ length: rows }, () => ({ ...template, ...filled, mall_order_no: serial() })),
+      });
+      return Buffer.from(text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+    },
+  };
+}
+
+function send(
+  agent: Agent,
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: body
+          ? { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) }
+          : headers,
+        timeout: 120_000,
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
+        res.once('error', reject);
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error('no answer within 120 s')));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+export async function runBodies(ctx: Context): Promise<BodiesResult> {
+  const { settings, log } = ctx;
+  const s = settings.bodies;
+  const maker = largeDraftBody(ctx);
+  let serial = 0;
+  const nextNo = () => `BODY-${process.pid}-${++serial}`;
+  log(`building ${s.largeConcurrency + 2} bodies of ${maker.rows} rows…`);
+  const bodies = Array.from({ length: s.largeConcurrency + 2 }, () => maker.make(nextNo));
+  const requestBytes = bodies[0]!.length;
+  log(`a large body is ${requestBytes} bytes`);
+
+  const reference = await startReference({ label: 'reference (bodies)' });
+  const agents: Agent[] = [];
+  const agentFrom = (localAddress: string, sockets: number) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: sockets, localAddress });
+    agents.push(agent);
+    return agent;
+  };
+  try {
+    const key = reference.liveKey('wms');
+    const headers = { 'X-API-Key': key, Accept: 'application/json' };
+    const draftUrl = new URL(DRAFT_REQUEST.path, reference.url);
+    const otherUrl = new URL(OTHERS_REQUEST.path, reference.url);
+    const large = agentFrom('127.0.0.2', s.largeConcurrency);
+    const others = Array.from({ length: s.others }, (_, i) => agentFrom(`127.0.0.${10 + i}`, 1));
+
+    // One large body alone first: the server warmed up, and a body it would refuse found before measuring.
+    const first = await send(large, draftUrl, 'POST', headers, bodies[0]);
+    if (first.status !== 200) throw new Error(`a large draft body was answered ${first.status}, not 200`);
+
+    const latencies = { without: [] as number[], with: [] as number[] };
+    const failed = { without: 0, with: 0 };
+    const largeStatuses: Record<string, number> = {};
+    const largeLatencies: number[] = [];
+
+    const othersFor = async (phase: 'without' | 'with', until: number) => {
+      await Promise.all(
+        others.map(async (agent) => {
+          while (performance.now() < until) {
+            const next = performance.now() + s.otherIntervalMs;
+            const r = await send(agent, otherUrl, OTHERS_REQUEST.method, headers);
+            latencies[phase].push(r.ms);
+            if (r.status !== 200) failed[phase] += 1;
+            const wait = next - performance.now();
+            if (wait > 0) await sleep(wait);
+          }
+        }),
+      );
+    };
+
+    for (let round = 1; round <= s.rounds; round++) {
+      const before = latencies.without.length;
+      await othersFor('without', performance.now() + s.roundSec * 1000);
+      let sending = true;
+      let turn = 0;
+      const largeClient = Promise.all(
+        Array.from({ length: s.largeConcurrency }, async () => {
+          while (sending) {
+            const r = await send(large, draftUrl, 'POST', headers, bodies[turn++ % bodies.length]!);
+            largeStatuses[r.status] = (largeStatuses[r.status] ?? 0) + 1;
+            largeLatencies.push(r.ms);
+          }
+        }),
+      );
+      const withBefore = latencies.with.length;
+      await othersFor('with', performance.now() + s.roundSec * 1000);
+      sending = false;
+      await largeClient;
+      log(
+        `round ${round}/${s.rounds}: others' p99 without ${percentile(latencies.without.slice(before), 99).toFixed(1)} ms, ` +
+          `with ${percentile(latencies.with.slice(withBefore), 99).toFixed(1)} ms`,
+      );
+    }
+    const phase = (name: 'without' | 'with'): BodiesPhase => ({
+      requests: latencies[name].length,
+      p50Ms: percentile(latencies[name], 50),
+      p99Ms: percentile(latencies[name], 99),
+      failed: failed[name],
+    });
+    const without = phase('without');
+    const withLarge = phase('with');
+    return {
+      request: `${DRAFT_REQUEST.method} ${DRAFT_REQUEST.path}`,
+      requestBytes,
+      rowsPerRequest: maker.rows,
+      largeConcurrency: s.largeConcurrency,
+      others: s.others,
+      otherIntervalMs: s.otherIntervalMs,
+      rounds: s.rounds,
+      roundSec: s.roundSec,
+      without,
+      with: withLarge,
+      largeStatuses,
+      largeP50Ms: largeLatencies.length ? percentile(largeLatencies, 50) : Number.NaN,
+      p99Ratio: ratio(withLarge.p99Ms, without.p99Ms),
+    };
+  } finally {
+    for (const agent of agents) agent.destroy();
+    await reference.close();
+  }
+}
