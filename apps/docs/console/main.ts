@@ -5,29 +5,12 @@ import '@scalar/api-client/style.css';
 import { createApiClientModal } from '@scalar/api-client/modal';
 import { createWorkspaceStore } from '@scalar/workspace-store/client';
 import { LIVE_KEY_REFUSED, liveCredentialIn } from './live-key.js';
+import { type ConsoleServer, consoleServers } from './servers.js';
 
 interface Operation {
   path: string;
   method: string;
 }
-
-/** The servers a reader can send to, first the one the console opens with. */
-export interface ConsoleServer {
-  url: string;
-  description: string;
-  variables?: Record<string, { default: string; description?: string }>;
-}
-
-/** Where the local sandbox and the mock listen when started with `pnpm start` and `pnpm mock`. */
-export const DEFAULT_SERVERS: ConsoleServer[] = [
-  { url: 'http://127.0.0.1:3000', description: 'Local sandbox (the reference server of pnpm start)' },
-  { url: 'http://127.0.0.1:4010', description: "Mock server (pnpm mock): answers from the contract's examples" },
-  {
-    url: '{base_url}',
-    description: 'Another server: type its address',
-    variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'The address, without a trailing slash' } },
-  },
-];
 
 /** Refuses a request that carries a live credential before it is sent: nothing leaves the browser. */
 const testKeysOnly: typeof fetch = async (input, init) => {
@@ -41,7 +24,7 @@ const testKeysOnly: typeof fetch = async (input, init) => {
 
 let opened: Promise<{ open(slug: string): void }> | undefined;
 
-async function start(documentUrl: string, servers: ConsoleServer[]) {
+async function start(documentUrl: string) {
   const document_ = (await (await fetch(documentUrl)).json()) as Record<string, unknown>;
   // The client's styles, built beside this module (vite.config.ts).
   const styles = document.createElement('link');
@@ -49,7 +32,7 @@ async function start(documentUrl: string, servers: ConsoleServer[]) {
   styles.href = new URL(/* @vite-ignore */ 'console.css', import.meta.url).href;
   document.head.append(styles);
   const store = createWorkspaceStore();
-  // The servers a reader can send to replace the contract's own (its service address is the account's to give).
+  const servers = consoleServers((document_.servers ?? []) as ConsoleServer[]);
   await store.addDocument({ name: 'cls-api', document: { ...document_, servers } });
   const mount = document.createElement('div');
   mount.id = 'cls-console';
@@ -81,11 +64,7 @@ async function start(documentUrl: string, servers: ConsoleServer[]) {
  * Opens the console on one operation, named as Redoc names its section (the operationId in lower case); the first
  * call loads the contract and mounts the client.
  */
-export async function openConsole(
-  slug: string,
-  documentUrl = 'openapi.json',
-  servers: ConsoleServer[] = DEFAULT_SERVERS,
-): Promise<void> {
-  opened ??= start(documentUrl, servers);
+export async function openConsole(slug: string, documentUrl = 'openapi.json'): Promise<void> {
+  opened ??= start(documentUrl);
   (await opened).open(slug);
 }
