@@ -221,11 +221,18 @@ describe('the documentation site in Chromium', () => {
       [SAMPLE_LABELS.curl]: 'curl -sS -X POST',
     };
     for (const [label, mark] of Object.entries(marks)) {
-      await section.getByRole('button', { name: /^(curl|TypeScript|Python|Java|Go|PHP)$/ }).first().click();
+      await section
+        .getByRole('button', { name: /^(curl|TypeScript|Python|Java|Go|PHP)$/ })
+        .first()
+        .click();
       const items = await page.getByRole('menuitem').allInnerTexts();
       expect(items.map((t) => t.trim())).toEqual(Object.values(SAMPLE_LABELS));
       await page.getByRole('menuitem', { name: label, exact: true }).click();
-      await section.locator('pre').filter({ hasText: mark }).first().waitFor({ state: 'attached', ...WAIT });
+      await section
+        .locator('pre')
+        .filter({ hasText: mark })
+        .first()
+        .waitFor({ state: 'attached', ...WAIT });
       if (label === SAMPLE_LABELS.python) await shot('operation-registerDraftOrders-python');
     }
   });
