@@ -4,6 +4,7 @@
 // data (the sandbox's demo data included): an identifier the examples cannot know (an order number, a draft id) is
 // read the way a person would, by an earlier call written into the sample (STEPS), and what a sample creates gets a
 // fresh identifier on every run (FRESH), so running it twice succeeds twice (apps/docs/test/operation-samples.test.ts).
+import { HTTPSnippet } from 'httpsnippet';
 import {
   contractModel,
   deref,
@@ -17,15 +18,22 @@ import {
 
 /** One entry of Redoc's `x-codeSamples`. */
 export interface CodeSample {
-  lang: 'Shell' | 'TypeScript';
+  lang: 'Shell' | 'TypeScript' | 'Python' | 'Java' | 'Go' | 'PHP';
   label: string;
   source: string;
 }
 
 /** The labels of the samples; Redoc 3 matches them against `codeSamples.languages` of redocly.yaml. */
-export const SAMPLE_LABELS = { curl: 'curl', typescript: 'TypeScript' } as const;
+export const SAMPLE_LABELS = {
+  curl: 'curl',
+  typescript: 'TypeScript',
+  python: 'Python',
+  java: 'Java',
+  go: 'Go',
+  php: 'PHP',
+} as const;
 
-/** A TypeScript sample as a file, for the compiler. */
+/** A sample as a file, for its language's compiler or syntax checker. */
 export interface SampleFile {
   name: string;
   source: string;
@@ -643,6 +651,8 @@ export interface OperationSamples {
   codeSamples: CodeSample[];
   /** The TypeScript sample as a file, to be type-checked against the client. */
   file: SampleFile;
+  /** The Python, Java, Go and PHP samples as files, to be checked for syntax (test/languages.test.ts). */
+  otherFiles: SampleFile[];
 }
 
 /**
@@ -654,11 +664,182 @@ export function samplesOf(doc: OpenApiDocument, op: OperationInfo): OperationSam
   const call = callOf(doc, op);
   const steps = stepsOf(op);
   const ts = typescriptSample(doc, call, steps);
+  const others = otherLanguages(doc, op);
   return {
     codeSamples: [
       { lang: 'Shell', label: SAMPLE_LABELS.curl, source: curlSample(doc, call, steps) },
       { lang: 'TypeScript', label: SAMPLE_LABELS.typescript, source: ts },
+      ...others.map((o) => o.sample),
     ],
     file: { name: `${op.operationId}.ts`, source: ts },
+    otherFiles: others.map((o) => o.file),
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Python, Java, Go and PHP, written by httpsnippet from the operation's request
+
+/** A value the sample reads from the environment, written into a request before httpsnippet turns it into code. */
+const envMark = (name: string) => `__${name}__`;
+/** httpsnippet needs a URL with a host; this one becomes the base address the sample reads from the environment. */
+const BASE_HOST = 'http://cls-base-url.invalid';
+
+interface Language {
+  lang: CodeSample['lang'];
+  label: string;
+  target: [target: Parameters<HTTPSnippet['convert']>[0], client: string];
+  /** The file the checker reads, by operation. */
+  file: (operationId: string) => string;
+  comment: string;
+  /** The expression reading an environment variable, and how it joins a string literal. */
+  env: (name: string) => string;
+  join: string;
+  /** The snippet made a whole program that reads the environment (imports, a class). */
+  program: (code: string, operationId: string) => string;
+}
+
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+
+const LANGUAGES: Language[] = [
+  {
+    lang: 'Python',
+    label: SAMPLE_LABELS.python,
+    target: ['python', 'requests'],
+    file: (id) => `${id}.py`,
+    comment: '#',
+    env: (name) => `os.environ["${name}"]`,
+    join: '+',
+    program: (code) => code.replace(/^import requests$/m, 'import os\n\nimport requests'),
+  },
+  {
+    lang: 'Java',
+    label: SAMPLE_LABELS.java,
+    // java.net.http (Java 11 and later): nothing to add to a project.
+    target: ['java', 'nethttp'],
+    file: (id) => `${pascal(id)}.java`,
+    comment: '//',
+    env: (name) => `System.getenv("${name}")`,
+    join: '+',
+    program: (code, id) =>
+      [
+        'import java.net.URI;',
+        'import java.net.http.HttpClient;',
+        'import java.net.http.HttpRequest;',
+        'import java.net.http.HttpResponse;',
+        '',
+        `public class ${pascal(id)} {`,
+        '  public static void main(String[] args) throws Exception {',
+        ...code.split('\n').map((l) => (l ? `    ${l}` : l)),
+        '  }',
+        '}',
+      ].join('\n'),
+  },
+  {
+    lang: 'Go',
+    label: SAMPLE_LABELS.go,
+    target: ['go', 'native'],
+    file: (id) => `${id}/main.go`,
+    comment: '//',
+    env: (name) => `os.Getenv("${name}")`,
+    join: '+',
+    // "os" joins the imports, which gofmt keeps sorted; gofmt writes `"Bearer "+os.Getenv(...)` without spaces as
+    // one of several arguments.
+    program: (code) =>
+      code
+        .replace(/^import \(\n([\s\S]*?)\n\)/m, (_, specs: string) => {
+          const lines = [...specs.split('\n'), '\t"os"'].sort();
+          return `import (\n${lines.join('\n')}\n)`;
+        })
+        .replace(/^(\treq\.Header\.Add\(.*)$/gm, (line: string) => line.split(' + ').join('+')),
+  },
+  {
+    lang: 'PHP',
+    label: SAMPLE_LABELS.php,
+    target: ['php', 'curl'],
+    file: (id) => `${id}.php`,
+    comment: '//',
+    env: (name) => `getenv('${name}')`,
+    join: '.',
+    program: (code) => code,
+  },
+];
+
+/** `code` with each environment mark inside a double-quoted literal made a read of that variable. */
+function readEnvironment(code: string, language: Language): string {
+  const j = language.join;
+  return (
+    code
+      .replace(/'__(CLS_[A-Z_]+)__'/g, (_, name: string) => language.env(name))
+      // Inside a JSON body written as one escaped string (Java, Go).
+      .replace(/\\"__(CLS_[A-Z_]+)__\\"/g, (_, name: string) => `\\"" ${j} ${language.env(name)} ${j} "\\"`)
+      .replace(/__(CLS_[A-Z_]+)__/g, (_, name: string) => `" ${j} ${language.env(name)} ${j} "`)
+      // An empty literal left before or after a read (`"" + os.environ[...]`), unless it is the end of an escape.
+      .replace(new RegExp(`(?<!\\\\)"" \\${j} `, 'g'), '')
+      .replace(new RegExp(` \\${j} ""(?!")`, 'g'), '')
+  );
+}
+
+/** The operation's request as HAR, with its examples' values and the credential and base address as marks. */
+function harOf(doc: OpenApiDocument, op: OperationInfo) {
+  const shape = shapeOf(doc, op);
+  const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(shape.path[name])));
+  const queryString = Object.entries(shape.query).map(([name, value]) => ({ name, value: String(value) }));
+  const headers: Array<{ name: string; value: string }> = [];
+  if (shape.credential === 'apiKey')
+    headers.push({ name: shape.apiKeyHeader!, value: envMark(SAMPLE_ENV.apiKey(shape.keyArea!)) });
+  if (shape.credential === 'jwt')
+    headers.push({ name: 'Authorization', value: `Bearer ${envMark(SAMPLE_ENV.accessToken)}` });
+  headers.push({ name: 'Accept', value: 'application/json' });
+  // A body value the other samples read from the environment (the client credentials) is read from it here too.
+  const fromEnv = Object.entries(NEEDS[op.operationId] ?? {}).flatMap(([name, need]) =>
+    need instanceof Expr && need.shell.startsWith('$') ? [[name, envMark(need.shell.slice(1))] as const] : [],
+  );
+  const example = shape.bodies[0]?.value;
+  const body =
+    example !== null && typeof example === 'object' && !Array.isArray(example) && fromEnv.length > 0
+      ? { ...(example as Record<string, unknown>), ...Object.fromEntries(fromEnv) }
+      : example;
+  if (body !== undefined) headers.push({ name: 'Content-Type', value: 'application/json' });
+  return {
+    method: op.method.toUpperCase(),
+    url: `${BASE_HOST}${path}`,
+    httpVersion: 'HTTP/1.1',
+    cookies: [],
+    headers,
+    queryString,
+    headersSize: -1,
+    bodySize: -1,
+    ...(body === undefined ? {} : { postData: { mimeType: 'application/json', text: JSON.stringify(body) } }),
+  };
+}
+
+/**
+ * The Python, Java, Go and PHP samples of an operation: its request with the examples' values, written by
+ * httpsnippet, reading the base address and the credential from the variables the curl sample reads. The values
+ * the curl and TypeScript samples find with an earlier call (NEEDS) are the examples' here, which the first line
+ * says.
+ */
+function otherLanguages(doc: OpenApiDocument, op: OperationInfo): Array<{ sample: CodeSample; file: SampleFile }> {
+  const snippet = new HTTPSnippet(harOf(doc, op) as ConstructorParameters<typeof HTTPSnippet>[0]);
+  const own = Object.entries(NEEDS[op.operationId] ?? {})
+    .filter(([, need]) => typeof need === 'string')
+    .map(([name]) => name);
+  return LANGUAGES.map((language) => {
+    const raw = snippet.convert(...language.target);
+    if (typeof raw !== 'string') throw new Error(`httpsnippet wrote no ${language.label} sample for ${op.operationId}`);
+    const code = language.program(
+      readEnvironment(raw.split(BASE_HOST).join(envMark(SAMPLE_ENV.baseUrl)), language),
+      op.operationId,
+    );
+    const note =
+      own.length > 0
+        ? `${language.comment} ${own.map((k) => `\`${k}\``).join(', ')}: the example's value; use one of your own (the curl sample finds one).\n`
+        : '';
+    const text = `${code.trimEnd()}\n`;
+    const source = language.lang === 'PHP' ? text.replace(/^<\?php\n/, `<?php\n${note}`) : `${note}${text}`;
+    return {
+      sample: { lang: language.lang, label: language.label, source },
+      file: { name: language.file(op.operationId), source },
+    };
+  });
 }

@@ -166,10 +166,18 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
   }
   const document = await loadAsset(join(dir, 'openapi.json'), 'application/json; charset=utf-8').catch(() => undefined);
   // The files for coding agents (src/llms.ts): Markdown, served as text so that a browser shows it.
-  const texts = new Map<string, Asset>();
+  const files = new Map<string, Asset>();
   for (const name of [LLMS_INDEX, LLMS_FULL]) {
     const asset = await loadAsset(join(dir, name), 'text/plain; charset=utf-8').catch(() => undefined);
-    if (asset) texts.set(`/${name}`, asset);
+    if (asset) files.set(`/${name}`, asset);
+  }
+  // The console (console/main.ts), which the page loads when a reader first presses "Try it".
+  for (const [name, type] of [
+    ['console.js', 'text/javascript; charset=utf-8'],
+    ['console.css', 'text/css; charset=utf-8'],
+  ] as const) {
+    const asset = await loadAsset(join(dir, 'console', name), type).catch(() => undefined);
+    if (asset) files.set(`/console/${name}`, asset);
   }
   // The Markdown page of each guide and operation (src/llms.ts), as a static host serves a `.md` file.
   for (const path of await markdownPages(dir)) texts.set(`/${path}`, await loadAsset(join(dir, path), MARKDOWN_TYPE));
@@ -177,7 +185,7 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
 
   const assetFor = (path: string): Asset | undefined => {
     if (path === '/openapi.json') return document;
-    if (texts.has(path)) return texts.get(path);
+    if (files.has(path)) return files.get(path);
     if (path === '/' || path === '/index.html') return page;
     const segments = path.slice(1).split('/');
     // A page path: a route the page links, and below it letters, digits and dashes only (Redoc's slugs).

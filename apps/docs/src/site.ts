@@ -5,7 +5,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { loadSpec } from '@cls-api/spec';
+import { loadSpec, operations } from '@cls-api/spec';
 import { generate } from './docs-spec.js';
 import { LLMS_FULL, LLMS_INDEX, llmsFiles } from './llms.js';
 import { linkedRoutes, linksUnder, routePage, type SiteAddress, siteAddress } from './published.js';
@@ -24,6 +24,32 @@ const CDN_LOGOS = ['https://cdn.redoc.ly/redoc/logo-mini-full.svg', 'https://cdn
 const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent(
   "<svg xmlns='http://www.w3.org/2000/svg' width='64' height='16'><text x='0' y='12' font-family='sans-serif' font-size='12' fill='#888'>Redocly</text></svg>",
 )}`;
+
+/** Where the page's console script (template.hbs) takes the operations that get a "Try it" button. */
+const OPERATIONS_SLOT = '/*CLS_OPERATIONS*/[]';
+
+/** The page with its console's list of operations: each operationId as Redoc names its section, in lower case. */
+export function withConsoleOperations(html: string, operationIds: string[]): string {
+  if (!html.includes(OPERATIONS_SLOT)) throw new Error(`the page template has no ${OPERATIONS_SLOT} for the console`);
+  return html.replace(OPERATIONS_SLOT, () => JSON.stringify(operationIds.map((id) => id.toLowerCase())));
+}
+
+/** The console's files (console/vite.config.ts), built by vite into dist/console/ beside the page. */
+export const CONSOLE_FILES = ['console.js', 'console.css'] as const;
+
+function buildConsole(outDir: string): void {
+  const vite = join(createRequire(import.meta.url).resolve('vite/package.json'), '..', 'bin', 'vite.js');
+  const res = spawnSync(
+    process.execPath,
+    [vite, 'build', '-c', join(packageDir, 'console', 'vite.config.ts'), '--outDir', outDir],
+    {
+      cwd: packageDir,
+      encoding: 'utf8',
+    },
+  );
+  if (res.status !== 0)
+    throw new Error(`vite build of the console failed with exit code ${res.status}:\n${res.stdout}${res.stderr}`);
+}
 
 /** `html` with nothing left that Redoc would load from the network. */
 export function offline(html: string): string {
@@ -88,11 +114,13 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
     if (res.status !== 0) {
       throw new Error(`redocly build-docs failed with exit code ${res.status}:\n${res.stdout}${res.stderr}`);
     }
-    const built = offline(await readFile(output, 'utf8'));
+    const ids = operations(loadSpec()).map((op) => op.operationId);
+    const built = withConsoleOperations(offline(await readFile(output, 'utf8')), ids);
     // Redoc writes its menu's links root-absolute (`/wms-orders`) into the prerendered page; under a path they go
     // where the site is (its script turns them into the hash once it runs).
     const page = linksUnder(built, address.base);
     await writeFile(output, page);
+    buildConsole(join(staging, 'console'));
     const bytes = (await stat(output)).size;
     if (bytes < 100_000)
       throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
@@ -104,6 +132,8 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
     for (const route of linkedRoutes(page, address.base)) {
       await writeSiteFile(join(route, 'index.html'), routePage(route, address.base, title));
     }
+    await mkdir(join(siteDir, 'console'), { recursive: true });
+    for (const name of CONSOLE_FILES) await copyFile(join(staging, 'console', name), join(siteDir, 'console', name));
     // The document offered for download is the contract itself, every pattern included: the page's copy says some
     // rules in words instead (patterns.ts) and carries what only the page needs.
     await writeFile(join(siteDir, 'openapi.json'), `${JSON.stringify(loadSpec(), null, 2)}\n`);

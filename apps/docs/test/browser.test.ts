@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { operations, type OpenApiDocument } from '@cls-api/spec';
-import { PROVISIONAL_TAG, provisionalElements, startDocs, type DocsServer } from '../src/index.js';
+import { PROVISIONAL_TAG, provisionalElements, SAMPLE_LABELS, startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 
@@ -204,6 +204,36 @@ describe('the documentation site in Chromium', () => {
         .first()
         .waitFor({ state: 'attached', ...WAIT });
       if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-typescript');
+    }
+  });
+
+  it('offers the samples in the six languages, each showing its own code', async () => {
+    const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
+    const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+    await show(`#/${id}`, id);
+    const section = page.locator(`[id="${id}"]`);
+    // A line only that language's sample holds (src/samples.ts).
+    const marks: Record<string, string> = {
+      [SAMPLE_LABELS.python]: 'response = requests.post(url',
+      [SAMPLE_LABELS.java]: 'HttpRequest.newBuilder()',
+      [SAMPLE_LABELS.go]: 'http.NewRequest("POST", url, payload)',
+      [SAMPLE_LABELS.php]: 'curl_setopt_array($curl, [',
+      [SAMPLE_LABELS.curl]: 'curl -sS -X POST',
+    };
+    for (const [label, mark] of Object.entries(marks)) {
+      await section
+        .getByRole('button', { name: /^(curl|TypeScript|Python|Java|Go|PHP)$/ })
+        .first()
+        .click();
+      const items = await page.getByRole('menuitem').allInnerTexts();
+      expect(items.map((t) => t.trim())).toEqual(Object.values(SAMPLE_LABELS));
+      await page.getByRole('menuitem', { name: label, exact: true }).click();
+      await section
+        .locator('pre')
+        .filter({ hasText: mark })
+        .first()
+        .waitFor({ state: 'attached', ...WAIT });
+      if (label === SAMPLE_LABELS.python) await shot('operation-registerDraftOrders-python');
     }
   });
 

@@ -41,7 +41,7 @@ function sameBut(shown: unknown, example: unknown): boolean {
 describe('samplesOf', () => {
   it.each(byId)('%s: a curl and a TypeScript sample of this very request', (_, op) => {
     const { codeSamples, file } = samplesOf(doc, op);
-    expect(codeSamples.map((s) => s.label)).toEqual([SAMPLE_LABELS.curl, SAMPLE_LABELS.typescript]);
+    expect(codeSamples.map((s) => s.label)).toEqual(Object.values(SAMPLE_LABELS));
     const [curl, ts] = codeSamples;
 
     // The operation's own request is the sample's last command, at the start of a line; earlier calls (steps that

@@ -20,6 +20,51 @@ export function send(res: ServerResponse, shaped: ShapedResponse): void {
   res.end(shaped.body);
 }
 
+/** How long a browser may reuse a preflight's answer, in seconds (the reference server's value). */
+const PREFLIGHT_MAX_AGE_SECONDS = '600';
+
+/**
+ * A browser page (the documentation site's console) calls the mock from another origin: the headers it sends
+ * (`X-API-Key`, `Authorization`, `Prefer`) make the call one that needs a preflight. Prism's own CORS answers only
+ * the calls it sees, and the front server refuses an OPTIONS request as a method no path has, so the front server
+ * answers the preflight of a method the path has itself, with 204, before anything else. Any origin is allowed, as
+ * Prism allows it.
+ */
+function corsPreflight(
+  contract: Contract,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string | undefined,
+): boolean {
+  const origin = req.headers.origin;
+  const asked = req.headers['access-control-request-method'];
+  if (req.method !== 'OPTIONS' || origin === undefined || typeof asked !== 'string' || path === undefined) return false;
+  if (!contract.match(asked.toUpperCase(), path)) return false;
+  req.resume();
+  res.writeHead(204, {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': asked.toUpperCase(),
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '',
+    'access-control-max-age': PREFLIGHT_MAX_AGE_SECONDS,
+    vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    'content-length': '0',
+  });
+  res.end();
+  return true;
+}
+
+/**
+ * The CORS headers of every answer to a browser's call, the front server's own refusals included (Prism's answers
+ * carry the same, which take precedence), so that a page reads the error envelope and every header.
+ */
+function withCorsHeaders(req: IncomingMessage, res: ServerResponse): void {
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  res.setHeader('access-control-allow-origin', origin);
+  res.setHeader('access-control-expose-headers', '*');
+  res.setHeader('vary', 'Origin');
+}
+
 export interface HandlerInputs {
   contract: Contract;
   engine: Engine;
@@ -54,6 +99,11 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
   return async (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url);
+    if (corsPreflight(contract, req, res, path)) {
+      onRequest?.(`${method} ${req.url} -> 204 (preflight)`);
+      return;
+    }
+    withCorsHeaders(req, res);
     const refused = refuseTarget(contract, method, path);
     if (refused) {
       req.resume();
