@@ -15,10 +15,6 @@ import { SandboxClocks } from './sandbox/clock.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
-<<<<<<< HEAD
-import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
-import { monthKey, ServiceTime, startOfNextMonth } from '@cls-api/spec';
-=======
 import {
   baseUrlOf,
   createLogger,
@@ -28,8 +24,7 @@ import {
   storageOptions,
   type Clock,
 } from './server.js';
-import { monthKey, startOfNextMonth } from '@cls-api/spec';
->>>>>>> wt-redis
+import { monthKey, ServiceTime, startOfNextMonth } from '@cls-api/spec';
 import {
   type AccountListing,
   KEY_AREAS,

@@ -158,22 +158,17 @@ export class UsageMeter {
     });
   }
 
-<<<<<<< HEAD
   /** The test-key calls of the month so far, without counting one (a forced outcome of the sandbox is not metered). */
   async peekTest(accountId: string, month: string): Promise<number> {
     const key = `${accountId} ${month} test`;
-    return (await this.counters.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
+    return (await this.counters.usage(accountId, month, 'test')) + this.notWritten(key, accountId, month);
   }
 
-  /** Gives back a test-key call counted for a request whose answer is not metered: refused, or failed (DECISIONS.md G29). */
-  async returnTest(accountId: string, month: string): Promise<void> {
-=======
   /**
    * Gives back the test-key call of `charge`, counted for a request whose answer is not metered: refused, or failed
    * (DECISIONS.md G29). If the counters fail, it is given back once they answer.
    */
   async returnTest(accountId: string, month: string, charge: string): Promise<void> {
->>>>>>> wt-redis
     const key = `${accountId} ${month} test`;
     const unwritten = this.unwritten.get(key);
     if (unwritten && unwritten.calls > 0) {
@@ -410,11 +405,6 @@ export const quota = fp<QuotaOptions>(
       const credential = request.credential;
       if (credential?.kind !== 'api_key' || credential.environment === 'live') return;
       const month = monthKey(request.now, timeZone);
-<<<<<<< HEAD
-=======
-      const charge = crypto.randomUUID();
-      const counted = await meter.countTest(credential.accountId, month, limit, charge);
->>>>>>> wt-redis
       const reset = startOfNextMonth(request.now, timeZone);
       if (request.forcedOutcome) {
         // Answered by the sandbox without being carried out (src/plugins/sandbox.ts): neither counted nor refused,
@@ -423,7 +413,8 @@ export const quota = fp<QuotaOptions>(
         request.quota = { limit, remaining: Math.max(0, limit - calls), reset, exhausted: false };
         return;
       }
-      const counted = await meter.countTest(credential.accountId, month, limit);
+      const charge = crypto.randomUUID();
+      const counted = await meter.countTest(credential.accountId, month, limit, charge);
       request.quota = {
         limit,
         remaining: Math.max(0, limit - counted.calls),
