@@ -8,6 +8,11 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /**
+     * Declared by the sandbox document rather than by the operation: a refused forced outcome
+     * (`SandboxOutcomeRefused`, `SandboxForbidden` of spec/sandbox/openapi.yaml), which any operation can get.
+     */
+    readonly declaredBySandbox = false,
   ) {
     super(message);
     this.name = 'ApiError';

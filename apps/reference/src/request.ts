@@ -1,6 +1,7 @@
 // What a request carries through the plugins and handlers (declared on Fastify's request type): the contract's
 // operation it addresses, its time, the caller's credential and quota state.
 import type { KeyArea, Route } from '@cls-api/server';
+import type { SandboxOutcome } from '@cls-api/spec';
 import type { Environment } from './environment.js';
 
 /** Who is calling, as established by the auth plugin: an account, and the environment its credential reaches. */
@@ -8,6 +9,13 @@ export type Credential =
   | { kind: 'public' }
   | { kind: 'api_key'; accountId: string; keyArea: KeyArea; environment: Environment }
   | { kind: 'jwt'; accountId: string; environment: Environment };
+
+/** A forced outcome (spec/sandbox/openapi.yaml, `X-Sandbox-Outcome`), checked against the operation's responses. */
+export interface ForcedOutcome {
+  outcome: SandboxOutcome;
+  /** With `bulk_failed`: the row indexes that fail (`X-Sandbox-Failed-Rows`); every row when absent. */
+  failedRows?: ReadonlySet<number>;
+}
 
 /** The caller's monthly-quota state, set by the quota plugin for test-key requests. */
 export interface QuotaState {
@@ -34,6 +42,18 @@ declare module 'fastify' {
     operation: Route | undefined;
     /** The request time, read once from the server's clock. */
     now: Date;
+    /**
+     * The service time the request's records see (src/plugins/sandbox.ts): the account's test clock for a credential
+     * of the test environment, else `now`. The quota's month and a JWT's expiry read `now`.
+     */
+    serviceNow: Date;
+    /** The sandbox's forced outcome the request asks for (`X-Sandbox-Outcome`), answered instead of carrying it out. */
+    forcedOutcome: ForcedOutcome | undefined;
+    /**
+     * The answer is a refusal the sandbox document declares (a forced outcome refused), not a response of the
+     * operation: strict-contract mode checks it against neither the operation's codes nor its responses.
+     */
+    declaredBySandbox: boolean;
     credential: Credential | undefined;
     quota: QuotaState | undefined;
   }

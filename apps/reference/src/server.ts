@@ -2,6 +2,7 @@
 // plugins in their order and one route per operation; then listening. Each part lives in a file named after it
 // (src/assembly/: backing, handlers, http-options, plugins, routes, shutdown). The CLI (src/cli.ts) is the only other
 // entry point.
+import { ServiceTime } from '@cls-api/spec';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -13,12 +14,14 @@ import { registerPlugins } from './assembly/plugins.js';
 import { registerRoutes } from './assembly/routes.js';
 import type { Config } from './config.js';
 import { contract } from './contract-facts.js';
-import { createDomain } from './domain/index.js';
+import { createDomain, type SandboxResetResult, type SandboxSeed } from './domain/index.js';
 import type { DomainHandlers } from './domain/vocabulary.js';
 import type { Owner } from './environment.js';
 import { REQUEST_ID_HEADER } from './plugins/cors.js';
 import type { AccountStore, DomainStore, Storage, UsageCounters } from './store/interface.js';
 import { openStorage } from './store/storage.js';
+import { SandboxClocks } from './sandbox/clock.js';
+import { readSandbox } from './sandbox/facts.js';
 
 export { MAX_HEADER_BYTES, registerRoutes, type ServerHandlers, storageOptions };
 export { type ShutdownOptions, shutdownOnSignals } from './assembly/shutdown.js';
@@ -33,6 +36,8 @@ export interface Domain {
   /** Loads demo data into owners (an account in an environment) that have none. */
   seedDemo(input: { owners: Owner[]; now?: Date }): Awaitable<unknown>;
   shipOrder(accountId: string | null, orderNo: string, now: Date): Awaitable<{ order_no: string; invoice_no: string }>;
+  /** The sandbox's reset of an account's test data (src/domain/index.ts). */
+  resetSandbox(input: { owner: Owner; seed?: SandboxSeed; now: Date }): Awaitable<SandboxResetResult>;
 }
 
 export type DomainFactory = (store: DomainStore, options: { timeZone: string }) => Domain;
@@ -83,6 +88,8 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     const jwt = new JwtIssuer(config.jwtSecret, config.jwtTtlSeconds, spec.jwtAudience);
     const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers = serverHandlers({ config, domain: domain.handlers, accounts, jwt, redis });
+    const sandbox = readSandbox();
+    const clocks = new SandboxClocks(storage.domain, new ServiceTime(config.serviceTimeZone));
 
     const app = Fastify(httpOptions(config, spec, logger));
     // Registered first, so it runs after the plugins' own close hooks (the quota's last write needs the database).
@@ -108,7 +115,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
       done();
     });
 
-    await registerPlugins(app, { config, spec, accounts, usageCounters, jwt, redis, violations });
+    await registerPlugins(app, { config, spec, accounts, usageCounters, jwt, redis, violations, sandbox, clocks });
 
     app.get('/health', async () => {
       await storage.ping();

@@ -335,6 +335,14 @@ export function createValidator(doc: OpenApiDocument, options: ValidatorOptions 
   };
 }
 
+/**
+ * A validator over any document of this repository in the one Ajv configuration, for a document that is not the
+ * contract (the sandbox document, `loadSandboxSpec`); the contract's own is `contractModel().validator()`.
+ */
+export function documentValidator(doc: OpenApiDocument, options: ValidatorOptions = {}): SchemaValidator {
+  return createValidator(doc, options);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The model
 

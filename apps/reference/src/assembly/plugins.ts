@@ -1,6 +1,7 @@
 // The server's plugins (src/plugins/) in their order. Order matters: CORS answers preflights before anything counts
 // them; the connection limit and the gateway limit count every other request; a declared body over the limit is
-// refused before auth; auth establishes the caller; the quota counts authenticated test-key calls; the envelope wraps
+// refused before auth; auth establishes the caller; the test clock gives test data its time and a forced outcome of the
+// sandbox is read, before the quota, which counts authenticated test-key calls (never a forced outcome); the envelope wraps
 // successes; error mapping answers failures; graceful close marks the responses sent while closing; in strict-contract
 // mode every response is checked last.
 import type { FastifyInstance } from 'fastify';
@@ -20,6 +21,9 @@ import { gracefulClose } from '../plugins/graceful-close.js';
 import { incompleteRequests } from '../plugins/incomplete-requests.js';
 import { jsonBody } from '../plugins/json-body.js';
 import { quota } from '../plugins/quota.js';
+import { forcedOutcomes, sandboxHelpers, testClock } from '../plugins/sandbox.js';
+import type { SandboxClocks } from '../sandbox/clock.js';
+import type { SandboxFacts } from '../sandbox/facts.js';
 import type { AccountStore, UsageCounters } from '../store/interface.js';
 
 export interface PluginInputs {
@@ -31,15 +35,22 @@ export interface PluginInputs {
   redis: Redis | undefined;
   /** Strict-contract mode's record of what the contract does not allow. */
   violations: string[];
+  /** The sandbox document (spec/sandbox/openapi.yaml) and the accounts' test clocks. */
+  sandbox: SandboxFacts;
+  clocks: SandboxClocks;
 }
 
 export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs): Promise<void> {
-  const { config, spec, accounts, usageCounters, jwt, redis, violations } = inputs;
+  const { config, spec, accounts, usageCounters, jwt, redis, violations, sandbox, clocks } = inputs;
   await app.register(cors, {
     origins: config.corsOrigins,
     operations: spec.operations,
     credentialHeaders: spec.credentialHeaders,
     declaredResponseHeaders: spec.declaredResponseHeaders,
+    sandbox: {
+      operations: sandbox.operations,
+      requestHeaders: [sandbox.outcomes.outcomeHeader, sandbox.outcomes.failedRowsHeader],
+    },
   });
   await app.register(connectionLimit, {
     maxPerAddress: config.maxConnectionsPerAddress,
@@ -53,6 +64,13 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
   });
   await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes, operationLimits: spec.operationBodyLimits });
   await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
+  await app.register(testClock, { clocks });
+  await app.register(forcedOutcomes, {
+    sandbox,
+    spec,
+    quotaHeaders: spec.model.quotaHeaders,
+    timeZone: config.serviceTimeZone,
+  });
   await app.register(quota, {
     counters: usageCounters,
     timeZone: config.serviceTimeZone,
@@ -71,6 +89,13 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
     bodyLimit: config.bodyLimitBytes,
   });
   await app.register(gracefulClose);
+  await app.register(sandboxHelpers, {
+    sandbox,
+    clocks,
+    integerSyntax: spec.limits.queryIntegerSyntax,
+    strict: config.strictContract,
+    violations,
+  });
   if (config.strictContract) {
     await app.register(contractCheck, { operations: spec.operations, validator: spec.model.validator(), violations });
   }

@@ -26,7 +26,8 @@ function context(request: FastifyRequest, route: Route): HandlerContext | Reques
       accountId: credential.accountId,
       area: route.area as Area,
       keyArea: credential.kind === 'api_key' ? credential.keyArea : null,
-      now: request.now,
+      // The one place the domain's time comes from: the account's test clock for test data (src/plugins/sandbox.ts).
+      now: request.serviceNow,
       log: request.log,
       environment: credential.environment,
     };

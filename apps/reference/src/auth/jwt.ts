@@ -47,13 +47,16 @@ export class JwtIssuer {
     return { token, expiresIn: this.ttlSeconds };
   }
 
-  /** Verifies a token for use on `area`: a token whose `aud` does not name the area is invalid there. */
-  async verify(token: string, now: Date, area: string): Promise<VerifyOutcome> {
+  /**
+   * Verifies a token for use on `area` (on any of them, given several): a token whose `aud` does not name the area is
+   * invalid there.
+   */
+  async verify(token: string, now: Date, area: string | readonly string[]): Promise<VerifyOutcome> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
         typ: 'JWT',
-        audience: area,
+        audience: typeof area === 'string' ? area : [...area],
         issuer: JWT_ISSUER,
         requiredClaims: ['sub', 'iat', 'exp', 'env'],
         currentDate: now,

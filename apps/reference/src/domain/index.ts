@@ -16,7 +16,7 @@ import { orderHandlers, orderLifecycle } from './orders.js';
 import { productHandlers } from './products.js';
 import { returnHandlers } from './returns.js';
 import { type DemoSummary, seedDemo } from './seed.js';
-import type { DomainStore } from '../store/interface.js';
+import type { DomainStore, RecordCounts } from '../store/interface.js';
 import { videoHandlers } from './videos.js';
 import type { Domain as DomainParts } from './views.js';
 
@@ -50,6 +50,21 @@ export interface Domain {
    * across all sellers (the operator's CLI); the order keeps its environment.
    */
   shipOrder(accountId: string | null, orderNo: string, now: Date): Promise<{ order_no: string; invoice_no: string }>;
+  /**
+   * The sandbox's reset (spec/sandbox/openapi.yaml, `POST /sandbox/reset`): removes every record of the owner's
+   * test data in one transaction, then loads the named seed at `now` (the account's test clock), through the same
+   * handlers as requests. Nothing of another owner is touched; live data is refused.
+   */
+  resetSandbox(input: { owner: Owner; seed?: SandboxSeed; now: Date }): Promise<SandboxResetResult>;
+}
+
+/** The seeds a reset can load (`SandboxSeed` of the sandbox document): `demo`, the data set of `seedDemo`. */
+export type SandboxSeed = 'demo';
+
+export interface SandboxResetResult {
+  removed: RecordCounts;
+  seed?: SandboxSeed;
+  loaded?: RecordCounts;
 }
 
 const DEFAULT_VIDEO_BASE_URL = 'https://video.example.com/v/';
@@ -99,5 +114,13 @@ export function createDomain(store: DomainStore, options: DomainOptions): Domain
     handlers,
     seedDemo: ({ owners, now }) => seedDemo(parts, handlers, lifecycle, owners, now ?? new Date()),
     shipOrder: (accountId, orderNo, now) => lifecycle.ship(accountId, orderNo, now),
+    async resetSandbox({ owner, seed, now }) {
+      // The helpers answer test credentials only (the sandbox plugin); live data is never the sandbox's to remove.
+      if (owner.environment !== 'test') throw new Error('the sandbox resets test data only');
+      const removed = await store.transaction((tx) => tx.removeRecords(owner));
+      if (seed === undefined) return { removed };
+      await seedDemo(parts, handlers, lifecycle, [owner], now);
+      return { removed, seed, loaded: await store.countRecords(owner) };
+    },
   };
 }

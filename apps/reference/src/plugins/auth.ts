@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { routes, type Route } from '@cls-api/server';
+import { routes } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
 import { ApiKeyCache } from '../auth/key-cache.js';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract-facts.js';
@@ -16,6 +16,23 @@ export interface AuthOptions extends Record<string, unknown> {
 
 /** The area whose operations accept a key of any area (DECISIONS G8: the MCP area wraps the others). */
 const ANY_KEY_AREA = 'mcp';
+
+/**
+ * What a credential is checked for: an operation's area and security schemes. The sandbox's helpers (DECISIONS G31)
+ * are not in an area: they take a key of any area, or a JWT of any audience (`anyArea`).
+ */
+export interface AuthTarget {
+  area: string;
+  security: readonly string[];
+  anyArea?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Establishes `request.credential` for a target that is not a contract operation (the sandbox's helpers). */
+    authenticate(request: FastifyRequest, target: AuthTarget): Promise<void>;
+  }
+}
 
 const IMPLEMENTED_SCHEMES: readonly string[] = [API_KEY_SCHEME, BEARER_SCHEME];
 
@@ -47,7 +64,7 @@ export const auth = fp<AuthOptions>(
         );
     }
 
-    async function bearer(request: FastifyRequest, route: Route, alsoKey: boolean): Promise<void> {
+    async function bearer(request: FastifyRequest, route: AuthTarget, alsoKey: boolean): Promise<void> {
       const authorization = header(request, 'authorization');
       if (authorization === undefined) {
         if (!alsoKey && header(request, 'x-api-key') !== undefined) {
@@ -62,7 +79,7 @@ export const auth = fp<AuthOptions>(
       }
       const match = /^Bearer +([^ ]+)$/i.exec(authorization.trim());
       if (!match) throw new ApiError('AUTH_INVALID_TOKEN', 'The Authorization header must be Bearer <access_token>.');
-      const outcome = await jwt.verify(match[1]!, request.now, route.area);
+      const outcome = await jwt.verify(match[1]!, request.now, route.anyArea ? jwt.audience : route.area);
       if (outcome.kind === 'expired')
         throw new ApiError('AUTH_EXPIRED_TOKEN', 'The JWT has expired. Refresh it and retry.');
       const account = outcome.kind === 'ok' ? await accounts.getAccount(outcome.accountId) : undefined;
@@ -73,11 +90,11 @@ export const auth = fp<AuthOptions>(
       request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
     }
 
-    async function apiKey(request: FastifyRequest, route: Route, key: string | undefined): Promise<void> {
+    async function apiKey(request: FastifyRequest, route: AuthTarget, key: string | undefined): Promise<void> {
       if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
       const identity = API_KEY_SHAPE.test(key) ? await keys.lookup(key, request.now.getTime(), findApiKey) : undefined;
       if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
-      if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
+      if (identity.area !== route.area && route.area !== ANY_KEY_AREA && !route.anyArea) {
         throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');
       }
       if (identity.env === 'live' && !identity.paid) {
@@ -91,14 +108,7 @@ export const auth = fp<AuthOptions>(
       };
     }
 
-    app.addHook('onRequest', async function authenticate(request) {
-      const route = request.operation;
-      if (!route) {
-        // An empty path parameter matched a route, but addresses no operation.
-        if (request.routeOptions.config.operation)
-          throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
-        return; // no route at all: the not-found handler answers
-      }
+    async function authenticateFor(request: FastifyRequest, route: AuthTarget): Promise<void> {
       const schemes: readonly string[] = route.security;
       const acceptsKey = schemes.includes(API_KEY_SCHEME);
       const acceptsJwt = schemes.includes(BEARER_SCHEME);
@@ -110,6 +120,18 @@ export const auth = fp<AuthOptions>(
       } else {
         await bearer(request, route, acceptsKey);
       }
+    }
+    app.decorate('authenticate', authenticateFor);
+
+    app.addHook('onRequest', async function authenticate(request) {
+      const route = request.operation;
+      if (!route) {
+        // An empty path parameter matched a route, but addresses no operation.
+        if (request.routeOptions.config.operation)
+          throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
+        return; // no route at all (the not-found handler answers), or the sandbox's, which authenticates its own
+      }
+      await authenticateFor(request, route);
     });
   },
   { name: 'auth', fastify: '5.x', dependencies: ['gateway-rate-limit', 'json-body'] },

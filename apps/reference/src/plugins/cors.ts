@@ -11,6 +11,11 @@ export interface CorsOptions extends Record<string, unknown> {
   credentialHeaders: readonly string[];
   /** Response headers the contract declares (`Retry-After`, `X-RateLimit-*`): a page must be able to read them. */
   declaredResponseHeaders: readonly string[];
+  /**
+   * The sandbox's helpers (spec/sandbox/openapi.yaml): its paths answer preflights like the contract's, and a page
+   * may send its request headers (`X-Sandbox-Outcome`, `X-Sandbox-Failed-Rows`).
+   */
+  sandbox?: { operations: ReadonlyMap<string, OperationInfo>; requestHeaders: readonly string[] };
 }
 
 /** The header every response carries for support requests (src/server.ts). */
@@ -79,8 +84,14 @@ function addVary(reply: FastifyReply, name: string): void {
  */
 export const cors = fp<CorsOptions>(
   async (app: FastifyInstance, options) => {
-    const paths = pathTable(options.operations).map((p) => ({ ...p, allowMethods: [...p.methods].join(', ') }));
-    const allowHeaders = [...options.credentialHeaders, 'Content-Type', 'Accept'].join(', ');
+    const operations = new Map([...options.operations, ...(options.sandbox?.operations ?? [])]);
+    const paths = pathTable(operations).map((p) => ({ ...p, allowMethods: [...p.methods].join(', ') }));
+    const allowHeaders = [
+      ...options.credentialHeaders,
+      ...(options.sandbox?.requestHeaders ?? []),
+      'Content-Type',
+      'Accept',
+    ].join(', ');
     const exposeHeaders = [...options.declaredResponseHeaders, REQUEST_ID_HEADER].join(', ');
     const origins = options.origins;
     const anyOrigin = origins === '*' || origins.includes('*');

@@ -152,10 +152,17 @@ export const errorMapping = fp<ErrorMappingOptions>(
       return entry.status;
     }
 
-    function send(request: FastifyRequest, reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+    function send(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      code: ErrorCode,
+      message: string,
+      declaredBySandbox = false,
+    ): FastifyReply {
       const status = statusOf(code);
       const route = request.operation;
-      if (strict && route) {
+      request.declaredBySandbox = declaredBySandbox;
+      if (strict && route && !declaredBySandbox) {
         const listed: readonly string[] | undefined = (
           route.errorCodes as Record<string, readonly string[] | undefined>
         )[String(status)];
@@ -183,7 +190,7 @@ export const errorMapping = fp<ErrorMappingOptions>(
     }
 
     function handle(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-      if (error instanceof ApiError) return send(request, reply, error.code, error.message);
+      if (error instanceof ApiError) return send(request, reply, error.code, error.message, error.declaredBySandbox);
       if (error instanceof RequestValidationError)
         return send(request, reply, validationCode(request, error.missing), error.message);
       const fastifyError = error as FastifyError;
@@ -219,6 +226,7 @@ export const errorMapping = fp<ErrorMappingOptions>(
       return send(request, reply, 'INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
     }
 
+    app.decorateRequest('declaredBySandbox', false);
     app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
 
     const notFound = (request: FastifyRequest, reply: FastifyReply) =>

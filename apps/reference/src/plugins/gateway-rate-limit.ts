@@ -17,17 +17,25 @@ export interface GatewayRateLimitOptions extends Record<string, unknown> {
  * keys and areas, before authentication. A request must find a token in every bucket whose prefix it falls
  * under, and takes one from each only when all have one. Its 429 carries no Retry-After and no X-RateLimit-*.
  */
+/** The message of the gateway's 429 (and of the sandbox's forced one, which answers as it). */
+export const GATEWAY_LIMIT_MESSAGE = 'Too many requests. Slow down and retry with backoff.';
+
+/** The path prefix of the sandbox's helpers (spec/sandbox/openapi.yaml). */
+export const SANDBOX_PREFIX = '/sandbox/';
+
 export const gatewayRateLimit = fp<GatewayRateLimitOptions>(
   async (app: FastifyInstance, { tiers, buckets }) => {
     app.addHook('onRequest', async function takeGatewayToken(request) {
-      const path = pathOf(request.url);
+      // The sandbox's helpers (/sandbox/, DECISIONS G31) are limited as the service's own paths are (`/v3/`).
+      const raw = pathOf(request.url);
+      const path = raw.startsWith(SANDBOX_PREFIX) ? `/v3/${raw.slice(SANDBOX_PREFIX.length)}` : raw;
       const applicable: number[] = [];
       tiers.forEach((t, i) => {
         if (path.startsWith(t.appliesTo)) applicable.push(i);
       });
       if (applicable.length === 0) return;
       if (!(await buckets.take(request.ip, applicable, request.now.getTime()))) {
-        throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests. Slow down and retry with backoff.');
+        throw new ApiError('RATE_LIMIT_EXCEEDED', GATEWAY_LIMIT_MESSAGE);
       }
     });
   },

@@ -22,6 +22,9 @@ export interface QuotaOptions extends Record<string, unknown> {
 
 const epochSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
+/** The message of the quota's 429 (and of the sandbox's forced one, which answers as it). */
+export const QUOTA_EXHAUSTED_MESSAGE = 'The monthly quota of test API calls is used up.';
+
 declare module 'fastify' {
   interface FastifyInstance {
     usageMeter: UsageMeter;
@@ -105,6 +108,12 @@ export class UsageMeter {
       this.defer(key, { accountId, month, env: 'test', calls: 1 });
       return { allowed: true, calls: calls + 1 };
     });
+  }
+
+  /** The test-key calls of the month so far, without counting one (a forced outcome of the sandbox is not metered). */
+  async peekTest(accountId: string, month: string): Promise<number> {
+    const key = `${accountId} ${month} test`;
+    return (await this.counters.usage(accountId, month, 'test')) + (this.unwritten.get(key)?.calls ?? 0);
   }
 
   /** Gives back a test-key call counted for a request whose answer is not metered: refused, or failed (DECISIONS.md G29). */
@@ -244,8 +253,15 @@ export const quota = fp<QuotaOptions>(
       const credential = request.credential;
       if (credential?.kind !== 'api_key' || credential.environment === 'live') return;
       const month = monthKey(request.now, timeZone);
-      const counted = await meter.countTest(credential.accountId, month, limit);
       const reset = startOfNextMonth(request.now, timeZone);
+      if (request.forcedOutcome) {
+        // Answered by the sandbox without being carried out (src/plugins/sandbox.ts): neither counted nor refused,
+        // and its quota headers tell the month's count as it stands.
+        const calls = await meter.peekTest(credential.accountId, month);
+        request.quota = { limit, remaining: Math.max(0, limit - calls), reset, exhausted: false };
+        return;
+      }
+      const counted = await meter.countTest(credential.accountId, month, limit);
       request.quota = {
         limit,
         remaining: Math.max(0, limit - counted.calls),
@@ -253,8 +269,7 @@ export const quota = fp<QuotaOptions>(
         exhausted: !counted.allowed,
         ...(counted.allowed ? { countedIn: month } : {}),
       };
-      if (!counted.allowed)
-        throw new ApiError('RATE_LIMIT_EXCEEDED', 'The monthly quota of test API calls is used up.');
+      if (!counted.allowed) throw new ApiError('RATE_LIMIT_EXCEEDED', QUOTA_EXHAUSTED_MESSAGE);
     });
 
     // What counts (DECISIONS.md G10, G29): a call whose answer the contract declares subject to the quota, the

@@ -305,6 +305,11 @@ export interface StoreReader {
   listDeposits(owner: Owner, period: Period, window: Window): Promise<Slice<DepositRecord>>;
   /** Oldest first. */
   listVideos(owner: Owner, invoiceNo: string, limit: number): Promise<VideoRecord[]>;
+
+  /** How many records of each kind the owner has (the sandbox's reset, spec/sandbox/openapi.yaml). */
+  countRecords(owner: Owner): Promise<RecordCounts>;
+  /** The test clock of the account's test data; undefined while it is on real time. */
+  findSandboxClock(accountId: string): Promise<SandboxClockRecord | undefined>;
 }
 
 /** Writes; only inside `DomainStore.transaction`. */
@@ -356,9 +361,36 @@ export interface StoreWriter {
 
   insertDeposit(owner: Owner, deposit: DepositRecord): Promise<void>;
   insertVideo(owner: Owner, video: VideoRecord): Promise<void>;
+
+  /** Removes every record of the owner, of every kind; resolves to how many of each were removed. */
+  removeRecords(owner: Owner): Promise<RecordCounts>;
+  /** Sets the test clock of the account's test data; null puts it back on real time. */
+  setSandboxClock(accountId: string, clock: SandboxClockRecord | null): Promise<void>;
 }
 
 export type StoreTransaction = StoreReader & StoreWriter;
+
+/** The records of one owner, counted by kind (`SandboxRecordCounts` of the sandbox document). */
+export interface RecordCounts {
+  orders: number;
+  drafts: number;
+  returns: number;
+  products: number;
+  options: number;
+  stock: number;
+  suppliers: number;
+  videos: number;
+  deposits: number;
+}
+
+/**
+ * A test clock off real time: a running clock is `offset_ms` ahead of real time (behind when negative); a frozen
+ * one stands at `frozen_at_ms` (epoch milliseconds).
+ */
+export interface SandboxClockRecord {
+  offset_ms: number;
+  frozen_at_ms: number | null;
+}
 
 export interface DomainStore extends StoreReader {
   /**

@@ -1,6 +1,7 @@
 // Three reference instances on one PostgreSQL and one Redis behind nginx, as `cls-reference cluster` starts them
-// (real processes, real servers from Debian's packages): the limits hold across instances, and killing one instance
-// loses no acknowledged row while the others keep serving.
+// (real processes, real servers from Debian's packages): the limits hold across instances, the sandbox's test clock
+// and reset act for every instance at once, and killing one instance loses no acknowledged row while the others keep
+// serving.
 import { type RunningRedis, startRedis } from '@cls-api/test-servers';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import type { Cluster } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
 import { newPostgresDatabase } from '../support/engines.js';
+import { openStorage, parseDatabaseTarget } from '../../src/store/storage.js';
 
 const limits = contract().limits;
 const general = limits.gateway.find((g) => g.name === 'gateway')!;
@@ -95,6 +97,84 @@ describe('cls-reference cluster', () => {
     expect(passed).toBeGreaterThanOrEqual(general.burst);
     expect(passed).toBeLessThanOrEqual(general.burst + Math.ceil(seconds * general.ratePerSecond) + 1);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+  });
+
+  it("the sandbox's helpers across instances: a clock set through one is read by the others at once, and a reset through one removes that account's test records only", async () => {
+    const [first, second, third] = topology.instances as [string, string, string];
+    // An account of this test's own, made on the cluster's database as the operator's admin command makes one.
+    const storage = await openStorage(parseDatabaseTarget(database));
+    let otherKey: string;
+    try {
+      const other = await storage.accounts.createAccount(
+        { name: 'Sandbox Seller', paid: false, link: ['wms', 'manager', 'cam'] },
+        new Date(),
+      );
+      otherKey = (await storage.accounts.createApiKey(other.account_id, 'wms', 'test', new Date())).api_key;
+    } finally {
+      await storage.close();
+    }
+    const key = keyOf('wms');
+    const call = async (base: string, method: string, path: string, apiKey: string, body?: unknown) => {
+      const r = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          'X-API-Key': apiKey,
+          Accept: 'application/json',
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: r.status, headers: r.headers, body: (await r.json()) as any };
+    };
+    const registerReturn = async (apiKey: string, code: string) => {
+      const product = { product_code: code, product_name: code, price: 1000, stock_quantity: 3 };
+      expect((await call(first, 'POST', '/v3/wms/products', apiKey, product)).status).toBe(200);
+      const row = {
+        mall_order_no: `MALL-${code}`,
+        mall_product_name: code,
+        product_code: code,
+        quantity: 1,
+        receiver_name: 'Kim Minji',
+        receiver_phone: '010-1234-5678',
+        receiver_address: '12 Sejong-daero, Jung-gu, Seoul',
+      };
+      const orders = await call(first, 'POST', '/v3/wms/orders', apiKey, { orders: [row] });
+      const returned = await call(first, 'POST', '/v3/wms/returns', apiKey, {
+        order_no: orders.body.data.results[0].order_no,
+        reason: 'Wrong size',
+      });
+      expect(returned.status).toBe(200);
+      return returned.body.data as { return_no: string; cancellable_until: string };
+    };
+    const suffix = Date.now().toString(36).toUpperCase();
+    const mine = await registerReturn(key, `SANDBOX-A-${suffix}`);
+    const theirs = await registerReturn(otherKey, `SANDBOX-B-${suffix}`);
+
+    // The clock set through the second instance, at the end of the return's window: the first and the third read it.
+    const set = await call(second, 'PUT', '/sandbox/clock', key, { at: mine.cancellable_until, frozen: true });
+    expect(set.status).toBe(200);
+    expect((await call(first, 'GET', '/sandbox/clock', key)).body.data.now).toBe(mine.cancellable_until);
+    const expired = await call(third, 'POST', `/v3/wms/returns/${mine.return_no}/cancel`, key);
+    expect(expired.status).toBe(400);
+    expect(expired.body.error.code).toBe('RETURN_CANCEL_EXPIRED');
+    expect((await call(third, 'POST', `/v3/wms/returns/${theirs.return_no}/cancel`, otherKey)).status).toBe(200);
+    expect((await call(first, 'DELETE', '/sandbox/clock', key)).body.data.offset_seconds).toBe(0);
+
+    // The reset through the second instance: the third sees the other account's test data gone, this one's kept.
+    const total = async (apiKey: string) =>
+      (await call(third, 'GET', '/v3/wms/products', apiKey)).body.pagination.total;
+    const mineBefore = await total(key);
+    const before = await call(third, 'GET', '/v3/wms/products', otherKey);
+    const reset = await call(second, 'POST', '/sandbox/reset', otherKey);
+    expect(reset.status).toBe(200);
+    expect(reset.body.data.removed).toMatchObject({ products: 1, orders: 1, returns: 1, stock: 1 });
+    const after = await call(third, 'GET', '/v3/wms/products', otherKey);
+    expect(after.body.pagination.total).toBe(0);
+    // The quota is not given back: the next call has one call fewer left.
+    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(before.headers.get('x-ratelimit-remaining')) - 1,
+    );
+    expect(await total(key)).toBe(mineBefore);
   });
 
   it('kill -9 of one instance during a stream of bulk drafts: every acknowledged row is stored, the others keep serving', {

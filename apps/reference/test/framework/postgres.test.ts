@@ -191,6 +191,7 @@ describe('PostgreSQL migrations', () => {
       { version: 1, name: 'schema' },
       { version: 2, name: 'deployment' },
       { version: 3, name: 'order_counts' },
+      { version: 4, name: 'sandbox_clocks' },
     ]);
   });
 
