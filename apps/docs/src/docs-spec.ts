@@ -1,7 +1,7 @@
 // The docs-only copy of the bundle: the contract plus what only the site needs. spec/ is never touched.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
+import { loadSandboxSpec, loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { patternsInWords } from './patterns.js';
@@ -9,6 +9,7 @@ import { forEachNode } from './walk.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
+import { addSandboxGuides } from './sandbox-guides.js';
 
 /** The start page's pointer to the files for coding agents and language models, written when the site is built. */
 export const AGENTS_NOTE = `For coding agents and language models: [${LLMS_INDEX}](/${LLMS_INDEX}) lists every guide and operation, and [${LLMS_FULL}](/${LLMS_FULL}) holds them all in plain Markdown.`;
@@ -117,10 +118,15 @@ export const mcpToolNote = (tool: string) =>
   `Also available as the tool \`${tool}\` of the [MCP tools](/mcp-tools) area, called with the same parameters.`;
 
 /**
- * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide and, when the
- * spec package's changelog is given, the "Changelog" guide.
+ * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide, when the spec
+ * package's changelog is given, the "Changelog" guide and, when the sandbox document is given, its guides.
  */
-export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, changelog?: string): DocsSpec {
+export function docsSpec(
+  contract: OpenApiDocument,
+  decisionsMarkdown: string,
+  changelog?: string,
+  sandbox?: OpenApiDocument,
+): DocsSpec {
   const doc = structuredClone(contract);
   const samples: SampleFile[] = [];
   for (const op of operations(contract)) {
@@ -141,6 +147,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
   addProvisionalBadges(doc);
   if (Array.isArray(doc.servers)) doc.servers = (doc.servers as ServerObject[]).map(plainServer);
   if (changelog !== undefined) addChangelogGuide(doc, changelog);
+  if (sandbox !== undefined) addSandboxGuides(doc, sandbox);
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = forSearch(plainHeadings(t.description));
   }
@@ -157,7 +164,7 @@ export function docsSpec(contract: OpenApiDocument, decisionsMarkdown: string, c
 
 /** Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log. */
 export async function generate(): Promise<DocsSpec> {
-  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog());
+  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog(), loadSandboxSpec());
   await mkdir(generatedDir, { recursive: true });
   await rm(samplesDir, { recursive: true, force: true });
   await mkdir(samplesDir, { recursive: true });
