@@ -5,7 +5,7 @@
 // live key, a body against its schema) is refused here the same way.
 import {
   apiKeyShape,
-  createValidator,
+  documentValidator,
   loadSandboxSpec,
   operations,
   type JsonSchema,
@@ -32,7 +32,7 @@ export class SandboxHelpers {
   ) {
     this.doc = doc;
     this.operations = operations(doc);
-    this.validator = createValidator(doc);
+    this.validator = documentValidator(doc);
   }
 
   /** Whether a path is the sandbox's, which this answers, and not the contract's. */

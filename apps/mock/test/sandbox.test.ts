@@ -1,12 +1,12 @@
 // The sandbox's helpers on the mock: answered statelessly from their own document (@cls-api/spec/sandbox.json), each
 // answer one of its examples or the envelope with a status that helper documents, and valid against its schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createValidator, loadSandboxSpec, type JsonSchema } from '@cls-api/spec';
+import { documentValidator, loadSandboxSpec, type JsonSchema } from '@cls-api/spec';
 import { SandboxHelpers, startMock, type MockServer } from '../src/index.js';
 import { send, type Answer } from './support.js';
 
 const doc = loadSandboxSpec();
-const validator = createValidator(doc);
+const validator = documentValidator(doc);
 const ops = new SandboxHelpers({ schemes: new Map() } as never, doc).operations;
 const TEST_KEY = { 'X-API-Key': 'wms_test_mock' };
 

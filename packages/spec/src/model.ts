@@ -293,11 +293,7 @@ function absolutize(value: unknown): unknown {
   return value;
 }
 
-/**
- * A validator of any document in the contract's layout, such as the sandbox's (`loadSandboxSpec`), which has no
- * contract model of its own; the contract's is `contractModel().validator()`.
- */
-export function createValidator(doc: OpenApiDocument, options: ValidatorOptions = {}): SchemaValidator {
+function createValidator(doc: OpenApiDocument, options: ValidatorOptions): SchemaValidator {
   const relaxed = options.relaxed === true;
   const source = relaxed ? relaxProvisional(doc) : doc;
   const ajv = new Ajv2020({

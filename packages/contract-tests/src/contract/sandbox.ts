@@ -2,7 +2,7 @@
 // DECISIONS.md G31), never from the contract, which keeps only the service's paths. The kit uses them when the server
 // under test offers them: the test clock reaches RETURN_CANCEL_EXPIRED, the reset leaves no record of the run.
 import {
-  createValidator,
+  documentValidator,
   loadSandboxSpec,
   operations,
   type JsonSchema,
@@ -42,7 +42,7 @@ export class SandboxDocument {
       realTime: find(HELPERS.realTime),
       reset: find(HELPERS.reset),
     };
-    this.validator = createValidator(doc);
+    this.validator = documentValidator(doc);
     const remaining = quotaRemainingHeader.toLowerCase();
     this.meteredOps = new Set(
       ops
