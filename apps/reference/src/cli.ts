@@ -12,11 +12,12 @@ import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
 import { openRedis, redisDatabaseOf } from './limits/redis.js';
 import { RedisUsageCounters } from './limits/redis-usage.js';
 import { createDomain } from './domain/index.js';
+import { SandboxClocks } from './sandbox/clock.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
 import { baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions, type Clock } from './server.js';
-import { monthKey, startOfNextMonth } from '@cls-api/spec';
+import { monthKey, ServiceTime, startOfNextMonth } from '@cls-api/spec';
 import {
   type AccountListing,
   KEY_AREAS,
@@ -203,7 +204,11 @@ async function admin(
       case 'order ship': {
         if (!arg) throw new UsageError('admin order ship needs ORDER_NO');
         const domain = createDomain(storage.domain, { timeZone: config.serviceTimeZone });
-        return { ...(await domain.shipOrder(flags.account ?? null, arg, now)) };
+        // Shipped at the time its records see: a test order at its account's test clock (the sandbox's).
+        const order = await storage.domain.findOrder(null, arg);
+        const clocks = new SandboxClocks(storage.domain, new ServiceTime(config.serviceTimeZone));
+        const at = order ? await clocks.ownerNow(order.owner, now) : now;
+        return { ...(await domain.shipOrder(flags.account ?? null, arg, at)) };
       }
       case 'quota reset': {
         const accountId = required(flags, 'account');

@@ -12,12 +12,14 @@ import {
   type SandboxOutcome,
   ServiceTime,
 } from '@cls-api/spec';
+import type { Route } from '@cls-api/server';
 import fp from 'fastify-plugin';
 import { ApiError, shown } from '../errors.js';
 import type { Owner } from '../environment.js';
 import type { Contract } from '../contract-facts.js';
 import type { ForcedOutcome } from '../request.js';
-import type { SandboxClocks } from '../sandbox/clock.js';
+import { type ClockChange, clockedAccount, type SandboxClocks } from '../sandbox/clock.js';
+import type { SandboxSeed } from '../domain/index.js';
 import type { SandboxFacts } from '../sandbox/facts.js';
 import { requestValidator, responseValidator } from '../validation.js';
 import { INTERNAL_ERROR_MESSAGE } from './error-mapping.js';
@@ -62,8 +64,17 @@ export interface TestClockOptions extends Record<string, unknown> {
 export const testClock = fp<TestClockOptions>(
   async (app: FastifyInstance, { clocks }) => {
     app.decorateRequest('serviceNow', undefined as unknown as Date);
-    app.addHook('preHandler', async function readTestClock(request) {
-      request.serviceNow = request.operation ? await clocks.serviceNow(request.credential, request.now) : request.now;
+    // A callback hook: live and public calls, the most frequent, cost no promise and no read.
+    app.addHook('preHandler', function readTestClock(request, _reply, done) {
+      if (!request.operation || clockedAccount(request.credential) === undefined) {
+        request.serviceNow = request.now;
+        done();
+        return;
+      }
+      clocks.serviceNow(request.credential, request.now).then((now) => {
+        request.serviceNow = now;
+        done();
+      }, done);
     });
   },
   { name: 'test-clock', fastify: '5.x', dependencies: ['auth'] },
@@ -175,12 +186,11 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
 
     app.decorateRequest('forcedOutcome', undefined);
 
-    app.addHook('onRequest', async function readForcedOutcome(request) {
+    /** The forced outcome a request asks for, checked; throws the refusal the sandbox document declares. */
+    function forcedOutcomeOf(request: FastifyRequest, route: Route): ForcedOutcome | undefined {
       const value = header(request, outcomeHeader);
       const rows = header(request, failedRowsHeader);
-      const route = request.operation;
-      // The headers mean something on the contract's operations only.
-      if (!route || (value === undefined && rows === undefined)) return;
+      if (value === undefined && rows === undefined) return undefined;
       const op = spec.operations.get(route.operationId)!;
       const credential = request.credential;
       if (!credential || credential.kind === 'public')
@@ -206,7 +216,20 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
         if (new Set(indexes).size !== indexes.length) throw refused(`${failedRowsHeader} names a row twice.`);
         forced.failedRows = new Set(indexes);
       }
-      request.forcedOutcome = forced;
+      return forced;
+    }
+
+    // Callback hooks: a request without the headers, nearly every one, costs no promise.
+    app.addHook('onRequest', function readForcedOutcome(request, _reply, done) {
+      const route = request.operation;
+      // The headers mean something on the contract's operations only.
+      if (route === undefined) return done();
+      try {
+        request.forcedOutcome = forcedOutcomeOf(request, route);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
     });
 
     function bulkAnswer(request: FastifyRequest, shape: BulkShape, failed: ReadonlySet<number> | undefined) {
@@ -242,27 +265,38 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
       };
     }
 
-    app.addHook('preHandler', async function answerForcedOutcome(request, reply: FastifyReply) {
-      const forced = request.forcedOutcome;
-      if (!forced) return;
+    /** The error a forced outcome answers with, or the bulk answer it sends. */
+    function answer(request: FastifyRequest, reply: FastifyReply, forced: ForcedOutcome): ApiError | undefined {
       switch (forced.outcome) {
         case 'internal_error':
-          throw new ApiError('INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
+          return new ApiError('INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE);
         case 'quota_exceeded':
           // The quota's own 429: Retry-After and the X-RateLimit-* headers (the quota plugin writes them).
           if (request.quota) request.quota = { ...request.quota, remaining: 0, exhausted: true };
-          throw new ApiError('RATE_LIMIT_EXCEEDED', QUOTA_EXHAUSTED_MESSAGE);
+          return new ApiError('RATE_LIMIT_EXCEEDED', QUOTA_EXHAUSTED_MESSAGE);
         case 'gateway_throttled':
           // The gateway answers before the quota is read: no Retry-After, no X-RateLimit-*.
           request.quota = undefined;
-          throw new ApiError('RATE_LIMIT_EXCEEDED', GATEWAY_LIMIT_MESSAGE);
+          return new ApiError('RATE_LIMIT_EXCEEDED', GATEWAY_LIMIT_MESSAGE);
         case 'bulk_failed': {
           const shape = bulkShapes.get(request.operation!.operationId)!;
-          const answer = bulkAnswer(request, shape, forced.failedRows);
-          reply.code(200);
-          return reply.send(answer);
+          reply.code(200).send(bulkAnswer(request, shape, forced.failedRows));
+          return undefined;
         }
       }
+    }
+
+    app.addHook('preHandler', function answerForcedOutcome(request, reply, done) {
+      const forced = request.forcedOutcome;
+      if (!forced) return done();
+      let error: ApiError | undefined;
+      try {
+        error = answer(request, reply, forced);
+      } catch (err) {
+        return done(err as Error);
+      }
+      // A hook that sent the answer itself does not go on.
+      if (error) done(error);
     });
   },
   { name: 'forced-outcomes', fastify: '5.x', dependencies: ['auth', 'test-clock'] },
@@ -280,12 +314,6 @@ export interface SandboxHelpersOptions extends Record<string, unknown> {
   violations: string[];
 }
 
-interface ClockBody {
-  at?: string;
-  advance_seconds?: number;
-  frozen?: boolean;
-}
-
 /** `POST /sandbox/reset` and `GET`, `PUT`, `DELETE /sandbox/clock`, with their handlers. */
 export const sandboxHelpers = fp<SandboxHelpersOptions>(
   async (app: FastifyInstance, options) => {
@@ -293,7 +321,7 @@ export const sandboxHelpers = fp<SandboxHelpersOptions>(
     const handlers: Record<string, (request: FastifyRequest) => Promise<unknown>> = {
       async resetSandbox(request) {
         const owner = testOwner(request, 'The sandbox helpers');
-        const seed = (request.body as { seed?: 'demo' } | undefined)?.seed;
+        const seed = (request.body as { seed?: SandboxSeed } | undefined)?.seed;
         const now = await clocks.serviceNow(request.credential, request.now);
         return { data: await app.domain.resetSandbox({ owner, now, ...(seed ? { seed } : {}) }) };
       },
@@ -303,7 +331,7 @@ export const sandboxHelpers = fp<SandboxHelpersOptions>(
       },
       async setSandboxClock(request) {
         const owner = testOwner(request, 'The sandbox helpers');
-        return { data: await clocks.set(owner.accountId, request.body as ClockBody, request.now) };
+        return { data: await clocks.set(owner.accountId, request.body as ClockChange, request.now) };
       },
       async resetSandboxClock(request) {
         const owner = testOwner(request, 'The sandbox helpers');

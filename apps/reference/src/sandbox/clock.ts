@@ -3,6 +3,7 @@
 // instance is what every instance on the database reads next. Live data, the monthly quota's month and a JWT's
 // expiry never read it: they stay on real time.
 import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
+import type { Owner } from '../environment.js';
 import { ApiError } from '../errors.js';
 import type { Credential } from '../request.js';
 import type { DomainStore, SandboxClockRecord } from '../store/interface.js';
@@ -28,6 +29,13 @@ function reading(clock: SandboxClockRecord | undefined, real: Date): Date {
   return new Date(clock.frozen_at_ms ?? real.getTime() + clock.offset_ms);
 }
 
+/** The account whose test clock a credential's requests see: a test credential's; none for live or public ones. */
+export function clockedAccount(credential: Credential | undefined): string | undefined {
+  return credential && credential.kind !== 'public' && credential.environment === 'test'
+    ? credential.accountId
+    : undefined;
+}
+
 export class SandboxClocks {
   constructor(
     private readonly store: DomainStore,
@@ -39,8 +47,13 @@ export class SandboxClocks {
    * real time for everything else.
    */
   async serviceNow(credential: Credential | undefined, real: Date): Promise<Date> {
-    if (!credential || credential.kind === 'public' || credential.environment !== 'test') return real;
-    return reading(await this.store.findSandboxClock(credential.accountId), real);
+    const accountId = clockedAccount(credential);
+    return accountId === undefined ? real : reading(await this.store.findSandboxClock(accountId), real);
+  }
+
+  /** The service time an owner's records see: the account's test clock for test data, real time for live data. */
+  async ownerNow(owner: Owner, real: Date): Promise<Date> {
+    return owner.environment === 'test' ? reading(await this.store.findSandboxClock(owner.accountId), real) : real;
   }
 
   async read(accountId: string, real: Date): Promise<ClockView> {

@@ -288,6 +288,12 @@ describe('seed and the demo', () => {
     let s = await serve();
     const open = (await s.get('/v3/wms/orders?order_status_code=10', { apiKey: wms })).body.data[0];
     expect(open).toBeDefined();
+    // A test order ships at its account's test clock (the sandbox's), like every write of test data.
+    const moved = await s.request('PUT', '/sandbox/clock', {
+      apiKey: wms,
+      body: { at: '2030-01-02 03:04:05', frozen: true },
+    });
+    expect(moved.status).toBe(200);
     await server!.close();
     server = undefined;
 
@@ -296,7 +302,11 @@ describe('seed and the demo', () => {
     expect(shipped.json).toEqual({ order_no: open.order_no, invoice_no: expect.stringMatching(/^\d{6,20}$/) });
     s = await serve();
     const order = (await s.get(`/v3/wms/orders/${open.order_no}`, { apiKey: wms })).body.data;
-    expect(order).toMatchObject({ order_status_code: 30, invoice_no: shipped.json.invoice_no });
+    expect(order).toMatchObject({
+      order_status_code: 30,
+      invoice_no: shipped.json.invoice_no,
+      updated_at: '2030-01-02 03:04:05',
+    });
     const patch = await s.request('PATCH', `/v3/wms/orders/${open.order_no}`, {
       apiKey: wms,
       body: { memo: 'late change' },

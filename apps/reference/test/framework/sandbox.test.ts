@@ -3,6 +3,7 @@
 // test server's oracle; every /sandbox/ answer and every refusal the sandbox declares, against the sandbox document.
 import { deref, documentValidator, findOperation, loadSandboxSpec, monthKey, type ResponseObject } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contract } from '../../src/contract-facts.js';
 import { TestClock } from '../support/clock.js';
 import {
   LIMITS_OFF,
@@ -310,6 +311,13 @@ describe('X-Sandbox-Outcome', () => {
         'SandboxOutcomeRefused',
       ],
       [
+        'POST',
+        '/v3/auth/token',
+        { body: {}, headers: { 'X-Sandbox-Outcome': 'internal_error' } },
+        400,
+        'SandboxOutcomeRefused',
+      ],
+      [
         'GET',
         '/v3/wms/orders',
         { apiKey: keyB, headers: { 'X-Sandbox-Outcome': 'teapot' } },
@@ -374,6 +382,28 @@ describe('from a browser page', () => {
       expect(r.statusCode, url).toBe(204);
       expect(r.headers['access-control-allow-methods'], url).toContain(method);
       expect(r.headers['access-control-allow-headers'], url).toContain('X-Sandbox-Outcome, X-Sandbox-Failed-Rows');
+    }
+  });
+});
+
+describe('the gateway limit', () => {
+  it('takes /sandbox/ calls as it takes /v3/ calls: the burst, then 429 without Retry-After', async () => {
+    const general = contract().limits.gateway.find((g) => g.appliesTo === '/v3/')!;
+    // The clock stands still, so the bucket refills nothing while the calls are made, however long they take.
+    const still = new TestClock('2026-11-20T01:00:00Z');
+    const s = await startTestServer({ clock: still.now });
+    try {
+      const key = await s.key(await s.account(), 'wms');
+      const statuses: number[] = [];
+      for (let i = 0; i <= general.burst; i++) {
+        const r = await s.app.inject({ method: 'GET', url: '/sandbox/clock', headers: { 'x-api-key': key } });
+        statuses.push(r.statusCode);
+        if (r.statusCode === 429) expect(r.headers['retry-after']).toBeUndefined();
+      }
+      expect(statuses.filter((status) => status === 200)).toHaveLength(general.burst);
+      expect(statuses.at(-1)).toBe(429);
+    } finally {
+      await s.close();
     }
   });
 });
