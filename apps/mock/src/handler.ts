@@ -93,6 +93,13 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     if (matched) facts.op = matched.route.op;
     const body = await readBody(req);
     let shaped = refuseBody(contract, body, facts.op);
+    // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
+    const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers) : undefined;
+    if (forced && 'refused' in forced) shaped ??= forced.refused;
+    else if (forced) {
+      facts.prefer = forced.prefer;
+      req.headers.prefer = formatPrefer(forced.prefer);
+    }
     if (!shaped) {
       let prefer = req.headers.prefer;
       if (facts.op && (facts.prefer.code !== undefined || facts.prefer.example !== undefined)) {

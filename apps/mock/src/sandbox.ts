@@ -2,12 +2,15 @@
 // (@cls-api/spec/sandbox.json, spec/DECISIONS.md G31), never from the contract Prism serves: a client's sandbox calls
 // can be tried against the mock too. Stateless, as the rest of the mock: a reset removes nothing and the clock never
 // moves; each answer is a documented example of that helper, and what the sandbox would refuse (no credential, a
-// live key, a body against its schema) is refused here the same way.
+// live key, a body against its schema) is refused here the same way. A forced outcome (`X-Sandbox-Outcome` on a
+// `/v3/` operation) becomes the operation's own named example of that answer, as a `Prefer` would ask for it.
 import {
   apiKeyShape,
   documentValidator,
   loadSandboxSpec,
   operations,
+  sandboxOutcomes,
+  type SandboxOutcomeFacts,
   type JsonSchema,
   type OpenApiDocument,
   type OperationInfo,
@@ -25,6 +28,7 @@ export class SandboxHelpers {
   readonly doc: OpenApiDocument;
   readonly operations: readonly OperationInfo[];
   private readonly validator: SchemaValidator;
+  private readonly forced: SandboxOutcomeFacts;
 
   constructor(
     private readonly contract: Contract,
@@ -33,6 +37,43 @@ export class SandboxHelpers {
     this.doc = doc;
     this.operations = operations(doc);
     this.validator = documentValidator(doc);
+    this.forced = sandboxOutcomes(doc);
+  }
+
+  /**
+   * For a `/v3/` request that asks for a forced outcome: the `Prefer` that serves the operation's example of it, or
+   * the refusal the sandbox gives (a live key, an outcome the operation does not declare); undefined without one.
+   */
+  forcedOutcome(
+    op: OperationInfo,
+    headers: Record<string, string | string[] | undefined>,
+  ): { prefer: Preference } | { refused: ShapedResponse } | undefined {
+    const raw = headers[this.forced.outcomeHeader.toLowerCase()];
+    const outcome = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (outcome === undefined) return undefined;
+    const refuse = (message: string) => ({ refused: errorResponse(this.contract, 'invalid', message, op) });
+    if (this.credentialOf(op, headers)?.live)
+      return {
+        refused: errorResponse(this.contract, 'wrongCredential', 'A forced outcome takes a test credential.', op),
+      };
+    if (!this.forced.outcomes.has(outcome as never))
+      return refuse(`${this.forced.outcomeHeader} is one of ${[...this.forced.outcomes.keys()].join(', ')}.`);
+    const scenarios = this.contract.scenariosOf(op);
+    const retryAfter = (h: Record<string, string>) => Object.keys(h).some((n) => n.toLowerCase() === 'retry-after');
+    const found =
+      outcome === 'internal_error'
+        ? scenarios.find((s) => s.status === '500')
+        : outcome === 'quota_exceeded'
+          ? scenarios.find((s) => s.status === '429' && retryAfter(s.headers))
+          : outcome === 'gateway_throttled'
+            ? scenarios.find((s) => s.status === '429' && !retryAfter(s.headers))
+            : scenarios.find(
+                (s) =>
+                  s.status === '200' &&
+                  Number((s.value as { data?: { failed_count?: unknown } }).data?.failed_count) > 0,
+              );
+    if (!found) return refuse(`${op.operationId} does not declare the outcome ${outcome}.`);
+    return { prefer: { code: found.status, example: found.example, rest: [] } };
   }
 
   /** Whether a path is the sandbox's, which this answers, and not the contract's. */

@@ -86,3 +86,50 @@ describe('the sandbox helpers on the mock', () => {
     expect(wrongMethod.status).toBe(404);
   });
 });
+
+describe('forced outcomes on the mock', () => {
+  const suppliers = (outcome: string, key = 'wms_test_mock') =>
+    send(mock.url, 'GET', '/v3/wms/suppliers', { 'X-API-Key': key, 'X-Sandbox-Outcome': outcome });
+
+  it('answers the operation’s own example of each outcome it declares', async () => {
+    const failed = await suppliers('internal_error');
+    expect(failed.status).toBe(500);
+    expect((failed.body as { error: { code: string } }).error.code).toBe('INTERNAL_ERROR');
+    const quota = await suppliers('quota_exceeded');
+    expect(quota.status).toBe(429);
+    expect(quota.headers.get('retry-after')).not.toBeNull();
+    const gateway = await suppliers('gateway_throttled');
+    expect(gateway.status).toBe(429);
+    expect(gateway.headers.get('retry-after')).toBeNull();
+    const row = {
+      mall_order_no: 'M-1',
+      mall_product_name: 'P',
+      product_code: 'C',
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    };
+    const bulk = await send(
+      mock.url,
+      'POST',
+      '/v3/wms/orders',
+      { 'X-API-Key': 'wms_test_mock', 'Content-Type': 'application/json', 'X-Sandbox-Outcome': 'bulk_failed' },
+      JSON.stringify({ orders: [row] }),
+    );
+    expect(bulk.status).toBe(200);
+    expect((bulk.body as { data: { failed_count: number } }).data.failed_count).toBeGreaterThan(0);
+  });
+
+  it('refuses what the sandbox refuses: an undeclared or unknown outcome, a live key', async () => {
+    const undeclared = await suppliers('bulk_failed');
+    expect(undeclared.status).toBe(400);
+    expect((undeclared.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
+    expect((await suppliers('timeout')).status).toBe(400);
+    const live = await suppliers('internal_error', 'wms_live_mock');
+    expect(live.status).toBe(403);
+    expect((live.body as { error: { code: string } }).error.code).toBe('AUTH_FORBIDDEN');
+    // Without the header, the operation answers as always.
+    expect((await send(mock.url, 'GET', '/v3/wms/suppliers', TEST_KEY)).status).toBe(200);
+  });
+});
