@@ -1,7 +1,7 @@
 // The docs-only copy of the bundle: the contract plus what only the site needs. spec/ is never touched.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
+import { loadSandboxSpec, loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { addChangelogGuide, readSpecChangelog } from './changelog.js';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { patternsInWords } from './patterns.js';
@@ -10,6 +10,7 @@ import { docLinksUnder, siteAddress } from './published.js';
 import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
+import { addSandboxGuides } from './sandbox-guides.js';
 
 /** The start page's pointer to the files for coding agents and language models, written when the site is built. */
 export const AGENTS_NOTE = `For coding agents and language models: [${LLMS_INDEX}](/${LLMS_INDEX}) lists every guide and operation, and [${LLMS_FULL}](/${LLMS_FULL}) holds them all in plain Markdown.`;
@@ -118,15 +119,16 @@ export const mcpToolNote = (tool: string) =>
   `Also available as the tool \`${tool}\` of the [MCP tools](/mcp-tools) area, called with the same parameters.`;
 
 /**
- * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide and, when the
- * spec package's changelog is given, the "Changelog" guide; its in-site links under `base`, the path the site is
- * served under (src/published.ts).
+ * A copy of `contract` with `x-codeSamples` on every operation, the provisional list in its guide, when the spec
+ * package's changelog is given, the "Changelog" guide and, when the sandbox document is given, its guides; its
+ * in-site links under `base`, the path the site is served under (src/published.ts).
  */
 export function docsSpec(
   contract: OpenApiDocument,
   decisionsMarkdown: string,
   changelog?: string,
   base = '/',
+  sandbox?: OpenApiDocument,
 ): DocsSpec {
   const doc = structuredClone(contract);
   const samples: SampleFile[] = [];
@@ -148,6 +150,7 @@ export function docsSpec(
   addProvisionalBadges(doc);
   if (Array.isArray(doc.servers)) doc.servers = (doc.servers as ServerObject[]).map(plainServer);
   if (changelog !== undefined) addChangelogGuide(doc, changelog);
+  if (sandbox !== undefined) addSandboxGuides(doc, sandbox);
   for (const t of doc.tags as Array<{ description?: string }>) {
     if (t.description) t.description = forSearch(plainHeadings(t.description));
   }
@@ -164,11 +167,12 @@ export function docsSpec(
 }
 
 /**
- * Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle and decision log, for the
- * site's path (DOCS_SITE_URL's, or a domain root).
+ * Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle, decision log and sandbox
+ * document, for the site's path (DOCS_SITE_URL's, or a domain root).
  */
 export async function generate(base = siteAddress().base): Promise<DocsSpec> {
-  const result = docsSpec(loadSpec(), await readFile(decisionsPath, 'utf8'), readSpecChangelog(), base);
+  const decisions = await readFile(decisionsPath, 'utf8');
+  const result = docsSpec(loadSpec(), decisions, readSpecChangelog(), base, loadSandboxSpec());
   await mkdir(generatedDir, { recursive: true });
   await rm(samplesDir, { recursive: true, force: true });
   await mkdir(samplesDir, { recursive: true });

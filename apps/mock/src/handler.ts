@@ -5,6 +5,7 @@ import type { Contract } from './contract.js';
 import type { Engine } from './engine.js';
 import { forward } from './forward.js';
 import { MAX_BODY_BYTES, pathOf, readBody, refuseBody, refuseTarget, tooLarge } from './refusals.js';
+import { SandboxHelpers } from './sandbox.js';
 import {
   errorResponse,
   formatPrefer,
@@ -70,10 +71,12 @@ export interface HandlerInputs {
   engine: Engine;
   agent: Agent;
   onRequest: ((line: string) => void) | undefined;
+  /** The sandbox's helpers, answered here from their own document (sandbox.ts). */
+  sandbox: SandboxHelpers;
 }
 
 export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const { contract, engine, agent, onRequest } = inputs;
+  const { contract, engine, agent, onRequest, sandbox } = inputs;
   const restarting = (op?: RequestFacts['op']) =>
     errorResponse(
       contract,
@@ -104,6 +107,23 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       return;
     }
     withCorsHeaders(req, res);
+    if (path !== undefined && SandboxHelpers.owns(path)) {
+      let shaped: ShapedResponse;
+      if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+        res.setHeader('connection', 'close');
+        shaped = tooLarge(contract, undefined);
+      } else {
+        const body = await readBody(req);
+        shaped =
+          refuseBody(contract, body, undefined) ??
+          sandbox.answer(method, path, req.headers, body as Buffer, parsePrefer(req.headers.prefer));
+      }
+      send(res, shaped);
+      onRequest?.(
+        `${method} ${req.url} -> ${shaped.status}${shaped.example ? ` ${shaped.example}` : ''}${shaped.rewritten ? ` (${shaped.rewritten})` : ''}`,
+      );
+      return;
+    }
     const refused = refuseTarget(contract, method, path);
     if (refused) {
       req.resume();
@@ -123,6 +143,13 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     if (matched) facts.op = matched.route.op;
     const body = await readBody(req);
     let shaped = refuseBody(contract, body, facts.op);
+    // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
+    const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers) : undefined;
+    if (forced && 'refused' in forced) shaped ??= forced.refused;
+    else if (forced) {
+      facts.prefer = forced.prefer;
+      req.headers.prefer = formatPrefer(forced.prefer);
+    }
     if (!shaped) {
       let prefer = req.headers.prefer;
       if (facts.op && (facts.prefer.code !== undefined || facts.prefer.example !== undefined)) {

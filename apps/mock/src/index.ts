@@ -8,6 +8,7 @@ import { Contract } from './contract.js';
 import { Engine } from './engine.js';
 import { createHandler } from './handler.js';
 import { createListener, displayHost, listen, TIMEOUTS } from './listener.js';
+import { SandboxHelpers } from './sandbox.js';
 import type { PrismOptions } from './prism.js';
 
 export interface MockOptions {
@@ -46,6 +47,7 @@ export interface MockServer {
 export { Contract, RESPONSE_HEADERS_EXTENSION, ERROR_ROLES, type Scenario } from './contract.js';
 export { checkingIntervalMs, TIMEOUTS } from './listener.js';
 export { MAX_BODY_BYTES } from './refusals.js';
+export { SANDBOX_PREFIX, SandboxHelpers } from './sandbox.js';
 export { curlFor, exampleRequest, type ExampleRequest } from './requests.js';
 
 /**
@@ -67,7 +69,8 @@ export async function startMock(options: MockOptions = {}): Promise<MockServer> 
   const engine = new Engine(doc, prismOptions, (line) => options.onPrismOutput?.(line));
   await engine.start();
   const agent = new Agent({ keepAlive: true });
-  const handle = createHandler({ contract, engine, agent, onRequest: options.onRequest });
+  const sandbox = new SandboxHelpers(contract);
+  const handle = createHandler({ contract, engine, agent, onRequest: options.onRequest, sandbox });
   const server = createListener(contract, options.timeouts ?? TIMEOUTS, handle);
   const host = options.host ?? '127.0.0.1';
   try {

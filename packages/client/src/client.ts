@@ -1,5 +1,6 @@
 import createOpenApiClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
+import type { paths as sandboxPaths } from '../generated/sandbox.js';
 import {
   authMiddleware,
   chooseCredential,
@@ -16,6 +17,7 @@ import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js'
 import { quotaLayer, sharedQuota, type QuotaState } from './quota.js';
 import { CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
+import { createSandboxHelpers, withSandboxOutcome, type SandboxHelpers } from './sandbox.js';
 import { realTimers, type Timers } from './timers.js';
 import { composeTransport, stampLayer, type Fetch, type TransportLayer } from './transport.js';
 import { errorTypingMiddleware } from './typing.js';
@@ -80,6 +82,11 @@ export interface ClientExtensions {
   readonly quota: QuotaState | undefined;
   /** Drops every cached response of this client's store. */
   clearCache(): void;
+  /**
+   * The reference sandbox's helpers, for test credentials: reset the account's test data, read and move its test
+   * clock. Not the service's: it has no such paths. Each throws `ApiError` on an error answer.
+   */
+  readonly sandbox: SandboxHelpers;
 }
 
 /** An openapi-fetch client of the API (`GET`, `POST`, … with every path typed) with this SDK's extensions. */
@@ -187,11 +194,28 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
     authMiddleware(auth),
   );
   // Every call's result carries the service's request id beside the response, the line a support ticket quotes.
+  // A call's `sandbox` option (a forced outcome) becomes its request headers here, before openapi-fetch sees it.
   const methods = client as unknown as Record<(typeof callMethods)[number], (...args: unknown[]) => Promise<object>>;
   for (const name of callMethods) {
     const call = methods[name];
-    methods[name] = (...args) => call(...args).then(withRequestId);
+    const initAt = name === 'request' ? 2 : 1;
+    methods[name] = (...args) => {
+      if (args.length > initAt) {
+        try {
+          args[initAt] = withSandboxOutcome(args[initAt]);
+        } catch (error) {
+          // Refused before sending, as a call refuses a missing credential: a rejected promise, never a throw.
+          return Promise.reject(error);
+        }
+      }
+      return call(...args).then(withRequestId);
+    };
   }
+
+  // The sandbox's helpers go through the same transport and credentials, never through the cache, and always throw
+  // their error answers: a helper has nothing but its data to return.
+  const sandboxClient = createOpenApiClient<sandboxPaths>({ baseUrl, fetch: transport, headers, Request });
+  sandboxClient.use(errorTypingMiddleware({ throwOnError: true, timers, secrets }), authMiddleware(auth));
 
   const get = client.GET as unknown as Parameters<typeof paginate>[0];
   const post = client.POST as unknown as Parameters<typeof createBulkHelpers>[0];
@@ -199,6 +223,7 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
     paginate: (path, ...init) => paginate(get, path, ...init),
     items: (path, ...init) => items(get, path, ...init),
     bulk: createBulkHelpers(post),
+    sandbox: createSandboxHelpers(sandboxClient),
     get quota() {
       return quota.state;
     },

@@ -1,5 +1,12 @@
 // Runtime reading of the facts generated from the contract (generated/contract.ts).
-import { areaSecurity, errorCodes, type limits, operations, securitySchemes } from '../generated/contract.js';
+import {
+  areaSecurity,
+  errorCodes,
+  type limits,
+  operations,
+  sandboxOperations,
+  securitySchemes,
+} from '../generated/contract.js';
 import type { components } from '../generated/openapi.js';
 
 /** Every error code of the contract: the `oneOf` consts of `components.schemas.ErrorCode`. */
@@ -55,10 +62,11 @@ function kindsOf(schemes: readonly string[]): CredentialKind[] {
   return [...new Set(schemes.map(kindOf))];
 }
 
-// Read once: every call asks.
-const kindsByOperation = new Map<string, readonly CredentialKind[]>(
-  [...byMethodAndPath].map(([key, op]) => [key, kindsOf(op.security)]),
-);
+// Read once: every call asks. The sandbox's helpers (its own document) take an API key of any area or a JWT.
+const kindsByOperation = new Map<string, readonly CredentialKind[]>([
+  ...[...byMethodAndPath].map(([key, op]) => [key, kindsOf(op.security)] as const),
+  ...sandboxOperations.map((op) => [`${op.method.toUpperCase()} ${op.path}`, kindsOf(op.security)] as const),
+]);
 
 /** The header an API key travels in (`components.securitySchemes`). */
 export const apiKeyHeader: string = Object.values(

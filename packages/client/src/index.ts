@@ -34,6 +34,17 @@ export type { PacerOptions } from './pacing.js';
 export { cacheKindOf, defaultCacheTtls, isFromCache } from './cache.js';
 export type { CacheKind, CacheOptions, CacheStore, CacheTtls, CachedResponse } from './cache.js';
 export type { QuotaState } from './quota.js';
+export { sandboxOutcomeHeaders } from './sandbox.js';
+export type {
+  SandboxClock,
+  SandboxClockHelpers,
+  SandboxHelpers,
+  SandboxOutcome,
+  SandboxOutcomeOption,
+  SandboxReset,
+  SandboxResetRequest,
+  SandboxSeed,
+} from './sandbox.js';
 export type { Timers } from './timers.js';
 export type {
   GetPath,
@@ -45,6 +56,7 @@ export type {
   CallError,
   CallMethod,
   CallMethods,
+  CallOptions,
   CallResponse,
   RequestMethod,
   SuccessResponse,

@@ -2,6 +2,7 @@
 // on directly, so the few needed here are spelled out.
 import type { FetchOptions, FetchResponse, MaybeOptionalInit, ParseAsResponse } from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
+import type { SandboxOutcomeOption } from './sandbox.js';
 
 /** The JSON body of a response or request-body object. */
 export type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -41,12 +42,19 @@ export type PathWithMethod<M extends HttpMethod> = {
   [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never;
 }[keyof paths];
 
+/** What a call's init takes beyond openapi-fetch's: `sandbox`, an outcome the reference sandbox forces (sandbox.ts). */
+export interface CallOptions {
+  sandbox?: SandboxOutcomeOption;
+}
+
 // openapi-fetch's rule for its `init` argument, spelled out because it does not export it: required when the
 // operation has a required parameter or body, optional otherwise.
 // biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<T, K>` is how a type asks whether K is optional in T
 type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 type InitParam<Init> =
-  RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+  RequiredKeys<Init> extends never
+    ? [(Init & CallOptions & { [key: string]: unknown })?]
+    : [Init & CallOptions & { [key: string]: unknown }];
 
 // biome-ignore lint/suspicious/noExplicitAny: the constraint openapi-fetch puts on an operation object
 type Operation<P extends keyof paths, M extends HttpMethod> = Extract<paths[P][M], Record<string | number, any>>;

@@ -13,6 +13,9 @@ import {
   type PagedPath,
   type PageItem,
   type QuotaState,
+  type SandboxClock,
+  type SandboxOutcome,
+  type SandboxReset,
   type components,
 } from '../src/index.js';
 
@@ -295,4 +298,61 @@ export function formerNames() {
   assertType<Equal<Schemas['Error'], Schemas['ErrorObject']>>();
   assertType<Equal<Schemas['Date'], Schemas['CalendarDate']>>();
   assertType<Equal<Schemas['ErrorEnvelope']['error'], Schemas['Error']>>();
+}
+
+// The sandbox's helpers and the forced-outcome option, typed from the sandbox's own document (generated/sandbox.ts).
+export async function sandbox() {
+  const clock: SandboxClock = await client.sandbox.clock.set({ at: '2026-11-20 18:00:01', frozen: true });
+  const now: string = clock.now;
+  const offset: number = clock.offset_seconds;
+  void now;
+  void offset;
+  await client.sandbox.clock.advance(86_400);
+  await client.sandbox.clock.realTime();
+  // @ts-expect-error the clock is set to a service time string, not a Date
+  await client.sandbox.clock.set({ at: new Date() });
+  // @ts-expect-error set needs `at` (advance moves it by seconds)
+  await client.sandbox.clock.set({ frozen: true });
+  // @ts-expect-error advance takes seconds
+  await client.sandbox.clock.advance('1d');
+
+  const reset: SandboxReset = await client.sandbox.reset({ seed: 'demo' });
+  const removedOrders: number = reset.removed.orders;
+  const loaded: number | undefined = reset.loaded?.orders;
+  void removedOrders;
+  void loaded;
+  await client.sandbox.reset();
+  // @ts-expect-error no such seed in the sandbox document
+  await client.sandbox.reset({ seed: 'everything' });
+
+  assertType<Equal<SandboxOutcome, 'internal_error' | 'quota_exceeded' | 'gateway_throttled' | 'bulk_failed'>>();
+  await client.GET('/v3/wms/suppliers', { sandbox: { outcome: 'internal_error' } });
+  await client.GET('/v3/wms/orders/{order_no}', {
+    params: { path: { order_no: 'X' } },
+    sandbox: { outcome: 'gateway_throttled' },
+  });
+  await client.POST('/v3/wms/orders/draft', {
+    body: {
+      orders: [
+        {
+          mall_order_no: 'M',
+          mall_product_name: 'P',
+          product_code: 'C',
+          quantity: 1,
+          receiver_name: 'N',
+          receiver_phone: '010-0000-0000',
+          receiver_address: 'A',
+        },
+      ],
+    },
+    sandbox: { outcome: 'bulk_failed', failedRows: [0] },
+  });
+  // @ts-expect-error not an outcome of the sandbox document
+  await client.GET('/v3/wms/suppliers', { sandbox: { outcome: 'timeout' } });
+  // @ts-expect-error failed rows go with bulk_failed only
+  await client.GET('/v3/wms/suppliers', { sandbox: { outcome: 'internal_error', failedRows: [0] } });
+  // @ts-expect-error row indexes are numbers
+  await client.POST('/v3/wms/orders', { body: { orders: [] }, sandbox: { outcome: 'bulk_failed', failedRows: '0' } });
+  // @ts-expect-error the sandbox's paths are not the service's: the contract's calls do not take them
+  await client.GET('/sandbox/clock');
 }

@@ -203,6 +203,11 @@ describe('the command line', () => {
     expect(cli.run.seed).toBe(3);
   });
 
+  test('--no-sandbox', () => {
+    expect(parseCli(['--base-url', 'http://x'], {}).run.sandbox).toBeUndefined();
+    expect(parseCli(['--base-url', 'http://x', '--no-sandbox'], {}).run.sandbox).toBe(false);
+  });
+
   test('--strict-provisional', () => {
     expect(parseCli(['--base-url', 'http://x'], {}).run.strictProvisional).toBe(false);
     expect(parseCli(['--base-url', 'http://x', '--strict-provisional'], {}).run.strictProvisional).toBe(true);

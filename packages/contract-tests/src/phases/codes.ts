@@ -32,7 +32,7 @@ export function unreachableReason(
         ? undefined
         : "needs a JWT past its life (the token response's expires_in): set CLS_EXPIRED_TOKEN to one, e.g. the last run's (--save-token FILE; the CI recipes keep it in the CI cache)";
     case 'RETURN_CANCEL_EXPIRED':
-      return `needs the service clock past ${hhmm} (${contract.serviceTimeZone}) after a return's registration: the kit cannot move the service clock, nor wait until then`;
+      return `needs the service clock past ${hhmm} (${contract.serviceTimeZone}) after a return's registration: the kit cannot move the service clock, nor wait until then (it can on a server that offers the sandbox's test clock, GET /sandbox/clock)`;
     case 'INTERNAL_ERROR':
       return 'a correct server is never driven there: any 5xx the kit meets fails no_server_error';
     case 'RATE_LIMIT_EXCEEDED':

@@ -35,6 +35,9 @@ What to run:
                             read-only; the writing cases are skipped and listed)
   --examples-only           only the contract's examples; for a mock answering Prefer: code=…, example=…
   --probe-limits            also burst over the gateway rate limits (disruptive)
+  --no-sandbox              leave the sandbox's helpers alone on a server that offers them (by default the
+                            test clock reaches RETURN_CANCEL_EXPIRED and a reset at the end removes every
+                            test record of each seller's account, the run's and any other)
   --tag TAG                 only operations with this tag (repeatable)
   --operation ID            only this operationId (repeatable)
   --phase NAME              only this phase (repeatable): ${PHASES.join(', ')}
@@ -113,6 +116,7 @@ function parseArgv(argv: string[]) {
         'allow-live-writes': { type: 'boolean' },
         'examples-only': { type: 'boolean' },
         'probe-limits': { type: 'boolean' },
+        'no-sandbox': { type: 'boolean' },
         'strict-provisional': { type: 'boolean' },
         tag: { type: 'string', multiple: true },
         operation: { type: 'string', multiple: true },
@@ -173,6 +177,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     allowLiveWrites: v['allow-live-writes'] ?? false,
     examplesOnly: v['examples-only'] ?? false,
     probeLimits: v['probe-limits'] ?? false,
+    ...(v['no-sandbox'] ? { sandbox: false } : {}),
     strictProvisional: v['strict-provisional'] ?? false,
     tags: v.tag ?? [],
     operations: v.operation ?? [],

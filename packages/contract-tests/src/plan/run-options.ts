@@ -52,6 +52,12 @@ export interface RunOptions {
   allowLiveWrites?: boolean;
   /** Also run the rate-limit probes (bursts over the gateway limit). */
   probeLimits?: boolean;
+  /**
+   * Use the sandbox's helpers when the server offers them (default true; `--no-sandbox` turns it off): the test
+   * clock reaches RETURN_CANCEL_EXPIRED, and a reset at the end removes every test record of each seller's account,
+   * the kit's and any other (run/sandbox.ts).
+   */
+  sandbox?: boolean;
   /** Only the examples: for a mock, which answers with the examples when asked with Prefer. */
   examplesOnly?: boolean;
   /** Only cases about operations with these tags or operationIds. */

@@ -12,6 +12,7 @@ import type { QuotaUse, Transport } from '../run/http.js';
 import type { CodeSighting } from '../run/observations.js';
 import { unreachableReason } from '../phases/codes.js';
 import { formatRecords, type RecordsReport } from '../run/records.js';
+import type { SandboxReport } from '../run/sandbox.js';
 import type { ProfilePlan } from '../plan/profile.js';
 import type { RunOptions, Target } from '../plan/run-options.js';
 
@@ -65,6 +66,8 @@ export interface Report {
   environment?: { name?: string; writes: boolean; leftOutAsLive?: string[] };
   /** The records the run created, what it removed and what it left, with where (records.ts). */
   records?: RecordsReport;
+  /** Whether the server offers the sandbox's helpers, and the resets the run made with them (run/sandbox.ts). */
+  sandbox?: SandboxReport;
   /** With `--max-quota`: the cases the quota plan left out because their expected calls did not fit (quota-plan.ts). */
   leftOutByQuota?: string[];
   /** The profile (`full`, `pr`); for pr, the slot of this run and the metered cases it covered and left for later. */
@@ -198,6 +201,7 @@ export function buildReport(input: {
   codesSeen?: ReadonlyMap<string, CodeSighting>;
   environment?: Report['environment'];
   records?: RecordsReport;
+  sandbox?: SandboxReport;
   coverage?: CoverageReport;
 }): Report {
   const { results, options } = input;
@@ -275,6 +279,7 @@ export function buildReport(input: {
     ),
     ...(input.environment ? { environment: input.environment } : {}),
     ...(input.records ? { records: input.records } : {}),
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
     ...(input.coverage ? { coverage: input.coverage } : {}),
   };
   return report;
@@ -453,6 +458,23 @@ export function formatSummary(report: Report): string {
   if (report.records && (report.records.created > 0 || (report.environment?.writes && !report.options.examplesOnly))) {
     out.push('');
     out.push(...formatRecords(report.records));
+  }
+  // Said only of a server that offers them: against any other the run is as it always was.
+  if (report.sandbox?.offered) {
+    out.push(
+      `Sandbox helpers: offered (${report.sandbox.why}): the test clock for RETURN_CANCEL_EXPIRED, a reset at the end`,
+    );
+    for (const r of report.sandbox.resets ?? [])
+      out.push(
+        r.error !== undefined
+          ? `  ${r.seller} seller: the reset failed: ${r.error}`
+          : `  ${r.seller} seller: reset, ${
+              Object.entries(r.removed ?? {})
+                .filter(([, n]) => n > 0)
+                .map(([kind, n]) => `${kind} ${n}`)
+                .join(', ') || 'nothing'
+            } removed`,
+      );
   }
   if (report.coverage) {
     const t = report.coverage.totals;

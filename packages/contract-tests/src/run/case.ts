@@ -12,6 +12,7 @@ import type { IsolationLedger } from './isolation.js';
 import type { Evidence } from '../matrix/evidence.js';
 import type { RunObservations } from './observations.js';
 import type { RecordLog } from './records.js';
+import type { SandboxAccess } from './sandbox.js';
 
 export { errorCode, type Expectation } from './case/assertions.js';
 export type { CheckTally, Departure, Failure } from './case/findings.js';
@@ -111,6 +112,8 @@ export interface RunEnv {
   evidence: Evidence;
   /** Rules proven so far, by key (CaseContext.provenBy), and the case that proved each. */
   proofs: Map<string, string>;
+  /** The sandbox's helpers, if the server offers them (run/sandbox.ts): asked at the first use. */
+  sandbox?: SandboxAccess;
 }
 
 export interface CallInput {

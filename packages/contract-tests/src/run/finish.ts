@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CaseResult, CheckTally, RunEnv } from './case.js';
-import type { Transport } from './http.js';
+import { BudgetSkip, ConnectionError, Skip, type Transport } from './http.js';
+import { SandboxAnswerError, type SandboxSession } from './sandbox.js';
 import type { RunOptions } from '../plan/run-options.js';
 import type { RunOutcome } from './outcome.js';
 
@@ -17,6 +18,12 @@ export async function finishRun(
   // What the contract lets the kit remove of what it created (records.ts), unless the server is gone.
   if (outcome.fatal?.reason !== 'unreachable') {
     await env.records.cleanUp(transport, (op, values) => fillPath(op.path, values));
+    // What the contract cannot remove (products, orders, …), a server with the sandbox's helpers can: each seller
+    // whose records are left gets a reset of its account's test data.
+    if (env.records.sellersWithRecordsLeft().length > 0) {
+      const sandbox = await env.sandbox?.session();
+      if (sandbox) await resetLeftRecords(env, sandbox);
+    }
   }
   results.push(...quotaCountResults(transport, env.tally));
   // The run's access token, for the next run's expired-token case (CLS_EXPIRED_TOKEN): by then it is past its life.
@@ -70,6 +77,26 @@ function quotaCountResults(transport: Transport, tally: Map<string, CheckTally>)
     });
   }
   return out;
+}
+
+async function resetLeftRecords(env: RunEnv, sandbox: SandboxSession): Promise<void> {
+  const op = sandbox.document.operation('reset');
+  for (const seller of env.records.sellersWithRecordsLeft()) {
+    try {
+      const data = await sandbox.data<{ removed: Record<string, number> }>('reset', seller, {});
+      env.records.resetBy(seller, `${op.method.toUpperCase()} ${op.path}`);
+      sandbox.resets.push({ seller, removed: data.removed });
+    } catch (err) {
+      if (
+        err instanceof SandboxAnswerError ||
+        err instanceof BudgetSkip ||
+        err instanceof Skip ||
+        err instanceof ConnectionError
+      )
+        sandbox.resets.push({ seller, error: err.message });
+      else throw err;
+    }
+  }
 }
 
 function fillPath(path: string, values: Record<string, string>): string {

@@ -116,8 +116,8 @@ export class Transport {
   }
 
   /** Throws Skip when the budget or the quota reserve would be crossed by one more request. */
-  guard(credential: Credential): void {
-    this.budget.guard(credential);
+  guard(credential: Credential, unmetered = false): void {
+    this.budget.guard(credential, unmetered);
   }
 
   url(req: HttpRequest): string {
@@ -131,7 +131,7 @@ export class Transport {
   /** Sends once, with no pacing, retry or budget: for the rate-limit probes, which must burst. */
   async sendRaw(req: HttpRequest, attempt = 1, resent = false): Promise<Exchange> {
     // Admitted and counted before the first await: concurrent calls (a probe burst) each see the others' count.
-    this.budget.admit(req.credential);
+    this.budget.admit(req.credential, req.unmetered === true);
     const url = this.url(req);
     // Every encoding fetch decodes is asked for, so that a server's compression is exercised, not avoided.
     const headers: Record<string, string> = {
@@ -192,7 +192,7 @@ export class Transport {
       ms: Date.now() - started,
       attempt,
     };
-    this.budget.observe(cred, response);
+    this.budget.observe(cred, response, req.unmetered === true);
     return exchange;
   }
 
@@ -202,7 +202,7 @@ export class Transport {
    */
   async send(req: HttpRequest, onExchange?: (exchange: Exchange) => void, deliberate = false): Promise<Exchange> {
     for (let attempt = 1; ; attempt++) {
-      this.guard(req.credential);
+      this.guard(req.credential, req.unmetered === true);
       await this.pacing.pace(req.path);
       const exchange = await this.sendRaw(req, attempt);
       (onExchange ?? this.options.onExchange)?.(exchange);

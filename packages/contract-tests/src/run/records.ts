@@ -21,8 +21,10 @@ export interface RecordKind {
   created: number;
   /** Still on the server after the run. */
   left: number;
-  /** Removed after the run (a return withdrawn). */
+  /** Removed after the run (a return withdrawn, or the sandbox's reset). */
   removed: number;
+  /** Of those, removed by the sandbox's reset of the seller's test data (`POST /sandbox/reset`). */
+  reset?: number;
   /** The operation that removes such a record, when the contract has one. */
   removal?: string;
   /** Why some or all were left. */
@@ -49,6 +51,8 @@ interface Created {
   /** The case whose request created it. */
   by?: string;
   removed: boolean;
+  /** The sandbox's helper that removed it, when the contract's removal did not. */
+  resetBy?: string;
   why?: string;
 }
 
@@ -260,32 +264,75 @@ export class RecordLog {
     }
   }
 
-  report(): RecordsReport {
-    const kinds: RecordKind[] = [...this.groups.values()].map((g) => {
-      const left = g.records.filter((r) => !r.removed);
-      const whys = [...new Set(left.map((r) => r.why).filter((w): w is string => w !== undefined))];
-      const why = g.removal ? whys.join('; ') || undefined : `the contract has no operation that removes ${g.kind}`;
-      return {
-        kind: g.kind,
-        area: g.op.area,
-        operation: g.op.operationId,
-        created: g.records.length,
-        left: left.length,
-        removed: g.records.length - left.length,
-        ...(g.removal ? { removal: g.removal.operationId } : {}),
-        ...(why ? { why } : {}),
-        ids: g.records.map((r) => r.id),
-      };
-    });
-    return {
-      prefix: this.prefix,
-      ...(this.environment !== undefined ? { environment: this.environment } : {}),
-      created: kinds.reduce((n, k) => n + k.created, 0),
-      left: kinds.reduce((n, k) => n + k.left, 0),
-      removed: kinds.reduce((n, k) => n + k.removed, 0),
-      kinds,
-    };
+  /** The sellers whose credentials created records that are still there. */
+  sellersWithRecordsLeft(): Seller[] {
+    const sellers = new Set<Seller>();
+    for (const group of this.groups.values())
+      for (const r of group.records) {
+        const c = r.credential;
+        if (!r.removed && (c.kind === 'apiKey' || c.kind === 'bearer')) sellers.add(c.seller);
+      }
+    return [...sellers].sort();
   }
+
+  /** The sandbox's reset removed every test record of the seller's account: the run's own among them. */
+  resetBy(seller: Seller, helper: string): void {
+    for (const group of this.groups.values())
+      for (const r of group.records) {
+        const c = r.credential;
+        if (r.removed || !(c.kind === 'apiKey' || c.kind === 'bearer') || c.seller !== seller) continue;
+        r.removed = true;
+        r.resetBy = helper;
+        delete r.why;
+      }
+  }
+
+  report(): RecordsReport {
+    return recordsReport(this.groups.values(), this.prefix, this.environment);
+  }
+}
+
+/** The report of what the run created, removed and left, kind by kind. */
+function recordsReport(groups: Iterable<Group>, prefix: string, environment: string | undefined): RecordsReport {
+  const kinds: RecordKind[] = [...groups].map((g) => {
+    const left = g.records.filter((r) => !r.removed);
+    const whys = [...new Set(left.map((r) => r.why).filter((w): w is string => w !== undefined))];
+    const why =
+      left.length === 0
+        ? undefined
+        : g.removal
+          ? whys.join('; ') || undefined
+          : `the contract has no operation that removes ${g.kind}`;
+    const reset = g.records.filter((r) => r.resetBy !== undefined).length;
+    return {
+      kind: g.kind,
+      area: g.op.area,
+      operation: g.op.operationId,
+      created: g.records.length,
+      left: left.length,
+      removed: g.records.length - left.length,
+      ...(reset > 0 ? { reset } : {}),
+      ...(g.removal ? { removal: g.removal.operationId } : {}),
+      ...(why ? { why } : {}),
+      ids: g.records.map((r) => r.id),
+    };
+  });
+  return {
+    prefix,
+    ...(environment !== undefined ? { environment } : {}),
+    created: kinds.reduce((n, k) => n + k.created, 0),
+    left: kinds.reduce((n, k) => n + k.left, 0),
+    removed: kinds.reduce((n, k) => n + k.removed, 0),
+    kinds,
+  };
+}
+
+/** What removed a kind's records: the contract's removal, the sandbox's reset, or both. */
+function removedBy(k: RecordKind): string {
+  const reset = k.reset ?? 0;
+  const by = reset > 0 ? ['the sandbox reset'] : [];
+  if (k.removed > reset && k.removal) by.unshift(k.removal);
+  return by.join(', ');
 }
 
 /** The summary's lines about the records: "left N records: products 2 (wms, createProduct), …". */
@@ -301,7 +348,7 @@ export function formatRecords(records: RecordsReport): string[] {
   ];
   if (removed.length > 0)
     lines.push(
-      `  removed ${records.removed}: ${removed.map((k) => `${k.kind} ${k.removed} (${k.removal})`).join(', ')}`,
+      `  removed ${records.removed}: ${removed.map((k) => `${k.kind} ${k.removed} (${removedBy(k)})`).join(', ')}`,
     );
   for (const k of left) if (k.why) lines.push(`  ${k.kind}: ${k.why}`);
   return lines;

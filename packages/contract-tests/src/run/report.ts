@@ -9,6 +9,7 @@ import { buildReport, type Authentication, type Report } from '../report/report.
 import type { RunOptions } from '../plan/run-options.js';
 import type { RunCredentials } from './credentials.js';
 import type { RunOutcome } from './outcome.js';
+import type { SandboxReport } from './sandbox.js';
 
 export interface RunFacts {
   env: RunEnv;
@@ -20,6 +21,7 @@ export interface RunFacts {
   outcome: RunOutcome;
   authentication?: Authentication;
   quotaPlan?: QuotaPlan;
+  sandbox?: SandboxReport;
 }
 
 export function assembleReport(facts: RunFacts, results: CaseResult[]): Report {
@@ -47,6 +49,7 @@ export function assembleReport(facts: RunFacts, results: CaseResult[]): Report {
         : {}),
     },
     records: env.records.report(),
+    ...(facts.sandbox ? { sandbox: facts.sandbox } : {}),
     coverage: coverageMatrix({
       contract: env.contract,
       results,

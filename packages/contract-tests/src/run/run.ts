@@ -13,6 +13,7 @@ import { checkBaseUrl } from './base-url.js';
 import { runCases } from './cases.js';
 import { runCredentials } from './credentials.js';
 import { finishRun } from './finish.js';
+import { SandboxAccess } from './sandbox.js';
 import { assembleReport } from './report.js';
 import { quotaCap, runEnv } from './run-env.js';
 import { selectCases } from '../plan/selection.js';
@@ -57,6 +58,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
   // The summary says it in full (report.ts, authenticationBanner); the progress only flags it as the cases fail.
   if (authentication) log(`  ! a made-up API key was accepted: this server does not authenticate (see the summary)`);
 
+  env.sandbox = new SandboxAccess(env, options.sandbox ?? true);
   const results: CaseResult[] = misjudged.map((m) => misjudgedResult(env, m));
   const quotaPlan = maxQuota !== undefined ? new QuotaPlan(env, env.transport) : undefined;
   results.push(...(await runCases(env, selected, options, quotaPlan, outcome, log)));
@@ -76,6 +78,7 @@ export async function runContractTests(given: RunOptions): Promise<Report> {
       outcome,
       ...(authentication ? { authentication } : {}),
       ...(quotaPlan ? { quotaPlan } : {}),
+      ...(env.sandbox.report() ? { sandbox: env.sandbox.report()! } : {}),
     },
     results,
   );

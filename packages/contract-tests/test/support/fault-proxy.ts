@@ -157,6 +157,11 @@ export interface ProxyOptions {
   longerIdentifiers?: boolean;
   /** The primary seller's order the planted leaks show to the other seller (planted.test.ts). */
   leakOrderNo?: string;
+  /**
+   * Pass the reference sandbox's helpers (`/sandbox/`) through. Without it the proxy answers them 404, as a server
+   * without them does, so that a test sees the kit as it runs against one (README, "Against the sandbox").
+   */
+  sandbox?: boolean;
 }
 
 export interface LogEntry {
@@ -487,6 +492,9 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
       }
     }
 
+    if (url.pathname.startsWith('/sandbox/') && !options.sandbox) {
+      return errorAnswer(404, 'NOT_FOUND', `No route ${method} ${url.pathname}.`);
+    }
     // Answers the proxy makes itself, in place of the server's.
     if (op?.requestBody) {
       if (has('server_error_on_bad_json') && parsedBody === undefined) {

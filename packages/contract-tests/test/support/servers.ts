@@ -51,6 +51,8 @@ export interface ServerOptions {
   draftStatus?: ProxyOptions['draftStatus'];
   returnWindowClosed?: ProxyOptions['returnWindowClosed'];
   longerIdentifiers?: ProxyOptions['longerIdentifiers'];
+  /** The reference sandbox's helpers, passed through (default: answered 404, a server without them). */
+  sandbox?: ProxyOptions['sandbox'];
 }
 
 export interface TestServer {
@@ -154,6 +156,7 @@ export function referenceServers(): { start(options?: ServerOptions): Promise<Te
           ...(options.draftStatus !== undefined ? { draftStatus: options.draftStatus } : {}),
           ...(options.returnWindowClosed ? { returnWindowClosed: true } : {}),
           ...(options.longerIdentifiers ? { longerIdentifiers: true } : {}),
+          ...(options.sandbox ? { sandbox: true } : {}),
         },
       );
       const owner = (who: Who, environment: Environment = 'test'): Owner => ({

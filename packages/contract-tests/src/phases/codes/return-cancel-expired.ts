@@ -1,13 +1,16 @@
 // A return withdrawn at once after its registration. The source: "cancellable until 18:00", after which
 // RETURN_CANCEL_EXPIRED; a return registered before that time and withdrawn before it must be withdrawn. One
 // registered at or after it having a window until the next day's is our design (DECISIONS.md G13): refused then,
-// it is a departure. Either way the run meets RETURN_CANCEL_EXPIRED only when the clock is past the deadline.
+// it is a departure. Either way the run meets RETURN_CANCEL_EXPIRED only when the clock is past the deadline: on a
+// server that offers the sandbox's test clock (run/sandbox.ts), the kit moves the account's clock past a second
+// return's window, withdraws it, and puts the clock back.
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, errorCode, type CaseContext, type CaseDef, type RunEnv } from '../../run/case.js';
 import { bulkTarget, storedRow, type Row } from '../shared/bulk.js';
 import { draw } from '../../contract/generate.js';
 import type { Exchange } from '../../run/http.js';
 import { checkServiceTimes } from '../shared/service-time.js';
+import { SandboxAnswerError, type SandboxSession } from '../../run/sandbox.js';
 
 export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -59,13 +62,19 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
         );
         const returnNo = ret?.[cancelParam.name];
         if (typeof returnNo !== 'string') return;
-        await withdrawAtOnce(t, cancel, cancelParam.name, returnNo, ret, registered);
+        const withdrawn = await withdrawAtOnce(t, cancel, cancelParam.name, returnNo, ret, registered);
+        // The first return withdrawn, the order may have another: the one whose window the test clock closes.
+        const sandbox = withdrawn ? await t.env.sandbox?.session() : undefined;
+        if (sandbox) await withdrawPastTheWindow(t, sandbox, registerReturn, cancel, cancelParam.name, body);
       },
     },
   ];
 }
 
-/** The withdrawal of the return just registered, judged against the deadline of the day it was registered. */
+/**
+ * The withdrawal of the return just registered, judged against the deadline of the day it was registered; true when
+ * the return was withdrawn.
+ */
 async function withdrawAtOnce(
   t: CaseContext,
   cancel: OperationInfo,
@@ -73,7 +82,7 @@ async function withdrawAtOnce(
   returnNo: string,
   ret: Row | undefined,
   registered: Exchange,
-): Promise<void> {
+): Promise<boolean> {
   const { contract } = t;
   const time = contract.time;
   // Judged on the service's clock, never the kit's: the return's own registered_at (else the Date of the
@@ -91,10 +100,9 @@ async function withdrawAtOnce(
   if (withdrawn.response.status === success || registeredAt < deadline) {
     if (registeredAt < deadline && answeredAt >= deadline && withdrawn.response.status !== success) {
       t.note(`${why}: the deadline ${time.format(deadline)} passed in between; not judged`);
-      return;
+      return false;
     }
-    t.expect(withdrawn, cancel, { status: success, why: `${why}, before ${time.format(deadline)}` });
-    return;
+    return t.expect(withdrawn, cancel, { status: success, why: `${why}, before ${time.format(deadline)}` });
   }
   const expired = contract.statusOf('RETURN_CANCEL_EXPIRED');
   if (withdrawn.response.status === expired && errorCode(withdrawn.response.json) === 'RETURN_CANCEL_EXPIRED') {
@@ -106,9 +114,92 @@ async function withdrawAtOnce(
       withdrawn,
       cancel,
     );
-    return;
+    return false;
   }
   t.expect(withdrawn, cancel, { status: success, why });
+  return false;
+}
+
+/** The sandbox's test clock as its document shapes it (`SandboxClock`). */
+interface SandboxClock {
+  now: string;
+  offset_seconds: number;
+  frozen: boolean;
+}
+
+/**
+ * A return registered, the account's test clock frozen one second past its window (`cancellable_until`, else the
+ * deadline after its registration), and the return withdrawn: 400 RETURN_CANCEL_EXPIRED. The clock goes back to
+ * where it stood, whatever happened. A helper that answers other than its document says is noted, not failed:
+ * the helpers are the sandbox's, not the contract's.
+ */
+async function withdrawPastTheWindow(
+  t: CaseContext,
+  sandbox: SandboxSession,
+  registerReturn: OperationInfo,
+  cancel: OperationInfo,
+  param: string,
+  body: Row,
+): Promise<void> {
+  const { contract } = t;
+  const time = contract.time;
+  const registered = await t.call(registerReturn, { body });
+  if (
+    !t.expect(registered, registerReturn, {
+      status: contract.successStatus(registerReturn),
+      why: "the order's first return withdrawn",
+    })
+  )
+    return;
+  const ret = dataOf<Row>(registered);
+  const returnNo = ret?.[param];
+  if (typeof returnNo !== 'string') return;
+  const until = windowEnd(t, ret, registered);
+  const past = until + 1;
+  let before: SandboxClock;
+  try {
+    before = await sandbox.data<SandboxClock>('readClock', 'primary');
+  } catch (err) {
+    if (err instanceof SandboxAnswerError) return t.note(`the sandbox's test clock: ${err.message}; not judged`);
+    throw err;
+  }
+  try {
+    await sandbox.data('setClock', 'primary', { at: time.format(past), frozen: true });
+    const withdrawn = await t.call(cancel, { path: { [param]: returnNo } });
+    t.expect(withdrawn, cancel, {
+      status: contract.statusOf('RETURN_CANCEL_EXPIRED'),
+      code: 'RETURN_CANCEL_EXPIRED',
+      why: `return ${returnNo} withdrawn with the account's test clock at ${time.format(past)}, past its window (until ${time.format(until)})`,
+    });
+  } catch (err) {
+    if (!(err instanceof SandboxAnswerError)) throw err;
+    t.note(`the sandbox's test clock: ${err.message}; not judged`);
+  } finally {
+    await restoreClock(t, sandbox, before);
+  }
+}
+
+/** The end of a return's withdrawal window: its `cancellable_until`, else the deadline after its registration. */
+function windowEnd(t: CaseContext, ret: Row | undefined, registered: Exchange): number {
+  const time = t.contract.time;
+  const given = typeof ret?.cancellable_until === 'string' ? time.parseDateTime(ret.cancellable_until) : undefined;
+  if (given !== undefined) return given;
+  const registeredAt =
+    (typeof ret?.registered_at === 'string' ? time.parseDateTime(ret.registered_at) : undefined) ??
+    serviceClock(registered, t);
+  // Registered at or after the day's deadline, the window runs to the next day's (DECISIONS.md G13).
+  return time.nextTimeOfDay(registeredAt, t.contract.limits.returnWithdrawalDeadline);
+}
+
+/** The clock back where it stood: on real time when it was, else at the time it read, running or frozen as it was. */
+async function restoreClock(t: CaseContext, sandbox: SandboxSession, before: SandboxClock): Promise<void> {
+  try {
+    if (before.offset_seconds === 0 && !before.frozen) await sandbox.data('realTime', 'primary');
+    else await sandbox.data('setClock', 'primary', { at: before.now, frozen: before.frozen });
+  } catch (err) {
+    if (!(err instanceof SandboxAnswerError)) throw err;
+    t.note(`the sandbox's test clock was not put back (it read ${before.now} before): ${err.message}`);
+  }
 }
 
 /**

@@ -11,6 +11,11 @@ export interface HttpRequest {
   body?: unknown;
   rawBody?: string;
   credential: Credential;
+  /**
+   * Not counted against the monthly quota by the service, whatever the credential: a call of the sandbox's helpers,
+   * whose document says so (run/sandbox.ts).
+   */
+  unmetered?: boolean;
 }
 
 export interface HttpResponse {

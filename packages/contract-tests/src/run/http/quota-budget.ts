@@ -149,19 +149,19 @@ export class QuotaBudget {
     return maxRequests === undefined ? Number.POSITIVE_INFINITY : Math.max(0, maxRequests - this.sent);
   }
 
-  private meteredBy(credential: Credential): Seller | undefined {
-    if (credential.kind !== 'apiKey') return undefined;
+  private meteredBy(credential: Credential, unmetered = false): Seller | undefined {
+    if (credential.kind !== 'apiKey' || unmetered) return undefined;
     const limit = this.options.contract.limits.monthlyQuota.get(credential.env);
     return typeof limit === 'number' ? credential.seller : undefined;
   }
 
   /** Throws Skip when the budget or the quota reserve would be crossed by one more request. */
-  guard(credential: Credential): void {
+  guard(credential: Credential, unmetered = false): void {
     const { maxRequests, maxQuota, quotaReserve } = this.options;
     if (maxRequests !== undefined && this.sent >= maxRequests) {
       throw new BudgetSkip(`the request budget is spent (--max-requests ${maxRequests})`);
     }
-    const seller = this.meteredBy(credential);
+    const seller = this.meteredBy(credential, unmetered);
     if (seller) {
       const pool = this.quota(seller);
       if (maxQuota !== undefined && this.spent(pool) >= maxQuota) {
@@ -179,10 +179,10 @@ export class QuotaBudget {
   }
 
   /** The one gate of every request: within the budgets, then counted as sent. */
-  admit(credential: Credential): void {
-    this.guard(credential);
+  admit(credential: Credential, unmetered = false): void {
+    this.guard(credential, unmetered);
     this.sent += 1;
-    const seller = this.meteredBy(credential);
+    const seller = this.meteredBy(credential, unmetered);
     if (seller) {
       this.metered += 1;
       this.quota(seller).sent += 1;
@@ -190,8 +190,8 @@ export class QuotaBudget {
   }
 
   /** What an answer shows of the seller's quota: the service's count, its limit, and whether it is used up. */
-  observe(cred: Credential, response: HttpResponse): void {
-    const seller = this.meteredBy(cred);
+  observe(cred: Credential, response: HttpResponse, unmetered = false): void {
+    const seller = this.meteredBy(cred, unmetered);
     if (!seller || this.options.trackQuota === false) return;
     const pool = this.quota(seller);
     const names = this.options.contract.quotaHeaders;

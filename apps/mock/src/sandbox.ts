@@ -1,0 +1,203 @@
+// The reference sandbox's helpers (`/sandbox/`), answered by the front server itself from their own document
+// (@cls-api/spec/sandbox.json, spec/DECISIONS.md G31), never from the contract Prism serves: a client's sandbox calls
+// can be tried against the mock too. Stateless, as the rest of the mock: a reset removes nothing and the clock never
+// moves; each answer is a documented example of that helper, and what the sandbox would refuse (no credential, a
+// live key, a body against its schema) is refused here the same way. A forced outcome (`X-Sandbox-Outcome` on a
+// `/v3/` operation) becomes the operation's own named example of that answer, as a `Prefer` would ask for it.
+import {
+  apiKeyShape,
+  documentValidator,
+  loadSandboxSpec,
+  operations,
+  sandboxOutcomes,
+  type SandboxOutcomeFacts,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+  type SchemaValidator,
+} from '@cls-api/spec';
+import type { Contract } from './contract.js';
+import { errorResponse, type Preference, type ShapedResponse, unknownRoute } from './shape.js';
+
+/** The path prefix of the sandbox's helpers. */
+export const SANDBOX_PREFIX = '/sandbox/';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export class SandboxHelpers {
+  readonly doc: OpenApiDocument;
+  readonly operations: readonly OperationInfo[];
+  private readonly validator: SchemaValidator;
+  private readonly forced: SandboxOutcomeFacts;
+
+  constructor(
+    private readonly contract: Contract,
+    doc: OpenApiDocument = loadSandboxSpec(),
+  ) {
+    this.doc = doc;
+    this.operations = operations(doc);
+    this.validator = documentValidator(doc);
+    this.forced = sandboxOutcomes(doc);
+  }
+
+  /**
+   * For a `/v3/` request that asks for a forced outcome: the `Prefer` that serves the operation's example of it, or
+   * the refusal the sandbox gives (a live key, an outcome the operation does not declare); undefined without one.
+   */
+  forcedOutcome(
+    op: OperationInfo,
+    headers: Record<string, string | string[] | undefined>,
+  ): { prefer: Preference } | { refused: ShapedResponse } | undefined {
+    const raw = headers[this.forced.outcomeHeader.toLowerCase()];
+    const outcome = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (outcome === undefined) return undefined;
+    const refuse = (message: string) => ({ refused: errorResponse(this.contract, 'invalid', message, op) });
+    if (this.credentialOf(op, headers)?.live)
+      return {
+        refused: errorResponse(this.contract, 'wrongCredential', 'A forced outcome takes a test credential.', op),
+      };
+    if (!this.forced.outcomes.has(outcome as never))
+      return refuse(`${this.forced.outcomeHeader} is one of ${[...this.forced.outcomes.keys()].join(', ')}.`);
+    const scenarios = this.contract.scenariosOf(op);
+    const retryAfter = (h: Record<string, string>) => Object.keys(h).some((n) => n.toLowerCase() === 'retry-after');
+    const found =
+      outcome === 'internal_error'
+        ? scenarios.find((s) => s.status === '500')
+        : outcome === 'quota_exceeded'
+          ? scenarios.find((s) => s.status === '429' && retryAfter(s.headers))
+          : outcome === 'gateway_throttled'
+            ? scenarios.find((s) => s.status === '429' && !retryAfter(s.headers))
+            : scenarios.find(
+                (s) =>
+                  s.status === '200' &&
+                  Number((s.value as { data?: { failed_count?: unknown } }).data?.failed_count) > 0,
+              );
+    if (!found) return refuse(`${op.operationId} does not declare the outcome ${outcome}.`);
+    return { prefer: { code: found.status, example: found.example, rest: [] } };
+  }
+
+  /** Whether a path is the sandbox's, which this answers, and not the contract's. */
+  static owns(pathname: string): boolean {
+    return pathname.startsWith(SANDBOX_PREFIX);
+  }
+
+  /** The answer to a request under `/sandbox/`. */
+  answer(
+    method: string,
+    pathname: string,
+    headers: Record<string, string | string[] | undefined>,
+    body: Buffer,
+    prefer: Preference,
+  ): ShapedResponse {
+    const m = method.toLowerCase();
+    const op = this.operations.find((o) => o.path === pathname && o.method === m);
+    if (!op) return unknownRoute(this.contract, method, pathname);
+    const credential = this.credentialOf(op, headers);
+    if (credential === undefined) return this.documented(op, '401', 'AUTH_MISSING_TOKEN', 'noCredential');
+    // A test credential only (the document's 403); the mock tells a live key by its `{area}_{env}_` shape.
+    if (credential.live) return this.documented(op, '403', 'AUTH_FORBIDDEN', 'liveCredential');
+    let input: unknown;
+    if (op.requestBody) {
+      const text = body.toString('utf8');
+      if (text.trim() === '') {
+        if (op.requestBody.required)
+          return errorResponse(this.contract, 'missing', 'The request body is required.', op);
+      } else {
+        try {
+          input = JSON.parse(text);
+        } catch {
+          return errorResponse(this.contract, 'invalid', 'The request body is not valid JSON.', op);
+        }
+        const refused = this.refuseBody(op, input);
+        if (refused) return refused;
+      }
+    }
+    return this.example(op, prefer, input);
+  }
+
+  /** The credential sent in a header of a scheme the helper takes; undefined when none was. */
+  private credentialOf(
+    op: OperationInfo,
+    headers: Record<string, string | string[] | undefined>,
+  ): { live: boolean } | undefined {
+    for (const name of op.security) {
+      const scheme = this.contract.schemes.get(name);
+      if (!scheme) continue;
+      const raw = headers[scheme.header];
+      const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+      if (!value) continue;
+      if (scheme.httpScheme) {
+        if (value.toLowerCase().startsWith(`${scheme.httpScheme} `)) return { live: false };
+        continue;
+      }
+      return { live: apiKeyShape(value)?.env === 'live' };
+    }
+    return undefined;
+  }
+
+  private refuseBody(op: OperationInfo, input: unknown): ShapedResponse | undefined {
+    const schema = op.requestBody?.schema as JsonSchema | undefined;
+    if (!schema) return undefined;
+    const errors = this.validator.errors(schema, input);
+    if (errors.length === 0) return undefined;
+    const missing = errors.find((e) => e.keyword === 'required');
+    const first = missing ?? errors[0]!;
+    const where = first.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : 'the body';
+    const message = missing
+      ? `${String((missing.params as { missingProperty?: unknown }).missingProperty)} is required.`
+      : `${where} ${first.message ?? 'is not valid'}.`;
+    return errorResponse(this.contract, missing ? 'missing' : 'invalid', message, op);
+  }
+
+  /**
+   * The example served: the one `Prefer: example=` names, else the first of the status `Prefer: code=` names, else
+   * the success example that fits the request (a reset with a seed gets the example that loaded that seed).
+   */
+  private example(op: OperationInfo, prefer: Preference, input: unknown): ShapedResponse {
+    const all = Object.entries(op.responses).flatMap(([status, r]) =>
+      Object.entries(r.examples).map(([name, e]) => ({ status, name, value: e.value })),
+    );
+    let chosen = prefer.example !== undefined ? all.find((e) => e.name === prefer.example) : undefined;
+    if (prefer.example !== undefined && !chosen)
+      return errorResponse(this.contract, 'invalid', `${op.operationId} has no example ${prefer.example}.`, op);
+    if (!chosen && prefer.code !== undefined) {
+      chosen = all.find((e) => e.status === String(prefer.code));
+      if (!chosen)
+        return errorResponse(this.contract, 'invalid', `${op.operationId} documents no ${prefer.code} example.`, op);
+    }
+    if (!chosen) {
+      const successes = all.filter((e) => /^2\d\d$/.test(e.status));
+      const seed = (input as { seed?: unknown } | undefined)?.seed;
+      chosen = successes.find((e) => (e.value as { data?: { seed?: unknown } }).data?.seed === seed) ?? successes[0];
+    }
+    if (!chosen)
+      return errorResponse(this.contract, 'internal', `${op.operationId} has no example to answer with.`, op);
+    return {
+      status: Number(chosen.status),
+      headers: { 'content-type': JSON_TYPE },
+      body: Buffer.from(JSON.stringify(chosen.value)),
+      example: chosen.name,
+    };
+  }
+
+  /** The helper's documented example of `status` with `code`, else the envelope with that code. */
+  private documented(op: OperationInfo, status: string, code: string, why: string): ShapedResponse {
+    for (const [name, example] of Object.entries(op.responses[status]?.examples ?? {})) {
+      if ((example.value as { error?: { code?: unknown } })?.error?.code === code) {
+        return {
+          status: Number(status),
+          headers: { 'content-type': JSON_TYPE },
+          body: Buffer.from(JSON.stringify(example.value)),
+          example: name,
+          rewritten: why,
+        };
+      }
+    }
+    return errorResponse(
+      this.contract,
+      code === 'AUTH_FORBIDDEN' ? 'wrongCredential' : 'noCredential',
+      code === 'AUTH_FORBIDDEN' ? 'The sandbox helpers take a test credential only.' : 'Send X-API-Key or a JWT.',
+      op,
+    );
+  }
+}

@@ -1,0 +1,135 @@
+// The sandbox's helpers on the mock: answered statelessly from their own document (@cls-api/spec/sandbox.json), each
+// answer one of its examples or the envelope with a status that helper documents, and valid against its schema.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentValidator, loadSandboxSpec, type JsonSchema } from '@cls-api/spec';
+import { SandboxHelpers, startMock, type MockServer } from '../src/index.js';
+import { send, type Answer } from './support.js';
+
+const doc = loadSandboxSpec();
+const validator = documentValidator(doc);
+const ops = new SandboxHelpers({ schemes: new Map() } as never, doc).operations;
+const TEST_KEY = { 'X-API-Key': 'wms_test_mock' };
+
+let mock: MockServer;
+beforeAll(async () => {
+  mock = await startMock();
+});
+afterAll(async () => {
+  await mock?.close();
+});
+
+/** The answer, held to the helper's documented response for its status. */
+function documented(method: string, path: string, answer: Answer): void {
+  const op = ops.find((o) => o.method === method.toLowerCase() && o.path === path)!;
+  const response = op.responses[String(answer.status)];
+  expect(response, `${method} ${path} documents no ${answer.status}`).toBeDefined();
+  const errors = validator.errors(response!.schema as JsonSchema, answer.body);
+  expect(errors, JSON.stringify(answer.body)).toEqual([]);
+  const code = (answer.body as { error?: { code?: string } }).error?.code;
+  if (code !== undefined) expect(response!.errorCodes).toContain(code);
+}
+
+const json = (body: unknown) => ({ 'Content-Type': 'application/json', ...TEST_KEY, body: JSON.stringify(body) });
+async function call(method: string, path: string, headers: Record<string, string> = TEST_KEY) {
+  const { body, ...rest } = headers as Record<string, string> & { body?: string };
+  const answer = await send(mock.url, method, path, rest, body);
+  documented(method, path, answer);
+  return answer;
+}
+
+describe('the sandbox helpers on the mock', () => {
+  it('reads, sets and releases the test clock with the documented examples', async () => {
+    const read = await call('GET', '/sandbox/clock');
+    expect(read.status).toBe(200);
+    expect((read.body as { data: { offset_seconds: number } }).data.offset_seconds).toBe(0);
+    const set = await call('PUT', '/sandbox/clock', json({ at: '2026-11-20 18:00:01', frozen: true }));
+    expect(set.status).toBe(200);
+    expect((set.body as { data: { frozen: boolean } }).data.frozen).toBe(true);
+    const advanced = await call('PUT', '/sandbox/clock', json({ advance_seconds: 3600 }));
+    expect(advanced.status).toBe(200);
+    expect((await call('DELETE', '/sandbox/clock')).status).toBe(200);
+  });
+
+  it('resets, answering the example that fits the seed asked for', async () => {
+    const emptied = await call('POST', '/sandbox/reset', json({}));
+    expect(emptied.status).toBe(200);
+    expect((emptied.body as { data: object }).data).not.toHaveProperty('seed');
+    const seeded = await call('POST', '/sandbox/reset', json({ seed: 'demo' }));
+    expect((seeded.body as { data: { seed: string } }).data.seed).toBe('demo');
+    // The body is optional.
+    expect((await call('POST', '/sandbox/reset')).status).toBe(200);
+  });
+
+  it('refuses what the sandbox refuses, in the envelope its document declares', async () => {
+    const missing = await call('GET', '/sandbox/clock', {});
+    expect(missing.status).toBe(401);
+    const live = await call('POST', '/sandbox/reset', { 'X-API-Key': 'wms_live_mock' });
+    expect(live.status).toBe(403);
+    expect((live.body as { error: { code: string } }).error.code).toBe('AUTH_FORBIDDEN');
+    const neither = await call('PUT', '/sandbox/clock', json({ frozen: true }));
+    expect(neither.status).toBe(400);
+    const both = await call('PUT', '/sandbox/clock', json({ at: '2026-11-20 18:00:01', advance_seconds: 60 }));
+    expect(both.status).toBe(400);
+    const notJson = await call('PUT', '/sandbox/clock', { ...TEST_KEY, body: '{at:' });
+    expect(notJson.status).toBe(400);
+    const seed = await call('POST', '/sandbox/reset', json({ seed: 'everything' }));
+    expect((seed.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
+  });
+
+  it('serves the example Prefer names, and 404 for what the sandbox does not have', async () => {
+    const frozen = await call('GET', '/sandbox/clock', { ...TEST_KEY, Prefer: 'code=403' });
+    expect(frozen.status).toBe(403);
+    const other = await send(mock.url, 'GET', '/sandbox/nothing', TEST_KEY);
+    expect(other.status).toBe(404);
+    expect((other.body as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    const wrongMethod = await send(mock.url, 'PATCH', '/sandbox/clock', TEST_KEY);
+    expect(wrongMethod.status).toBe(404);
+  });
+});
+
+describe('forced outcomes on the mock', () => {
+  const suppliers = (outcome: string, key = 'wms_test_mock') =>
+    send(mock.url, 'GET', '/v3/wms/suppliers', { 'X-API-Key': key, 'X-Sandbox-Outcome': outcome });
+
+  it('answers the operation’s own example of each outcome it declares', async () => {
+    const failed = await suppliers('internal_error');
+    expect(failed.status).toBe(500);
+    expect((failed.body as { error: { code: string } }).error.code).toBe('INTERNAL_ERROR');
+    const quota = await suppliers('quota_exceeded');
+    expect(quota.status).toBe(429);
+    expect(quota.headers.get('retry-after')).not.toBeNull();
+    const gateway = await suppliers('gateway_throttled');
+    expect(gateway.status).toBe(429);
+    expect(gateway.headers.get('retry-after')).toBeNull();
+    const row = {
+      mall_order_no: 'M-1',
+      mall_product_name: 'P',
+      product_code: 'C',
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    };
+    const bulk = await send(
+      mock.url,
+      'POST',
+      '/v3/wms/orders',
+      { 'X-API-Key': 'wms_test_mock', 'Content-Type': 'application/json', 'X-Sandbox-Outcome': 'bulk_failed' },
+      JSON.stringify({ orders: [row] }),
+    );
+    expect(bulk.status).toBe(200);
+    expect((bulk.body as { data: { failed_count: number } }).data.failed_count).toBeGreaterThan(0);
+  });
+
+  it('refuses what the sandbox refuses: an undeclared or unknown outcome, a live key', async () => {
+    const undeclared = await suppliers('bulk_failed');
+    expect(undeclared.status).toBe(400);
+    expect((undeclared.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
+    expect((await suppliers('timeout')).status).toBe(400);
+    const live = await suppliers('internal_error', 'wms_live_mock');
+    expect(live.status).toBe(403);
+    expect((live.body as { error: { code: string } }).error.code).toBe('AUTH_FORBIDDEN');
+    // Without the header, the operation answers as always.
+    expect((await send(mock.url, 'GET', '/v3/wms/suppliers', TEST_KEY)).status).toBe(200);
+  });
+});
