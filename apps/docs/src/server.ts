@@ -165,7 +165,8 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     throw new Error(`${join(dir, 'index.html')} does not exist: build the site first (pnpm docs:build)`);
   }
   const document = await loadAsset(join(dir, 'openapi.json'), 'application/json; charset=utf-8').catch(() => undefined);
-  // The files for coding agents (src/llms.ts): Markdown, served as text so that a browser shows it.
+  // The files beside the page: for coding agents (src/llms.ts), Markdown served as text so that a browser shows it,
+  // and the console.
   const files = new Map<string, Asset>();
   for (const name of [LLMS_INDEX, LLMS_FULL]) {
     const asset = await loadAsset(join(dir, name), 'text/plain; charset=utf-8').catch(() => undefined);
@@ -180,7 +181,7 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     if (asset) files.set(`/console/${name}`, asset);
   }
   // The Markdown page of each guide and operation (src/llms.ts), as a static host serves a `.md` file.
-  for (const path of await markdownPages(dir)) texts.set(`/${path}`, await loadAsset(join(dir, path), MARKDOWN_TYPE));
+  for (const path of await markdownPages(dir)) files.set(`/${path}`, await loadAsset(join(dir, path), MARKDOWN_TYPE));
   const routes = pageRoutes(page.identity.toString('utf8'));
 
   const assetFor = (path: string): Asset | undefined => {
