@@ -3,7 +3,14 @@
 // operation with its Markdown page), llms-full.txt every guide and every operation in full (parameters, body fields,
 // responses with their error codes, a curl sample), and one Markdown page per guide (`<guide>.md`) and per operation
 // (`<tag>/<operationid>.md`) beside the site's page, the same text as llms-full.txt's part.
-import { operations, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  operations,
+  referenceOf,
+  resolvePointer,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+} from '@cls-api/spec';
 import { PROVISIONAL_BADGE } from './provisional.js';
 
 export const LLMS_INDEX = 'llms.txt';
@@ -44,9 +51,10 @@ const MAY_CHANGE = 'Provisional: it may change before the service confirms it (s
 
 function deref(doc: OpenApiDocument, schema: JsonSchema | undefined, depth = 0): JsonSchema {
   let s = schema ?? {};
-  while (typeof s.$ref === 'string' && depth < 20) {
-    const { $ref, ...siblings } = s;
-    s = { ...(resolvePointer(doc, $ref) as JsonSchema), ...siblings };
+  // A reference's siblings (its description), written beside it in a one-branch `allOf`, win over its target's.
+  for (let next = referenceOf(s); next && depth < 20; next = referenceOf(s)) {
+    const { $ref: _ref, allOf: _allOf, ...siblings } = s;
+    s = { ...(resolvePointer(doc, next.$ref) as JsonSchema), ...siblings };
     depth++;
   }
   return s;

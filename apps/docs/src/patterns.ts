@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from '@cls-api/spec';
+import { type OpenApiDocument, referenceOf } from '@cls-api/spec';
 import { forEachNode } from './walk.js';
 
 // A string's `pattern` in words, for the site. Redoc prints a pattern as the raw regular expression, which a reader
@@ -10,7 +10,7 @@ const C1 = String.raw`\x7F-\x9F`;
 const NO_CONTROL = 'no control characters (such as a line break or a tab)';
 const TOKEN_CHARS = 'letters, digits, `_` and `-`';
 
-/** The calendar part that Date, DateTime and DateTimeOrEmpty share: a date that exists, leap years included. */
+/** The calendar part that CalendarDate and DateTime share: a date that exists, leap years included. */
 const CALENDAR =
   '(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
 const CLOCK = ' (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]';
@@ -89,8 +89,9 @@ interface Doc {
 /** The object a local `$ref` names, followed to the end. */
 function resolved(doc: Doc, value: unknown): Record<string, unknown> | undefined {
   let node = value as Record<string, unknown> | undefined;
-  for (let hops = 0; node && typeof node.$ref === 'string' && hops < 16; hops++) {
-    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(node.$ref) ?? [];
+  // A reference wrapped to carry a description (`allOf: [{$ref}]`) names its schema too.
+  for (let hops = 0, next = referenceOf(node); node && next && hops < 16; hops++, next = referenceOf(node)) {
+    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(next.$ref) ?? [];
     node = kind && name ? (doc.components?.[kind]?.[name] as Record<string, unknown> | undefined) : undefined;
   }
   return node;

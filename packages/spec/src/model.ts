@@ -177,23 +177,31 @@ export function readResponseHeaders(ops: readonly OperationInfo[]): string[] {
 
 /** A security scheme whose credential travels in a request header: an API key, or HTTP authentication. */
 export interface CredentialScheme {
-  /** Its name in `components.securitySchemes` (`ApiKeyAuth`, `BearerAuth`). */
+  /** Its name in `components.securitySchemes` (`WmsApiKey`, `BearerAuth`). */
   name: string;
   kind: 'apiKey' | 'http';
   /** The request header it travels in, as the contract spells it (`X-API-Key`; `Authorization` for HTTP). */
   header: string;
   /** For `http`, the authentication scheme, lower-cased (`bearer`). */
   httpScheme?: string;
+  /** For `apiKey`, the area of the keys it stands for (`x-key-area`): a key's first segment (`wms`). */
+  keyArea?: string;
 }
+
+/** The extension on an API key scheme naming the area of its keys. */
+export const KEY_AREA_KEYWORD = 'x-key-area';
 
 /** The schemes of `components.securitySchemes` sent in a header, in document order; other kinds are left out. */
 export function readCredentialSchemes(doc: OpenApiDocument): CredentialScheme[] {
   const out: CredentialScheme[] = [];
   for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
     const scheme = object(deref(doc, raw as JsonSchema), `components.securitySchemes.${name}`);
-    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string')
-      out.push({ name, kind: 'apiKey', header: scheme.name });
-    else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') {
+      const keyArea = scheme[KEY_AREA_KEYWORD];
+      if (typeof keyArea !== 'string' || !/^[a-z][a-z0-9]*$/.test(keyArea))
+        fail(`components.securitySchemes.${name}.${KEY_AREA_KEYWORD}, the area of its keys`);
+      out.push({ name, kind: 'apiKey', header: scheme.name, keyArea });
+    } else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
       out.push({ name, kind: 'http', header: 'Authorization', httpScheme: scheme.scheme.toLowerCase() });
   }
   return out;
@@ -301,6 +309,8 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     allErrors: true,
     validateSchema: false,
     validateFormats: true,
+    // Errors name their schema, so that the errors of a `oneOf` can be told by branch (errorsOfTakenBranches).
+    verbose: true,
     ...(options.coerceTypes ? { coerceTypes: true, useDefaults: true } : {}),
   });
   addFormats(ajv);
@@ -326,7 +336,7 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     compile,
     errors(schema, value) {
       const fn = compile(schema);
-      return fn(value) ? [] : [...(fn.errors ?? [])];
+      return fn(value) ? [] : errorsOfTakenBranches(fn.errors ?? [], value, compile);
     },
   };
 }
@@ -337,6 +347,60 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
  */
 export function documentValidator(doc: OpenApiDocument, options: ValidatorOptions = {}): SchemaValidator {
   return createValidator(doc, options);
+}
+
+/**
+ * Ajv reports the errors of every branch of a failed `oneOf`. A branch whose boolean `const` refused the value (the
+ * success row, for a result row whose `success` is false) is a branch the value never meant to take. When exactly
+ * one branch is left, the value's errors are that branch's own: the value is checked against it alone, and those
+ * errors replace what the `oneOf` reported. Otherwise every error stays.
+ */
+function errorsOfTakenBranches(
+  errors: readonly ErrorObject[],
+  value: unknown,
+  compile: (schema: JsonSchema) => ValidateFunction,
+): ErrorObject[] {
+  let out = [...errors];
+  for (const failed of errors) {
+    const branches = failed.keyword === 'oneOf' ? failed.schema : undefined;
+    if (!Array.isArray(branches)) continue;
+    const prefix = `${failed.schemaPath}/`;
+    const untaken = new Set<number>();
+    for (const e of errors) {
+      if (e.keyword !== 'const' || !e.schemaPath.startsWith(prefix)) continue;
+      const match = /^(\d+)\/properties\/[^/]+\/const$/.exec(e.schemaPath.slice(prefix.length));
+      if (match && typeof (e.params as { allowedValue?: unknown }).allowedValue === 'boolean')
+        untaken.add(Number(match[1]));
+    }
+    const taken = branches.map((_, i) => i).filter((i) => !untaken.has(i));
+    if (untaken.size === 0 || taken.length !== 1) continue;
+    const at = failed.instancePath;
+    const check = compile(branches[taken[0]!] as JsonSchema);
+    const own = check(valueAt(value, at))
+      ? []
+      : (check.errors ?? []).map((e) => ({ ...e, instancePath: at + e.instancePath }));
+    // Every error under the value's path is replaced: those of the branches cannot all be told apart (an error
+    // inside a referenced schema names that schema, not the branch), and the branch checks the whole value.
+    const under = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
+    out = [...out.filter((e) => !under(e)), ...own];
+  }
+  const seen = new Set<string>();
+  return out.filter((e) => {
+    const key = `${e.instancePath} ${e.schemaPath} ${e.keyword} ${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The part of a value at a JSON pointer (Ajv's `instancePath`). */
+function valueAt(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -25,7 +25,9 @@ describe('quota headers, order statuses and credential schemes', () => {
     });
     expect(model.orderStatuses).toEqual({ shipped: [30, 40] });
     expect(model.credentialSchemes).toEqual([
-      { name: 'ApiKeyAuth', kind: 'apiKey', header: 'X-API-Key' },
+      { name: 'WmsApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'wms' },
+      { name: 'ManagerApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'manager' },
+      { name: 'CamApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'cam' },
       { name: 'BearerAuth', kind: 'http', header: 'Authorization', httpScheme: 'bearer' },
     ]);
     expect([10, 20, 30, 40, 90].filter((code) => model.isShipped(code))).toEqual([30, 40]);
@@ -116,7 +118,7 @@ describe('operations and codes', () => {
 
   it('finds operations, their codes per status, and the areas a scheme opens', () => {
     const op = model.operation('listManagerOrders');
-    expect(op.security).toEqual(['ApiKeyAuth', 'BearerAuth']);
+    expect(op.security).toEqual(['ManagerApiKey', 'BearerAuth']);
     expect(model.errorCodes(op, 401)).toEqual(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN', 'AUTH_EXPIRED_TOKEN']);
     expect(model.areasAccepting('BearerAuth')).toEqual(['manager', 'pay']);
     expect(model.gatewayLimits('/v3/mcp/tools').map((g) => g.name)).toEqual(['gateway_mcp', 'gateway']);
@@ -162,6 +164,18 @@ describe('validators: one configuration, full and relaxed', () => {
     expect(model.validator({ openValues: true }).errors(draftRow, { ...row, status: 'confirmed' })).toEqual([]);
     // Open values only: every other constraint stays.
     expect(model.validator({ openValues: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
+  });
+
+  it("reports a result row's errors against the shape its success names, not the other shape", () => {
+    const failed = { ...row, draft_id: '', status: '', created_at: '', success: false, result_message: 'Duplicate.' };
+    // A failure row with a creation time: only that is wrong, not every field the success row would need.
+    const errors = model.validator().errors(draftRow, failed);
+    expect(errors).toEqual([]);
+    const mixed = model.validator().errors(draftRow, { ...failed, created_at: '2026-11-20 10:00:00' });
+    expect(mixed.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/created_at const']);
+    // A success row with a message: the message, not the failure row's fields.
+    const success = model.validator().errors(draftRow, { ...row, result_message: 'Registered.' });
+    expect(success.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/result_message const']);
   });
 
   it('the relaxed validator keeps what the source shows', () => {

@@ -50,7 +50,7 @@ describe('the sandbox document', () => {
       'setSandboxClock',
     ]);
     for (const op of ops) {
-      expect(op.security, op.operationId).toEqual(['ApiKeyAuth', 'BearerAuth']);
+      expect(op.security, op.operationId).toEqual(['WmsApiKey', 'ManagerApiKey', 'CamApiKey', 'BearerAuth']);
       expect(op.responses['403']?.errorCodes, op.operationId).toEqual(['AUTH_FORBIDDEN']);
       for (const [status, response] of Object.entries(op.responses)) {
         for (const code of response.errorCodes) expect(catalog.get(code)?.status, code).toBe(Number(status));

@@ -216,7 +216,7 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
     // Which operations take a JWT is read from the contract's `security`, as the server does.
     const either = routes.filter(
       (r) =>
-        (r.security as readonly string[]).includes('ApiKeyAuth') &&
+        (r.security as readonly string[]).includes('ManagerApiKey') &&
         (r.security as readonly string[]).includes('BearerAuth'),
     );
     const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
@@ -371,5 +371,22 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
       expect((await s.post('/v3/auth/token', client)).status).toBe(200);
       expect((await s.post('/v3/auth/token', client, { apiKey: 'junk' })).status).toBe(200);
     });
+  });
+});
+
+describe('the keys an operation takes are read from its security schemes (x-key-area)', () => {
+  it('each area of keys has its scheme; /v3/mcp/ names all three; a renamed area is read as written', async () => {
+    const { contract, readContract } = await import('../../src/contract-facts.js');
+    const { loadSpec } = await import('@cls-api/spec');
+    const c = contract();
+    const route = (operationId: string) => routes.find((r) => r.operationId === operationId)!.security;
+    expect(c.accepted(route('listWmsOrders'))).toEqual({ keyAreas: ['wms'], jwt: false, unknown: [] });
+    expect(c.accepted(route('listManagerOrders'))).toEqual({ keyAreas: ['manager'], jwt: true, unknown: [] });
+    expect(c.accepted(route('listDeposits'))).toEqual({ keyAreas: [], jwt: true, unknown: [] });
+    expect(c.accepted(route('listMcpTools')).keyAreas).toEqual(['wms', 'manager', 'cam']);
+    expect(c.accepted(['NoSuchScheme']).unknown).toEqual(['NoSuchScheme']);
+    const doc = loadSpec();
+    (doc.components!.securitySchemes!.CamApiKey as Record<string, unknown>)['x-key-area'] = 'camera';
+    expect(readContract(doc).accepted(['CamApiKey']).keyAreas).toEqual(['camera']);
   });
 });
