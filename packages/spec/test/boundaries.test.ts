@@ -71,7 +71,7 @@ describe('the boundary linter', () => {
     }
 
     put(dir, 'apps/e2e/src/uses-reference.ts', "import '@cls-api/reference';\n");
-    put(dir, 'apps/docs/src/uses-mock.ts', "import '@cls-api/mock';\n");
+    put(dir, 'apps/docs/src/uses-bench.ts', "import '@cls-api/bench';\n");
     put(dir, 'apps/bench/src/measures-reference.ts', "import '@cls-api/reference';\n");
     put(dir, 'apps/bench/src/deep.ts', "import '@cls-api/reference/dist/cli.js';\n");
     put(dir, 'apps/bench/src/uses-e2e.ts', "import '@cls-api/e2e';\n");
@@ -116,7 +116,7 @@ describe('the boundary linter', () => {
 
   it('refuses an app importing another app, built or not', () => {
     expect(found('apps/e2e/src/uses-reference.ts')).toEqual(['app-imports-app']);
-    expect(found('apps/docs/src/uses-mock.ts')).toEqual(['app-imports-app', 'undeclared-workspace-package']);
+    expect(found('apps/docs/src/uses-bench.ts')).toEqual(['app-imports-app', 'undeclared-workspace-package']);
   });
 
   it('refuses any import of ours from the spec package, its code or its tests', () => {

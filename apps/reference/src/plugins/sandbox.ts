@@ -8,6 +8,7 @@ import {
   type OpenApiDocument,
   type OperationInfo,
   type QuotaHeaders,
+  referenceOf,
   resolvePointer,
   type SandboxOutcome,
   ServiceTime,
@@ -124,11 +125,19 @@ function bulkShapeOf(doc: OpenApiDocument, op: OperationInfo): BulkShape | undef
     const succeededKey = props.map(([name]) => name).find((name) => name !== rowsKey && name !== FAILED_COUNT);
     if (!succeededKey) return undefined;
     const row: BulkShape['row'] = [];
-    for (const part of parts.map((p) => schemaAt(doc, p))) {
-      const then = ((part.then as JsonSchema | undefined)?.properties ?? {}) as Record<string, JsonSchema>;
+    // A row is `BulkResultRow` and the operation's own row, which is a `oneOf` of a success row and a failure row
+    // (`success` const true or false): the success row says what a success puts in each field, so it is read first.
+    const branches = parts
+      .map((p) => schemaAt(doc, p))
+      .flatMap((part) => (Array.isArray(part.oneOf) ? (part.oneOf as unknown[]).map((b) => schemaAt(doc, b)) : [part]));
+    const succeeds = (b: JsonSchema) =>
+      (((b.properties as Record<string, JsonSchema> | undefined)?.success ?? {}) as JsonSchema).const === true;
+    branches.sort((a, b) => Number(succeeds(b)) - Number(succeeds(a)));
+    for (const part of branches) {
       for (const [name, property] of Object.entries((part.properties as Record<string, unknown>) ?? {})) {
         if (row.some((r) => r.name === name)) continue;
-        const known = (schemaAt(doc, property)['x-known-values'] as unknown[] | undefined)?.find(
+        const ref = referenceOf(property)?.$ref;
+        const known = (schemaAt(doc, ref ? { $ref: ref } : property)['x-known-values'] as unknown[] | undefined)?.find(
           (v): v is string => typeof v === 'string' && v !== '',
         );
         const fill =
@@ -136,7 +145,7 @@ function bulkShapeOf(doc: OpenApiDocument, op: OperationInfo): BulkShape | undef
             ? 'success'
             : name === 'result_message'
               ? 'message'
-              : typeof then[name]?.$ref === 'string' && (then[name]!.$ref as string).endsWith('/DateTime')
+              : ref?.endsWith('/DateTime')
                 ? 'time'
                 : known !== undefined
                   ? 'known'
