@@ -78,7 +78,7 @@ const allCode = (dir: string): string =>
 type Asked = Array<{ scheme: string; answered: boolean }>;
 
 describe('@hey-api/openapi-ts', () => {
-  let dir: string;
+  const dir = scratch('hey-api');
   let generation: ToolRun;
   let tsc: ToolRun;
   // The generated modules, imported at run time from the scratch folder (their types are tsc's test above).
@@ -86,7 +86,6 @@ describe('@hey-api/openapi-ts', () => {
   let clientModule: any;
 
   beforeAll(async () => {
-    dir = scratch('hey-api');
     generation = await runNode(
       binOf('@hey-api/openapi-ts', 'openapi-ts'),
       ['-i', BUNDLE, '-o', join(dir, 'generated'), '-c', '@hey-api/client-fetch'],
@@ -164,7 +163,7 @@ describe('@hey-api/openapi-ts', () => {
 });
 
 describe('orval', () => {
-  let dir: string;
+  const dir = scratch('orval');
   let generation: ToolRun;
   let tsc: ToolRun;
   // The generated modules, imported at run time from the scratch folder (their types are tsc's test above).
@@ -172,7 +171,6 @@ describe('orval', () => {
   let auth: any;
 
   beforeAll(async () => {
-    dir = scratch('orval');
     mkdirSync(join(dir, 'auth'));
     copyFileSync(join(fixtures, 'orval-auth.ts'), join(dir, 'auth', 'orval-auth.ts'));
     // One mutator per operation, made from its security requirements in the bundle, in the contract's order.

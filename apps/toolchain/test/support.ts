@@ -1,10 +1,11 @@
 // What every tool of the matrix needs: the published bundle, the CLIs of the tools as their packages declare them,
 // a scratch folder, and the credential each security scheme of the contract stands for.
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { afterAll, afterEach } from 'vitest';
 import { ContractModel, loadSpec, openapiJsonPath, type CredentialScheme } from '@cls-api/spec';
 import { keyOf, type DemoAccount, type KeyArea } from '@cls-api/test-servers';
 
@@ -42,8 +43,22 @@ export function runNode(bin: string, args: string[], options: { cwd: string; env
   });
 }
 
-/** A folder of the run's temporary folder (never the checkout): generated code is not committed. */
-export const scratch = (name: string): string => mkdtempSync(join(tmpdir(), `cls-toolchain-${name}-`));
+/**
+ * A folder of the run's temporary folder (never the checkout: generated code is not committed), removed after the
+ * file's tests unless one failed, so that what the tool wrote can be read.
+ */
+export function scratch(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `cls-toolchain-${name}-`));
+  let failed = false;
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail') failed = true;
+  });
+  afterAll(() => {
+    if (failed) console.log(`[toolchain] kept ${dir}: what ${name} wrote`);
+    else rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
 
 const KEY_AREAS: readonly KeyArea[] = ['wms', 'manager', 'cam'];
 

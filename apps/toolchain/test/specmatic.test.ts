@@ -1,0 +1,227 @@
+// Specmatic (its npm package, which runs its jar on Java 17 or later) on the bundle, as a partner runs it:
+// `specmatic test` against the reference server with the credential of each security scheme in the variable named
+// after it (Specmatic's documented way), and `specmatic stub` answering from the contract's own examples. Its
+// wrapper exits 0 whatever the result, so the verdict is read from its report: every failure it still reports must
+// be one spec/README.md ("Partner toolchains") explains as the tool's reading; a new one fails here.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { checkResponse, Contract } from '@cls-api/contract-tests';
+import { sparePort, type DemoAccount } from '@cls-api/test-servers';
+import { binOf, BUNDLE, credentialsByScheme, model, obtainJwt, runNode, scratch, type ToolRun } from './support.js';
+
+const { baseUrl, accounts } = inject('reference');
+const seller = accounts[0] as DemoAccount;
+const specmatic = binOf('specmatic', 'specmatic');
+const README = resolve(import.meta.dirname, '../../../spec/README.md');
+
+/** Specmatic's summary line. */
+interface Totals {
+  run: number;
+  successes: number;
+  failures: number;
+  errors: number;
+}
+
+function totals(output: string): Totals | undefined {
+  const m = /Tests run: (\d+), Successes: (\d+), Failures: (\d+), WIP: \d+, Errors: (\d+)/.exec(output);
+  return m ? { run: +m[1]!, successes: +m[2]!, failures: +m[3]!, errors: +m[4]! } : undefined;
+}
+
+/** `/v3/wms/orders/(order_no:string)` as the contract writes it: `/v3/wms/orders/{order_no}`. */
+const contractPath = (path: string) => path.replace(/\((\w+):\w+\)/g, '{$1}');
+
+/**
+ * Each failure of the "Unsuccessful Scenarios" part of the report, as one line: the operation and status it
+ * tested, and what went wrong: `answered <status>`, `path not percent-encoded` (its own request could not be
+ * sent), or the first place of the response it refused.
+ */
+function failures(output: string): string[] {
+  const start = output.indexOf('\nUnsuccessful Scenarios:');
+  if (start < 0) return [];
+  const out = new Set<string>();
+  for (const block of output
+    .slice(start)
+    .split(/\n {2}"Scenario: /)
+    .slice(1)) {
+    const api = /API: (\w+) (\S+) -> (\d+)/.exec(block);
+    if (!api) continue;
+    const what = `${api[1]} ${contractPath(api[2]!)} -> ${api[3]}`;
+    const status = /response contained status (\d+)/.exec(block);
+    if (status) out.add(`${what}: answered ${status[1]}`);
+    else if (/Illegal character in path/.test(block)) out.add(`${what}: path not percent-encoded`);
+    else out.add(`${what}: ${/>> (\S+)/.exec(block)?.[1]?.replace(/\[\d+\]/g, '[]') ?? 'no reason given'}`);
+  }
+  return [...out].sort();
+}
+
+/**
+ * The operations of its coverage table that ran at least one test (`1p`, `3f`), as `METHOD /path`. A row without
+ * a path is another method or status of the path above it.
+ */
+function operationsRun(output: string): string[] {
+  const out = new Set<string>();
+  let path = '';
+  for (const line of output.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    if (cells.length !== 10) continue;
+    if (cells[2]?.startsWith('/')) path = cells[2];
+    if (/^[A-Z]+$/.test(cells[3]!) && /^\d+[pfw]$/.test(cells[8]!)) out.add(`${cells[3]} ${path}`);
+  }
+  return [...out].sort();
+}
+
+/** The explained failures: the rows of the table in spec/README.md, "Partner toolchains", "Specmatic". */
+function explained(readme: string): Array<{ failure: string; everyRun: boolean }> {
+  const section = /\n## Partner toolchains\n([\s\S]*?)(?=\n## )/.exec(readme)?.[1] ?? '';
+  const table = /\n### Specmatic\n([\s\S]*?)(?=\n### |$)/.exec(section)?.[1] ?? '';
+  return [...table.matchAll(/^\| `([^`]+)` \| (every run|some runs) \|/gm)].map((m) => ({
+    failure: m[1]!,
+    everyRun: m[2] === 'every run',
+  }));
+}
+
+/** A README row matches a failure exactly, or with `*` standing for any text (`* -> 200: path not percent-encoded`). */
+const matches = (row: string, failure: string) =>
+  new RegExp(
+    `^${row
+      .split('*')
+      .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(failure);
+
+describe('Specmatic', () => {
+  const dir = scratch('specmatic');
+  let run: ToolRun;
+  let output: string;
+  let stub: { port: number; stop: () => void; output: () => string } | undefined;
+
+  beforeAll(async () => {
+    // Specmatic writes its reports beside its working folder: the bundle is copied into a scratch folder.
+    copyFileSync(BUNDLE, join(dir, 'openapi.json'));
+    const jwt = await obtainJwt(baseUrl, seller);
+    const env: Record<string, string> = {
+      // One request per example, no combinations of optional keys (thousands on a 1,000-row bulk body).
+      MAX_TEST_REQUEST_COMBINATIONS: '1',
+    };
+    for (const [name, { value }] of credentialsByScheme(seller, jwt)) env[name] = value;
+    [run, stub] = await Promise.all([
+      runNode(specmatic, ['test', 'openapi.json', '--testBaseURL', baseUrl], { cwd: dir, env }),
+      startStub(),
+    ]);
+    output = `${run.stdout}\n${run.stderr}`;
+    // Its whole report, for reading when a test below fails.
+    writeFileSync(join(dir, 'specmatic-test.log'), output);
+  });
+
+  afterAll(() => stub?.stop());
+
+  it('loads the bundle and runs every operation', () => {
+    // What stopped it before: a schema it cannot type, a `$ref` with sibling keywords (`Type (MallOrderNo) does not exist`).
+    expect(output).not.toMatch(/Type \(\w+\) does not exist|Could not load the specification/);
+    const t = totals(output);
+    expect(t, output.slice(-2000)).toBeDefined();
+    expect(t!.run).toBeGreaterThan(0);
+    const all = model.operations.map((op) => `${op.method.toUpperCase()} ${op.path}`).sort();
+    expect(operationsRun(output)).toEqual(all);
+  });
+
+  it('reports no failure spec/README.md does not explain, and every failure it explains as seen every run', () => {
+    const rows = explained(readFileSync(README, 'utf8'));
+    expect(rows.length).toBeGreaterThan(0);
+    const seen = failures(output);
+    expect(totals(output)!.failures === 0).toBe(seen.length === 0);
+    const log = `Specmatic's report: ${join(dir, 'specmatic-test.log')}`;
+    expect(
+      seen.filter((f) => !rows.some((r) => matches(r.failure, f))),
+      log,
+    ).toEqual([]);
+    expect(rows.filter((r) => r.everyRun && !seen.some((f) => matches(r.failure, f))).map((r) => r.failure)).toEqual(
+      [],
+    );
+  });
+
+  it('sends the credential of the operation’s area: no call is refused for its key or token', () => {
+    const refused = failures(output).filter((f) => /answered 40[13]$/.test(f));
+    // The token calls send the example's client credentials, which are no account's (see spec/README.md).
+    expect(refused.filter((f) => !f.startsWith('POST /v3/auth/'))).toEqual([]);
+  });
+
+  it('its stub answers two operations within the contract, from the contract’s examples', async () => {
+    const contract = new Contract();
+    for (const [operationId, area] of STUBBED) {
+      const op = model.operation(operationId);
+      const res = await fetch(`http://127.0.0.1:${stub!.port}${op.path}`, {
+        method: op.method.toUpperCase(),
+        headers: { 'X-API-Key': `${area}_test_0123456789abcdefghijklmnopqrstuv` },
+      });
+      const text = await res.text();
+      const headers = Object.fromEntries([...res.headers].map(([k, v]) => [k.toLowerCase(), v]));
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {}
+      const { findings } = checkResponse({
+        contract,
+        op,
+        clockRelative: false,
+        exchange: {
+          request: { method: op.method.toUpperCase(), path: op.path, url: op.path, credential: { kind: 'none' } },
+          response: { status: res.status, headers, text, json },
+          ms: 0,
+          attempt: 1,
+        },
+      });
+      expect(res.status, `${operationId}: ${text.slice(0, 300)}\n${stub!.output().slice(-1500)}`).toBe(200);
+      expect(
+        findings.filter((f) => !f.provisional),
+        operationId,
+      ).toEqual([]);
+    }
+  });
+
+  /** The stub on a spare port, with one example file per stubbed operation made from the contract's 200 example. */
+  async function startStub() {
+    const stubDir = join(dir, 'stub');
+    mkdirSync(join(stubDir, 'openapi_examples'), { recursive: true });
+    copyFileSync(BUNDLE, join(stubDir, 'openapi.json'));
+    for (const [operationId] of STUBBED) {
+      const op = model.operation(operationId);
+      const example = Object.values(op.responses['200']?.examples ?? {})[0];
+      if (!example) throw new Error(`${operationId} has no example of its 200 answer`);
+      writeFileSync(
+        join(stubDir, 'openapi_examples', `${operationId}.json`),
+        JSON.stringify({
+          'http-request': { method: op.method.toUpperCase(), path: op.path },
+          'http-response': { status: 200, body: example.value },
+        }),
+      );
+    }
+    const port = await sparePort();
+    let log = '';
+    const child = spawn(process.execPath, [specmatic, 'stub', 'openapi.json', '--port', String(port)], {
+      cwd: stubDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: the wrapper runs the JVM as its child, and both must stop
+    });
+    child.stdout.on('data', (c: Buffer) => (log = (log + c.toString('utf8')).slice(-20_000)));
+    child.stderr.on('data', (c: Buffer) => (log = (log + c.toString('utf8')).slice(-20_000)));
+    const stop = () => {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    };
+    process.once('exit', stop);
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`specmatic stub exited ${child.exitCode}:\n${log.slice(-2000)}`);
+      if (/Mock server is running on/.test(log)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return { port, stop, output: () => log };
+  }
+});
+
+/** The operations the stub answers, with the area of the key a partner sends. */
+const STUBBED = [
+  ['listSuppliers', 'wms'],
+  ['listManagerOrders', 'manager'],
+] as const;
