@@ -10,7 +10,7 @@ const C1 = String.raw`\x7F-\x9F`;
 const NO_CONTROL = 'no control characters (such as a line break or a tab)';
 const TOKEN_CHARS = 'letters, digits, `_` and `-`';
 
-/** The calendar part that Date, DateTime and DateTimeOrEmpty share: a date that exists, leap years included. */
+/** The calendar part that CalendarDate and DateTime share: a date that exists, leap years included. */
 const CALENDAR =
   '(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
 const CLOCK = ' (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]';

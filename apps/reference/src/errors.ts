@@ -23,7 +23,7 @@ export const MAX_ECHOED_CHARACTERS = 200;
 
 /**
  * Characters a message may not carry as they are: C0 and C1 controls and DEL (the contract's `Text` is one line
- * without control characters, spec/components/schemas/Text.yaml; C1 controls such as U+009B start terminal escape
+ * without control characters, spec/components/schemas/SingleLineText.yaml; C1 controls such as U+009B start terminal escape
  * sequences too), the Unicode line and paragraph separators, and lone surrogates, which are not text.
  */
 const UNSAFE =

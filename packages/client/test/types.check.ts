@@ -115,6 +115,27 @@ export async function bulk() {
   void added;
 
   assertType<Equal<BulkResult<'registerDraftOrders'>, components['schemas']['DraftBulkResult']>>();
+
+  // A result row is a success row or a failure row: checking `success` tells the compiler which.
+  for (const r of drafts.drafts) {
+    if (r.success) {
+      assertType<Equal<typeof r.result_message, ''>>();
+      assertType<Equal<typeof r.draft_id, components['schemas']['DraftId']>>();
+      assertType<Equal<typeof r.created_at, components['schemas']['DateTime']>>();
+    } else {
+      assertType<Equal<typeof r.draft_id, ''>>();
+      assertType<Equal<typeof r.created_at, ''>>();
+      assertType<Equal<typeof r.result_message, components['schemas']['ResultMessage']>>();
+    }
+  }
+  for (const r of merged.results) {
+    if (r.success === false) assertType<Equal<typeof r.order_no, ''>>();
+    else assertType<Equal<typeof r.order_no, components['schemas']['OrderNo']>>();
+  }
+  for (const r of options.options) {
+    if (!r.success) assertType<Equal<typeof r.created_at, ''>>();
+    else assertType<Equal<typeof r.created_at, components['schemas']['DateTime']>>();
+  }
   assertType<Equal<BulkRow<'addProductOptions'>, components['schemas']['OptionRow']>>();
 
   // @ts-expect-error a row without its required fields

@@ -181,12 +181,48 @@ export function resolvePointer(doc: OpenApiDocument, ref: string): unknown {
 export function deref<T>(doc: OpenApiDocument, value: T | Reference): T {
   let node: unknown = value;
   const seen = new Set<string>();
-  while (isReference(node)) {
-    if (seen.has(node.$ref)) throw new Error(`circular reference ${node.$ref}`);
-    seen.add(node.$ref);
-    node = resolvePointer(doc, node.$ref);
+  for (let next = referenceOf(node); next; next = referenceOf(node)) {
+    if (seen.has(next.$ref)) throw new Error(`circular reference ${next.$ref}`);
+    seen.add(next.$ref);
+    node = resolvePointer(doc, next.$ref);
   }
   return node as T;
+}
+
+// What a schema that wraps a reference may add to it and still name it (spec/README.md, "References").
+const WRAPPER_SHAPES = [
+  'type',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'contains',
+  'propertyNames',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'enum',
+  'const',
+];
+
+/**
+ * The reference a node stands for: its `$ref`, or the one branch of an `allOf: [{$ref}]` that adds only annotations
+ * and bounds (`description`, `minLength`, …), no type or shape of its own (a node with its own `type`, such as
+ * `OrderStatusCodeFilter`, is a schema of its own). The contract writes a reference that needs
+ * such siblings that way, because tools drop the siblings of a `$ref` or misread the schema.
+ */
+export function referenceOf(node: unknown): Reference | undefined {
+  if (isReference(node)) return node;
+  if (typeof node !== 'object' || node === null) return undefined;
+  const allOf = (node as JsonSchema).allOf;
+  if (!Array.isArray(allOf) || allOf.length !== 1 || !isReference(allOf[0])) return undefined;
+  return WRAPPER_SHAPES.some((k) => k in node) ? undefined : allOf[0];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -507,6 +543,14 @@ function relax(value: unknown, inherited = false): unknown {
       key === 'examples' || key === 'example' || key === 'default' || key.startsWith('x-')
         ? child
         : relax(child, provisional);
+  }
+  // "Exactly one branch" holds only while the branches' designed constraints tell them apart (a result row's
+  // `success: const true` and `const false`); relaxed, the branches may overlap, so one matching is enough.
+  if (provisional && Array.isArray(out.oneOf)) {
+    const { oneOf, ...rest } = out;
+    return rest.anyOf === undefined
+      ? { ...rest, anyOf: oneOf }
+      : { ...rest, allOf: [...((rest.allOf as unknown[]) ?? []), { anyOf: oneOf }] };
   }
   return out;
 }

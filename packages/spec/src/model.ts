@@ -301,6 +301,8 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     allErrors: true,
     validateSchema: false,
     validateFormats: true,
+    // Errors name their schema, so that the errors of a `oneOf` can be told by branch (errorsOfTakenBranches).
+    verbose: true,
     ...(options.coerceTypes ? { coerceTypes: true, useDefaults: true } : {}),
   });
   addFormats(ajv);
@@ -326,9 +328,63 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     compile,
     errors(schema, value) {
       const fn = compile(schema);
-      return fn(value) ? [] : [...(fn.errors ?? [])];
+      return fn(value) ? [] : errorsOfTakenBranches(fn.errors ?? [], value, compile);
     },
   };
+}
+
+/**
+ * Ajv reports the errors of every branch of a failed `oneOf`. A branch whose boolean `const` refused the value (the
+ * success row, for a result row whose `success` is false) is a branch the value never meant to take. When exactly
+ * one branch is left, the value's errors are that branch's own: the value is checked against it alone, and those
+ * errors replace what the `oneOf` reported. Otherwise every error stays.
+ */
+function errorsOfTakenBranches(
+  errors: readonly ErrorObject[],
+  value: unknown,
+  compile: (schema: JsonSchema) => ValidateFunction,
+): ErrorObject[] {
+  let out = [...errors];
+  for (const failed of errors) {
+    const branches = failed.keyword === 'oneOf' ? failed.schema : undefined;
+    if (!Array.isArray(branches)) continue;
+    const prefix = `${failed.schemaPath}/`;
+    const untaken = new Set<number>();
+    for (const e of errors) {
+      if (e.keyword !== 'const' || !e.schemaPath.startsWith(prefix)) continue;
+      const match = /^(\d+)\/properties\/[^/]+\/const$/.exec(e.schemaPath.slice(prefix.length));
+      if (match && typeof (e.params as { allowedValue?: unknown }).allowedValue === 'boolean')
+        untaken.add(Number(match[1]));
+    }
+    const taken = branches.map((_, i) => i).filter((i) => !untaken.has(i));
+    if (untaken.size === 0 || taken.length !== 1) continue;
+    const at = failed.instancePath;
+    const check = compile(branches[taken[0]!] as JsonSchema);
+    const own = check(valueAt(value, at))
+      ? []
+      : (check.errors ?? []).map((e) => ({ ...e, instancePath: at + e.instancePath }));
+    // Every error under the value's path is replaced: those of the branches cannot all be told apart (an error
+    // inside a referenced schema names that schema, not the branch), and the branch checks the whole value.
+    const under = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
+    out = [...out.filter((e) => !under(e)), ...own];
+  }
+  const seen = new Set<string>();
+  return out.filter((e) => {
+    const key = `${e.instancePath} ${e.schemaPath} ${e.keyword} ${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The part of a value at a JSON pointer (Ajv's `instancePath`). */
+function valueAt(value: unknown, pointer: string): unknown {
+  let node = value;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return node;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

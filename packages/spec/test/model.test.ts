@@ -164,6 +164,18 @@ describe('validators: one configuration, full and relaxed', () => {
     expect(model.validator({ openValues: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
   });
 
+  it("reports a result row's errors against the shape its success names, not the other shape", () => {
+    const failed = { ...row, draft_id: '', status: '', created_at: '', success: false, result_message: 'Duplicate.' };
+    // A failure row with a creation time: only that is wrong, not every field the success row would need.
+    const errors = model.validator().errors(draftRow, failed);
+    expect(errors).toEqual([]);
+    const mixed = model.validator().errors(draftRow, { ...failed, created_at: '2026-11-20 10:00:00' });
+    expect(mixed.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/created_at const']);
+    // A success row with a message: the message, not the failure row's fields.
+    const success = model.validator().errors(draftRow, { ...row, result_message: 'Registered.' });
+    expect(success.map((e) => `${e.instancePath} ${e.keyword}`)).toEqual(['/result_message const']);
+  });
+
   it('the relaxed validator keeps what the source shows', () => {
     expect(model.validator({ relaxed: true }).errors(draftRow, { ...row, draft_id: '' })).not.toEqual([]);
     expect(

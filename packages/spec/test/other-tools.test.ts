@@ -136,9 +136,30 @@ describe('schema names, which generators make into classes and types', () => {
   const doc = loadBuiltSpec();
   const schemas = doc.components!.schemas!;
 
-  it('no schema is named after a global of JavaScript or Node.js (Error and Date were)', () => {
-    const globals = new Set(Object.getOwnPropertyNames(globalThis));
-    expect(Object.keys(schemas).filter((name) => globals.has(name))).toEqual([]);
+  // Every component, of every section: `components.parameters.OrderNo` beside `components.schemas.OrderNo` came out
+  // of generators as `OrderNo` and `OrderNo2`.
+  const components = Object.entries(doc.components ?? {}).flatMap(([section, named]) =>
+    Object.keys(named as object).map((name) => ({ section, name })),
+  );
+
+  it('no component is named after a global of JavaScript, Node.js or the browser (Error, Date and Text were)', () => {
+    // Node's globals, and those TypeScript declares for a browser (lib.dom.d.ts: `Text`, `Option`, `Image`, …).
+    const dom = readFileSync(join(dirname(require.resolve('typescript')), 'lib.dom.d.ts'), 'utf8');
+    const globals = new Set([
+      ...Object.getOwnPropertyNames(globalThis),
+      ...[...dom.matchAll(/^declare (?:var|function|class|const|let) (\w+)/gm)].map((m) => m[1]!),
+    ]);
+    for (const name of ['Error', 'Date', 'Object', 'Promise', 'Response', 'Headers', 'Text', 'Option', 'Image'])
+      expect(globals.has(name), name).toBe(true);
+    expect(components.length).toBeGreaterThan(100);
+    expect(components.filter(({ name }) => globals.has(name))).toEqual([]);
+  });
+
+  it('no two components share a name, whatever their sections (case aside)', () => {
+    const sections = new Map<string, string[]>();
+    for (const { section, name } of components)
+      sections.set(name.toLowerCase(), [...(sections.get(name.toLowerCase()) ?? []), `${section}.${name}`]);
+    expect([...sections.values()].filter((found) => found.length > 1)).toEqual([]);
   });
 
   it('a renamed schema keeps its former names, which types read as deprecated aliases', () => {

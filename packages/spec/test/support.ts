@@ -20,11 +20,14 @@ export function schemaOf(doc: OpenApiDocument, schema: unknown): JsonSchema {
 
 /**
  * The properties an object schema declares, its `allOf` branches' included (a bulk result row is
- * `allOf: [BulkResultRow, DraftResult]`); the first declaration of a name wins.
+ * `allOf: [BulkResultRow, DraftResult]`), and those its `oneOf` branches declare (a row is a success row or a
+ * failure row); the first declaration of a name wins.
  */
 function declaredProperties(doc: OpenApiDocument, schema: unknown): Record<string, unknown> {
   const resolved = schemaOf(doc, schema);
   const out: Record<string, unknown> = {};
+  for (const branch of (resolved.oneOf as unknown[] | undefined) ?? [])
+    for (const [name, sub] of Object.entries(declaredProperties(doc, branch))) if (!(name in out)) out[name] = sub;
   for (const branch of (resolved.allOf as unknown[] | undefined) ?? [])
     Object.assign(out, declaredProperties(doc, branch));
   return { ...out, ...((resolved.properties as Record<string, unknown> | undefined) ?? {}) };
@@ -51,7 +54,10 @@ export function requiredOf(doc: OpenApiDocument, schema: unknown): string[] {
   const resolved = schemaOf(doc, schema);
   const own = Array.isArray(resolved.required) ? (resolved.required as string[]) : [];
   const inherited = ((resolved.allOf as unknown[] | undefined) ?? []).flatMap((branch) => requiredOf(doc, branch));
-  return [...new Set([...inherited, ...own])];
+  // Required in whichever branch of a `oneOf` the value takes: required in all of them.
+  const branches = ((resolved.oneOf as unknown[] | undefined) ?? []).map((branch) => requiredOf(doc, branch));
+  const everyBranch = branches.length === 0 ? [] : branches[0]!.filter((r) => branches.every((b) => b.includes(r)));
+  return [...new Set([...inherited, ...everyBranch, ...own])];
 }
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

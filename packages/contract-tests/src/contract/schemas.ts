@@ -56,9 +56,8 @@ export class ContractSchemas {
   }
 
   validate(schema: JsonSchema, value: unknown): string[] {
-    const fn = this.validator(schema);
-    if (fn(value)) return [];
-    return formatErrors(fn.errors ?? []);
+    // The contract model's errors: a result row's are those of the shape its `success` names.
+    return formatErrors(this.full.errors(schema, value));
   }
 
   /** A validator of the relaxed contract: the schema with its own provisional nodes relaxed, `$ref`s into the relaxed document. */
@@ -68,9 +67,7 @@ export class ContractSchemas {
 
   /** Errors of a value against the relaxed contract: what breaks the source, not merely a design. */
   validateRelaxed(schema: JsonSchema, value: unknown): string[] {
-    const fn = this.relaxedValidator(schema);
-    if (fn(value)) return [];
-    return formatErrors(fn.errors ?? []);
+    return formatErrors(this.relaxed.errors(schema, value));
   }
 
   /** A value judged by both contracts: failures against the relaxed one, departures where only the full one refuses. */
@@ -126,6 +123,27 @@ export class ContractSchemas {
     out.properties = properties;
     out.required = [...required];
     return out;
+  }
+
+  /**
+   * The fields of an object schema whichever branch a value takes: `merged`, with the branches of its `oneOf` (or
+   * `anyOf`) folded in, each property as its first branch declares it, required when every branch requires it (a
+   * result row is a success row or a failure row). Not for validation.
+   */
+  fields(schema: JsonSchema | undefined, doc: OpenApiDocument = this.doc): JsonSchema {
+    const m = this.merged(schema, 0, doc);
+    const branches = (m.oneOf ?? m.anyOf) as JsonSchema[] | undefined;
+    if (!Array.isArray(branches) || branches.length === 0) return m;
+    const { oneOf: _one, anyOf: _any, ...own } = m;
+    const parts = branches.map((b) => this.fields(b, doc));
+    const properties: Record<string, JsonSchema> = { ...((own.properties ?? {}) as Record<string, JsonSchema>) };
+    for (const part of parts)
+      for (const [k, v] of Object.entries((part.properties ?? {}) as Record<string, JsonSchema>))
+        if (!(k in properties)) properties[k] = v;
+    const inAll = ((parts[0]!.required ?? []) as string[]).filter((r) =>
+      parts.every((p) => ((p.required ?? []) as string[]).includes(r)),
+    );
+    return { ...own, properties, required: [...new Set([...((own.required ?? []) as string[]), ...inAll])] };
   }
 
   /**

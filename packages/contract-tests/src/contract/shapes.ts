@@ -108,10 +108,10 @@ export class OperationShapes {
     const resultsEntry = Object.entries(dataProps).find(([, s]) => schemas.resolve(s).type === 'array');
     if (!resultsEntry) return undefined;
     const items = schemas.resolve(resultsEntry[1]).items as JsonSchema;
-    const resultRow = schemas.merged(items);
+    const resultRow = schemas.fields(items);
     // What the source shows a row to carry: the same row read in the relaxed document.
     const sourceRequired = new Set(
-      (schemas.merged(relaxProvisional(items), 0, this.relaxedDoc).required ?? []) as string[],
+      (schemas.fields(relaxProvisional(items), this.relaxedDoc).required ?? []) as string[],
     );
     const resultProps = Object.keys((resultRow.properties ?? {}) as Record<string, unknown>);
     if (!resultProps.includes('success') || !resultProps.includes('result_message')) return undefined;
