@@ -6,24 +6,24 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findOperation, loadSpec } from '@cls-api/spec';
-import type { DemoAccount } from '@cls-api/test-servers';
+import type { KeyArea } from '@cls-api/test-servers';
 import {
   awkwardNames,
   binOf,
   BUNDLE,
   credentialsByScheme,
   exportedNames,
+  keyAreaOf,
   model,
+  reference,
   runNode,
   scratch,
   type ToolRun,
 } from './support.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
-const { baseUrl, accounts } = inject('reference');
-const seller = accounts[0] as DemoAccount;
 
 /**
  * The bulk write's body: the contract's own request example of `registerOrders` (one row the demo data takes, one
@@ -115,6 +115,7 @@ describe('@hey-api/openapi-ts', () => {
   });
 
   it("calls the reference server with the area's key through its auth callback: a keyed list, a bulk write, a JWT call", async () => {
+    const { baseUrl, seller } = reference();
     const asked: Asked = [];
     let jwt: string | undefined;
     const byName = credentialsByScheme(seller, '');
@@ -227,6 +228,7 @@ describe('orval', () => {
   });
 
   it("calls the reference server with the area's key through its mutators: a keyed list, a bulk write, a JWT call", async () => {
+    const { baseUrl, seller } = reference();
     const asked: Asked = [];
     let jwt: string | undefined;
     const byName = credentialsByScheme(seller, '');
@@ -264,11 +266,8 @@ describe('orval', () => {
 });
 
 /** The API-key scheme of an area's key, as the contract names it. */
-function schemeFor(area: 'wms' | 'manager' | 'cam'): string {
-  const byName = credentialsByScheme(seller, '');
-  const names = [...byName.values()]
-    .filter(({ scheme, value }) => scheme.kind === 'apiKey' && value.startsWith(`${area}_`))
-    .map(({ scheme }) => scheme.name);
+function schemeFor(area: KeyArea): string {
+  const names = model.credentialSchemes.filter((s) => s.kind === 'apiKey' && keyAreaOf(s) === area).map((s) => s.name);
   if (names.length !== 1) throw new Error(`the ${area} key is the credential of ${names.length} schemes`);
   return names[0]!;
 }

@@ -6,14 +6,22 @@
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkResponse, Contract } from '@cls-api/contract-tests';
-import { sparePort, type DemoAccount } from '@cls-api/test-servers';
+import { sparePort } from '@cls-api/test-servers';
 import { explained, failures, matches, operationsRun, totals } from '../src/specmatic-report.js';
-import { binOf, BUNDLE, credentialsByScheme, model, obtainJwt, runNode, scratch, type ToolRun } from './support.js';
+import {
+  binOf,
+  BUNDLE,
+  credentialsByScheme,
+  model,
+  obtainJwt,
+  reference,
+  runNode,
+  scratch,
+  type ToolRun,
+} from './support.js';
 
-const { baseUrl, accounts } = inject('reference');
-const seller = accounts[0] as DemoAccount;
 const specmatic = binOf('specmatic', 'specmatic');
 const README = resolve(import.meta.dirname, '../../../spec/README.md');
 
@@ -28,6 +36,7 @@ describe('Specmatic', () => {
     copyFileSync(BUNDLE, join(dir, 'openapi.json'));
     // Its own limit per request is 6 s; a busy machine's reference server may take longer, which is not a failure.
     writeFileSync(join(dir, 'specmatic.yaml'), 'version: 2\ntest:\n  timeoutInMilliseconds: 60000\n');
+    const { baseUrl, seller } = reference();
     const jwt = await obtainJwt(baseUrl, seller);
     const env: Record<string, string> = {
       // One request per example, no combinations of optional keys (thousands on a 1,000-row bulk body).

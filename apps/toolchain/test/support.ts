@@ -5,9 +5,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, inject } from 'vitest';
 import { ContractModel, loadSpec, openapiJsonPath, type CredentialScheme } from '@cls-api/spec';
 import { keyOf, type DemoAccount, type KeyArea } from '@cls-api/test-servers';
+
+/** The reference server of the global set-up, or the set-up's failure. */
+export function reference(): { baseUrl: string; seller: DemoAccount } {
+  const provided = inject('reference');
+  if ('error' in provided) throw new Error(`the matrix's set-up failed: ${provided.error}`);
+  return { baseUrl: provided.baseUrl, seller: provided.accounts[0]! };
+}
 
 /** The bundle a partner downloads: `@cls-api/spec/openapi.json`. */
 export const BUNDLE = openapiJsonPath;
