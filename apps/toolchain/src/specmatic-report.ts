@@ -21,7 +21,7 @@ const contractPath = (path: string) => path.replace(/\((\w+):\w+\)/g, '{$1}');
 /**
  * Each failure of the "Unsuccessful Scenarios" part of the report, as one line: the operation and status it
  * tested, and what went wrong: `answered <status>`, `path not percent-encoded` (its own request could not be
- * sent), or the first place of the response it refused.
+ * sent: a character its URL parser refuses in the path, or a `#` that starts a fragment), or the first place of the response it refused.
  */
 export function failures(output: string): string[] {
   const start = output.indexOf('\nUnsuccessful Scenarios:');
@@ -36,7 +36,7 @@ export function failures(output: string): string[] {
     const what = `${api[1]} ${contractPath(api[2]!)} -> ${api[3]}`;
     const status = /response contained status (\d+)/.exec(block);
     if (status) out.add(`${what}: answered ${status[1]}`);
-    else if (/Illegal character in path/.test(block)) out.add(`${what}: path not percent-encoded`);
+    else if (/Illegal character in \w+ at index/.test(block)) out.add(`${what}: path not percent-encoded`);
     else out.add(`${what}: ${/>> (\S+)/.exec(block)?.[1]?.replace(/\[\d+\]/g, '[]') ?? 'no reason given'}`);
   }
   return [...out].sort();

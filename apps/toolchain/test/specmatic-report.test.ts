@@ -30,6 +30,12 @@ Unsuccessful Scenarios:
             >> REQUEST.URL./v3/wms/orders/뼱࢛典䜷
                 Failed to parse path: Illegal character in path at index 16: /v3/wms/orders/뼱࢛典䜷
 
+  "Scenario: GET /v3/wms/products/(product_code:string)/options/(option_code:string) -> 200 with the request from the example 'option' FAILED"
+        Reason:
+    API: GET /v3/wms/products/(product_code:string)/options/(option_code:string) -> 200
+        >> REQUEST.URL./v3/wms/products/뼖#/options/ 
+            Failed to parse path: Illegal character in fragment at index 28: /v3/wms/products/뼖#/options/ 
+
   "Scenario: GET /v3/wms/orders/(order_no:string) -> 200 with the request from the example 'shipped_order' FAILED"
         Reason:
     API: GET /v3/wms/orders/(order_no:string) -> 200
@@ -58,6 +64,7 @@ describe("Specmatic's report", () => {
     expect(failures(REPORT)).toEqual([
       'GET /v3/wms/orders/{order_no} -> 200: RESPONSE.BODY.data.results[].created_at',
       'GET /v3/wms/orders/{order_no} -> 200: path not percent-encoded',
+      'GET /v3/wms/products/{product_code}/options/{option_code} -> 200: path not percent-encoded',
       'POST /v3/auth/token -> 200: answered 401',
     ]);
     expect(failures('Tests run: 1, Successes: 1, Failures: 0, WIP: 0, Errors: 0')).toEqual([]);
