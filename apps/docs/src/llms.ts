@@ -2,7 +2,14 @@
 // are generated from the bundle when the site is built: llms.txt is the index (what the API is, each guide and each
 // operation with its page), llms-full.txt every guide and every operation in full (parameters, body fields,
 // responses with their error codes, a curl sample).
-import { operations, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  operations,
+  referenceOf,
+  resolvePointer,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OperationInfo,
+} from '@cls-api/spec';
 import { PROVISIONAL_BADGE } from './provisional.js';
 
 export const LLMS_INDEX = 'llms.txt';
@@ -41,9 +48,10 @@ const MAY_CHANGE = 'Provisional: it may change before the service confirms it (s
 
 function deref(doc: OpenApiDocument, schema: JsonSchema | undefined, depth = 0): JsonSchema {
   let s = schema ?? {};
-  while (typeof s.$ref === 'string' && depth < 20) {
-    const { $ref, ...siblings } = s;
-    s = { ...(resolvePointer(doc, $ref) as JsonSchema), ...siblings };
+  // A reference's siblings (its description), written beside it in a one-branch `allOf`, win over its target's.
+  for (let next = referenceOf(s); next && depth < 20; next = referenceOf(s)) {
+    const { $ref: _ref, allOf: _allOf, ...siblings } = s;
+    s = { ...(resolvePointer(doc, next.$ref) as JsonSchema), ...siblings };
     depth++;
   }
   return s;

@@ -1,4 +1,4 @@
-import type { OpenApiDocument } from '@cls-api/spec';
+import { type OpenApiDocument, referenceOf } from '@cls-api/spec';
 import { forEachNode } from './walk.js';
 
 // A string's `pattern` in words, for the site. Redoc prints a pattern as the raw regular expression, which a reader
@@ -89,8 +89,9 @@ interface Doc {
 /** The object a local `$ref` names, followed to the end. */
 function resolved(doc: Doc, value: unknown): Record<string, unknown> | undefined {
   let node = value as Record<string, unknown> | undefined;
-  for (let hops = 0; node && typeof node.$ref === 'string' && hops < 16; hops++) {
-    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(node.$ref) ?? [];
+  // A reference wrapped to carry a description (`allOf: [{$ref}]`) names its schema too.
+  for (let hops = 0, next = referenceOf(node); node && next && hops < 16; hops++, next = referenceOf(node)) {
+    const [, kind, name] = /^#\/components\/([^/]+)\/([^/]+)$/.exec(next.$ref) ?? [];
     node = kind && name ? (doc.components?.[kind]?.[name] as Record<string, unknown> | undefined) : undefined;
   }
   return node;

@@ -1,6 +1,6 @@
 // The "Provisional elements" list: every `x-provisional` element of the bundle with its decision and reason from
 // spec/DECISIONS.md, plus the decision log's general decisions.
-import { contractModel, type OpenApiDocument, type ProvisionalElement } from '@cls-api/spec';
+import { contractModel, type OpenApiDocument, type ProvisionalElement, referenceOf } from '@cls-api/spec';
 import { forEachNode } from './walk.js';
 
 export interface Decision {
@@ -134,7 +134,7 @@ export function addProvisionalBadges(doc: OpenApiDocument): number {
   let count = 0;
   const mark = (value: Node): void => {
     const marked = value['x-provisional'] === true;
-    const overridesProvisionalRef = typeof value.description === 'string' && provisionalRef(value.$ref);
+    const overridesProvisionalRef = typeof value.description === 'string' && provisionalRef(referenceOf(value)?.$ref);
     if (marked || overridesProvisionalRef) {
       withBadge(value);
       count++;

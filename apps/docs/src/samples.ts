@@ -7,7 +7,7 @@
 import {
   contractModel,
   deref,
-  isReference,
+  referenceOf,
   operations,
   resolvePointer,
   type JsonSchema,
@@ -305,7 +305,8 @@ function schemaValue(doc: OpenApiDocument, schema: JsonSchema | undefined, pick:
           ? s.examples[0]
           : (s.example ?? s.default);
     if (value !== undefined) return value;
-    s = isReference(s) ? (resolvePointer(doc, s.$ref) as JsonSchema) : undefined;
+    const next = referenceOf(s);
+    s = next ? (resolvePointer(doc, next.$ref) as JsonSchema) : undefined;
   }
   return undefined;
 }

@@ -57,7 +57,7 @@ describe('samplesOf', () => {
     expect(file).toEqual({ name: `${op.operationId}.ts`, source: ts!.source });
 
     // The credential of the operation's first scheme (the manager area takes either), and none on public operations.
-    const apiKey = op.security[0] === 'ApiKeyAuth';
+    const apiKey = /ApiKey$/.test(op.security[0] ?? '');
     const jwt = op.security[0] === 'BearerAuth';
     // A key names its area: the operation's own (the MCP area is below).
     const area = op.area;

@@ -2,7 +2,7 @@
 // largest body a client may rightly send (a 1,000-row bulk request at every maximum length), not to a guess, so
 // that a body far larger than any the contract allows is refused from its Content-Length before it is read.
 
-import { resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import { referenceOf, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
 /**
  * Bytes one character of a string may take in the JSON text. An ASCII-only encoder (Python's `json.dumps`
@@ -26,15 +26,16 @@ function flatten(doc: OpenApiDocument, schema: unknown): Schema {
   let node = schema as Schema | undefined;
   for (let hops = 0; hops < 32 && node && typeof node === 'object'; hops++) {
     for (const [key, value] of Object.entries(node)) {
-      if (key === '$ref') continue;
+      if (key === '$ref' || (key === 'allOf' && referenceOf(node))) continue;
       if ((key === 'maxLength' || key === 'maxItems' || key === 'maxProperties') && typeof value === 'number') {
         merged[key] = typeof merged[key] === 'number' ? Math.min(merged[key] as number, value) : value;
       } else if (!(key in merged)) {
         merged[key] = value;
       }
     }
-    if (typeof node.$ref !== 'string') break;
-    node = resolvePointer(doc, node.$ref) as Schema | undefined;
+    const next = referenceOf(node);
+    if (!next) break;
+    node = resolvePointer(doc, next.$ref) as Schema | undefined;
   }
   return merged;
 }

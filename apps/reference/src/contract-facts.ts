@@ -6,6 +6,7 @@ import { maxRequestBodyBytes, operationBodyLimits } from './body-limit.js';
 import {
   ContractError,
   contractModel,
+  referenceOf,
   resolvePointer,
   type ContractModel,
   type ErrorCatalogEntry,
@@ -25,8 +26,17 @@ export interface ContractLimits {
 
 /** The security scheme of the JWT (`components.securitySchemes`). */
 export const BEARER_SCHEME = 'BearerAuth';
-/** The security scheme of the API key. */
-export const API_KEY_SCHEME = 'ApiKeyAuth';
+
+/**
+ * What an operation's `security` accepts: the areas of the API keys its key schemes stand for (each scheme's
+ * `x-key-area`: `/v3/mcp/` lists the scheme of every area, DECISIONS G8), and whether a JWT; `unknown` names the
+ * schemes this server cannot check.
+ */
+export interface AcceptedCredentials {
+  keyAreas: readonly string[];
+  jwt: boolean;
+  unknown: readonly string[];
+}
 
 /** What the server reads from the bundled contract at run time. */
 export interface Contract {
@@ -52,6 +62,8 @@ export interface Contract {
   messageMaxLength: number;
   /** Request headers that carry a credential (`components.securitySchemes`): `X-API-Key`, `Authorization`. */
   credentialHeaders: string[];
+  /** The credentials a `security` list (scheme names) accepts. */
+  accepted(security: readonly string[]): AcceptedCredentials;
   /** Every response header the contract declares on some response (`Retry-After`, `X-RateLimit-*`). */
   declaredResponseHeaders: string[];
 }
@@ -87,8 +99,9 @@ function maxLengthOf(doc: OpenApiDocument, schema: unknown): number | undefined 
   for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
     if (typeof current.maxLength === 'number')
       bound = bound === undefined ? current.maxLength : Math.min(bound, current.maxLength);
-    if (typeof current.$ref !== 'string') break;
-    current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
+    const next = referenceOf(current);
+    if (!next) break;
+    current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
   }
   return bound;
 }
@@ -119,8 +132,8 @@ function messageMaxLength(doc: OpenApiDocument): number {
     object(envelope.properties, 'components.schemas.ErrorEnvelope.properties').error,
     'components.schemas.ErrorEnvelope.properties.error',
   );
-  for (let hops = 0; hops < 32 && typeof error.$ref === 'string'; hops++)
-    error = object(resolvePointer(doc, error.$ref), `the schema at ${error.$ref}`);
+  for (let hops = 0, next = referenceOf(error); hops < 32 && next; hops++, next = referenceOf(error))
+    error = object(resolvePointer(doc, next.$ref), `the schema at ${next.$ref}`);
   const message = object(
     object(error.properties, 'ErrorEnvelope error.properties').message,
     'ErrorEnvelope error.properties.message',
@@ -154,7 +167,24 @@ export function readContract(doc: OpenApiDocument): Contract {
     operationBodyLimits: operationBodyLimits(doc, ops),
     messageMaxLength: messageMaxLength(doc),
     credentialHeaders: credentialHeaders(model),
+    accepted: acceptedBy(model),
     declaredResponseHeaders: [...model.responseHeaders],
+  };
+}
+
+function acceptedBy(model: ContractModel): (security: readonly string[]) => AcceptedCredentials {
+  const schemes = new Map(model.credentialSchemes.map((s) => [s.name, s]));
+  return (security) => {
+    const keyAreas: string[] = [];
+    const unknown: string[] = [];
+    let jwt = false;
+    for (const name of security) {
+      const scheme = schemes.get(name);
+      if (scheme?.kind === 'apiKey' && scheme.keyArea !== undefined) keyAreas.push(scheme.keyArea);
+      else if (scheme?.kind === 'http' && scheme.httpScheme === 'bearer') jwt = true;
+      else unknown.push(name);
+    }
+    return { keyAreas, jwt, unknown };
   };
 }
 

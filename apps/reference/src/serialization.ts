@@ -7,7 +7,7 @@
 // handlers' own results): objects with every property named and no others allowed, arrays of such, strings,
 // integers, numbers and booleans. A schema with a choice (`oneOf`, `anyOf`, `allOf`), several types, a default or
 // an open object keeps JSON.stringify.
-import { type JsonSchema, type OpenApiDocument, resolvePointer } from '@cls-api/spec';
+import { type JsonSchema, type OpenApiDocument, referenceOf, resolvePointer } from '@cls-api/spec';
 import type { Contract } from './contract-facts.js';
 
 /** Keywords that only describe or constrain a value: a serializer ignores them, and so may we. */
@@ -44,13 +44,14 @@ export function plainSchema(doc: OpenApiDocument, schema: JsonSchema, depth = 0)
   if (depth > 32) return undefined;
   let s = schema;
   const seen = new Set<string>();
-  // A `$ref` beside annotations (`description`) is the referenced schema.
-  while (typeof s.$ref === 'string') {
-    if (seen.has(s.$ref)) return undefined;
-    seen.add(s.$ref);
-    const { $ref, ...rest } = s;
+  // A `$ref` beside annotations (`description`), or wrapped with them in a one-branch `allOf`, is the referenced
+  // schema.
+  for (let next = referenceOf(s); next; next = referenceOf(s)) {
+    if (seen.has(next.$ref)) return undefined;
+    seen.add(next.$ref);
+    const { $ref: _ref, allOf: _allOf, ...rest } = s;
     if (Object.keys(rest).some((k) => !ANNOTATIONS.has(k) && !k.startsWith('x-'))) return undefined;
-    s = resolvePointer(doc, $ref) as JsonSchema;
+    s = resolvePointer(doc, next.$ref) as JsonSchema;
   }
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(s)) {

@@ -1,4 +1,5 @@
 import {
+  referenceOf,
   resolvePointer,
   type ErrorObject,
   type JsonSchema,
@@ -17,12 +18,9 @@ import { shown } from './errors.js';
 function schemaAt(doc: OpenApiDocument, schema: unknown, instancePath: string): JsonSchema | undefined {
   const deref = (node: unknown): Record<string, unknown> | undefined => {
     let current = node as Record<string, unknown> | undefined;
-    for (
-      let hops = 0;
-      hops < 32 && current && typeof current === 'object' && typeof current.$ref === 'string';
-      hops++
-    ) {
-      current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
+    // A reference wrapped to carry a description (`allOf: [{$ref}]`) is the schema it names.
+    for (let hops = 0, next = referenceOf(current); hops < 32 && next; hops++, next = referenceOf(current)) {
+      current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
     }
     return current && typeof current === 'object' ? current : undefined;
   };
@@ -111,8 +109,9 @@ function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
   let current = schema as Record<string, unknown> | undefined;
   for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
     if (current.type !== undefined) return current.type;
-    if (typeof current.$ref !== 'string') return undefined;
-    current = resolvePointer(doc, current.$ref) as Record<string, unknown> | undefined;
+    const next = referenceOf(current);
+    if (!next) return undefined;
+    current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
   }
   return undefined;
 }

@@ -127,7 +127,7 @@ describe('a change of the contract', () => {
     const drafts = doc.components.schemas.DraftBulkResult;
     drafts.properties.draft_rows = drafts.properties.drafts;
     delete drafts.properties.drafts;
-    for (const op of Object.values(doc.paths['/v3/pay/deposits']) as any[]) op.security = [{ ApiKeyAuth: [] }];
+    for (const op of Object.values(doc.paths['/v3/pay/deposits']) as any[]) op.security = [{ WmsApiKey: [] }];
     doc.paths['/v3/cam/invoices/{invoice_no}/videos'].get.security = [{ BearerAuth: [] }];
     // Orders and products must not exceed the new limit either.
     doc.components.schemas.OrderBulkRequest.properties.orders.maxItems = 500;
@@ -141,7 +141,7 @@ describe('a change of the contract', () => {
     expect(contract.bulkOperations.registerDraftOrders.maxRows).toBe(500);
     expect(contract.bulkOperations.registerDraftOrders.resultsField).toBe('draft_rows');
     expect(contract.areaSecurity['/v3/cam/']).toEqual(['BearerAuth']);
-    expect(contract.areaSecurity['/v3/pay/']).toEqual(['ApiKeyAuth']);
+    expect(contract.areaSecurity['/v3/pay/']).toEqual(['WmsApiKey']);
   });
 
   it('generates every gateway limit the contract lists, and paces under a third one added to a copy', {
@@ -233,8 +233,8 @@ describe('a change of the contract', () => {
     // The client sends one credential per request: a requirement of two schemes at once is beyond it.
     [
       'both-at-once',
-      (doc) => (doc.paths['/v3/manager/orders'].get.security = [{ ApiKeyAuth: [], BearerAuth: [] }]),
-      /listManagerOrders requires ApiKeyAuth and BearerAuth together/,
+      (doc) => (doc.paths['/v3/manager/orders'].get.security = [{ ManagerApiKey: [], BearerAuth: [] }]),
+      /listManagerOrders requires ManagerApiKey and BearerAuth together/,
     ],
     // Known values make an open type of a scalar; anywhere else their meaning would be a guess.
     [

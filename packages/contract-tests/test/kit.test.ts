@@ -242,7 +242,7 @@ describe('being a good citizen', () => {
 
 describe('operations that take an API key or a JWT (the manager area)', () => {
   const both = new Contract().operations.filter(
-    (op) => op.security.includes('ApiKeyAuth') && op.security.includes('BearerAuth'),
+    (op) => op.security.includes('ManagerApiKey') && op.security.includes('BearerAuth'),
   );
 
   test('every case but the API-key one runs them with the JWT: no monthly quota spent on the manager area', async () => {
@@ -278,9 +278,9 @@ describe('operations that take an API key or a JWT (the manager area)', () => {
     expect(describeFailures(report)).toBe('');
     const passed = new Set(report.cases.filter((c) => c.status === 'passed').map((c) => c.id));
     for (const op of both) {
-      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_ApiKeyAuth`);
+      expect(passed, op.operationId).toContain(`workflows/${op.operationId}/with_ManagerApiKey`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/BearerAuth`);
-      expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/ApiKeyAuth`);
+      expect(passed, op.operationId).toContain(`negative/${op.operationId}/invalid_credential/ManagerApiKey`);
       expect(passed, op.operationId).toContain(`negative/${op.operationId}/missing_credential`);
     }
   });

@@ -12,7 +12,14 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bulkOperations } from '@cls-api/client';
-import { contractModel, openapiJsonPath, operations, relaxProvisional, resolvePointer } from '@cls-api/spec';
+import {
+  contractModel,
+  openapiJsonPath,
+  operations,
+  referenceOf,
+  relaxProvisional,
+  resolvePointer,
+} from '@cls-api/spec';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -45,9 +52,12 @@ const notJsonSchema = (key) =>
 function standalone(schema, seen = []) {
   if (Array.isArray(schema)) return schema.map((s) => standalone(s, seen));
   if (typeof schema !== 'object' || schema === null) return schema;
-  if (typeof schema.$ref === 'string') {
-    if (seen.includes(schema.$ref)) fail(`${schema.$ref} refers to itself; a tool's input schema cannot inline it`);
-    const { $ref, ...siblings } = schema;
+  // A reference, or one wrapped in a one-branch `allOf` beside its description and bounds: the target, with them.
+  const reference = referenceOf(schema);
+  if (reference) {
+    const { $ref } = reference;
+    if (seen.includes($ref)) fail(`${$ref} refers to itself; a tool's input schema cannot inline it`);
+    const { $ref: _ref, allOf: _allOf, ...siblings } = schema;
     return standalone({ ...resolvePointer(doc, $ref), ...siblings }, [...seen, $ref]);
   }
   const out = {};
@@ -223,7 +233,7 @@ function toolNameParam(op) {
 /** A written (not relaxed) parameter schema, `$ref`s followed: only to read its examples. */
 function standaloneWritten(schema) {
   let s = schema;
-  while (typeof s?.$ref === 'string') s = resolvePointer(written, s.$ref);
+  for (let next = referenceOf(s); next; next = referenceOf(s)) s = resolvePointer(written, next.$ref);
   return s ?? {};
 }
 

@@ -177,23 +177,31 @@ export function readResponseHeaders(ops: readonly OperationInfo[]): string[] {
 
 /** A security scheme whose credential travels in a request header: an API key, or HTTP authentication. */
 export interface CredentialScheme {
-  /** Its name in `components.securitySchemes` (`ApiKeyAuth`, `BearerAuth`). */
+  /** Its name in `components.securitySchemes` (`WmsApiKey`, `BearerAuth`). */
   name: string;
   kind: 'apiKey' | 'http';
   /** The request header it travels in, as the contract spells it (`X-API-Key`; `Authorization` for HTTP). */
   header: string;
   /** For `http`, the authentication scheme, lower-cased (`bearer`). */
   httpScheme?: string;
+  /** For `apiKey`, the area of the keys it stands for (`x-key-area`): a key's first segment (`wms`). */
+  keyArea?: string;
 }
+
+/** The extension on an API key scheme naming the area of its keys. */
+export const KEY_AREA_KEYWORD = 'x-key-area';
 
 /** The schemes of `components.securitySchemes` sent in a header, in document order; other kinds are left out. */
 export function readCredentialSchemes(doc: OpenApiDocument): CredentialScheme[] {
   const out: CredentialScheme[] = [];
   for (const [name, raw] of Object.entries(doc.components?.securitySchemes ?? {})) {
     const scheme = object(deref(doc, raw as JsonSchema), `components.securitySchemes.${name}`);
-    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string')
-      out.push({ name, kind: 'apiKey', header: scheme.name });
-    else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && typeof scheme.name === 'string') {
+      const keyArea = scheme[KEY_AREA_KEYWORD];
+      if (typeof keyArea !== 'string' || !/^[a-z][a-z0-9]*$/.test(keyArea))
+        fail(`components.securitySchemes.${name}.${KEY_AREA_KEYWORD}, the area of its keys`);
+      out.push({ name, kind: 'apiKey', header: scheme.name, keyArea });
+    } else if (scheme.type === 'http' && typeof scheme.scheme === 'string')
       out.push({ name, kind: 'http', header: 'Authorization', httpScheme: scheme.scheme.toLowerCase() });
   }
   return out;

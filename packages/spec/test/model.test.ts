@@ -25,7 +25,9 @@ describe('quota headers, order statuses and credential schemes', () => {
     });
     expect(model.orderStatuses).toEqual({ shipped: [30, 40] });
     expect(model.credentialSchemes).toEqual([
-      { name: 'ApiKeyAuth', kind: 'apiKey', header: 'X-API-Key' },
+      { name: 'WmsApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'wms' },
+      { name: 'ManagerApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'manager' },
+      { name: 'CamApiKey', kind: 'apiKey', header: 'X-API-Key', keyArea: 'cam' },
       { name: 'BearerAuth', kind: 'http', header: 'Authorization', httpScheme: 'bearer' },
     ]);
     expect([10, 20, 30, 40, 90].filter((code) => model.isShipped(code))).toEqual([30, 40]);
@@ -116,7 +118,7 @@ describe('operations and codes', () => {
 
   it('finds operations, their codes per status, and the areas a scheme opens', () => {
     const op = model.operation('listManagerOrders');
-    expect(op.security).toEqual(['ApiKeyAuth', 'BearerAuth']);
+    expect(op.security).toEqual(['ManagerApiKey', 'BearerAuth']);
     expect(model.errorCodes(op, 401)).toEqual(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN', 'AUTH_EXPIRED_TOKEN']);
     expect(model.areasAccepting('BearerAuth')).toEqual(['manager', 'pay']);
     expect(model.gatewayLimits('/v3/mcp/tools').map((g) => g.name)).toEqual(['gateway_mcp', 'gateway']);

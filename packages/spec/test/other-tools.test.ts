@@ -132,6 +132,29 @@ describe('McpToolResult.result, one branch per type, means what it meant', () =>
   });
 });
 
+describe('references, which some tools read without their siblings', () => {
+  it('no $ref of the bundle has a sibling keyword: a reference that needs one is wrapped in a one-branch allOf', () => {
+    const doc = loadBuiltSpec();
+    const found: string[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const [i, child] of node.entries()) visit(child, `${at}/${i}`);
+        return;
+      }
+      const keys = Object.keys(node);
+      if (keys.includes('$ref') && keys.length > 1) found.push(`${at}: ${keys.join(', ')}`);
+      for (const [key, child] of Object.entries(node)) {
+        // Example values are data: a `$ref` key in one would be a value, not a reference.
+        if (key === 'example' || key === 'value' || key === 'default' || key === 'const') continue;
+        visit(child, `${at}/${key}`);
+      }
+    };
+    visit(doc, '#');
+    expect(found).toEqual([]);
+  });
+});
+
 describe('schema names, which generators make into classes and types', () => {
   const doc = loadBuiltSpec();
   const schemas = doc.components!.schemas!;

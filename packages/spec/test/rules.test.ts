@@ -197,7 +197,16 @@ describe('cls-operation-contract', () => {
         { at: 'paths./v3/wms/orders.post.responses', message: says('must document a 429 response') },
         { at: 'paths./v3/wms/orders.post.responses', message: says('must document a 500 response') },
         { at: 'paths./v3/wms/orders/{order_no}.get.security', message: says('is not a public operation') },
-        { at: 'paths./v3/wms/orders/{order_no}.get.security', message: says('must use ApiKeyAuth and nothing else') },
+        {
+          at: 'paths./v3/wms/orders/{order_no}.get.security',
+          message: says('must use the API key scheme of its area wms (WmsApiKey) and nothing else'),
+        },
+        {
+          at: 'paths./v3/wms/suppliers.get.security',
+          message: says('must use the API key scheme of its area wms (WmsApiKey) and nothing else'),
+        },
+        { at: 'paths./v3/mcp/tools.get.security', message: says('takes a key of any area') },
+        { at: 'components.securitySchemes.AnyApiKey', message: says('must name the area of its keys in x-key-area') },
         { at: 'paths./v3/wms/orders/{order_no}.get.responses', message: says('must document a 403 response') },
         { at: 'paths./v3/pay/deposits.get.security', message: says('JWT-only area') },
         { at: 'paths./v3/manager/orders.get', message: says('exactly one tag (has 0)') },
@@ -207,7 +216,7 @@ describe('cls-operation-contract', () => {
     );
   });
 
-  it('accepts the public token operation, an API-key operation with 403, a JWT-only one without, and a key-or-token one', () => {
+  it("accepts the public token operation, an area's API-key operation with 403, a JWT-only one without, a key-or-token one and an any-key one", () => {
     expect(spectralFindings('operation-contract/good.yaml', rule)).toEqual([]);
   });
 });

@@ -128,7 +128,9 @@ const isError = (status: string) => /^[45]/.test(status);
 const isPay = (op: OperationInfo) => op.path.startsWith('/v3/pay/');
 // The public operations that issue and refresh the JWT: they cannot require a credential they hand out.
 const isTokenOperation = (op: OperationInfo) => op.path.startsWith('/v3/auth/');
-const usesApiKey = (op: OperationInfo) => op.security.includes('ApiKeyAuth');
+// "API key shape: a string made of the area name, …": one scheme per area of keys, named by its `x-key-area`.
+const KEY_SCHEMES = { wms: 'WmsApiKey', manager: 'ManagerApiKey', cam: 'CamApiKey' } as const;
+const usesApiKey = (op: OperationInfo) => op.security.some((s) => Object.values<string>(KEY_SCHEMES).includes(s));
 
 function operation(method: string, path: string): OperationInfo {
   const op = ops.find((o) => o.method === method && o.path === path);
@@ -563,11 +565,19 @@ describe('authentication', () => {
     }
   });
 
-  it('BearerAuth is an HTTP bearer (JWT) scheme and ApiKeyAuth the X-API-Key header', () => {
+  it('BearerAuth is an HTTP bearer (JWT) scheme, and each area of keys has its X-API-Key scheme naming the area', () => {
     const schemes = doc.components?.securitySchemes ?? {};
     expect(schemes.BearerAuth?.type).toBe('http');
     expect(String(schemes.BearerAuth?.scheme).toLowerCase()).toBe('bearer');
-    expect(schemes.ApiKeyAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+    for (const [area, name] of Object.entries(KEY_SCHEMES))
+      expect(schemes[name], name).toMatchObject({
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-API-Key',
+        'x-key-area': area,
+      });
+    // No scheme stands for the keys of every area, and none for /v3/pay/ ("no API key is issued for it").
+    expect(Object.keys(schemes).sort()).toEqual(['BearerAuth', ...Object.values(KEY_SCHEMES)].sort());
   });
 
   // "The seller is taken from the key or token"; "On the manager area the seller context is extracted from the
@@ -577,18 +587,20 @@ describe('authentication', () => {
     expect(manager.length).toBeGreaterThan(0);
     const rawOps = manager.map((op) => (doc.paths![op.path] as Record<string, { security?: unknown }>)[op.method]!);
     for (const [i, op] of manager.entries()) {
-      expect(rawOps[i]!.security, label(op)).toEqual([{ ApiKeyAuth: [] }, { BearerAuth: [] }]);
+      expect(rawOps[i]!.security, label(op)).toEqual([{ ManagerApiKey: [] }, { BearerAuth: [] }]);
       expect(op.responses['401']?.errorCodes, `${label(op)} 401`).toEqual(
         expect.arrayContaining(['AUTH_MISSING_TOKEN', 'AUTH_INVALID_TOKEN', 'AUTH_EXPIRED_TOKEN']),
       );
     }
   });
 
-  it('every other /v3/ operation except the token operations uses ApiKeyAuth only', () => {
+  it("every other /v3/ operation except the token operations takes its area's API key only; /v3/mcp/ a key of any area", () => {
     const others = ops.filter((op) => !isPay(op) && !isTokenOperation(op) && op.area !== 'manager');
     expect(others.length).toBeGreaterThan(0);
+    const wanted = (op: OperationInfo) =>
+      op.area === 'mcp' ? Object.values(KEY_SCHEMES).join() : KEY_SCHEMES[op.area as keyof typeof KEY_SCHEMES];
     const wrong = others
-      .filter((op) => op.security.join() !== 'ApiKeyAuth')
+      .filter((op) => op.security.join() !== wanted(op))
       .map((op) => `${label(op)}: [${op.security.join(', ')}]`);
     expect(wrong).toEqual([]);
   });

@@ -115,6 +115,19 @@ function withoutExtensions(node: unknown): unknown {
   return node;
 }
 
+const ANNOTATIONS = new Set(['title', 'description', 'examples', 'deprecated']);
+
+/**
+ * A schema whose one-branch `allOf` only annotates its branch (how the contract writes a reference beside a
+ * description: spec/README.md, "What other tools read"), as that branch with the annotations: what an agent reads
+ * in a tool's arguments is then the type and pattern themselves.
+ */
+function unwrapped(schema: JsonSchema): JsonSchema {
+  const { allOf, ...rest } = schema;
+  if (!Array.isArray(allOf) || allOf.length !== 1 || Object.keys(rest).some((k) => !ANNOTATIONS.has(k))) return schema;
+  return { ...unwrapped(allOf[0] as JsonSchema), ...rest };
+}
+
 function inputSchemaOf(op: OperationInfo): { schema: JsonSchema; locations: Record<string, 'path' | 'query'> } {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
@@ -125,7 +138,7 @@ function inputSchemaOf(op: OperationInfo): { schema: JsonSchema; locations: Reco
     if (JSON.stringify(p.schema).includes('"$ref"')) {
       throw new Error(`${op.operationId}: parameter ${p.name} has a $ref: derive tools from the dereferenced document`);
     }
-    const schema = withoutExtensions(p.schema) as JsonSchema;
+    const schema = unwrapped(withoutExtensions(p.schema) as JsonSchema);
     properties[p.name] = p.description === undefined ? schema : { ...schema, description: p.description };
     if (p.required) required.push(p.name);
     locations[p.name] = p.in;

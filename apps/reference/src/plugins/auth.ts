@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routes, type Route } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
 import { ApiKeyCache } from '../auth/key-cache.js';
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../contract-facts.js';
+import { contract } from '../contract-facts.js';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { API_KEY_SHAPE, type AccountStore } from '../store/interface.js';
@@ -14,11 +14,6 @@ export interface AuthOptions extends Record<string, unknown> {
   apiKeyCacheMs: number;
 }
 
-/** The area whose operations accept a key of any area (DECISIONS G8: the MCP area wraps the others). */
-const ANY_KEY_AREA = 'mcp';
-
-const IMPLEMENTED_SCHEMES: readonly string[] = [API_KEY_SCHEME, BEARER_SCHEME];
-
 /** A header's value; an empty header counts as not sent. */
 function header(request: FastifyRequest, name: string): string | undefined {
   const raw = request.headers[name];
@@ -28,7 +23,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /**
  * Establishes `request.credential` from the schemes the contract gives the operation (`security`): none for the
- * public token operations, `ApiKeyAuth`, `BearerAuth` (JWT), or either (the manager area). Where either is
+ * public token operations, the API key schemes of the operation's area (`WmsApiKey`: a key whose area is `wms`;
+ * every area's on `/v3/mcp/`, DECISIONS G8), `BearerAuth` (JWT), or either (the manager area). Where either is
  * accepted and both are sent, the API key is used (DECISIONS G22). The credential names the account and the
  * environment its data lives in (G20, G21).
  */
@@ -39,8 +35,9 @@ export const auth = fp<AuthOptions>(
     const findApiKey = (key: string) => accounts.findApiKey(key);
 
     // A scheme this server does not implement would leave an operation open or shut: refuse to start instead.
+    const accepted = contract().accepted;
     for (const route of routes) {
-      const unknown = route.security.filter((s: string) => !IMPLEMENTED_SCHEMES.includes(s));
+      const { unknown } = accepted(route.security);
       if (unknown.length)
         throw new Error(
           `operation ${route.operationId} uses security schemes ${unknown.join(', ')}, which this server does not implement`,
@@ -73,11 +70,15 @@ export const auth = fp<AuthOptions>(
       request.credential = { kind: 'jwt', accountId: outcome.accountId, environment: outcome.environment };
     }
 
-    async function apiKey(request: FastifyRequest, route: Route, key: string | undefined): Promise<void> {
+    async function apiKey(
+      request: FastifyRequest,
+      keyAreas: readonly string[],
+      key: string | undefined,
+    ): Promise<void> {
       if (key === undefined) throw new ApiError('AUTH_MISSING_TOKEN', 'Send your API key in the X-API-Key header.');
       const identity = API_KEY_SHAPE.test(key) ? await keys.lookup(key, request.now.getTime(), findApiKey) : undefined;
       if (!identity) throw new ApiError('AUTH_INVALID_TOKEN', 'The API key is invalid.');
-      if (identity.area !== route.area && route.area !== ANY_KEY_AREA) {
+      if (!keyAreas.includes(identity.area)) {
         throw new ApiError('AUTH_FORBIDDEN', 'This API key is not valid for this area.');
       }
       if (identity.env === 'live' && !identity.paid) {
@@ -99,14 +100,13 @@ export const auth = fp<AuthOptions>(
           throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
         return; // no route at all: the not-found handler answers
       }
-      const schemes: readonly string[] = route.security;
-      const acceptsKey = schemes.includes(API_KEY_SCHEME);
-      const acceptsJwt = schemes.includes(BEARER_SCHEME);
+      const { keyAreas, jwt: acceptsJwt } = accepted(route.security);
+      const acceptsKey = keyAreas.length > 0;
       const key = header(request, 'x-api-key');
       if (!acceptsKey && !acceptsJwt) {
         request.credential = { kind: 'public' };
       } else if (acceptsKey && (!acceptsJwt || key !== undefined)) {
-        await apiKey(request, route, key);
+        await apiKey(request, keyAreas, key);
       } else {
         await bearer(request, route, acceptsKey);
       }

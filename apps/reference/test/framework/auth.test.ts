@@ -216,7 +216,7 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
     // Which operations take a JWT is read from the contract's `security`, as the server does.
     const either = routes.filter(
       (r) =>
-        (r.security as readonly string[]).includes('ApiKeyAuth') &&
+        (r.security as readonly string[]).includes('ManagerApiKey') &&
         (r.security as readonly string[]).includes('BearerAuth'),
     );
     const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];

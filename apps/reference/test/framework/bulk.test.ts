@@ -1,6 +1,6 @@
 // The bulk rules of the source over real HTTP: format validation of the whole body first (any bad row, or more
 // rows than the body's maxItems: 400 and nothing registered), then per-row outcomes in request order with HTTP 200.
-import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
+import { loadSpec, operations, referenceOf, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/engines.js';
 import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.js';
@@ -10,8 +10,8 @@ import { LIMITS_OFF, startTestServer, type TestServer } from '../support/server.
 function rowLimit(operationId: string, field: string): number {
   const doc = loadSpec();
   const follow = (node: Record<string, unknown>): Record<string, unknown> => {
-    while (typeof node.$ref === 'string' && node.maxItems === undefined)
-      node = resolvePointer(doc, node.$ref) as Record<string, unknown>;
+    for (let next = referenceOf(node); next && node.maxItems === undefined; next = referenceOf(node))
+      node = resolvePointer(doc, next.$ref) as Record<string, unknown>;
     return node;
   };
   const op = operations(doc).find((o) => o.operationId === operationId)!;

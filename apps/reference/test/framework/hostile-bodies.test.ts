@@ -1,7 +1,7 @@
 // Hostile JSON bodies: nesting, bytes that are not UTF-8, names that carry control characters or `__proto__`, sizes
 // beyond what the contract needs. Each is 400 in the envelope, says what is wrong, and writes nothing.
 import { MAX_JSON_DEPTH } from '@cls-api/server';
-import { loadSpec, operations, resolvePointer } from '@cls-api/spec';
+import { loadSpec, operations, referenceOf, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
 import { LIMITS_OFF, sqliteOf, startTestServer, type TestServer } from '../support/server.js';
@@ -149,9 +149,10 @@ function merged(schema: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let node = schema as Record<string, unknown> | undefined;
   for (let i = 0; i < 16 && node; i++) {
-    for (const [k, v] of Object.entries(node)) if (!(k in out)) out[k] = v;
-    if (typeof node.$ref !== 'string') break;
-    node = resolvePointer(doc, node.$ref) as Record<string, unknown>;
+    const next = referenceOf(node);
+    for (const [k, v] of Object.entries(node)) if (!(k in out) && !(next && k === 'allOf')) out[k] = v;
+    if (!next) break;
+    node = resolvePointer(doc, next.$ref) as Record<string, unknown>;
   }
   return out;
 }

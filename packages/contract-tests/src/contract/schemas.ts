@@ -3,7 +3,7 @@
 import {
   type ContractModel,
   deref,
-  isReference,
+  referenceOf,
   KNOWN_VALUES_KEYWORD,
   resolvePointer,
   type ErrorObject,
@@ -92,11 +92,12 @@ export class ContractSchemas {
   isIdentifier(schema: JsonSchema | undefined): boolean {
     let node: unknown = schema;
     const seen = new Set<string>();
-    while (isReference(node)) {
-      if (node.$ref === IDENTIFIER_SCHEMA) return true;
-      if (seen.has(node.$ref)) return false;
-      seen.add(node.$ref);
-      node = resolvePointer(this.doc, node.$ref);
+    // Through wrappers too: an identifier schema names Identifier in a one-branch `allOf` beside its description.
+    for (let next = referenceOf(node); next; next = referenceOf(node)) {
+      if (next.$ref === IDENTIFIER_SCHEMA) return true;
+      if (seen.has(next.$ref)) return false;
+      seen.add(next.$ref);
+      node = resolvePointer(this.doc, next.$ref);
     }
     return false;
   }

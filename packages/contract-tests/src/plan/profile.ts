@@ -57,7 +57,9 @@ function meteredOperation(env: RunEnv, operationId: string): boolean {
 /** The test-key calls a case is expected to spend (0: it needs no test key). */
 export function expectedCalls(env: RunEnv, def: CaseDef): number {
   // A key sent where it is refused (403): our design does not meter it, a live service might.
-  if (/\/with_ApiKeyAuth$|\/key_of_another_area$|\/api_key_on_jwt_area$/.test(def.id)) return 1;
+  const withScheme = /\/with_([A-Za-z0-9]+)$/.exec(def.id)?.[1];
+  if (withScheme !== undefined && env.contract.isApiKeyScheme(withScheme)) return 1;
+  if (/\/key_of_another_area$|\/api_key_on_jwt_area$/.test(def.id)) return 1;
   if (def.concern === 'authentication' || def.phase === 'probes') return 0;
   const metered = def.operations.filter((id) => meteredOperation(env, id)).length;
   if (metered === 0) return 0;

@@ -1015,7 +1015,7 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
           has('missing_credential_wrong_code') &&
           code === 'AUTH_MISSING_TOKEN' &&
           ex.headers['x-api-key'] === undefined &&
-          op?.security.includes('ApiKeyAuth')
+          op?.security.some((name) => /ApiKey$/.test(name))
         ) {
           err.code = 'AUTH_INVALID_TOKEN';
           hit();

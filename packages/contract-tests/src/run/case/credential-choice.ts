@@ -54,7 +54,7 @@ export class CredentialChoice {
   ): Promise<Credential> {
     if (op.security.length === 0) return { kind: 'none' };
     // Where a JWT is as good as a key (the manager area), the JWT: it spends no monthly quota. The key is still sent
-    // there by the cases about it (workflows: with_ApiKeyAuth, seller isolation).
+    // there by the cases about it (workflows: with_<API key scheme>, seller isolation).
     if (
       seller === 'primary' &&
       this.env.clientId &&
