@@ -43,7 +43,7 @@ export function failures(output: string): string[] {
 }
 
 /**
- * The operations of its coverage table that ran at least one test (`1p`, `3f`), as `METHOD /path`. A row without
+ * The operations of its coverage table that ran at least one test (`1p`, `3f`, `1p 1f`), as `METHOD /path`. A row without
  * a path is another method or status of the path above it.
  */
 export function operationsRun(output: string): string[] {
@@ -53,7 +53,7 @@ export function operationsRun(output: string): string[] {
     const cells = line.split('|').map((c) => c.trim());
     if (cells.length !== 10) continue;
     if (cells[2]?.startsWith('/')) path = cells[2];
-    if (/^[A-Z]+$/.test(cells[3]!) && /^\d+[pfw]$/.test(cells[8]!)) out.add(`${cells[3]} ${path}`);
+    if (/^[A-Z]+$/.test(cells[3]!) && /^\d+[pfw]( \d+[pfw])*$/.test(cells[8]!)) out.add(`${cells[3]} ${path}`);
   }
   return [...out].sort();
 }

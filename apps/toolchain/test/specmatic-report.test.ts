@@ -10,6 +10,7 @@ const REPORT = `
 | 8%       | /v3/wms/orders                                            | POST   | application/json   | 200      | application/json    | not implemented | 2f     |
 |          |                                                           | GET    | NA                 | 200      | application/json    | covered         | 2p     |
 | 0%       | /v3/wms/orders/{order_no}                                 | GET    | NA                 | 200      | application/json    | not implemented | 6f     |
+| 15%      | /v3/wms/products                                          | POST   | application/json   | 200      | application/json    | covered         | 1p 1f  |
 | 0%       | /v3/wms/suppliers                                         | GET    | NA                 | 400      | application/json    | not tested      |        |
 
 Unsuccessful Scenarios:
@@ -57,6 +58,7 @@ describe("Specmatic's report", () => {
       'GET /v3/wms/orders/{order_no}',
       'POST /v3/auth/token',
       'POST /v3/wms/orders',
+      'POST /v3/wms/products',
     ]);
   });
 
