@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorCatalog, HTTP_METHODS, type OpenApiDocument } from '@cls-api/spec';
+import { errorCatalog, FORMER_NAMES_KEYWORD, HTTP_METHODS, type OpenApiDocument, referenceOf } from '@cls-api/spec';
 
 const require = createRequire(import.meta.url);
 const io = require('@useoptic/openapi-io') as typeof import('@useoptic/openapi-io');
@@ -227,7 +227,10 @@ async function opticCompare(
       const version = io.checkOpenAPIVersion(parsed.jsonLike);
       return { ...io.denormalize(parsed, version), version, isEmptySpec: false };
     };
-    const [b, h] = [await load('base.json', base), await load('head.json', head)];
+    const [b, h] = [
+      await load('base.json', asCompared(base) as Json),
+      await load('head.json', asCompared(head) as Json),
+    ];
     const runner = new RuleRunner([new BreakingChangesRuleset()]);
     // biome-ignore lint/suspicious/noExplicitAny: Optic types the parsed spec with its own internal interfaces.
     const result = await utilities.compareSpecs(b as any, h as any, runner, {});
@@ -237,6 +240,45 @@ async function opticCompare(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A bundle as it is compared: two ways the contract writes a schema are read as the values they allow, not as the
+ * keywords they use, so that rewriting one as the other is no change. A reference wrapped in a one-branch `allOf`
+ * beside its description and bounds (spec/README.md, "What other tools read") is the reference with them, as
+ * Optic reads a `$ref` with siblings; and a `oneOf` of object rows (a success row and a failure row) also lists
+ * their fields, each as its first row (the success row) declares it, required where every row requires it, as an
+ * object with
+ * `if`/`then`/`else` shapes listed them.
+ */
+export function asCompared(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(asCompared);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = asCompared(v);
+  const reference = referenceOf(node);
+  if (reference && !('$ref' in node)) {
+    const { allOf: _allOf, ...rest } = out;
+    return { ...rest, $ref: reference.$ref };
+  }
+  const rows = out.oneOf;
+  if (
+    Array.isArray(rows) &&
+    out.properties === undefined &&
+    rows.length > 1 &&
+    rows.every((r) => r && typeof r === 'object' && (r as Json).type === 'object' && (r as Json).properties)
+  ) {
+    const properties: Json = {};
+    for (const row of rows as Json[])
+      for (const [name, schema] of Object.entries(row.properties as Json))
+        if (!(name in properties)) properties[name] = schema;
+    const requiredOf = (row: Json) => (Array.isArray(row.required) ? (row.required as string[]) : []);
+    const required = requiredOf(rows[0] as Json).filter((name) =>
+      (rows as Json[]).every((r) => requiredOf(r).includes(name)),
+    );
+    return { type: 'object', ...out, properties, ...(required.length > 0 ? { required } : {}) };
+  }
+  return out;
 }
 
 interface OpticResult {
@@ -329,6 +371,7 @@ export async function classifyChanges(base: OpenApiDocument, head: OpenApiDocume
   }
 
   for (const change of extensionChanges(base, head)) changes.push(change);
+  for (const change of componentNameChanges(base, head)) changes.push(change);
   const order: Record<ChangeKind, number> = { breaking: 0, provisional: 1, 'non-breaking': 2 };
   return changes.sort((x, y) => order[x.kind] - order[y.kind]);
 }
@@ -388,6 +431,49 @@ function extensionChanges(base: OpenApiDocument, head: OpenApiDocument): Contrac
             : `changed from ${JSON.stringify(was)} to ${JSON.stringify(now)}`,
       pointer: '/info/x-limits',
     });
+  }
+  return out;
+}
+
+// The sections of `components` whose names generated code uses: openapi-typescript writes `components['schemas']`,
+// `['parameters']`, `['responses']`, `['headers']` and `['requestBodies']`, and a generator's auth option names the
+// security schemes. Examples are data, not types.
+const NAMED_SECTIONS = ['schemas', 'parameters', 'responses', 'headers', 'requestBodies', 'securitySchemes'];
+
+/**
+ * Components renamed or removed: breaking for code generated from the contract, which names them, though nothing
+ * changes on the wire. A schema whose name another schema keeps in `x-former-names` still compiles (its alias).
+ */
+function componentNameChanges(base: OpenApiDocument, head: OpenApiDocument): ContractChange[] {
+  const out: ContractChange[] = [];
+  const sections = (doc: OpenApiDocument) => (doc.components ?? {}) as Record<string, Json | undefined>;
+  const former = new Set(
+    Object.values(head.components?.schemas ?? {}).flatMap((s) => {
+      const names = (s as Json)[FORMER_NAMES_KEYWORD];
+      return Array.isArray(names) ? (names as string[]) : [];
+    }),
+  );
+  for (const section of NAMED_SECTIONS) {
+    const before = Object.keys(sections(base)[section] ?? {});
+    const after = Object.keys(sections(head)[section] ?? {});
+    for (const name of before.filter((n) => !after.includes(n))) {
+      const kept = section === 'schemas' && former.has(name);
+      out.push({
+        kind: kept ? 'non-breaking' : 'breaking',
+        operation: 'contract',
+        location: `components.${section}.${name}`,
+        what: kept ? 'renamed, kept as a former name' : 'removed: generated code that names it no longer compiles',
+        pointer: `/components/${section}/${name}`,
+      });
+    }
+    for (const name of after.filter((n) => !before.includes(n)))
+      out.push({
+        kind: 'non-breaking',
+        operation: 'contract',
+        location: `components.${section}.${name}`,
+        what: 'added',
+        pointer: `/components/${section}/${name}`,
+      });
   }
   return out;
 }

@@ -142,6 +142,29 @@ describe('breaking changes fail the gate without a major changeset', () => {
     );
   });
 
+  it('renaming a security scheme or a parameter component: generated code names them', async () => {
+    const r = await gate(
+      plain,
+      variant(plain, (d) => {
+        const schemes = d.components.securitySchemes;
+        schemes.SellerKey = schemes.ManagerApiKey;
+        delete schemes.ManagerApiKey;
+        d.paths['/v3/manager/orders'].get.security = [{ SellerKey: [] }, { BearerAuth: [] }];
+        // No kept operation uses it: only its name changes.
+        d.components.parameters.DraftNo = d.components.parameters.DraftIdPath;
+        delete d.components.parameters.DraftIdPath;
+      }),
+    );
+    expect(r.ok).toBe(false);
+    const lines = r.lines.filter((l) => l.startsWith('BREAKING'));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^BREAKING\s+contract\s+components\.securitySchemes\.ManagerApiKey\s+removed/),
+        expect.stringMatching(/^BREAKING\s+contract\s+components\.parameters\.DraftIdPath\s+removed/),
+      ]),
+    );
+  });
+
   it('passes the same change with a major changeset for @cls-api/spec', async () => {
     const head = variant(plain, (d) => {
       delete d.paths['/v3/manager/orders'].get;
@@ -169,6 +192,24 @@ describe('additive changes pass the gate', () => {
     const text = r.lines.join('\n');
     expect(text).toMatch(/NON-BREAKING\s+GET \/v3\/manager\/orders\/summary\s+operation\s+added/);
     expect(text).toMatch(/NON-BREAKING\s+POST \/v3\/wms\/orders\/draft\s+request body note\s+added/);
+  });
+
+  it('reads a reference wrapped in a one-branch allOf as the same reference with its siblings', async () => {
+    // How the contract wrote such a reference before (a `$ref` beside a description), against how it writes it now.
+    const siblings = variant(plain, (d) => {
+      const memo = d.components.schemas.OrderRow.properties.mall_order_no;
+      d.components.schemas.OrderRow.properties.mall_order_no = { description: 'Echo.', $ref: memo.$ref };
+      const id = d.components.schemas.MallOrderNo;
+      const { allOf, ...rest } = id;
+      d.components.schemas.MallOrderNo = { ...rest, $ref: allOf[0].$ref };
+    });
+    const wrapped = variant(siblings, (d) => {
+      const row = d.components.schemas.OrderRow.properties;
+      row.mall_order_no = { description: 'Echo.', allOf: [{ $ref: row.mall_order_no.$ref }] };
+    });
+    expect(siblings.components.schemas.MallOrderNo.$ref).toBe('#/components/schemas/Identifier');
+    expect((await gate(siblings, wrapped)).changes).toEqual([]);
+    expect((await gate(siblings, plain)).changes).toEqual([]);
   });
 
   it('finds nothing between a contract and itself', async () => {
@@ -231,7 +272,10 @@ describe('pnpm breaking', () => {
   });
 
   it('passes the working tree against its default base (the last release tag, origin/main or HEAD~1)', async () => {
+    // Exit 0 (run rejects otherwise): no breaking change, or every one matched by a pending major changeset.
     const { stdout } = await run(process.execPath, [cli], { cwd: join(import.meta.dirname, '..') });
-    expect(stdout).toMatch(/^(contract changes since \S+: 0 breaking|breaking: no release tag)/);
+    expect(stdout).toMatch(
+      /^(contract changes since \S+: 0 breaking|contract changes since \S+: \d+ breaking, .*\(@cls-api\/spec changeset: major\)|breaking: no release tag)/,
+    );
   });
 });
