@@ -1,8 +1,9 @@
-// Specmatic (its npm package, which runs its jar on Java 17 or later) on the bundle, as a partner runs it:
-// `specmatic test` against the reference server with the credential of each security scheme in the variable named
-// after it (Specmatic's documented way), and `specmatic stub` answering from the contract's own examples. Its
-// wrapper exits 0 whatever the result, so the verdict is read from its report: every failure it still reports must
-// be one spec/README.md ("Partner toolchains") explains as the tool's reading; a new one fails here.
+// Specmatic (the jar its npm package ships, on Java 17 or later) on the bundle, as a partner runs it: `specmatic
+// test` against the reference server with the credential of each security scheme in the variable named after it
+// (Specmatic's documented way), and `specmatic stub` answering from the contract's own examples. Its npm wrapper
+// exits 0 whatever the result (and splits the report's lines, see specmaticCommand), so the verdict is read from
+// the report: every failure it still reports must be one spec/README.md ("Partner toolchains") explains as the
+// tool's reading; a new one fails here.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,25 +12,25 @@ import { checkResponse, Contract } from '@cls-api/contract-tests';
 import { sparePort } from '@cls-api/test-servers';
 import { explained, failures, matches, operationsRun, totals } from '../src/specmatic-report.js';
 import {
-  binOf,
   BUNDLE,
   credentialsByScheme,
   model,
   obtainJwt,
   reference,
-  runNode,
+  run as runCommand,
   scratch,
+  specmaticCommand,
   type ToolRun,
 } from './support.js';
 
-const specmatic = binOf('specmatic', 'specmatic');
 const README = resolve(import.meta.dirname, '../../../spec/README.md');
 
 describe('Specmatic', () => {
   const dir = scratch('specmatic');
   let run: ToolRun;
   let output: string;
-  let stub: { port: number; stop: () => void; output: () => string } | undefined;
+  let stubStart: ReturnType<typeof startStub> | undefined;
+  let stub: Awaited<ReturnType<typeof startStub>> | undefined;
 
   beforeAll(async () => {
     // Specmatic writes its reports beside its working folder: the bundle is copied into a scratch folder.
@@ -43,16 +44,23 @@ describe('Specmatic', () => {
       MAX_TEST_REQUEST_COMBINATIONS: '1',
     };
     for (const [name, { value }] of credentialsByScheme(seller, jwt)) env[name] = value;
-    [run, stub] = await Promise.all([
-      runNode(specmatic, ['test', 'openapi.json', '--testBaseURL', baseUrl], { cwd: dir, env }),
-      startStub(),
-    ]);
+    // The stub starts meanwhile; one that fails to start fails only its own test.
+    const starting = startStub();
+    starting.catch(() => undefined);
+    run = await runCommand(...specmaticCommand(['test', 'openapi.json', '--testBaseURL', baseUrl]), { cwd: dir, env });
+    stubStart = starting;
     output = `${run.stdout}\n${run.stderr}`;
     // Its whole report, for reading when a test below fails.
     writeFileSync(join(dir, 'specmatic-test.log'), output);
   });
 
-  afterAll(() => stub?.stop());
+  afterAll(async () => {
+    // Stopped whether its test ran or not; one still starting is killed when the test process exits.
+    await stubStart?.then(
+      (s) => s.stop(),
+      () => undefined,
+    );
+  });
 
   it('loads the bundle and runs every operation', () => {
     // What stopped it before: a schema it cannot type, a `$ref` with sibling keywords (`Type (MallOrderNo) does not exist`).
@@ -87,6 +95,7 @@ describe('Specmatic', () => {
   });
 
   it('its stub answers two operations within the contract, from the contract’s examples', async () => {
+    stub = await stubStart;
     const contract = new Contract();
     for (const [operationId, area] of STUBBED) {
       const op = model.operation(operationId);
@@ -138,20 +147,39 @@ describe('Specmatic', () => {
     }
     const port = await sparePort();
     let log = '';
-    const child = spawn(process.execPath, [specmatic, 'stub', 'openapi.json', '--port', String(port)], {
+    const child = spawn(...specmaticCommand(['stub', 'openapi.json', '--port', String(port)]), {
       cwd: stubDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group: the wrapper runs the JVM as its child, and both must stop
+      detached: true, // its own process group, stopped as one
     });
     child.stdout.on('data', (c: Buffer) => (log = (log + c.toString('utf8')).slice(-20_000)));
     child.stderr.on('data', (c: Buffer) => (log = (log + c.toString('utf8')).slice(-20_000)));
-    const stop = () => {
-      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    const group = child.pid!;
+    const alive = () => {
+      try {
+        process.kill(-group, 0);
+        return true;
+      } catch {
+        return false;
+      }
     };
-    process.once('exit', stop);
-    for (;;) {
+    // The JVM may take its time over SIGTERM: after 10 s the group is killed.
+    const stop = async () => {
+      if (!alive()) return;
+      process.kill(-group, 'SIGTERM');
+      for (let waited = 0; waited < 10_000 && alive(); waited += 200) await new Promise((r) => setTimeout(r, 200));
+      if (alive()) process.kill(-group, 'SIGKILL');
+    };
+    process.once('exit', () => {
+      if (alive()) process.kill(-group, 'SIGKILL');
+    });
+    // A guard, not a speed test: a stub that has not started in 10 minutes will not.
+    for (let waited = 0; !/Mock server is running on/.test(log); waited += 500) {
       if (child.exitCode !== null) throw new Error(`specmatic stub exited ${child.exitCode}:\n${log.slice(-2000)}`);
-      if (/Mock server is running on/.test(log)) break;
+      if (waited >= 600_000) {
+        await stop();
+        throw new Error(`specmatic stub did not start in 10 minutes:\n${log.slice(-2000)}`);
+      }
       await new Promise((r) => setTimeout(r, 500));
     }
     return { port, stop, output: () => log };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, inject } from 'vitest';
 import { ContractModel, loadSpec, openapiJsonPath, type CredentialScheme } from '@cls-api/spec';
-import { keyOf, type DemoAccount, type KeyArea } from '@cls-api/test-servers';
+import { JAVA_RUNTIME, keyOf, type DemoAccount, type KeyArea } from '@cls-api/test-servers';
 
 /** The reference server of the global set-up, or the set-up's failure. */
 export function reference(): { baseUrl: string; seller: DemoAccount } {
@@ -39,10 +39,25 @@ export interface ToolRun {
 
 /** Runs a Node CLI to its end, whatever its exit code. */
 export function runNode(bin: string, args: string[], options: { cwd: string; env?: Record<string, string> }) {
+  return run(process.execPath, [bin, ...args], options);
+}
+
+/**
+ * Specmatic's command: the jar its npm package ships, on Debian's Java. Its npm wrapper relays the JVM's output one
+ * read at a time with a line break after each, which splits lines of the report at random places; the jar itself
+ * prints them whole.
+ */
+export function specmaticCommand(args: string[]): [string, string[]] {
+  const jar = join(dirname(require.resolve('specmatic/package.json')), 'specmatic.jar');
+  return [JAVA_RUNTIME[1], ['-jar', jar, ...args]];
+}
+
+/** Runs a command to its end, whatever its exit code. */
+export function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string> }) {
   return new Promise<ToolRun>((resolve) => {
     execFile(
-      process.execPath,
-      [bin, ...args],
+      command,
+      args,
       { cwd: options.cwd, env: { ...process.env, ...options.env }, maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
