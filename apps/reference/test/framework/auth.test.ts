@@ -373,3 +373,20 @@ describe.each(ENGINES)('authentication on %s', (engine) => {
     });
   });
 });
+
+describe('the keys an operation takes are read from its security schemes (x-key-area)', () => {
+  it('each area of keys has its scheme; /v3/mcp/ names all three; a renamed area is read as written', async () => {
+    const { contract, readContract } = await import('../../src/contract-facts.js');
+    const { loadSpec } = await import('@cls-api/spec');
+    const c = contract();
+    const route = (operationId: string) => routes.find((r) => r.operationId === operationId)!.security;
+    expect(c.accepted(route('listWmsOrders'))).toEqual({ keyAreas: ['wms'], jwt: false, unknown: [] });
+    expect(c.accepted(route('listManagerOrders'))).toEqual({ keyAreas: ['manager'], jwt: true, unknown: [] });
+    expect(c.accepted(route('listDeposits'))).toEqual({ keyAreas: [], jwt: true, unknown: [] });
+    expect(c.accepted(route('listMcpTools')).keyAreas).toEqual(['wms', 'manager', 'cam']);
+    expect(c.accepted(['NoSuchScheme']).unknown).toEqual(['NoSuchScheme']);
+    const doc = loadSpec();
+    (doc.components!.securitySchemes!.CamApiKey as Record<string, unknown>)['x-key-area'] = 'camera';
+    expect(readContract(doc).accepted(['CamApiKey']).keyAreas).toEqual(['camera']);
+  });
+});

@@ -18,6 +18,7 @@ import {
   type ResponseInfo,
   type ServiceTime,
   type ValidateFunction,
+  KEY_AREA_KEYWORD,
 } from '@cls-api/spec';
 import { ErrorCatalogue } from './error-catalogue.js';
 import { ContractExamples, type InvalidExample } from './examples.js';
@@ -150,6 +151,17 @@ export class Contract {
   }
   isApiKeyScheme(name: string): boolean {
     return this.securityScheme(name)?.type === 'apiKey';
+  }
+  /**
+   * The areas of the API keys an operation takes: its API key schemes' `x-key-area`, the first segment of a key (the
+   * MCP area lists the scheme of every area).
+   */
+  keyAreasOf(op: OperationInfo): string[] {
+    return op.security.flatMap((name) => {
+      const scheme = this.securityScheme(name);
+      const area = scheme?.type === 'apiKey' ? scheme[KEY_AREA_KEYWORD] : undefined;
+      return typeof area === 'string' ? [area] : [];
+    });
   }
   isBearerScheme(name: string): boolean {
     const scheme = this.securityScheme(name);

@@ -120,7 +120,15 @@ function wrongCredentialCases(env: RunEnv, op: OperationInfo): CaseDef[] {
       },
     });
   }
-  if (usesApiKey && keyAreas.has(op.area)) {
+  // The areas whose keys the operation takes (its schemes' `x-key-area`): a key of any other area is refused.
+  const accepted = contract.keyAreasOf(op);
+  const takes = (area: string) => (accepted.length > 0 ? accepted.includes(area) : area === op.area);
+  // An operation that takes the keys of every area (the MCP area) refuses none for its area.
+  const everyArea = Object.keys(contract.doc.components?.securitySchemes ?? {}).flatMap((name) =>
+    contract.keyAreasOf({ ...op, security: [name] }),
+  );
+  const refusesSome = accepted.length === 0 || everyArea.some((area) => !takes(area));
+  if (usesApiKey && refusesSome && [...keyAreas].some(takes)) {
     cases.push({
       id: `negative/${op.operationId}/key_of_another_area`,
       phase: 'negative',
@@ -130,7 +138,7 @@ function wrongCredentialCases(env: RunEnv, op: OperationInfo): CaseDef[] {
       writes,
       run: async (t) => {
         const status = requireDocumented(t, op, 'AUTH_FORBIDDEN');
-        const key = env.keys.find((k) => k.area !== op.area) ?? t.skip(`no API key of an area other than ${op.area}`);
+        const key = env.keys.find((k) => !takes(k.area)) ?? t.skip(`no API key of an area other than ${op.area}`);
         const ex = await t.call(op, { ...credentialRequest(t, op), credential: key });
         t.expect(ex, op, { status, code: 'AUTH_FORBIDDEN', why: `a ${key.area} key on the ${op.area} area` });
       },

@@ -44,8 +44,9 @@ export class CredentialChoice {
   }
 
   /**
-   * The credential an operation's security asks for: a key of the operation's area; on the MCP area (a key of any
-   * area is valid there) the key of the area of the tool named in the path, else any key; the JWT for bearer.
+   * The credential an operation's security asks for: a key of an area its API key schemes take (`x-key-area`), its
+   * own area's first; where several areas' keys are taken (the MCP area) the key of the area of the tool named in the
+   * path, else any of them; the JWT for bearer.
    */
   async credentialFor(
     op: OperationInfo,
@@ -67,17 +68,22 @@ export class CredentialChoice {
     }
     if (op.security.some((s) => this.isApiKeyScheme(s))) {
       const pool = seller === 'primary' ? this.env.keys : this.env.otherKeys;
-      const own = pool.find((k) => k.area === op.area);
+      // The areas whose keys the operation's schemes take (`x-key-area`); a contract without them, its own area.
+      const accepted = this.contract.keyAreasOf(op);
+      const areas = accepted.length > 0 ? accepted : [op.area];
+      const own = pool.find((k) => k.area === op.area && areas.includes(k.area));
       if (own) return own;
-      if (op.area === this.mcpArea()) {
+      if (areas.length > 1) {
+        // A key of any of several areas (the MCP area): the key of the area of the tool named in the path.
         const tool = this.contract.operations.find(
           (o) => o.mcpTool !== undefined && Object.values(path).includes(o.mcpTool),
         );
-        const forTool = tool ? pool.find((k) => k.area === tool.area) : undefined;
+        const forTool = tool ? pool.find((k) => k.area === tool.area && areas.includes(k.area)) : undefined;
         if (forTool) return forTool;
-        if (pool[0]) return pool[0];
+        const any = pool.find((k) => areas.includes(k.area));
+        if (any) return any;
       }
-      return this.key(op.area, seller);
+      return this.key(areas.includes(op.area) ? op.area : areas[0]!, seller);
     }
     if (op.security.some((s) => this.isBearerScheme(s))) return this.jwt();
     throw new Skip(`${op.operationId}: no credential of scheme ${op.security.join(', ')}`);
