@@ -95,6 +95,11 @@ export function keyAreaOf(scheme: CredentialScheme): KeyArea {
     throw new Error(
       `security scheme ${scheme.name} stands for the keys of ${areas.length} areas (${areas.join(', ')})`,
     );
+  // The scheme also names its area itself (x-key-area): both readings must agree.
+  const raw = model.doc.components?.securitySchemes?.[scheme.name] as Record<string, unknown> | undefined;
+  const stated = raw?.['x-key-area'];
+  if (stated !== undefined && stated !== areas[0])
+    throw new Error(`security scheme ${scheme.name} says x-key-area ${String(stated)}, its operations ${areas[0]}`);
   return areas[0]!;
 }
 
