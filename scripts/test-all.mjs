@@ -99,16 +99,18 @@ for (const line of lines) console.log(`  ${line}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || turbo.status !== 0 ? 1 : 0);
 
-// Debian's servers and Chromium, installed once before any suite starts when missing (a fresh CI machine has none).
+// Debian's servers, Chromium and Java, installed once before any suite starts when missing (a fresh CI machine has none).
 // Left to the suites, several packages' tests (and the `cluster` commands they start) would ask apt at once and
 // wait on each other's lock, inside time limits meant for the test itself.
 async function installDebianPackages() {
   const build = ['exec', 'turbo', 'run', 'build', '--filter=@cls-api/chromium', '--output-logs=errors-only'];
   if (spawnSync('pnpm', build, { cwd: root, stdio: 'inherit' }).status !== 0) return; // the run below says why
-  const { SERVER_PACKAGES, ensureDebianPackages } = await import('@cls-api/test-servers');
+  const { JAVA_RUNTIME, SERVER_PACKAGES, ensureDebianPackages } = await import('@cls-api/test-servers');
   const { CHROMIUM_PACKAGE } = await import('@cls-api/chromium');
   try {
-    await ensureDebianPackages([...SERVER_PACKAGES, CHROMIUM_PACKAGE], (line) => console.log(`[debian] ${line}`));
+    await ensureDebianPackages([...SERVER_PACKAGES, CHROMIUM_PACKAGE, JAVA_RUNTIME], (line) =>
+      console.log(`[debian] ${line}`),
+    );
   } catch (error) {
     console.log(`[debian] ${error.message}: the suites that need these servers try again and say so`);
   }

@@ -9,3 +9,9 @@ export const SERVER_PACKAGES: readonly DebianPackage[] = [
   ['redis-server', REDIS_SERVER],
   ['nginx-light', NGINX],
 ];
+
+/**
+ * Debian's Java runtime (17 on Debian 12), for the tools of the toolchain matrix that ship as a jar (Specmatic needs
+ * Java 17 or later); `java` on the PATH comes from it.
+ */
+export const JAVA_RUNTIME: DebianPackage = ['default-jre-headless', '/usr/bin/java'];
