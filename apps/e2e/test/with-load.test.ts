@@ -70,6 +70,14 @@ describe('with-load', () => {
     for (const loop of loops) expect(alive(loop.pid), `loop ${loop.pid} outlived the command`).toBe(false);
   });
 
+  it("is how CI runs the README's test command: the last command of .ci/run, one loop per core", () => {
+    const lines = readFileSync(join(root, '.ci', 'run'), 'utf8')
+      .trim()
+      .split('\n');
+    expect(lines.at(-1)).toBe('node scripts/with-load.mjs -- pnpm -s test');
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('`node scripts/with-load.mjs -- pnpm -s test`');
+  });
+
   it('a wrong option is named in one line before the usage, exit 2, and nothing is run', () => {
     const run = spawnSync(process.execPath, [script, '--bogus', 'true'], { cwd: root, encoding: 'utf8' });
     expect(run.status).toBe(2);
