@@ -24,21 +24,19 @@ export async function keepSpareConnection(
   timeoutMs: number,
 ): Promise<RelayedConnection> {
   if (proxy.connections.length === 0) throw new Error('keepSpareConnection: load the page through the relay first');
-  const sent = proxy.connections.map((c) => c.requestBytes);
+  // The page's connections are let close first (the server's keep-alive timeout), so that the first fetch takes a
+  // connection of its own: one sent on a connection the server is just closing would be sent again by Chromium on
+  // another, maybe the spare. How long the page took to render (a busy machine) then changes nothing.
+  await proxy.allClosed();
+  const before = proxy.connections.length;
   proxy.holdAnswers();
   await page.evaluate((p) => {
     const w = globalThis as unknown as { fetches: Promise<unknown>[] };
     w.fetches = [fetch(p, { cache: 'no-store' } as RequestInit).then((r) => r.text())];
   }, path);
-  // The first fetch goes out on the page's connection, or on a new one when the server has closed that one already
-  // (its keep-alive timeout passed while the page rendered: on a busy machine, or with the timeouts scaled down).
-  // Either way its answer is held, so that connection stays busy, and only then is the next set-up held: the second
-  // fetch must ask for a connection of its own.
-  await until(
-    'the first fetch sent',
-    () => proxy.connections.some((c, i) => c.requestBytes > (sent[i] ?? 0)),
-    timeoutMs,
-  );
+  // Its answer is held, so that connection stays busy, and only then is the next set-up held: the second fetch must
+  // ask for a connection of its own.
+  await until('the first fetch sent', () => proxy.connections.slice(before).some((c) => c.requestBytes > 0), timeoutMs);
   const open = proxy.connections.length;
   proxy.holdSetUp();
   await page.evaluate((p) => {
