@@ -1,11 +1,12 @@
 import type { Reporter } from 'vitest/node';
 
-/** A package's own test settings: its limits, and what it sets up once or runs one file at a time. */
+/** A package's own test settings: its limits, what it sets up once, and how many of its files run at once. */
 export interface PackageTestOptions {
   testTimeout: number;
   hookTimeout?: number;
   globalSetup?: string[];
   fileParallelism?: boolean;
+  maxWorkers?: number;
   env?: Record<string, string>;
 }
 

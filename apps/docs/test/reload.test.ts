@@ -57,24 +57,38 @@ afterAll(async () => {
 
 const heading = () => page.getByRole('heading', { name: doc.info.title }).first();
 
+/** Leaves a spare beside the page's connection, waits until the server has closed them all, and reloads. */
+async function reloadPastTheTimeouts(): Promise<void> {
+  const answered = proxy.connections.flatMap((c) => c.statuses).length;
+  const spare = await keepSpareConnection(page, proxy, '/openapi.json', WAIT.timeout);
+  // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
+  // the headers timeout.
+  await proxy.allClosed();
+  expect(spare.requestBytes).toBe(0);
+
+  const again = await page.reload({ waitUntil: 'load', ...WAIT });
+  expect([200, 304]).toContain(again?.status());
+  await heading().waitFor(WAIT);
+  await expect(page.title()).resolves.toContain(doc.info.title);
+  await expect(page.locator('body').innerText()).resolves.not.toMatch(/bad request/i);
+  // The fetch the spare was made with, and the reload, besides what was answered before.
+  const statuses = proxy.connections.flatMap((c) => c.statuses);
+  expect(statuses.length).toBeGreaterThanOrEqual(answered + 2);
+  expect(statuses.filter((s) => s !== 200 && s !== 304)).toEqual([]);
+}
+
 describe('a page left open past the headers timeout, then reloaded, in Chromium', () => {
   it('shows the page again, and the server answered nothing but the page', async () => {
     const first = await page.goto(docs.url, { waitUntil: 'load', ...WAIT });
     expect(first?.status()).toBe(200);
     await heading().waitFor(WAIT);
-    const spare = await keepSpareConnection(page, proxy, '/openapi.json', WAIT.timeout);
-    // The tab stays open until the server has closed both: the used one at the keep-alive timeout, the spare at
-    // the headers timeout.
-    await proxy.allClosed();
-    expect(spare.requestBytes).toBe(0);
+    await reloadPastTheTimeouts();
+  });
 
-    const again = await page.reload({ waitUntil: 'load', ...WAIT });
-    expect([200, 304]).toContain(again?.status());
-    await heading().waitFor(WAIT);
-    await expect(page.title()).resolves.toContain(doc.info.title);
-    await expect(page.locator('body').innerText()).resolves.not.toMatch(/bad request/i);
-    const statuses = proxy.connections.flatMap((c) => c.statuses);
-    expect(statuses.length).toBeGreaterThanOrEqual(2);
-    expect(statuses.filter((s) => s !== 200 && s !== 304)).toEqual([]);
+  // What a busy machine does to the case above: the page rendered for longer than the keep-alive timeout, so the
+  // server closed the page's connection before the spare was made.
+  it("the same when the server closed the page's connection before the spare was made", async () => {
+    await proxy.allClosed();
+    await reloadPastTheTimeouts();
   });
 });

@@ -1,33 +1,16 @@
 // `pnpm contract:local` runs the contract-test kit against this checkout's demo server with the demo credentials its
 // first start kept: the first demo seller under test, the second for the isolation checks, on the server's address.
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Running, referenceCli, root, startProcess, tempDir } from './support.js';
+import { contractLocal, type Running, referenceCli, root, startProcess, tempDir } from './support.js';
 
 const script = resolve(root, 'scripts', 'contract-local.mjs');
 const { demoEnvironment, localBaseUrl } = (await import(pathToFileURL(script).href)) as {
   demoEnvironment: (demo: unknown) => Record<string, string> | undefined;
   localBaseUrl: (env: Record<string, string | undefined>) => string;
 };
-
-function contractLocal(args: string[], env: Record<string, string>) {
-  // Built already (pnpm test builds the kit before this suite, apps/e2e/turbo.json): a turbo run here would restore
-  // build outputs that other suites are reading.
-  const child = spawn(process.execPath, [script, ...args], {
-    cwd: root,
-    env: { ...process.env, CLS_NO_BUILD: '1', CLS_BASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  return new Promise<{ code: number | null; output: string }>((done) =>
-    child.once('exit', (code) => done({ code, output })),
-  );
-}
 
 describe('pnpm contract:local', () => {
   const dataDir = tempDir('cls-contract-local-');

@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { POSTGRES_PASSWORD, portHolders, runningInGroup, sparePort, startPostgres } from '@cls-api/test-servers';
 import { describe, expect, it } from 'vitest';
-import { root, tempDir } from './support.js';
+import { contractLocal, root, tempDir } from './support.js';
 
 // A command that ignored --help would start serving and never end: the child is killed after this long, so such a
 // regression fails here instead of hanging the run (a help text takes a second or two even on a busy machine).
@@ -172,6 +172,11 @@ describe('pnpm start', { timeout: 1_800_000 }, () => {
       headers: { 'X-API-Key': key },
     });
     expect(res.status).toBe(200);
+    // `pnpm contract:local` as the README gives it, without options: the kit's default run against what this start
+    // serves, with the demo sellers it printed.
+    const kit = await contractLocal([], { PORT: String(s.ports.reference), DATABASE: join(dataDir, 'reference.db') });
+    expect(kit.code, kit.output).toBe(0);
+    expect(kit.output).toMatch(/\d+ passed, 0 failed/);
 
     s.child.stdin!.write('\x03');
     expect(await s.exited).toBe(0);

@@ -62,6 +62,26 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   };
 }
 
+/**
+ * `pnpm contract:local` with `args`, the kit's output and exit code: built already (pnpm test builds the kit before
+ * this suite, apps/e2e/turbo.json), since a turbo run here would restore build outputs that other suites are reading.
+ * `env` says where the demo server is (PORT, HOST) and where its credentials are (DATABASE, DATA_DIR).
+ */
+export function contractLocal(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [resolve(root, 'scripts', 'contract-local.mjs'), ...args], {
+    cwd: root,
+    env: { ...process.env, CLS_NO_BUILD: '1', CLS_BASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  return new Promise((done) => child.once('exit', (code) => done({ code, output })));
+}
+
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

@@ -408,7 +408,10 @@ describe('after the release, in the released copy', () => {
     expect(git(copy, ['status', '--porcelain'])).not.toMatch(/\.changeset\//);
   });
 
-  it('a removed operation fails the gate, and versions as a major once a major changeset says so', () => {
+  // A cold build of the spec and the release app through turbo on top of the rest: minutes on a busy 2-core machine.
+  it('a removed operation fails the gate, pnpm breaking included, and versions as a major once a major changeset says so', {
+    timeout: 900_000,
+  }, () => {
     editYaml('spec/openapi.yaml', (d) => {
       delete d.paths['/v3/manager/orders'];
     });
@@ -416,6 +419,17 @@ describe('after the release, in the released copy', () => {
     const gate = node(['apps/release/dist/breaking.js']);
     expect(gate.status).toBe(1);
     expect(gate.stdout).toMatch(/^BREAKING\s+GET \/v3\/manager\/orders\s+operation\s+cannot remove an operation$/m);
+    // The root command as a contributor runs it, building first what the gate runs on (turbo): the spec and the
+    // release app, not the reference server, whose stubs no longer compile without the operation.
+    const command = spawnSync('pnpm', ['-s', 'breaking', '--base', 'HEAD'], {
+      cwd: copy,
+      env,
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    expect(command.status, command.stdout + command.stderr).toBe(1);
+    expect(command.stdout).toMatch(/^contract changes since HEAD: [1-9]\d* breaking/m);
+    expect(command.stdout).toMatch(/^BREAKING\s+GET \/v3\/manager\/orders\s+operation\s+cannot remove an operation$/m);
     expect(node(['apps/release/dist/release.js', '--dry-run', '--skip-build']).status).toBe(1);
 
     writeFileSync(

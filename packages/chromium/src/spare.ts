@@ -23,17 +23,22 @@ export async function keepSpareConnection(
   path: string,
   timeoutMs: number,
 ): Promise<RelayedConnection> {
-  const used = proxy.connections[0];
-  if (!used) throw new Error('keepSpareConnection: load the page through the relay first');
-  const sent = used.requestBytes;
+  if (proxy.connections.length === 0) throw new Error('keepSpareConnection: load the page through the relay first');
+  // The page's connections are let close first (the server's keep-alive timeout), so that the first fetch takes a
+  // connection of its own: one sent on a connection the server is just closing would be sent again by Chromium on
+  // another, maybe the spare. How long the page took to render (a busy machine) then changes nothing.
+  await proxy.allClosed();
+  const before = proxy.connections.length;
   proxy.holdAnswers();
-  proxy.holdSetUp();
   await page.evaluate((p) => {
     const w = globalThis as unknown as { fetches: Promise<unknown>[] };
     w.fetches = [fetch(p, { cache: 'no-store' } as RequestInit).then((r) => r.text())];
   }, path);
-  // The first fetch is on the one connection before the second asks for another.
-  await until('the first fetch on the used connection', () => used.requestBytes > sent, timeoutMs);
+  // Its answer is held, so that connection stays busy, and only then is the next set-up held: the second fetch must
+  // ask for a connection of its own.
+  await until('the first fetch sent', () => proxy.connections.slice(before).some((c) => c.requestBytes > 0), timeoutMs);
+  const open = proxy.connections.length;
+  proxy.holdSetUp();
   await page.evaluate((p) => {
     const w = globalThis as unknown as { stop: AbortController; fetches: Promise<unknown>[] };
     w.stop = new AbortController();
@@ -45,8 +50,8 @@ export async function keepSpareConnection(
   await page.evaluate(() => (globalThis as unknown as { stop: AbortController }).stop.abort());
   await cancelled;
   proxy.releaseSetUp();
-  await until('the second connection set up', () => proxy.connections.length === 2, timeoutMs);
+  await until('the second connection set up', () => proxy.connections.length === open + 1, timeoutMs);
   proxy.releaseAnswers();
   await page.evaluate(() => Promise.all((globalThis as unknown as { fetches: Promise<unknown>[] }).fetches));
-  return proxy.connections[1]!;
+  return proxy.connections[open]!;
 }

@@ -114,6 +114,14 @@ describe('the boundary linter', () => {
       .map((v) => v.rule.name)
       .sort();
 
+  it('is what pnpm lint runs: the same folders, the same configuration at the root', () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.lint).toMatch(/\bturbo run\b.*\blint:repo\b/);
+    expect(scripts['lint:repo']).toMatch(/&& depcruise apps packages scripts --output-type err$/);
+  });
+
   it('refuses an app importing another app, built or not', () => {
     expect(found('apps/e2e/src/uses-reference.ts')).toEqual(['app-imports-app']);
     expect(found('apps/docs/src/uses-bench.ts')).toEqual(['app-imports-app', 'undeclared-workspace-package']);
