@@ -136,7 +136,8 @@ async function writeSiteFile(path: string, text: string): Promise<void> {
  * Writes the static site into dist/ from the current bundle, for the address DOCS_SITE_URL names (or a domain
  * root): index.html, and 404.html the same page (a static host answers an unknown path with it, and the page opens
  * the section the path names); openapi.json; llms.txt, llms-full.txt and a Markdown page per guide and operation;
- * and a small page for each page path the site links (`authentication/index.html`), opening that section. dist/
+ * a small page for each page path the site links (`authentication/index.html`), opening that section; and the
+ * sandbox document's reference page, sandbox/index.html, with a small page for each of its sections' paths. dist/
  * keeps its previous site when Redocly fails.
  */
 export async function buildSite(address: SiteAddress = siteAddress()): Promise<{ bytes: number }> {
