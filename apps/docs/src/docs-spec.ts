@@ -7,10 +7,10 @@ import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { patternsInWords } from './patterns.js';
 import { forEachNode } from './walk.js';
 import { docLinksUnder, siteAddress } from './published.js';
-import { decisionsPath, docsSpecPath, generatedDir, samplesDir } from './paths.js';
+import { decisionsPath, docsSpecPath, generatedDir, samplesDir, sandboxDocsSpecPath } from './paths.js';
 import { addProvisionalBadges, parseDecisions, renderProvisionalList } from './provisional.js';
 import { SAMPLE_ENV, samplesOf, type SampleFile } from './samples.js';
-import { addSandboxGuides } from './sandbox-guides.js';
+import { addSandboxGuides, sandboxPageSpec } from './sandbox-guides.js';
 
 /** The start page's pointer to the files for coding agents and language models, written when the site is built. */
 export const AGENTS_NOTE = `For coding agents and language models: [${LLMS_INDEX}](/${LLMS_INDEX}) lists every guide and operation, and [${LLMS_FULL}](/${LLMS_FULL}) holds them all in plain Markdown.`;
@@ -21,6 +21,8 @@ export const PROVISIONAL_TAG = 'Provisional elements';
 export interface DocsSpec {
   doc: OpenApiDocument;
   samples: SampleFile[];
+  /** The sandbox reference page's copy of the sandbox document (src/sandbox-guides.ts), when one was given. */
+  sandboxDoc?: OpenApiDocument;
 }
 
 /**
@@ -163,11 +165,14 @@ export function docsSpec(
     doc.info.description = `${forSearch(plainHeadings(doc.info.description)).trimEnd()}\n\n${AGENTS_NOTE}\n`;
   }
   docLinksUnder(doc as unknown as Record<string, unknown>, base);
-  return { doc, samples };
+  if (sandbox === undefined) return { doc, samples };
+  const sandboxDoc = sandboxPageSpec(sandbox);
+  docLinksUnder(sandboxDoc as unknown as Record<string, unknown>, base);
+  return { doc, samples, sandboxDoc };
 }
 
 /**
- * Writes generated/openapi.docs.json and generated/samples/*.ts from the current bundle, decision log and sandbox
+ * Writes generated/openapi.docs.json, generated/sandbox.docs.json and generated/samples/*.ts from the current bundle, decision log and sandbox
  * document, for the site's path (DOCS_SITE_URL's, or a domain root).
  */
 export async function generate(base = siteAddress().base): Promise<DocsSpec> {
@@ -178,5 +183,6 @@ export async function generate(base = siteAddress().base): Promise<DocsSpec> {
   await mkdir(samplesDir, { recursive: true });
   await Promise.all(result.samples.map((s) => writeFile(join(samplesDir, s.name), s.source)));
   await writeFile(docsSpecPath, `${JSON.stringify(result.doc, null, 2)}\n`);
+  await writeFile(sandboxDocsSpecPath, `${JSON.stringify(result.sandboxDoc, null, 2)}\n`);
   return result;
 }

@@ -12,6 +12,8 @@ export const siteIndex = join(siteDir, 'index.html');
 export const generatedDir = join(packageDir, 'generated');
 /** The docs-only copy of the bundle: code samples and the provisional list added. */
 export const docsSpecPath = join(generatedDir, 'openapi.docs.json');
+/** The sandbox reference page's copy of the sandbox document (src/sandbox-guides.ts). */
+export const sandboxDocsSpecPath = join(generatedDir, 'sandbox.docs.json');
 export const samplesDir = join(generatedDir, 'samples');
 /** The contract's decision log, read for the provisional list. */
 export const decisionsPath = resolve(packageDir, '..', '..', 'spec', 'DECISIONS.md');

@@ -56,6 +56,22 @@ export function docLinksUnder(doc: Record<string, unknown>, base: string): void 
   });
 }
 
+/** The first segments of the sections a built page holds (`data-section-id="/sandbox/resetsandbox"` gives `sandbox`). */
+export function sectionRoutes(html: string): Set<string> {
+  return new Set([...html.matchAll(/data-section-id="\/([A-Za-z0-9_-]+)/g)].map((m) => m[1]!));
+}
+
+/**
+ * `html` with each root-absolute link to one of its own sections (a first segment in `routes`) moved under `base`,
+ * the path of a page that is not the site's first (`/sandbox/`); links to the site's other pages stay as they are.
+ * Unlike linksUnder, a link is moved even when it already starts like `base`: `/sandbox/resetsandbox` is the section
+ * `sandbox/resetsandbox` of the page at `/sandbox/`.
+ */
+export const pageLinksUnder = (html: string, routes: Set<string>, base: string): string =>
+  html.replace(/href="\/([A-Za-z0-9_-]+)(?=[/"#])/g, (whole, first: string) =>
+    routes.has(first) ? `href="${base}${first}` : whole,
+  );
+
 /** The page paths the built page links under `base` (`authentication`, `section/areas`, `contract-tests-in-ci/install`). */
 export function linkedRoutes(html: string, base: string): string[] {
   const routes = new Set<string>();

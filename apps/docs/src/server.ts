@@ -1,5 +1,6 @@
 // A small static server for the built site: dist/index.html at `/` and at the page paths Redoc routes in the
-// browser, and the document it shows at `/openapi.json`. Both are read once at start, compressed once (gzip and
+// browser, the sandbox reference page (dist/sandbox/index.html) at `/sandbox/` and its page paths, and the document
+// the site shows at `/openapi.json`. Both are read once at start, compressed once (gzip and
 // brotli), and served with an ETag and Last-Modified so that a reload costs a 304. No request, however malformed,
 // can stop it: the request target is read without `new URL` (which throws on `//[`), every handler error becomes a
 // 500 for that request alone, and Node's parser errors answer 400.
@@ -12,6 +13,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { LLMS_FULL, LLMS_INDEX } from './llms.js';
 import { siteDir } from './paths.js';
+import { SANDBOX_PAGE } from './sandbox-guides.js';
 
 export interface DocsOptions {
   /** Port to listen on; 0 (the default) takes a free one. `pnpm docs:preview` uses PORT or 8080. */
@@ -85,11 +87,15 @@ async function loadAsset(file: string, type: string): Promise<Asset> {
  * below it, and the introduction's headings at `/section/<slug>`. The built page links each top-level route, so
  * the first segments it links are the routes there are; a path under one of them is Redoc's to resolve.
  */
-export function pageRoutes(html: string): Set<string> {
+export function pageRoutes(html: string, base = '/'): Set<string> {
   const routes = new Set<string>();
-  for (const m of html.matchAll(/href="\/([A-Za-z0-9_-]+)[/"#]/g)) routes.add(m[1]!);
+  for (const m of html.matchAll(new RegExp(`href="${base}([A-Za-z0-9_-]+)[/"#]`, 'g'))) routes.add(m[1]!);
   return routes;
 }
+
+/** Whether `segments` are a page path under one of `routes`: letters, digits and dashes only (Redoc's slugs). */
+const isPagePath = (segments: string[], routes: Set<string>) =>
+  routes.has(segments[0]!) && segments.every((s, i) => /^[A-Za-z0-9_-]+$/.test(s) || (i > 0 && s === ''));
 
 /** The path of a request target (`/a/b?x` is `/a/b`), or undefined when it is not an origin-form path. */
 function pathOf(target: string | undefined): string | undefined {
@@ -183,16 +189,25 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
   // The Markdown page of each guide and operation (src/llms.ts), as a static host serves a `.md` file.
   for (const path of await markdownPages(dir)) files.set(`/${path}`, await loadAsset(join(dir, path), MARKDOWN_TYPE));
   const routes = pageRoutes(page.identity.toString('utf8'));
+  // The sandbox reference, a page of its own; its sections' paths are under its own (`/sandbox/sandbox`).
+  const sandboxPage = await loadAsset(join(dir, SANDBOX_PAGE, 'index.html'), PAGE_TYPE).catch(() => undefined);
+  const sandboxPath = `/${SANDBOX_PAGE}/`;
+  const sandboxRoutes = sandboxPage
+    ? pageRoutes(sandboxPage.identity.toString('utf8'), sandboxPath)
+    : new Set<string>();
 
   const assetFor = (path: string): Asset | undefined => {
     if (path === '/openapi.json') return document;
     if (files.has(path)) return files.get(path);
     if (path === '/' || path === '/index.html') return page;
-    const segments = path.slice(1).split('/');
+    if (sandboxPage && path === sandboxPath.slice(0, -1)) return sandboxPage;
+    if (sandboxPage && path.startsWith(sandboxPath)) {
+      const rest = path.slice(sandboxPath.length);
+      if (rest === '' || rest === 'index.html') return sandboxPage;
+      return isPagePath(rest.split('/'), sandboxRoutes) ? sandboxPage : undefined;
+    }
     // A page path: a route the page links, and below it letters, digits and dashes only (Redoc's slugs).
-    if (routes.has(segments[0]!) && segments.every((s, i) => /^[A-Za-z0-9_-]+$/.test(s) || (i > 0 && s === '')))
-      return page;
-    return undefined;
+    return isPagePath(path.slice(1).split('/'), routes) ? page : undefined;
   };
 
   const timeouts = options.timeouts ?? TIMEOUTS;

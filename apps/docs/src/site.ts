@@ -1,15 +1,33 @@
 // The static site in dist/index.html: one self-contained file that works offline (`--inlineBundle` embeds Redoc
 // instead of loading it from a CDN).
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { loadSpec, operations } from '@cls-api/spec';
 import { generate } from './docs-spec.js';
 import { LLMS_FULL, LLMS_INDEX, llmsFiles } from './llms.js';
-import { linkedRoutes, linksUnder, routePage, type SiteAddress, siteAddress } from './published.js';
-import { docsSpecPath, packageDir, redoclyConfigPath, siteDir, siteIndex, templatePath } from './paths.js';
+import {
+  linkedRoutes,
+  linksUnder,
+  pageLinksUnder,
+  routePage,
+  type SiteAddress,
+  sectionRoutes,
+  siteAddress,
+} from './published.js';
+import {
+  docsSpecPath,
+  packageDir,
+  redoclyConfigPath,
+  sandboxDocsSpecPath,
+  siteDir,
+  siteIndex,
+  templatePath,
+} from './paths.js';
+import { SANDBOX_PAGE } from './sandbox-guides.js';
 
 /** The Redocly CLI, resolved when a build runs: serving the site (startDocs) does not need it installed. */
 function redoclyBin(): string {
@@ -62,6 +80,45 @@ export function offline(html: string): string {
   return out;
 }
 
+const execFileAsync = promisify(execFile);
+
+/** Renders `specPath` into `output` with Redocly, the page's script reading page paths under `basePath`. */
+async function redoc(specPath: string, title: string, basePath: string, output: string): Promise<void> {
+  const args = [
+    redoclyBin(),
+    'build-docs',
+    specPath,
+    '--inlineBundle',
+    '--config',
+    redoclyConfigPath,
+    // An option Redocly does not know would be ignored silently; make it an error.
+    '--lint-config',
+    'error',
+    '--template',
+    templatePath,
+    '--title',
+    title,
+    // The path the page's script reads page paths under (template.hbs).
+    `--templateOptions.basePath=${basePath}`,
+    '--output',
+    output,
+  ];
+  try {
+    await execFileAsync(process.execPath, args, {
+      cwd: packageDir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
+    });
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    throw new Error(`redocly build-docs failed with exit code ${e.code}:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+  const bytes = (await stat(output)).size;
+  if (bytes < 100_000)
+    throw new Error(`redocly build-docs wrote only ${bytes} bytes for ${specPath}: that cannot be the whole reference`);
+}
+
 /** The site's files, beside dist/lib (this code); a build replaces them all. */
 async function clearSite(): Promise<void> {
   await mkdir(siteDir, { recursive: true });
@@ -79,41 +136,23 @@ async function writeSiteFile(path: string, text: string): Promise<void> {
  * Writes the static site into dist/ from the current bundle, for the address DOCS_SITE_URL names (or a domain
  * root): index.html, and 404.html the same page (a static host answers an unknown path with it, and the page opens
  * the section the path names); openapi.json; llms.txt, llms-full.txt and a Markdown page per guide and operation;
- * and a small page for each page path the site links (`authentication/index.html`), opening that section. dist/
+ * a small page for each page path the site links (`authentication/index.html`), opening that section; and the
+ * sandbox document's reference page, sandbox/index.html, with a small page for each of its sections' paths. dist/
  * keeps its previous site when Redocly fails.
  */
 export async function buildSite(address: SiteAddress = siteAddress()): Promise<{ bytes: number }> {
-  const { doc } = await generate(address.base);
+  const { doc, sandboxDoc } = await generate(address.base);
+  if (!sandboxDoc) throw new Error('the docs copy has no sandbox document for the sandbox reference page');
   const staging = await mkdtemp(join(tmpdir(), 'cls-api-docs-'));
   try {
     const output = join(staging, 'index.html');
-    const args = [
-      redoclyBin(),
-      'build-docs',
-      docsSpecPath,
-      '--inlineBundle',
-      '--config',
-      redoclyConfigPath,
-      // An option Redocly does not know would be ignored silently; make it an error.
-      '--lint-config',
-      'error',
-      '--template',
-      templatePath,
-      '--title',
-      `${doc.info.title} ${doc.info.version}`,
-      // The path the page's script reads page paths under (template.hbs).
-      `--templateOptions.basePath=${address.base}`,
-      '--output',
-      output,
-    ];
-    const res = spawnSync(process.execPath, args, {
-      cwd: packageDir,
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
-    });
-    if (res.status !== 0) {
-      throw new Error(`redocly build-docs failed with exit code ${res.status}:\n${res.stdout}${res.stderr}`);
-    }
+    const sandboxOutput = join(staging, 'sandbox.html');
+    const sandboxBase = `${address.base}${SANDBOX_PAGE}/`;
+    // The two pages at once: the sandbox's is small, and Redocly spends most of its time starting.
+    await Promise.all([
+      redoc(docsSpecPath, `${doc.info.title} ${doc.info.version}`, address.base, output),
+      redoc(sandboxDocsSpecPath, `${sandboxDoc.info.title} ${sandboxDoc.info.version}`, sandboxBase, sandboxOutput),
+    ]);
     const ids = operations(loadSpec()).map((op) => op.operationId);
     const built = withConsoleOperations(offline(await readFile(output, 'utf8')), ids);
     // Redoc writes its menu's links root-absolute (`/wms-orders`) into the prerendered page; under a path they go
@@ -122,15 +161,23 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
     await writeFile(output, page);
     buildConsole(join(staging, 'console'));
     const bytes = (await stat(output)).size;
-    if (bytes < 100_000)
-      throw new Error(`redocly build-docs wrote only ${bytes} bytes: that cannot be the whole reference`);
     // Replace the site's files only once the new page exists; dist/lib (this code) stays.
     await clearSite();
     await copyFile(output, siteIndex);
     await copyFile(output, join(siteDir, '404.html'));
     const title = `${doc.info.title} ${doc.info.version}`;
-    for (const route of linkedRoutes(page, address.base)) {
+    // The contract's page links the sandbox reference page (`/sandbox/`), which is a page of its own, not a route.
+    for (const route of linkedRoutes(page, address.base).filter((r) => r.split('/')[0] !== SANDBOX_PAGE)) {
       await writeSiteFile(join(route, 'index.html'), routePage(route, address.base, title));
+    }
+    // The sandbox reference page: no console (its helpers are not the contract's operations). Redoc links its own
+    // sections root-absolute (`/sandbox/resetsandbox`); they go under the page's path, and each gets its route page.
+    const sandboxBuilt = withConsoleOperations(offline(await readFile(sandboxOutput, 'utf8')), []);
+    const sandboxPage = pageLinksUnder(sandboxBuilt, sectionRoutes(sandboxBuilt), sandboxBase);
+    const sandboxTitle = `${sandboxDoc.info.title} ${sandboxDoc.info.version}`;
+    await writeSiteFile(join(SANDBOX_PAGE, 'index.html'), linksUnder(sandboxPage, address.base));
+    for (const route of linkedRoutes(sandboxPage, sandboxBase)) {
+      await writeSiteFile(join(SANDBOX_PAGE, route, 'index.html'), routePage(route, sandboxBase, sandboxTitle));
     }
     await mkdir(join(siteDir, 'console'), { recursive: true });
     for (const name of CONSOLE_FILES) await copyFile(join(staging, 'console', name), join(siteDir, 'console', name));

@@ -171,6 +171,7 @@ describe('the workflows', () => {
       pageHtml = readFileSync(join(site, 'index.html'), 'utf8');
       expect(readdirSync(site)).toEqual(expect.arrayContaining(['404.html', 'index.html', 'llms.txt', 'openapi.json']));
       expect(readdirSync(site)).not.toContain('lib');
+      expect(readdirSync(join(site, 'sandbox')), 'the sandbox reference page').toContain('index.html');
       expect(readFileSync(join(site, '404.html'), 'utf8')).toBe(pageHtml);
       expect(readFileSync(join(site, 'llms.txt'), 'utf8')).toContain(`](${address}/llms-full.txt)`);
     });
@@ -178,11 +179,14 @@ describe('the workflows', () => {
     it('served as GitHub Pages serves it, every in-site link of every file resolves under its path', async () => {
       expect(site, 'the site was built').toBeDefined();
       const host = await startStaticHost(site, base);
-      // The sections the page holds, as hash routes name them (`#/wms-orders`).
-      const sections = new Set([
-        ...[...pageHtml.matchAll(/data-section-id="\/([^"]*)"/g)].map((m) => m[1]!),
-        ...[...pageHtml.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!),
-      ]);
+      // The sections a page holds, as hash routes name them (`#/wms-orders`): the contract's page, or the sandbox
+      // reference page (`sandbox/`), whichever the link lands on.
+      const sectionsOf = (html: string) =>
+        new Set([
+          ...[...html.matchAll(/data-section-id="\/([^"]*)"/g)].map((m) => m[1]!),
+          ...[...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]!),
+        ]);
+      const sectionsAt = new Map<string, Set<string>>();
       const broken: string[] = [];
       let followed = 0;
       try {
@@ -205,10 +209,13 @@ describe('the workflows', () => {
               continue;
             }
             const res = await fetch(new URL(target.pathname, host.url));
-            await res.arrayBuffer();
+            const body = await res.text();
             if (res.status !== 200) broken.push(`${file}: ${link} answers ${res.status}`);
             const route = target.hash.startsWith('#/') ? target.hash.slice(2).split('#')[0]! : '';
-            if (route && !sections.has(route)) broken.push(`${file}: ${link} names no section of the page`);
+            if (!route) continue;
+            if (!sectionsAt.has(target.pathname)) sectionsAt.set(target.pathname, sectionsOf(body));
+            if (!sectionsAt.get(target.pathname)!.has(route))
+              broken.push(`${file}: ${link} names no section of the page`);
           }
         }
       } finally {
