@@ -1,4 +1,10 @@
-import { findOperation, loadDereferencedSpec, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
+import {
+  findOperation,
+  type JsonSchema,
+  loadDereferencedSpec,
+  type OpenApiDocument,
+  type OperationInfo,
+} from '@cls-api/spec';
 import type { Settings } from './options.js';
 
 export interface Context {
@@ -20,6 +26,17 @@ export function operation(spec: OpenApiDocument, method: string, path: string): 
   const op = findOperation(spec, method, path);
   if (!op) throw new Error(`the contract has no operation ${method.toUpperCase()} ${path}`);
   return op;
+}
+
+/**
+ * A schema of the dereferenced contract with its one-branch `allOf` wrapper (a reference with bounds beside it,
+ * spec/README.md) read as the wrapped schema with those bounds: the draft rows' `maxItems` is the wrapped one's.
+ */
+export function unwrapped(schema: JsonSchema | undefined): JsonSchema | undefined {
+  const allOf = schema?.allOf;
+  if (!Array.isArray(allOf) || allOf.length !== 1) return schema;
+  const { allOf: _wrapped, ...own } = schema as JsonSchema;
+  return { ...(allOf[0] as JsonSchema), ...own };
 }
 
 /** The request every server of the GET scenario gets: the same bytes to each. */

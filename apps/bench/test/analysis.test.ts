@@ -156,6 +156,7 @@ describe('evaluateTargets', () => {
       // PostgreSQL: bare ÷ reference CPU per round 0.2, 0.25, 0.1 → median 0.2; nginx → 2 ÷ one instance 1.3, 1.4, 1.2.
       scale: scaleResult([10, 10, 10], [50, 40, 100], [65, 56, 120]),
       draft: { p50Ms: 19.9, rowsPerRequest: 1000, postgres: { p50Ms: 40 } },
+      bodies: { p99Ratio: 3.5, with: { p99Ms: 70, failed: 0 }, without: { p99Ms: 20, failed: 0 } },
       kit: { full: { wallMs: 12_345 } },
       client: { overhead: 0.1, overheadUs: 100 },
       bundle: { client: { gzipBytes: 15_001 } },
@@ -167,6 +168,7 @@ describe('evaluateTargets', () => {
       'get-postgres-vs-bare': 'met',
       'nginx-two-instances': 'met',
       'draft-p50': 'met',
+      'bodies-p99-ratio': 'missed',
       'draft-postgres-p50': 'missed',
       'kit-full-wall': 'reported',
       'client-overhead': 'missed',
@@ -178,6 +180,7 @@ describe('evaluateTargets', () => {
     expect(targets.find((t) => t.id === 'nginx-two-instances')!.value).toBeCloseTo(1.3, 10);
     expect(targets.find((t) => t.id === 'kit-full-wall')!.measured).toBe('12.3 s');
     expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toBe('40.0 ms');
+    expect(targets.find((t) => t.id === 'bodies-p99-ratio')!.measured).toBe('3.50 × (70.0 ms ÷ 20.0 ms)');
     // Each GET target shows its engine's floor against the same bound beside it: bare ÷ floor, paired per round.
     expect(targets.find((t) => t.id === 'get-vs-bare')!.measured).toBe('0.30 × (its floor: 0.25 ×)');
     expect(targets.find((t) => t.id === 'get-postgres-vs-bare')!.measured).toBe('0.20 × (its floor: 0.13 ×)');
@@ -222,6 +225,7 @@ describe('evaluateTargets', () => {
       'get-postgres-vs-bare': 'invalid',
       'nginx-two-instances': 'invalid',
       'draft-p50': 'not run',
+      'bodies-p99-ratio': 'not run',
       'draft-postgres-p50': 'not run',
       'kit-full-wall': 'not run',
       'client-overhead': 'not run',

@@ -7,7 +7,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchema } from '@cls-api/spec';
-import { DRAFT_REQUEST, operation, type Context } from '../context.js';
+import { DRAFT_REQUEST, operation, type Context, unwrapped } from '../context.js';
 import { startReference } from '../servers/start.js';
 import { percentile, ratio } from '../stats.js';
 
@@ -49,7 +49,9 @@ export interface BodiesResult {
 /** The largest body the contract lets a client send on the draft route, as an ASCII-only encoder writes it. */
 export function largeDraftBody(ctx: Pick<Context, 'spec'>): { rows: number; make(serial: () => string): Buffer } {
   const op = operation(ctx.spec, DRAFT_REQUEST.method, DRAFT_REQUEST.path);
-  const orders = (op.requestBody?.schema as { properties?: { orders?: JsonSchema } } | undefined)?.properties?.orders;
+  const orders = unwrapped(
+    (op.requestBody?.schema as { properties?: { orders?: JsonSchema } } | undefined)?.properties?.orders,
+  );
   const rows = orders?.maxItems;
   const fields = (orders?.items as { properties?: Record<string, JsonSchema> } | undefined)?.properties ?? {};
   if (typeof rows !== 'number') throw new Error(`the contract gives no maxItems for the rows of ${op.operationId}`);
@@ -58,7 +60,7 @@ export function largeDraftBody(ctx: Pick<Context, 'spec'>): { rows: number; make
   if (!template) throw new Error(`the contract has no request example with rows for ${op.operationId}`);
   const filled: Record<string, string> = {};
   for (const name of FREE_TEXT) {
-    const max = fields[name]?.maxLength;
+    const max = unwrapped(fields[name])?.maxLength;
     if (typeof max !== 'number') throw new Error(`the contract gives no maxLength for ${name}`);
     filled[name] = '가'.repeat(max);
   }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { areaOf, type JsonSchema } from '@cls-api/spec';
-import { DRAFT_REQUEST, fmt, operation, type Context } from '../context.js';
+import { DRAFT_REQUEST, fmt, operation, type Context, unwrapped } from '../context.js';
 import { ownPostgres, treeCpu } from '../processes.js';
 import { startReference } from '../servers/start.js';
 import { median, percentile } from '../stats.js';
@@ -61,7 +61,7 @@ interface DraftBulkResponse {
 function bodyMaker(ctx: Context): { rows: number; make(serial: () => string): Buffer } {
   const op = operation(ctx.spec, DRAFT_REQUEST.method, DRAFT_REQUEST.path);
   const schema = op.requestBody?.schema as { properties?: { orders?: JsonSchema } } | undefined;
-  const maxItems = schema?.properties?.orders?.maxItems;
+  const maxItems = unwrapped(schema?.properties?.orders)?.maxItems;
   if (typeof maxItems !== 'number') throw new Error(`the contract gives no maxItems for the rows of ${op.operationId}`);
   const examples = Object.values(op.requestBody?.examples ?? {});
   const template = (examples[0]?.value as { orders?: Array<Record<string, unknown>> } | undefined)?.orders;
