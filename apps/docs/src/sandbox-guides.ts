@@ -6,7 +6,7 @@
 // never a section of the contract's page: the contract's page keeps exactly the service's operations.
 import type { OpenApiDocument } from '@cls-api/spec';
 import { slug } from './llms.js';
-import { forSearch, plainHeadings } from './docs-spec.js';
+import { forSearch, plainHeadings } from './markdown-text.js';
 
 /** The tag group the sandbox's guides are listed under on the site. */
 export const SANDBOX_GROUP = 'The reference sandbox (not the service)';

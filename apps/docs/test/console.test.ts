@@ -3,13 +3,13 @@
 // the status, the body and the quota headers the contract declares on that response. Against the reference server
 // (the local sandbox) and the mock. A live key is refused in the page: no request leaves the browser.
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { deref, operations, type OpenApiDocument } from '@cls-api/spec';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
-import { startMock, type MockServer } from '@cls-api/mock';
-import { keyOf, type ReferenceServer, startReference } from '@cls-api/test-servers';
+import { keyOf, type ReferenceServer, sparePort, startReference, startServer } from '@cls-api/test-servers';
 import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { LIVE_KEY_REFUSED } from '../console/live-key.js';
@@ -27,12 +27,12 @@ const quotaHeaders = Object.keys(okResponse.headers ?? {});
 
 let docs: DocsServer;
 let reference: ReferenceServer;
-let mock: MockServer;
+let mock: { url: string; close(): Promise<void> };
 let browser: Browser;
 
 beforeAll(async () => {
   const executablePath = await ensureChromium();
-  [docs, reference, mock] = await Promise.all([startDocs(), startReference({ from: import.meta.url }), startMock()]);
+  [docs, reference, mock] = await Promise.all([startDocs(), startReference({ from: import.meta.url }), startMockCli()]);
   browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 120_000 });
   mkdirSync(screenshots, { recursive: true });
 });
@@ -41,6 +41,15 @@ afterAll(async () => {
   await browser?.close();
   await Promise.all([docs?.close(), reference?.close(), mock?.close()]);
 });
+
+/** The mock as its own process (its CLI), the way one app's tests run another app. */
+async function startMockCli(): Promise<{ url: string; close(): Promise<void> }> {
+  const cli = createRequire(import.meta.url).resolve('@cls-api/mock/cli');
+  const port = await sparePort();
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+  const server = await startServer('mock', process.execPath, [cli, '--quiet'], { port, env, log: () => {} });
+  return { url: `http://127.0.0.1:${port}`, close: () => server.stop() };
+}
 
 /** A page on the operation, with every request it makes recorded, the console open and the server's address typed. */
 async function openConsole(serverUrl: string): Promise<{ page: Page; requests: string[] }> {

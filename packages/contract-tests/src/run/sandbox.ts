@@ -7,8 +7,18 @@ import type { SandboxDocument, SandboxHelper } from '../contract/sandbox.js';
 import { SandboxDocument as SandboxReader } from '../contract/sandbox.js';
 import type { ApiKeyCredential, Seller } from '../plan/credentials.js';
 import { TEST_ENVIRONMENT } from '../plan/environment.js';
-import type { RunEnv } from './case.js';
-import { BudgetSkip, ConnectionError, Skip, type Exchange } from './http.js';
+import type { Contract } from '../contract/contract.js';
+import { BudgetSkip, ConnectionError, Skip, type Exchange, type Transport } from './http.js';
+
+/** What of the run the helpers use (the run's `RunEnv` has it; named here so that case.ts can hold the access). */
+export interface SandboxEnv {
+  contract: Contract;
+  transport: Transport;
+  keys: ApiKeyCredential[];
+  otherKeys: ApiKeyCredential[];
+  examplesOnly: boolean;
+  readOnly: boolean;
+}
 
 /** What the run's report says of the sandbox's helpers. */
 export interface SandboxReport {
@@ -25,7 +35,7 @@ export class SandboxSession {
   readonly resets: NonNullable<SandboxReport['resets']> = [];
 
   constructor(
-    readonly env: RunEnv,
+    readonly env: SandboxEnv,
     readonly document: SandboxDocument,
     readonly why: string,
   ) {}
@@ -84,7 +94,7 @@ export class SandboxAccess {
   private answer: { report: SandboxReport; session?: SandboxSession } | undefined;
 
   constructor(
-    private readonly env: RunEnv,
+    private readonly env: SandboxEnv,
     private readonly enabled: boolean,
   ) {}
 
@@ -110,7 +120,7 @@ export class SandboxAccess {
  * run is told not to (`sandbox: false`, `--no-sandbox`).
  */
 export async function discoverSandbox(
-  env: RunEnv,
+  env: SandboxEnv,
   enabled: boolean,
 ): Promise<{ report: SandboxReport; session?: SandboxSession }> {
   const absent = (why: string) => ({ report: { offered: false, why } });
