@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { operations, type OpenApiDocument } from '@cls-api/spec';
 import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
+import { SANDBOX_PAGE } from '../src/sandbox-guides.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
@@ -239,8 +240,9 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
       if (href.startsWith('/')) {
         const res = await fetch(new URL(href, docs.url));
         if (res.status !== 200) broken.push(`${href}: HTTP ${res.status}`);
-        // A file beside the page (llms.txt): it opens as itself, not as a section of the page.
-        if (/\.[a-z]+$/.test(id)) continue;
+        // A file beside the page (llms.txt), or the site's other page (the sandbox's reference,
+        // src/sandbox-guides.ts; its sections are sandbox-page.test.ts's): it opens as itself, not as a section.
+        if (/\.[a-z]+$/.test(id) || id === `${SANDBOX_PAGE}/`) continue;
       }
       if (seen.has(id)) continue;
       await page.evaluate((h) => {

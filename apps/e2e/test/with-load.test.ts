@@ -74,8 +74,10 @@ describe('with-load', () => {
     const lines = readFileSync(join(root, '.ci', 'run'), 'utf8')
       .trim()
       .split('\n');
-    expect(lines.at(-1)).toBe('node scripts/with-load.mjs -- pnpm -s test');
-    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('`node scripts/with-load.mjs -- pnpm -s test`');
+    expect(lines.at(-1)).toBe('node scripts/with-load.mjs --loops 1 -- pnpm -s test');
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(
+      '`node scripts/with-load.mjs --loops 1 -- pnpm -s test`',
+    );
   });
 
   it('a wrong option is named in one line before the usage, exit 2, and nothing is run', () => {
