@@ -9,6 +9,7 @@ import type { Cluster } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
 import { newPostgresDatabase } from '../support/engines.js';
+import { burstCall, tally } from '../support/raw.js';
 import { openStorage, parseDatabaseTarget } from '../../src/store/storage.js';
 
 const limits = contract().limits;
@@ -77,6 +78,34 @@ describe('cls-reference cluster', () => {
     expect(statuses.filter(([s]) => s === 200)).toHaveLength(QUOTA);
     const refused = statuses.filter(([s]) => s !== 200);
     expect(refused.every(([s, retryAfter]) => s === 429 && retryAfter !== null)).toBe(true);
+  });
+
+  it('1,200 concurrent test-key calls of one account to two instances reached directly, each on a connection of its own: every one answered, exactly 1,000 x 200 and 200 x 429', {
+    timeout: 600_000,
+  }, async () => {
+    // An account of this test's own, so that no other test's calls count against its quota.
+    const storage = await openStorage(parseDatabaseTarget(database));
+    let key: string;
+    try {
+      const account = await storage.accounts.createAccount(
+        { name: 'Burst Seller', paid: false, link: ['wms', 'manager', 'cam'] },
+        new Date(),
+      );
+      key = (await storage.accounts.createApiKey(account.account_id, 'wms', 'test', new Date())).api_key;
+    } finally {
+      await storage.close();
+    }
+    const ports = topology.instances.slice(0, 2).map((url) => Number(new URL(url).port));
+    // From loopback addresses the instances take as clients (only 127.0.0.1, nginx, is a trusted proxy), each sending
+    // fewer calls than the gateway's burst, so that only the quota refuses any.
+    const calls = 1200;
+    const addresses = Math.ceil(calls / (general.burst - 10));
+    const outcomes = await Promise.all(
+      Array.from({ length: calls }, (_, i) =>
+        burstCall(ports[i % 2]!, `127.3.${Math.floor(i / 2) % addresses}.9`, key),
+      ),
+    );
+    expect(tally(outcomes)).toEqual({ 200: QUOTA, 429: calls - QUOTA });
   });
 
   it('a burst of 100 from one address: about 50 pass in total, across the three instances', async () => {

@@ -4,13 +4,13 @@
 // stalled: every one is answered, and the monthly quota of the account's test key decides exactly (1,000 answered
 // 200, 200 answered 429). Nothing here measures time: the test counts what each connection received.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type RunningServer, sparePort, startServer } from '@cls-api/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli.js';
 import { contract } from '../../src/contract-facts.js';
+import { burstCall, tally } from '../support/raw.js';
 import { LIMITS_OFF } from '../support/server.js';
 
 const QUOTA = contract().limits.testKeyMonthlyQuota;
@@ -60,31 +60,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** One call on a new connection: the status it was answered with, or 'reset' when the connection closed unanswered. */
-function call(port: number, localAddress: string, apiKey: string): Promise<number | 'reset'> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const socket = connect({ port, host: '127.0.0.1', localAddress }, () => {
-      socket.write(`GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\nX-API-Key: ${apiKey}\r\nConnection: close\r\n\r\n`);
-    });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.once('close', () => {
-      const status = /^HTTP\/1\.1 (\d{3}) /.exec(Buffer.concat(chunks).toString('latin1'))?.[1];
-      resolve(status === undefined ? 'reset' : Number(status));
-    });
-  });
-}
-
 describe('a burst of calls to one instance', () => {
   it(`${CALLS} concurrent calls with one account's test key: every one answered, exactly ${QUOTA} x 200 and ${CALLS - QUOTA} x 429`, {
     timeout: 600_000,
   }, async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: CALLS }, (_, i) => call(port, `127.2.0.${(i % ADDRESSES) + 1}`, key)),
+      Array.from({ length: CALLS }, (_, i) => burstCall(port, `127.2.0.${(i % ADDRESSES) + 1}`, key)),
     );
-    const counts = new Map<number | 'reset', number>();
-    for (const o of outcomes) counts.set(o, (counts.get(o) ?? 0) + 1);
-    expect(Object.fromEntries(counts)).toEqual({ 200: QUOTA, 429: CALLS - QUOTA });
+    expect(tally(outcomes)).toEqual({ 200: QUOTA, 429: CALLS - QUOTA });
   });
 });

@@ -133,3 +133,34 @@ export function expectEnvelope(answer: RawAnswer | undefined, status: number, co
   if (code) expect(a.body.error.code).toBe(code);
   expect(a.body.error.message).toMatch(TEXT);
 }
+
+/**
+ * One GET on a connection of its own, as a job of a partner's parallel CI makes it: the status it was answered with,
+ * or 'reset' when the connection closed unanswered. The burst tests count these outcomes; nothing here measures time.
+ */
+export function burstCall(
+  port: number,
+  localAddress: string,
+  apiKey: string,
+  path = '/v3/wms/suppliers',
+): Promise<number | 'reset'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ port, host: '127.0.0.1', localAddress }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${apiKey}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(Buffer.concat(chunks).toString('latin1'))?.[1];
+      resolve(status === undefined ? 'reset' : Number(status));
+    });
+  });
+}
+
+/** How many calls ended with each outcome. */
+export function tally(outcomes: Array<number | 'reset'>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+  return counts;
+}
