@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
+import { decodeUtf8, parseJsonInSlices, TooDeepError } from '../json-slices.js';
 import { RequestValidationError } from '../validation.js';
 
 declare module 'fastify' {
@@ -36,8 +37,8 @@ export function bodyTooLargeMessage(limit: number, serverLimit: number): string 
 }
 
 /**
- * Above this size the checks and the parse each get their own turn of the event loop, so that other requests are
- * served in between (a maximal bulk body is several megabytes).
+ * Above this size a body is decoded, checked and parsed in slices of the event loop (src/json-slices.ts), so that
+ * other requests are served in between (a maximal bulk body is several megabytes).
  */
 const YIELD_ABOVE_BYTES = 64 * 1024;
 
@@ -99,6 +100,8 @@ export class BodyTurns {
 }
 
 const invalid = (message: string) => new RequestValidationError('body', '', false, message);
+const NOT_UTF8 = 'The request body is not valid UTF-8.';
+const TOO_DEEP = `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
 
 /**
  * The names JSON may carry as data but code must never meet as keys: `__proto__` (assigning it replaces an object's
@@ -123,27 +126,35 @@ function forbiddenName(value: unknown): string | undefined {
 }
 
 /**
- * A JSON request body, checked before anything recursive sees it: UTF-8 (invalid bytes are refused, never turned
+ * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): UTF-8 (invalid bytes are refused, never turned
  * into U+FFFD and stored), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive
  * parser's or validator's stack), no forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
  * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
  */
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
-  if (!isUtf8(body)) throw invalid('The request body is not valid UTF-8.');
-  if (exceedsJsonDepth(body, MAX_JSON_DEPTH))
-    throw invalid(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`);
-  if (body.length > YIELD_ABOVE_BYTES) await nextTurn();
-  let text = body.toString('utf8');
+  const large = body.length > YIELD_ABOVE_BYTES;
+  let text: string;
+  if (large) {
+    try {
+      text = await decodeUtf8(body);
+    } catch {
+      throw invalid(NOT_UTF8);
+    }
+  } else {
+    if (!isUtf8(body)) throw invalid(NOT_UTF8);
+    if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(TOO_DEEP);
+    text = body.toString('utf8');
+  }
   // A byte order mark is not JSON, but some encoders write one; it carries no data.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalid('The request body is not valid JSON.');
+    value = large ? await parseJsonInSlices(text, { maxDepth: MAX_JSON_DEPTH }) : JSON.parse(text);
+  } catch (err) {
+    throw invalid(err instanceof TooDeepError ? TOO_DEEP : 'The request body is not valid JSON.');
   }
-  if (body.length > YIELD_ABOVE_BYTES) await nextTurn();
+  if (large) await nextTurn();
   const forbidden = forbiddenName(value);
   if (forbidden !== undefined) throw invalid(`The request body has a forbidden property name ${forbidden}.`);
   return value;

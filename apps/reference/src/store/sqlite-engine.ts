@@ -1,8 +1,19 @@
-// SQLite as a `SqlEngine` (store/sql.ts) on one better-sqlite3 connection. better-sqlite3 is synchronous, so every
+// SQLite as a `SqlEngine` (store/sql.ts) on better-sqlite3 connections. better-sqlite3 is synchronous, so every
 // statement completes before its promise is returned; transactions are queued one after another on the connection
 // and take the write lock with BEGIN IMMEDIATE, waiting for it on timers while another connection holds it
 // (store/busy.ts).
-import { whenUnlocked } from './busy.js';
+//
+// A database in a file also gets a second, read-only connection for the reads made outside a transaction. In WAL
+// mode it sees the last committed state whatever the first connection is writing, so a long transaction (a bulk
+// request's thousand rows) can let the event loop serve other requests between its statements (`SLICE_MS`): their
+// reads see the state before it, as they would have had it come later, and their writes wait for its end, so none
+// lands inside it. An in-memory database has one connection only: its transactions run without a break. A file
+// database's WAL is copied into the file by a thread of its own (store/checkpointer.ts), not by a COMMIT.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { SERVER_BUSY_TIMEOUT_MS, whenUnlocked } from './busy.js';
+import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
 import type { Dialect, Page, Param, SqlEngine, SqlExecutor } from './sql.js';
 import { Statements } from './statements.js';
@@ -10,9 +21,75 @@ import { Statements } from './statements.js';
 /** The lock wait of an engine made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 
+/** How long a transaction runs statements before it lets the event loop serve others (a file database only). */
+export const SLICE_MS = 4;
+
 const DIALECT: Dialect = { ifNull: 'ifnull', greater: 'max' };
 
 const engines = new WeakMap<Db, SqliteEngine>();
+
+function getOn<T>(statements: Statements, sql: string, params: readonly Param[]): T | undefined {
+  const prepared = statements.get(sql);
+  const row = prepared.row();
+  const values = prepared.statement.get(...params) as unknown[] | undefined;
+  return values && (row(values) as T);
+}
+
+function allOn<T>(statements: Statements, sql: string, params: readonly Param[]): T[] {
+  const prepared = statements.get(sql);
+  const row = prepared.row();
+  const rows = prepared.statement.all(...params) as unknown[][];
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
+  return out;
+}
+
+function pageOn<T>(statements: Statements, sql: string, params: readonly Param[]): Page<T> {
+  const prepared = statements.get(sql);
+  const row = prepared.rowWithoutLast();
+  const rows = prepared.statement.all(...params) as unknown[][];
+  if (rows.length === 0) return { rows: [], total: undefined };
+  const first = rows[0]!;
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
+  return { rows: out, total: first[first.length - 1] as number };
+}
+
+/** The statements of one transaction, on the writing connection, with a break for others every `SLICE_MS`. */
+class Transaction implements SqlExecutor {
+  private since = performance.now();
+
+  constructor(
+    private readonly statements: Statements,
+    private readonly breaks: boolean,
+  ) {}
+
+  private async turn(): Promise<void> {
+    if (!this.breaks || performance.now() - this.since < SLICE_MS) return;
+    await nextTurn();
+    this.since = performance.now();
+  }
+
+  async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
+    await this.turn();
+    return getOn<T>(this.statements, sql, params);
+  }
+
+  async all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
+    await this.turn();
+    return allOn<T>(this.statements, sql, params);
+  }
+
+  async page<T>(sql: string, params: readonly Param[] = []): Promise<Page<T>> {
+    await this.turn();
+    return pageOn<T>(this.statements, sql, params);
+  }
+
+  async run(sql: string, params: readonly Param[] = []): Promise<number> {
+    await this.turn();
+    return this.statements.get(sql).statement.run(...params).changes;
+  }
+}
 
 export class SqliteEngine implements SqlEngine {
   /**
@@ -32,6 +109,14 @@ export class SqliteEngine implements SqlEngine {
   readonly dialect = DIALECT;
   private readonly statements: Statements;
   private queue: Promise<unknown> = Promise.resolve();
+  /** The read-only connection of a file database, opened at its first read. */
+  private reader: { db: Db; statements: Statements } | undefined;
+  /** Resolves when the transaction running now ends; undefined while none runs. */
+  private running: Promise<void> | undefined;
+  /** The transaction whose work is running, for its own statements made through the engine. */
+  private readonly inside = new AsyncLocalStorage<Transaction>();
+  /** A file database's checkpoints, off the event loop (store/checkpointer.ts); started by the first transaction. */
+  private checkpoints: Checkpointer | undefined;
 
   private constructor(
     readonly db: Db,
@@ -41,47 +126,59 @@ export class SqliteEngine implements SqlEngine {
     this.statements = new Statements(db);
   }
 
+  /** Where a statement made outside a transaction runs: a read on the reader, a write once no transaction runs. */
+  private async statementsFor(sql: string): Promise<Statements> {
+    const readOnly = this.statements.get(sql).statement.readonly;
+    // A transaction's own work reads what it wrote: on its connection.
+    const own = this.inside.getStore() !== undefined;
+    if (readOnly && !own && !this.db.memory) {
+      if (!this.reader) {
+        const db = new Database(this.db.name, { readonly: true, fileMustExist: true });
+        db.pragma(`busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`);
+        this.reader = { db, statements: new Statements(db) };
+      }
+      return this.reader.statements;
+    }
+    // A write made by a transaction's own work through the engine belongs to it; any other waits for its end.
+    if (!readOnly && !own) while (this.running) await this.running;
+    return this.statements;
+  }
+
   async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
-    const prepared = this.statements.get(sql);
-    const row = prepared.row();
-    const values = prepared.statement.get(...params) as unknown[] | undefined;
-    return values && (row(values) as T);
+    return getOn<T>(await this.statementsFor(sql), sql, params);
   }
 
   async all<T>(sql: string, params: readonly Param[] = []): Promise<T[]> {
-    const prepared = this.statements.get(sql);
-    const row = prepared.row();
-    const rows = prepared.statement.all(...params) as unknown[][];
-    const out = new Array<T>(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
-    return out;
+    return allOn<T>(await this.statementsFor(sql), sql, params);
   }
 
   async page<T>(sql: string, params: readonly Param[] = []): Promise<Page<T>> {
-    const prepared = this.statements.get(sql);
-    const row = prepared.rowWithoutLast();
-    const rows = prepared.statement.all(...params) as unknown[][];
-    if (rows.length === 0) return { rows: [], total: undefined };
-    const first = rows[0]!;
-    const out = new Array<T>(rows.length);
-    for (let i = 0; i < rows.length; i++) out[i] = row(rows[i]!) as T;
-    return { rows: out, total: first[first.length - 1] as number };
+    return pageOn<T>(await this.statementsFor(sql), sql, params);
   }
 
   async run(sql: string, params: readonly Param[] = []): Promise<number> {
-    return this.statements.get(sql).statement.run(...params).changes;
+    return (await this.statementsFor(sql)).get(sql).statement.run(...params).changes;
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    if (!this.db.memory && !this.checkpoints) this.checkpoints = new Checkpointer(this.db);
     const run = async (): Promise<T> => {
       await whenUnlocked(() => this.db.exec('BEGIN IMMEDIATE'), this.lockTimeoutMs);
+      let ended!: () => void;
+      this.running = new Promise((resolve) => {
+        ended = resolve;
+      });
+      const tx = new Transaction(this.statements, !this.db.memory);
       try {
-        const result = await work(this);
+        const result = await this.inside.run(tx, () => work(tx));
         this.db.exec('COMMIT');
         return result;
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw err;
+      } finally {
+        this.running = undefined;
+        ended();
       }
     };
     const result = this.queue.then(run);
@@ -93,7 +190,14 @@ export class SqliteEngine implements SqlEngine {
     this.statements.get('SELECT 1').statement.get();
   }
 
+  /** Copies the WAL into the database file now (tests; the checkpoints otherwise run on their own timer). */
+  async checkpoint(): Promise<void> {
+    await this.checkpoints?.now();
+  }
+
   async close(): Promise<void> {
+    await this.checkpoints?.stop();
+    if (this.reader?.db.open) this.reader.db.close();
     if (this.db.open) this.db.close();
   }
 }

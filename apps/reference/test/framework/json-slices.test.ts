@@ -1,0 +1,183 @@
+// A large body read in slices (src/json-slices.ts) gives exactly what JSON.parse gives, and refuses exactly what it
+// refuses: generated documents and every one-character corruption of them, with the thresholds made tiny so that
+// every container is cut into items and every item into runs. And it lets the event loop serve others in between.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { exceedsJsonDepth } from '@cls-api/server';
+import { describe, expect, it } from 'vitest';
+import {
+  decodeUtf8,
+  NotJsonError,
+  NotUtf8Error,
+  parseJsonInSlices,
+  type SliceOptions,
+  TooDeepError,
+} from '../../src/json-slices.js';
+
+/** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KEYS = ['a', 'mall_order_no', '', '__proto__', 'x y', '가', 'a', '\\"', 'constructor'];
+const STRINGS = [
+  '',
+  'Kim Minji',
+  '12 Teheran-ro, Seoul',
+  '가나다',
+  'a,b:c[d]{e}',
+  'quote " and \\ slash',
+  '\u2028',
+  '😀',
+];
+
+function value(rand: () => number, depth: number): unknown {
+  const pick = rand();
+  if (depth > 4 || pick < 0.35) {
+    const kind = Math.floor(rand() * 6);
+    if (kind === 0) return STRINGS[Math.floor(rand() * STRINGS.length)];
+    if (kind === 1) return Math.floor(rand() * 2000) - 1000;
+    if (kind === 2) return rand() * 1e6;
+    if (kind === 3) return rand() < 0.5;
+    if (kind === 4) return null;
+    return 1e21;
+  }
+  const n = Math.floor(rand() * 6);
+  if (pick < 0.65) return Array.from({ length: n }, () => value(rand, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    const key = KEYS[Math.floor(rand() * KEYS.length)]!;
+    Object.defineProperty(out, key, {
+      value: value(rand, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+/** JSON text of `v` with whitespace of every kind JSON allows, in random places; duplicate keys kept as written. */
+function text(rand: () => number, v: unknown): string {
+  const ws = () => [' ', '\n', '\t', '\r\n', '', ''][Math.floor(rand() * 6)]!;
+  if (Array.isArray(v)) return `[${ws()}${v.map((x) => `${ws()}${text(rand, x)}${ws()}`).join(',')}${ws()}]`;
+  if (v !== null && typeof v === 'object') {
+    const members = Object.keys(v).map(
+      (k) => `${ws()}${JSON.stringify(k)}${ws()}:${ws()}${text(rand, (v as Record<string, unknown>)[k])}`,
+    );
+    // A repeated key, as a sloppy encoder writes one: the later value wins, in the earlier place.
+    if (members.length > 0 && rand() < 0.2) members.push(`${JSON.stringify(Object.keys(v)[0])}:${ws()}7`);
+    return `{${members.join(',')}${ws()}}`;
+  }
+  return JSON.stringify(v);
+}
+
+const TINY: SliceOptions = { maxDepth: 64, wholeChars: 8, runChars: 12, sliceMs: 0 };
+
+async function outcome(t: string, options: SliceOptions = TINY): Promise<{ ok: unknown } | { error: string }> {
+  try {
+    return { ok: await parseJsonInSlices(t, options) };
+  } catch (err) {
+    return { error: (err as Error).constructor.name };
+  }
+}
+
+function expected(t: string): { ok: unknown } | { error: string } {
+  if (exceedsJsonDepth(t, 64)) return { error: 'TooDeepError' };
+  try {
+    return { ok: JSON.parse(t) };
+  } catch {
+    return { error: 'NotJsonError' };
+  }
+}
+
+describe('parsing in slices', () => {
+  it('gives what JSON.parse gives for 400 generated documents, own __proto__ members and repeated keys included', async () => {
+    for (let seed = 1; seed <= 400; seed++) {
+      const rand = random(seed);
+      const t = text(rand, value(rand, 0));
+      const got = await outcome(t);
+      expect(got, `seed ${seed}: ${t}`).toEqual(expected(t));
+      if ('ok' in got) expect(JSON.stringify(got.ok)).toBe(JSON.stringify(JSON.parse(t)));
+    }
+  });
+
+  it('accepts and refuses exactly what JSON.parse does for every one-character deletion, insertion and change', async () => {
+    const inserted = [',', ':', '[', ']', '{', '}', '"', '\\', ' ', '1', 'x'];
+    const key = (o: { ok: unknown } | { error: string }) => ('ok' in o ? `ok ${JSON.stringify(o.ok)}` : o.error);
+    const differing: string[] = [];
+    for (let seed = 1; seed <= 20; seed++) {
+      const rand = random(1000 + seed);
+      const t = text(rand, { orders: [value(rand, 2), value(rand, 2), { a: [1, { b: 'c,d' }] }] });
+      for (let i = 0; i <= t.length; i++) {
+        const variants = [t.slice(0, i) + t.slice(i + 1), ...inserted.map((c) => t.slice(0, i) + c + t.slice(i))];
+        for (const v of variants) {
+          // Without turns (they change nothing of the outcome, tested above): 100,000 parses.
+          const got = key(await outcome(v, { ...TINY, sliceMs: 60_000 }));
+          const want = key(expected(v));
+          if (got !== want) differing.push(`seed ${seed}: ${JSON.stringify(v)} gave ${got}, JSON.parse ${want}`);
+        }
+      }
+    }
+    expect(differing.slice(0, 5)).toEqual([]);
+  });
+
+  it('refuses a text nested too deep as too deep, before finding it malformed, as exceedsJsonDepth does', async () => {
+    const deep = `{"orders": [${'['.repeat(70)}1${']'.repeat(70)}, "${'x'.repeat(40)}"]`;
+    await expect(parseJsonInSlices(deep, TINY)).rejects.toBeInstanceOf(TooDeepError);
+    await expect(parseJsonInSlices(`${deep}}`, TINY)).rejects.toBeInstanceOf(TooDeepError);
+    const exactly = `${'['.repeat(64)}${']'.repeat(64)}`;
+    expect(await parseJsonInSlices(exactly, TINY)).toEqual(JSON.parse(exactly));
+  });
+
+  it('a key named __proto__ becomes an own member, never the prototype', async () => {
+    const parsed = (await parseJsonInSlices(
+      `{"__proto__": {"polluted": [1, 2, 3, 4, 5, 6]}, "a": [1, 2, 3, 4, 5]}`,
+      TINY,
+    )) as object;
+    expect(Object.hasOwn(parsed, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('lets the event loop serve others while it works, and gives the same value as in one piece', async () => {
+    const body = JSON.stringify({
+      orders: Array.from({ length: 2000 }, (_, i) => ({ mall_order_no: `M-${i}`, memo: 'x'.repeat(200) })),
+    });
+    let turns = 0;
+    let running = true;
+    const ticker = (async () => {
+      while (running) {
+        await nextTurn();
+        turns++;
+      }
+    })();
+    const parsed = await parseJsonInSlices(body, { maxDepth: 64, sliceMs: 0 });
+    running = false;
+    await ticker;
+    expect(parsed).toEqual(JSON.parse(body));
+    // Every run of items is a slice of its own here (sliceMs 0): far more turns than a parse in one piece gives (none).
+    expect(turns).toBeGreaterThan(body.length / (32 * 1024));
+  });
+});
+
+describe('decoding in slices', () => {
+  it('decodes UTF-8 as toString does, a character cut at a slice boundary included, and refuses bytes that are not UTF-8', async () => {
+    // Three-byte characters from byte 1 on: the 512 KB boundaries fall inside characters.
+    const source = `a${'가나다'.repeat(400_000)}`;
+    const bytes = Buffer.from(source, 'utf8');
+    expect(await decodeUtf8(bytes, { sliceMs: 0 })).toBe(source);
+    expect(await decodeUtf8(Buffer.from('{"a": 1}'))).toBe('{"a": 1}');
+    const broken = Buffer.from(bytes);
+    broken[700_000] = 0xff;
+    await expect(decodeUtf8(broken, { sliceMs: 0 })).rejects.toBeInstanceOf(NotUtf8Error);
+    await expect(decodeUtf8(Buffer.from([0x7b, 0xc3]))).rejects.toBeInstanceOf(NotUtf8Error);
+    expect(NotJsonError).toBeDefined();
+  });
+});
