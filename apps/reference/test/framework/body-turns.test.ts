@@ -121,7 +121,7 @@ describe('BodyTurns', () => {
   it("passes an address's turn on only after the pause its last body earned; other addresses never wait", async () => {
     vi.useFakeTimers();
     try {
-      const turns = new BodyTurns();
+      const turns = new BodyTurns((go, ms) => setTimeout(go, ms));
       await turns.take('a');
       let second = false;
       const next = turns.take('a').then(() => {
@@ -137,6 +137,22 @@ describe('BodyTurns', () => {
       turns.done('a');
       turns.done('b');
       expect([turns.serving('a'), turns.serving('b')]).toEqual([false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('pauses in real time by default, even where the global setTimeout is a fake clock that stands still', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    try {
+      const turns = new BodyTurns();
+      await turns.take('a');
+      const next = turns.take('a');
+      turns.done('a', 5);
+      // The fake clock never moves here: the next body's turn comes all the same.
+      await next;
+      expect(turns.serving('a')).toBe(true);
+      turns.done('a');
     } finally {
       vi.useRealTimers();
     }
