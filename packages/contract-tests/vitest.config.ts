@@ -8,4 +8,7 @@ export default packageTestConfig({
   // waiting on the kit's pace (half the gateway rate), not on a core. One at a time, the package's task held one of
   // `pnpm test`'s slots for nine minutes while mostly asleep.
   maxWorkers: 2,
+  // A file's concurrent tests all at once: planted.test.ts overlaps its nine full runs, each on sellers and an address
+  // of its own, since each waits on its own pace.
+  maxConcurrency: 16,
 });
