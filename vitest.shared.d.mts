@@ -7,6 +7,7 @@ export interface PackageTestOptions {
   globalSetup?: string[];
   fileParallelism?: boolean;
   maxWorkers?: number;
+  maxConcurrency?: number;
   env?: Record<string, string>;
 }
 

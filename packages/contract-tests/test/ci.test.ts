@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { UsageError } from '../src/plan/credentials.js';
 import { parseCli } from '../src/plan/options.js';
@@ -31,11 +31,16 @@ function yamlBlocks(): Map<string, { text: string; value: Record<string, unknown
 }
 
 const servers = referenceServers();
-let server: TestServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+
+/**
+ * A server of the test's own (`own`: its own database and clock), with the contract's gateway: the two CI flows run
+ * at once, and a server shared would have one's set-up move the clock under the other's run. Closed with the test.
+ */
+async function ownServer(onTestFinished: (fn: () => Promise<void>) => void): Promise<TestServer> {
+  const server = await servers.start({ gateway: 'contract', own: true });
+  onTestFinished(() => server.close());
+  return server;
+}
 
 /**
  * Whether the kit reads `name`: the parsed command line differs (or becomes a usage error) when that variable
@@ -111,9 +116,10 @@ describe('the README shows working CI configurations', () => {
   });
 
   // A whole kit run through a shell: minutes on a busy machine.
-  test('GitHub Actions: secrets as environment variables the kit reads, a quota budget, the JUnit file uploaded; its run step passes as written', {
+  // The two flows at once, each on a server of its own: each waits on its run's pace far more than it works.
+  test.concurrent('GitHub Actions: secrets as environment variables the kit reads, a quota budget, the JUnit file uploaded; its run step passes as written', {
     timeout: 600_000,
-  }, async () => {
+  }, async ({ expect, onTestFinished }) => {
     const block = yamlBlocks().get('.github/workflows/contract.yml')!;
     const jobs = block.value.jobs as Record<string, { steps: Array<Record<string, unknown>> }>;
     const steps = Object.values(jobs)[0]!.steps;
@@ -128,7 +134,7 @@ describe('the README shows working CI configurations', () => {
     const junit = flag(command, '--junit')!;
     expect(junit).toBeDefined();
 
-    server = await servers.start({ gateway: 'contract' });
+    const server = await ownServer(onTestFinished);
     const variables = kitVariables(server);
     const env: Record<string, string> = { GITHUB_RUN_NUMBER: '7' };
     for (const [name, value] of Object.entries(step.env as Record<string, string>)) {
@@ -173,9 +179,9 @@ describe('the README shows working CI configurations', () => {
   });
 
   // A whole kit run through a shell: minutes on a busy machine.
-  test('GitLab CI: the variables it names are the kit’s, a quota budget, artifacts:reports:junit; its script passes as written', {
+  test.concurrent('GitLab CI: the variables it names are the kit’s, a quota budget, artifacts:reports:junit; its script passes as written', {
     timeout: 600_000,
-  }, async () => {
+  }, async ({ expect, onTestFinished }) => {
     const block = yamlBlocks().get('.gitlab-ci.yml')!;
     const job = Object.values(block.value)[0] as {
       script: string[];
@@ -189,7 +195,7 @@ describe('the README shows working CI configurations', () => {
     expect(job.artifacts.reports.junit).toBe(junit);
     expect(job.artifacts.when).toBe('always');
 
-    server = await servers.start({ gateway: 'contract' });
+    const server = await ownServer(onTestFinished);
     const variables = kitVariables(server);
     const named = /^# CI\/CD variables: (.+)$/m.exec(block.text)![1]!.split(/\s+/);
     expect(named.sort()).toEqual(Object.keys(variables).sort());

@@ -1,7 +1,8 @@
 // The repository's own servers, driven through their public interfaces: the reference server through its CLI
-// (`admin … --json` to provision, `serve --json` on an ephemeral port with a temporary SQLite file), the mock
-// through `startMock`. Both are devDependencies of this package, reached only through their exports.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// (`serve --json` on an ephemeral port with a temporary SQLite file, `admin … --json` to operate it) and its store
+// (`@cls-api/reference/store`, to provision sellers before it starts), the mock through `startMock`. Both are
+// devDependencies of this package, reached only through their exports.
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { Upstream } from './fault-proxy.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,18 +40,74 @@ function fileOf(specifier: string): string {
   return file;
 }
 
-export interface ReferenceServer {
-  url: string;
-  database: string;
+/** Two sellers of a reference server: the primary (test keys of every area) and the other (WMS and manager keys). */
+export interface SellerPair {
   keys: { primary: Record<string, string>; other: Record<string, string> };
   accounts: { primary: string; other: string };
   client: { id: string; secret: string };
   otherClient: { id: string; secret: string };
-  admin: (args: string[]) => Record<string, unknown>;
+}
+
+/** The server and its first pair of sellers; `pairs` holds every pair asked for, the first included. */
+export interface ReferenceServer extends SellerPair {
+  url: string;
+  database: string;
+  pairs: SellerPair[];
+  /** Runs `cls-reference admin … --json` on the server's database, in a process of its own. */
+  admin: (args: string[]) => Promise<Record<string, unknown>>;
   stop: () => Promise<void>;
 }
 
-export async function startReference(): Promise<ReferenceServer> {
+export interface ReferenceOptions {
+  /**
+   * Pairs of sellers to provision (default 1): runs that overlap each need their own, as each spends its sellers'
+   * monthly quota and lists what they hold.
+   */
+  sellerPairs?: number;
+}
+
+/** The areas of each seller's test keys. */
+const PRIMARY_AREAS = ['wms', 'manager', 'cam'] as const;
+const OTHER_AREAS = ['wms', 'manager'] as const;
+
+/**
+ * Provisions the sellers in the server's database before it starts, through its store as `admin account create`,
+ * `key create` and `client create` do: a pair in milliseconds, where those commands take a Node process each (nine
+ * a pair, seconds of a core).
+ */
+async function provision(database: string, pairs: number): Promise<SellerPair[]> {
+  const { openStorage, parseDatabaseTarget } = await import('@cls-api/reference/store');
+  const storage = await openStorage(parseDatabaseTarget(database));
+  try {
+    const { accounts } = storage;
+    const seller = async (name: string, areas: readonly ('wms' | 'manager' | 'cam')[]) => {
+      const now = new Date();
+      // Linked to every area, as `admin account create` without --link does.
+      const { account_id: account } = await accounts.createAccount({ name, paid: false, link: PRIMARY_AREAS }, now);
+      const keys: Record<string, string> = {};
+      for (const area of areas) keys[area] = (await accounts.createApiKey(account, area, 'test', now)).api_key;
+      const client = await accounts.createClient(account, 'test', now);
+      return { account, keys, client: { id: client.client_id, secret: client.client_secret } };
+    };
+    const out: SellerPair[] = [];
+    for (let i = 0; i < pairs; i++) {
+      const suffix = i === 0 ? '' : ` ${i + 1}`;
+      const primary = await seller(`Contract kit seller${suffix}`, PRIMARY_AREAS);
+      const other = await seller(`Contract kit other seller${suffix}`, OTHER_AREAS);
+      out.push({
+        keys: { primary: primary.keys, other: other.keys },
+        accounts: { primary: primary.account, other: other.account },
+        client: primary.client,
+        otherClient: other.client,
+      });
+    }
+    return out;
+  } finally {
+    await storage.close();
+  }
+}
+
+export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-'));
   const env = {
     PATH: process.env.PATH ?? '',
@@ -64,23 +121,24 @@ export async function startReference(): Promise<ReferenceServer> {
     KEEP_ALIVE_TIMEOUT_MS: '600000',
   };
   const cli = fileOf(referenceCli);
-  const admin = (args: string[]): Record<string, unknown> => {
-    const res = spawnSync(process.execPath, [cli, 'admin', ...args, '--json'], { env, encoding: 'utf8' });
-    if (res.status !== 0)
-      throw new Error(`cls-reference admin ${args.join(' ')} failed (${res.status}): ${res.stderr}`);
-    return JSON.parse(res.stdout) as Record<string, unknown>;
-  };
-  const seller = (name: string, areas: string[]) => {
-    const account = String(admin(['account', 'create', '--name', name]).account_id);
-    const keys: Record<string, string> = {};
-    for (const area of areas)
-      keys[area] = String(admin(['key', 'create', '--account', account, '--area', area, '--env', 'test']).api_key);
-    return { account, keys };
-  };
-  const primary = seller('Contract kit seller', ['wms', 'manager', 'cam']);
-  const other = seller('Contract kit other seller', ['wms', 'manager']);
-  const client = admin(['client', 'create', '--account', primary.account]);
-  const otherClient = admin(['client', 'create', '--account', other.account]);
+  // Asynchronous: overlapping runs in this process keep going while a command runs.
+  const admin = (args: string[]): Promise<Record<string, unknown>> =>
+    new Promise((done, fail) => {
+      const command = spawn(process.execPath, [cli, 'admin', ...args, '--json'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      command.stdout.on('data', (d) => (out += d));
+      command.stderr.on('data', (d) => (err += d));
+      command.on('error', fail);
+      command.on('close', (code) => {
+        if (code !== 0) fail(new Error(`cls-reference admin ${args.join(' ')} failed (${code}): ${err}`));
+        else done(JSON.parse(out) as Record<string, unknown>);
+      });
+    });
+  const pairs = await provision(env.DATABASE, options.sellerPairs ?? 1);
 
   const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--json'], {
     env,
@@ -103,10 +161,8 @@ export async function startReference(): Promise<ReferenceServer> {
   return {
     url,
     database: env.DATABASE,
-    keys: { primary: primary.keys, other: other.keys },
-    accounts: { primary: primary.account, other: other.account },
-    client: { id: String(client.client_id), secret: String(client.client_secret) },
-    otherClient: { id: String(otherClient.client_id), secret: String(otherClient.client_secret) },
+    ...pairs[0]!,
+    pairs,
     admin,
     stop: async () => {
       await new Promise<void>((done) => {
@@ -119,27 +175,34 @@ export async function startReference(): Promise<ReferenceServer> {
   };
 }
 
-/** The kit's credentials for a reference server: both sellers' keys and client credentials. */
-export function sellersOf(server: ReferenceServer) {
+/** The kit's credentials for a reference server: a pair of sellers' keys and client credentials (the first pair). */
+export function sellersOf(server: ReferenceServer, pair: SellerPair = server) {
   return {
     baseUrl: server.url,
-    apiKeys: Object.values(server.keys.primary),
-    otherApiKeys: Object.values(server.keys.other),
-    clientId: server.client.id,
-    clientSecret: server.client.secret,
-    otherClientId: server.otherClient.id,
-    otherClientSecret: server.otherClient.secret,
+    apiKeys: Object.values(pair.keys.primary),
+    otherApiKeys: Object.values(pair.keys.other),
+    clientId: pair.client.id,
+    clientSecret: pair.client.secret,
+    otherClientId: pair.otherClient.id,
+    otherClientSecret: pair.otherClient.secret,
   };
 }
 
-/** The reference server as the fault proxy reaches it: both sellers' accounts, test keys and clients. */
-export function upstreamOf(server: ReferenceServer): Upstream {
+/**
+ * The reference server as the fault proxy reaches it: a pair of sellers' accounts, test keys and clients (the first
+ * pair), and the loopback address the proxy connects from, if one of its own (`Upstream.sourceAddress`).
+ */
+export function upstreamOf(server: ReferenceServer, pair: SellerPair = server, sourceAddress?: string): Upstream {
   const seller = (who: 'primary' | 'other') => ({
-    account: server.accounts[who],
-    keys: { test: server.keys[who] },
-    clients: { test: who === 'primary' ? server.client : server.otherClient },
+    account: pair.accounts[who],
+    keys: { test: pair.keys[who] },
+    clients: { test: who === 'primary' ? pair.client : pair.otherClient },
   });
-  return { url: server.url, sellers: { primary: seller('primary'), other: seller('other') } };
+  return {
+    url: server.url,
+    sellers: { primary: seller('primary'), other: seller('other') },
+    ...(sourceAddress ? { sourceAddress } : {}),
+  };
 }
 
 export interface MockServer {

@@ -136,6 +136,12 @@ export interface Upstream {
    * the server's gateway keeps buckets per address, so each proxy meets fresh ones.
    */
   clientAddress?: string;
+  /**
+   * The loopback address the proxy connects from (127.0.0.0/8 is all loopback): a server that trusts no proxy keeps
+   * its gateway buckets and its connection cap per connecting address, so proxies with addresses of their own in
+   * front of one server each meet fresh ones.
+   */
+  sourceAddress?: string;
 }
 
 export interface ProxyOptions {
@@ -295,7 +301,10 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
   const has = (f: Fault | Planted) => faults.has(f);
   const contract = new Contract();
   const target = new URL(upstream.url);
-  const agent = new Agent({ keepAlive: true });
+  const agent = new Agent({
+    keepAlive: true,
+    ...(upstream.sourceAddress ? { localAddress: upstream.sourceAddress } : {}),
+  });
   const { service } = upstream;
   const serviceTime = contract.time;
   const utc = new ServiceTime('UTC');
