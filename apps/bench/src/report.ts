@@ -288,8 +288,9 @@ function bodiesSection(b: BodiesResult): string {
     '',
     `${fmt(b.others)} other clients, each from its own loopback address, send \`GET /v3/wms/suppliers\` every ` +
       `${fmt(b.otherIntervalMs)} ms; in alternate rounds (${fmt(b.rounds)} of each, ${fmt(b.roundSec)} s) one more ` +
-      `client sends \`${b.request}\` bodies of ${fmt(b.rowsPerRequest)} rows, every free-text field at its ` +
-      `maxLength, ${fmt(b.requestBytes)} bytes each (an ASCII-only encoder's \\uXXXX), ${fmt(b.largeConcurrency)} at ` +
+      `client sends \`${b.request}\` bodies of ${fmt(b.rowsPerRequest)} rows, every free-text field and the order ` +
+      `number at its maxLength, ${fmt(b.requestBytes)} bytes each (an ASCII-only encoder's \\uXXXX, pretty-printed), ` +
+      `${fmt(b.largeConcurrency)} at ` +
       'once from one address, for the whole round. Both are measured in the same run, side by side.',
     '',
     table(

@@ -1,7 +1,7 @@
 // One client's large bodies beside other clients' small calls: the other clients' latency with and without that
 // client, measured side by side in one run (the rounds alternate the two), on one reference server (SQLite). The
-// large bodies are the draft route's at the contract's most (every row, every free-text field at its maxLength,
-// written by an ASCII-only encoder: six bytes a character), sent several at once from one address; the other
+// large bodies are the draft route's at the contract's most (every row, every free-text field and the order number
+// at its maxLength, pretty-printed by an ASCII-only encoder: six bytes a character), sent several at once from one address; the other
 // clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x).
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -64,12 +64,22 @@ export function largeDraftBody(ctx: Pick<Context, 'spec'>): { rows: number; make
     if (typeof max !== 'number') throw new Error(`the contract gives no maxLength for ${name}`);
     filled[name] = '가'.repeat(max);
   }
+  const orderNoMax = unwrapped(fields.mall_order_no)?.maxLength;
+  if (typeof orderNoMax !== 'number') throw new Error('the contract gives no maxLength for mall_order_no');
   return {
     rows,
     make(serial) {
-      const text = JSON.stringify({
-        orders: Array.from({ length: rows }, () => ({ ...template, ...filled, mall_order_no: serial() })),
-      });
+      // Every row's own order number at its maxLength too (a unique serial, then Hangul), and pretty-printed as the
+      // body limit allows (four spaces a level): the largest body of existing products the route takes.
+      const orderNo = () => {
+        const own = serial();
+        return own + '가'.repeat(Math.max(0, orderNoMax - own.length));
+      };
+      const text = JSON.stringify(
+        { orders: Array.from({ length: rows }, () => ({ ...template, ...filled, mall_order_no: orderNo() })) },
+        null,
+        4,
+      );
       return Buffer.from(text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
     },
   };
