@@ -13,6 +13,7 @@ import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { SANDBOX_PAGE } from '../src/sandbox-guides.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { mapConcurrently, PAGES_AT_ONCE } from './concurrently.js';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -134,7 +135,8 @@ async function axeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target.join(' ')})`);
 }
 
-describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
+// The two widths read in two pages at once; within a width, one section after another in its one page.
+describe.concurrent.each([DESKTOP, PHONE])('the site at %i px', (width) => {
   const links = new Set<string>();
   /** Section ids seen rendered while reading: a link to one of them resolves without another visit. */
   const seen = new Set<string>();
@@ -151,14 +153,14 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     await page?.close();
   });
 
-  it('the start page reads cleanly and has no serious accessibility violation', async () => {
+  it.sequential('the start page reads cleanly and has no serious accessibility violation', async () => {
     await page.screenshot({ path: join(screenshots, `start-${width}.png`) });
     expect(await problemsIn(page, 'section')).toEqual([]);
     expect(await axeViolations(page)).toEqual([]);
     await collect();
   });
 
-  it("the start page: its text column as wide as a guide's, beside the overview and servers", async () => {
+  it.sequential("the start page: its text column as wide as a guide's, beside the overview and servers", async () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     const { share, panel } = await page.evaluate(() => {
       const content = document.getElementById('api-content')!.getBoundingClientRect().width;
@@ -183,7 +185,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     expect(servers.indexOf(sandbox.url)).toBeGreaterThan(servers.indexOf('$CLS_BASE_URL'));
   });
 
-  it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
+  it.sequential.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
     const id = tagIds.get(guide)!;
     await show(page, id);
     // A busy machine once measured this section before Redoc had put the guide's text in it (no paragraph at all):
@@ -212,7 +214,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     }
   });
 
-  it.each(ops.map((op) => [op.operationId, op] as const))(
+  it.sequential.each(ops.map((op) => [op.operationId, op] as const))(
     'the operation %s: nothing clipped or split',
     async (_, op) => {
       await show(page, opId(op));
@@ -230,7 +232,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     },
   );
 
-  it('every in-site link it showed resolves to a section of the site', { timeout: 900_000 }, async () => {
+  it.sequential('every in-site link it showed resolves to a section of the site', { timeout: 900_000 }, async () => {
     expect(links.size).toBeGreaterThan(tags.length);
     const broken: string[] = [];
     for (const href of links) {
@@ -267,17 +269,17 @@ describe('stable links', () => {
     opId(ops[ops.length - 1]!),
   ];
 
-  // Two page loads per section, one after another: 78 s on a quiet CI machine. The limit only tells a hang from an
-  // answer, so it is far above that.
+  // Two page loads per section, a few at a time (test/concurrently.ts). The limit only tells a hang from an answer,
+  // so it is far above what they take.
   it('path-form and hash-form links open at their section', { timeout: 600_000 }, async () => {
-    const missed: string[] = [];
-    for (const id of targets()) {
-      for (const form of [id, `#/${id}`]) {
-        const page = await open(DESKTOP, form);
+    const loads = targets().flatMap((id) => [id, `#/${id}`].map((form) => ({ id, form })));
+    const landings = await mapConcurrently(loads, PAGES_AT_ONCE, async ({ id, form }) => {
+      const page = await open(DESKTOP, form);
+      try {
         const section = page.locator(`[id="${id}"]`);
         await section.waitFor({ state: 'attached', ...WAIT });
         // Redoc scrolls once the page has laid out: wait for the section to reach the top of the window.
-        const landed = await page
+        return await page
           .waitForFunction(
             (target) => {
               const top = document.getElementById(target)?.getBoundingClientRect().top;
@@ -288,11 +290,11 @@ describe('stable links', () => {
           )
           .then(() => true)
           .catch(() => false);
-        if (!landed) missed.push(`/${form}`);
+      } finally {
         await page.close();
       }
-    }
-    expect(missed).toEqual([]);
+    });
+    expect(loads.filter((_, i) => !landings[i]).map(({ form }) => `/${form}`)).toEqual([]);
   });
 });
 
