@@ -103,7 +103,8 @@ async function shown(page: Page): Promise<{ status: string; headers: string; bod
   return { status: (await status.innerText()).trim(), headers, body };
 }
 
-describe('console', () => {
+// Each case in a page of its own, against servers it only reads from or sends nothing to: the three run at once.
+describe.concurrent('console', () => {
   it('sends the request from the operation page to the reference server and shows status, body and quota headers', async () => {
     expect(quotaHeaders.length).toBeGreaterThan(0);
     const { page, requests } = await openConsole(reference.baseUrl);
