@@ -120,9 +120,10 @@ describe('the documentation site in Chromium', () => {
 
   // The guides in the first page and the operations in a second one, read at once; each in turn within its page.
   describe.concurrent('its guides', () => {
-    it.sequential.each(guides.map((g) => [g.name, g] as const))(
+    // Each case with its own `expect`: the two pages' cases run at once.
+    it.sequential.for(guides.map((g) => [g.name, g] as const))(
       'shows the guide "%s" with every heading in the sidebar and the page',
-      async (name, guide) => {
+      async ([name, guide], { expect }) => {
         const path = tagPaths.get(name)!;
         await show(`#${path}`, path.slice(1));
         const headings = headingsOf(guide.description);
@@ -150,7 +151,7 @@ describe('the documentation site in Chromium', () => {
       },
     );
 
-    it.sequential('lists every provisional element in the "Provisional elements" guide', async () => {
+    it.sequential('lists every provisional element in the "Provisional elements" guide', async ({ expect }) => {
       const path = tagPaths.get(PROVISIONAL_TAG)!;
       const sections = { operation: 'Operations', parameter: 'Parameters', schema: 'Schemas' } as const;
       const missing: string[] = [];
@@ -179,9 +180,9 @@ describe('the documentation site in Chromium', () => {
       opsPage = await openWatched();
     });
 
-    it.sequential.each(ops.map((op) => [op.operationId, op] as const))(
+    it.sequential.for(ops.map((op) => [op.operationId, op] as const))(
       'shows operation %s with its examples and curl sample',
-      async (_, op) => {
+      async ([, op], { expect }) => {
         const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
         await show(`#/${id}`, id, opsPage);
         const section = opsPage.locator(`[id="${id}"]`);
@@ -225,7 +226,7 @@ describe('the documentation site in Chromium', () => {
       }
     });
 
-    it.sequential('offers the samples in the six languages, each showing its own code', async () => {
+    it.sequential('offers the samples in the six languages, each showing its own code', async ({ expect }) => {
       const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
       const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
       await show(`#/${id}`, id, opsPage);
