@@ -9,7 +9,6 @@ import { contractModel, operations, type OpenApiDocument } from '@cls-api/spec';
 import { LLMS_INDEX, PROVISIONAL_GUIDE_PATH, PROVISIONAL_TAG, startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
-import { mapConcurrently, PAGES_AT_ONCE } from './concurrently.js';
 
 const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
 const ops = operations(doc);
@@ -29,100 +28,42 @@ const texts = new Map<string, string>();
 /** Badges seen in each provisional operation's own description and in each provisional parameter's row. */
 const badges = new Map<string, { count: number; hrefs: string[] }>();
 
-async function show(hash: string, id: string, on: Page = page): Promise<void> {
-  await on.evaluate((h) => {
+async function show(hash: string, id: string): Promise<void> {
+  await page.evaluate((h) => {
     window.location.hash = h;
   }, hash);
-  const section = on.locator(`[id="${id}"]`);
+  const section = page.locator(`[id="${id}"]`);
   await section.waitFor({ state: 'attached', ...WAIT });
   await section.scrollIntoViewIfNeeded();
-}
-
-async function openSite(): Promise<Page> {
-  const opened = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  opened.setDefaultTimeout(WAIT.timeout);
-  await opened.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
-  await opened.locator('#api-content').waitFor(WAIT);
-  return opened;
-}
-
-/** What one place read: its texts, and the badges it shows, each by where. */
-interface Visit {
-  texts: Array<[string, string]>;
-  badges: Array<[string, { count: number; hrefs: string[] }]>;
-}
-
-/** A guide, at each of its headings (Redoc renders the page around the section shown). */
-async function visitGuide(on: Page, tag: Tag): Promise<Visit> {
-  const visit: Visit = { texts: [], badges: [] };
-  const path = tagPaths.get(tag.name)!;
-  await show(`#${path}`, path.slice(1), on);
-  visit.texts.push([tag.name, await on.locator('#api-content').innerText()]);
-  const hrefs = await on
-    .locator(`a[href^="#${path}/"]`)
-    .evaluateAll((links) => [...new Set(links.map((a) => a.getAttribute('href')!))]);
-  for (const href of hrefs) {
-    await show(href, href.slice(2), on);
-    visit.texts.push([`${tag.name} ${href}`, await on.locator(`[id="${href.slice(2)}"]`).innerText()]);
-  }
-  return visit;
-}
-
-/** An operation with its sections expanded, each response status in turn, and its badges. */
-async function visitOperation(on: Page, op: (typeof ops)[number], provisionalParams: Set<string>): Promise<Visit> {
-  const visit: Visit = { texts: [], badges: [] };
-  const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
-  await show(`#/${id}`, id, on);
-  const section = on.locator(`[id="${id}"]`);
-  await section.getByText(doc.paths![op.path]![op.method]!.summary!).first().waitFor(WAIT);
-  for (const button of await section.getByRole('button', { name: 'Expand all', exact: true }).all()) {
-    if (await button.isVisible()) await button.click();
-  }
-  const statuses = await section.getByRole('button', { name: /^\d{3}$/ }).all();
-  let i = 0;
-  for (const status of statuses) {
-    await status.click();
-    for (const button of await section.getByRole('button', { name: 'Expand all', exact: true }).all()) {
-      if (await button.isVisible()) await button.click();
-    }
-    visit.texts.push([`${op.operationId} ${i++}`, await section.innerText()]);
-  }
-  if (statuses.length === 0) visit.texts.push([op.operationId, await section.innerText()]);
-  const operation = doc.paths![op.path]![op.method] as Record<string, unknown>;
-  if (operation['x-provisional'] === true) {
-    // The operation's own description: the first paragraph block under its title.
-    const found = await section.evaluate((el) => {
-      const first = el.querySelector('a.cls-provisional');
-      const block = first?.closest('p, div');
-      const inBlock = block ? block.querySelectorAll('a.cls-provisional').length : 0;
-      return { count: inBlock, hrefs: first ? [first.getAttribute('href')!] : [] };
-    });
-    visit.badges.push([`operation ${op.operationId}`, found]);
-  }
-  for (const raw of (operation.parameters ?? []) as Array<{ $ref?: string }>) {
-    const component = raw.$ref?.split('/').pop();
-    if (!component || !provisionalParams.has(component)) continue;
-    const param = doc.components!.parameters![component] as { in: string; name: string };
-    const row = section.locator(`[id$="in=${param.in}&path=${param.name}"]`).first();
-    const found = await row.evaluate((el) => {
-      const links = [...el.querySelectorAll('a.cls-provisional')];
-      return { count: links.length, hrefs: links.map((a) => a.getAttribute('href')!) };
-    });
-    visit.badges.push([`parameter ${component}`, found]);
-  }
-  return visit;
 }
 
 beforeAll(async () => {
   const executablePath = await ensureChromium();
   docs = await startDocs();
   browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 120_000 });
-  page = await openSite();
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(WAIT.timeout);
+  await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
+  await page.locator('#api-content').waitFor(WAIT);
   texts.set('start page', await page.locator('#api-content').innerText());
   for (const tag of tags) {
     const link = page.getByRole('link', { name: tag.name, exact: true }).first();
     tagPaths.set(tag.name, (await link.getAttribute('href', WAIT))!);
   }
+  // Every guide, at each of its headings (Redoc renders the page around the section shown).
+  for (const tag of tags.filter((t) => t['x-traitTag'] === true && t.name !== PROVISIONAL_TAG)) {
+    const path = tagPaths.get(tag.name)!;
+    await show(`#${path}`, path.slice(1));
+    texts.set(tag.name, await page.locator('#api-content').innerText());
+    const hrefs = await page
+      .locator(`a[href^="#${path}/"]`)
+      .evaluateAll((links) => [...new Set(links.map((a) => a.getAttribute('href')!))]);
+    for (const href of hrefs) {
+      await show(href, href.slice(2));
+      texts.set(`${tag.name} ${href}`, await page.locator(`[id="${href.slice(2)}"]`).innerText());
+    }
+  }
+  // Every operation with its sections expanded, each response status in turn.
   const model = contractModel(doc);
   const provisionalParams = new Set(
     model
@@ -130,26 +71,46 @@ beforeAll(async () => {
       .filter((e) => e.kind === 'parameter')
       .map((e) => e.name),
   );
-  // Every guide and every operation, read in a few pages at once (test/concurrently.ts); what each read is kept in
-  // the order of the list, so a parameter's badges are those of the first operation that has it, as when read in turn.
-  const visits = [
-    ...tags
-      .filter((t) => t['x-traitTag'] === true && t.name !== PROVISIONAL_TAG)
-      .map((tag) => (on: Page) => visitGuide(on, tag)),
-    ...ops.map((op) => (on: Page) => visitOperation(on, op, provisionalParams)),
-  ];
-  const free = [page, ...(await Promise.all(Array.from({ length: PAGES_AT_ONCE - 1 }, openSite)))];
-  const read = await mapConcurrently(visits, free.length, async (visit) => {
-    const on = free.pop()!;
-    try {
-      return await visit(on);
-    } finally {
-      free.push(on);
+  for (const op of ops) {
+    const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+    await show(`#/${id}`, id);
+    const section = page.locator(`[id="${id}"]`);
+    await section.getByText(doc.paths![op.path]![op.method]!.summary!).first().waitFor(WAIT);
+    for (const button of await section.getByRole('button', { name: 'Expand all', exact: true }).all()) {
+      if (await button.isVisible()) await button.click();
     }
-  });
-  for (const visit of read) {
-    for (const [where, text] of visit.texts) texts.set(where, text);
-    for (const [where, found] of visit.badges) if (!badges.has(where)) badges.set(where, found);
+    const statuses = await section.getByRole('button', { name: /^\d{3}$/ }).all();
+    let i = 0;
+    for (const status of statuses) {
+      await status.click();
+      for (const button of await section.getByRole('button', { name: 'Expand all', exact: true }).all()) {
+        if (await button.isVisible()) await button.click();
+      }
+      texts.set(`${op.operationId} ${i++}`, await section.innerText());
+    }
+    if (statuses.length === 0) texts.set(op.operationId, await section.innerText());
+    const operation = doc.paths![op.path]![op.method] as Record<string, unknown>;
+    if (operation['x-provisional'] === true) {
+      // The operation's own description: the first paragraph block under its title.
+      const found = await section.evaluate((el) => {
+        const first = el.querySelector('a.cls-provisional');
+        const block = first?.closest('p, div');
+        const inBlock = block ? block.querySelectorAll('a.cls-provisional').length : 0;
+        return { count: inBlock, hrefs: first ? [first.getAttribute('href')!] : [] };
+      });
+      badges.set(`operation ${op.operationId}`, found);
+    }
+    for (const raw of (operation.parameters ?? []) as Array<{ $ref?: string }>) {
+      const component = raw.$ref?.split('/').pop();
+      if (!component || !provisionalParams.has(component) || badges.has(`parameter ${component}`)) continue;
+      const param = doc.components!.parameters![component] as { in: string; name: string };
+      const row = section.locator(`[id$="in=${param.in}&path=${param.name}"]`).first();
+      const found = await row.evaluate((el) => {
+        const links = [...el.querySelectorAll('a.cls-provisional')];
+        return { count: links.length, hrefs: links.map((a) => a.getAttribute('href')!) };
+      });
+      badges.set(`parameter ${component}`, found);
+    }
   }
 }, 900_000);
 
