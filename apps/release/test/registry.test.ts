@@ -70,8 +70,6 @@ let publishBeforePush: StepRun | undefined;
 let push: StepRun | undefined;
 let publish: StepRun | undefined;
 let before: { head: string; tags: string; files: Map<string, string> };
-/** The integrator's `npm install` from the registry: undefined once done, or what it failed with. */
-let consumerInstall: Promise<unknown>;
 
 /** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
 function releaseState() {
@@ -249,9 +247,7 @@ beforeAll(async () => {
 
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  // The integrator's install waits on the registry and the network while the tests of the released copy keep the
-  // machine busy: it runs beside them, and the tests that use the installed packages (last in this file) await it.
-  consumerInstall = run(
+  await run(
     'npm',
     ['install', '@cls-api/client', '@cls-api/contract-tests', '@cls-api/mcp', '--no-audit', '--no-fund'],
     {
@@ -259,20 +255,10 @@ beforeAll(async () => {
       env,
       timeout: 600_000,
     },
-  ).then(
-    () => undefined,
-    (error: unknown) => error,
   );
 });
 
-/** Awaits the integrator's install started by the set-up; its failure fails the test that needs it. */
-async function installed(): Promise<void> {
-  const error = await consumerInstall;
-  if (error !== undefined) throw error;
-}
-
 afterAll(async () => {
-  await consumerInstall;
   for (const child of children) {
     if (child.exitCode !== null) continue;
     const exited = new Promise((r) => child.once('exit', r));
@@ -335,6 +321,57 @@ describe('pnpm release against a throwaway registry', () => {
         new RegExp(`^release: publint and attw: no problems in ${publicPackages(root).length} tarballs$`, 'm'),
       );
     }
+  });
+
+  it('installs from the registry and runs the client README example against the reference server', async () => {
+    const installed = JSON.parse(
+      readFileSync(join(consumer, 'node_modules', '@cls-api', 'spec', 'package.json'), 'utf8'),
+    ) as { version: string };
+    expect(installed.version).toBe(releasedVersion(root));
+    const readme = readFileSync(join(consumer, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
+    const example = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'the README starts with a js example').toBeDefined();
+
+    // The reference server's command through its package's exports (a devDependency of this package).
+    const cli = createRequire(import.meta.url).resolve('@cls-api/reference/cli');
+    const refEnv = {
+      ...process.env,
+      DATABASE: join(work, 'reference.db'),
+      HOST: '127.0.0.1',
+      JWT_SECRET: 'release-registry-test-secret-0123456789-abcdef',
+      LOG_LEVEL: 'silent',
+    };
+    const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env: refEnv, encoding: 'utf8' });
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const account = (JSON.parse(seeded.stdout) as { accounts: Array<{ api_keys: Array<Record<string, string>> }> })
+      .accounts[0]!;
+    const key = account.api_keys.find((k) => k.area === 'manager' && k.env === 'test')!.api_key!;
+    const port = await freePort();
+    const server = spawn(process.execPath, [cli, 'serve'], { env: { ...refEnv, PORT: String(port) }, stdio: 'ignore' });
+    children.push(server);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitFor(`${baseUrl}/health`, server, 'the reference server');
+
+    expect(example).toContain("'http://127.0.0.1:4010'");
+    expect(example).toContain("'manager_test_mock'");
+    writeFileSync(
+      join(consumer, 'example.mjs'),
+      example!.replace("'http://127.0.0.1:4010'", `'${baseUrl}'`).replace("'manager_test_mock'", `'${key}'`),
+    );
+    const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: consumer });
+    const lines = stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('runs npx cls-contract --help from the installed kit', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
+    expect(stdout).toMatch(/--base-url/);
+  });
+
+  it('runs npx cls-mcp --help from the installed MCP server', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'cls-mcp', '--help'], { cwd: consumer, env });
+    expect(stdout).toMatch(/--allow-writes/);
   });
 });
 
@@ -411,61 +448,5 @@ describe('after the release, in the released copy', () => {
     expect(changelog).toContain('- `GET /v3/manager/orders` `operation`: cannot remove an operation');
     expect(readFileSync(join(copy, 'packages', 'client', 'CHANGELOG.md'), 'utf8')).toContain(`## ${major}`);
     expect(readdirSync(join(copy, '.changeset')).filter((f) => f.endsWith('.md'))).toEqual([]);
-  });
-});
-
-describe('the released packages, installed from the registry in a new directory', () => {
-  it('installs from the registry and runs the client README example against the reference server', async () => {
-    await installed();
-    const installedSpec = JSON.parse(
-      readFileSync(join(consumer, 'node_modules', '@cls-api', 'spec', 'package.json'), 'utf8'),
-    ) as { version: string };
-    expect(installedSpec.version).toBe(releasedVersion(root));
-    const readme = readFileSync(join(consumer, 'node_modules', '@cls-api', 'client', 'README.md'), 'utf8');
-    const example = /^# [^\n]+\n\n```js\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example, 'the README starts with a js example').toBeDefined();
-
-    // The reference server's command through its package's exports (a devDependency of this package).
-    const cli = createRequire(import.meta.url).resolve('@cls-api/reference/cli');
-    const refEnv = {
-      ...process.env,
-      DATABASE: join(work, 'reference.db'),
-      HOST: '127.0.0.1',
-      JWT_SECRET: 'release-registry-test-secret-0123456789-abcdef',
-      LOG_LEVEL: 'silent',
-    };
-    const seeded = spawnSync(process.execPath, [cli, 'seed', '--json'], { env: refEnv, encoding: 'utf8' });
-    expect(seeded.status, seeded.stderr).toBe(0);
-    const account = (JSON.parse(seeded.stdout) as { accounts: Array<{ api_keys: Array<Record<string, string>> }> })
-      .accounts[0]!;
-    const key = account.api_keys.find((k) => k.area === 'manager' && k.env === 'test')!.api_key!;
-    const port = await freePort();
-    const server = spawn(process.execPath, [cli, 'serve'], { env: { ...refEnv, PORT: String(port) }, stdio: 'ignore' });
-    children.push(server);
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor(`${baseUrl}/health`, server, 'the reference server');
-
-    expect(example).toContain("'http://127.0.0.1:4010'");
-    expect(example).toContain("'manager_test_mock'");
-    writeFileSync(
-      join(consumer, 'example.mjs'),
-      example!.replace("'http://127.0.0.1:4010'", `'${baseUrl}'`).replace("'manager_test_mock'", `'${key}'`),
-    );
-    const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: consumer });
-    const lines = stdout.trim().split('\n');
-    expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line).toMatch(/^\S+ \d+ \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-  });
-
-  it('runs npx cls-contract --help from the installed kit', async () => {
-    await installed();
-    const { stdout } = await run('npx', ['--no-install', 'cls-contract', '--help'], { cwd: consumer, env });
-    expect(stdout).toMatch(/--base-url/);
-  });
-
-  it('runs npx cls-mcp --help from the installed MCP server', async () => {
-    await installed();
-    const { stdout } = await run('npx', ['--no-install', 'cls-mcp', '--help'], { cwd: consumer, env });
-    expect(stdout).toMatch(/--allow-writes/);
   });
 });
