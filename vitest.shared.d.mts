@@ -7,6 +7,7 @@ export interface PackageTestOptions {
   globalSetup?: string[];
   fileParallelism?: boolean;
   maxWorkers?: number;
+  /** How many concurrent cases of one file run at once. */
   maxConcurrency?: number;
   env?: Record<string, string>;
 }

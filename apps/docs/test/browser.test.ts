@@ -33,36 +33,42 @@ beforeAll(async () => {
   const executablePath = await ensureChromium();
   docs = await startDocs();
   browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, timeout: 120_000 });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.setDefaultTimeout(WAIT.timeout);
-  page.on('console', (msg) => {
+  mkdirSync(screenshots, { recursive: true });
+  page = await openWatched();
+});
+
+/** A page on the site whose console errors and off-site requests are recorded. */
+async function openWatched(): Promise<Page> {
+  const opened = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  opened.setDefaultTimeout(WAIT.timeout);
+  opened.on('console', (msg) => {
     if (msg.type() === 'error') consoleErrors.push(`${msg.text()} (${msg.location().url})`);
   });
-  page.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}`));
-  page.on('request', (req) => {
+  opened.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}`));
+  opened.on('request', (req) => {
     const url = req.url();
     if (!url.startsWith(docs.url) && !url.startsWith('data:') && !url.startsWith('blob:')) offSiteRequests.push(url);
   });
-  mkdirSync(screenshots, { recursive: true });
-  await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
-});
+  await opened.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
+  return opened;
+}
 
 afterAll(async () => {
   await browser?.close();
   await docs?.close();
 });
 
-async function show(hash: string, id: string): Promise<void> {
-  await page.evaluate((h) => {
+async function show(hash: string, id: string, on: Page = page): Promise<void> {
+  await on.evaluate((h) => {
     window.location.hash = h;
   }, hash);
-  const section = page.locator(`[id="${id}"]`);
+  const section = on.locator(`[id="${id}"]`);
   await section.waitFor({ state: 'attached', ...WAIT });
   await section.scrollIntoViewIfNeeded();
 }
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(screenshots, `${name}.png`) });
+async function shot(name: string, on: Page = page): Promise<void> {
+  await on.screenshot({ path: join(screenshots, `${name}.png`) });
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -112,129 +118,143 @@ describe('the documentation site in Chromium', () => {
     expect([...tagPaths.keys()].sort()).toEqual(tags.map((t) => t.name).sort());
   });
 
-  it.each(guides.map((g) => [g.name, g] as const))(
-    'shows the guide "%s" with every heading in the sidebar and the page',
-    async (name, guide) => {
-      const path = tagPaths.get(name)!;
-      await show(`#${path}`, path.slice(1));
-      const headings = headingsOf(guide.description);
-      expect(headings.length, `${name} has headings`).toBeGreaterThan(0);
-      for (const heading of headings) {
-        // The active guide's headings are its sidebar entries; Redoc renders the page around the one shown.
+  // The guides in the first page and the operations in a second one, read at once; each in turn within its page.
+  describe.concurrent('its guides', () => {
+    // Each case with its own `expect`: the two pages' cases run at once.
+    it.sequential.for(guides.map((g) => [g.name, g] as const))(
+      'shows the guide "%s" with every heading in the sidebar and the page',
+      async ([name, guide], { expect }) => {
+        const path = tagPaths.get(name)!;
+        await show(`#${path}`, path.slice(1));
+        const headings = headingsOf(guide.description);
+        expect(headings.length, `${name} has headings`).toBeGreaterThan(0);
+        for (const heading of headings) {
+          // The active guide's headings are its sidebar entries; Redoc renders the page around the one shown.
+          const link = page
+            .locator(`a[href^="#${path}/"]`)
+            .filter({ hasText: new RegExp(`^${escapeRegExp(heading)}$`) })
+            .first();
+          await link.waitFor({ state: 'attached', ...WAIT });
+          const href = (await link.getAttribute('href'))!;
+          await show(href, href.slice(2));
+          await expect
+            .poll(() => page.locator(`[id="${href.slice(2)}"]`).innerText(), {
+              ...WAIT,
+              message: `${name}: ${heading}`,
+            })
+            .toContain(heading);
+        }
+        if (name === 'Rate limits and quotas') {
+          await show(`#${path}`, path.slice(1));
+          await shot('guide-rate-limits');
+        }
+      },
+    );
+
+    it.sequential('lists every provisional element in the "Provisional elements" guide', async ({ expect }) => {
+      const path = tagPaths.get(PROVISIONAL_TAG)!;
+      const sections = { operation: 'Operations', parameter: 'Parameters', schema: 'Schemas' } as const;
+      const missing: string[] = [];
+      for (const [kind, title] of Object.entries(sections)) {
+        await show(`#${path}`, path.slice(1));
         const link = page
           .locator(`a[href^="#${path}/"]`)
-          .filter({ hasText: new RegExp(`^${escapeRegExp(heading)}$`) })
+          .filter({ hasText: new RegExp(`^${title}$`) })
           .first();
-        await link.waitFor({ state: 'attached', ...WAIT });
-        const href = (await link.getAttribute('href'))!;
+        const href = (await link.getAttribute('href', WAIT))!;
         await show(href, href.slice(2));
-        await expect
-          .poll(() => page.locator(`[id="${href.slice(2)}"]`).innerText(), { ...WAIT, message: `${name}: ${heading}` })
-          .toContain(heading);
+        const text = await page.locator(`[id="${href.slice(2)}"]`).innerText();
+        for (const e of provisionalElements(doc).filter((x) => x.kind === kind)) {
+          const shown = e.kind === 'operation' ? e.name : e.where.replace(/`/g, '');
+          if (!text.includes(shown)) missing.push(`${e.kind} ${e.name}`);
+        }
+        if (kind === 'operation') await shot('guide-provisional-elements');
       }
-      if (name === 'Rate limits and quotas') {
-        await show(`#${path}`, path.slice(1));
-        await shot('guide-rate-limits');
-      }
-    },
-  );
-
-  it('lists every provisional element in the "Provisional elements" guide', async () => {
-    const path = tagPaths.get(PROVISIONAL_TAG)!;
-    const sections = { operation: 'Operations', parameter: 'Parameters', schema: 'Schemas' } as const;
-    const missing: string[] = [];
-    for (const [kind, title] of Object.entries(sections)) {
-      await show(`#${path}`, path.slice(1));
-      const link = page
-        .locator(`a[href^="#${path}/"]`)
-        .filter({ hasText: new RegExp(`^${title}$`) })
-        .first();
-      const href = (await link.getAttribute('href', WAIT))!;
-      await show(href, href.slice(2));
-      const text = await page.locator(`[id="${href.slice(2)}"]`).innerText();
-      for (const e of provisionalElements(doc).filter((x) => x.kind === kind)) {
-        const shown = e.kind === 'operation' ? e.name : e.where.replace(/`/g, '');
-        if (!text.includes(shown)) missing.push(`${e.kind} ${e.name}`);
-      }
-      if (kind === 'operation') await shot('guide-provisional-elements');
-    }
-    expect(missing).toEqual([]);
+      expect(missing).toEqual([]);
+    });
   });
 
-  it.each(ops.map((op) => [op.operationId, op] as const))(
-    'shows operation %s with its examples and curl sample',
-    async (_, op) => {
-      const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
-      await show(`#/${id}`, id);
-      const section = page.locator(`[id="${id}"]`);
-      await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
-      // The right panel: the curl sample of this very operation, and its first success example.
-      const curl = page.locator('pre').filter({
-        hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$CLS_BASE_URL${op.path.split('{')[0]}`,
-      });
-      await curl.first().waitFor({ state: 'attached', ...WAIT });
-      const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
-      const value = shallowestString(Object.values(success.examples)[0]!.value);
-      expect(value, `${op.operationId}'s success example has a string to look for`).toBeDefined();
-      // Shown in the response example, or (where the example keeps it deeper than the rendered levels) in the request
-      // sample, which makes an identifier it creates fresh on every run (`"MALL-A-10002-$RUN"`, src/samples.ts).
-      const quoted = value!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      await page
-        .locator('pre')
-        .filter({ hasText: new RegExp(`"${quoted}(-\\$RUN)?"`) })
-        .first()
-        .waitFor({ state: 'attached', ...WAIT });
-      if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-curl');
-    },
-  );
+  describe.concurrent('its operations, in a second page', () => {
+    let opsPage: Page;
+    beforeAll(async () => {
+      opsPage = await openWatched();
+    });
 
-  it("switches every operation's sample to the TypeScript client", async () => {
-    const first = ops[0]!;
-    const firstId = `${tagPaths.get(first.tags[0]!)!.slice(1)}/${first.operationId.toLowerCase()}`;
-    await show(`#/${firstId}`, firstId);
-    await page.getByRole('button', { name: 'curl', exact: true }).first().click();
-    await page.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
-    for (const op of ops) {
-      const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
-      await show(`#/${id}`, id);
-      const call = `client.${op.method.toUpperCase()}('${op.path}'`;
-      await page
-        .locator('pre')
-        .filter({ hasText: call })
-        .first()
-        .waitFor({ state: 'attached', ...WAIT });
-      if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-typescript');
-    }
-  });
+    it.sequential.for(ops.map((op) => [op.operationId, op] as const))(
+      'shows operation %s with its examples and curl sample',
+      async ([, op], { expect }) => {
+        const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+        await show(`#/${id}`, id, opsPage);
+        const section = opsPage.locator(`[id="${id}"]`);
+        await expect.poll(() => section.innerText(), WAIT).toContain(doc.paths![op.path]![op.method]!.summary!);
+        // The right panel: the curl sample of this very operation, and its first success example.
+        const curl = opsPage.locator('pre').filter({
+          hasText: `curl -sS${op.method === 'get' ? '' : ` -X ${op.method.toUpperCase()}`} "$CLS_BASE_URL${op.path.split('{')[0]}`,
+        });
+        await curl.first().waitFor({ state: 'attached', ...WAIT });
+        const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))![1];
+        const value = shallowestString(Object.values(success.examples)[0]!.value);
+        expect(value, `${op.operationId}'s success example has a string to look for`).toBeDefined();
+        // Shown in the response example, or (where the example keeps it deeper than the rendered levels) in the request
+        // sample, which makes an identifier it creates fresh on every run (`"MALL-A-10002-$RUN"`, src/samples.ts).
+        const quoted = value!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        await opsPage
+          .locator('pre')
+          .filter({ hasText: new RegExp(`"${quoted}(-\\$RUN)?"`) })
+          .first()
+          .waitFor({ state: 'attached', ...WAIT });
+        if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-curl', opsPage);
+      },
+    );
 
-  it('offers the samples in the six languages, each showing its own code', async () => {
-    const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
-    const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
-    await show(`#/${id}`, id);
-    const section = page.locator(`[id="${id}"]`);
-    // A line only that language's sample holds (src/samples.ts).
-    const marks: Record<string, string> = {
-      [SAMPLE_LABELS.python]: 'response = requests.post(url',
-      [SAMPLE_LABELS.java]: 'HttpRequest.newBuilder()',
-      [SAMPLE_LABELS.go]: 'http.NewRequest("POST", url, payload)',
-      [SAMPLE_LABELS.php]: 'curl_setopt_array($curl, [',
-      [SAMPLE_LABELS.curl]: 'curl -sS -X POST',
-    };
-    for (const [label, mark] of Object.entries(marks)) {
-      await section
-        .getByRole('button', { name: /^(curl|TypeScript|Python|Java|Go|PHP)$/ })
-        .first()
-        .click();
-      const items = await page.getByRole('menuitem').allInnerTexts();
-      expect(items.map((t) => t.trim())).toEqual(Object.values(SAMPLE_LABELS));
-      await page.getByRole('menuitem', { name: label, exact: true }).click();
-      await section
-        .locator('pre')
-        .filter({ hasText: mark })
-        .first()
-        .waitFor({ state: 'attached', ...WAIT });
-      if (label === SAMPLE_LABELS.python) await shot('operation-registerDraftOrders-python');
-    }
+    it.sequential("switches every operation's sample to the TypeScript client", async () => {
+      const first = ops[0]!;
+      const firstId = `${tagPaths.get(first.tags[0]!)!.slice(1)}/${first.operationId.toLowerCase()}`;
+      await show(`#/${firstId}`, firstId, opsPage);
+      await opsPage.getByRole('button', { name: 'curl', exact: true }).first().click();
+      await opsPage.getByRole('menuitem', { name: 'TypeScript', exact: true }).click();
+      for (const op of ops) {
+        const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+        await show(`#/${id}`, id, opsPage);
+        const call = `client.${op.method.toUpperCase()}('${op.path}'`;
+        await opsPage
+          .locator('pre')
+          .filter({ hasText: call })
+          .first()
+          .waitFor({ state: 'attached', ...WAIT });
+        if (op.operationId === 'registerDraftOrders') await shot('operation-registerDraftOrders-typescript', opsPage);
+      }
+    });
+
+    it.sequential('offers the samples in the six languages, each showing its own code', async ({ expect }) => {
+      const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
+      const id = `${tagPaths.get(op.tags[0]!)!.slice(1)}/${op.operationId.toLowerCase()}`;
+      await show(`#/${id}`, id, opsPage);
+      const section = opsPage.locator(`[id="${id}"]`);
+      // A line only that language's sample holds (src/samples.ts).
+      const marks: Record<string, string> = {
+        [SAMPLE_LABELS.python]: 'response = requests.post(url',
+        [SAMPLE_LABELS.java]: 'HttpRequest.newBuilder()',
+        [SAMPLE_LABELS.go]: 'http.NewRequest("POST", url, payload)',
+        [SAMPLE_LABELS.php]: 'curl_setopt_array($curl, [',
+        [SAMPLE_LABELS.curl]: 'curl -sS -X POST',
+      };
+      for (const [label, mark] of Object.entries(marks)) {
+        await section
+          .getByRole('button', { name: /^(curl|TypeScript|Python|Java|Go|PHP)$/ })
+          .first()
+          .click();
+        const items = await opsPage.getByRole('menuitem').allInnerTexts();
+        expect(items.map((t) => t.trim())).toEqual(Object.values(SAMPLE_LABELS));
+        await opsPage.getByRole('menuitem', { name: label, exact: true }).click();
+        await section
+          .locator('pre')
+          .filter({ hasText: mark })
+          .first()
+          .waitFor({ state: 'attached', ...WAIT });
+        if (label === SAMPLE_LABELS.python) await shot('operation-registerDraftOrders-python', opsPage);
+      }
+    });
   });
 
   it('logged no console error and loaded nothing from outside the local server', () => {

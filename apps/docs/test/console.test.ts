@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { deref, operations, type OpenApiDocument } from '@cls-api/spec';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
@@ -103,8 +103,11 @@ async function shown(page: Page): Promise<{ status: string; headers: string; bod
   return { status: (await status.innerText()).trim(), headers, body };
 }
 
-describe('console', () => {
-  it('sends the request from the operation page to the reference server and shows status, body and quota headers', async () => {
+// Each case in a page of its own, against servers it only reads from or sends nothing to: the three run at once.
+describe.concurrent('console', () => {
+  it('sends the request from the operation page to the reference server and shows status, body and quota headers', async ({
+    expect,
+  }) => {
     expect(quotaHeaders.length).toBeGreaterThan(0);
     const { page, requests } = await openConsole(reference.baseUrl);
     await send(page, keyOf(reference.accounts[0]!, 'wms'), [reference.baseUrl]);
@@ -119,7 +122,9 @@ describe('console', () => {
     await page.close();
   });
 
-  it('sends it to the mock, whose quota answer shows the quota headers with their example values', async () => {
+  it('sends it to the mock, whose quota answer shows the quota headers with their example values', async ({
+    expect,
+  }) => {
     // The mock serves a scenario by name (Prefer: example=...): the monthly quota used up, whose headers the
     // contract's example declares (x-response-headers).
     const example = deref<{ 'x-response-headers': Record<string, string | number> }>(
@@ -149,7 +154,7 @@ describe('console', () => {
     await page.close();
   });
 
-  it('refuses a live key in the page, with a message, and sends nothing', async () => {
+  it('refuses a live key in the page, with a message, and sends nothing', async ({ expect }) => {
     const { page, requests } = await openConsole(reference.baseUrl);
     const before = requests.length;
     await send(page, keyOf(reference.accounts[0]!, 'wms', 'live'), [reference.baseUrl]);

@@ -48,6 +48,9 @@ function bash(line: string, cwd: string, env: Record<string, string> = {}): stri
       npm_config_audit: 'false',
       npm_config_fund: 'false',
       npm_config_update_notifier: 'false',
+      // What npm has cached already (tsx, the client's dependencies) is taken from its cache without asking the
+      // registry again, as the repository's other install tests do; what it lacks still comes from the registry.
+      npm_config_prefer_offline: 'true',
       ...env,
     },
     timeout: 540_000,

@@ -6,13 +6,14 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, type ExpectStatic, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { operations, type OpenApiDocument } from '@cls-api/spec';
 import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { SANDBOX_PAGE } from '../src/sandbox-guides.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { mapConcurrently, PAGES_AT_ONCE } from './concurrently.js';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -120,7 +121,8 @@ function inSiteLinks(page: Page): Promise<{ links: string[]; ids: string[] }> {
   }));
 }
 
-async function axeViolations(page: Page): Promise<string[]> {
+/** `expect` is the calling test's own: cases that run at once each poll with theirs. */
+async function axeViolations(page: Page, expect: ExpectStatic): Promise<string[]> {
   // The search box says "Loading…" while it indexes the page; judge the page a reader uses, once it is ready.
   await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: axeSource });
@@ -134,7 +136,8 @@ async function axeViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.target.join(' ')})`);
 }
 
-describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
+// The two widths read in two pages at once; within a width, one section after another in its one page.
+describe.concurrent.each([DESKTOP, PHONE])('the site at %i px', (width) => {
   const links = new Set<string>();
   /** Section ids seen rendered while reading: a link to one of them resolves without another visit. */
   const seen = new Set<string>();
@@ -151,14 +154,16 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     await page?.close();
   });
 
-  it('the start page reads cleanly and has no serious accessibility violation', async () => {
+  it.sequential('the start page reads cleanly and has no serious accessibility violation', async ({ expect }) => {
     await page.screenshot({ path: join(screenshots, `start-${width}.png`) });
     expect(await problemsIn(page, 'section')).toEqual([]);
-    expect(await axeViolations(page)).toEqual([]);
+    expect(await axeViolations(page, expect)).toEqual([]);
     await collect();
   });
 
-  it("the start page: its text column as wide as a guide's, beside the overview and servers", async () => {
+  it.sequential("the start page: its text column as wide as a guide's, beside the overview and servers", async ({
+    expect,
+  }) => {
     await page.evaluate(() => window.scrollTo(0, 0));
     const { share, panel } = await page.evaluate(() => {
       const content = document.getElementById('api-content')!.getBoundingClientRect().width;
@@ -183,7 +188,7 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
     expect(servers.indexOf(sandbox.url)).toBeGreaterThan(servers.indexOf('$CLS_BASE_URL'));
   });
 
-  it.each(guides)('the guide "%s": full width, nothing clipped or split', async (guide) => {
+  it.sequential.for(guides)('the guide "%s": full width, nothing clipped or split', async (guide, { expect }) => {
     const id = tagIds.get(guide)!;
     await show(page, id);
     // A busy machine once measured this section before Redoc had put the guide's text in it (no paragraph at all):
@@ -205,16 +210,16 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
         .toBeGreaterThanOrEqual(GUIDE_COLUMN_SHARE);
     }
     await collect();
-    if (guide === 'Getting started') expect(await axeViolations(page)).toEqual([]);
+    if (guide === 'Getting started') expect(await axeViolations(page, expect)).toEqual([]);
     if (guide === 'Getting started' || guide === 'Rate limits and quotas') {
       await page.locator(`[id="${id}"]`).scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(screenshots, `guide-${id}-${width}.png`) });
     }
   });
 
-  it.each(ops.map((op) => [op.operationId, op] as const))(
+  it.sequential.for(ops.map((op) => [op.operationId, op] as const))(
     'the operation %s: nothing clipped or split',
-    async (_, op) => {
+    async ([, op], { expect }) => {
       await show(page, opId(op));
       // As with a guide, judge the operation once Redoc has rendered its heading into the section.
       await page
@@ -225,12 +230,14 @@ describe.each([DESKTOP, PHONE])('the site at %i px', (width) => {
       await collect();
       if (op.operationId === 'registerDraftOrders') {
         await page.screenshot({ path: join(screenshots, `operation-${op.operationId}-${width}.png`) });
-        expect(await axeViolations(page)).toEqual([]);
+        expect(await axeViolations(page, expect)).toEqual([]);
       }
     },
   );
 
-  it('every in-site link it showed resolves to a section of the site', { timeout: 900_000 }, async () => {
+  it.sequential('every in-site link it showed resolves to a section of the site', { timeout: 900_000 }, async ({
+    expect,
+  }) => {
     expect(links.size).toBeGreaterThan(tags.length);
     const broken: string[] = [];
     for (const href of links) {
@@ -267,17 +274,17 @@ describe('stable links', () => {
     opId(ops[ops.length - 1]!),
   ];
 
-  // Two page loads per section, one after another: 78 s on a quiet CI machine. The limit only tells a hang from an
-  // answer, so it is far above that.
+  // Two page loads per section, a few at a time (test/concurrently.ts). The limit only tells a hang from an answer,
+  // so it is far above what they take.
   it('path-form and hash-form links open at their section', { timeout: 600_000 }, async () => {
-    const missed: string[] = [];
-    for (const id of targets()) {
-      for (const form of [id, `#/${id}`]) {
-        const page = await open(DESKTOP, form);
+    const loads = targets().flatMap((id) => [id, `#/${id}`].map((form) => ({ id, form })));
+    const landings = await mapConcurrently(loads, PAGES_AT_ONCE, async ({ id, form }) => {
+      const page = await open(DESKTOP, form);
+      try {
         const section = page.locator(`[id="${id}"]`);
         await section.waitFor({ state: 'attached', ...WAIT });
         // Redoc scrolls once the page has laid out: wait for the section to reach the top of the window.
-        const landed = await page
+        return await page
           .waitForFunction(
             (target) => {
               const top = document.getElementById(target)?.getBoundingClientRect().top;
@@ -288,11 +295,11 @@ describe('stable links', () => {
           )
           .then(() => true)
           .catch(() => false);
-        if (!landed) missed.push(`/${form}`);
+      } finally {
         await page.close();
       }
-    }
-    expect(missed).toEqual([]);
+    });
+    expect(loads.filter((_, i) => !landings[i]).map(({ form }) => `/${form}`)).toEqual([]);
   });
 });
 
@@ -318,8 +325,9 @@ describe('search', () => {
   });
 });
 
-describe('reading comfort', () => {
-  it('a guide table wider than a phone says it scrolls; one that fits says nothing', async () => {
+// Each case loads pages of its own: they run at once, as many as the configuration's maxConcurrency.
+describe.concurrent('reading comfort', () => {
+  it('a guide table wider than a phone says it scrolls; one that fits says nothing', async ({ expect }) => {
     const id = tagIds.get('Rate limits and quotas')!;
     const hints = async (width: number) => {
       const page = await open(width, id);
@@ -349,7 +357,9 @@ describe('reading comfort', () => {
     for (const t of await hints(DESKTOP)) expect(t.hint).toBe('none');
   });
 
-  it('the menu button on a phone is a bar along the bottom, and the last line of a page scrolls clear of it', async () => {
+  it('the menu button on a phone is a bar along the bottom, and the last line of a page scrolls clear of it', async ({
+    expect,
+  }) => {
     const page = await open(PHONE, tagIds.get('Caching')!);
     const button = page.getByRole('button', { name: 'Open navigation menu' });
     await button.waitFor(WAIT);
@@ -373,22 +383,27 @@ describe('reading comfort', () => {
     await page.close();
   });
 
-  it.each(['Caching', 'Errors', 'Versioning'])('the guide "%s" starts right below its title', async (guide) => {
-    const page = await open(DESKTOP, tagIds.get(guide)!);
-    const id = tagIds.get(guide)!;
-    const first = page.locator(`[id^="${id}/"] h2`).first();
-    await first.waitFor(WAIT);
-    const gap = await page.evaluate((prefix) => {
-      const title = document.querySelector(`[id="${prefix}"] h1, [id="${prefix}"] h2`)!.getBoundingClientRect();
-      const heading = document.querySelector(`[id^="${prefix}/"] h2`)!.getBoundingClientRect();
-      return heading.top - title.bottom;
-    }, id);
-    // Redoc alone leaves about 145 px here, most of it empty padding.
-    expect(gap).toBeLessThanOrEqual(90);
-    await page.close();
-  });
+  it.for(['Caching', 'Errors', 'Versioning'])(
+    'the guide "%s" starts right below its title',
+    async (guide, { expect }) => {
+      const page = await open(DESKTOP, tagIds.get(guide)!);
+      const id = tagIds.get(guide)!;
+      const first = page.locator(`[id^="${id}/"] h2`).first();
+      await first.waitFor(WAIT);
+      const gap = await page.evaluate((prefix) => {
+        const title = document.querySelector(`[id="${prefix}"] h1, [id="${prefix}"] h2`)!.getBoundingClientRect();
+        const heading = document.querySelector(`[id^="${prefix}/"] h2`)!.getBoundingClientRect();
+        return heading.top - title.bottom;
+      }, id);
+      // Redoc alone leaves about 145 px here, most of it empty padding.
+      expect(gap).toBeLessThanOrEqual(90);
+      await page.close();
+    },
+  );
 
-  it("shows every line of the TypeScript samples in the right-hand panel, nothing past the panel's edge", async () => {
+  it("shows every line of the TypeScript samples in the right-hand panel, nothing past the panel's edge", async ({
+    expect,
+  }) => {
     const page = await open(DESKTOP, opId(ops.find((o) => o.operationId === 'registerDraftOrders')!));
     // Redoc keeps laying out the page around the section it scrolled to, so the picker may move between finding it
     // and clicking it: scroll to it and pick TypeScript again until the choice is made.
@@ -414,7 +429,7 @@ describe('reading comfort', () => {
     await page.close();
   });
 
-  it('the first view transfers less than 1 MB', async () => {
+  it('the first view transfers less than 1 MB', async ({ expect }) => {
     const page = await browser.newPage({ viewport: { width: DESKTOP, height: 900 } });
     // Each request's sizes arrive after the request itself: all are awaited before counting and before the page
     // closes (a size still asked for when it closed was an unhandled rejection, and a count too low).

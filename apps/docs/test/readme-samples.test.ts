@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks, type CodeBlock } from '../src/code-blocks.js';
-import { compileTypeScript, resetShell, runShell, runTypeScript, type SampleRun } from './run-samples.js';
+import { compileTypeScriptIn, resetShell, runShell, runTypeScript, type SampleRun } from './run-samples.js';
 import { useSandbox } from './sandbox.js';
 import { mkdirSync, rmSync } from 'node:fs';
 
@@ -85,16 +85,30 @@ describe('the READMEs', () => {
   });
 });
 
-describe.each([...new Set(runnable.map((s) => s.readme))].map((readme) => [readme] as const))('%s', (readme) => {
+const isCode = (s: ReadmeSample) => s.block.language === 'typescript' || isJs(s.block);
+const readmesRun = [...new Set(runnable.map((s) => s.readme))];
+/** Each README's working directory, and its compiler diagnostics: every README compiled in one compiler run. */
+const dirs = new Map<string, string>();
+let diagnosticsOf = new Map<string, string>();
+beforeAll(() => {
+  for (const readme of readmesRun) dirs.set(readme, workDirIn(readme));
+  const projects = readmesRun.map((readme) => ({
+    dir: dirs.get(readme)!,
+    files: Object.fromEntries(
+      runnable.filter((s) => s.readme === readme && isCode(s)).map((s) => [fileName(s), s.block.source]),
+    ),
+  }));
+  // A README of shell samples only has nothing to compile.
+  diagnosticsOf = compileTypeScriptIn(projects.filter((p) => Object.keys(p.files).length > 0));
+}, 300_000);
+
+describe.each(readmesRun.map((readme) => [readme] as const))('%s', (readme) => {
   const mine = runnable.filter((s) => s.readme === readme);
-  const code = mine.filter((s) => s.block.language === 'typescript' || isJs(s.block));
   let dir: string;
   let diagnostics = '';
   beforeAll(() => {
-    dir = workDirIn(readme);
-    diagnostics = code.length
-      ? compileTypeScript(dir, Object.fromEntries(code.map((s) => [fileName(s), s.block.source])))
-      : '';
+    dir = dirs.get(readme)!;
+    diagnostics = diagnosticsOf.get(resolve(dir)) ?? '';
   });
 
   it.each(mine.map((s) => [s.key, s] as const))('%s: compiles strictly and runs, twice', (key, s) => {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { CodeBlock } from '../src/code-blocks.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
@@ -99,6 +99,61 @@ export function resetShell(dir: string): void {
 
 /** Compiles TypeScript and JavaScript samples (`name` → source) with the repository's strict settings; returns the diagnostics. */
 export function compileTypeScript(dir: string, files: Record<string, string>): string {
+  writeProject(dir, files);
+  const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
+  return res.status === 0 ? '' : `${res.stdout}${res.stderr}`;
+}
+
+/**
+ * Compiles the samples of several directories as {@link compileTypeScript} compiles each, in one compiler process
+ * (`tsc -b`), which reads the standard library and the packages' types once for all of them instead of once per
+ * directory. Returns each directory's diagnostics, its files named relative to it as `tsc -p` names them there; a
+ * diagnostic that names no sample file of a directory goes to every directory, so none is lost.
+ */
+export function compileTypeScriptIn(
+  projects: ReadonlyArray<{ dir: string; files: Record<string, string> }>,
+): Map<string, string> {
+  const found = new Map(projects.map((p) => [resolve(p.dir), '']));
+  // A directory without samples is compiled on its own: `tsc -b` would name its empty input list with no file.
+  const compiled = projects.filter((p) => Object.keys(p.files).length > 0);
+  for (const p of projects.filter((x) => !compiled.includes(x)))
+    found.set(resolve(p.dir), compileTypeScript(p.dir, p.files));
+  if (compiled.length === 0) return found;
+  for (const p of compiled) writeProject(p.dir, p.files);
+  const res = spawnSync(
+    process.execPath,
+    [tsc, '-b', '--force', '--pretty', 'false', ...compiled.map((p) => resolve(p.dir, 'tsconfig.json'))],
+    { cwd: repoRoot, encoding: 'utf8' },
+  );
+  if (res.status === 0) return found;
+  // `path(line,col): error TS…` opens a diagnostic; indented lines continue it.
+  const diagnostics: Array<{ file?: string; text: string[] }> = [];
+  for (const line of `${res.stdout}${res.stderr}`.split('\n')) {
+    const at = /^(.+?)\(\d+,\d+\): /.exec(line);
+    if (at) diagnostics.push({ file: resolve(repoRoot, at[1]!), text: [line] });
+    else if (/^\s/.test(line) && diagnostics.length > 0) diagnostics.at(-1)!.text.push(line);
+    else if (line.trim()) diagnostics.push({ text: [line] });
+  }
+  for (const p of compiled) {
+    const dir = resolve(p.dir);
+    const own = diagnostics.flatMap((d) => {
+      if (d.file === undefined) return d.text;
+      if (!d.file.startsWith(`${dir}/`)) return [];
+      return [`${relative(dir, d.file)}${d.text[0]!.slice(d.text[0]!.indexOf('('))}`, ...d.text.slice(1)];
+    });
+    found.set(dir, own.join('\n'));
+  }
+  // A failed compiler run always says why somewhere.
+  if (compiled.every((p) => found.get(resolve(p.dir)) === '')) {
+    for (const p of compiled) found.set(resolve(p.dir), `tsc -b exited ${res.status}:\n${res.stdout}${res.stderr}`);
+  }
+  return found;
+}
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** Writes the samples and their tsconfig.json (the repository's strict settings) into `dir`. */
+function writeProject(dir: string, files: Record<string, string>): void {
   for (const [name, source] of Object.entries(files)) writeFileSync(join(dir, name), source);
   writeFileSync(
     join(dir, 'tsconfig.json'),
@@ -121,9 +176,6 @@ export function compileTypeScript(dir: string, files: Record<string, string>): s
       include: Object.keys(files),
     }),
   );
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const res = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
-  return res.status === 0 ? '' : `${res.stdout}${res.stderr}`;
 }
 
 /** Runs a compiled TypeScript sample (`out/<name>.js`) with node. */

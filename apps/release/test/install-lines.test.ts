@@ -73,10 +73,11 @@ describe('install lines', () => {
     }
   });
 
-  it.each(packages.map((p) => [p.name, p] as const))(
+  // Each package packed into and installed in folders of its own: the five run at once.
+  it.concurrent.for(packages.map((p) => [p.name, p] as const))(
     'the checkout install of %s, run as its README writes it, installs a working package',
     { timeout: 600_000 },
-    async (name, pkg) => {
+    async ([name, pkg], { expect }) => {
       const lines = shellLines(readFileSync(join(pkg.dir, 'README.md'), 'utf8'));
       const pack = lines.find((l) => l.startsWith('pnpm --filter') && l.includes(`--filter ${name} pack`))!;
       const install = lines[lines.indexOf(pack) + 1]!;
