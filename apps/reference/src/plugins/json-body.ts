@@ -152,6 +152,8 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
     } catch {
       throw invalid(NOT_UTF8);
     }
+    // The body was gathered and decoded in this turn: the scan starts a slice of its own.
+    await nextTurn();
   } else {
     if (!isUtf8(body)) throw invalid(NOT_UTF8);
     if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(TOO_DEEP);

@@ -64,11 +64,19 @@ class Transaction implements SqlExecutor {
     private readonly breaks: boolean,
   ) {}
 
-  private async turn(): Promise<void> {
+  /** A break for others once the slice is used up (before a statement, and before the COMMIT). */
+  async turn(): Promise<void> {
     if (!this.breaks || performance.now() - this.since < SLICE_MS) return;
     await nextTurn();
     this.since = performance.now();
   }
+
+  /** Whether it ran longer than a slice: what comes after its COMMIT (the answer written) gets a slice of its own. */
+  get long(): boolean {
+    return this.breaks && performance.now() - this.started >= SLICE_MS;
+  }
+
+  private readonly started = performance.now();
 
   async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
     await this.turn();
@@ -171,7 +179,9 @@ export class SqliteEngine implements SqlEngine {
       const tx = new Transaction(this.statements, !this.db.memory);
       try {
         const result = await this.inside.run(tx, () => work(tx));
+        await tx.turn();
         this.db.exec('COMMIT');
+        if (tx.long) await nextTurn();
         return result;
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
