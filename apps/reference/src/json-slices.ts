@@ -1,13 +1,10 @@
-// A large JSON body read in slices of the event loop: decoded, checked for depth and parsed piece by piece, so that
-// the other clients of the server wait for a slice (a few milliseconds), never for the whole body (a maximal bulk
-// body is several megabytes: JSON.parse alone holds the loop for tens of milliseconds). The result, and whether the
-// text is accepted at all, are JSON.parse's: the text is cut at its own commas and brackets, and every piece is
-// still read by JSON.parse.
-import { isAscii } from 'node:buffer';
+// A large JSON body read in slices of the event loop: checked for depth and parsed piece by piece, so that the other
+// clients of the server wait for a slice (a few milliseconds), never for the whole body (a maximal bulk body is
+// several megabytes: JSON.parse alone holds the loop for tens of milliseconds, decoding it as one string a few more).
+// The result, and whether the text is accepted at all, are JSON.parse's: the bytes are cut at the text's own commas
+// and brackets, and every piece is decoded and read by JSON.parse. The bytes are UTF-8 (the caller checks): no byte of
+// a character beyond ASCII is below 0x80, so a comma, bracket or quote byte is always that character.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-
-/** The text is not UTF-8. */
-export class NotUtf8Error extends Error {}
 /** The text opens more than the allowed arrays or objects inside one another. */
 export class TooDeepError extends Error {}
 /** The text is not JSON. */
@@ -16,17 +13,16 @@ export class NotJsonError extends Error {}
 export interface SliceOptions {
   /** Arrays and objects allowed inside one another. */
   maxDepth: number;
-  /** A container whose text is at most this many characters is parsed whole, as a part of its parent. */
-  wholeChars?: number;
-  /** Consecutive small items are parsed together up to about this many characters. */
-  runChars?: number;
+  /** A container of at most this many bytes is parsed whole, as a part of its parent. */
+  wholeBytes?: number;
+  /** Consecutive small items are parsed together up to about this many bytes. */
+  runBytes?: number;
   /** The longest the work goes on before it lets the event loop serve others. */
   sliceMs?: number;
 }
 
-const DEFAULTS = { wholeChars: 64 * 1024, runChars: 32 * 1024, sliceMs: 4 };
-const DECODE_BYTES = 512 * 1024;
-const SCAN_CHARS = 256 * 1024;
+const DEFAULTS = { wholeBytes: 64 * 1024, runBytes: 32 * 1024, sliceMs: 4 };
+const SCAN_BYTES = 256 * 1024;
 
 /** A container too large to parse whole: its items, each a span of the text, or holding a large container. */
 interface Node {
@@ -63,28 +59,10 @@ class Turns {
   }
 }
 
-/** UTF-8 bytes as text, refused when they are not UTF-8; text that is not plain ASCII is decoded in slices. */
-export async function decodeUtf8(bytes: Uint8Array, options: Pick<SliceOptions, 'sliceMs'> = {}): Promise<string> {
-  if (isAscii(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  const turns = new Turns(options.sliceMs ?? DEFAULTS.sliceMs);
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const parts: string[] = [];
-  try {
-    for (let at = 0; at < bytes.length; at += DECODE_BYTES) {
-      const end = Math.min(bytes.length, at + DECODE_BYTES);
-      parts.push(decoder.decode(bytes.subarray(at, end), { stream: end < bytes.length }));
-      await turns.maybe();
-    }
-  } catch {
-    throw new NotUtf8Error('not UTF-8');
-  }
-  return parts.join('');
-}
-
 const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
-function blank(text: string, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (!isWhitespace(text.charCodeAt(i))) return false;
+function blank(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isWhitespace(bytes[i]!)) return false;
   return true;
 }
 
@@ -104,13 +82,14 @@ function setMember(target: Record<string, unknown>, key: string, value: unknown)
 }
 
 /**
- * The value of a JSON text, as JSON.parse gives it, read in slices: a scan finds the containers too large to parse
+ * The value of the JSON text of UTF-8 `bytes`, as JSON.parse gives it, read in slices: a scan finds the containers too large to parse
  * whole (and refuses a text nested deeper than `maxDepth`, before anything else, as `exceedsJsonDepth` does), then
  * each is assembled from its items, runs of small items parsed together.
  */
-export async function parseJsonInSlices(text: string, options: SliceOptions): Promise<unknown> {
-  const wholeChars = options.wholeChars ?? DEFAULTS.wholeChars;
-  const runChars = options.runChars ?? DEFAULTS.runChars;
+export async function parseJsonInSlices(bytes: Buffer, options: SliceOptions): Promise<unknown> {
+  const text = (from: number, to: number) => bytes.toString('utf8', from, to);
+  const wholeBytes = options.wholeBytes ?? DEFAULTS.wholeBytes;
+  const runBytes = options.runBytes ?? DEFAULTS.runBytes;
   const turns = new Turns(options.sliceMs ?? DEFAULTS.sliceMs);
 
   // The scan: the depth of every bracket, and the items of every open container. Once the structure is found
@@ -126,9 +105,9 @@ export async function parseJsonInSlices(text: string, options: SliceOptions): Pr
     open.colon = -1;
     open.child = undefined;
   };
-  for (let i = 0; i < text.length; i++) {
-    if (i % SCAN_CHARS === 0) await turns.maybe();
-    const c = text.charCodeAt(i);
+  for (let i = 0; i < bytes.length; i++) {
+    if (i % SCAN_BYTES === 0) await turns.maybe();
+    const c = bytes[i]!;
     if (inString) {
       if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;
@@ -149,8 +128,8 @@ export async function parseJsonInSlices(text: string, options: SliceOptions): Pr
         continue;
       }
       // An empty container has no item; `[1,]` has an empty last one, which its parse refuses.
-      if (open.items.length > 0 || open.child !== undefined || !blank(text, open.itemStart, i)) closeItem(open, i);
-      if (i + 1 - open.start <= wholeChars) continue;
+      if (open.items.length > 0 || open.child !== undefined || !blank(bytes, open.itemStart, i)) closeItem(open, i);
+      if (i + 1 - open.start <= wholeBytes) continue;
       const node: Node = { array: open.array, start: open.start, end: i + 1, items: open.items };
       const parent = stack.at(-1);
       if (!parent) root = node;
@@ -165,8 +144,8 @@ export async function parseJsonInSlices(text: string, options: SliceOptions): Pr
     }
   }
   if (broken || inString || stack.length > 0) throw new NotJsonError('not JSON');
-  if (!root) return parse(text);
-  if (!blank(text, 0, root.start) || !blank(text, root.end, text.length)) throw new NotJsonError('not JSON');
+  if (!root) return parse(text(0, bytes.length));
+  if (!blank(bytes, 0, root.start) || !blank(bytes, root.end, bytes.length)) throw new NotJsonError('not JSON');
 
   const assemble = async (node: Node): Promise<unknown> => {
     const array: unknown[] = [];
@@ -174,7 +153,7 @@ export async function parseJsonInSlices(text: string, options: SliceOptions): Pr
     let run: Item[] = [];
     const flush = async () => {
       if (run.length === 0) return;
-      const inner = text.slice(run[0]!.start, run.at(-1)!.end);
+      const inner = text(run[0]!.start, run.at(-1)!.end);
       run = [];
       if (node.array) for (const v of parse(`[${inner}]`) as unknown[]) array.push(v);
       else {
@@ -187,20 +166,20 @@ export async function parseJsonInSlices(text: string, options: SliceOptions): Pr
       const child = item.child;
       if (!child) {
         // An empty item (`[,1]`, `{"a": 1,}`) parsed in a run of its own would read as nothing at all.
-        if (blank(text, item.start, item.end)) throw new NotJsonError('not JSON');
+        if (blank(bytes, item.start, item.end)) throw new NotJsonError('not JSON');
         run.push(item);
-        if (item.end - run[0]!.start >= runChars) await flush();
+        if (item.end - run[0]!.start >= runBytes) await flush();
         continue;
       }
       await flush();
-      if (!blank(text, child.end, item.end)) throw new NotJsonError('not JSON');
+      if (!blank(bytes, child.end, item.end)) throw new NotJsonError('not JSON');
       if (node.array) {
-        if (!blank(text, item.start, child.start)) throw new NotJsonError('not JSON');
+        if (!blank(bytes, item.start, child.start)) throw new NotJsonError('not JSON');
         array.push(await assemble(child));
       } else {
-        if (item.colon === -1 || item.colon > child.start || !blank(text, item.colon + 1, child.start))
+        if (item.colon === -1 || item.colon > child.start || !blank(bytes, item.colon + 1, child.start))
           throw new NotJsonError('not JSON');
-        const key = parse(text.slice(item.start, item.colon));
+        const key = parse(text(item.start, item.colon));
         if (typeof key !== 'string') throw new NotJsonError('not JSON');
         setMember(object, key, await assemble(child));
       }

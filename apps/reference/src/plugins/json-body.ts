@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
-import { decodeUtf8, parseJsonInSlices, TooDeepError } from '../json-slices.js';
+import { parseJsonInSlices, TooDeepError } from '../json-slices.js';
 import { RequestValidationError } from '../validation.js';
 
 declare module 'fastify' {
@@ -37,7 +37,7 @@ export function bodyTooLargeMessage(limit: number, serverLimit: number): string 
 }
 
 /**
- * Above this size a body is decoded, checked and parsed in slices of the event loop (src/json-slices.ts), so that
+ * Above this size a body is checked and parsed in slices of the event loop (src/json-slices.ts), so that
  * other requests are served in between (a maximal bulk body is several megabytes).
  */
 const YIELD_ABOVE_BYTES = 64 * 1024;
@@ -113,6 +113,7 @@ export class BodyTurns {
 const invalid = (message: string) => new RequestValidationError('body', '', false, message);
 const NOT_UTF8 = 'The request body is not valid UTF-8.';
 const TOO_DEEP = `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`;
+const NOT_JSON = 'The request body is not valid JSON.';
 
 /**
  * The names JSON may carry as data but code must never meet as keys: `__proto__` (assigning it replaces an object's
@@ -144,30 +145,29 @@ function forbiddenName(value: unknown): string | undefined {
  */
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
-  const large = body.length > YIELD_ABOVE_BYTES;
-  let text: string;
-  if (large) {
+  if (!isUtf8(body)) throw invalid(NOT_UTF8);
+  let value: unknown;
+  if (body.length > YIELD_ABOVE_BYTES) {
+    // The body was gathered in this turn: its scan starts a slice of its own.
+    await nextTurn();
+    // A byte order mark is not JSON, but some encoders write one; it carries no data.
+    const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
     try {
-      text = await decodeUtf8(body);
-    } catch {
-      throw invalid(NOT_UTF8);
+      value = await parseJsonInSlices(bytes, { maxDepth: MAX_JSON_DEPTH });
+    } catch (err) {
+      throw invalid(err instanceof TooDeepError ? TOO_DEEP : NOT_JSON);
     }
-    // The body was gathered and decoded in this turn: the scan starts a slice of its own.
     await nextTurn();
   } else {
-    if (!isUtf8(body)) throw invalid(NOT_UTF8);
     if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(TOO_DEEP);
-    text = body.toString('utf8');
+    let text = body.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw invalid(NOT_JSON);
+    }
   }
-  // A byte order mark is not JSON, but some encoders write one; it carries no data.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let value: unknown;
-  try {
-    value = large ? await parseJsonInSlices(text, { maxDepth: MAX_JSON_DEPTH }) : JSON.parse(text);
-  } catch (err) {
-    throw invalid(err instanceof TooDeepError ? TOO_DEEP : 'The request body is not valid JSON.');
-  }
-  if (large) await nextTurn();
   const forbidden = forbiddenName(value);
   if (forbidden !== undefined) throw invalid(`The request body has a forbidden property name ${forbidden}.`);
   return value;

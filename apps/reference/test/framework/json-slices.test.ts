@@ -4,14 +4,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { exceedsJsonDepth } from '@cls-api/server';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeUtf8,
-  NotJsonError,
-  NotUtf8Error,
-  parseJsonInSlices,
-  type SliceOptions,
-  TooDeepError,
-} from '../../src/json-slices.js';
+import { parseJsonInSlices, type SliceOptions, TooDeepError } from '../../src/json-slices.js';
+import { parseJsonBody } from '../../src/plugins/json-body.js';
 
 /** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
 function random(seed: number): () => number {
@@ -78,17 +72,19 @@ function text(rand: () => number, v: unknown): string {
   return JSON.stringify(v);
 }
 
-const TINY: SliceOptions = { maxDepth: 64, wholeChars: 8, runChars: 12, sliceMs: 0 };
+const TINY: SliceOptions = { maxDepth: 64, wholeBytes: 8, runBytes: 12, sliceMs: 0 };
 
 async function outcome(t: string, options: SliceOptions = TINY): Promise<{ ok: unknown } | { error: string }> {
   try {
-    return { ok: await parseJsonInSlices(t, options) };
+    return { ok: await parseJsonInSlices(Buffer.from(t, 'utf8'), options) };
   } catch (err) {
     return { error: (err as Error).constructor.name };
   }
 }
 
-function expected(t: string): { ok: unknown } | { error: string } {
+function expected(written: string): { ok: unknown } | { error: string } {
+  // What the bytes sent say: a lone surrogate (an emoji cut in two by a corruption) is written as U+FFFD in UTF-8.
+  const t = Buffer.from(written, 'utf8').toString('utf8');
   if (exceedsJsonDepth(t, 64)) return { error: 'TooDeepError' };
   try {
     return { ok: JSON.parse(t) };
@@ -130,15 +126,15 @@ describe('parsing in slices', () => {
 
   it('refuses a text nested too deep as too deep, before finding it malformed, as exceedsJsonDepth does', async () => {
     const deep = `{"orders": [${'['.repeat(70)}1${']'.repeat(70)}, "${'x'.repeat(40)}"]`;
-    await expect(parseJsonInSlices(deep, TINY)).rejects.toBeInstanceOf(TooDeepError);
-    await expect(parseJsonInSlices(`${deep}}`, TINY)).rejects.toBeInstanceOf(TooDeepError);
+    await expect(parseJsonInSlices(Buffer.from(deep), TINY)).rejects.toBeInstanceOf(TooDeepError);
+    await expect(parseJsonInSlices(Buffer.from(`${deep}}`), TINY)).rejects.toBeInstanceOf(TooDeepError);
     const exactly = `${'['.repeat(64)}${']'.repeat(64)}`;
-    expect(await parseJsonInSlices(exactly, TINY)).toEqual(JSON.parse(exactly));
+    expect(await parseJsonInSlices(Buffer.from(exactly), TINY)).toEqual(JSON.parse(exactly));
   });
 
   it('a key named __proto__ becomes an own member, never the prototype', async () => {
     const parsed = (await parseJsonInSlices(
-      `{"__proto__": {"polluted": [1, 2, 3, 4, 5, 6]}, "a": [1, 2, 3, 4, 5]}`,
+      Buffer.from(`{"__proto__": {"polluted": [1, 2, 3, 4, 5, 6]}, "a": [1, 2, 3, 4, 5]}`),
       TINY,
     )) as object;
     expect(Object.hasOwn(parsed, '__proto__')).toBe(true);
@@ -158,7 +154,7 @@ describe('parsing in slices', () => {
         turns++;
       }
     })();
-    const parsed = await parseJsonInSlices(body, { maxDepth: 64, sliceMs: 0 });
+    const parsed = await parseJsonInSlices(Buffer.from(body), { maxDepth: 64, sliceMs: 0 });
     running = false;
     await ticker;
     expect(parsed).toEqual(JSON.parse(body));
@@ -167,17 +163,33 @@ describe('parsing in slices', () => {
   });
 });
 
-describe('decoding in slices', () => {
-  it('decodes UTF-8 as toString does, a character cut at a slice boundary included, and refuses bytes that are not UTF-8', async () => {
-    // Three-byte characters from byte 1 on: the 512 KB boundaries fall inside characters.
-    const source = `a${'가나다'.repeat(400_000)}`;
-    const bytes = Buffer.from(source, 'utf8');
-    expect(await decodeUtf8(bytes, { sliceMs: 0 })).toBe(source);
-    expect(await decodeUtf8(Buffer.from('{"a": 1}'))).toBe('{"a": 1}');
-    const broken = Buffer.from(bytes);
-    broken[700_000] = 0xff;
-    await expect(decodeUtf8(broken, { sliceMs: 0 })).rejects.toBeInstanceOf(NotUtf8Error);
-    await expect(decodeUtf8(Buffer.from([0x7b, 0xc3]))).rejects.toBeInstanceOf(NotUtf8Error);
-    expect(NotJsonError).toBeDefined();
+describe('a large request body (parseJsonBody, over 64 KB)', () => {
+  const rows = Array.from({ length: 600 }, (_, i) => ({ mall_order_no: `셔츠-${i}`, memo: '가나다 abc '.repeat(20) }));
+  const large = Buffer.from(JSON.stringify({ orders: rows }), 'utf8');
+  const message = async (body: Buffer) => {
+    try {
+      await parseJsonBody(body);
+      return 'accepted';
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
+
+  it('is read in slices as JSON.parse reads it, a byte order mark before it included', async () => {
+    expect(large.length).toBeGreaterThan(64 * 1024);
+    expect(await parseJsonBody(large)).toEqual({ orders: rows });
+    expect(await parseJsonBody(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), large]))).toEqual({ orders: rows });
+  });
+
+  it('is refused as not UTF-8, too deep or not JSON, each said so', async () => {
+    const broken = Buffer.from(large);
+    broken[large.length - 100] = 0xff;
+    expect(await message(broken)).toBe('The request body is not valid UTF-8.');
+    const deep = Buffer.from(`{"orders": [${'['.repeat(70)}${']'.repeat(70)}], "pad": "${'x'.repeat(70_000)}"}`);
+    expect(await message(deep)).toBe('The request body is nested deeper than 64 levels.');
+    expect(await message(large.subarray(0, large.length - 1))).toBe('The request body is not valid JSON.');
+    expect(await message(Buffer.from(`{"orders": [], "__proto__": {"x": "${'y'.repeat(70_000)}"}}`))).toBe(
+      'The request body has a forbidden property name __proto__.',
+    );
   });
 });
