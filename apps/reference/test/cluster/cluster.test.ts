@@ -45,6 +45,20 @@ afterAll(async () => {
 
 const keyOf = (area: string) => testKey(topology, area);
 
+/** The test key (wms) of a new account of the calling test's own, made on the cluster's database as `admin` makes one. */
+async function ownAccountKey(name: string): Promise<string> {
+  const storage = await openStorage(parseDatabaseTarget(database));
+  try {
+    const account = await storage.accounts.createAccount(
+      { name, paid: false, link: ['wms', 'manager', 'cam'] },
+      new Date(),
+    );
+    return (await storage.accounts.createApiKey(account.account_id, 'wms', 'test', new Date())).api_key;
+  } finally {
+    await storage.close();
+  }
+}
+
 function get(path: string, apiKey: string, address: string): Promise<Response> {
   return fetch(`${topology.base_url}${path}`, {
     headers: { 'X-API-Key': apiKey, Accept: 'application/json', 'X-Forwarded-For': address },
@@ -84,17 +98,7 @@ describe('cls-reference cluster', () => {
     timeout: 600_000,
   }, async () => {
     // An account of this test's own, so that no other test's calls count against its quota.
-    const storage = await openStorage(parseDatabaseTarget(database));
-    let key: string;
-    try {
-      const account = await storage.accounts.createAccount(
-        { name: 'Burst Seller', paid: false, link: ['wms', 'manager', 'cam'] },
-        new Date(),
-      );
-      key = (await storage.accounts.createApiKey(account.account_id, 'wms', 'test', new Date())).api_key;
-    } finally {
-      await storage.close();
-    }
+    const key = await ownAccountKey('Burst Seller');
     const ports = topology.instances.slice(0, 2).map((url) => Number(new URL(url).port));
     // From loopback addresses the instances take as clients (only 127.0.0.1, nginx, is a trusted proxy), each sending
     // fewer calls than the gateway's burst, so that only the quota refuses any.
@@ -130,18 +134,7 @@ describe('cls-reference cluster', () => {
 
   it("the sandbox's helpers across instances: a clock set through one is read by the others at once, and a reset through one removes that account's test records only", async () => {
     const [first, second, third] = topology.instances as [string, string, string];
-    // An account of this test's own, made on the cluster's database as the operator's admin command makes one.
-    const storage = await openStorage(parseDatabaseTarget(database));
-    let otherKey: string;
-    try {
-      const other = await storage.accounts.createAccount(
-        { name: 'Sandbox Seller', paid: false, link: ['wms', 'manager', 'cam'] },
-        new Date(),
-      );
-      otherKey = (await storage.accounts.createApiKey(other.account_id, 'wms', 'test', new Date())).api_key;
-    } finally {
-      await storage.close();
-    }
+    const otherKey = await ownAccountKey('Sandbox Seller');
     const key = keyOf('wms');
     const call = async (base: string, method: string, path: string, apiKey: string, body?: unknown) => {
       const r = await fetch(`${base}${path}`, {

@@ -1,22 +1,17 @@
 // A large body read in slices (src/json-slices.ts) gives exactly what JSON.parse gives, and refuses exactly what it
 // refuses: generated documents and every one-character corruption of them, with the thresholds made tiny so that
 // every container is cut into items and every item into runs. And it lets the event loop serve others in between.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
 import { exceedsJsonDepth } from '@cls-api/server';
 import { describe, expect, it } from 'vitest';
 import { parseJsonInSlices, type SliceOptions, TooDeepError } from '../../src/json-slices.js';
 import { parseJsonBody } from '../../src/plugins/json-body.js';
+import { turnsDuring } from '../support/turns.js';
 
-/** A small deterministic generator (mulberry32), so that a failure names a seed that reproduces it. */
+/** Numbers in [0, 1) drawn from `seed` by SHA-256, so that a failure names a seed that reproduces it. */
 function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let n = 0;
+  return () => createHash('sha256').update(`${seed}:${n++}`).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 const KEYS = ['a', 'mall_order_no', '', '__proto__', 'x y', '가', 'a', '\\"', 'constructor'];
@@ -146,17 +141,9 @@ describe('parsing in slices', () => {
     const body = JSON.stringify({
       orders: Array.from({ length: 2000 }, (_, i) => ({ mall_order_no: `M-${i}`, memo: 'x'.repeat(200) })),
     });
-    let turns = 0;
-    let running = true;
-    const ticker = (async () => {
-      while (running) {
-        await nextTurn();
-        turns++;
-      }
-    })();
-    const parsed = await parseJsonInSlices(Buffer.from(body), { maxDepth: 64, sliceMs: 0 });
-    running = false;
-    await ticker;
+    const { result: parsed, turns } = await turnsDuring(() =>
+      parseJsonInSlices(Buffer.from(body), { maxDepth: 64, sliceMs: 0 }),
+    );
     expect(parsed).toEqual(JSON.parse(body));
     // Every run of items is a slice of its own here (sliceMs 0): far more turns than a parse in one piece gives (none).
     expect(turns).toBeGreaterThan(body.length / (32 * 1024));

@@ -11,6 +11,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Db, openDatabase } from '../../src/store/db.js';
 import { SLICE_MS, SqliteEngine } from '../../src/store/sqlite-engine.js';
+import { turnsDuring } from '../support/turns.js';
 
 let dir: string;
 let db: Db;
@@ -39,19 +40,11 @@ const count = async () => (await engine.get<{ n: number }>('SELECT count(*) AS n
 describe('a long transaction on a file database', () => {
   it('takes breaks between its statements, in which other work runs', async () => {
     slowClock();
-    let turns = 0;
-    let running = true;
-    const ticker = (async () => {
-      while (running) {
-        await nextTurn();
-        turns++;
-      }
-    })();
-    await engine.transaction(async (tx) => {
-      for (let i = 0; i < 20; i++) await tx.run('INSERT INTO t (note) VALUES (?)', [`row ${i}`]);
-    });
-    running = false;
-    await ticker;
+    const { turns } = await turnsDuring(() =>
+      engine.transaction(async (tx) => {
+        for (let i = 0; i < 20; i++) await tx.run('INSERT INTO t (note) VALUES (?)', [`row ${i}`]);
+      }),
+    );
     expect(turns).toBeGreaterThanOrEqual(19);
     expect(await count()).toBe(20);
   });
