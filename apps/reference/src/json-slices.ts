@@ -4,7 +4,8 @@
 // The result, and whether the text is accepted at all, are JSON.parse's: the bytes are cut at the text's own commas
 // and brackets, and every piece is decoded and read by JSON.parse. The bytes are UTF-8 (the caller checks): no byte of
 // a character beyond ASCII is below 0x80, so a comma, bracket or quote byte is always that character.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Slices } from './slices.js';
+
 /** The text opens more than the allowed arrays or objects inside one another. */
 export class TooDeepError extends Error {}
 /** The text is not JSON. */
@@ -49,16 +50,6 @@ interface Open {
   child: Node | undefined;
 }
 
-class Turns {
-  private since = performance.now();
-  constructor(private readonly sliceMs: number) {}
-  async maybe(): Promise<void> {
-    if (performance.now() - this.since < this.sliceMs) return;
-    await nextTurn();
-    this.since = performance.now();
-  }
-}
-
 const isWhitespace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 function blank(bytes: Uint8Array, from: number, to: number): boolean {
@@ -90,7 +81,7 @@ export async function parseJsonInSlices(bytes: Buffer, options: SliceOptions): P
   const text = (from: number, to: number) => bytes.toString('utf8', from, to);
   const wholeBytes = options.wholeBytes ?? DEFAULTS.wholeBytes;
   const runBytes = options.runBytes ?? DEFAULTS.runBytes;
-  const turns = new Turns(options.sliceMs ?? DEFAULTS.sliceMs);
+  const turns = new Slices(options.sliceMs ?? DEFAULTS.sliceMs);
 
   // The scan: the depth of every bracket, and the items of every open container. Once the structure is found
   // broken the scan only counts depth, so that a text both too deep and malformed is refused as too deep.

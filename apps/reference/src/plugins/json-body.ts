@@ -138,20 +138,20 @@ function forbiddenName(value: unknown): string | undefined {
 }
 
 /**
- * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): UTF-8 (invalid bytes are refused, never turned
- * into U+FFFD and stored), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive
+ * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): UTF-8
+ * (invalid bytes are refused, never turned into U+FFFD and stored), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive
  * parser's or validator's stack), no forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
  * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
  */
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
   if (!isUtf8(body)) throw invalid(NOT_UTF8);
+  // A byte order mark is not JSON, but some encoders write one; it carries no data.
+  const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
   let value: unknown;
-  if (body.length > YIELD_ABOVE_BYTES) {
+  if (bytes.length > YIELD_ABOVE_BYTES) {
     // The body was gathered in this turn: its scan starts a slice of its own.
     await nextTurn();
-    // A byte order mark is not JSON, but some encoders write one; it carries no data.
-    const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
     try {
       value = await parseJsonInSlices(bytes, { maxDepth: MAX_JSON_DEPTH });
     } catch (err) {
@@ -159,11 +159,9 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
     }
     await nextTurn();
   } else {
-    if (exceedsJsonDepth(body, MAX_JSON_DEPTH)) throw invalid(TOO_DEEP);
-    let text = body.toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (exceedsJsonDepth(bytes, MAX_JSON_DEPTH)) throw invalid(TOO_DEEP);
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(bytes.toString('utf8'));
     } catch {
       throw invalid(NOT_JSON);
     }

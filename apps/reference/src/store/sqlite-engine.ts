@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
+import { Slices } from '../slices.js';
 import { SERVER_BUSY_TIMEOUT_MS, whenUnlocked } from './busy.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
@@ -57,26 +58,25 @@ function pageOn<T>(statements: Statements, sql: string, params: readonly Param[]
 
 /** The statements of one transaction, on the writing connection, with a break for others every `SLICE_MS`. */
 class Transaction implements SqlExecutor {
-  private since = performance.now();
+  /** Its slices; none on an in-memory database, whose one connection may not be left in the middle of it. */
+  private readonly slices: Slices | undefined;
 
   constructor(
     private readonly statements: Statements,
-    private readonly breaks: boolean,
-  ) {}
+    breaks: boolean,
+  ) {
+    this.slices = breaks ? new Slices(SLICE_MS) : undefined;
+  }
 
   /** A break for others once the slice is used up (before a statement, and before the COMMIT). */
   async turn(): Promise<void> {
-    if (!this.breaks || performance.now() - this.since < SLICE_MS) return;
-    await nextTurn();
-    this.since = performance.now();
+    await this.slices?.maybe();
   }
 
   /** Whether it ran longer than a slice: what comes after its COMMIT (the answer written) gets a slice of its own. */
   get long(): boolean {
-    return this.breaks && performance.now() - this.started >= SLICE_MS;
+    return this.slices?.long ?? false;
   }
-
-  private readonly started = performance.now();
 
   async get<T>(sql: string, params: readonly Param[] = []): Promise<T | undefined> {
     await this.turn();
