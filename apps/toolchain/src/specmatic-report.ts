@@ -31,15 +31,30 @@ export function failures(output: string): string[] {
     .slice(start)
     .split(/\n {2}"Scenario: /)
     .slice(1)) {
-    const api = /API: (\w+) (\S+) -> (\d+)/.exec(block);
+    // A scenario that failed before its request was sent has no "API:" line: its heading names the operation.
+    const api = /API: (\w+) (\S+) -> (\d+)/.exec(block) ?? /^(\w+) (\/\S*) -> (\d+)/.exec(block);
     if (!api) continue;
     const what = `${api[1]} ${contractPath(api[2]!)} -> ${api[3]}`;
     const status = /response contained status (\d+)/.exec(block);
     if (status) out.add(`${what}: answered ${status[1]}`);
-    else if (/Illegal character in \w+ at index/.test(block)) out.add(`${what}: path not percent-encoded`);
+    else if (unencodedPath(block, api[2]!)) out.add(`${what}: path not percent-encoded`);
     else out.add(`${what}: ${/>> (\S+)/.exec(block)?.[1]?.replace(/\[\d+\]/g, '[]') ?? 'no reason given'}`);
   }
   return [...out].sort();
+}
+
+/**
+ * Its own request's path, with a value it generated put in unencoded, is what failed: its URL parser refuses a
+ * character (`Illegal character in path`, a `#` read as a fragment), or it refuses the request URL it sent itself
+ * (a `REQUEST.URL` place naming a path that holds a character RFC 3986 requires encoded, or a `%` not followed by two
+ * hex digits), or, when the path has a parameter, a `%` it generated was read as a format of its own log line
+ * (Java's `UnknownFormatConversionException`, printed as `Conversion = 'x'`) before anything was sent.
+ */
+function unencodedPath(block: string, path: string): boolean {
+  if (/Illegal character in \w+ at index/.test(block)) return true;
+  const url = />> REQUEST\.URL\.(\S*)/.exec(block)?.[1];
+  if (url !== undefined && /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]|%(?![0-9A-Fa-f]{2})/.test(url)) return true;
+  return /\(\w+:\w+\)/.test(path) && /^\s*Conversion = '.+'\s*$/m.test(block);
 }
 
 /**

@@ -43,12 +43,31 @@ Unsuccessful Scenarios:
       >> RESPONSE.BODY.data.results[3].created_at
           Expected string, actual was 12
 
-Tests run: 9, Successes: 2, Failures: 7, WIP: 0, Errors: 0
+  "Scenario: GET /v3/manager/products/(product_code:string)/options/(option_code:string) -> 200 FAILED"
+        Reason:
+    API: GET /v3/manager/products/(product_code:string)/options/(option_code:string) -> 200
+        >> REQUEST.URL./v3/manager/products/ਭ楝%敟
+
+  "Scenario: GET /v3/cam/invoices/(invoice_no:string)/videos -> 200 FAILED"
+        Reason:
+    Conversion = '敟'
+
+  "Scenario: GET /v3/wms/orders -> 200 FAILED"
+        Reason:
+    Conversion = 'z'
+
+  "Scenario: GET /v3/wms/products/(product_code:string) -> 200 FAILED"
+        Reason:
+    API: GET /v3/wms/products/(product_code:string) -> 200
+        >> REQUEST.URL./v3/wms/products/abc
+            Not what the contract says
+
+Tests run: 13, Successes: 2, Failures: 11, WIP: 0, Errors: 0
 `;
 
 describe("Specmatic's report", () => {
   it('reads the summary line', () => {
-    expect(totals(REPORT)).toEqual({ run: 9, successes: 2, failures: 7, errors: 0 });
+    expect(totals(REPORT)).toEqual({ run: 13, successes: 2, failures: 11, errors: 0 });
     expect(totals('no summary')).toBeUndefined();
   });
 
@@ -64,8 +83,16 @@ describe("Specmatic's report", () => {
 
   it('reads each failure as its operation and what went wrong, once', () => {
     expect(failures(REPORT)).toEqual([
+      // Refused before sending: a `%` it generated, read as a format of its log line; on a path without parameters
+      // that cannot be the path's doing, so it stays a failure of its own.
+      'GET /v3/cam/invoices/{invoice_no}/videos -> 200: path not percent-encoded',
+      // Its own URL, with a bare `%` in a value it generated (not followed by two hex digits).
+      'GET /v3/manager/products/{product_code}/options/{option_code} -> 200: path not percent-encoded',
+      'GET /v3/wms/orders -> 200: no reason given',
       'GET /v3/wms/orders/{order_no} -> 200: RESPONSE.BODY.data.results[].created_at',
       'GET /v3/wms/orders/{order_no} -> 200: path not percent-encoded',
+      // A URL that needs no encoding and was still refused is a finding, not this reading.
+      'GET /v3/wms/products/{product_code} -> 200: REQUEST.URL./v3/wms/products/abc',
       'GET /v3/wms/products/{product_code}/options/{option_code} -> 200: path not percent-encoded',
       'POST /v3/auth/token -> 200: answered 401',
     ]);
