@@ -55,9 +55,12 @@ function sh(cmd: string, args: string[], cwd = root): string {
   return r.stdout;
 }
 
+// What is packed and what it is built from: the public packages and, through turbo's graph, what they depend on.
+// The apps are not released; the site job builds the documentation itself (.github/workflows/release.yml).
 const build = () => {
-  say('building every package (turbo)');
-  sh('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']);
+  const filters = publicPackages(root).flatMap((p) => ['--filter', p.name]);
+  say('building the public packages (turbo)');
+  sh('pnpm', ['exec', 'turbo', 'run', 'build', ...filters, '--output-logs=errors-only']);
 };
 
 if (publishOnly && (dryRun || versionOnly)) {
@@ -71,7 +74,8 @@ if (!dryRun && !versionOnly && git(root, ['status', '--porcelain'])) {
   console.error('release: the working tree has uncommitted changes; commit or stash them first');
   process.exit(1);
 }
-if (!values['skip-build'] && !versionOnly) build();
+// Publishing builds once the tag is known to be on origin: a refused publish costs no build.
+if (!values['skip-build'] && !versionOnly && !publishOnly) build();
 
 if (publishOnly) {
   const version = publicPackages(root).find((p) => p.name === SPEC_PACKAGE)?.version;
@@ -96,6 +100,7 @@ if (publishOnly) {
     console.error(`release: origin has no tag ${tagName} at ${head.slice(0, 7)}: push the commit and the tag first`);
     process.exit(1);
   }
+  if (!values['skip-build']) build();
   withTarballs((tarballs) => publish(tarballs));
   process.exit(0);
 }

@@ -279,6 +279,15 @@ describe('pnpm release against a throwaway registry', () => {
     expect(publishBeforePush?.status).toBe(1);
     expect(publishBeforePush?.stderr).toContain(`origin has no tag v${version}`);
     expect(publishBeforePush?.stdout).not.toMatch(/^release: published /m);
+    // A refused publish is refused before it builds anything.
+    expect(publishBeforePush?.stdout).not.toMatch(/^release: building /m);
+  });
+
+  it('builds what it packs: the public packages, not the apps', () => {
+    expect(release.stdout).toMatch(/^release: building the public packages \(turbo\)$/m);
+    for (const p of publicPackages(copy)) expect(existsSync(join(p.dir, 'dist')), p.name).toBe(true);
+    // The apps are not packed: the documentation site is built by its own job, the servers by whoever runs them.
+    for (const app of ['docs', 'mock', 'reference']) expect(existsSync(join(copy, 'apps', app, 'dist')), app).toBe(false);
   });
 
   it('the workflow commits as its bot, and its push step sends the version commit and the tag to origin', () => {
