@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test`: every check of the repo through turbo (lint, typecheck, test, and what they depend on), then one
-// closing line "N passed, N failed" summed over every suite, which CI reads.
+// closing line "N passed, N failed" summed over every suite, which CI reads. Turbo runs first every task but the
+// suites, then each suite in a turbo run of its own, longest first (scripts/test-reports.mjs, testPlan): turbo starts
+// ready tasks in the order they become ready, which left the two longest suites to start last.
 //
 // A test task contributes its test cases, read from the JSON reports it leaves in <package>/reports/ (vitest's
 // json reporter shape: numPassedTests, numFailedTests). Turbo restores those reports on a cache hit, so a fully
@@ -10,11 +12,11 @@
 // Every temporary file and folder the suites make (and the servers, packers and browsers they start) goes under one
 // folder of this run, removed at the end: a process a test kills cannot clean up after itself, and hundreds of runs
 // would otherwise fill the machine's temporary folder.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readReports, turboConcurrency } from './test-reports.mjs';
+import { readReports, testPlan, turboConcurrency } from './test-reports.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
@@ -25,44 +27,85 @@ chmodSync(scratch, 0o1777);
 
 await installDebianPackages();
 
-const turboArgs = [
-  'exec',
-  'turbo',
-  'run',
-  'lint',
-  'lint:repo',
-  'typecheck',
-  'test',
-  '--continue',
-  '--summarize',
-  // Turbo's default is ten tasks at once, whatever the machine: on two cores the suites' fixed limits then time out.
-  ...(process.argv.some((a) => a.startsWith('--concurrency')) ? [] : [`--concurrency=${turboConcurrency()}`]),
-  ...process.argv.slice(2),
-];
-const turbo = spawnSync('pnpm', turboArgs, {
-  cwd: root,
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    TMPDIR: scratch,
-    TURBO_TELEMETRY_DISABLED: '1',
-    REDOCLY_TELEMETRY: 'off',
-    DO_NOT_TRACK: '1',
-  },
-});
+// Turbo's default is ten tasks at once, whatever the machine: on two cores the suites' fixed limits then time out.
+const concurrencyArg = process.argv.slice(2).find((a) => a.startsWith('--concurrency='));
+const slots = concurrencyArg ? Math.max(1, Number(concurrencyArg.split('=')[1]) || 1) : turboConcurrency();
+const userArgs = process.argv.slice(2).filter((a) => a !== concurrencyArg);
+// `--filter` (`-F`) chooses what the plan holds; the runs below name their tasks. Other options (`--force`) go to each.
+const passOn = userArgs.filter((a, i) => !/^(--filter|-F)(=|$)/.test(a) && !/^(--filter|-F)$/.test(userArgs[i - 1]));
+const env = {
+  ...process.env,
+  TMPDIR: scratch,
+  TURBO_TELEMETRY_DISABLED: '1',
+  REDOCLY_TELEMETRY: 'off',
+  DO_NOT_TRACK: '1',
+};
+const children = new Set();
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  // A terminal's Ctrl-C reaches every child as well: start nothing more, let the running ones stop, then count.
+  process.on(signal, () => {
+    interrupted = true;
+    for (const child of children) child.kill(signal);
+  });
+}
+const turboRun = (tasks, extra) =>
+  new Promise((done) => {
+    const args = ['exec', 'turbo', 'run', ...tasks, '--continue', '--summarize', ...extra, ...passOn];
+    const child = spawn('pnpm', args, { cwd: root, stdio: 'inherit', env });
+    children.add(child);
+    child.on('exit', (code) => {
+      children.delete(child);
+      done(code ?? 1);
+    });
+  });
+
+// The plan: turbo's graph of every check, read without running anything.
+const dry = spawnSync(
+  'pnpm',
+  ['exec', 'turbo', 'run', 'lint', 'lint:repo', 'typecheck', 'test', '--dry=json', ...userArgs],
+  { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+);
+const plan = dry.status === 0 ? testPlan(JSON.parse(dry.stdout).tasks) : null;
+if (!plan) console.error(`turbo could not plan the run (exit ${dry.status}):\n${dry.stderr}`);
+let turboFailed = !plan;
+const blocked = [];
+if (plan) {
+  // Lint, typecheck and every build the suites need, in one turbo run.
+  if (plan.before.length && (await turboRun(plan.before, [`--concurrency=${slots}`])) !== 0) turboFailed = true;
+  const done = new Map(summariesSince(startedAt).flatMap((s) => s.tasks.map((t) => [t.taskId, t])));
+  const unbuilt = new Set(plan.before.filter((id) => done.get(id)?.execution?.exitCode !== 0));
+  // Then the suites, longest first, as many at once as there are slots, each in a turbo run of its own (`--only`:
+  // what it needs is built above), so that the order is this plan's, not the order in which turbo finds them ready.
+  // A suite whose build failed is not run: it would test a stale build.
+  const queue = [];
+  for (const test of plan.tests) ([...test.needs].some((id) => unbuilt.has(id)) ? blocked : queue).push(test);
+  await Promise.all(
+    Array.from({ length: Math.min(slots, queue.length) }, async () => {
+      while (queue.length && !interrupted) {
+        if ((await turboRun([queue.shift().taskId], ['--only'])) !== 0) turboFailed = true;
+      }
+    }),
+  );
+  if (interrupted) turboFailed = true;
+}
 rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
 
-const summary = newestSummary();
+const summaries = summariesSince(startedAt);
 let passed = 0;
 let failed = 0;
 const lines = [];
 const failures = [];
 
-if (!summary) {
+if (!summaries.length) {
   failed += 1;
   lines.push('turbo wrote no run summary: the run itself failed');
 } else {
-  for (const task of summary.tasks) {
+  const tasks = [
+    ...summaries.flatMap((s) => s.tasks),
+    ...blocked.map((t) => ({ taskId: t.taskId, task: 'test', package: t.package })),
+  ];
+  for (const task of tasks) {
     const exitCode = task.execution?.exitCode;
     const ran = typeof exitCode === 'number';
     const counts = task.task === 'test' && ran ? readReports(join(root, task.directory), task.package) : null;
@@ -97,7 +140,7 @@ if (failures.length) {
 console.log('\nSummary by task:');
 for (const line of lines) console.log(`  ${line}`);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 || turbo.status !== 0 ? 1 : 0);
+process.exit(failed > 0 || turboFailed ? 1 : 0);
 
 // Debian's servers, Chromium and Java, installed once before any suite starts when missing (a fresh CI machine has none).
 // Left to the suites, several packages' tests (and the `cluster` commands they start) would ask apt at once and
@@ -116,12 +159,13 @@ async function installDebianPackages() {
   }
 }
 
-function newestSummary() {
-  if (!existsSync(runsDir)) return null;
-  const files = readdirSync(runsDir)
+/** Every run summary turbo wrote since `since`: the plan's runs, the one before the suites and one per suite. */
+function summariesSince(since) {
+  if (!existsSync(runsDir)) return [];
+  return readdirSync(runsDir)
     .filter((f) => f.endsWith('.json'))
     .map((f) => join(runsDir, f))
-    .filter((f) => statSync(f).mtimeMs >= startedAt - 1000)
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  return files.length ? JSON.parse(readFileSync(files[0], 'utf8')) : null;
+    .filter((f) => statSync(f).mtimeMs >= since - 1000)
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+    .map((f) => JSON.parse(readFileSync(f, 'utf8')));
 }

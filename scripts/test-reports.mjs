@@ -12,6 +12,52 @@ export function turboConcurrency(cores = availableParallelism()) {
   return Math.max(1, Math.floor(cores));
 }
 
+/**
+ * The suites that take longest, longest first, as measured on an idle 2-core machine (`pnpm test`'s summary by
+ * task). The test tasks start in this order once everything they need is built, so that the longest suites are not
+ * the last to start and the run does not end with one core busy and the other idle. A suite not named here starts
+ * after them; a wrong order costs time, never a result.
+ */
+export const LONGEST_SUITES = [
+  '@cls-api/docs',
+  '@cls-api/release',
+  '@cls-api/reference',
+  '@cls-api/contract-tests',
+  '@cls-api/bench',
+  '@cls-api/client',
+  '@cls-api/e2e',
+  '@cls-api/mock',
+  '@cls-api/toolchain',
+];
+
+/**
+ * What `pnpm test` runs, from turbo's dry run of the whole graph (`--dry=json`'s tasks: taskId, task, package,
+ * dependencies): first every task that is not a test (lint, typecheck, the builds the suites need) in one turbo run,
+ * then the test tasks, longest first. Each test keeps everything it needs, directly or not, so that one whose build
+ * failed is reported as not run rather than run on a stale build.
+ */
+export function testPlan(tasks) {
+  const byId = new Map(tasks.map((t) => [t.taskId, t]));
+  const needs = (id, seen = new Set()) => {
+    for (const d of byId.get(id)?.dependencies ?? []) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      needs(d, seen);
+    }
+    return seen;
+  };
+  const rank = (t) => {
+    const i = LONGEST_SUITES.indexOf(t.package);
+    return i < 0 ? LONGEST_SUITES.length : i;
+  };
+  const tests = tasks
+    .map((t, order) => ({ t, order }))
+    .filter(({ t }) => t.task === 'test')
+    .sort((a, b) => rank(a.t) - rank(b.t) || a.order - b.order)
+    .map(({ t }) => ({ taskId: t.taskId, package: t.package, needs: needs(t.taskId) }));
+  return { before: tasks.filter((t) => t.task !== 'test').map((t) => t.taskId), tests };
+}
+
 const seconds = (ms) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 
 /**

@@ -9,9 +9,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 type Counts = { passed: number; failed: number; failures: string[] } | null;
 const script = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'test-reports.mjs')).href;
-const { readReports, turboConcurrency } = (await import(script)) as {
+type PlannedTask = { taskId: string; task: string; package: string; dependencies: string[] };
+const { readReports, turboConcurrency, testPlan, LONGEST_SUITES } = (await import(script)) as {
   readReports: (dir: string, pkg: string) => Counts;
   turboConcurrency: (cores?: number) => number;
+  testPlan: (tasks: PlannedTask[]) => {
+    before: string[];
+    tests: Array<{ taskId: string; package: string; needs: Set<string> }>;
+  };
+  LONGEST_SUITES: string[];
 };
 const shared = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'vitest.shared.mjs')).href;
 const { stackWithMessage } = (await import(shared)) as {
@@ -142,6 +148,47 @@ describe("pnpm test's report reading", () => {
     expect(turboConcurrency(16)).toBe(16);
     expect(turboConcurrency(1)).toBe(1);
     expect(turboConcurrency(0)).toBe(1);
+  });
+
+  it('plans every task but the suites first, then the suites longest first, each with all it needs', () => {
+    const task = (pkg: string, name: string, dependencies: string[] = []) => ({
+      taskId: `${pkg}#${name}`,
+      task: name,
+      package: pkg,
+      dependencies,
+    });
+    const plan = testPlan([
+      task('@cls-api/spec', 'bundle'),
+      task('@cls-api/spec', 'build', ['@cls-api/spec#bundle']),
+      task('@cls-api/spec', 'test', ['@cls-api/spec#build']),
+      task('@cls-api/x', 'build', ['@cls-api/spec#build']),
+      task('@cls-api/x', 'lint'),
+      task('@cls-api/x', 'test', ['@cls-api/x#build']),
+      task(LONGEST_SUITES[1]!, 'build', ['@cls-api/x#build']),
+      task(LONGEST_SUITES[1]!, 'test', [`${LONGEST_SUITES[1]}#build`]),
+      task(LONGEST_SUITES[0]!, 'test', ['@cls-api/spec#build']),
+    ]);
+    expect(plan.before).toEqual([
+      '@cls-api/spec#bundle',
+      '@cls-api/spec#build',
+      '@cls-api/x#build',
+      '@cls-api/x#lint',
+      `${LONGEST_SUITES[1]}#build`,
+    ]);
+    // The named suites in their order, then the others as the graph lists them.
+    expect(plan.tests.map((t) => t.package)).toEqual([
+      LONGEST_SUITES[0],
+      LONGEST_SUITES[1],
+      '@cls-api/spec',
+      '@cls-api/x',
+    ]);
+    // What a suite needs through its builds counts: a failed bundle leaves every suite above it unrun.
+    expect([...plan.tests[1]!.needs].sort()).toEqual(
+      [`${LONGEST_SUITES[1]}#build`, '@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build'].sort(),
+    );
+    expect([...plan.tests.find((t) => t.package === '@cls-api/x')!.needs].sort()).toEqual(
+      ['@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build'].sort(),
+    );
   });
 
   it('is null for a package that left no reports', () => {
