@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test`: every check of the repo through turbo (lint, typecheck, test, and what they depend on), then one
-// closing line "N passed, N failed" summed over every suite, which CI reads. Turbo runs first every task but the
-// suites, then each suite in a turbo run of its own, longest first (scripts/test-reports.mjs, testPlan): turbo starts
-// ready tasks in the order they become ready, which left the two longest suites to start last.
+// closing line "N passed, N failed" summed over every suite, which CI reads. Turbo runs the builds first, then each
+// suite in a turbo run of its own, longest first, and the checks in one more (scripts/test-reports.mjs, testPlan):
+// turbo alone starts ready tasks in the order they become ready, which left the two longest suites to start last.
 //
 // A test task contributes its test cases, read from the JSON reports it leaves in <package>/reports/ (vitest's
 // json reporter shape: numPassedTests, numFailedTests). Turbo restores those reports on a cache hit, so a fully
@@ -66,24 +66,33 @@ const dry = spawnSync(
   ['exec', 'turbo', 'run', 'lint', 'lint:repo', 'typecheck', 'test', '--dry=json', ...userArgs],
   { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
 );
-const plan = dry.status === 0 ? testPlan(JSON.parse(dry.stdout).tasks) : null;
-if (!plan) console.error(`turbo could not plan the run (exit ${dry.status}):\n${dry.stderr}`);
+let plan = null;
+try {
+  if (dry.status !== 0) throw new Error(`exit ${dry.status}: ${dry.stderr.trim()}`);
+  plan = testPlan(JSON.parse(dry.stdout).tasks);
+} catch (error) {
+  console.error(`turbo could not plan the run: ${error.message}`);
+}
 let turboFailed = !plan;
 const blocked = [];
 if (plan) {
-  // Lint, typecheck and every build the suites need, in one turbo run.
+  // Every build, bundle and generated file the suites and checks read, in one turbo run.
   if (plan.before.length && (await turboRun(plan.before, [`--concurrency=${slots}`])) !== 0) turboFailed = true;
   const done = new Map(summariesSince(startedAt).flatMap((s) => s.tasks.map((t) => [t.taskId, t])));
   const unbuilt = new Set(plan.before.filter((id) => done.get(id)?.execution?.exitCode !== 0));
-  // Then the suites, longest first, as many at once as there are slots, each in a turbo run of its own (`--only`:
-  // what it needs is built above), so that the order is this plan's, not the order in which turbo finds them ready.
-  // A suite whose build failed is not run: it would test a stale build.
+  // Then the suites, longest first, and the checks, as many runs at once as there are slots, each run its own turbo
+  // run (`--only`: what it needs is built above), so that the order is the plan's. A task whose build failed is not
+  // run: it would test a stale build.
   const queue = [];
-  for (const test of plan.tests) ([...test.needs].some((id) => unbuilt.has(id)) ? blocked : queue).push(test);
+  for (const run of plan.runs) {
+    const ready = run.tasks.filter((t) => ![...t.needs].some((id) => unbuilt.has(id)));
+    blocked.push(...run.tasks.filter((t) => !ready.includes(t)));
+    if (ready.length) queue.push(ready.map((t) => t.taskId));
+  }
   await Promise.all(
     Array.from({ length: Math.min(slots, queue.length) }, async () => {
       while (queue.length && !interrupted) {
-        if ((await turboRun([queue.shift().taskId], ['--only'])) !== 0) turboFailed = true;
+        if ((await turboRun(queue.shift(), ['--only', '--concurrency=1'])) !== 0) turboFailed = true;
       }
     }),
   );
@@ -103,7 +112,7 @@ if (!summaries.length) {
 } else {
   const tasks = [
     ...summaries.flatMap((s) => s.tasks),
-    ...blocked.map((t) => ({ taskId: t.taskId, task: 'test', package: t.package })),
+    ...blocked.map((t) => ({ taskId: t.taskId, task: t.taskId.split('#')[1], package: t.package })),
   ];
   for (const task of tasks) {
     const exitCode = task.execution?.exitCode;

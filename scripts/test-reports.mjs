@@ -12,18 +12,23 @@ export function turboConcurrency(cores = availableParallelism()) {
   return Math.max(1, Math.floor(cores));
 }
 
+/** The checks that are not suites: each package's lint and typecheck, and the repository's own lint. */
+export const CHECKS = ['lint', 'lint:repo', 'typecheck'];
+
 /**
- * The suites that take longest, longest first, as measured on an idle 2-core machine (`pnpm test`'s summary by
- * task). The test tasks start in this order once everything they need is built, so that the longest suites are not
- * the last to start and the run does not end with one core busy and the other idle. A suite not named here starts
- * after them; a wrong order costs time, never a result.
+ * The order in which `pnpm test` starts its runs once the builds are done: the suites that take longest first, as
+ * measured on an idle 2-core machine (`pnpm test`'s summary by task), with the checks (CHECKS, one run) where their
+ * time puts them. Turbo alone starts ready tasks in the order they become ready, which left the two longest suites to
+ * start last and the run to end with one core busy. A suite not named here starts after these, in the graph's order;
+ * a wrong order costs time, never a result.
  */
-export const LONGEST_SUITES = [
+export const RUN_ORDER = [
   '@cls-api/docs',
   '@cls-api/release',
   '@cls-api/reference',
   '@cls-api/contract-tests',
   '@cls-api/bench',
+  'checks',
   '@cls-api/client',
   '@cls-api/e2e',
   '@cls-api/mock',
@@ -32,9 +37,10 @@ export const LONGEST_SUITES = [
 
 /**
  * What `pnpm test` runs, from turbo's dry run of the whole graph (`--dry=json`'s tasks: taskId, task, package,
- * dependencies): first every task that is not a test (lint, typecheck, the builds the suites need) in one turbo run,
- * then the test tasks, longest first. Each test keeps everything it needs, directly or not, so that one whose build
- * failed is reported as not run rather than run on a stale build.
+ * dependencies): first, in one turbo run, every task that is neither a suite nor a check (the builds, bundles and
+ * generated code the others read); then the runs of RUN_ORDER, each suite on its own and the checks together. Each
+ * task keeps everything it needs, directly or not, so that one whose build failed is reported as not run rather than
+ * run on a stale build.
  */
 export function testPlan(tasks) {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));
@@ -46,16 +52,23 @@ export function testPlan(tasks) {
     }
     return seen;
   };
-  const rank = (t) => {
-    const i = LONGEST_SUITES.indexOf(t.package);
-    return i < 0 ? LONGEST_SUITES.length : i;
+  const planned = (t) => ({ taskId: t.taskId, package: t.package, needs: needs(t.taskId) });
+  const before = tasks.filter((t) => t.task !== 'test' && !CHECKS.includes(t.task));
+  for (const t of tasks) {
+    const waits = [...needs(t.taskId)].filter((d) => !before.some((b) => b.taskId === d));
+    if (waits.length) throw new Error(`${t.taskId} needs ${waits.join(', ')}, which is a suite or a check`);
+  }
+  const runs = tasks
+    .map((t, order) => ({ label: t.package, tasks: [planned(t)], order, t }))
+    .filter(({ t }) => t.task === 'test');
+  const checks = tasks.filter((t) => CHECKS.includes(t.task)).map(planned);
+  if (checks.length) runs.push({ label: 'checks', tasks: checks, order: tasks.length });
+  const rank = (label) => {
+    const i = RUN_ORDER.indexOf(label);
+    return i < 0 ? RUN_ORDER.length : i;
   };
-  const tests = tasks
-    .map((t, order) => ({ t, order }))
-    .filter(({ t }) => t.task === 'test')
-    .sort((a, b) => rank(a.t) - rank(b.t) || a.order - b.order)
-    .map(({ t }) => ({ taskId: t.taskId, package: t.package, needs: needs(t.taskId) }));
-  return { before: tasks.filter((t) => t.task !== 'test').map((t) => t.taskId), tests };
+  runs.sort((a, b) => rank(a.label) - rank(b.label) || a.order - b.order);
+  return { before: before.map((t) => t.taskId), runs: runs.map(({ label, tasks }) => ({ label, tasks })) };
 }
 
 const seconds = (ms) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;

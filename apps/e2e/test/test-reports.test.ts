@@ -10,14 +10,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 type Counts = { passed: number; failed: number; failures: string[] } | null;
 const script = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'test-reports.mjs')).href;
 type PlannedTask = { taskId: string; task: string; package: string; dependencies: string[] };
-const { readReports, turboConcurrency, testPlan, LONGEST_SUITES } = (await import(script)) as {
+const { readReports, turboConcurrency, testPlan, RUN_ORDER } = (await import(script)) as {
   readReports: (dir: string, pkg: string) => Counts;
   turboConcurrency: (cores?: number) => number;
   testPlan: (tasks: PlannedTask[]) => {
     before: string[];
-    tests: Array<{ taskId: string; package: string; needs: Set<string> }>;
+    runs: Array<{ label: string; tasks: Array<{ taskId: string; package: string; needs: Set<string> }> }>;
   };
-  LONGEST_SUITES: string[];
+  RUN_ORDER: string[];
 };
 const shared = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'vitest.shared.mjs')).href;
 const { stackWithMessage } = (await import(shared)) as {
@@ -150,44 +150,44 @@ describe("pnpm test's report reading", () => {
     expect(turboConcurrency(0)).toBe(1);
   });
 
-  it('plans every task but the suites first, then the suites longest first, each with all it needs', () => {
+  it('plans the builds first, then the suites longest first and the checks in one run, each with all it needs', () => {
     const task = (pkg: string, name: string, dependencies: string[] = []) => ({
       taskId: `${pkg}#${name}`,
       task: name,
       package: pkg,
       dependencies,
     });
+    const [first, second] = RUN_ORDER as [string, string];
     const plan = testPlan([
       task('@cls-api/spec', 'bundle'),
       task('@cls-api/spec', 'build', ['@cls-api/spec#bundle']),
       task('@cls-api/spec', 'test', ['@cls-api/spec#build']),
       task('@cls-api/x', 'build', ['@cls-api/spec#build']),
       task('@cls-api/x', 'lint'),
+      task('@cls-api/x', 'typecheck', ['@cls-api/spec#build']),
       task('@cls-api/x', 'test', ['@cls-api/x#build']),
-      task(LONGEST_SUITES[1]!, 'build', ['@cls-api/x#build']),
-      task(LONGEST_SUITES[1]!, 'test', [`${LONGEST_SUITES[1]}#build`]),
-      task(LONGEST_SUITES[0]!, 'test', ['@cls-api/spec#build']),
+      task(second, 'build', ['@cls-api/x#build']),
+      task(second, 'test', [`${second}#build`]),
+      task(first, 'test', ['@cls-api/spec#build']),
     ]);
-    expect(plan.before).toEqual([
-      '@cls-api/spec#bundle',
-      '@cls-api/spec#build',
-      '@cls-api/x#build',
-      '@cls-api/x#lint',
-      `${LONGEST_SUITES[1]}#build`,
+    expect(plan.before).toEqual(['@cls-api/spec#bundle', '@cls-api/spec#build', '@cls-api/x#build', `${second}#build`]);
+    // The named runs in their order, then the others as the graph lists them.
+    expect(plan.runs.map((r) => [r.label, r.tasks.map((t) => t.taskId)])).toEqual([
+      [first, [`${first}#test`]],
+      [second, [`${second}#test`]],
+      ['checks', ['@cls-api/x#lint', '@cls-api/x#typecheck']],
+      ['@cls-api/spec', ['@cls-api/spec#test']],
+      ['@cls-api/x', ['@cls-api/x#test']],
     ]);
-    // The named suites in their order, then the others as the graph lists them.
-    expect(plan.tests.map((t) => t.package)).toEqual([
-      LONGEST_SUITES[0],
-      LONGEST_SUITES[1],
-      '@cls-api/spec',
-      '@cls-api/x',
-    ]);
-    // What a suite needs through its builds counts: a failed bundle leaves every suite above it unrun.
-    expect([...plan.tests[1]!.needs].sort()).toEqual(
-      [`${LONGEST_SUITES[1]}#build`, '@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build'].sort(),
+    // What a task needs through its builds counts: a failed bundle leaves every suite above it unrun.
+    const needs = (id: string) => [...plan.runs.flatMap((r) => r.tasks).find((t) => t.taskId === id)!.needs].sort();
+    expect(needs(`${second}#test`)).toEqual(
+      [`${second}#build`, '@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build'].sort(),
     );
-    expect([...plan.tests.find((t) => t.package === '@cls-api/x')!.needs].sort()).toEqual(
-      ['@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build'].sort(),
+    expect(needs('@cls-api/x#test')).toEqual(['@cls-api/spec#build', '@cls-api/spec#bundle', '@cls-api/x#build']);
+    // A task that needs a suite or a check cannot be planned: the plan says so rather than run it early.
+    expect(() => testPlan([task('@cls-api/x', 'test'), task('@cls-api/y', 'build', ['@cls-api/x#test'])])).toThrow(
+      /@cls-api\/y#build needs @cls-api\/x#test/,
     );
   });
 
