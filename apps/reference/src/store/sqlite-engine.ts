@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { Slices } from '../slices.js';
+import { SLICE_MS, Slices } from '../slices.js';
 import { SERVER_BUSY_TIMEOUT_MS, whenUnlocked } from './busy.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
@@ -21,9 +21,6 @@ import { Statements } from './statements.js';
 
 /** The lock wait of an engine made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
-
-/** How long a transaction runs statements before it lets the event loop serve others (a file database only). */
-export const SLICE_MS = 4;
 
 const DIALECT: Dialect = { ifNull: 'ifnull', greater: 'max' };
 

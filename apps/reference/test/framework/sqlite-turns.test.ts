@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Db, openDatabase } from '../../src/store/db.js';
-import { SLICE_MS, SqliteEngine } from '../../src/store/sqlite-engine.js';
+import { SLICE_MS } from '../../src/slices.js';
+import { SqliteEngine } from '../../src/store/sqlite-engine.js';
 import { turnsDuring } from '../support/turns.js';
 
 let dir: string;
