@@ -4,7 +4,7 @@
 // The result, and whether the text is accepted at all, are JSON.parse's: the bytes are cut at the text's own commas
 // and brackets, and every piece is decoded and read by JSON.parse. The bytes are UTF-8 (the caller checks): no byte of
 // a character beyond ASCII is below 0x80, so a comma, bracket or quote byte is always that character.
-import { Slices } from './slices.js';
+import { SLICE_MS, Slices } from './slices.js';
 
 /** The text opens more than the allowed arrays or objects inside one another. */
 export class TooDeepError extends Error {}
@@ -22,7 +22,7 @@ export interface SliceOptions {
   sliceMs?: number;
 }
 
-const DEFAULTS = { wholeBytes: 64 * 1024, runBytes: 32 * 1024, sliceMs: 4 };
+const DEFAULTS = { wholeBytes: 64 * 1024, runBytes: 32 * 1024, sliceMs: SLICE_MS };
 const SCAN_BYTES = 256 * 1024;
 
 /** A container too large to parse whole: its items, each a span of the text, or holding a large container. */

@@ -2,6 +2,9 @@
 // large-body parser (json-slices.ts) and by long SQLite transactions (store/sqlite-engine.ts).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
+/** How long long work runs before it lets the event loop serve others. */
+export const SLICE_MS = 4;
+
 export class Slices {
   private since = performance.now();
   private readonly started = this.since;

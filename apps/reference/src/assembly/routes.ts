@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
 import type { Contract } from '../contract-facts.js';
 import type { RequestContext } from '../environment.js';
-import { bodyLimitOf } from '../plugins/json-body.js';
+import { bodyLimitOf, isLargeBody } from '../plugins/json-body.js';
 import { successSchemaOf } from '../serialization.js';
 import { requestValidator } from '../validation.js';
 import type { ServerHandlers } from './handlers.js';
@@ -70,8 +70,9 @@ export function registerRoutes(
       // The success response written from its schema when that gives JSON.stringify's bytes (src/serialization.ts).
       ...(response ? { schema: { response: { [status!]: response } } } : {}),
       bodyLimit: bodyLimitOf(route.operationId, { bodyLimit, operationLimits: spec.operationBodyLimits }),
-      preValidation: async (request) => {
-        validate(request);
+      // A large body's rows are checked in slices of the event loop, as it was parsed (src/plugins/json-body.ts).
+      preValidation: async function validateRequest(request) {
+        await validate(request, isLargeBody(request.headers));
       },
       handler: async (request, reply) => {
         const result = await handler(

@@ -366,7 +366,7 @@ export const sandboxHelpers = fp<SandboxHelpersOptions>(
           testOwner(request, 'The sandbox helpers');
         },
         preValidation: async function validateSandboxRequest(request) {
-          validate(request);
+          await validate(request);
         },
         ...(strict
           ? {

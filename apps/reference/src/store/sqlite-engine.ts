@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import Database from 'better-sqlite3';
-import { Slices } from '../slices.js';
+import { SLICE_MS, Slices } from '../slices.js';
 import { SERVER_BUSY_TIMEOUT_MS, whenUnlocked } from './busy.js';
 import { Checkpointer } from './checkpointer.js';
 import type { Db } from './db.js';
@@ -22,8 +22,13 @@ import { Statements } from './statements.js';
 /** The lock wait of an engine made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 
-/** How long a transaction runs statements before it lets the event loop serve others (a file database only). */
-export const SLICE_MS = 4;
+/**
+ * The page cache of a file database's writing connection, in KiB (SQLite's default is 2,000). A transaction's changed
+ * pages beyond it are written to the WAL while its statements run, between its breaks, instead of all at its COMMIT,
+ * which holds the event loop (a bulk request's thousand rows are megabytes of pages). Pages written before the COMMIT
+ * are not part of the database until it: the reading connection does not see them, and a ROLLBACK drops them.
+ */
+export const WRITER_CACHE_KIB = 256;
 
 const DIALECT: Dialect = { ifNull: 'ifnull', greater: 'max' };
 
@@ -132,6 +137,7 @@ export class SqliteEngine implements SqlEngine {
     private readonly lockTimeoutMs: number = DEFAULT_LOCK_TIMEOUT_MS,
   ) {
     this.statements = new Statements(db);
+    if (!db.memory) db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
   }
 
   /** Where a statement made outside a transaction runs: a read on the reader, a write once no transaction runs. */

@@ -8,9 +8,11 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Db, openDatabase } from '../../src/store/db.js';
-import { SLICE_MS, SqliteEngine } from '../../src/store/sqlite-engine.js';
+import { SLICE_MS } from '../../src/slices.js';
+import { SqliteEngine, WRITER_CACHE_KIB } from '../../src/store/sqlite-engine.js';
 import { turnsDuring } from '../support/turns.js';
 
 let dir: string;
@@ -90,6 +92,35 @@ describe('a long transaction on a file database', () => {
     await expect(tx).rejects.toThrow('a row failed');
     await write;
     expect(await engine.all('SELECT note FROM t')).toEqual([{ note: 'kept' }]);
+  });
+
+  it('writes its pages to the WAL as its statements run, not all at its COMMIT; failing, it leaves none of them', async () => {
+    const wal = join(dir, 'reference.db-wal');
+    const rows = 400;
+    let walBeforeCommit = 0;
+    let seenInBreak = -1;
+    const tx = engine.transaction(async (tx) => {
+      for (let i = 0; i < rows; i++) await tx.run('INSERT INTO t (note) VALUES (?)', ['x'.repeat(4_000)]);
+      walBeforeCommit = statSync(wal).size;
+      await nextTurn();
+      throw new Error('the last row failed');
+    });
+    await nextTurn();
+    seenInBreak = await count();
+    await expect(tx).rejects.toThrow('the last row failed');
+    // Most of its 1.6 MB were in the WAL before its end (within SQLite's default cache, none would have been)...
+    expect(walBeforeCommit).toBeGreaterThan(rows * 4_000 - WRITER_CACHE_KIB * 1024);
+    // ...and none of it is in the database: not seen in a break, not after, not by the writer, not by a new connection.
+    expect(seenInBreak).toBe(0);
+    expect(await count()).toBe(0);
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 0 });
+    await engine.transaction(async (tx) => tx.run('INSERT INTO t (note) VALUES (?)', ['kept']));
+    const fresh = new Database(join(dir, 'reference.db'), { readonly: true });
+    try {
+      expect(fresh.prepare('SELECT note FROM t').all()).toEqual([{ note: 'kept' }]);
+    } finally {
+      fresh.close();
+    }
   });
 
   it('its COMMIT leaves the WAL to the checkpoint thread, which copies it into the database file', async () => {
