@@ -9,6 +9,8 @@ export interface PackageTestOptions {
   maxWorkers?: number;
   /** How many concurrent cases of one file run at once. */
   maxConcurrency?: number;
+  /** False: the files of a worker share its modules (each file must put back what it changes in the process). */
+  isolate?: boolean;
   env?: Record<string, string>;
 }
 

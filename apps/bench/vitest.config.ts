@@ -2,6 +2,9 @@ import { packageTestConfig } from '../../vitest.shared.mjs';
 
 export default packageTestConfig({
   globalSetup: ['test/global-setup.ts'],
+  // The files share their worker's modules: most of them run in milliseconds, and loading the harness again for each
+  // was a good part of their time. Every file stops what it starts (processes, temporary directories).
+  isolate: false,
   // The smoke run starts Prism, which takes seconds on a loaded 2-core machine.
   testTimeout: 60_000,
   hookTimeout: 300_000,

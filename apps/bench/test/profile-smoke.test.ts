@@ -1,4 +1,4 @@
-// The profile scenario end to end, as `pnpm bench --only profile` runs it, with a one-second load: the reference and
+// The profile scenario end to end, as `pnpm bench --only profile` runs it, with a half-second load: the reference and
 // then its SQLite floor under `node --cpu-prof`. The report's structure is checked, never its performance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAYERS } from '../src/cpuprofile.js';
@@ -7,7 +7,7 @@ import { type CliRun, runCli } from './run-cli.js';
 let run: CliRun;
 
 beforeAll(async () => {
-  run = await runCli(['--quick', '--only', 'profile', '--seconds', '1']);
+  run = await runCli(['--quick', '--only', 'profile', '--seconds', '0.5']);
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { type CliRun, runCli } from './run-cli.js';
 let run: CliRun;
 
 beforeAll(async () => {
-  run = await runCli(['--quick', '--only', 'scale', '--rounds', '1', '--seconds', '1']);
+  run = await runCli(['--quick', '--only', 'scale', '--rounds', '1', '--seconds', '0.5']);
 });
 
 afterAll(async () => {

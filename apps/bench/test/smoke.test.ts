@@ -11,7 +11,7 @@ let report: Report;
 let markdown: string;
 
 beforeAll(async () => {
-  run = await runCli(['--quick', '--only', 'get', '--rounds', '1', '--seconds', '1']);
+  run = await runCli(['--quick', '--only', 'get', '--rounds', '1', '--seconds', '0.5']);
   ({ exitCode, output, report, markdown } = run);
 });
 

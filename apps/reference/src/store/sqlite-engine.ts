@@ -215,5 +215,8 @@ export class SqliteEngine implements SqlEngine {
     await this.checkpoints?.stop();
     if (this.reader?.db.open) this.reader.db.close();
     if (this.db.open) this.db.close();
+    // Once run, an AsyncLocalStorage keeps a hook on every promise of the process until it is disabled: a closed
+    // engine's would slow every await of whatever runs in the process after it (another engine, a test file).
+    this.inside.disable();
   }
 }

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ServiceTime } from '@cls-api/spec';
 import { SELLER_A, call, ctx } from './support.js';
 import { openDatabase } from '../../src/store/db.js';
 import { SqliteDomainStore } from '../../src/store/sqlite-domain.js';
+import { SqliteEngine } from '../../src/store/sqlite-engine.js';
 import { createDomain } from '../../src/domain/index.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
@@ -78,7 +79,10 @@ describe('ServiceTime', () => {
   });
 
   it('the configured zone drives every shown time and the return window', async () => {
-    const domain = createDomain(new SqliteDomainStore(openDatabase(':memory:')), { timeZone: 'UTC' });
+    const db = openDatabase(':memory:');
+    // Closed at the end, as a server closes its storage: an engine left open keeps its context's hook on the process.
+    onTestFinished(() => SqliteEngine.of(db).close());
+    const domain = createDomain(new SqliteDomainStore(db), { timeZone: 'UTC' });
     const c = ctx(SELLER_A, '2026-11-20T01:00:00Z');
     await call(
       domain,

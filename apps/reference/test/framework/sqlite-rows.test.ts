@@ -1,7 +1,8 @@
 // How the SQLite engine reads rows (src/store/statements.ts, src/store/sqlite-engine.ts): as arrays, made into
 // objects by a builder compiled once per statement, which must give exactly the objects better-sqlite3 itself gives;
 // and no statement of the stores binds a bare `LIMIT ?`, which SQLite prepares again on every call.
-import { describe, expect, it } from 'vitest';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { SqliteEngine } from '../../src/store/sqlite-engine.js';
 import { rowBuilder } from '../../src/store/statements.js';
@@ -84,6 +85,21 @@ describe('the SQLite engine', () => {
       for (const sql of limited) expect(sql).not.toMatch(/\bLIMIT\s+\?/i);
     } finally {
       await storage.close();
+    }
+  });
+
+  it('gives up its transaction context when closed, which once run keeps a hook on every promise of the process', async () => {
+    // The hook makes every await of whatever runs in the process after the engine slower (another engine, a test
+    // file sharing the worker); only disabling the context removes it.
+    const disable = vi.spyOn(AsyncLocalStorage.prototype, 'disable');
+    try {
+      const engine = SqliteEngine.of(openDatabase(':memory:'));
+      await engine.transaction(async (tx) => tx.run('CREATE TABLE t (id INTEGER)', []));
+      expect(disable).not.toHaveBeenCalled();
+      await engine.close();
+      expect(disable).toHaveBeenCalledTimes(1);
+    } finally {
+      disable.mockRestore();
     }
   });
 });

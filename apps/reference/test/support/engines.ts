@@ -1,5 +1,5 @@
 // The storage engines a suite runs on: SQLite in memory, and PostgreSQL on the run's own server
-// (test/global-setup.ts), one new database per call.
+// (test/global-setup.ts), one new database per call: empty, or a copy of the run's migrated template.
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
@@ -16,14 +16,19 @@ export const ENGINES: readonly EngineName[] = ['sqlite', 'postgres'];
 
 let databases = 0;
 
-/** A new, empty PostgreSQL database on the run's server; its URL. */
-export async function newPostgresDatabase(): Promise<string> {
+/**
+ * A new PostgreSQL database on the run's server; its URL. Empty, or with `migrated` a copy of the run's template,
+ * which holds every migration as `openStorage` applies them (and checks again when it opens the copy).
+ */
+export async function newPostgresDatabase(options: { migrated?: boolean } = {}): Promise<string> {
   const base = inject('postgresBaseUrl');
   const name = `cls_${process.pid}_${Date.now()}_${databases++}`;
   const admin = new pg.Client({ connectionString: `${base}postgres` });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(
+      `CREATE DATABASE ${name}${options.migrated ? ` TEMPLATE ${inject('postgresMigratedTemplate')}` : ''}`,
+    );
   } finally {
     await admin.end();
   }
@@ -33,5 +38,5 @@ export async function newPostgresDatabase(): Promise<string> {
 /** Fresh, migrated storage of the engine. */
 export async function openTestStorage(engine: EngineName, options: StorageOptions = {}): Promise<SqlStorage> {
   if (engine === 'sqlite') return sqliteStorage(openDatabase(':memory:'), options);
-  return openStorage(parseDatabaseTarget(await newPostgresDatabase()), options);
+  return openStorage(parseDatabaseTarget(await newPostgresDatabase({ migrated: true })), options);
 }
