@@ -287,7 +287,8 @@ describe('pnpm release against a throwaway registry', () => {
     expect(release.stdout).toMatch(/^release: building the public packages \(turbo\)$/m);
     for (const p of publicPackages(copy)) expect(existsSync(join(p.dir, 'dist')), p.name).toBe(true);
     // The apps are not packed: the documentation site is built by its own job, the servers by whoever runs them.
-    for (const app of ['docs', 'mock', 'reference']) expect(existsSync(join(copy, 'apps', app, 'dist')), app).toBe(false);
+    for (const app of ['docs', 'mock', 'reference'])
+      expect(existsSync(join(copy, 'apps', app, 'dist')), app).toBe(false);
   });
 
   it('the workflow commits as its bot, and its push step sends the version commit and the tag to origin', () => {
