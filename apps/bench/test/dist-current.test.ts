@@ -12,10 +12,10 @@ afterEach(() => {
   root = undefined;
 });
 
-/** A package at apps/pkg of a repository, every file written at `at` (seconds since the epoch). */
+/** A package two folders below a repository's root (as apps/bench is), every file written at `at` (seconds since the epoch). */
 function pkg(files: Record<string, number>): string {
   root = mkdtempSync(join(tmpdir(), 'cls-bench-dist-'));
-  const dir = join(root, 'apps', 'pkg');
+  const dir = join(root, 'group', 'pkg');
   for (const [file, at] of Object.entries({ '../../tsconfig.base.json': 100, 'tsconfig.json': 100, ...files })) {
     const path = join(dir, file);
     mkdirSync(join(path, '..'), { recursive: true });
