@@ -25,6 +25,7 @@ interface DryTask {
   task: string;
   hash: string;
   command: string;
+  dependencies: string[];
 }
 
 interface Manifest {
@@ -121,6 +122,26 @@ describe("turbo's task graph", () => {
     expect([...changed].sort()).toEqual(dependants.sort());
     // And some are left alone: the packages that read no spec.
     expect(manifests.length - dependants.length).toBeGreaterThan(0);
+  });
+
+  it('builds, before a package, every package of ours its package.json depends on, whatever its turbo.json names', () => {
+    // A package's turbo.json may narrow its build to what the build reads (the kit's and the MCP server's name the
+    // spec and the client): a dependency added to package.json must still be built first.
+    const tasks = new Map(dry(['build']).map((t) => [t.taskId, t]));
+    const before = (id: string, seen = new Set<string>()) => {
+      for (const d of tasks.get(id)?.dependencies ?? []) if (!seen.has(d)) before(d, seen.add(d));
+      return seen;
+    };
+    const built = (name: string) => tasks.has(`${name}#build`);
+    const missing = manifests
+      .filter((m) => built(m.name))
+      .flatMap((m) => {
+        const planned = new Set([...before(`${m.name}#build`)].map((id) => tasks.get(id)?.package));
+        return [...closure(m.name, ['dependencies'])]
+          .filter((dep) => dep !== m.name && built(dep) && !planned.has(dep))
+          .map((dep) => `${m.name} before ${dep}`);
+      });
+    expect(missing).toEqual([]);
   });
 
   it("builds for pnpm breaking only the gate's package and what it runs on, not the servers its tests start", () => {
