@@ -41,11 +41,11 @@ const env = {
   DO_NOT_TRACK: '1',
 };
 const children = new Set();
-let interrupted = false;
+let interrupted = '';
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   // A terminal's Ctrl-C reaches every child as well: start nothing more, let the running ones stop, then count.
   process.on(signal, () => {
-    interrupted = true;
+    interrupted ||= signal;
     for (const child of children) child.kill(signal);
   });
 }
@@ -138,6 +138,13 @@ if (!summaries.length) {
       lines.push(`${task.taskId}: ${ran ? `failed (exit ${exitCode})` : 'not run (a task it depends on failed)'}`);
     }
   }
+}
+
+// An interrupted run counts as failed whatever finished before: the suites it stopped or never started are missing.
+if (interrupted) {
+  failed += 1;
+  failures.push(`interrupted (${interrupted}): the suites stopped or not started are not counted`);
+  lines.push(`interrupted by ${interrupted}`);
 }
 
 // CI keeps only the tail of a long log: every failed case is named here with its cause (the assertion's message, or
