@@ -128,15 +128,15 @@ describe("turbo's task graph", () => {
     // A package's turbo.json may narrow its build to what the build reads (the kit's and the MCP server's name the
     // spec and the client): a dependency added to package.json must still be built first.
     const tasks = new Map(dry(['build']).map((t) => [t.taskId, t]));
-    const before = (id: string, seen = new Set<string>()) => {
-      for (const d of tasks.get(id)?.dependencies ?? []) if (!seen.has(d)) before(d, seen.add(d));
+    const upstream = (id: string, seen = new Set<string>()) => {
+      for (const d of tasks.get(id)?.dependencies ?? []) if (!seen.has(d)) upstream(d, seen.add(d));
       return seen;
     };
     const built = (name: string) => tasks.has(`${name}#build`);
     const missing = manifests
       .filter((m) => built(m.name))
       .flatMap((m) => {
-        const planned = new Set([...before(`${m.name}#build`)].map((id) => tasks.get(id)?.package));
+        const planned = new Set([...upstream(`${m.name}#build`)].map((id) => tasks.get(id)?.package));
         return [...closure(m.name, ['dependencies'])]
           .filter((dep) => dep !== m.name && built(dep) && !planned.has(dep))
           .map((dep) => `${m.name} before ${dep}`);
