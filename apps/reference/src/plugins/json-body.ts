@@ -65,10 +65,19 @@ const inRealTime = (go: () => void, ms: number) => {
  * time, and none is refused: a client's own bodies wait for each other (bounded by its connections,
  * MAX_CONNECTIONS_PER_ADDRESS). A waiting body is one the server has stopped reading itself, never taken for a
  * stalled one (`incomplete-requests`).
+ *
+ * The pause is owed only to others: a body whose work no request of another address waited behind (none in flight
+ * when the work began, none arriving during it) passes its address's turn on at once, so one client alone is served
+ * at the server's full speed.
  */
 export class BodyTurns {
   /** An address present is being served a large body; its array holds the requests waiting after it, in order. */
   private readonly addresses = new Map<string, Array<() => void>>();
+  /** Requests being served, per address, and in all. */
+  private readonly inFlight = new Map<string, number>();
+  private inFlightTotal = 0;
+  /** Addresses whose large body's work is under way, each with whether another address's request waited on it. */
+  private readonly working = new Map<string, boolean>();
 
   /**
    * `later` runs the pause: by default on Node's own timers, the real time the work was measured in, never on a
@@ -76,6 +85,21 @@ export class BodyTurns {
    * between requests, and a body waiting for a pause on it would wait for ever).
    */
   constructor(private readonly later: (go: () => void, ms: number) => void = inRealTime) {}
+
+  /** A request of `address` arrives; the function returned must be called once, when it is answered or closed. */
+  arrive(address: string): () => void {
+    for (const [worker, othersWaited] of this.working) {
+      if (!othersWaited && worker !== address) this.working.set(worker, true);
+    }
+    this.inFlight.set(address, (this.inFlight.get(address) ?? 0) + 1);
+    this.inFlightTotal++;
+    return () => {
+      const left = (this.inFlight.get(address) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(address, left);
+      else this.inFlight.delete(address);
+      this.inFlightTotal--;
+    };
+  }
 
   /** Resolves once the address may be served its next large body; `done` must be called once it is answered. */
   async take(address: string): Promise<void> {
@@ -87,16 +111,35 @@ export class BodyTurns {
     await new Promise<void>((go) => waiting.push(go));
   }
 
-  /** The address's turn passes to its next waiting request, if any, once `pauseMs` have passed. */
-  done(address: string, pauseMs = 0): void {
-    if (pauseMs > 0) {
-      this.later(() => this.done(address), pauseMs);
+  /** The work of the address's body begins (its last byte has arrived): from here, others may wait behind it. */
+  workBegins(address: string): void {
+    this.working.set(address, this.inFlightTotal - (this.inFlight.get(address) ?? 0) > 0);
+  }
+
+  /**
+   * The address's turn passes to its next waiting request, if any: at once, or after `workMs` when a request of
+   * another address waited behind the work.
+   */
+  done(address: string, workMs = 0): void {
+    const othersWaited = this.working.get(address) ?? false;
+    this.working.delete(address);
+    if (workMs > 0 && othersWaited) {
+      this.later(() => this.pass(address), workMs);
       return;
     }
+    this.pass(address);
+  }
+
+  private pass(address: string): void {
     const waiting = this.addresses.get(address);
     const next = waiting?.shift();
     if (next) next();
     else this.addresses.delete(address);
+  }
+
+  /** Requests of `address` being served, waiting ones included (tests). */
+  requests(address: string): number {
+    return this.inFlight.get(address) ?? 0;
   }
 
   /** Requests of `address` waiting for their turn (tests). */
@@ -201,6 +244,11 @@ export const jsonBody = fp<JsonBodyOptions>(
       throw new ApiError('INVALID_PARAMETER', bodyTooLargeMessage(limit, bodyLimit));
     });
 
+    // Every request, so that a large body's pause is owed only when another address's request waited behind it.
+    app.addHook('onRequest', async function countInFlight(request, reply) {
+      reply.raw.once('close', turns.arrive(request.ip));
+    });
+
     // Before the body is read, and held until the answer is sent (or the connection closed): the whole of a large
     // request, its storing included, is what other clients would otherwise wait behind (`BodyTurns`).
     app.addHook('preParsing', async function waitForBodyTurn(request, reply, payload) {
@@ -215,6 +263,7 @@ export const jsonBody = fp<JsonBodyOptions>(
       let receivedAt: number | undefined;
       payload.once('end', () => {
         receivedAt = performance.now();
+        turns.workBegins(address);
       });
       reply.raw.once('close', () => turns.done(address, receivedAt === undefined ? 0 : performance.now() - receivedAt));
       return payload;

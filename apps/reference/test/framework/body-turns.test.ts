@@ -85,6 +85,8 @@ describe('large bodies, one at a time per address', () => {
     await until(() => turns.serving('203.0.113.1'));
     const second = send('203.0.113.1', largeBody('TURN-2'));
     await until(() => turns.waiting('203.0.113.1') === 1 || second.answered);
+    // Both are counted as served (what a pause is owed to), until each is answered.
+    expect(turns.requests('203.0.113.1')).toBe(2);
     // Another address's large body, and the same address's small request, are served meanwhile.
     const other = await s.request('POST', '/v3/wms/orders/draft', {
       apiKey: wms,
@@ -102,6 +104,7 @@ describe('large bodies, one at a time per address', () => {
     expect(await second.answer).toBe(200);
     // Each turn is given up after a pause as long as the body's own work: then no address holds one.
     await until(() => !turns.serving('203.0.113.1') && !turns.serving('203.0.113.2'));
+    expect([turns.requests('203.0.113.1'), turns.requests('203.0.113.2')]).toEqual([0, 0]);
   });
 
   it('a turn held by a connection that closes mid-body passes to the next body of that address', async () => {
@@ -118,25 +121,79 @@ describe('large bodies, one at a time per address', () => {
 });
 
 describe('BodyTurns', () => {
-  it("passes an address's turn on only after the pause its last body earned; other addresses never wait", async () => {
+  /** Whether the second large body of `a` is let in `pauseMs` after the first one's work, which took `pauseMs`. */
+  async function secondWaits(turns: BodyTurns, pauseMs: number): Promise<{ before: boolean; after: boolean }> {
+    let second = false;
+    const next = turns.take('a').then(() => {
+      second = true;
+    });
+    turns.done('a', pauseMs);
+    await vi.advanceTimersByTimeAsync(pauseMs - 1);
+    const before = second;
+    await vi.advanceTimersByTimeAsync(1);
+    await next;
+    return { before, after: second };
+  }
+
+  it("passes an address's turn on only after the pause its last body earned, when another address's request waited behind its work; other addresses never wait", async () => {
     vi.useFakeTimers();
     try {
       const turns = new BodyTurns((go, ms) => setTimeout(go, ms));
       await turns.take('a');
+      turns.workBegins('a');
+      // Another address's request arrives during the work.
+      const leave = turns.arrive('b');
+      await turns.take('b');
+      expect(turns.waiting('a')).toBe(0);
+      expect(await secondWaits(turns, 100)).toEqual({ before: false, after: true });
+      leave();
+      turns.done('a');
+      turns.done('b');
+      expect([turns.serving('a'), turns.serving('b')]).toEqual([false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("pauses when another address's request was already in flight as the work began", async () => {
+    vi.useFakeTimers();
+    try {
+      const turns = new BodyTurns((go, ms) => setTimeout(go, ms));
+      const leave = turns.arrive('b');
+      await turns.take('a');
+      turns.workBegins('a');
+      leave();
+      expect(await secondWaits(turns, 100)).toEqual({ before: false, after: true });
+      turns.done('a');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('passes the turn on at once when only the address itself was served: its own requests, or others answered before the work began', async () => {
+    vi.useFakeTimers();
+    try {
+      const turns = new BodyTurns((go, ms) => setTimeout(go, ms));
+      // Another address's request answered before the work began is owed nothing.
+      turns.arrive('b')();
+      const own = turns.arrive('a');
+      await turns.take('a');
+      turns.workBegins('a');
+      const ownSmall = turns.arrive('a');
       let second = false;
       const next = turns.take('a').then(() => {
         second = true;
       });
-      await turns.take('b');
       turns.done('a', 100);
-      await vi.advanceTimersByTimeAsync(99);
-      expect([second, turns.waiting('a')]).toEqual([false, 1]);
-      await vi.advanceTimersByTimeAsync(1);
-      await next;
+      await vi.advanceTimersByTimeAsync(0);
       expect(second).toBe(true);
-      turns.done('a');
-      turns.done('b');
-      expect([turns.serving('a'), turns.serving('b')]).toEqual([false, false]);
+      await next;
+      ownSmall();
+      own();
+      // The next body's work, again alone: no pause either.
+      turns.workBegins('a');
+      turns.done('a', 100);
+      expect(turns.serving('a')).toBe(false);
     } finally {
       vi.useRealTimers();
     }
@@ -147,6 +204,8 @@ describe('BodyTurns', () => {
     try {
       const turns = new BodyTurns();
       await turns.take('a');
+      turns.workBegins('a');
+      turns.arrive('b');
       const next = turns.take('a');
       turns.done('a', 5);
       // The fake clock never moves here: the next body's turn comes all the same.
