@@ -3,7 +3,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** How long long work runs before it lets the event loop serve others. */
-export const SLICE_MS = 4;
+export const SLICE_MS = 2;
 
 export class Slices {
   private since = performance.now();

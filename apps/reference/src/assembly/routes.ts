@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
 import type { Contract } from '../contract-facts.js';
 import type { RequestContext } from '../environment.js';
+import { stringifyInSlices } from '../json-write.js';
 import { bodyLimitOf, isLargeBody } from '../plugins/json-body.js';
 import { successSchemaOf } from '../serialization.js';
 import { requestValidator } from '../validation.js';
@@ -74,6 +75,20 @@ export function registerRoutes(
       preValidation: async function validateRequest(request) {
         await validate(request, isLargeBody(request.headers));
       },
+      // The success answer to a large body (a row per row sent) is written in slices, as the body was read: last of
+      // the hooks before writing (a route's own come after the server's), so it writes the enveloped, checked value.
+      // Other answers are Fastify's own.
+      ...(response
+        ? {}
+        : {
+            preSerialization: async function writeLargeAnswerInSlices(request, reply, payload: unknown) {
+              if (reply.statusCode !== status || !isLargeBody(request.headers)) return payload;
+              const bytes = await stringifyInSlices(payload);
+              // Fastify writes what a serializer returns as it is: bytes skip its encoding and length count too.
+              reply.serializer(() => bytes as unknown as string);
+              return payload;
+            },
+          }),
       handler: async (request, reply) => {
         const result = await handler(
           { params: request.params, query: request.query, body: request.body },

@@ -1,56 +1,12 @@
 // A large body read in slices (src/json-slices.ts) gives exactly what JSON.parse gives, and refuses exactly what it
 // refuses: generated documents and every one-character corruption of them, with the thresholds made tiny so that
 // every container is cut into items and every item into runs. And it lets the event loop serve others in between.
-import { createHash } from 'node:crypto';
 import { exceedsJsonDepth } from '@cls-api/server';
 import { describe, expect, it } from 'vitest';
 import { parseJsonInSlices, type SliceOptions, TooDeepError } from '../../src/json-slices.js';
 import { parseJsonBody } from '../../src/plugins/json-body.js';
+import { random, value } from '../support/json-values.js';
 import { turnsDuring } from '../support/turns.js';
-
-/** Numbers in [0, 1) drawn from `seed` by SHA-256, so that a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let n = 0;
-  return () => createHash('sha256').update(`${seed}:${n++}`).digest().readUInt32BE(0) / 2 ** 32;
-}
-
-const KEYS = ['a', 'mall_order_no', '', '__proto__', 'x y', '가', 'a', '\\"', 'constructor'];
-const STRINGS = [
-  '',
-  'Kim Minji',
-  '12 Teheran-ro, Seoul',
-  '가나다',
-  'a,b:c[d]{e}',
-  'quote " and \\ slash',
-  '\u2028',
-  '😀',
-];
-
-function value(rand: () => number, depth: number): unknown {
-  const pick = rand();
-  if (depth > 4 || pick < 0.35) {
-    const kind = Math.floor(rand() * 6);
-    if (kind === 0) return STRINGS[Math.floor(rand() * STRINGS.length)];
-    if (kind === 1) return Math.floor(rand() * 2000) - 1000;
-    if (kind === 2) return rand() * 1e6;
-    if (kind === 3) return rand() < 0.5;
-    if (kind === 4) return null;
-    return 1e21;
-  }
-  const n = Math.floor(rand() * 6);
-  if (pick < 0.65) return Array.from({ length: n }, () => value(rand, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < n; i++) {
-    const key = KEYS[Math.floor(rand() * KEYS.length)]!;
-    Object.defineProperty(out, key, {
-      value: value(rand, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return out;
-}
 
 /** JSON text of `v` with whitespace of every kind JSON allows, in random places; duplicate keys kept as written. */
 function text(rand: () => number, v: unknown): string {
