@@ -1,7 +1,7 @@
 // A small static server for the built site: dist/index.html at `/` and at the page paths Redoc routes in the
 // browser, the sandbox reference page (dist/sandbox/index.html) at `/sandbox/` and its page paths, and the document
-// the site shows at `/openapi.json`. Both are read once at start, compressed once (gzip and
-// brotli), and served with an ETag and Last-Modified so that a reload costs a 304. No request, however malformed,
+// the site shows at `/openapi.json`. Both are read once at start, compressed in an encoding when it is first asked
+// for (gzip, brotli) and kept, and served with an ETag and Last-Modified so that a reload costs a 304. No request, however malformed,
 // can stop it: the request target is read without `new URL` (which throws on `//[`), every handler error becomes a
 // 500 for that request alone, and Node's parser errors answer 400.
 import { createHash } from 'node:crypto';
@@ -39,8 +39,8 @@ export interface DocsServer {
 interface Asset {
   type: string;
   identity: Buffer;
-  gzip: Buffer;
-  br: Buffer;
+  /** The whole SHA-256 of `identity`: the key of its compressed forms. */
+  digest: string;
   etag: string;
   lastModified: string;
   /** Whole seconds, as HTTP dates carry them. */
@@ -63,23 +63,42 @@ const brotliAsync = promisify(brotliCompress);
 
 async function loadAsset(file: string, type: string): Promise<Asset> {
   const [identity, info] = await Promise.all([readFile(file), stat(file)]);
-  // Brotli's middle quality: within a few percent of its best on this page, in a fraction of the time.
-  const [gz, br] = await Promise.all([
-    gzipAsync(identity, { level: 9 }),
-    brotliAsync(identity, {
-      params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length },
-    }),
-  ]);
+  const digest = createHash('sha256').update(identity).digest('base64url');
   const mtimeSeconds = Math.floor(info.mtimeMs / 1000);
   return {
     type,
     identity,
-    gzip: gz,
-    br,
-    etag: `"${createHash('sha256').update(identity).digest('base64url').slice(0, 27)}"`,
+    digest,
+    etag: `"${digest.slice(0, 27)}"`,
     lastModified: new Date(mtimeSeconds * 1000).toUTCString(),
     mtimeSeconds,
   };
+}
+
+/**
+ * The compressed forms of the bytes served, by encoding and content digest: each is made when a client first asks
+ * for it, and kept for every server of the process that serves the same bytes. A server compressing every file at
+ * start spent most of its start there (about 0.7 CPU-seconds for this site) on forms no client might ask for, again
+ * for each server a process starts; keyed by content, a rebuilt file is never answered with its old bytes.
+ */
+const compressed = new Map<string, Promise<Buffer>>();
+
+function encode(asset: Asset, encoding: 'br' | 'gzip'): Promise<Buffer> {
+  const key = `${encoding} ${asset.digest}`;
+  let body = compressed.get(key);
+  if (!body) {
+    body =
+      encoding === 'gzip'
+        ? gzipAsync(asset.identity, { level: 9 })
+        : // Brotli's middle quality: within a few percent of its best on this page, in a fraction of the time.
+          brotliAsync(asset.identity, {
+            params: { [zlib.BROTLI_PARAM_QUALITY]: 6, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.identity.length },
+          });
+    // A failed compression is not kept: the next request tries again.
+    body.catch(() => compressed.delete(key));
+    compressed.set(key, body);
+  }
+  return body;
 }
 
 /**
@@ -139,7 +158,7 @@ function notModified(req: IncomingMessage, asset: Asset): boolean {
   return !Number.isNaN(at) && asset.mtimeSeconds <= Math.floor(at / 1000);
 }
 
-function serve(req: IncomingMessage, res: ServerResponse, asset: Asset): void {
+async function serve(req: IncomingMessage, res: ServerResponse, asset: Asset): Promise<void> {
   const encoding = negotiate(req.headers['accept-encoding']);
   const headers: Record<string, string | number> = {
     'content-type': asset.type,
@@ -154,7 +173,7 @@ function serve(req: IncomingMessage, res: ServerResponse, asset: Asset): void {
     res.end();
     return;
   }
-  const body = asset[encoding];
+  const body = encoding === 'identity' ? asset.identity : await encode(asset, encoding);
   if (encoding !== 'identity') headers['content-encoding'] = encoding;
   headers['content-length'] = body.length;
   res.writeHead(200, headers);
@@ -224,6 +243,11 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
       ),
     },
     (req, res) => {
+      const failed = (err: unknown) => {
+        // One request's failure stays that request's.
+        if (!res.headersSent) plain(res, 500, 'Internal error');
+        else res.destroy(err as Error);
+      };
       try {
         const path = pathOf(req.url);
         if (path === undefined) return plain(res, 400, 'Bad request: the request target must be a path');
@@ -231,11 +255,9 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
         if (!asset) return plain(res, 404, 'Not found');
         if (req.method !== 'GET' && req.method !== 'HEAD')
           return plain(res, 405, 'Method not allowed', { allow: 'GET, HEAD' });
-        serve(req, res, asset);
+        serve(req, res, asset).catch(failed);
       } catch (err) {
-        // One request's failure stays that request's.
-        if (!res.headersSent) plain(res, 500, 'Internal error');
-        else res.destroy(err as Error);
+        failed(err);
       }
     },
   );

@@ -1,6 +1,6 @@
 // startDocs and `pnpm docs:preview` serve the built site.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -111,6 +111,42 @@ describe('startDocs', () => {
     } finally {
       await docs.close();
     }
+  });
+
+  it('serves the same compressed bytes from every server of a process, and a rebuilt page as it now is', async () => {
+    // Each encoding is made on the first request for it and kept for the same bytes (src/server.ts): a second
+    // server, a HEAD and a GET answer alike, and a page rebuilt in place is never answered with its old bytes.
+    const dir = await mkdtemp(join(tmpdir(), 'cls-docs-rebuilt-'));
+    const built = readFileSync(siteIndex);
+    writeFileSync(join(dir, 'index.html'), built);
+    const answers = async () => {
+      const docs = await startDocs({ dir });
+      try {
+        const out: Record<string, { head: number; body: Buffer }> = {};
+        for (const accept of ['br', 'gzip']) {
+          const head = await get(docs.port, '/', { 'accept-encoding': accept }, 'HEAD');
+          const res = await get(docs.port, '/', { 'accept-encoding': accept });
+          expect([head.status, res.status, res.headers['content-encoding']], accept).toEqual([200, 200, accept]);
+          expect(head.headers.etag).toBe(res.headers.etag);
+          out[accept] = { head: Number(head.headers['content-length']), body: res.body };
+        }
+        return out;
+      } finally {
+        await docs.close();
+      }
+    };
+    const first = await answers();
+    const second = await answers();
+    for (const accept of ['br', 'gzip']) {
+      expect(first[accept]!.head, accept).toBe(first[accept]!.body.length);
+      expect(second[accept]!.body.equals(first[accept]!.body), accept).toBe(true);
+    }
+    expect(brotliDecompressSync(second.br!.body).equals(built)).toBe(true);
+    const rebuilt = Buffer.concat([built, Buffer.from('<!-- rebuilt -->\n')]);
+    writeFileSync(join(dir, 'index.html'), rebuilt);
+    const after = await answers();
+    expect(brotliDecompressSync(after.br!.body).equals(rebuilt)).toBe(true);
+    expect(gunzipSync(after.gzip!.body).equals(rebuilt)).toBe(true);
   });
 
   it('refuses to start without a built site', async () => {
