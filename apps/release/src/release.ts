@@ -9,10 +9,11 @@
 // by the gate's classifier), so the contract's changelog is generated from the spec diff plus the changesets.
 // The public packages are one `fixed` group (.changeset/config.json): a package generated from the spec is released
 // whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version. Options: USAGE below.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { loadSpec } from '@cls-api/spec';
 import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
 import { contractChangeset } from './changelog.js';
@@ -53,6 +54,21 @@ function sh(cmd: string, args: string[], cwd = root): string {
     throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}) in ${cwd}:\n${r.stdout}\n${r.stderr}`);
   }
   return r.stdout;
+}
+
+const execFileAsync = promisify(execFile);
+
+/** `sh` without waiting on the process: for the steps of one package that run beside another package's. */
+async function shAsync(cmd: string, args: string[], cwd = root): Promise<string> {
+  try {
+    const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1' };
+    return (await execFileAsync(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  } catch (e) {
+    const r = e as { code?: number | string; stdout?: string; stderr?: string };
+    throw new Error(
+      `${cmd} ${args.join(' ')} failed (exit ${r.code}) in ${cwd}:\n${r.stdout ?? ''}\n${r.stderr ?? ''}`,
+    );
+  }
 }
 
 // What is packed and what it is built from: the public packages and, through turbo's graph, what they depend on.
@@ -101,7 +117,7 @@ if (publishOnly) {
     process.exit(1);
   }
   if (!values['skip-build']) build();
-  withTarballs((tarballs) => publish(tarballs));
+  await withTarballs((tarballs) => publish(tarballs));
   process.exit(0);
 }
 
@@ -145,7 +161,7 @@ if (versionOnly) {
 }
 
 // 3-4. Pack and check (a package that fails its checks is never tagged), then commit and tag.
-withTarballs((tarballs) => {
+await withTarballs((tarballs) => {
   if (dryRun) {
     const registry = sh('npm', ['config', 'get', 'registry']).trim();
     say(`dry run: would tag v${version}, then publish ${tarballs.length} packages at ${version} to ${registry}`);
@@ -157,27 +173,36 @@ withTarballs((tarballs) => {
 type Tarball = { name: string; version: string; tarball: string };
 
 /** Packs and checks every public package into a temp dir, which goes whatever `use` does. */
-function withTarballs(use: (tarballs: Tarball[]) => void): void {
+async function withTarballs(use: (tarballs: Tarball[]) => void): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
   try {
-    use(packAndCheck(work));
+    use(await packAndCheck(work));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-function packAndCheck(work: string): Tarball[] {
-  // Every public package, in dependency order.
+async function packAndCheck(work: string): Promise<Tarball[]> {
+  // Every public package, in dependency order. Each package is packed and checked beside the others (each pack,
+  // publint and attw is a process of its own, and none reads another's tarball); the list and its lines keep that
+  // order, and a failure stops the release with the first failing package in it, once every check has ended.
+  const results = await Promise.allSettled(
+    publicPackages(root).map(async (pkg): Promise<Tarball & { files: number; shown: string }> => {
+      const out = join(work, pkg.name.replace('/', '+'));
+      await shAsync('pnpm', ['pack', '--pack-destination', out], pkg.dir);
+      const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
+      await checkTarball(tarball, pkg.dir);
+      const files = (await shAsync('tar', ['-tzf', tarball])).trim().split('\n').length;
+      const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
+      return { name: pkg.name, version: pkg.version, tarball, files, shown };
+    }),
+  );
   const tarballs: Tarball[] = [];
-  for (const pkg of publicPackages(root)) {
-    const out = join(work, pkg.name.replace('/', '+'));
-    sh('pnpm', ['pack', '--pack-destination', out], pkg.dir);
-    const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
-    checkTarball(tarball, pkg.dir);
-    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').length;
-    const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
-    console.log(`  ${shown}  ${files} files  ${tarball.split('/').at(-1)}`);
-    tarballs.push({ name: pkg.name, version: pkg.version, tarball });
+  for (const result of results) {
+    if (result.status === 'rejected') throw result.reason;
+    const { files, shown, ...t } = result.value;
+    console.log(`  ${shown}  ${files} files  ${t.tarball.split('/').at(-1)}`);
+    tarballs.push(t);
   }
   say(`publint and attw: no problems in ${tarballs.length} tarballs`);
   return tarballs;
@@ -212,20 +237,26 @@ function commitAndTag(): void {
 }
 
 /** publint and "are the types wrong" on the tarball as it will be published: any error stops the release. */
-function checkTarball(tarball: string, dir: string): void {
+async function checkTarball(tarball: string, dir: string): Promise<void> {
   const bin = (name: string) => join(import.meta.dirname, '..', 'node_modules', '.bin', name);
-  const publint = spawnSync(bin('publint'), ['run', tarball, '--level', 'warning', '--strict'], { encoding: 'utf8' });
-  if (publint.status !== 0) throw new Error(`publint ${tarball}:\n${publint.stdout}${publint.stderr}`);
   // The packages are ESM only (`"type": "module"`, Node 20+): attw's esm-only profile skips the CommonJS require.
   // A subpath that exports a data file other than JSON (@cls-api/spec's `./openapi.yaml`) has no types to check.
   const exports = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).exports ?? {};
   const data = Object.entries(exports)
     .filter(([, target]) => typeof target === 'string' && !/\.(js|json)$/.test(target))
     .map(([subpath]) => subpath);
-  const attw = spawnSync(
-    bin('attw'),
-    [tarball, '--profile', 'esm-only', '--format', 'ascii', ...(data.length ? ['--exclude-entrypoints', ...data] : [])],
-    { encoding: 'utf8' },
-  );
-  if (attw.status !== 0) throw new Error(`attw ${tarball}:\n${attw.stdout}${attw.stderr}`);
+  // Both read the tarball only: they run side by side, and publint's failure is named first when both fail.
+  const [publint, attw] = await Promise.allSettled([
+    shAsync(bin('publint'), ['run', tarball, '--level', 'warning', '--strict']),
+    shAsync(bin('attw'), [
+      tarball,
+      '--profile',
+      'esm-only',
+      '--format',
+      'ascii',
+      ...(data.length ? ['--exclude-entrypoints', ...data] : []),
+    ]),
+  ]);
+  if (publint.status === 'rejected') throw new Error(`publint ${tarball}:\n${(publint.reason as Error).message}`);
+  if (attw.status === 'rejected') throw new Error(`attw ${tarball}:\n${(attw.reason as Error).message}`);
 }

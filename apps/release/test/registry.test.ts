@@ -147,11 +147,18 @@ function copyWorkingTree(): void {
   g(['push', '-q', 'origin', 'main']);
 }
 
-/** The public packages the registry has (any version), as `npm view` finds them. */
-function onRegistry(): string[] {
-  return publicPackages(root)
-    .map((p) => p.name)
-    .filter((name) => spawnSync('npm', ['view', name, 'version'], { cwd: work, env, encoding: 'utf8' }).status === 0);
+/** The public packages the registry has (any version), as `npm view` finds them (one `npm view` a package, at once). */
+async function onRegistry(): Promise<string[]> {
+  const names = publicPackages(root).map((p) => p.name);
+  const found = await Promise.all(
+    names.map((name) =>
+      run('npm', ['view', name, 'version'], { cwd: work, env }).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return names.filter((_, i) => found[i]);
 }
 
 /** The release workflow's step of that name. */
@@ -165,13 +172,19 @@ beforeAll(async () => {
   before = releaseState();
   // The uplink is reached as npm reaches it: its registry, its proxy and its certificate authorities (a machine
   // whose traffic passes a proxy with its own CA names it in npm's `cafile`, which Verdaccio does not read).
-  const npmConfig = (key: string) => {
-    const value = spawnSync('npm', ['config', 'get', key], { cwd: work, encoding: 'utf8' }).stdout.trim();
+  const npmConfig = async (key: string) => {
+    // An npm that cannot read its configuration names nothing: the defaults below apply.
+    const { stdout } = await run('npm', ['config', 'get', key], { cwd: work, encoding: 'utf8' }).catch(() => ({
+      stdout: '',
+    }));
+    const value = stdout.trim();
     return value && value !== 'null' && value !== 'undefined' ? value : undefined;
   };
-  const upstream = npmConfig('registry') ?? 'https://registry.npmjs.org/';
-  const cafile = npmConfig('cafile');
-  const proxy = npmConfig('https-proxy') ?? npmConfig('proxy');
+  const [registryConfig, cafile, httpsProxy, plainProxy] = await Promise.all(
+    ['registry', 'cafile', 'https-proxy', 'proxy'].map(npmConfig),
+  );
+  const upstream = registryConfig ?? 'https://registry.npmjs.org/';
+  const proxy = httpsProxy ?? plainProxy;
   const port = await freePort();
   registry = `http://127.0.0.1:${port}/`;
   const config = join(work, 'verdaccio.yaml');
@@ -233,7 +246,7 @@ beforeAll(async () => {
   const jobEnv = { ...job, NPM_CONFIG_USERCONFIG: setupNodeNpmrc, NODE_AUTH_TOKEN: 'XXXXX-XXXXX-XXXXX-XXXXX' };
   release = runStep(releaseStep('Version and tag'), copy, jobEnv);
   if (release.status === 0) {
-    publishedAfterTagging = onRegistry();
+    publishedAfterTagging = await onRegistry();
     // The publish job's step, as if it ran while the tag is not on origin (a push that failed): it must refuse.
     publishBeforePush = runStep(releaseStep('Publish the tagged packages'), copy, jobEnv, {
       'secrets.NPM_TOKEN': token,
