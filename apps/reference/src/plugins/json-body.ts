@@ -290,9 +290,11 @@ export const jsonBody = fp<JsonBodyOptions>(
       throw new ApiError('INVALID_PARAMETER', bodyTooLargeMessage(limit, bodyLimit));
     });
 
-    // Every request, so that a large body's pause is owed only when another address's request waited behind it.
-    app.addHook('onRequest', async function countInFlight(request, reply) {
+    // Every request, so that a large body's pause is owed only when another address's request waited behind it. A
+    // callback hook: no promise per request.
+    app.addHook('onRequest', function countInFlight(request, reply, done) {
       reply.raw.once('close', turns.arrive(request.ip));
+      done();
     });
 
     // Before the body is read, and held until the answer is sent (or the connection closed): the whole of a large
