@@ -48,11 +48,13 @@ const root = repoRoot(process.cwd());
 const changesetDir = join(root, '.changeset');
 const say = (line: string) => console.log(`release: ${line}`);
 
+const shEnv = { ...process.env, TURBO_TELEMETRY_DISABLED: '1' };
+const shFailed = (cmd: string, args: string[], cwd: string, r: { code?: unknown; stdout?: string; stderr?: string }) =>
+  new Error(`${cmd} ${args.join(' ')} failed (exit ${r.code}) in ${cwd}:\n${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+
 function sh(cmd: string, args: string[], cwd = root): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
-  if (r.status !== 0) {
-    throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}) in ${cwd}:\n${r.stdout}\n${r.stderr}`);
-  }
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: shEnv });
+  if (r.status !== 0) throw shFailed(cmd, args, cwd, { ...r, code: r.status });
   return r.stdout;
 }
 
@@ -61,13 +63,9 @@ const execFileAsync = promisify(execFile);
 /** `sh` without waiting on the process: for the steps of one package that run beside another package's. */
 async function shAsync(cmd: string, args: string[], cwd = root): Promise<string> {
   try {
-    const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1' };
-    return (await execFileAsync(cmd, args, { cwd, encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 })).stdout;
+    return (await execFileAsync(cmd, args, { cwd, encoding: 'utf8', env: shEnv, maxBuffer: 64 * 1024 * 1024 })).stdout;
   } catch (e) {
-    const r = e as { code?: number | string; stdout?: string; stderr?: string };
-    throw new Error(
-      `${cmd} ${args.join(' ')} failed (exit ${r.code}) in ${cwd}:\n${r.stdout ?? ''}\n${r.stderr ?? ''}`,
-    );
+    throw shFailed(cmd, args, cwd, e as { code?: unknown; stdout?: string; stderr?: string });
   }
 }
 
