@@ -8,6 +8,8 @@ import { connect, createServer, type Socket } from 'node:net';
 export interface RelayedConnection {
   /** Bytes the client sent on it once it was set up. */
   requestBytes: number;
+  /** The request line of every request the client sent on it, in order (for a test's failure message). */
+  readonly requests: string[];
   /** The status of every response head the server wrote on it, in order. */
   readonly statuses: number[];
   /** Whether its connection to the server is closed (by the server, or after the client ended its side). */
@@ -32,6 +34,7 @@ export interface RecordingProxy {
 }
 
 const STATUS_LINE = /HTTP\/1\.[01] (\d{3}) /g;
+const REQUEST_LINE = /(?:^|\r\n)([A-Z]+ \S+ HTTP\/1\.[01])\r\n/g;
 
 /** Gate: runs each queued task now when open, or when it opens. */
 function gate() {
@@ -65,12 +68,17 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
   /** Passes a set-up connection on to the server, recording it. */
   const relay = (client: Socket) => {
     const record = { requestBytes: 0, closed: false } as RelayedConnection;
+    let sent = '';
     connections.push(record);
     const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(upstream);
     // Response heads are found by their status line at the start of what the server wrote or after a line end;
     // the bodies here (compressed, HTML, JSON) hold none there.
     let written = '';
+    Object.defineProperty(record, 'requests', {
+      enumerable: true,
+      get: () => [...sent.matchAll(REQUEST_LINE)].map((m) => m[1]!),
+    });
     Object.defineProperty(record, 'statuses', {
       enumerable: true,
       get: () =>
@@ -89,6 +97,7 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
     });
     client.on('data', (chunk: Buffer) => {
       record.requestBytes += chunk.length;
+      sent += chunk.toString('latin1');
       upstream.write(chunk);
     });
     client.once('end', () => upstream.end());
