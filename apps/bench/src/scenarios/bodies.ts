@@ -2,14 +2,17 @@
 // client, measured side by side in one run (the rounds alternate the two), on one reference server (SQLite). The
 // large bodies are the draft route's at the contract's most (every row, every free-text field and the order number
 // at its maxLength, pretty-printed by an ASCII-only encoder: six bytes a character), sent several at once from one address; the other
-// clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x).
-import { Agent, request } from 'node:http';
+// clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x). The large-body client
+// runs in a worker thread (./large-client.ts), so that its work does not delay the timing of the others.
+import { Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchema } from '@cls-api/spec';
 import { DRAFT_REQUEST, operation, type Context, unwrapped } from '../context.js';
 import { startReference } from '../servers/start.js';
 import { percentile, ratio } from '../stats.js';
+import { type LargeClient, startLargeClient } from './large-client.js';
+import { send } from './send.js';
 
 /** The other clients' calls, and where they are sent. */
 const OTHERS_REQUEST = { method: 'GET', path: '/v3/wms/suppliers' } as const;
@@ -85,37 +88,6 @@ export function largeDraftBody(ctx: Pick<Context, 'spec'>): { rows: number; make
   };
 }
 
-function send(
-  agent: Agent,
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  body?: Buffer,
-): Promise<{ status: number; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      url,
-      {
-        method,
-        agent,
-        headers: body
-          ? { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) }
-          : headers,
-        timeout: 120_000,
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
-        res.once('error', reject);
-      },
-    );
-    req.once('timeout', () => req.destroy(new Error('no answer within 120 s')));
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
 export async function runBodies(ctx: Context): Promise<BodiesResult> {
   const { settings, log } = ctx;
   const s = settings.bodies;
@@ -128,6 +100,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
   log(`a large body is ${requestBytes} bytes`);
 
   const reference = await startReference({ label: 'reference (bodies)' });
+  let largeClient: LargeClient | undefined;
   const agents: Agent[] = [];
   const agentFrom = (localAddress: string, sockets: number) => {
     const agent = new Agent({ keepAlive: true, maxSockets: sockets, localAddress });
@@ -139,7 +112,8 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     const headers = { 'X-API-Key': key, Accept: 'application/json' };
     const draftUrl = new URL(DRAFT_REQUEST.path, reference.url);
     const otherUrl = new URL(OTHERS_REQUEST.path, reference.url);
-    const large = agentFrom('127.0.0.2', s.largeConcurrency);
+    const largeAddress = '127.0.0.2';
+    const large = agentFrom(largeAddress, 1);
     const others = Array.from({ length: s.others }, (_, i) => agentFrom(`127.0.0.${10 + i}`, 1));
 
     // One large body alone first: the server warmed up, and a body it would refuse found before measuring.
@@ -150,6 +124,13 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     const failed = { without: 0, with: 0 };
     const largeStatuses: Record<string, number> = {};
     const largeLatencies: number[] = [];
+    largeClient = startLargeClient({
+      url: draftUrl.href,
+      headers,
+      bodies,
+      concurrency: s.largeConcurrency,
+      localAddress: largeAddress,
+    });
 
     const othersFor = async (phase: 'without' | 'with', until: number) => {
       await Promise.all(
@@ -169,21 +150,12 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     for (let round = 1; round <= s.rounds; round++) {
       const before = latencies.without.length;
       await othersFor('without', performance.now() + s.roundSec * 1000);
-      let sending = true;
-      let turn = 0;
-      const largeClient = Promise.all(
-        Array.from({ length: s.largeConcurrency }, async () => {
-          while (sending) {
-            const r = await send(large, draftUrl, 'POST', headers, bodies[turn++ % bodies.length]!);
-            largeStatuses[r.status] = (largeStatuses[r.status] ?? 0) + 1;
-            largeLatencies.push(r.ms);
-          }
-        }),
-      );
+      await largeClient.start();
       const withBefore = latencies.with.length;
       await othersFor('with', performance.now() + s.roundSec * 1000);
-      sending = false;
-      await largeClient;
+      const sent = await largeClient.stop();
+      for (const [status, n] of Object.entries(sent.statuses)) largeStatuses[status] = (largeStatuses[status] ?? 0) + n;
+      largeLatencies.push(...sent.latencies);
       log(
         `round ${round}/${s.rounds}: others' p99 without ${percentile(latencies.without.slice(before), 99).toFixed(1)} ms, ` +
           `with ${percentile(latencies.with.slice(withBefore), 99).toFixed(1)} ms`,
@@ -213,6 +185,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
       p99Ratio: ratio(withLarge.p99Ms, without.p99Ms),
     };
   } finally {
+    await largeClient?.close();
     for (const agent of agents) agent.destroy();
     await reference.close();
   }
