@@ -288,7 +288,7 @@ function bodiesSection(b: BodiesResult): string {
     '',
     `${fmt(b.others)} other clients, each from its own loopback address, send \`GET /v3/wms/suppliers\` every ` +
       `${fmt(b.otherIntervalMs)} ms; in alternate rounds (${fmt(b.rounds)} of each, ${fmt(b.roundSec)} s) one more ` +
-      `client sends \`${b.request}\` bodies of ${fmt(b.rowsPerRequest)} rows, every free-text field and the order ` +
+      `client, in a worker thread of the harness, sends \`${b.request}\` bodies of ${fmt(b.rowsPerRequest)} rows, every free-text field and the order ` +
       `number at its maxLength, ${fmt(b.requestBytes)} bytes each (an ASCII-only encoder's \\uXXXX, pretty-printed), ` +
       `${fmt(b.largeConcurrency)} at ` +
       'once from one address, for the whole round. Both are measured in the same run, side by side.',
@@ -300,6 +300,10 @@ function bodiesSection(b: BodiesResult): string {
     ),
     '',
     `- p99 with ÷ without: **${fmt(b.p99Ratio, 2)} ×**.`,
+    "- The harness's own event loop, which sends and times the other clients' calls, was delayed " +
+      `${fmt(b.with.harnessLoopDelayP99Ms, 1)} ms at p99 (at most ${fmt(b.with.harnessLoopDelayMaxMs, 1)} ms) with ` +
+      `the large-body client, ${fmt(b.without.harnessLoopDelayP99Ms, 1)} ms (at most ` +
+      `${fmt(b.without.harnessLoopDelayMaxMs, 1)} ms) without: that much of their latency is the harness's.`,
     `- The large bodies' answers: ${Object.entries(b.largeStatuses)
       .map(([status, n]) => `${fmt(n)} × ${status}`)
       .join(', ')}; their own p50 ${fmt(b.largeP50Ms, 0)} ms, sent to answered, their wait for their turn included ` +

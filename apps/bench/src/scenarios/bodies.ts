@@ -5,7 +5,7 @@
 // clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x). The large-body client
 // runs in a worker thread (./large-client.ts), so that its work does not delay the timing of the others.
 import { Agent } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchema } from '@cls-api/spec';
 import { DRAFT_REQUEST, operation, type Context, unwrapped } from '../context.js';
@@ -26,6 +26,12 @@ export interface BodiesPhase {
   p99Ms: number;
   /** Statuses other than 200 among them (none expected). */
   failed: number;
+  /**
+   * The delay of the harness's own event loop, which sends and times these calls, during the phase: what it adds to
+   * their latency is the harness's, not the server's.
+   */
+  harnessLoopDelayP99Ms: number;
+  harnessLoopDelayMaxMs: number;
 }
 
 export interface BodiesResult {
@@ -121,6 +127,10 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     if (first.status !== 200) throw new Error(`a large draft body was answered ${first.status}, not 200`);
 
     const latencies = { without: [] as number[], with: [] as number[] };
+    const loopDelay = {
+      without: monitorEventLoopDelay({ resolution: 1 }),
+      with: monitorEventLoopDelay({ resolution: 1 }),
+    };
     const failed = { without: 0, with: 0 };
     const largeStatuses: Record<string, number> = {};
     const largeLatencies: number[] = [];
@@ -133,6 +143,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     });
 
     const othersFor = async (phase: 'without' | 'with', until: number) => {
+      loopDelay[phase].enable();
       await Promise.all(
         others.map(async (agent) => {
           while (performance.now() < until) {
@@ -145,6 +156,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
           }
         }),
       );
+      loopDelay[phase].disable();
     };
 
     for (let round = 1; round <= s.rounds; round++) {
@@ -166,6 +178,8 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
       p50Ms: percentile(latencies[name], 50),
       p99Ms: percentile(latencies[name], 99),
       failed: failed[name],
+      harnessLoopDelayP99Ms: loopDelay[name].percentile(99) / 1e6,
+      harnessLoopDelayMaxMs: loopDelay[name].max / 1e6,
     });
     const without = phase('without');
     const withLarge = phase('with');
