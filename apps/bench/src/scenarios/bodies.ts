@@ -5,10 +5,11 @@
 // clients each send a GET at a steady pace from addresses of their own (loopback: 127.0.0.x). The large-body client
 // runs in a worker thread (./large-client.ts), so that its work does not delay the timing of the others.
 import { Agent } from 'node:http';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchema } from '@cls-api/spec';
 import { DRAFT_REQUEST, operation, type Context, unwrapped } from '../context.js';
+import { loopDelay as monitorLoop } from '../loop-delay.js';
 import { startReference } from '../servers/start.js';
 import { percentile, ratio } from '../stats.js';
 import { type LargeClient, startLargeClient } from './large-client.js';
@@ -127,10 +128,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     if (first.status !== 200) throw new Error(`a large draft body was answered ${first.status}, not 200`);
 
     const latencies = { without: [] as number[], with: [] as number[] };
-    const loopDelay = {
-      without: monitorEventLoopDelay({ resolution: 1 }),
-      with: monitorEventLoopDelay({ resolution: 1 }),
-    };
+    const loopDelay = { without: monitorLoop(), with: monitorLoop() };
     const failed = { without: 0, with: 0 };
     const largeStatuses: Record<string, number> = {};
     const largeLatencies: number[] = [];
@@ -143,7 +141,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     });
 
     const othersFor = async (phase: 'without' | 'with', until: number) => {
-      loopDelay[phase].enable();
+      loopDelay[phase].start();
       await Promise.all(
         others.map(async (agent) => {
           while (performance.now() < until) {
@@ -156,7 +154,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
           }
         }),
       );
-      loopDelay[phase].disable();
+      loopDelay[phase].stop();
     };
 
     for (let round = 1; round <= s.rounds; round++) {
@@ -178,8 +176,8 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
       p50Ms: percentile(latencies[name], 50),
       p99Ms: percentile(latencies[name], 99),
       failed: failed[name],
-      harnessLoopDelayP99Ms: loopDelay[name].percentile(99) / 1e6,
-      harnessLoopDelayMaxMs: loopDelay[name].max / 1e6,
+      harnessLoopDelayP99Ms: loopDelay[name].p99Ms(),
+      harnessLoopDelayMaxMs: loopDelay[name].maxMs(),
     });
     const without = phase('without');
     const withLarge = phase('with');
