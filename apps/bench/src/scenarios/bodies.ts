@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonSchema } from '@cls-api/spec';
 import { DRAFT_REQUEST, operation, type Context, unwrapped } from '../context.js';
-import { loopDelay as monitorLoop } from '../loop-delay.js';
+import { loopDelay } from '../loop-delay.js';
 import { startReference } from '../servers/start.js';
 import { percentile, ratio } from '../stats.js';
 import { type LargeClient, startLargeClient } from './large-client.js';
@@ -128,7 +128,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     if (first.status !== 200) throw new Error(`a large draft body was answered ${first.status}, not 200`);
 
     const latencies = { without: [] as number[], with: [] as number[] };
-    const loopDelay = { without: monitorLoop(), with: monitorLoop() };
+    const delays = { without: loopDelay(), with: loopDelay() };
     const failed = { without: 0, with: 0 };
     const largeStatuses: Record<string, number> = {};
     const largeLatencies: number[] = [];
@@ -141,7 +141,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
     });
 
     const othersFor = async (phase: 'without' | 'with', until: number) => {
-      loopDelay[phase].start();
+      delays[phase].start();
       await Promise.all(
         others.map(async (agent) => {
           while (performance.now() < until) {
@@ -154,7 +154,7 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
           }
         }),
       );
-      loopDelay[phase].stop();
+      delays[phase].stop();
     };
 
     for (let round = 1; round <= s.rounds; round++) {
@@ -176,8 +176,8 @@ export async function runBodies(ctx: Context): Promise<BodiesResult> {
       p50Ms: percentile(latencies[name], 50),
       p99Ms: percentile(latencies[name], 99),
       failed: failed[name],
-      harnessLoopDelayP99Ms: loopDelay[name].p99Ms(),
-      harnessLoopDelayMaxMs: loopDelay[name].maxMs(),
+      harnessLoopDelayP99Ms: delays[name].p99Ms(),
+      harnessLoopDelayMaxMs: delays[name].maxMs(),
     });
     const without = phase('without');
     const withLarge = phase('with');
