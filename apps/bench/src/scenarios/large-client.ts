@@ -94,7 +94,11 @@ function serve(port: NonNullable<typeof parentPort>, options: LargeClientOptions
       return;
     }
     sending = false;
-    void loops?.then(() => port.postMessage({ type: 'stopped', round } satisfies Reply));
+    // A failed round has already been reported (above); its stop has nothing more to say.
+    loops?.then(
+      () => port.postMessage({ type: 'stopped', round } satisfies Reply),
+      () => undefined,
+    );
   });
 }
 
