@@ -1,8 +1,8 @@
 // Turbo's graph is the workspace's own: `pnpm build` plans only tasks that exist (a package's `bundle` or `generate`
 // only where its package.json has that script), an edit of one spec file changes the hash of the spec package's
-// tasks and of the packages that depend on it and no other, and `pnpm breaking` builds what the gate runs on (its
-// package and its runtime dependencies), not what its tests start. Run on a copy of the repository's files, where a
-// spec file is edited without touching the checkout other suites read.
+// tasks and of the packages that depend on it and no other, and `pnpm breaking` and `pnpm docs:build` build what the
+// gate and the site run on (their package and its runtime dependencies), not what their tests start. Run on a copy of
+// the repository's files, where a spec file is edited without touching the checkout other suites read.
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
@@ -151,5 +151,17 @@ describe("turbo's task graph", () => {
     expect(ours(release.devDependencies)).toContain('@cls-api/reference');
     const packages = new Set(dry(['build', '--filter=@cls-api/release']).map((t) => t.package));
     expect([...packages].sort()).toEqual([...closure(release.name, ['dependencies'])].sort());
+  });
+
+  it("builds for pnpm docs:build (the release's site job) the site and the spec it reads, not what its tests start", () => {
+    const docs = manifests.find((m) => m.name === '@cls-api/docs')!;
+    // Its tests start the reference server, the mock and the client: building them took the site job 70 CPU-seconds
+    // where the site alone takes 27.
+    expect(ours(docs.devDependencies)).toEqual(expect.arrayContaining(['@cls-api/reference', '@cls-api/mock']));
+    const packages = new Set(dry(['build', '--filter=@cls-api/docs']).map((t) => t.package));
+    expect([...packages].sort()).toEqual([...closure(docs.name, ['dependencies'])].sort());
+    // Its tests still get every package they start, built first.
+    const tested = new Set(dry(['test', '--filter=@cls-api/docs']).map((t) => t.package));
+    for (const dep of closure(docs.name, ['dependencies', 'devDependencies'])) expect(tested, dep).toContain(dep);
   });
 });
