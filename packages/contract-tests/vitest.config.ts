@@ -11,7 +11,7 @@ export default packageTestConfig({
   // minutes against 3 with three; four at a time gained nothing more).
   maxWorkers: 3,
   // The files share their worker's modules: each file importing the kit, the reference server and the spec again was
-  // about a fifth of the package's CPU time (330 CPU-seconds against 272 alone on a 2-core machine). A file that fakes
+  // about a sixth of the package's CPU time (330 CPU-seconds against 272 alone on a 2-core machine). A file that fakes
   // the clock or stubs fetch puts them back when it ends (test/support/virtual-time.ts, data.test.ts, faults.test.ts);
   // every file closes the servers it starts.
   isolate: false,
