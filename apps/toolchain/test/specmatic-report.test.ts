@@ -52,6 +52,11 @@ Unsuccessful Scenarios:
         Reason:
     Conversion = '敟'
 
+  "Scenario: GET /v3/wms/returns/(return_no:string) -> 200 with the request from the example 'return' FAILED"
+        Reason:
+    Conversion = '
+    '
+
   "Scenario: GET /v3/wms/orders -> 200 FAILED"
         Reason:
     Conversion = 'z'
@@ -94,6 +99,8 @@ describe("Specmatic's report", () => {
       // A URL that needs no encoding and was still refused is a finding, not this reading.
       'GET /v3/wms/products/{product_code} -> 200: REQUEST.URL./v3/wms/products/abc',
       'GET /v3/wms/products/{product_code}/options/{option_code} -> 200: path not percent-encoded',
+      // A `%` followed by a line break: the report prints the break and indents the rest of the line.
+      'GET /v3/wms/returns/{return_no} -> 200: path not percent-encoded',
       'POST /v3/auth/token -> 200: answered 401',
     ]);
     expect(failures('Tests run: 1, Successes: 1, Failures: 0, WIP: 0, Errors: 0')).toEqual([]);
