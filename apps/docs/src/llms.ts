@@ -190,6 +190,11 @@ export function llmsFiles(contract: OpenApiDocument, docs: OpenApiDocument, site
   const tags = (docs.tags ?? []) as Tag[];
   const guides = tags.filter((t) => t['x-traitTag'] === true);
   const groups = ((docs['x-tagGroups'] ?? []) as Group[]).filter((g) => g.name !== 'Guides');
+  // A group of its own lists its guides under its own name (the reference sandbox's, which are not the service's):
+  // "Guides" holds the rest.
+  const guidesOf = (g: Group) => guides.filter((t) => g.tags.includes(t.name));
+  const grouped = new Set(groups.flatMap((g) => guidesOf(g).map((t) => t.name)));
+  const serviceGuides = guides.filter((g) => !grouped.has(g.name));
   const ops = operations(contract);
   const title = `${contract.info.title} ${contract.info.version}`;
   const summary = oneLine(contract.info.summary as string | undefined);
@@ -210,6 +215,9 @@ export function llmsFiles(contract: OpenApiDocument, docs: OpenApiDocument, site
     [...intro.matchAll(/^\s*\d+\. \[([^\]]+)\]\(\/[^)]*\): (.+)$/gm)].map((m) => [m[1]!, oneLine(m[2])]),
   );
 
+  const guideLine = (g: Tag) =>
+    `- [${g.name}](${page(guidePage(g.name))}): ${said.get(g.name) ?? lead(markdown(g.description ?? ''))}`;
+
   const index = [
     `# ${title}`,
     '',
@@ -219,26 +227,34 @@ export function llmsFiles(contract: OpenApiDocument, docs: OpenApiDocument, site
     '',
     '## Guides',
     '',
-    ...guides.map(
-      (g) => `- [${g.name}](${page(guidePage(g.name))}): ${said.get(g.name) ?? lead(markdown(g.description ?? ''))}`,
-    ),
+    ...serviceGuides.map(guideLine),
     '',
-    ...groups.flatMap((g) => [
-      `## ${g.name}`,
-      '',
-      ...g.tags.flatMap((tagName) =>
-        ops
-          .filter((op) => op.tags[0] === tagName)
-          .map((op) => {
-            const raw = contract.paths![op.path]![op.method]! as { summary?: string; description?: string };
-            const changes = op.provisional ? ' (provisional)' : '';
-            return `- [${raw.summary}](${page(operationPage(tagName, op.operationId))}): \`${op.method.toUpperCase()} ${op.path}\`${changes}. ${firstSentence(raw.description)}`;
-          }),
-      ),
-      '',
-    ]),
+    ...groups.flatMap((g) => {
+      const lines = [
+        ...guidesOf(g).map(guideLine),
+        ...g.tags.flatMap((tagName) =>
+          ops
+            .filter((op) => op.tags[0] === tagName)
+            .map((op) => {
+              const raw = contract.paths![op.path]![op.method]! as { summary?: string; description?: string };
+              const changes = op.provisional ? ' (provisional)' : '';
+              return `- [${raw.summary}](${page(operationPage(tagName, op.operationId))}): \`${op.method.toUpperCase()} ${op.path}\`${changes}. ${firstSentence(raw.description)}`;
+            }),
+        ),
+      ];
+      return lines.length ? [`## ${g.name}`, '', ...lines, ''] : [];
+    }),
   ].join('\n');
 
+  const guideInFull = (g: Tag) => [
+    `## ${g.name}`,
+    '',
+    forModels(g.description ?? '')
+      .trim()
+      // The guide's own headings sit below its title.
+      .replace(/^(#{2,5}) /gm, '#$1 '),
+    '',
+  ];
   const full = [
     `# ${title}`,
     '',
@@ -248,15 +264,8 @@ export function llmsFiles(contract: OpenApiDocument, docs: OpenApiDocument, site
     '',
     '# Guides',
     '',
-    ...guides.flatMap((g) => [
-      `## ${g.name}`,
-      '',
-      forModels(g.description ?? '')
-        .trim()
-        // The guide's own headings sit below its title.
-        .replace(/^(#{2,5}) /gm, '#$1 '),
-      '',
-    ]),
+    ...serviceGuides.flatMap(guideInFull),
+    ...groups.flatMap((g) => (guidesOf(g).length ? [`# ${g.name}`, '', ...guidesOf(g).flatMap(guideInFull)] : [])),
     '# Operations',
     '',
     ...groups.flatMap((g) =>

@@ -1,12 +1,14 @@
 // llms.txt and llms-full.txt: built with the site from the bundle (the global set-up builds it), served by the docs
 // server as text, linked from the start page, and complete: every guide and operation, each link of llms.txt a
 // Markdown page of the built site (one per guide and per operation) that answers Markdown, no site HTML, none of
-// the sample runner's marks and no decision ids, and no contract-author wording outside the provisional guide.
+// the sample runner's marks and no decision ids, the reference sandbox's guides under its own heading and apart
+// from the service's, and no contract-author wording outside the provisional guide.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSpec, operations, type OpenApiDocument } from '@cls-api/spec';
 import { LLMS_FULL, LLMS_INDEX, PROVISIONAL_TAG, llmsFiles, startDocs, type DocsServer } from '../src/index.js';
+import { SANDBOX_GROUP } from '../src/sandbox-guides.js';
 import { docsSpecPath, siteDir } from '../src/paths.js';
 
 const docs = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
@@ -61,6 +63,32 @@ describe('llms.txt and llms-full.txt', () => {
     const page = readFileSync(join(siteDir, pages.find((l) => l.endsWith('/registerdraftorders.md'))!), 'utf8');
     expect(page).toContain(`\`${op.method.toUpperCase()} ${op.path}\` (\`${op.operationId}\`)`);
     expect(full).toContain(page.replace(/^# /, '### ').trim().split('\n').slice(0, 3).join('\n'));
+  });
+
+  it("lists the reference sandbox's guides under the sandbox's own heading, apart from the service's, and no heading without a link", () => {
+    const sandbox = ((docs['x-tagGroups'] ?? []) as Array<{ name: string; tags: string[] }>).find(
+      (g) => g.name === SANDBOX_GROUP,
+    );
+    expect(sandbox?.tags.length).toBeGreaterThan(0);
+    const sections = new Map(
+      index
+        .split(/^## /m)
+        .slice(1)
+        .map((part) => [part.split('\n')[0]!, part] as const),
+    );
+    for (const [heading, text] of sections) expect(text, heading).toMatch(/^- \[/m);
+    for (const guide of sandbox!.tags) {
+      const link = `- [${guide}](`;
+      expect(sections.get(SANDBOX_GROUP), guide).toContain(link);
+      expect(sections.get('Guides'), guide).not.toContain(link);
+    }
+    const serviceGuides = full.slice(full.indexOf('\n# Guides\n'), full.indexOf(`\n# ${SANDBOX_GROUP}\n`));
+    const sandboxPart = full.slice(full.indexOf(`\n# ${SANDBOX_GROUP}\n`), full.indexOf('\n# Operations\n'));
+    expect(serviceGuides).toContain('\n## Getting started\n');
+    for (const guide of sandbox!.tags) {
+      expect(sandboxPart, guide).toContain(`\n## ${guide}\n`);
+      expect(serviceGuides, guide).not.toContain(`\n## ${guide}\n`);
+    }
   });
 
   it.each([
