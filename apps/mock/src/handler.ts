@@ -144,7 +144,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     const body = await readBody(req);
     let shaped = refuseBody(contract, body, facts.op);
     // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
-    const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers) : undefined;
+    const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers, body as Buffer) : undefined;
     if (forced && 'refused' in forced) shaped ??= forced.refused;
     else if (forced) {
       facts.prefer = forced.prefer;

@@ -7,8 +7,10 @@
 import {
   apiKeyShape,
   documentValidator,
+  failedRowsOf,
   loadSandboxSpec,
   operations,
+  rowBeyondRequest,
   sandboxOutcomes,
   type SandboxOutcomeFacts,
   type JsonSchema,
@@ -23,6 +25,15 @@ import { errorResponse, type Preference, type ShapedResponse, unknownRoute } fro
 export const SANDBOX_PREFIX = '/sandbox/';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The rows of a bulk request's body (its array), as the sandbox counts them; none when it holds no array. */
+function rowsSent(body: Buffer | undefined): number {
+  try {
+    const parsed = JSON.parse(body?.toString('utf8') ?? '') as unknown;
+    if (parsed && typeof parsed === 'object') return (Object.values(parsed).find(Array.isArray) ?? []).length;
+  } catch {}
+  return 0;
+}
 
 export class SandboxHelpers {
   readonly doc: OpenApiDocument;
@@ -42,20 +53,29 @@ export class SandboxHelpers {
 
   /**
    * For a `/v3/` request that asks for a forced outcome: the `Prefer` that serves the operation's example of it, or
-   * the refusal the sandbox gives (a live key, an outcome the operation does not declare); undefined without one.
+   * the refusal the sandbox gives (a live key, an outcome the operation does not declare, failed rows it would not
+   * take); undefined without one. `body` is the request's, for the rows `X-Sandbox-Failed-Rows` may name.
    */
   forcedOutcome(
     op: OperationInfo,
     headers: Record<string, string | string[] | undefined>,
+    body?: Buffer,
   ): { prefer: Preference } | { refused: ShapedResponse } | undefined {
-    const raw = headers[this.forced.outcomeHeader.toLowerCase()];
-    const outcome = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-    if (outcome === undefined) return undefined;
+    const header = (name: string) => {
+      const raw = headers[name.toLowerCase()];
+      return (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    };
+    const outcome = header(this.forced.outcomeHeader);
+    const failedRows = header(this.forced.failedRowsHeader);
+    if (outcome === undefined && failedRows === undefined) return undefined;
     const refuse = (message: string) => ({ refused: errorResponse(this.contract, 'invalid', message, op) });
     if (this.credentialOf(op, headers)?.live)
       return {
         refused: errorResponse(this.contract, 'wrongCredential', 'A forced outcome takes a test credential.', op),
       };
+    // Checked as the sandbox checks it, though not applied: the failed rows answered are the example's.
+    const rows = failedRows === undefined ? undefined : failedRowsOf(this.forced, outcome, failedRows);
+    if (outcome === undefined) return rows && 'refused' in rows ? refuse(rows.refused) : undefined;
     if (!this.forced.outcomes.has(outcome as never))
       return refuse(`${this.forced.outcomeHeader} is one of ${[...this.forced.outcomes.keys()].join(', ')}.`);
     const scenarios = this.contract.scenariosOf(op);
@@ -73,6 +93,9 @@ export class SandboxHelpers {
                   Number((s.value as { data?: { failed_count?: unknown } }).data?.failed_count) > 0,
               );
     if (!found) return refuse(`${op.operationId} does not declare the outcome ${outcome}.`);
+    if (rows && 'refused' in rows) return refuse(rows.refused);
+    const beyond = rows && rowBeyondRequest(this.forced, rows.rows, rowsSent(body));
+    if (beyond) return refuse(beyond);
     return { prefer: { code: found.status, example: found.example, rest: [] } };
   }
 

@@ -121,6 +121,52 @@ describe('forced outcomes on the mock', () => {
     expect((bulk.body as { data: { failed_count: number } }).data.failed_count).toBeGreaterThan(0);
   });
 
+  it('checks X-Sandbox-Failed-Rows as the sandbox does, though the rows answered are the example’s', async () => {
+    const row = {
+      mall_order_no: 'M-1',
+      mall_product_name: 'P',
+      product_code: 'C',
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    };
+    const bulk = (headers: Record<string, string>) =>
+      send(
+        mock.url,
+        'POST',
+        '/v3/wms/orders',
+        { 'X-API-Key': 'wms_test_mock', 'Content-Type': 'application/json', ...headers },
+        JSON.stringify({ orders: [row, { ...row, mall_order_no: 'M-2' }] }),
+      );
+    const refusals: Array<[Record<string, string>, RegExp]> = [
+      [{ 'X-Sandbox-Failed-Rows': '0' }, /bulk_failed only/],
+      [{ 'X-Sandbox-Outcome': 'internal_error', 'X-Sandbox-Failed-Rows': '0' }, /bulk_failed only/],
+      [{ 'X-Sandbox-Outcome': 'bulk_failed', 'X-Sandbox-Failed-Rows': 'first' }, /row indexes from 0/],
+      [{ 'X-Sandbox-Outcome': 'bulk_failed', 'X-Sandbox-Failed-Rows': '1,1' }, /names a row twice/],
+      [{ 'X-Sandbox-Outcome': 'bulk_failed', 'X-Sandbox-Failed-Rows': '2' }, /names row 2, but the request has 2 rows/],
+    ];
+    for (const [headers, message] of refusals) {
+      const refused = await bulk(headers);
+      const error = (refused.body as { error: { code: string; message: string } }).error;
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(error.code).toBe('INVALID_PARAMETER');
+      expect(error.message).toMatch(message);
+    }
+    const taken = await bulk({ 'X-Sandbox-Outcome': 'bulk_failed', 'X-Sandbox-Failed-Rows': '0,1' });
+    expect(taken.status).toBe(200);
+    expect((taken.body as { data: { failed_count: number } }).data.failed_count).toBeGreaterThan(0);
+    // Rows without the outcome on a read are refused too; a live key is refused before the rows are read.
+    expect(
+      (await send(mock.url, 'GET', '/v3/wms/suppliers', { ...TEST_KEY, 'X-Sandbox-Failed-Rows': '0' })).status,
+    ).toBe(400);
+    const live = await send(mock.url, 'GET', '/v3/wms/suppliers', {
+      'X-API-Key': 'wms_live_mock',
+      'X-Sandbox-Failed-Rows': '0',
+    });
+    expect(live.status).toBe(403);
+  });
+
   it('refuses what the sandbox refuses: an undeclared or unknown outcome, a live key', async () => {
     const undeclared = await suppliers('bulk_failed');
     expect(undeclared.status).toBe(400);

@@ -83,3 +83,37 @@ export function sandboxOutcomes(doc: OpenApiDocument): SandboxOutcomeFacts {
     outcomes,
   };
 }
+
+/**
+ * The rows a forced bulk failure fails, read from `X-Sandbox-Failed-Rows` as the sandbox document defines it
+ * (zero-based row indexes, comma-separated, each once, sent with `X-Sandbox-Outcome: bulk_failed` only), or the
+ * message of the 400 that refuses it: one reading for every server that answers the header. `show` writes the
+ * refused value into the message (the server's own escaping).
+ */
+export function failedRowsOf(
+  facts: SandboxOutcomeFacts,
+  outcome: string | undefined,
+  raw: string,
+  show: (text: string) => string = (text) => JSON.stringify(text),
+): { rows: ReadonlySet<number> } | { refused: string } {
+  const { failedRowsHeader, outcomeHeader } = facts;
+  if (outcome !== 'bulk_failed')
+    return { refused: `${failedRowsHeader} is sent with ${outcomeHeader}: bulk_failed only.` };
+  if (!facts.failedRowsPattern.test(raw))
+    return { refused: `${failedRowsHeader} must be row indexes from 0, comma-separated, not ${show(raw)}.` };
+  const indexes = raw.split(',').map(Number);
+  if (new Set(indexes).size !== indexes.length) return { refused: `${failedRowsHeader} names a row twice.` };
+  return { rows: new Set(indexes) };
+}
+
+/** The message of the 400 when `X-Sandbox-Failed-Rows` names a row the request does not have (`sent` rows). */
+export function rowBeyondRequest(
+  facts: SandboxOutcomeFacts,
+  rows: ReadonlySet<number>,
+  sent: number,
+): string | undefined {
+  const beyond = [...rows].find((index) => index >= sent);
+  return beyond === undefined
+    ? undefined
+    : `${facts.failedRowsHeader} names row ${beyond}, but the request has ${sent} rows.`;
+}

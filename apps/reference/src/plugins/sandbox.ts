@@ -4,12 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  failedRowsOf,
   type JsonSchema,
   type OpenApiDocument,
   type OperationInfo,
   type QuotaHeaders,
   referenceOf,
   resolvePointer,
+  rowBeyondRequest,
   type SandboxOutcome,
   ServiceTime,
 } from '@cls-api/spec';
@@ -184,7 +186,7 @@ function declares(
 export const forcedOutcomes = fp<ForcedOutcomesOptions>(
   async (app: FastifyInstance, options) => {
     const { sandbox, spec, quotaHeaders } = options;
-    const { outcomeHeader, failedRowsHeader, failedRowsPattern, outcomes } = sandbox.outcomes;
+    const { outcomeHeader, failedRowsHeader, outcomes } = sandbox.outcomes;
     const time = new ServiceTime(options.timeZone);
     const bulkShapes = new Map<string, BulkShape>();
     for (const op of spec.operations.values()) {
@@ -205,7 +207,11 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
       if (!credential || credential.kind === 'public')
         throw refused(`${outcomeHeader} takes a test credential; ${route.operationId} takes none.`);
       if (credential.environment !== 'test') throw liveRefused('Forced outcomes');
-      if (value === undefined) throw refused(`${failedRowsHeader} is sent with ${outcomeHeader}: bulk_failed only.`);
+      if (value === undefined) {
+        // Rows without an outcome: always refused.
+        const read = failedRowsOf(sandbox.outcomes, value, rows!, shown);
+        throw refused('refused' in read ? read.refused : `${outcomeHeader} is missing.`);
+      }
       const outcome = value as SandboxOutcome;
       if (!outcomes.has(outcome)) throw refused(`${outcomeHeader} must be one of ${names}, not ${shown(value)}.`);
       const byApiKey = credential.kind === 'api_key';
@@ -217,13 +223,9 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
       }
       const forced: ForcedOutcome = { outcome };
       if (rows !== undefined) {
-        if (outcome !== 'bulk_failed')
-          throw refused(`${failedRowsHeader} is sent with ${outcomeHeader}: bulk_failed only.`);
-        if (!failedRowsPattern.test(rows))
-          throw refused(`${failedRowsHeader} must be row indexes from 0, comma-separated, not ${shown(rows)}.`);
-        const indexes = rows.split(',').map(Number);
-        if (new Set(indexes).size !== indexes.length) throw refused(`${failedRowsHeader} names a row twice.`);
-        forced.failedRows = new Set(indexes);
+        const read = failedRowsOf(sandbox.outcomes, outcome, rows, shown);
+        if ('refused' in read) throw refused(read.refused);
+        forced.failedRows = read.rows;
       }
       return forced;
     }
@@ -244,10 +246,8 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
     function bulkAnswer(request: FastifyRequest, shape: BulkShape, failed: ReadonlySet<number> | undefined) {
       const body = (request.body ?? {}) as Record<string, unknown>;
       const sent = (Object.values(body).find(Array.isArray) ?? []) as Array<Record<string, unknown>>;
-      for (const index of failed ?? []) {
-        if (index >= sent.length)
-          throw refused(`${failedRowsHeader} names row ${index}, but the request has ${sent.length} rows.`);
-      }
+      const beyond = failed && rowBeyondRequest(sandbox.outcomes, failed, sent.length);
+      if (beyond) throw refused(beyond);
       const at = time.format(ServiceTime.seconds(request.serviceNow));
       const rows = sent.map((input, index) => {
         const ok = failed !== undefined && !failed.has(index);
