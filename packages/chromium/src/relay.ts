@@ -1,7 +1,7 @@
-// A SOCKS5 relay between a browser and one server that records, per connection, how many bytes the client sent and
-// the status of every answer the server wrote, and when the server closed it; connections to anywhere else are
-// refused. Each connection is passed on as it
-// is, half-close included, so the browser sees what the server does. A test can hold the answers, and the set-up of
+// A SOCKS5 relay between a browser and one server that records, per connection, how many bytes the client sent, the
+// request line of every request and the status of every answer, read message by message as the bytes pass (nothing
+// passed on is kept), and when the server closed it; connections to anywhere else are refused. Each connection is
+// passed on as it is, half-close included, so the browser sees what the server does. A test can hold the answers, and the set-up of
 // new connections, until it releases them: that is how it makes a browser keep a connection it never sends on.
 import { connect, createServer, type Socket } from 'node:net';
 
@@ -33,8 +33,88 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-const STATUS_LINE = /HTTP\/1\.[01] (\d{3}) /g;
-const REQUEST_LINE = /(?:^|\r\n)([A-Z]+ \S+ HTTP\/1\.[01])\r\n/g;
+const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: |$)/;
+const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/1\.[01]$/;
+/** Longer than any head a test sends: a longer one is not HTTP as this reads it, and reading stops. */
+const MAX_HEAD = 64 * 1024;
+
+/** How the body after a head is delimited: by its length, in chunks, by the connection's end, or not at all. */
+export type Framing = { length: number } | 'chunked' | 'rest' | 'none';
+
+/** The framing a head's own headers give its body (RFC 9112, section 6.3); `toClose` when none is given. */
+export function framingOf(head: readonly string[], toClose: Framing): Framing {
+  const header = (name: string) =>
+    head
+      .slice(1)
+      .find((line) => line.toLowerCase().startsWith(`${name}:`))
+      ?.slice(name.length + 1)
+      .trim();
+  if (/(^|,)\s*chunked\s*$/i.test(header('transfer-encoding') ?? '')) return 'chunked';
+  const length = header('content-length');
+  if (length !== undefined && /^\d+$/.test(length)) return { length: Number(length) };
+  return toClose;
+}
+
+/**
+ * Reads the HTTP/1.x messages of one direction of a connection as its bytes pass: calls `onHead` with the lines of
+ * each head (start line first), which says how that message's body is delimited, and skips the body by its framing.
+ * Only an unfinished head or chunk-size line is kept, never a body, so that relayed bytes are not held in memory;
+ * and a status line is found where a message starts, never inside a body.
+ */
+export function messageReader(onHead: (head: string[]) => Framing): (chunk: Buffer) => void {
+  type State = 'head' | 'body' | 'chunk-size' | 'chunk-data' | 'chunk-end' | 'trailer' | 'rest';
+  let state: State = 'head';
+  let line = '';
+  let head: string[] = [];
+  let headBytes = 0;
+  let remaining = 0;
+  return (chunk) => {
+    let i = 0;
+    while (i < chunk.length && state !== 'rest') {
+      if (state === 'body' || state === 'chunk-data' || state === 'chunk-end') {
+        const take = Math.min(remaining, chunk.length - i);
+        i += take;
+        remaining -= take;
+        if (remaining > 0) continue;
+        if (state === 'chunk-data') {
+          state = 'chunk-end';
+          remaining = 2; // the CRLF after a chunk's data
+        } else state = state === 'body' ? 'head' : 'chunk-size';
+        continue;
+      }
+      const lf = chunk.indexOf(10, i);
+      const end = lf < 0 ? chunk.length : lf + 1;
+      line += chunk.toString('latin1', i, end);
+      headBytes += end - i;
+      i = end;
+      if (headBytes > MAX_HEAD) state = 'rest';
+      if (lf < 0 || state === 'rest') continue;
+      const text = line.replace(/\r?\n$/, '');
+      line = '';
+      if (state === 'chunk-size') {
+        const size = /^[0-9a-f]+/i.exec(text)?.[0];
+        state = size === undefined ? 'rest' : Number.parseInt(size, 16) === 0 ? 'trailer' : 'chunk-data';
+        remaining = size === undefined ? 0 : Number.parseInt(size, 16);
+        headBytes = 0;
+      } else if (state === 'trailer') {
+        if (text === '') {
+          state = 'head';
+          headBytes = 0;
+        }
+      } else if (text !== '') head.push(text);
+      else if (head.length > 0) {
+        // The end of a head (an empty line before any is a stray line end between messages).
+        const framing = onHead(head);
+        head = [];
+        headBytes = 0;
+        if (typeof framing === 'object') {
+          remaining = framing.length;
+          if (remaining > 0) state = 'body';
+        } else if (framing !== 'none') state = framing === 'chunked' ? 'chunk-size' : 'rest';
+      }
+    }
+  };
+}
 
 /** Gate: runs each queued task now when open, or when it opens. */
 function gate() {
@@ -67,27 +147,33 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
 
   /** Passes a set-up connection on to the server, recording it. */
   const relay = (client: Socket) => {
-    const record = { requestBytes: 0, closed: false } as RelayedConnection;
-    let sent = '';
+    const record: RelayedConnection = { requestBytes: 0, requests: [], statuses: [], closed: false };
     connections.push(record);
     const upstream = connect(targetPort, '127.0.0.1');
     sockets.add(upstream);
-    // Response heads are found by their status line at the start of what the server wrote or after a line end;
-    // the bodies here (compressed, HTML, JSON) hold none there.
-    let written = '';
-    Object.defineProperty(record, 'requests', {
-      enumerable: true,
-      get: () => [...sent.matchAll(REQUEST_LINE)].map((m) => m[1]!),
+    // Each direction is read message by message as it passes. The methods of the requests sent, in order, are what
+    // a response's framing needs besides its own head: the answer to a HEAD has no body.
+    const methods: string[] = [];
+    const readSent = messageReader((head) => {
+      const start = head[0]!;
+      if (!REQUEST_LINE.test(start)) return 'rest';
+      record.requests.push(start);
+      methods.push(start.split(' ')[0]!);
+      return framingOf(head, 'none');
     });
-    Object.defineProperty(record, 'statuses', {
-      enumerable: true,
-      get: () =>
-        [...written.matchAll(STATUS_LINE)]
-          .filter((m) => m.index === 0 || written.slice(m.index - 2, m.index) === '\r\n')
-          .map((m) => Number(m[1])),
+    const readWritten = messageReader((head) => {
+      const status = STATUS_LINE.exec(head[0]!);
+      if (!status) return 'rest';
+      const code = Number(status[1]);
+      record.statuses.push(code);
+      // 101 hands the connection over to another protocol; other 1xx answers are interim, the final one follows.
+      if (code === 101) return 'rest';
+      if (code < 200) return 'none';
+      const method = methods.shift();
+      return method === 'HEAD' || code === 204 || code === 304 ? 'none' : framingOf(head, 'rest');
     });
     upstream.on('data', (chunk: Buffer) => {
-      written += chunk.toString('latin1');
+      readWritten(chunk);
       answers.run(() => client.write(chunk));
     });
     let ended = false;
@@ -97,7 +183,7 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
     });
     client.on('data', (chunk: Buffer) => {
       record.requestBytes += chunk.length;
-      sent += chunk.toString('latin1');
+      readSent(chunk);
       upstream.write(chunk);
     });
     client.once('end', () => upstream.end());
