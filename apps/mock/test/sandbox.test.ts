@@ -88,6 +88,16 @@ describe('the sandbox helpers on the mock', () => {
 });
 
 describe('forced outcomes on the mock', () => {
+  /** A row of a bulk order registration that passes its schema. */
+  const row = {
+    mall_order_no: 'M-1',
+    mall_product_name: 'P',
+    product_code: 'C',
+    quantity: 1,
+    receiver_name: 'Kim Minji',
+    receiver_phone: '010-1234-5678',
+    receiver_address: '12 Teheran-ro, Seoul',
+  };
   const suppliers = (outcome: string, key = 'wms_test_mock') =>
     send(mock.url, 'GET', '/v3/wms/suppliers', { 'X-API-Key': key, 'X-Sandbox-Outcome': outcome });
 
@@ -101,15 +111,6 @@ describe('forced outcomes on the mock', () => {
     const gateway = await suppliers('gateway_throttled');
     expect(gateway.status).toBe(429);
     expect(gateway.headers.get('retry-after')).toBeNull();
-    const row = {
-      mall_order_no: 'M-1',
-      mall_product_name: 'P',
-      product_code: 'C',
-      quantity: 1,
-      receiver_name: 'Kim Minji',
-      receiver_phone: '010-1234-5678',
-      receiver_address: '12 Teheran-ro, Seoul',
-    };
     const bulk = await send(
       mock.url,
       'POST',
@@ -122,15 +123,6 @@ describe('forced outcomes on the mock', () => {
   });
 
   it('checks X-Sandbox-Failed-Rows as the sandbox does, though the rows answered are the example’s', async () => {
-    const row = {
-      mall_order_no: 'M-1',
-      mall_product_name: 'P',
-      product_code: 'C',
-      quantity: 1,
-      receiver_name: 'Kim Minji',
-      receiver_phone: '010-1234-5678',
-      receiver_address: '12 Teheran-ro, Seoul',
-    };
     const bulk = (headers: Record<string, string>) =>
       send(
         mock.url,
