@@ -6,6 +6,7 @@
 // `/v3/` operation) becomes the operation's own named example of that answer, as a `Prefer` would ask for it.
 import {
   apiKeyShape,
+  bulkRows,
   documentValidator,
   failedRowsOf,
   loadSandboxSpec,
@@ -26,13 +27,13 @@ export const SANDBOX_PREFIX = '/sandbox/';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The rows of a bulk request's body (its array), as the sandbox counts them; none when it holds no array. */
-function rowsSent(body: Buffer | undefined): number {
+/** The request's body, parsed; undefined when it is not JSON (the rows it holds are then none). */
+function parsedBody(body: Buffer | undefined): unknown {
   try {
-    const parsed = JSON.parse(body?.toString('utf8') ?? '') as unknown;
-    if (parsed && typeof parsed === 'object') return (Object.values(parsed).find(Array.isArray) ?? []).length;
-  } catch {}
-  return 0;
+    return JSON.parse(body?.toString('utf8') ?? '');
+  } catch {
+    return undefined;
+  }
 }
 
 export class SandboxHelpers {
@@ -94,7 +95,7 @@ export class SandboxHelpers {
               );
     if (!found) return refuse(`${op.operationId} does not declare the outcome ${outcome}.`);
     if (rows && 'refused' in rows) return refuse(rows.refused);
-    const beyond = rows && rowBeyondRequest(this.forced, rows.rows, rowsSent(body));
+    const beyond = rows && rowBeyondRequest(this.forced, rows.rows, bulkRows(parsedBody(body)).length);
     if (beyond) return refuse(beyond);
     return { prefer: { code: found.status, example: found.example, rest: [] } };
   }

@@ -1,8 +1,9 @@
 // A SOCKS5 relay between a browser and one server that records, per connection, how many bytes the client sent, the
 // request line of every request and the status of every answer, read message by message as the bytes pass (nothing
 // passed on is kept), and when the server closed it; connections to anywhere else are refused. Each connection is
-// passed on as it is, half-close included, so the browser sees what the server does. A test can hold the answers, and the set-up of
-// new connections, until it releases them: that is how it makes a browser keep a connection it never sends on.
+// passed on as it is, half-close included, so the browser sees what the server does. A test can hold the answers,
+// and the set-up of new connections, until it releases them: that is how it makes a browser keep a connection it
+// never sends on.
 import { connect, createServer, type Socket } from 'node:net';
 
 export interface RelayedConnection {
@@ -92,9 +93,9 @@ export function messageReader(onHead: (head: string[]) => Framing): (chunk: Buff
       const text = line.replace(/\r?\n$/, '');
       line = '';
       if (state === 'chunk-size') {
-        const size = /^[0-9a-f]+/i.exec(text)?.[0];
-        state = size === undefined ? 'rest' : Number.parseInt(size, 16) === 0 ? 'trailer' : 'chunk-data';
-        remaining = size === undefined ? 0 : Number.parseInt(size, 16);
+        const digits = /^[0-9a-f]+/i.exec(text)?.[0];
+        remaining = digits === undefined ? 0 : Number.parseInt(digits, 16);
+        state = digits === undefined ? 'rest' : remaining === 0 ? 'trailer' : 'chunk-data';
         headBytes = 0;
       } else if (state === 'trailer') {
         if (text === '') {

@@ -106,6 +106,12 @@ export function failedRowsOf(
   return { rows: new Set(indexes) };
 }
 
+/** The rows of a bulk registration's body, as `X-Sandbox-Failed-Rows` counts them: its array; none without one. */
+export function bulkRows(body: unknown): unknown[] {
+  if (!body || typeof body !== 'object') return [];
+  return Object.values(body).find(Array.isArray) ?? [];
+}
+
 /** The message of the 400 when `X-Sandbox-Failed-Rows` names a row the request does not have (`sent` rows). */
 export function rowBeyondRequest(
   facts: SandboxOutcomeFacts,

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  bulkRows,
   failedRowsOf,
   type JsonSchema,
   type OpenApiDocument,
@@ -244,8 +245,7 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
     });
 
     function bulkAnswer(request: FastifyRequest, shape: BulkShape, failed: ReadonlySet<number> | undefined) {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const sent = (Object.values(body).find(Array.isArray) ?? []) as Array<Record<string, unknown>>;
+      const sent = bulkRows(request.body) as Array<Record<string, unknown>>;
       const beyond = failed && rowBeyondRequest(sandbox.outcomes, failed, sent.length);
       if (beyond) throw refused(beyond);
       const at = time.format(ServiceTime.seconds(request.serviceNow));
