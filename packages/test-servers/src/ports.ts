@@ -1,17 +1,59 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A loopback TCP port nobody listens on now (the system picks it; the caller binds it right after). */
-export function sparePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Above every port that Chromium and fetch refuse as unsafe (10080 is the highest). */
+const LOWEST = 10100;
+/** Linux's default `ip_local_port_range`, for a system that does not say. */
+const DEFAULT_EPHEMERAL: readonly [number, number] = [32768, 60999];
+
+/**
+ * The ports the kernel hands out by itself: to `listen(0)` and to the source end of an outgoing connection. Read from
+ * /proc where it exists.
+ */
+export function ephemeralPorts(): readonly [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high && low <= high) return [low, high];
+  } catch {
+    // not Linux
+  }
+  return DEFAULT_EPHEMERAL;
+}
+
+const bindOnce = (port: number): Promise<number | undefined> =>
+  new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err),
+    );
+    probe.listen(port, '127.0.0.1', () => {
       const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolve(port) : reject(new Error('no port was assigned'))));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => (bound ? resolve(bound) : reject(new Error('no port was assigned'))));
     });
   });
+
+/**
+ * A loopback TCP port nobody listens on now, for a server the caller starts next. A server often binds it seconds
+ * later (a supervisor stopping what an earlier start left, then three servers starting at once), so the port comes
+ * from outside the kernel's ephemeral range: there no `listen(0)` of the suites running beside it, and no outgoing
+ * connection, can take it in between. Chosen at random from 10100 up (browsers and fetch refuse a list of lower ports
+ * as unsafe, 10080 the highest) outside that range, and bound once to check that it is free; where the range leaves
+ * none, the kernel picks.
+ */
+export async function sparePort(ephemeral: readonly [number, number] = ephemeralPorts()): Promise<number> {
+  const [low, high] = ephemeral;
+  const below = Math.max(0, low - LOWEST);
+  const above = Math.max(0, 65535 - high);
+  for (let attempt = 0; attempt < 64 && below + above > 0; attempt++) {
+    const pick = Math.floor(Math.random() * (below + above));
+    const port = pick < below ? LOWEST + pick : high + 1 + (pick - below);
+    const free = await bindOnce(port);
+    if (free) return free;
+  }
+  const any = await bindOnce(0);
+  if (!any) throw new Error('no loopback port is free');
+  return any;
 }
 
 /** Rejects with a message naming the port when another server listens on it (on 127.0.0.1 or every address). */
