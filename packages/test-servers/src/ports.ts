@@ -20,12 +20,11 @@ export function ephemeralPorts(): readonly [number, number] {
   return DEFAULT_EPHEMERAL;
 }
 
-const bindOnce = (port: number): Promise<number | undefined> =>
+/** Binds `port` (0: the kernel's pick) on loopback and lets it go again; the port bound. */
+const bindOnce = (port: number): Promise<number> =>
   new Promise((resolve, reject) => {
     const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(undefined) : reject(err),
-    );
+    probe.once('error', reject);
     probe.listen(port, '127.0.0.1', () => {
       const address = probe.address();
       const bound = typeof address === 'object' && address ? address.port : 0;
@@ -48,28 +47,23 @@ export async function sparePort(ephemeral: readonly [number, number] = ephemeral
   for (let attempt = 0; attempt < 64 && below + above > 0; attempt++) {
     const pick = Math.floor(Math.random() * (below + above));
     const port = pick < below ? LOWEST + pick : high + 1 + (pick - below);
-    const free = await bindOnce(port);
+    const free = await bindOnce(port).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE' || err.code === 'EACCES') return undefined;
+      throw err;
+    });
     if (free) return free;
   }
-  const any = await bindOnce(0);
-  if (!any) throw new Error('no loopback port is free');
-  return any;
+  return bindOnce(0);
 }
 
 /** Rejects with a message naming the port when another server listens on it (on 127.0.0.1 or every address). */
-export function assertPortFree(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        new Error(
-          err.code === 'EADDRINUSE'
-            ? `port ${port} is already in use on 127.0.0.1: stop the server on it or choose another PORT`
-            : `port ${port} cannot be used: ${err.message}`,
-        ),
-      ),
+export async function assertPortFree(port: number): Promise<void> {
+  await bindOnce(port).catch((err: NodeJS.ErrnoException) => {
+    throw new Error(
+      err.code === 'EADDRINUSE'
+        ? `port ${port} is already in use on 127.0.0.1: stop the server on it or choose another PORT`
+        : `port ${port} cannot be used: ${err.message}`,
     );
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });
 }
 
