@@ -1,10 +1,4 @@
-// A loopback port nothing listens on: taken, then released. Where a test needs no server at all.
-import { createServer } from 'node:net';
-
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
+// A loopback port nothing listens on, where a test needs no server at all: one from outside the kernel's ephemeral
+// range, so that no listen(0) of the suites running beside the test, nor an outgoing connection, takes it before the
+// kit connects to it (@cls-api/test-servers).
+export { sparePort as closedPort } from '@cls-api/test-servers';
