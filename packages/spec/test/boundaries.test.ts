@@ -89,8 +89,11 @@ describe('the boundary linter', () => {
     // package.json does not declare, or declares for its development only.
     put(dir, 'packages/spec/src/uses-client.ts', "import '@cls-api/client';\n");
     put(dir, 'packages/spec/test/uses-client.test.ts', "import '@cls-api/client';\n");
-    put(dir, 'packages/contract-tests/src/uses-test-servers.ts', "import '@cls-api/test-servers';\n");
+    put(dir, 'packages/server/src/uses-test-servers.ts', "import '@cls-api/test-servers';\n");
+    put(dir, 'packages/server/test/uses-test-servers.test.ts', "import '@cls-api/test-servers';\n");
     put(dir, 'packages/contract-tests/src/uses-server.ts', "import '@cls-api/server';\n");
+    // The kit's tests start servers through the private test servers, declared for development only.
+    put(dir, 'packages/contract-tests/src/uses-test-servers.ts', "import '@cls-api/test-servers';\n");
     put(dir, 'packages/contract-tests/test/uses-test-servers.test.ts', "import '@cls-api/test-servers';\n");
     put(dir, 'packages/client/src/uses-spec.ts', "import '@cls-api/spec';\n");
     put(dir, 'packages/client/test/uses-spec.test.ts', "import '@cls-api/spec';\n");
@@ -139,8 +142,8 @@ describe('the boundary linter', () => {
   });
 
   it("refuses a package its package.json does not declare, though the root's list makes it resolve", () => {
-    expect(found('packages/contract-tests/src/uses-test-servers.ts')).toEqual(['undeclared-workspace-package']);
-    expect(found('packages/contract-tests/test/uses-test-servers.test.ts')).toEqual(['undeclared-workspace-package']);
+    expect(found('packages/server/src/uses-test-servers.ts')).toEqual(['undeclared-workspace-package']);
+    expect(found('packages/server/test/uses-test-servers.test.ts')).toEqual(['undeclared-workspace-package']);
     // Not built: seen by name, as written.
     expect(found('packages/contract-tests/src/uses-server.ts')).toEqual(['undeclared-workspace-package']);
     expect(found('packages/contract-tests/src/uses-client.ts')).toEqual([]);
@@ -149,6 +152,11 @@ describe('the boundary linter', () => {
   it("refuses a published package's code importing what it declares for development only, and lets its tests", () => {
     expect(found('packages/client/src/uses-spec.ts')).toEqual(['published-code-imports-dev-dependency']);
     expect(found('packages/client/test/uses-spec.test.ts')).toEqual([]);
+    // The published kit importing the private test servers: a partner installing it from a registry would not get them.
+    expect(found('packages/contract-tests/src/uses-test-servers.ts')).toEqual([
+      'published-code-imports-dev-dependency',
+    ]);
+    expect(found('packages/contract-tests/test/uses-test-servers.test.ts')).toEqual([]);
   });
 
   it('lets the benchmark harness start an app through its exports, never by its dist/ path', () => {
