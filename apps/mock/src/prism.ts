@@ -1,5 +1,6 @@
 // Runs the Prism CLI as a child process on a private loopback port, serving a snapshot of the document.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer, request } from 'node:http';
@@ -30,6 +31,30 @@ export interface PrismOptions {
   signal?: AbortSignal;
   /** Told the process id of each Prism started, as soon as it is spawned (before it listens). */
   onSpawn?: (pid: number) => void;
+  /** Prism's port; by default a free one, and another if that one is taken before Prism binds it. */
+  port?: number;
+}
+
+/**
+ * A path only one start's Prism serves, and the word it answers there. Prism takes a port number, and loads the
+ * contract for seconds before it binds it: another server may take the port meanwhile (Prism then exits with
+ * EADDRINUSE), and until then that server answers on it. Requests, credentials included, must not be forwarded to
+ * it, so a start counts as listening only when its own Prism answers its own probe.
+ */
+export interface Probe {
+  path: string;
+  word: string;
+}
+
+function probeFor(): Probe {
+  const word = randomUUID();
+  return { path: `/.cls-mock-probe/${word}`, word };
+}
+
+/** `doc` with the probe's operation beside the contract's; the front server never routes a request to it. */
+function withProbe(doc: OpenApiDocument, probe: Probe): OpenApiDocument {
+  const answer = { description: 'This Prism is the one started.', content: { 'text/plain': { example: probe.word } } };
+  return { ...doc, paths: { ...doc.paths, [probe.path]: { get: { security: [], responses: { '200': answer } } } } };
 }
 
 const require = createRequire(import.meta.url);
@@ -50,15 +75,21 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Resolves once something answers HTTP on the port. A refused connection says no at once; a connection that is
- * accepted is Prism listening, however slowly a starved machine lets it answer, so the wait is the startup's own
- * (a fixed few seconds here once made a listening Prism on a busy machine look like one that never started).
+ * Resolves whether the Prism that serves `probe` answers on the port. A refused connection, or another server's
+ * answer, says no at once; a connection that is accepted may be Prism listening, however slowly a starved machine
+ * lets it answer, so the wait is the startup's own (a fixed few seconds here once made a listening Prism on a busy
+ * machine look like one that never started).
  */
-export function answers(port: number, waitMs: number): Promise<boolean> {
+export function answers(port: number, probe: Probe, waitMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, method: 'OPTIONS', path: '/', timeout: waitMs }, (res) => {
-      res.resume();
-      resolve(true);
+    const req = request({ host: '127.0.0.1', port, method: 'GET', path: probe.path, timeout: waitMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        if (body.length < 4096) body += chunk;
+      });
+      res.once('end', () => resolve(res.statusCode === 200 && body.includes(probe.word)));
+      res.once('error', () => resolve(false));
     });
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve(false));
@@ -86,7 +117,12 @@ function abortedBy(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-async function startOnce(documentPath: string, port: number, options: PrismOptions): Promise<PrismProcess> {
+async function startOnce(
+  documentPath: string,
+  probe: Probe,
+  port: number,
+  options: PrismOptions,
+): Promise<PrismProcess> {
   options.signal?.throwIfAborted();
   // A guard against a Prism that hangs, not a guess at its speed: one that exits is seen at once, and loading the
   // contract took more than two minutes on a two-core machine running two copies of the test suite.
@@ -135,8 +171,9 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
       throw new Error(`Prism exited before listening on port ${port}:\n${output.join('\n')}`);
     }
     const listening = await Promise.race([
-      answers(port, Math.max(1, deadline - Date.now())),
+      answers(port, probe, Math.max(1, deadline - Date.now())),
       aborted.then(() => false),
+      exited.then(() => false),
     ]);
     if (options.signal?.aborted) await stopForAbort();
     if (listening) break;
@@ -170,12 +207,14 @@ async function startOnce(documentPath: string, port: number, options: PrismOptio
 export async function startPrism(doc: OpenApiDocument, options: PrismOptions = {}): Promise<PrismProcess> {
   const dir = await mkdtemp(join(tmpdir(), 'cls-api-mock-'));
   const documentPath = join(dir, 'openapi.json');
-  await writeFile(documentPath, JSON.stringify(doc));
+  const probe = probeFor();
+  await writeFile(documentPath, JSON.stringify(withProbe(doc, probe)));
   let lastError: unknown;
-  // Another process can take the probed port before Prism binds it; a fresh port fixes that.
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // Another process can take the free port before Prism binds it; a fresh port fixes that. A port asked for is the
+  // only one tried.
+  for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1); attempt++) {
     try {
-      const prism = await startOnce(documentPath, await freePort(), options);
+      const prism = await startOnce(documentPath, probe, options.port ?? (await freePort()), options);
       return {
         ...prism,
         async close() {

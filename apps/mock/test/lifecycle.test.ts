@@ -35,19 +35,35 @@ async function released(port: number | string): Promise<boolean> {
 }
 
 describe('waiting for Prism to listen', () => {
+  const probe = { path: '/.cls-mock-probe/this-start', word: 'this-start' };
+
   it('takes a listening Prism that is slow to answer for a started one, and a refused port for not yet', async () => {
     // Held past the 2 s a probe once allowed, which made a starved but listening Prism look like one that never
     // started. The wait given is the startup's own.
-    const slow = createHttpServer((_req, res) => setTimeout(() => res.end(), 3_000));
+    const slow = createHttpServer((req, res) =>
+      setTimeout(() => res.end(req.url === probe.path ? probe.word : 'other'), 3_000),
+    );
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
     const port = (slow.address() as { port: number }).port;
     try {
-      expect(await answers(port, 600_000)).toBe(true);
+      expect(await answers(port, probe, 600_000)).toBe(true);
     } finally {
       slow.closeAllConnections();
       await new Promise((r) => slow.close(r));
     }
-    expect(await answers(port, 600_000)).toBe(false);
+    expect(await answers(port, probe, 600_000)).toBe(false);
+  });
+
+  it("takes another server's answer on the port for not Prism's, whatever it answers", async () => {
+    const other = createHttpServer((req, res) => res.end(req.url === probe.path ? 'something else' : probe.word));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const port = (other.address() as { port: number }).port;
+    try {
+      expect(await answers(port, probe, 600_000)).toBe(false);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((r) => other.close(r));
+    }
   });
 });
 
@@ -75,6 +91,31 @@ describe('startMock', { timeout: 900_000 }, () => {
     expect(await refused(`${prism.url}/`)).toBe(false);
     await prism.close();
     expect(await released(prism.port)).toBe(true);
+  });
+
+  it("never takes another server on Prism's port for Prism: the start fails, and nothing is forwarded to it", async () => {
+    // The port was free when picked and taken before Prism bound it: the other server answers at once, Prism only
+    // once it has loaded the contract, and then not at all.
+    const seen: string[] = [];
+    const other = createHttpServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.end('{}');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    const port = (other.address() as { port: number }).port;
+    const spawned: number[] = [];
+    try {
+      await expect(startPrism(loadSpec(), { port, onSpawn: (pid) => spawned.push(pid) })).rejects.toThrow(
+        /exited before listening[\s\S]*EADDRINUSE/,
+      );
+      expect(seen.length, 'the probe reached the other server').toBeGreaterThan(0);
+      expect(seen.every((line) => line.startsWith('GET /.cls-mock-probe/'))).toBe(true);
+      expect(spawned).toHaveLength(1);
+      expect(() => process.kill(spawned[0]!, 0), 'the Prism started is gone').toThrow();
+    } finally {
+      other.closeAllConnections();
+      await new Promise((r) => other.close(r));
+    }
   });
 
   it('fails when the port is taken, and leaves no Prism behind', async () => {
