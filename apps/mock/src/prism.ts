@@ -78,11 +78,12 @@ async function freePort(): Promise<number> {
  * Resolves whether the Prism that serves `probe` answers on the port. A refused connection, or another server's
  * answer, says no at once; a connection that is accepted may be Prism listening, however slowly a starved machine
  * lets it answer, so the wait is the startup's own (a fixed few seconds here once made a listening Prism on a busy
- * machine look like one that never started).
+ * machine look like one that never started). `signal` ends the wait (and the connection) with no.
  */
-export function answers(port: number, probe: Probe, waitMs: number): Promise<boolean> {
+export function answers(port: number, probe: Probe, waitMs: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, method: 'GET', path: probe.path, timeout: waitMs }, (res) => {
+    const options = { host: '127.0.0.1', port, method: 'GET', path: probe.path, timeout: waitMs, signal };
+    const req = request(options, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -159,6 +160,10 @@ async function startOnce(
   });
 
   const aborted = abortedBy(options.signal);
+  // A probe still waiting when Prism exits or the start is stopped is answered no, its connection closed.
+  const prismExited = new AbortController();
+  void exited.then(() => prismExited.abort());
+  const probeSignal = options.signal ? AbortSignal.any([prismExited.signal, options.signal]) : prismExited.signal;
   const stopForAbort = async () => {
     child.kill('SIGTERM');
     await exited;
@@ -170,11 +175,7 @@ async function startOnce(
     if (hasExited) {
       throw new Error(`Prism exited before listening on port ${port}:\n${output.join('\n')}`);
     }
-    const listening = await Promise.race([
-      answers(port, probe, Math.max(1, deadline - Date.now())),
-      aborted.then(() => false),
-      exited.then(() => false),
-    ]);
+    const listening = await answers(port, probe, Math.max(1, deadline - Date.now()), probeSignal);
     if (options.signal?.aborted) await stopForAbort();
     if (listening) break;
     if (Date.now() > deadline) {

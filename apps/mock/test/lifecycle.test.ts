@@ -1,9 +1,9 @@
 // Starting and stopping the mock, serving another document, and the `pnpm mock` command.
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadSpec, type ExampleObject } from '@cls-api/spec';
 import { Contract, RESPONSE_HEADERS_EXTENSION, exampleRequest, startMock } from '../src/index.js';
 import { answers, startPrism } from '../src/prism.js';
@@ -34,35 +34,59 @@ async function released(port: number | string): Promise<boolean> {
   return !portHolders(Number(port)).some((h) => h.pid === process.pid || h.ppid === process.pid);
 }
 
+/** An HTTP server on a port of the kernel's choosing, for a test to put where Prism should be. */
+async function serving(handle: RequestListener): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createHttpServer(handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as { port: number }).port,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
 describe('waiting for Prism to listen', () => {
   const probe = { path: '/.cls-mock-probe/this-start', word: 'this-start' };
 
   it('takes a listening Prism that is slow to answer for a started one, and a refused port for not yet', async () => {
     // Held past the 2 s a probe once allowed, which made a starved but listening Prism look like one that never
     // started. The wait given is the startup's own.
-    const slow = createHttpServer((req, res) =>
+    const slow = await serving((req, res) =>
       setTimeout(() => res.end(req.url === probe.path ? probe.word : 'other'), 3_000),
     );
-    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
-    const port = (slow.address() as { port: number }).port;
     try {
-      expect(await answers(port, probe, 600_000)).toBe(true);
+      expect(await answers(slow.port, probe, 600_000)).toBe(true);
     } finally {
-      slow.closeAllConnections();
-      await new Promise((r) => slow.close(r));
+      await slow.close();
     }
-    expect(await answers(port, probe, 600_000)).toBe(false);
+    expect(await answers(slow.port, probe, 600_000)).toBe(false);
   });
 
   it("takes another server's answer on the port for not Prism's, whatever it answers", async () => {
-    const other = createHttpServer((req, res) => res.end(req.url === probe.path ? 'something else' : probe.word));
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
-    const port = (other.address() as { port: number }).port;
+    const other = await serving((req, res) => res.end(req.url === probe.path ? 'something else' : probe.word));
     try {
-      expect(await answers(port, probe, 600_000)).toBe(false);
+      expect(await answers(other.port, probe, 600_000)).toBe(false);
     } finally {
-      other.closeAllConnections();
-      await new Promise((r) => other.close(r));
+      await other.close();
+    }
+  });
+
+  it('ends a wait for an answer that never comes when told to, with no, and closes its connection', async () => {
+    const connections: Array<{ closed: Promise<void> }> = [];
+    const silent = await serving((req) => {
+      connections.push({ closed: new Promise((r) => req.socket.once('close', () => r())) });
+    });
+    try {
+      const stop = new AbortController();
+      const waiting = answers(silent.port, probe, 600_000, stop.signal);
+      await vi.waitFor(() => expect(connections).toHaveLength(1), { timeout: 600_000 });
+      stop.abort();
+      expect(await waiting).toBe(false);
+      await connections[0]!.closed;
+    } finally {
+      await silent.close();
     }
   });
 });
@@ -97,12 +121,11 @@ describe('startMock', { timeout: 900_000 }, () => {
     // The port was free when picked and taken before Prism bound it: the other server answers at once, Prism only
     // once it has loaded the contract, and then not at all.
     const seen: string[] = [];
-    const other = createHttpServer((req, res) => {
+    const other = await serving((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       res.end('{}');
     });
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
-    const port = (other.address() as { port: number }).port;
+    const port = other.port;
     const spawned: number[] = [];
     try {
       await expect(startPrism(loadSpec(), { port, onSpawn: (pid) => spawned.push(pid) })).rejects.toThrow(
@@ -113,8 +136,7 @@ describe('startMock', { timeout: 900_000 }, () => {
       expect(spawned).toHaveLength(1);
       expect(() => process.kill(spawned[0]!, 0), 'the Prism started is gone').toThrow();
     } finally {
-      other.closeAllConnections();
-      await new Promise((r) => other.close(r));
+      await other.close();
     }
   });
 
