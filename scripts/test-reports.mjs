@@ -87,7 +87,19 @@ export function cause(message, durationMs) {
   if (/^Error: STACK_TRACE_ERROR$/.test(line)) {
     return typeof durationMs === 'number' ? `timed out after running ${seconds(durationMs)}` : 'timed out';
   }
+  const waited = waitedFor(line, message);
+  if (waited) return `${line} (waiting for ${waited})`.slice(0, 500);
   return line || 'failed without a message (see its output above)';
+}
+
+/**
+ * What a browser wait that ran out was waiting for: Playwright's timeout names only the call ("locator.waitFor:
+ * Timeout 60000ms exceeded."); the locator is in its call log, the lines after it. Colours stripped.
+ */
+function waitedFor(line, message) {
+  if (!/^(?:\w*Error: )?[\w.]+: Timeout \d+ms exceeded/.test(line)) return null;
+  const plain = String(message ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  return /^\s*- waiting for (.+)$/m.exec(plain)?.[1]?.trim() ?? null;
 }
 
 function firstLine(message) {

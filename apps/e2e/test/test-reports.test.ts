@@ -73,7 +73,7 @@ describe("pnpm test's report reading", () => {
     ]);
   });
 
-  it('names a timed-out case and a timed-out hook with their limits, and an assertion with its message', () => {
+  it('names a timed-out case and a timed-out hook with their limits, a browser wait with what it waited for, and an assertion with its message', () => {
     const pkg = join(dir, 'timeouts');
     mkdirSync(join(pkg, 'reports'), { recursive: true });
     const limitHint =
@@ -82,7 +82,7 @@ describe("pnpm test's report reading", () => {
       join(pkg, 'reports', 'vitest.json'),
       JSON.stringify({
         numPassedTests: 0,
-        numFailedTests: 3,
+        numFailedTests: 4,
         testResults: [
           {
             name: join(pkg, 'test', 'start.test.ts'),
@@ -100,6 +100,15 @@ describe("pnpm test's report reading", () => {
                 status: 'failed',
                 duration: 12,
                 failureMessages: ['AssertionError: expected 0 to be 1 // Object.is equality\n    at /x.test.ts:4:37'],
+              },
+              // A browser wait that ran out: Playwright names the locator in its call log, not in the first line.
+              {
+                fullName: 'console sends it to the mock',
+                status: 'failed',
+                duration: 70_000,
+                failureMessages: [
+                  "locator.waitFor: Timeout 60000ms exceeded.\nCall log:\n\u001b[2m  - waiting for getByRole('region', { name: /Code Snippet/ }).getByText('example=x').first()\u001b[22m\n\n    at send (/x.test.ts:91:8)",
+                ],
               },
               // A report vitest wrote without vitest.shared.mjs's reporter: the limit is lost, the time it ran is not.
               {
@@ -122,6 +131,7 @@ describe("pnpm test's report reading", () => {
     expect(readReports(pkg, '@cls-api/e2e')?.failures).toEqual([
       '@cls-api/e2e test/start.test.ts > pnpm start serves all three: timed out after 120 s',
       '@cls-api/e2e test/start.test.ts > pnpm start exits 1: AssertionError: expected 0 to be 1 // Object.is equality',
+      "@cls-api/e2e test/start.test.ts > console sends it to the mock: locator.waitFor: Timeout 60000ms exceeded. (waiting for getByRole('region', { name: /Code Snippet/ }).getByText('example=x').first())",
       '@cls-api/e2e test/start.test.ts > pnpm start prints the keys: timed out after running 60 s',
       '@cls-api/e2e test/mock.test.ts: a hook timed out after 300 s',
     ]);
