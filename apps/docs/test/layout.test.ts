@@ -13,6 +13,7 @@ import { startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { SANDBOX_PAGE } from '../src/sandbox-guides.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { openSearch } from './search.js';
 import { mapConcurrently, PAGES_AT_ONCE } from './concurrently.js';
 
 const screenshots = resolve(import.meta.dirname, '..', 'reports', 'screenshots');
@@ -368,8 +369,7 @@ describe('search', () => {
     const op = ops.find((o) => o.operationId === 'registerDraftOrders')!;
     const summary = doc.paths![op.path]![op.method]!.summary!;
     const before = await page.getByText(summary).count();
-    await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
-    await page.getByTestId('search-trigger').click();
+    await openSearch(page);
     await page.keyboard.type('draft orders');
     // The results list the operation beside the sidebar's own entry.
     await expect.poll(() => page.getByText(summary).count(), WAIT).toBeGreaterThan(before);

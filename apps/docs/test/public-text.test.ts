@@ -9,6 +9,7 @@ import { contractModel, operations, type OpenApiDocument } from '@cls-api/spec';
 import { LLMS_INDEX, PROVISIONAL_GUIDE_PATH, PROVISIONAL_TAG, startDocs, type DocsServer } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
+import { openSearch } from './search.js';
 
 const doc = JSON.parse(readFileSync(docsSpecPath, 'utf8')) as OpenApiDocument;
 const ops = operations(doc);
@@ -191,8 +192,7 @@ describe('search', () => {
 
   it('keeps words apart in its excerpts: across line ends of a paragraph and across table cells', async () => {
     await page.goto(docs.url, { waitUntil: 'load', timeout: 120_000 });
-    await expect.poll(() => page.getByTestId('search-trigger').innerText(), WAIT).toMatch(/Search/);
-    await page.getByTestId('search-trigger').click();
+    await openSearch(page);
     const glued: string[] = [];
     let excerpts = 0;
     for (const query of ['apart', 'allocates', 'monthly quota', 'speed limit', 'status']) {
