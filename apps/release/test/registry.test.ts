@@ -23,12 +23,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
+import { sparePort } from '@cls-api/test-servers';
 import { bumpFor, bumpVersion, readChangesets, type Bump } from '../src/changesets.js';
 import { git, publicPackages, repoRoot } from '../src/repo.js';
 import { runStep, runSteps, type Step } from './support/workflows.js';
@@ -84,17 +84,6 @@ function releaseState() {
     files.set(path, existsSync(file) ? readFileSync(file, 'utf8') : '');
   }
   return { head: git(root, ['rev-parse', 'HEAD']), tags: git(root, ['tag', '--list']), files };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
@@ -185,7 +174,10 @@ beforeAll(async () => {
   );
   const upstream = registryConfig ?? 'https://registry.npmjs.org/';
   const proxy = httpsProxy ?? plainProxy;
-  const port = await freePort();
+  // Verdaccio and the reference server below bind their port seconds after it is chosen: it comes from outside the
+  // range listen(0) and outgoing connections draw from, so that nothing the suites beside this one do takes it first
+  // (a reference server of another suite on it would answer the health check in this one's place).
+  const port = await sparePort();
   registry = `http://127.0.0.1:${port}/`;
   const config = join(work, 'verdaccio.yaml');
   writeFileSync(
@@ -369,7 +361,7 @@ describe('pnpm release against a throwaway registry', () => {
     const account = (JSON.parse(seeded.stdout) as { accounts: Array<{ api_keys: Array<Record<string, string>> }> })
       .accounts[0]!;
     const key = account.api_keys.find((k) => k.area === 'manager' && k.env === 'test')!.api_key!;
-    const port = await freePort();
+    const port = await sparePort();
     const server = spawn(process.execPath, [cli, 'serve'], { env: { ...refEnv, PORT: String(port) }, stdio: 'ignore' });
     children.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;

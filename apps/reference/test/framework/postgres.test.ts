@@ -4,7 +4,6 @@
 // quota exact, bulk requests all-or-nothing, and every acknowledged row kept through a `kill -9`.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -14,7 +13,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { PgEngine } from '../../src/store/pg-engine.js';
 import { TestClock } from '../support/clock.js';
 import { newPostgresDatabase } from '../support/engines.js';
-import { POSTGRES_PASSWORD as PG_PASSWORD } from '@cls-api/test-servers';
+import { POSTGRES_PASSWORD as PG_PASSWORD, sparePort } from '@cls-api/test-servers';
 import { LIMITS_OFF, startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
 
 const servers: TestServer[] = [];
@@ -122,14 +121,8 @@ describe('DATABASE names the engine', () => {
   });
 
   it('serve on an unreachable PostgreSQL exits 1 with an error naming DATABASE without its password', async () => {
-    // A port nothing listens on: a server that was just stopped.
-    const closed = await new Promise<number>((done) => {
-      const probe = createServer();
-      probe.listen(0, '127.0.0.1', () => {
-        const port = (probe.address() as { port: number }).port;
-        probe.close(() => done(port));
-      });
-    });
+    // A port nothing listens on, outside the range listen(0) draws from, so that no suite beside this one takes it.
+    const closed = await sparePort();
     const r = await cli({ DATABASE: `postgres://cls:s3cret-pw@127.0.0.1:${closed}/cls`, PORT: '0' }, 'serve');
     expect(r.code).toBe(1);
     expect(r.err).toMatch(new RegExp(`DATABASE postgres://cls:\\*\\*\\*@127\\.0\\.0\\.1:${closed}/cls cannot be used`));
