@@ -7,7 +7,8 @@
 //   - a package imports only the workspace packages its own package.json declares (the root's list of every package
 //     makes any of them resolve from anywhere), and a published package's code (src/) only those it declares for its
 //     users, not for its development alone;
-//   - the spec package is the bottom layer: it imports no other package of ours.
+//   - the spec package is the bottom layer: it imports no other package of ours;
+//   - no import cycle anywhere, a lazy import() or a type-only import included.
 // The rules are made from the workspace's own package.json files, so a new app or package is covered without an edit.
 // They hold whether or not the packages are built: an import by package name that cannot be resolved yet (its
 // dist/ not built) is matched by the name as written, one that resolves by the file it reaches.
@@ -62,6 +63,14 @@ export default {
       from: { path: '^packages/', pathNot: '^packages/[^/]+/test/' },
       to: { path: reaching(app) },
     })),
+    {
+      name: 'no-circular',
+      comment:
+        'no import cycle, a lazy import() included: a module of a cycle may run before what it imports is defined',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'package-subpath-into-dist-or-src',
       comment: 'another package is imported through its exports, never by its dist/ or src/ path',

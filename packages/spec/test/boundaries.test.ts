@@ -98,6 +98,14 @@ describe('the boundary linter', () => {
     put(dir, 'packages/client/src/uses-spec.ts', "import '@cls-api/spec';\n");
     put(dir, 'packages/client/test/uses-spec.test.ts', "import '@cls-api/spec';\n");
     put(dir, 'packages/contract-tests/src/uses-client.ts', "import '@cls-api/client';\n");
+    // Import cycles inside a package: one closed by a lazy import(), one by a script of the repository, one of types.
+    put(dir, 'apps/mock/src/cycle-a.ts', "import { b } from './cycle-b.js';\nexport const a = () => b();\n");
+    put(dir, 'apps/mock/src/cycle-b.ts', "export const b = async () => (await import('./cycle-a.js')).a;\n");
+    put(dir, 'scripts/cycle-a.mjs', "import './cycle-b.mjs';\n");
+    put(dir, 'scripts/cycle-b.mjs', "import './cycle-a.mjs';\n");
+    put(dir, 'packages/client/src/cycle-a.ts', "import type { B } from './cycle-b.js';\nexport type A = B[];\n");
+    put(dir, 'packages/client/src/cycle-b.ts', "import type { A } from './cycle-a.js';\nexport type B = A | 1;\n");
+    put(dir, 'packages/client/src/no-cycle.ts', "import type { A } from './cycle-a.js';\nexport type C = A;\n");
 
     const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
     const run = spawnSync(depcruise, ['apps', 'packages', 'scripts', '--output-type', 'json'], {
@@ -123,6 +131,13 @@ describe('the boundary linter', () => {
     };
     expect(scripts.lint).toMatch(/\bturbo run\b.*\blint:repo\b/);
     expect(scripts['lint:repo']).toMatch(/&& depcruise apps packages scripts --output-type err$/);
+  });
+
+  it('refuses an import cycle, closed by a lazy import(), in a script or of types only; a module that only joins one passes', () => {
+    expect(found('apps/mock/src/cycle-a.ts')).toEqual(['no-circular']);
+    expect(found('scripts/cycle-a.mjs')).toEqual(['no-circular']);
+    expect(found('packages/client/src/cycle-a.ts')).toEqual(['no-circular']);
+    expect(found('packages/client/src/no-cycle.ts')).toEqual([]);
   });
 
   it('refuses an app importing another app, built or not', () => {
