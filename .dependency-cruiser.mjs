@@ -65,6 +65,7 @@ export default {
     })),
     {
       name: 'no-circular',
+      // Type-only imports count too (tsPreCompilationDeps): a cycle of types is a layering that reads both ways.
       comment:
         'no import cycle, a lazy import() included: a module of a cycle may run before what it imports is defined',
       severity: 'error',

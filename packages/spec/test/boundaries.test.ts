@@ -98,7 +98,7 @@ describe('the boundary linter', () => {
     put(dir, 'packages/client/src/uses-spec.ts', "import '@cls-api/spec';\n");
     put(dir, 'packages/client/test/uses-spec.test.ts', "import '@cls-api/spec';\n");
     put(dir, 'packages/contract-tests/src/uses-client.ts', "import '@cls-api/client';\n");
-    // Import cycles inside a package: one closed by a lazy import(), one by a script of the repository, one of types.
+    // Import cycles: one in a package closed by a lazy import(), one among the repository's scripts, one of types only.
     put(dir, 'apps/mock/src/cycle-a.ts', "import { b } from './cycle-b.js';\nexport const a = () => b();\n");
     put(dir, 'apps/mock/src/cycle-b.ts', "export const b = async () => (await import('./cycle-a.js')).a;\n");
     put(dir, 'scripts/cycle-a.mjs', "import './cycle-b.mjs';\n");
