@@ -12,11 +12,16 @@ export interface LoopDelay {
 
 const TICK_MS = 1;
 
-export function loopDelay(): LoopDelay {
+/** Where the current time is read; a test passes its own to move time itself. */
+export interface LoopClock {
+  now(): number;
+}
+
+export function loopDelay(clock: LoopClock = performance): LoopDelay {
   const lateness = createHistogram();
   let timer: NodeJS.Timeout | undefined;
   const tick = (due: number) => {
-    const now = performance.now();
+    const now = clock.now();
     // The histogram takes positive integers: nanoseconds late, at least one.
     lateness.record(Math.max(1, Math.round((now - due) * 1e6)));
     timer = setTimeout(tick, TICK_MS, now + TICK_MS);
@@ -24,7 +29,7 @@ export function loopDelay(): LoopDelay {
   return {
     start() {
       if (timer) return;
-      timer = setTimeout(tick, TICK_MS, performance.now() + TICK_MS);
+      timer = setTimeout(tick, TICK_MS, clock.now() + TICK_MS);
     },
     stop() {
       clearTimeout(timer);
