@@ -444,6 +444,7 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       log: json ? () => undefined : say,
       report: say,
       ownGroups: true,
+      clock,
     });
     started.push({
       name: 'nginx and the instances',

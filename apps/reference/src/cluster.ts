@@ -9,7 +9,7 @@ import { type RunningNginx, type RunningServer, sparePort, startNginx, startServ
 import { loadConfig } from './config.js';
 import { contract } from './contract-facts.js';
 import { bodyLimitOf } from './plugins/json-body.js';
-import { MAX_HEADER_BYTES } from './server.js';
+import { type Clock, MAX_HEADER_BYTES } from './server.js';
 
 export interface ClusterOptions {
   /** How many reference instances (1 or more). */
@@ -24,6 +24,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Restarts of one instance allowed within a window; one more and the cluster gives up (`failed`). */
   restarts?: RestartLimit;
+  /** Where the window of restarts reads the time (the system's; a test moves its own). */
+  clock?: Clock;
   log?: (line: string) => void;
   /** What the supervision says: an instance that exited, its restart, giving up. */
   report?: (line: string) => void;
@@ -137,6 +139,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const log = options.log ?? (() => undefined);
   const report = options.report ?? log;
   const limit = options.restarts ?? RESTARTS;
+  const clock = options.clock ?? (() => new Date());
   const jwtSecret = options.env?.JWT_SECRET ?? randomBytes(32).toString('base64url');
   const instances: ClusterInstance[] = [];
   let stopping = false;
@@ -156,7 +159,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const watch = (current: ClusterInstance) => {
       current.process.once('exit', () => {
         if (stopping) return;
-        const now = Date.now();
+        const now = clock().getTime();
         exits.push(now);
         while (exits.length > 0 && exits[0]! <= now - limit.withinMs) exits.shift();
         const name = `instance ${index + 1} (pid ${current.process.pid}, ${current.url})`;

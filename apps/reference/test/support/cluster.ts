@@ -2,6 +2,7 @@
 // it prints on stdout), the running cluster, what stops it, and the servers it started itself.
 import { type ClusterServers, runCli } from '../../src/cli.js';
 import type { Cluster } from '../../src/cluster.js';
+import type { Clock } from '../../src/server.js';
 
 export interface ClusterTopology {
   base_url: string;
@@ -21,8 +22,11 @@ export interface StartedCluster {
   reported: string[];
 }
 
-/** Starts `instances` instances with `env` as the command's environment; fails with its stderr if it fails. */
-export async function startCluster(instances: number, env: NodeJS.ProcessEnv): Promise<StartedCluster> {
+/**
+ * Starts `instances` instances with `env` as the command's environment, and `clock` as its time (the system's when
+ * absent); fails with its stderr if it fails.
+ */
+export async function startCluster(instances: number, env: NodeJS.ProcessEnv, clock?: Clock): Promise<StartedCluster> {
   const out: string[] = [];
   const reported: string[] = [];
   let running: Omit<StartedCluster, 'topology' | 'reported'> | undefined;
@@ -31,6 +35,7 @@ export async function startCluster(instances: number, env: NodeJS.ProcessEnv): P
     stdout: (t) => out.push(t),
     stderr: (t) => reported.push(t),
     handleSignals: false,
+    clock,
     onCluster: (cluster, stop, own) => {
       running = { cluster, stop, own };
     },
