@@ -343,7 +343,7 @@ describe('stable links', () => {
               return top !== undefined && top > -20 && top < 200;
             },
             id,
-            { timeout: 30_000 },
+            WAIT,
           )
           .then(() => true)
           .catch(() => false);
