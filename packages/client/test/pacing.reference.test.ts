@@ -1,8 +1,10 @@
 // Default pacing against the reference server's own gateway limit (its token bucket per source address, at the
-// contract's 30/s burst 50): a server of its own, so that no other test's traffic shares its bucket. Slowness cannot
-// make this fail: a slow machine only sends later, and the gateway refills in the meantime. Speed cannot either:
-// the pacer stays a margin under the limit (src/pacing.ts), so requests that leave exactly on schedule still find
-// a token when they arrive.
+// contract's 30/s burst 50): a server of its own, so that no other test's traffic shares its bucket. A machine slow
+// as a whole cannot make this fail: requests then leave later, and the gateway refills in the meantime. Speed cannot
+// either: the pacer stays a margin under the limit (src/pacing.ts), so requests that leave exactly on schedule still
+// find a token when they arrive. What the margin absorbs is bunching, requests that left on schedule and are metered
+// together: at the start of the burst that room is 10 requests (the pacer's 40 against the gateway's 50), so the
+// server alone stalled for more than 0.4 s (10 requests at 24/s) while the client kept sending would meet a 429.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/index.js';
 import { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
