@@ -119,16 +119,32 @@ describe('startMock', { timeout: 900_000 }, () => {
 
   it("never takes another server on Prism's port for Prism: the start fails, and nothing is forwarded to it", async () => {
     // The port was free when picked and taken before Prism bound it: the other server answers at once, Prism only
-    // once it has loaded the contract, and then not at all.
+    // once it has loaded the contract, and then not at all. Prism is stopped (SIGSTOP) as it is spawned and goes on
+    // when a probe has met the other server, so the probe meets it whatever the two processes' speeds.
     const seen: string[] = [];
+    const spawned: number[] = [];
+    /** Sends `name` to the Prism spawned, if it is still there (a probe may arrive as it exits). */
+    const signal = (name: NodeJS.Signals) => {
+      for (const pid of spawned) {
+        try {
+          process.kill(pid, name);
+        } catch {
+          // gone already
+        }
+      }
+    };
     const other = await serving((req, res) => {
       seen.push(`${req.method} ${req.url}`);
       res.end('{}');
+      signal('SIGCONT');
     });
     const port = other.port;
-    const spawned: number[] = [];
+    const held = (pid: number) => {
+      spawned.push(pid);
+      process.kill(pid, 'SIGSTOP');
+    };
     try {
-      await expect(startPrism(loadSpec(), { port, onSpawn: (pid) => spawned.push(pid) })).rejects.toThrow(
+      await expect(startPrism(loadSpec(), { port, onSpawn: held })).rejects.toThrow(
         /exited before listening[\s\S]*EADDRINUSE/,
       );
       expect(seen.length, 'the probe reached the other server').toBeGreaterThan(0);
@@ -136,6 +152,7 @@ describe('startMock', { timeout: 900_000 }, () => {
       expect(spawned).toHaveLength(1);
       expect(() => process.kill(spawned[0]!, 0), 'the Prism started is gone').toThrow();
     } finally {
+      signal('SIGKILL');
       await other.close();
     }
   });
