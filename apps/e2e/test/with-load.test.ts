@@ -70,7 +70,7 @@ describe('with-load', () => {
     for (const loop of loops) expect(alive(loop.pid), `loop ${loop.pid} outlived the command`).toBe(false);
   });
 
-  it("is how CI runs the README's test command: the last command of .ci/run, one loop per core", () => {
+  it("is how CI runs the README's test command: the last command of .ci/run, with one busy loop", () => {
     const lines = readFileSync(join(root, '.ci', 'run'), 'utf8')
       .trim()
       .split('\n');
