@@ -37,7 +37,7 @@ export {
   type DecisionLog,
   type ProvisionalElement,
 } from './provisional.js';
-export { buildSite, offline } from './site.js';
+export { buildSite, offline, withoutTelemetry } from './site.js';
 export { LLMS_FULL, LLMS_INDEX, llmsFiles, slug } from './llms.js';
 export { patternInWords, patternsInWords } from './patterns.js';
 export { siteDir, siteIndex, docsSpecPath, samplesDir } from './paths.js';

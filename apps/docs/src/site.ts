@@ -43,6 +43,23 @@ const INLINE_LOGO = `data:image/svg+xml,${encodeURIComponent(
   "<svg xmlns='http://www.w3.org/2000/svg' width='64' height='16'><text x='0' y='12' font-family='sans-serif' font-size='12' fill='#888'>Redocly</text></svg>",
 )}`;
 
+/**
+ * `html` unchanged, once it is sure that Redoc will not report to Redocly from a reader's browser: Redoc 3 sends
+ * telemetry from the page unless its options say `disableTelemetry`, which build-docs sets from the configuration's
+ * `telemetry: off` (redocly.yaml) or REDOCLY_TELEMETRY=off. A reader opening the site should not be reported on, and
+ * the site says it works offline.
+ */
+export function withoutTelemetry(html: string): string {
+  const options = /__redoc_options\s*=\s*(\{.*\});\s*$/m.exec(html)?.[1];
+  if (!options) throw new Error("the page has no __redoc_options: check how Redoc's telemetry is turned off now");
+  if ((JSON.parse(options) as { disableTelemetry?: unknown }).disableTelemetry !== true)
+    throw new Error(
+      "the page would send Redoc's telemetry from every reader's browser: its options do not say disableTelemetry " +
+        '(redocly.yaml: telemetry: off)',
+    );
+  return html;
+}
+
 /** Where the page's console script (template.hbs) takes the operations that get a "Try it" button. */
 const OPERATIONS_SLOT = '/*CLS_OPERATIONS*/[]';
 
@@ -108,6 +125,7 @@ async function redoc(specPath: string, title: string, basePath: string, output: 
       cwd: packageDir,
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
+      // The CLI's own usage report off as well; the page's is redocly.yaml's `telemetry: off` (withoutTelemetry).
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', DO_NOT_TRACK: '1' },
     });
   } catch (err) {
@@ -154,7 +172,7 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
       redoc(sandboxDocsSpecPath, `${sandboxDoc.info.title} ${sandboxDoc.info.version}`, sandboxBase, sandboxOutput),
     ]);
     const ids = operations(loadSpec()).map((op) => op.operationId);
-    const built = withConsoleOperations(offline(await readFile(output, 'utf8')), ids);
+    const built = withConsoleOperations(offline(withoutTelemetry(await readFile(output, 'utf8'))), ids);
     // Redoc writes its menu's links root-absolute (`/wms-orders`) into the prerendered page; under a path they go
     // where the site is (its script turns them into the hash once it runs).
     const page = linksUnder(built, address.base);
@@ -172,7 +190,7 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
     }
     // The sandbox reference page: no console (its helpers are not the contract's operations). Redoc links its own
     // sections root-absolute (`/sandbox/resetsandbox`); they go under the page's path, and each gets its route page.
-    const sandboxBuilt = withConsoleOperations(offline(await readFile(sandboxOutput, 'utf8')), []);
+    const sandboxBuilt = withConsoleOperations(offline(withoutTelemetry(await readFile(sandboxOutput, 'utf8'))), []);
     const sandboxPage = pageLinksUnder(sandboxBuilt, sectionRoutes(sandboxBuilt), sandboxBase);
     const sandboxTitle = `${sandboxDoc.info.title} ${sandboxDoc.info.version}`;
     await writeSiteFile(join(SANDBOX_PAGE, 'index.html'), linksUnder(sandboxPage, address.base));

@@ -8,8 +8,9 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { offline, startDocs } from '../src/index.js';
-import { siteIndex } from '../src/paths.js';
+import { offline, startDocs, withoutTelemetry } from '../src/index.js';
+import { siteDir, siteIndex } from '../src/paths.js';
+import { SANDBOX_PAGE } from '../src/sandbox-guides.js';
 
 // A command that ignored --help would start serving and never end: the child is killed after this long, so such a
 // regression fails here instead of hanging the run (a help text takes a second or two even on a busy machine).
@@ -165,6 +166,21 @@ describe('the built page', () => {
 
   it('offline() fails loudly when Redoc stops referencing the logo it replaces', () => {
     expect(() => offline('<html></html>')).toThrow(/no longer references/);
+  });
+
+  it("tells Redoc not to report to Redocly from a reader's browser, on both pages", () => {
+    for (const file of [siteIndex, join(siteDir, SANDBOX_PAGE, 'index.html')])
+      expect(() => withoutTelemetry(readFileSync(file, 'utf8')), file).not.toThrow();
+  });
+
+  it('withoutTelemetry() fails the build on a page that would report, or whose options it cannot find', () => {
+    const page = (options: object) => `<script>\n      const __redoc_options = ${JSON.stringify(options)};\n</script>`;
+    expect(withoutTelemetry(page({ hideLoading: true, disableTelemetry: true }))).toContain('disableTelemetry');
+    expect(() => withoutTelemetry(page({ hideLoading: true, disableTelemetry: false }))).toThrow(
+      /would send Redoc's telemetry from every reader's browser/,
+    );
+    expect(() => withoutTelemetry(page({ hideLoading: true }))).toThrow(/would send Redoc's telemetry/);
+    expect(() => withoutTelemetry('<html></html>')).toThrow(/has no __redoc_options/);
   });
 });
 
