@@ -1,7 +1,7 @@
 // The command a partner runs: exit codes, reports written, failures with curl lines that use environment variable
 // references (never literal keys), and credentials taken from the environment.
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,44 @@ function run(
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A proxy to `target` that answers nothing to the first POST to `path` (the rest it passes on), and resolves
+ * `holding` when that request arrives: a run of the kit through it is stopped half-way until the proxy closes.
+ */
+async function holdingProxy(
+  target: string,
+  path: string,
+): Promise<{ url: string; holding: Promise<void>; close(): Promise<void> }> {
+  let hold!: () => void;
+  const holding = new Promise<void>((done) => (hold = done));
+  let held = false;
+  const proxy = createServer((req, res) => {
+    if (!held && req.method === 'POST' && req.url?.split('?')[0] === path) {
+      held = true;
+      hold();
+      return;
+    }
+    const url = new URL(req.url ?? '/', target);
+    const upstream = httpRequest(url, { method: req.method, headers: { ...req.headers, host: url.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    holding,
+    close: () =>
+      new Promise<void>((done) => {
+        proxy.close(() => done());
+        proxy.closeAllConnections();
+      }),
+  };
 }
 
 describe('usage', () => {
@@ -237,13 +275,20 @@ describe('against a server', () => {
       expect(JSON.parse(readFileSync(file, 'utf8')).orders.length).toBeGreaterThanOrEqual(1000);
     }
     expect(readdirSync(temp)).toEqual([]);
-    // Interrupted half-way: still nothing in the temp folder.
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...kitVariables(server), TMPDIR: temp },
-    });
-    await new Promise((done) => child.stdout.once('data', done));
-    child.kill('SIGINT');
-    await new Promise((done) => child.once('close', done));
+    // Interrupted half-way, with one of its bulk requests unanswered: still nothing in the temp folder. The request
+    // is held until the Ctrl-C, so the run cannot have ended first, however slowly this test reacts.
+    const held = await holdingProxy(server.url, '/v3/wms/orders/draft');
+    try {
+      const child = spawn(process.execPath, [cli, ...args, '--json', join(dir, 'interrupted', 'contract.json')], {
+        env: { PATH: process.env.PATH ?? '', ...kitVariables({ ...server, url: held.url }), TMPDIR: temp },
+      });
+      const closed = new Promise<NodeJS.Signals | null>((done) => child.once('close', (_, signal) => done(signal)));
+      await Promise.race([held.holding, closed]);
+      child.kill('SIGINT');
+      expect(await closed, 'the run ended by itself: it was never held on a bulk request').toBe('SIGINT');
+    } finally {
+      await held.close();
+    }
     expect(readdirSync(temp)).toEqual([]);
   });
 
