@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { contract } from '../../src/contract-facts.js';
 import { monthKey } from '@cls-api/spec';
+import { TestClock } from '../support/clock.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const ops = operations(loadSpec());
@@ -74,7 +75,9 @@ describe('CORS', () => {
   });
 
   it('preflights need no credential and are counted by neither the gateway limit nor the monthly quota', async () => {
-    s = await startTestServer({ env: { TRUSTED_PROXIES: '127.0.0.1', TEST_KEY_MONTHLY_QUOTA: '5' } });
+    // Held still, the clock refills no bucket, however long the preflights take: one counted would show.
+    const clock = new TestClock('2026-11-20T03:00:00Z');
+    s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1', TEST_KEY_MONTHLY_QUOTA: '5' } });
     const seller = await s.account();
     const wms = await s.key(seller, 'wms');
     for (let i = 0; i < general.burst * 2; i++) {
@@ -83,7 +86,7 @@ describe('CORS', () => {
     // The address still has its whole burst, and the account its whole quota.
     for (let i = 0; i < 5; i++)
       expect((await s.get('/v3/wms/suppliers', { apiKey: wms, ip: '203.0.113.20' })).status).toBe(200);
-    expect(await s.app.accounts.usage(seller, monthKey(new Date(), s.config.serviceTimeZone), 'test')).toBe(5);
+    expect(await s.app.accounts.usage(seller, monthKey(clock.now(), s.config.serviceTimeZone), 'test')).toBe(5);
   });
 
   it('OPTIONS that is not a preflight, or asks for a method or path the contract does not have, is 404 in the envelope', async () => {
