@@ -99,8 +99,16 @@ export function offline(html: string): string {
 
 const execFileAsync = promisify(execFile);
 
-/** Renders `specPath` into `output` with Redocly, the page's script reading page paths under `basePath`. */
-async function redoc(specPath: string, title: string, basePath: string, output: string): Promise<void> {
+/**
+ * Renders `specPath` into `output` with Redocly, the page's script reading page paths under `basePath` and passing
+ * those under `sandboxPage` on to the sandbox's reference page (template.hbs).
+ */
+async function redoc(
+  specPath: string,
+  title: string,
+  paths: { basePath: string; sandboxPage?: string },
+  output: string,
+): Promise<void> {
   const args = [
     redoclyBin(),
     'build-docs',
@@ -116,7 +124,8 @@ async function redoc(specPath: string, title: string, basePath: string, output: 
     '--title',
     title,
     // The path the page's script reads page paths under (template.hbs).
-    `--templateOptions.basePath=${basePath}`,
+    `--templateOptions.basePath=${paths.basePath}`,
+    ...(paths.sandboxPage ? [`--templateOptions.sandboxPage=${paths.sandboxPage}`] : []),
     '--output',
     output,
   ];
@@ -168,8 +177,18 @@ export async function buildSite(address: SiteAddress = siteAddress()): Promise<{
     const sandboxBase = `${address.base}${SANDBOX_PAGE}/`;
     // The two pages at once: the sandbox's is small, and Redocly spends most of its time starting.
     await Promise.all([
-      redoc(docsSpecPath, `${doc.info.title} ${doc.info.version}`, address.base, output),
-      redoc(sandboxDocsSpecPath, `${sandboxDoc.info.title} ${sandboxDoc.info.version}`, sandboxBase, sandboxOutput),
+      redoc(
+        docsSpecPath,
+        `${doc.info.title} ${doc.info.version}`,
+        { basePath: address.base, sandboxPage: SANDBOX_PAGE },
+        output,
+      ),
+      redoc(
+        sandboxDocsSpecPath,
+        `${sandboxDoc.info.title} ${sandboxDoc.info.version}`,
+        { basePath: sandboxBase },
+        sandboxOutput,
+      ),
     ]);
     const ids = operations(loadSpec()).map((op) => op.operationId);
     const built = withConsoleOperations(offline(withoutTelemetry(await readFile(output, 'utf8'))), ids);

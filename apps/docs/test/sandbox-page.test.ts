@@ -4,6 +4,7 @@
 // set-up builds the site.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadSandboxSpec, loadSpec, operations } from '@cls-api/spec';
@@ -82,6 +83,38 @@ describe('the built site', () => {
         expect(contractPage).toContain(`"/${href!.slice(1)}"`);
       }
     }
+  });
+
+  it("on a static host, the contract's 404.html passes a sandbox section's path on to that section of the sandbox page", () => {
+    // The page's first script, the one that reads the path (template.hbs), run on a given address: where it sends
+    // the browser (location.replace) or which hash it gives the page (history.replaceState).
+    const opened = (file: string, pathname: string, hash = '') => {
+      const script = /<script>([\s\S]*?)<\/script>/.exec(readFileSync(file, 'utf8'))![1]!;
+      const seen: { replaced?: string; state?: string } = {};
+      runInNewContext(script, {
+        location: { pathname, hash, replace: (url: string) => (seen.replaced = url) },
+        history: { replaceState: (_state: unknown, _title: string, url: string) => (seen.state = url) },
+      });
+      return seen;
+    };
+    const notFound = join(siteDir, '404.html');
+    // A static host has route pages for the sections the page links (`/sandbox/sandbox`), not for each operation's.
+    expect(existsSync(join(siteDir, SANDBOX_PAGE, 'sandbox', 'setsandboxclock', 'index.html'))).toBe(false);
+    expect(opened(notFound, `/${SANDBOX_PAGE}/sandbox/setsandboxclock`)).toEqual({
+      replaced: `/${SANDBOX_PAGE}/#/sandbox/setsandboxclock`,
+    });
+    expect(opened(notFound, `/${SANDBOX_PAGE}/sandbox/setsandboxclock/`, '#/sandbox/getsandboxclock')).toEqual({
+      replaced: `/${SANDBOX_PAGE}/#/sandbox/getsandboxclock`,
+    });
+    expect(opened(notFound, `/${SANDBOX_PAGE}`)).toEqual({ replaced: `/${SANDBOX_PAGE}/` });
+    // The contract's own sections stay on its page, a path that only begins like the sandbox's included.
+    expect(opened(notFound, '/wms-orders/registerdraftorders')).toEqual({ state: '/#/wms-orders/registerdraftorders' });
+    expect(opened(notFound, `/${SANDBOX_PAGE}es`)).toEqual({ state: `/#/${SANDBOX_PAGE}es` });
+    expect(opened(notFound, '/')).toEqual({});
+    // The sandbox page opens its own sections itself.
+    expect(opened(pageFile, `/${SANDBOX_PAGE}/sandbox/setsandboxclock`)).toEqual({
+      state: `/${SANDBOX_PAGE}/#/sandbox/setsandboxclock`,
+    });
   });
 
   it('is served at /sandbox/ (and /sandbox/index.html, and its section paths) as text/html', async () => {
