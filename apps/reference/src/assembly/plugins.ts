@@ -2,8 +2,9 @@
 // them; the connection limit and the gateway limit count every other request; a declared body over the limit is
 // refused before auth; auth establishes the caller; the test clock gives test data its time and a forced outcome of the
 // sandbox is read, before the quota, which counts authenticated test-key calls (never a forced outcome); the envelope wraps
-// successes; error mapping answers failures; graceful close marks the responses sent while closing; in strict-contract
-// mode every response is checked last.
+// successes; error mapping answers failures, on every route added after it (the OPTIONS route too, so its refusals
+// are in the envelope); graceful close marks the responses sent while closing; in strict-contract mode every response
+// is checked last.
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { JwtIssuer } from '../auth/jwt.js';
@@ -13,7 +14,7 @@ import { MemoryGatewayBuckets, RedisGatewayBuckets } from '../limits/gateway-buc
 import { auth } from '../plugins/auth.js';
 import { connectionLimit } from '../plugins/connection-limit.js';
 import { contractCheck } from '../plugins/contract-check.js';
-import { cors } from '../plugins/cors.js';
+import { cors, corsOptionsRoute } from '../plugins/cors.js';
 import { envelope } from '../plugins/envelope.js';
 import { errorMapping } from '../plugins/error-mapping.js';
 import { gatewayRateLimit } from '../plugins/gateway-rate-limit.js';
@@ -88,6 +89,7 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
     messageMaxLength: spec.messageMaxLength,
     bodyLimit: config.bodyLimitBytes,
   });
+  await app.register(corsOptionsRoute);
   await app.register(gracefulClose);
   await app.register(sandboxHelpers, {
     sandbox,

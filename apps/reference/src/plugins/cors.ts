@@ -124,8 +124,17 @@ export const cors = fp<CorsOptions>(
       // Answered here, so that nothing after this hook counts or refuses it; Safari waits for a body without the length.
       reply.code(204).header('Content-Length', '0').send();
     });
+  },
+  { name: 'cors', fastify: '5.x' },
+);
 
-    // Every OPTIONS request has a route, so that one that is not an answered preflight is the not-found answer.
+/**
+ * The route every OPTIONS request has, so that one that is not an answered preflight is the not-found answer. A
+ * plugin of its own, registered after error-mapping: a route keeps the error handler there was when it was added,
+ * and an OPTIONS request refused on its way (the gateway's 429) must be answered in the envelope like any other.
+ */
+export const corsOptionsRoute = fp(
+  async (app: FastifyInstance) => {
     app.options('*', (request, reply) => {
       if (!request.corsPreflight) {
         reply.callNotFound();
@@ -134,5 +143,5 @@ export const cors = fp<CorsOptions>(
       reply.send();
     });
   },
-  { name: 'cors', fastify: '5.x' },
+  { name: 'cors-options-route', fastify: '5.x', dependencies: ['cors', 'error-mapping'] },
 );

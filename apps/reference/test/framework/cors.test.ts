@@ -103,6 +103,28 @@ describe('CORS', () => {
     }
   });
 
+  it('OPTIONS that is not a preflight, from an address over the gateway limit, is the gateway 429 in the envelope', async () => {
+    // Held still, the clock refills no bucket: the call after the burst is over the limit.
+    const clock = new TestClock('2026-11-20T03:00:00Z');
+    s = await startTestServer({ clock: clock.now, env: { TRUSTED_PROXIES: '127.0.0.1' } });
+    const ip = '203.0.113.21';
+    for (let i = 0; i < general.burst; i++)
+      expect((await s.request('OPTIONS', '/v3/wms/orders', { unchecked: true, ip })).status).toBe(404);
+    const asked: Array<Record<string, string>> = [
+      {},
+      { origin: ORIGIN },
+      { origin: ORIGIN, 'access-control-request-method': 'DELETE' },
+    ];
+    for (const headers of asked) {
+      const r = await s.request('OPTIONS', '/v3/wms/orders', { unchecked: true, ip, headers });
+      expect([r.status, r.body?.error?.code], JSON.stringify(headers)).toEqual([429, 'RATE_LIMIT_EXCEEDED']);
+      expect(r.text.startsWith('{"success":false')).toBe(true);
+      expect(r.headers['retry-after']).toBeUndefined();
+    }
+    // A preflight is still answered: it is not counted, so it is not refused either.
+    expect((await preflight('/v3/wms/orders', 'POST', { ip })).status).toBe(204);
+  });
+
   it('CORS_ORIGINS lists the allowed origins: an allowed one is echoed, another gets no Access-Control-Allow-Origin', async () => {
     s = await startTestServer({ env: { CORS_ORIGINS: `${ORIGIN}, http://localhost:5173` } });
     const allowed = await preflight('/v3/manager/orders', 'GET', {
