@@ -6,11 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { type RunningRedis, startRedis } from '@cls-api/test-servers';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Cluster } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
@@ -86,14 +85,14 @@ async function setClocks(held: number | null): Promise<void> {
   const change = randomUUID();
   writeFileSync(clockFile(), JSON.stringify({ held, change }));
   for (const instance of cluster.instances) instance.process.kill('SIGUSR2');
-  const deadline = Date.now() + 20_000;
-  for (const instance of cluster.instances) {
-    while (!instance.output().includes(`[held-clock] ${change} taken by pid ${instance.process.pid}`)) {
-      if (Date.now() > deadline)
-        throw new Error(`instance ${instance.url} did not take the clock change within 20 s:\n${instance.output()}`);
-      await sleep(10);
-    }
-  }
+  await vi.waitFor(
+    () => {
+      for (const instance of cluster.instances)
+        if (!instance.output().includes(`[held-clock] ${change} taken by pid ${instance.process.pid}`))
+          throw new Error(`instance ${instance.url} has not taken the clock change:\n${instance.output()}`);
+    },
+    { timeout: 20_000, interval: 10 },
+  );
 }
 
 function get(path: string, apiKey: string, address: string): Promise<Response> {
