@@ -1,7 +1,8 @@
 // The mock closes a slow client's connection when its README says, and takes the bodies it says. Node enforces the
 // header and request timeouts only when it checks them; the mock checks often enough that each holds within a
 // quarter of its length. The bounds below only tell "at the timeout" from "up to 30 s later" (Node's default check):
-// they sit far from both, so a loaded machine does not change the outcome.
+// they sit far from both, so a loaded machine does not change the outcome. One connection could close in time by the
+// luck of where a 30 s check falls, so each case opens two, STAGGER_MS apart (see closedTwiceAfter).
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, startMock, type MockServer } from '../src/index.js';
@@ -10,6 +11,12 @@ const HEADERS_MS = 1_000;
 const REQUEST_MS = 2_000;
 /** Far above a timeout checked every quarter of itself, far below one checked every 30 s. */
 const MARGIN_MS = 12_000;
+/**
+ * Checked every 30 s, two connections opened this far apart cannot both close within MARGIN_MS of their timeouts:
+ * that needs one check in each of two 12 s windows 15 s apart, and checks are either the same (the windows do not
+ * meet) or 30 s apart (the windows' starts are 3 to 27 s apart).
+ */
+const STAGGER_MS = 15_000;
 
 let mock: MockServer;
 beforeAll(async () => {
@@ -38,6 +45,12 @@ function closedAfter(bytes: string): Promise<{ ms: number; answer: string }> {
   });
 }
 
+/** `closedAfter` on a connection opened now and on another opened STAGGER_MS later. */
+function closedTwiceAfter(bytes: string): Promise<{ ms: number; answer: string }[]> {
+  const later = new Promise((resolve) => setTimeout(resolve, STAGGER_MS)).then(() => closedAfter(bytes));
+  return Promise.all([closedAfter(bytes), later]);
+}
+
 /**
  * A connection left idle, after nothing or after one request read to its end, until the server closes it: every
  * byte the server wrote on it, and how many of them were the request's answer.
@@ -62,20 +75,24 @@ function idleUntilClosed(port: number, request?: string): Promise<{ total: numbe
   });
 }
 
-describe('slow clients', () => {
-  it('headers not complete within the headers timeout: closed then, not up to 30 s later', async () => {
-    const { ms, answer } = await closedAfter('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\n');
-    expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
-    expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
-    if (answer) expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*\{"success":false/);
+// Concurrent: the staggered cases wait side by side rather than one after the other.
+describe.concurrent('slow clients', () => {
+  it('headers not complete within the headers timeout: closed then, not up to 30 s later', async ({ expect }) => {
+    for (const { ms, answer } of await closedTwiceAfter('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\n')) {
+      expect(ms).toBeGreaterThanOrEqual(HEADERS_MS - 50);
+      expect(ms).toBeLessThan(HEADERS_MS + MARGIN_MS);
+      if (answer) expect(answer).toMatch(/^HTTP\/1\.1 400 [\s\S]*\{"success":false/);
+    }
   });
 
-  it('a body not complete within the request timeout: closed then', async () => {
-    const { ms } = await closedAfter(
+  it('a body not complete within the request timeout: closed then', async ({ expect }) => {
+    const closed = await closedTwiceAfter(
       'POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
     );
-    expect(ms).toBeGreaterThanOrEqual(REQUEST_MS - 50);
-    expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+    for (const { ms } of closed) {
+      expect(ms).toBeGreaterThanOrEqual(REQUEST_MS - 50);
+      expect(ms).toBeLessThan(REQUEST_MS + MARGIN_MS);
+    }
   });
 
   // A browser keeps a spare connection open: an answer written on it at the headers timeout would be the one the

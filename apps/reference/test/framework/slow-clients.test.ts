@@ -138,6 +138,24 @@ describe('timeouts', () => {
     expect((await s.get('/health')).status).toBe(200);
   });
 
+  // Node checks the headers and request timeouts only every `connectionsCheckingInterval` (30 s by default), so one
+  // connection may be cut in time by the luck of where a check falls. Of two opened 15 s apart and checked every
+  // 30 s, one waits more than 12 s past its timeout: that needs a check in each of two 12 s windows whose starts are
+  // 15 s apart, which neither one check nor two 30 s apart can do. 12 s is far above the server's own interval, a
+  // quarter of the shorter timeout (src/assembly/http-options.ts), so a loaded machine does not change the outcome.
+  it("the headers timeout holds at its length, not at Node's 30 s check: two connections 15 s apart are each cut within 12 s of it", async () => {
+    s = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '400', HEADERS_TIMEOUT_MS: '300' } });
+    const cutAfter = async () => {
+      const slowloris = await connect('127.0.0.1');
+      const started = performance.now();
+      slowloris.write('GET /v3/wms/suppliers HTTP/1.1\r\nHost: x\r\nX-Padding: a');
+      await slowloris.closed;
+      return performance.now() - started;
+    };
+    const later = new Promise((resolve) => setTimeout(resolve, 15_000)).then(cutAfter);
+    for (const ms of await Promise.all([cutAfter(), later])) expect(ms).toBeLessThan(300 + 12_000);
+  });
+
   // A browser keeps a spare connection open; a 400 written on it at the headers timeout would be read as the answer
   // to the next request it sends there (a blank "Bad request" page on reload).
   it('an idle connection (opened and left, or kept alive after a request) is closed without a byte written', async () => {
