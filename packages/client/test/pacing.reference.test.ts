@@ -1,51 +1,136 @@
-// Default pacing against the reference server's own gateway limit (its token bucket per source address, at the
-// contract's 30/s burst 50): a server of its own, so that no other test's traffic shares its bucket. A machine slow
-// as a whole cannot make this fail: requests then leave later, and the gateway refills in the meantime. Speed cannot
-// either: the pacer stays a margin under the limit (src/pacing.ts), so requests that leave exactly on schedule still
-// find a token when they arrive. What the margin absorbs is bunching, requests that left on schedule and are metered
-// together: at the start of the burst that room is 10 requests (the pacer's 40 against the gateway's 50), so the
-// server alone stalled for more than 0.4 s (10 requests at 24/s) while the client kept sending would meet a 429.
+// Pacing against the reference server's own gateway limit (its token bucket per source address, at the contract's
+// 30/s burst 50): a server of its own, so that no other test's traffic shares its bucket, whose clock the test holds
+// and moves with the client's (`HeldClock` of @cls-api/test-servers). The client's clock (`ServerTime` below) moves
+// only when the pacer waits, and only once every request the pacer let go has been answered: the server counts each
+// request at the instant it was let go, as over a network without delay. So what each case finds depends on the
+// pacer's schedule and the server's bucket alone, not on how fast this machine serves the calls. What the pacer's
+// margin absorbs on a real network (requests that left on schedule and are counted together) is out of this file's
+// reach; `pacing.test.ts` holds the schedule itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../src/index.js';
-import { keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
+import { contractGatewayLimits, createClient, createPacer, type Pacer, type Timers } from '../src/index.js';
+import { HeldClock, keyOf, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
 
+const general = contractGatewayLimits.find((l) => l.appliesTo === '/v3/')!;
+
+/**
+ * The client's clock, and the server's: `sleep` waits until no request is in flight, then moves both clocks on. The
+ * pacer is the only one that sleeps here (retries are off), one wait at a time.
+ */
+class ServerTime implements Timers {
+  #time: number;
+  #inFlight = 0;
+  #settled: Array<() => void> = [];
+  readonly statuses: number[] = [];
+
+  constructor(
+    start: number,
+    private readonly hold: (at: number) => Promise<void>,
+  ) {
+    this.#time = start;
+  }
+
+  now(): number {
+    return this.#time;
+  }
+
+  async sleep(ms: number): Promise<void> {
+    while (this.#inFlight > 0) await new Promise<void>((settled) => this.#settled.push(settled));
+    this.#time += ms;
+    await this.hold(this.#time);
+  }
+
+  /** The client's `fetch`: each request is in flight until its answer's head has come (the gateway has counted it). */
+  readonly fetch = async (request: Request): Promise<Response> => {
+    this.#inFlight += 1;
+    try {
+      const response = await fetch(request);
+      this.statuses.push(response.status);
+      return response;
+    } finally {
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) for (const settled of this.#settled.splice(0)) settled();
+    }
+  };
+}
+
+const clock = new HeldClock();
 let reference: ReferenceServer;
+let time: ServerTime;
 
 beforeAll(async () => {
-  // Without retries (below), a GET sent on a kept-alive connection at the moment the server's connection cap closes
-  // it as idle would be an error here, where a client with its default retries would resend it. On a loaded
-  // machine slow answers make the client open more connections than the cap: this test is about the gateway
-  // limit, so the cap is lifted.
-  reference = await startReference({ from: import.meta.url, env: { MAX_CONNECTIONS_PER_ADDRESS: '100000' } });
+  // Lifted so that the connections of 500 calls at once are all served: this file is about the gateway limit.
+  reference = await startReference({
+    from: import.meta.url,
+    env: { MAX_CONNECTIONS_PER_ADDRESS: '100000', ...clock.env() },
+  });
+  const hold = (at: number) => clock.hold(at, [reference.server]);
+  const start = Date.now();
+  await hold(start);
+  time = new ServerTime(start, hold);
 }, 300_000);
 
 afterAll(async () => {
   await reference?.close();
+  clock.dispose();
 });
 
-describe('default pacing against the reference gateway limit', () => {
-  it('500 calls fired at once through three clients meet no gateway 429', async () => {
-    const seller = reference.accounts[0] as DemoAccount;
-    const statuses: number[] = [];
-    const counting = async (request: Request) => {
-      const response = await fetch(request);
-      statuses.push(response.status);
-      return response;
-    };
-    // Live keys, so that 500 calls do not run into a test key's monthly quota; no retries, so that a gateway 429
-    // would be seen rather than retried away.
-    const clients = (['manager', 'wms', 'manager'] as const).map((area) =>
-      createClient({ baseUrl: reference.baseUrl, apiKey: keyOf(seller, area, 'live'), retry: false, fetch: counting }),
-    );
-    const calls = Array.from({ length: 500 }, (_, i) => {
+/**
+ * 500 calls fired at once through three clients of the seller's live keys (500 calls do not run into a test key's
+ * monthly quota) without retries, so that a gateway 429 is seen rather than retried away. Starts once the bucket
+ * is full again: the clocks move on by the time it takes to refill.
+ */
+async function fireAtOnce(pacing: boolean | Pacer, calls = 500): Promise<number[]> {
+  await time.sleep(Math.ceil((general.burst / general.ratePerSecond) * 1000));
+  time.statuses.length = 0;
+  const seller = reference.accounts[0] as DemoAccount;
+  const clients = (['manager', 'wms', 'manager'] as const).map((area) =>
+    createClient({
+      baseUrl: reference.baseUrl,
+      apiKey: keyOf(seller, area, 'live'),
+      retry: false,
+      pacing,
+      timers: time,
+      fetch: time.fetch,
+    }),
+  );
+  const results = await Promise.all(
+    Array.from({ length: calls }, (_, i) => {
       const client = clients[i % 3]!;
       return i % 3 === 1
         ? client.GET('/v3/wms/suppliers', {}).then((r) => r.response.status)
         : client.GET('/v3/manager/orders', { params: { query: { size: 1 } } }).then((r) => r.response.status);
-    });
-    const results = await Promise.all(calls);
-    expect(statuses).toHaveLength(500);
+    }),
+  );
+  expect(time.statuses).toHaveLength(calls);
+  return results;
+}
+
+describe('pacing against the reference gateway limit, on one clock', () => {
+  it('without pacing, 500 calls at one instant: exactly the burst (50) pass, every other one is the gateway 429', async () => {
+    const results = await fireAtOnce(false);
+    expect(results.filter((s) => s === 200)).toHaveLength(general.burst);
+    expect(results.filter((s) => s === 429)).toHaveLength(500 - general.burst);
+  });
+
+  it('with the default pacing, the same 500 calls meet no 429: a burst of 40, then 24 a second', async () => {
+    const started = time.now();
+    const results = await fireAtOnce(true);
     expect(results.filter((s) => s === 429)).toEqual([]);
     expect(results.every((s) => s === 200)).toBe(true);
-  }, 600_000);
+    // The refill wait before the calls, then 460 calls at 24 a second.
+    const refill = Math.ceil((general.burst / general.ratePerSecond) * 1000);
+    expect(time.now() - started - refill).toBeGreaterThanOrEqual(((500 - 40) / 24) * 1000);
+    expect(time.now() - started - refill).toBeLessThan(((500 - 40) / 24) * 1000 + 500);
+  });
+
+  it("paced exactly at the contract's limit (no margin), they meet no 429 either: the server's bucket is the contract's", async () => {
+    const exact = createPacer({ margin: 0, timers: time });
+    expect(exact.pacedBuckets.find((b) => b.appliesTo === '/v3/')).toMatchObject({
+      ratePerSecond: general.ratePerSecond,
+      burst: general.burst,
+    });
+    const results = await fireAtOnce(exact);
+    expect(results.filter((s) => s === 429)).toEqual([]);
+    expect(results.every((s) => s === 200)).toBe(true);
+  });
 });

@@ -7,6 +7,7 @@ export {
   type Log,
   run,
 } from './debian.js';
+export { HeldClock, type HeldClockServer } from './held-clock.js';
 export { JAVA_RUNTIME, SERVER_PACKAGES } from './packages.js';
 export { assertPortFree, type PortHolder, portHolders, sparePort } from './ports.js';
 export {

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sparePort } from './ports.js';
-import { startServer } from './process.js';
+import { type RunningServer, startServer } from './process.js';
 
 export type KeyArea = 'wms' | 'manager' | 'cam';
 
@@ -25,6 +25,8 @@ export interface DemoAccount {
 export interface ReferenceServer {
   baseUrl: string;
   accounts: DemoAccount[];
+  /** Its process (for a test that signals it: `HeldClock`) and what it printed. */
+  server: Pick<RunningServer, 'process' | 'output'>;
   /** Stops the server and removes its database. */
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function startReference(options: ReferenceOptions): Promise<Referen
     return {
       baseUrl: `http://127.0.0.1:${port}`,
       accounts,
+      server,
       async close() {
         await server.stop();
         rmSync(dir, { recursive: true, force: true });

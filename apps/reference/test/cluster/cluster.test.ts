@@ -2,14 +2,9 @@
 // (real processes, real servers from Debian's packages): the limits hold across instances, the sandbox's test clock
 // and reset act for every instance at once, and killing one instance loses no acknowledged row while the others keep
 // serving.
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { type RunningRedis, startRedis } from '@cls-api/test-servers';
+import { HeldClock, type RunningRedis, startRedis } from '@cls-api/test-servers';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/cluster.js';
 import { contract } from '../../src/contract-facts.js';
 import { type ClusterTopology, type StartedCluster, startCluster, testKey } from '../support/cluster.js';
@@ -26,12 +21,10 @@ let started: StartedCluster;
 let cluster: Cluster;
 let topology: ClusterTopology;
 let database: string;
-/** Where the instances read their clock's next change (test/support/held-clock.mjs). */
-let clockDir: string;
-const clockFile = () => join(clockDir, 'change.json');
+/** Every instance's clock, held still by a test when a count must not depend on how long a burst takes. */
+const clock = new HeldClock();
 
 beforeAll(async () => {
-  clockDir = mkdtempSync(join(tmpdir(), 'cls-held-clock-'));
   redis = await startRedis();
   database = await newPostgresDatabase();
   // Exact counts, not a slow Redis, are what this file checks: a loaded machine can keep one command waiting past
@@ -43,14 +36,7 @@ beforeAll(async () => {
     PORT: '0',
     LOG_LEVEL: 'warn',
     REDIS_COMMAND_TIMEOUT_MS: '60000',
-    // Every instance's clock, held still by a test when a count must not depend on how long a burst takes.
-    NODE_OPTIONS: [
-      process.env.NODE_OPTIONS,
-      `--import=${pathToFileURL(join(import.meta.dirname, '../support/held-clock.mjs')).href}`,
-    ]
-      .filter(Boolean)
-      .join(' '),
-    CLS_HELD_CLOCK_FILE: clockFile(),
+    ...clock.env(),
   });
   ({ cluster, topology } = started);
 }, 600_000);
@@ -58,7 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await started?.stop();
   await redis?.stop();
-  rmSync(clockDir, { recursive: true, force: true });
+  clock.dispose();
 });
 
 const keyOf = (area: string) => testKey(topology, area);
@@ -78,22 +64,10 @@ async function ownAccountKey(name: string): Promise<string> {
 }
 
 /**
- * Holds every instance's clock at `held` (null: lets it run again) and waits until each has said it took the change:
- * the instant is the same for all, so no instance's bucket refills while the clocks are held.
+ * Holds every instance's clock at `held` (null: lets it run again) once each has taken the change: the instant is the
+ * same for all, so no instance's bucket refills while the clocks are held.
  */
-async function setClocks(held: number | null): Promise<void> {
-  const change = randomUUID();
-  writeFileSync(clockFile(), JSON.stringify({ held, change }));
-  for (const instance of cluster.instances) instance.process.kill('SIGUSR2');
-  await vi.waitFor(
-    () => {
-      for (const instance of cluster.instances)
-        if (!instance.output().includes(`[held-clock] ${change} taken by pid ${instance.process.pid}`))
-          throw new Error(`instance ${instance.url} has not taken the clock change:\n${instance.output()}`);
-    },
-    { timeout: 20_000, interval: 10 },
-  );
-}
+const setClocks = (held: number | null) => clock.hold(held, cluster.instances);
 
 function get(path: string, apiKey: string, address: string): Promise<Response> {
   return fetch(`${topology.base_url}${path}`, {

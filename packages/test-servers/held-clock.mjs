@@ -1,5 +1,6 @@
-// Loaded with `--import` (through NODE_OPTIONS) into the reference instances of cluster.test.ts: a clock the test can
-// hold still in processes of their own, so that what a count depends on is not how fast the machine serves a burst.
+// Loaded with `--import` (through NODE_OPTIONS, see src/held-clock.ts) into a server under test: a clock the test
+// can hold still or step in processes of their own, so that what a count depends on is not how fast the machine
+// serves a burst.
 // On SIGUSR2 the instance reads the file named by CLS_HELD_CLOCK_FILE, `{"held": <ms or null>, "change": "<id>"}`:
 // an instant holds its clock there (`new Date()` and `Date.now()` return it), null lets it run again. Each change is
 // acknowledged on stderr with its id, so the test knows when every instance has taken it.
