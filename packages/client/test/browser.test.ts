@@ -9,13 +9,24 @@ import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractGatewayLimits } from '../src/index.js';
 import type * as Sdk from '../src/index.js';
-import { keyOf, sparePort, startReference, type DemoAccount, type ReferenceServer } from '@cls-api/test-servers';
+import {
+  HeldClock,
+  keyOf,
+  sparePort,
+  startReference,
+  type DemoAccount,
+  type ReferenceServer,
+} from '@cls-api/test-servers';
 
 const dist = resolve(import.meta.dirname, '..', 'dist');
 const openapiFetchDist = dirname(createRequire(import.meta.url).resolve('openapi-fetch'));
 // The quota of a test key, lowered so that the page can use it up.
 const QUOTA = 4;
+const general = contractGatewayLimits.find((l) => l.appliesTo === '/v3/')!;
+/** The reference's clock, held while a test counts what its gateway bucket lets through. */
+const clock = new HeldClock();
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -75,7 +86,7 @@ beforeAll(async () => {
   pagePort = await sparePort();
   reference = await startReference({
     from: import.meta.url,
-    env: { CORS_ORIGINS: `http://127.0.0.1:${pagePort}`, TEST_KEY_MONTHLY_QUOTA: String(QUOTA) },
+    env: { CORS_ORIGINS: `http://127.0.0.1:${pagePort}`, TEST_KEY_MONTHLY_QUOTA: String(QUOTA), ...clock.env() },
   });
   [seller, other] = reference.accounts as [DemoAccount, DemoAccount];
   pages = pageServer();
@@ -87,6 +98,7 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((r) => (pages ? pages.close(r) : r(undefined)));
   await reference?.close();
+  clock.dispose();
 });
 
 declare const window: { sdk: typeof Sdk };
@@ -209,52 +221,51 @@ describe('the built client in Chromium, across origins', () => {
 
   // Last in this block: it spends the page's gateway tokens.
   it("tells the gateway's 429 (no Retry-After) from the quota's", { timeout: 600_000 }, async () => {
-    const seen = await page.evaluate(
-      async ({ baseUrl, wmsKey }) => {
-        const { QuotaExceededError, apiErrorOf, createClient } = window.sdk;
-        // Unpaced and unretried, so that bursts meet the gateway limit. Chromium sends at most six requests to one
-        // host at a time, so on a busy machine one burst may drain the bucket no faster than it refills: bursts
-        // follow each other at once until one is refused (the bucket only has to fall behind, never by a set time).
-        const client = createClient({ baseUrl, apiKey: wmsKey, pacing: false, retry: false });
-        const results: unknown[] = [];
-        for (let round = 0; round < 25; round++) {
-          const burst = await Promise.all(
+    // The server's clock held still, and far enough ahead that the page's address has a full bucket: of a burst of
+    // 120, exactly the burst passes however long the browser takes to send them (it sends six at a time to a host).
+    // Let go after, the clock stands at that instant until the real one catches up: the bucket refills from then.
+    await clock.hold(Date.now() + Math.ceil((general.burst / general.ratePerSecond) * 1000), [reference.server]);
+    const seen = await page
+      .evaluate(
+        async ({ baseUrl, wmsKey }) => {
+          const { QuotaExceededError, apiErrorOf, createClient } = window.sdk;
+          // Unpaced and unretried, so that the burst meets the gateway limit.
+          const client = createClient({ baseUrl, apiKey: wmsKey, pacing: false, retry: false });
+          const results: unknown[] = await Promise.all(
             Array.from({ length: 120 }, () => client.GET('/v3/wms/suppliers', {}).catch((e: unknown) => e)),
           );
-          results.push(...burst);
-          if (burst.some((r) => !(r instanceof Error) && (r as { response: Response }).response.status === 429)) break;
-        }
-        type Call = Sdk.CallResponse<Sdk.operations['listSuppliers'], Record<string, never>>;
-        const refused: {
-          code?: string;
-          typed?: string;
-          quota?: boolean;
-          retryAfter?: string | null;
-          thrown?: string;
-        }[] = [];
-        let ok = 0;
-        for (const r of results) {
-          if (r instanceof Error) {
-            refused.push({ thrown: r.name });
-            continue;
+          type Call = Sdk.CallResponse<Sdk.operations['listSuppliers'], Record<string, never>>;
+          const refused: {
+            code?: string;
+            typed?: string;
+            quota?: boolean;
+            retryAfter?: string | null;
+            thrown?: string;
+          }[] = [];
+          let ok = 0;
+          for (const r of results) {
+            if (r instanceof Error) {
+              refused.push({ thrown: r.name });
+              continue;
+            }
+            const { response, error } = r as Call;
+            if (response.ok) ok++;
+            if (response.status !== 429) continue;
+            const typed = apiErrorOf(response);
+            refused.push({
+              code: error?.error.code,
+              typed: typed?.name,
+              quota: typed instanceof QuotaExceededError,
+              retryAfter: response.headers.get('Retry-After'),
+            });
           }
-          const { response, error } = r as Call;
-          if (response.ok) ok++;
-          if (response.status !== 429) continue;
-          const typed = apiErrorOf(response);
-          refused.push({
-            code: error?.error.code,
-            typed: typed?.name,
-            quota: typed instanceof QuotaExceededError,
-            retryAfter: response.headers.get('Retry-After'),
-          });
-        }
-        return { ok, refused };
-      },
-      { baseUrl: reference.baseUrl, wmsKey: keyOf(seller, 'wms', 'live') },
-    );
-    expect(seen.refused.length).toBeGreaterThan(0);
-    expect(seen.ok).toBeGreaterThan(0);
+          return { ok, refused };
+        },
+        { baseUrl: reference.baseUrl, wmsKey: keyOf(seller, 'wms', 'live') },
+      )
+      .finally(() => clock.hold(null, [reference.server]));
+    expect(seen.ok).toBe(general.burst);
+    expect(seen.refused).toHaveLength(120 - general.burst);
     for (const r of seen.refused)
       expect(r).toEqual({ code: 'RATE_LIMIT_EXCEEDED', typed: 'ApiError', quota: false, retryAfter: null });
   });
