@@ -1,9 +1,9 @@
 // What the front server answers itself, before Prism sees the request: what Prism cannot take safely (a target that
-// is not a path, a malformed percent escape, an unknown route) and bodies it would misread (too large, not UTF-8,
-// nested too deep). Each answer is the contract's error envelope.
+// is not a path, a malformed percent escape, an unknown route) and bodies it would misread (too large, not UTF-8 or
+// not Unicode, nested too deep). Each answer is the contract's error envelope.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, unpairedSurrogateEscape, unpairedSurrogateMessage } from '@cls-api/server';
 import type { Contract } from './contract.js';
 import { errorResponse, type ShapedResponse, unknownRoute } from './shape.js';
 
@@ -68,6 +68,9 @@ export function refuseBody(contract: Contract, body: Buffer | 'too-large', op: O
   if (body === 'too-large') return tooLarge(contract, op);
   // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
   if (!isUtf8(body)) return errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', op);
+  // Nor is an escape of half a surrogate pair Unicode text, though Prism would take it (the reference refuses both).
+  const halfPair = unpairedSurrogateEscape(body);
+  if (halfPair !== undefined) return errorResponse(contract, 'invalid', unpairedSurrogateMessage(halfPair), op);
   if (exceedsJsonDepth(body))
     return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
   return undefined;

@@ -3,6 +3,7 @@
 // restarts Prism if it dies anyway.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unpairedSurrogateMessage } from '@cls-api/server';
 import { loadSpec } from '@cls-api/spec';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
 import { send } from './support.js';
@@ -99,6 +100,33 @@ describe('requests Prism cannot take', () => {
     const answer = await send(mock.url, req.method, req.url, req.headers, body);
     expectEnvelope(answer, 'INVALID_PARAMETER');
     expect((answer.body as { error: { message: string } }).error.message).toMatch(/nested deeper/);
+    await stillServes();
+  });
+
+  it('a body that is not UTF-8, or that escapes half a surrogate pair, is 400 INVALID_PARAMETER naming the problem', async () => {
+    const req = exampleRequest(doc, drafts);
+    const text = req.body!;
+    const at = text.indexOf('"', text.indexOf('"mall_order_no"') + '"mall_order_no"'.length) + 1;
+    // Prism read 0xFF as U+FFFD, and `\ud800` as a lone code unit, and answered 200 to either.
+    const notUtf8 = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from([0xff]), Buffer.from(text.slice(at))]);
+    const halfPair = `${text.slice(0, at)}\\ud800${text.slice(at)}`;
+    for (const [body, message] of [
+      [notUtf8, 'The request body is not valid UTF-8.'],
+      [halfPair, unpairedSurrogateMessage('\\ud800')],
+    ] as const) {
+      const answer = await send(mock.url, req.method, req.url, req.headers, body);
+      expectEnvelope(answer, 'INVALID_PARAMETER');
+      expect((answer.body as { error: { message: string } }).error.message).toBe(message);
+    }
+    // A pair is Unicode text: the example with one is served as the example.
+    const pair = await send(
+      mock.url,
+      req.method,
+      req.url,
+      req.headers,
+      `${text.slice(0, at)}\\ud83d\\ude00${text.slice(at)}`,
+    );
+    expect(pair.status, pair.text).toBe(200);
     await stillServes();
   });
 

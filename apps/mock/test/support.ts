@@ -30,7 +30,7 @@ export async function send(
   method: string,
   url: string,
   headers: Record<string, string> = {},
-  body?: string,
+  body?: string | Uint8Array,
 ): Promise<Answer> {
   const res = await fetch(`${baseUrl}${url}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await res.text();

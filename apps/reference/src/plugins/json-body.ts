@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@cls-api/server';
+import { exceedsJsonDepth, MAX_JSON_DEPTH, unpairedSurrogateEscape, unpairedSurrogateMessage } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { parseJsonInSlices, TooDeepError } from '../json-slices.js';
@@ -228,14 +228,18 @@ function forbiddenName(value: unknown): string | undefined {
 }
 
 /**
- * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): UTF-8
- * (invalid bytes are refused, never turned into U+FFFD and stored), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive
- * parser's or validator's stack), no forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
+ * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): Unicode
+ * text in UTF-8 (invalid bytes are refused, never turned into U+FFFD and stored; so is an escape of half a surrogate
+ * pair, which the database would keep as bytes that read back as three U+FFFD, unlike the text sent), nested at
+ * most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive parser's or validator's stack), no
+ * forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
  * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
  */
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
   if (!isUtf8(body)) throw invalid(NOT_UTF8);
+  const halfPair = unpairedSurrogateEscape(body);
+  if (halfPair !== undefined) throw invalid(unpairedSurrogateMessage(halfPair));
   // A byte order mark is not JSON, but some encoders write one; it carries no data.
   const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
   let value: unknown;

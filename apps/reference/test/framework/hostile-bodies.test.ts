@@ -1,6 +1,6 @@
-// Hostile JSON bodies: nesting, bytes that are not UTF-8, names that carry control characters or `__proto__`, sizes
+// Hostile JSON bodies: nesting, bytes that are not UTF-8, escapes of half a surrogate pair, names that carry control characters or `__proto__`, sizes
 // beyond what the contract needs. Each is 400 in the envelope, says what is wrong, and writes nothing.
-import { MAX_JSON_DEPTH } from '@cls-api/server';
+import { MAX_JSON_DEPTH, unpairedSurrogateMessage } from '@cls-api/server';
 import { loadSpec, operations, referenceOf, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
@@ -136,6 +136,54 @@ describe('bytes that are not UTF-8', () => {
     ).toEqual({
       n: 0,
     });
+  });
+});
+
+describe('escapes of half a surrogate pair', () => {
+  // JSON.parse makes `\ud800` a lone UTF-16 code unit, which the database kept as bytes that read back as three U+FFFD:
+  // a draft with one in its mall_order_no was written and reported as failed ("already exists"), and an order with
+  // one in any text was reported created with text other than what the seller sent.
+  it('a bulk draft or order with one in a string is 400 naming it, and writes nothing; a pair is kept as sent', async () => {
+    const made = await s.post(
+      '/v3/wms/products',
+      { product_code: 'H-SURROGATE', product_name: 'Surrogate', price: 1000, stock_quantity: 5 },
+      { apiKey: wms },
+    );
+    expect(made.status, made.text).toBe(200);
+    const orderCount = () => (sqliteOf(s.app).prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
+    const good = { ...row(20), product_code: 'H-SURROGATE' };
+    const before = { drafts: drafts(), orders: orderCount() };
+    for (const [path, orders] of [
+      ['/v3/wms/orders/draft', [{ ...good, mall_order_no: 'H-\ud800' }]],
+      ['/v3/wms/orders', [{ ...good, mall_order_no: 'H-21', receiver_name: 'Kim \udfff' }]],
+      // A large body (checked in slices), its bad row last.
+      [
+        '/v3/wms/orders/draft',
+        [
+          ...Array.from({ length: 400 }, (_, i) => ({ ...good, mall_order_no: `H-L${i}`, memo: 'm'.repeat(200) })),
+          { ...good, mall_order_no: 'H-L\udbff' },
+        ],
+      ],
+    ] as const) {
+      const body = JSON.stringify({ orders });
+      const r = await s.request('POST', path, { apiKey: wms, body });
+      const halfPair = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.exec(body)![0];
+      expect([r.status, r.body.error.code, r.body.error.message]).toEqual([
+        400,
+        'INVALID_PARAMETER',
+        unpairedSurrogateMessage(halfPair),
+      ]);
+    }
+    expect({ drafts: drafts(), orders: orderCount() }).toEqual(before);
+    // A character outside the basic plane (a pair) is Unicode text: stored and returned as sent.
+    const pair = await s.post(
+      '/v3/wms/orders/draft',
+      { orders: [{ ...good, mall_order_no: 'H-😀' }] },
+      { apiKey: wms },
+    );
+    expect(pair.body.data.drafts[0]).toMatchObject({ mall_order_no: 'H-😀', success: true });
+    const kept = await s.get(`/v3/wms/orders/draft/${pair.body.data.drafts[0].draft_id}`, { apiKey: wms });
+    expect(kept.body.data.mall_order_no).toBe('H-😀');
   });
 });
 
