@@ -1,9 +1,9 @@
 // The front server's HTTP listener: bounds on slow clients, and malformed HTTP answered in the envelope.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Contract } from './contract.js';
 import { send } from './handler.js';
-import { errorResponse } from './shape.js';
+import { errorResponse, type ShapedResponse } from './shape.js';
 
 /** How long a client may take to send a request's headers, and the whole request (README, "Operations"). */
 export const TIMEOUTS = { headersMs: 10_000, requestMs: 60_000 } as const;
@@ -57,15 +57,40 @@ export function createListener(
       'invalid',
       err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The request is not valid HTTP.',
     );
-    const head = [
-      `HTTP/1.1 ${shaped.status} Bad Request`,
-      'connection: close',
-      `content-length: ${shaped.body.length}`,
-    ];
-    for (const [name, value] of Object.entries(shaped.headers)) head.push(`${name}: ${String(value)}`);
-    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), shaped.body]));
+    socket.end(rawAnswer(shaped));
+  });
+  // Any expectation but `100-continue` (which Node answers as it should) would get Node's bare 417, a status the
+  // contract does not use.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+    res.setHeader('connection', 'close');
+    send(
+      res,
+      errorResponse(
+        contract,
+        'invalid',
+        `The Expect header ${String(req.headers.expect ?? '')} is not supported; only 100-continue is.`,
+      ),
+    );
+  });
+  // CONNECT (a proxy tunnel) is a method the contract has nowhere: 404 like any other, where Node would close the
+  // connection without a word; then the connection closes.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.end(rawAnswer(errorResponse(contract, 'unknownRoute', 'No operation CONNECT: this server is not a proxy.')));
   });
   return server;
+}
+
+/** An answer written straight to a socket that no response object owns, closing the connection. */
+function rawAnswer(shaped: ShapedResponse): Buffer {
+  const head = [
+    `HTTP/1.1 ${shaped.status} ${STATUS_CODES[shaped.status] ?? ''}`,
+    'connection: close',
+    `content-length: ${shaped.body.length}`,
+  ];
+  for (const [name, value] of Object.entries(shaped.headers)) head.push(`${name}: ${String(value)}`);
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`), shaped.body]);
 }
 
 export function listen(server: Server, port: number, host: string): Promise<void> {

@@ -144,6 +144,23 @@ describe('requests Prism cannot take', () => {
     expectEnvelope(await raw('GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 'INVALID_PARAMETER');
     await stillServes();
   });
+
+  it("an Expect other than 100-continue is 400 INVALID_PARAMETER (Node's bare 417 before), naming it", async () => {
+    const answer = await raw(
+      'GET /v3/wms/orders HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nExpect: teapot\r\n\r\n',
+    );
+    expectEnvelope(answer, 'INVALID_PARAMETER');
+    expect((answer.body as { error: { message: string } }).error.message).toBe(
+      'The Expect header teapot is not supported; only 100-continue is.',
+    );
+    expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    await stillServes();
+  });
+
+  it('CONNECT, a method the contract has nowhere, is 404 NOT_FOUND (the connection was dropped without an answer)', async () => {
+    expectEnvelope(await raw('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n'), 'NOT_FOUND');
+    await stillServes();
+  });
 });
 
 describe('Prefer: dynamic=true', () => {
