@@ -202,5 +202,6 @@ function routeOf(op: OperationInfo): Route {
     literalSegments += 1;
     return escapeRegExp(segment);
   });
-  return { op, pattern: new RegExp(`^/${parts.join('/')}/?$`), literalSegments };
+  // Exactly the path: Prism routes no trailing slash, and the reference server answers one 404.
+  return { op, pattern: new RegExp(`^/${parts.join('/')}$`), literalSegments };
 }
