@@ -80,7 +80,9 @@ export async function toApiError(
  * Turns every error response into an `ApiError` (`QuotaExceededError` for the monthly quota). With
  * `throwOnError` it is thrown; otherwise the response goes back to openapi-fetch's `{ data, error }` and the typed
  * error is kept for `apiErrorOf(response)`. The quota error is always thrown: no call can succeed until the quota
- * resets, and a loop that checks only `data` must not spin on it. A request that got no response becomes a
+ * resets, and a loop that checks only `data` must not spin on it. So is an error whose body is not the API's
+ * envelope (a proxy's HTML page for a 502): `error` is typed as the envelope, and `error.error.code` on the page's
+ * text would fail with a TypeError that says nothing of the call. A request that got no response becomes a
  * `NetworkError` saying whether it may have been written.
  */
 export function errorTypingMiddleware(options: {
@@ -107,7 +109,7 @@ export function errorTypingMiddleware(options: {
     };
     const error = await toApiError(response, record);
     rememberError(response, error);
-    if (options.throwOnError || error instanceof QuotaExceededError) throw error;
+    if (options.throwOnError || error instanceof QuotaExceededError || !isErrorEnvelope(error.body)) throw error;
     return undefined;
   };
   return {

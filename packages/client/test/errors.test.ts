@@ -90,16 +90,26 @@ describe('ApiError', () => {
     expect(apiErrorOf(response)!.requestedAt.getTime()).toBe(start + 3000);
   });
 
-  it('a body that is not the envelope gives code undefined and a message saying so', async () => {
-    const { client } = testClient(
-      () => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }),
-    );
-    const { response } = await client.GET('/v3/manager/orders');
-    const err = apiErrorOf(response)!;
-    expect(err.status).toBe(502);
-    expect(err.code).toBeUndefined();
-    expect(err.message).toMatch(/HTTP 502 Bad Gateway without the API's error envelope/);
-    expect(err.body).toBe('<html>Bad gateway</html>');
+  it('a body that is not the envelope is thrown in either style, with code undefined and a message saying so', async () => {
+    // In the non-throwing style it came back as `error`, typed as the envelope: `error.error.code` then failed with
+    // a TypeError naming neither the call nor the status.
+    for (const [throwOnError, body, bodySeen] of [
+      [false, '<html>Bad gateway</html>', '<html>Bad gateway</html>'],
+      [true, '<html>Bad gateway</html>', '<html>Bad gateway</html>'],
+      [false, '', undefined],
+      [false, '{"message":"upstream timed out"}', { message: 'upstream timed out' }],
+    ] as const) {
+      const { client } = testClient(() => new Response(body, { status: 502, statusText: 'Bad Gateway' }), {
+        throwOnError,
+      });
+      const err = (await client.GET('/v3/manager/orders').catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(502);
+      expect(err.code).toBeUndefined();
+      expect(err.message).toBe("HTTP 502 Bad Gateway without the API's error envelope");
+      expect(String(err)).toBe(`ApiError: 502 on GET ${BASE}/v3/manager/orders: ${err.message}`);
+      expect(err.body).toEqual(bodySeen);
+    }
   });
 
   it('a code outside the contract is not passed off as one of its codes', async () => {
