@@ -24,9 +24,14 @@ export interface ClockChange {
   frozen?: boolean;
 }
 
-function reading(clock: SandboxClockRecord | undefined, real: Date): Date {
+/**
+ * The clock's time now. A running clock stops at `lastMs`, the last time DateTime can write: set a few seconds before
+ * it, it would otherwise run into the year 10000 and write times and numbers (`DRF-100000101-0001`) outside the
+ * contract.
+ */
+function reading(clock: SandboxClockRecord | undefined, real: Date, lastMs: number): Date {
   if (!clock) return real;
-  return new Date(clock.frozen_at_ms ?? real.getTime() + clock.offset_ms);
+  return new Date(clock.frozen_at_ms ?? Math.min(real.getTime() + clock.offset_ms, lastMs));
 }
 
 /** The account whose test clock a credential's requests see: a test credential's; none for live or public ones. */
@@ -37,10 +42,15 @@ export function clockedAccount(credential: Credential | undefined): string | und
 }
 
 export class SandboxClocks {
+  /** The last millisecond of 9999-12-31 23:59:59 service time: DateTime's pattern has four-digit years. */
+  private readonly lastMs: number;
+
   constructor(
     private readonly store: DomainStore,
     private readonly time: ServiceTime,
-  ) {}
+  ) {
+    this.lastMs = (this.instantOf('9999-12-31 23:59:59') / 1000 + 1) * 1000 - 1;
+  }
 
   /**
    * The service time a request's records see: the account's test clock for a credential of the test environment,
@@ -48,12 +58,14 @@ export class SandboxClocks {
    */
   async serviceNow(credential: Credential | undefined, real: Date): Promise<Date> {
     const accountId = clockedAccount(credential);
-    return accountId === undefined ? real : reading(await this.store.findSandboxClock(accountId), real);
+    return accountId === undefined ? real : reading(await this.store.findSandboxClock(accountId), real, this.lastMs);
   }
 
   /** The service time an owner's records see: the account's test clock for test data, real time for live data. */
   async ownerNow(owner: Owner, real: Date): Promise<Date> {
-    return owner.environment === 'test' ? reading(await this.store.findSandboxClock(owner.accountId), real) : real;
+    return owner.environment === 'test'
+      ? reading(await this.store.findSandboxClock(owner.accountId), real, this.lastMs)
+      : real;
   }
 
   async read(accountId: string, real: Date): Promise<ClockView> {
@@ -71,7 +83,7 @@ export class SandboxClocks {
       const target =
         change.at !== undefined
           ? this.instantOf(change.at)
-          : reading(current, real).getTime() + (change.advance_seconds ?? 0) * 1000;
+          : reading(current, real, this.lastMs).getTime() + (change.advance_seconds ?? 0) * 1000;
       // A time that DateTime cannot write (past 9999-12-31 23:59:59) could never be shown: refused, like a bad value.
       if (this.time.parseDateTime(this.time.format(Math.floor(target / 1000))) === undefined)
         throw new ApiError('INVALID_PARAMETER', 'advance_seconds moves the clock past the last time it can show.');
@@ -100,7 +112,7 @@ export class SandboxClocks {
   }
 
   private view(clock: SandboxClockRecord | undefined, real: Date): ClockView {
-    const now = reading(clock, real);
+    const now = reading(clock, real, this.lastMs);
     const nowSeconds = ServiceTime.seconds(now);
     const realSeconds = ServiceTime.seconds(real);
     return {

@@ -233,6 +233,28 @@ describe('the test clock', () => {
     expect(beyond.body.error.code).toBe('INVALID_PARAMETER');
     await helper('DELETE', '/sandbox/clock', { apiKey: keyB });
   });
+
+  it('a running clock stops at 9999-12-31 23:59:59: what it writes stays inside the contract', async () => {
+    // Set two seconds before, it ran on into 10000-01-01 and wrote DRF-100000101-0001 created at 10000-01-01 00:00:03.
+    await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-31 23:59:57' } });
+    clock.advance(5_000);
+    const read = await helper('GET', '/sandbox/clock', { apiKey: keyB });
+    expect(read.body.data).toMatchObject({ now: '9999-12-31 23:59:59', frozen: false });
+    const row = {
+      mall_order_no: 'MALL-LAST-SECOND',
+      mall_product_name: 'Last second',
+      product_code: 'CLOCK-B',
+      quantity: 1,
+      receiver_name: 'Kim Minji',
+      receiver_phone: '010-1234-5678',
+      receiver_address: '12 Teheran-ro, Seoul',
+    };
+    const drafted = await server.post('/v3/wms/orders/draft', { orders: [row] }, { apiKey: keyB });
+    expect(drafted.status, drafted.text).toBe(200);
+    expect(drafted.body.data.drafts[0]).toMatchObject({ success: true, created_at: '9999-12-31 23:59:59' });
+    expect(drafted.body.data.drafts[0].draft_id).toMatch(/^DRF-99991231-\d{4}$/);
+    await helper('DELETE', '/sandbox/clock', { apiKey: keyB });
+  });
 });
 
 describe('X-Sandbox-Outcome', () => {
