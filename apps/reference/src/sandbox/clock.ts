@@ -25,9 +25,14 @@ export interface ClockChange {
 }
 
 /**
- * The clock's time now. A running clock stops at `lastMs`, the last time DateTime can write: set a few seconds before
- * it, it would otherwise run into the year 10000 and write times and numbers (`DRF-100000101-0001`) outside the
- * contract.
+ * The last time the clock shows. DateTime has four-digit years, and the latest time derived from the clock's is a
+ * day ahead of it at most (a return's `cancellable_until`, the next 18:00): so the clock ends a day before 9999 does.
+ */
+const LAST_TIME = '9999-12-30 23:59:59';
+
+/**
+ * The clock's time now. A running clock stops at `lastMs`: set a few seconds before the end, it ran on into the year
+ * 10000 and wrote times and numbers (`DRF-100000101-0001`) outside the contract.
  */
 function reading(clock: SandboxClockRecord | undefined, real: Date, lastMs: number): Date {
   if (!clock) return real;
@@ -42,14 +47,14 @@ export function clockedAccount(credential: Credential | undefined): string | und
 }
 
 export class SandboxClocks {
-  /** The last millisecond of 9999-12-31 23:59:59 service time: DateTime's pattern has four-digit years. */
+  /** The last millisecond of `LAST_TIME`, service time. */
   private readonly lastMs: number;
 
   constructor(
     private readonly store: DomainStore,
     private readonly time: ServiceTime,
   ) {
-    this.lastMs = (this.instantOf('9999-12-31 23:59:59') / 1000 + 1) * 1000 - 1;
+    this.lastMs = this.instantOf(LAST_TIME) + 999;
   }
 
   /**
@@ -84,9 +89,11 @@ export class SandboxClocks {
         change.at !== undefined
           ? this.instantOf(change.at)
           : reading(current, real, this.lastMs).getTime() + (change.advance_seconds ?? 0) * 1000;
-      // A time that DateTime cannot write (past 9999-12-31 23:59:59) could never be shown: refused, like a bad value.
-      if (this.time.parseDateTime(this.time.format(Math.floor(target / 1000))) === undefined)
-        throw new ApiError('INVALID_PARAMETER', 'advance_seconds moves the clock past the last time it can show.');
+      if (target > this.lastMs)
+        throw new ApiError(
+          'INVALID_PARAMETER',
+          `${change.at !== undefined ? 'at is' : 'advance_seconds moves the clock'} past the last time the test clock can show, ${LAST_TIME}.`,
+        );
       const frozen = change.frozen ?? (current?.frozen_at_ms !== undefined && current.frozen_at_ms !== null);
       const record: SandboxClockRecord = {
         offset_ms: target - real.getTime(),

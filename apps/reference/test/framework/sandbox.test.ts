@@ -57,7 +57,7 @@ function total(r: TestResponse): number {
   return r.body.pagination.total as number;
 }
 
-async function registerReturn(apiKey: string, code: string): Promise<string> {
+async function registerReturn(apiKey: string, code: string, cancellableUntil = '2026-11-20 18:00:00'): Promise<string> {
   const made = await server.post(
     '/v3/wms/products',
     { product_code: code, product_name: `Product ${code}`, price: 10000, stock_quantity: 5 },
@@ -88,7 +88,7 @@ async function registerReturn(apiKey: string, code: string): Promise<string> {
     { apiKey },
   );
   expect(returned.status, returned.text).toBe(200);
-  expect(returned.body.data.cancellable_until).toBe('2026-11-20 18:00:00');
+  expect(returned.body.data.cancellable_until).toBe(cancellableUntil);
   return returned.body.data.return_no as string;
 }
 
@@ -227,19 +227,30 @@ describe('the test clock', () => {
       const refused = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
-    await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-31 23:59:59' } });
-    const beyond = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { advance_seconds: 86400 } });
-    expect(beyond.status).toBe(400);
-    expect(beyond.body.error.code).toBe('INVALID_PARAMETER');
+    const last = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-30 23:59:59' } });
+    expect(last.status, last.text).toBe(200);
+    const beyond = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { advance_seconds: 1 } });
+    expect([beyond.status, beyond.body.error.code, beyond.body.error.message]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      'advance_seconds moves the clock past the last time the test clock can show, 9999-12-30 23:59:59.',
+    ]);
+    const after = await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-31 00:00:00' } });
+    expect([after.status, after.body.error.message]).toEqual([
+      400,
+      'at is past the last time the test clock can show, 9999-12-30 23:59:59.',
+    ]);
+    expect((await helper('GET', '/sandbox/clock', { apiKey: keyB })).body.data.now).toBe('9999-12-30 23:59:59');
     await helper('DELETE', '/sandbox/clock', { apiKey: keyB });
   });
 
-  it('a running clock stops at 9999-12-31 23:59:59: what it writes stays inside the contract', async () => {
-    // Set two seconds before, it ran on into 10000-01-01 and wrote DRF-100000101-0001 created at 10000-01-01 00:00:03.
-    await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-31 23:59:57' } });
+  it('a running clock stops at 9999-12-30 23:59:59: what it writes, and what is derived from it, stays inside the contract', async () => {
+    // Set two seconds before the end of 9999, it ran on into 10000-01-01 and wrote DRF-100000101-0001 created at
+    // 10000-01-01 00:00:03; a return registered on 9999-12-31 after 18:00 would be cancellable until 10000-01-01.
+    await helper('PUT', '/sandbox/clock', { apiKey: keyB, body: { at: '9999-12-30 23:59:57' } });
     clock.advance(5_000);
     const read = await helper('GET', '/sandbox/clock', { apiKey: keyB });
-    expect(read.body.data).toMatchObject({ now: '9999-12-31 23:59:59', frozen: false });
+    expect(read.body.data).toMatchObject({ now: '9999-12-30 23:59:59', frozen: false });
     const row = {
       mall_order_no: 'MALL-LAST-SECOND',
       mall_product_name: 'Last second',
@@ -251,8 +262,11 @@ describe('the test clock', () => {
     };
     const drafted = await server.post('/v3/wms/orders/draft', { orders: [row] }, { apiKey: keyB });
     expect(drafted.status, drafted.text).toBe(200);
-    expect(drafted.body.data.drafts[0]).toMatchObject({ success: true, created_at: '9999-12-31 23:59:59' });
-    expect(drafted.body.data.drafts[0].draft_id).toMatch(/^DRF-99991231-\d{4}$/);
+    expect(drafted.body.data.drafts[0]).toMatchObject({ success: true, created_at: '9999-12-30 23:59:59' });
+    expect(drafted.body.data.drafts[0].draft_id).toMatch(/^DRF-99991230-\d{4}$/);
+    const returnNo = await registerReturn(keyB, 'CLOCK-LAST', '9999-12-31 18:00:00');
+    const registered = await server.get(`/v3/wms/returns/${returnNo}`, { apiKey: keyB });
+    expect(registered.body.data.registered_at).toBe('9999-12-30 23:59:59');
     await helper('DELETE', '/sandbox/clock', { apiKey: keyB });
   });
 });
