@@ -3,7 +3,7 @@
 // not Unicode, nested too deep). Each answer is the contract's error envelope.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { exceedsJsonDepth, MAX_JSON_DEPTH, unpairedSurrogateEscape, unpairedSurrogateMessage } from '@cls-api/server';
+import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import type { Contract } from './contract.js';
 import { errorResponse, type ShapedResponse, unknownRoute } from './shape.js';
 
@@ -68,10 +68,19 @@ export function refuseBody(contract: Contract, body: Buffer | 'too-large', op: O
   if (body === 'too-large') return tooLarge(contract, op);
   // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
   if (!isUtf8(body)) return errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', op);
-  // Nor is an escape of half a surrogate pair Unicode text, though Prism would take it (the reference refuses both).
-  const halfPair = unpairedSurrogateEscape(body);
-  if (halfPair !== undefined) return errorResponse(contract, 'invalid', unpairedSurrogateMessage(halfPair), op);
   if (exceedsJsonDepth(body))
     return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
+  // Nor is a string holding half of a surrogate pair (`\ud800` alone) Unicode text, though Prism would take it (the
+  // reference refuses both). Text that is not JSON at all is Prism's to answer.
+  const notUnicode = illFormedTextMessage(parsedOrUndefined(body));
+  if (notUnicode !== undefined) return errorResponse(contract, 'invalid', notUnicode, op);
   return undefined;
+}
+
+function parsedOrUndefined(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
 }

@@ -33,52 +33,54 @@ export function exceedsJsonDepth(text: string | Uint8Array, maxDepth: number = M
 }
 
 /**
- * The first `\uXXXX` escape of the JSON text that stands for one half of a surrogate pair without the other, as
- * written (`\ud800`), or undefined when there is none. JSON.parse turns such an escape into a lone UTF-16 code unit,
- * which is not Unicode text: a database keeps it as bytes that read back as something else, so the value kept is
- * neither the one sent nor the one a later look-up with it finds. A text's own bytes cannot hold one (a server refuses
- * bytes that are not UTF-8 before this); only an escape can. Escapes are found with a native search, so a body without
- * any costs one pass of `indexOf`; an escaped backslash followed by `u` is text, not an escape.
+ * Why the parsed JSON value is not Unicode text, as the 400 message every server of the contract answers with, or
+ * undefined when it is. JSON.parse turns an escape of one half of a surrogate pair without the other (`\ud800` alone)
+ * into a lone UTF-16 code unit: a database keeps it as bytes that read back as something else, so the value kept is
+ * neither the one sent nor the one a later look-up with it finds. Bytes that are not UTF-8 are a server's to refuse
+ * before parsing; a lone half can only come from an escape. Walked without recursion, each string (keys included)
+ * checked natively; the path of a node is put together only for the one found.
  */
-export function unpairedSurrogateEscape(text: string | Uint8Array): string | undefined {
-  const bytes =
-    typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  let at = bytes.indexOf(ESCAPE);
-  while (at !== -1) {
-    let backslashes = 0;
-    while (at - backslashes > 0 && bytes[at - backslashes - 1] === 0x5c) backslashes++;
-    const unit = backslashes % 2 === 0 ? hexUnit(bytes, at + 2) : undefined;
-    let next = at + 1;
-    if (unit !== undefined) {
-      if (unit >= 0xdc00 && unit <= 0xdfff) return bytes.toString('latin1', at, at + 6);
-      next = at + 6;
-      if (unit >= 0xd800 && unit <= 0xdbff) {
-        const low = bytes[at + 6] === 0x5c && bytes[at + 7] === 0x75 ? hexUnit(bytes, at + 8) : undefined;
-        if (low === undefined || low < 0xdc00 || low > 0xdfff) return bytes.toString('latin1', at, at + 6);
-        next = at + 12;
+export function illFormedTextMessage(value: unknown): string | undefined {
+  const nodes: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: Array<string | number> = [''];
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i];
+    if (typeof node === 'string') {
+      if (!wellFormed(node)) return `${NOT_UNICODE}: ${pathOf(parents, keys, i) || 'the body'} holds ${HALF_PAIR}.`;
+    } else if (Array.isArray(node)) {
+      for (let k = 0; k < node.length; k++) {
+        nodes.push(node[k]);
+        parents.push(i);
+        keys.push(k);
+      }
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (!wellFormed(key))
+          return `${NOT_UNICODE}: a property name in ${pathOf(parents, keys, i) || 'the body'} holds ${HALF_PAIR}.`;
+        nodes.push(child);
+        parents.push(i);
+        keys.push(key);
       }
     }
-    at = bytes.indexOf(ESCAPE, next);
   }
   return undefined;
 }
 
-/** The 400 message of a body with such an escape, the same from every server of the contract. */
-export function unpairedSurrogateMessage(halfPair: string): string {
-  return `The request body is not valid Unicode: its escape ${halfPair} is half of a surrogate pair, without the other half.`;
-}
+const NOT_UNICODE = 'The request body is not valid Unicode';
+const HALF_PAIR = 'half of a surrogate pair without the other half (an escape such as \\ud800 alone)';
 
-const ESCAPE = Buffer.from('\\u', 'latin1');
+/** `String.prototype.isWellFormed` (Node 20 and every runtime the servers run on; not in the ES2022 types). */
+const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
-/** The code unit of the four hex digits at `at`, or undefined when they are not four hex digits. */
-function hexUnit(bytes: Uint8Array, at: number): number | undefined {
-  if (at + 4 > bytes.length) return undefined;
-  let unit = 0;
-  for (let i = at; i < at + 4; i++) {
-    const c = bytes[i]!;
-    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66 ? (c | 0x20) - 0x57 : -1;
-    if (digit < 0) return undefined;
-    unit = unit * 16 + digit;
+/** `orders[0].mall_order_no`: the node's path from the root, as the validators' messages write it. */
+function pathOf(parents: readonly number[], keys: ReadonlyArray<string | number>, at: number): string {
+  const segments: Array<string | number> = [];
+  for (let i = at; parents[i]! >= 0; i = parents[i]!) segments.push(keys[i]!);
+  let path = '';
+  for (let j = segments.length - 1; j >= 0; j--) {
+    const key = segments[j]!;
+    path += typeof key === 'number' ? `[${key}]` : path === '' ? key : `.${key}`;
   }
-  return unit;
+  return path;
 }

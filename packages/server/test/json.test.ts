@@ -1,6 +1,6 @@
 // exceedsJsonDepth: the bound every server of the contract puts on a JSON body before parsing it.
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, MAX_JSON_DEPTH, unpairedSurrogateEscape, unpairedSurrogateMessage } from '../src/index.js';
+import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '../src/index.js';
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
 
@@ -24,47 +24,42 @@ describe('exceedsJsonDepth', () => {
   });
 });
 
-describe('unpairedSurrogateEscape', () => {
-  it('finds a high or a low half alone, as written, wherever it is in a string', () => {
-    expect(unpairedSurrogateEscape('{"mall_order_no":"M-\\ud800"}')).toBe('\\ud800');
-    expect(unpairedSurrogateEscape('{"memo":"\\uDFFFx"}')).toBe('\\uDFFF');
-    // A high half followed by anything but a low half: text, another high half, or the end of the string.
-    expect(unpairedSurrogateEscape('["\\uD83Dx"]')).toBe('\\uD83D');
-    expect(unpairedSurrogateEscape('["\\uD83D\\uD83D\\uDE00"]')).toBe('\\uD83D');
-    expect(unpairedSurrogateEscape('["\\ud83d"]')).toBe('\\ud83d');
-    // A low half after a pair is alone.
-    expect(unpairedSurrogateEscape('["\\uD83D\\uDE00\\uDE00"]')).toBe('\\uDE00');
-    // In a key as in a value, and in bytes as in text.
-    expect(unpairedSurrogateEscape(Buffer.from('{"\\udc00":1}'))).toBe('\\udc00');
-    // What JSON.stringify writes for a string that is not Unicode text.
-    expect(unpairedSurrogateEscape(JSON.stringify({ orders: [{ receiver_name: `Kim \ud800` }] }))).toBe('\\ud800');
-  });
+describe('illFormedTextMessage', () => {
+  const half = 'half of a surrogate pair without the other half (an escape such as \\ud800 alone)';
+  const parsed = (text: string) => JSON.parse(text) as unknown;
 
-  it('lets a pair, a character of the basic plane and an escaped backslash followed by u through', () => {
-    expect(unpairedSurrogateEscape('["\\uD83D\\uDE00", "\\ud83d\\ude00"]')).toBeUndefined();
-    expect(unpairedSurrogateEscape(JSON.stringify({ name: '김민지 😀 \u00e9' }))).toBeUndefined();
-    expect(unpairedSurrogateEscape('["\\u00e9\\uD7FF\\uE000"]')).toBeUndefined();
-    // `\\ud800` is a backslash and the text "ud800"; `\\\\ud800` two backslashes and that text.
-    expect(unpairedSurrogateEscape('["\\\\ud800"]')).toBeUndefined();
-    expect(unpairedSurrogateEscape('["\\\\\\\\ud800"]')).toBeUndefined();
-    // An escaped backslash before a real escape: found.
-    expect(unpairedSurrogateEscape('["\\\\\\ud800"]')).toBe('\\ud800');
-    // Not an escape of four hex digits: for the parse to refuse, not this.
-    expect(unpairedSurrogateEscape('["\\ud8"]')).toBeUndefined();
-    expect(unpairedSurrogateEscape('["\\uzzzz"]')).toBeUndefined();
-  });
-
-  it('reads a view into a larger buffer as that view only', () => {
-    // A small Buffer is a view into a shared pool: what lies past the view's end or before its start is not read.
-    const whole = Buffer.from('["\\ud800"]["ok"]');
-    expect(unpairedSurrogateEscape(whole.subarray(10))).toBeUndefined();
-    expect(unpairedSurrogateEscape(new Uint8Array(whole.buffer, whole.byteOffset, 7))).toBeUndefined();
-    expect(unpairedSurrogateEscape(new Uint8Array(whole.buffer, whole.byteOffset, 10))).toBe('\\ud800');
-  });
-
-  it('names the escape in the message', () => {
-    expect(unpairedSurrogateMessage('\\ud800')).toBe(
-      'The request body is not valid Unicode: its escape \\ud800 is half of a surrogate pair, without the other half.',
+  it('names the string that holds half a pair alone, by its path, wherever it is', () => {
+    expect(illFormedTextMessage(parsed('{"orders":[{"mall_order_no":"M-1"},{"mall_order_no":"M-\\ud800"}]}'))).toBe(
+      `The request body is not valid Unicode: orders[1].mall_order_no holds ${half}.`,
     );
+    // A low half alone, a high half before text or before another high half, a low half after a whole pair.
+    for (const escaped of ['\\uDFFFx', '\\uD83Dx', '\\uD83D\\uD83D\\uDE00', '\\uD83D\\uDE00\\uDE00', '\\ud83d']) {
+      expect(illFormedTextMessage(parsed(`{"arguments":{"memo":["ok","${escaped}"]}}`)), escaped).toBe(
+        `The request body is not valid Unicode: arguments.memo[1] holds ${half}.`,
+      );
+    }
+    expect(illFormedTextMessage(parsed('{"orders":[{"\\udc00":1}]}'))).toBe(
+      `The request body is not valid Unicode: a property name in orders[0] holds ${half}.`,
+    );
+    expect(illFormedTextMessage('\ud800')).toBe(`The request body is not valid Unicode: the body holds ${half}.`);
+    // What JSON.stringify writes for such a string comes back to it.
+    expect(illFormedTextMessage(parsed(JSON.stringify({ receiver_name: 'Kim \ud800' })))).toMatch(
+      /: receiver_name holds/,
+    );
+  });
+
+  it('lets whole pairs, any other character and an escaped backslash before u through', () => {
+    expect(
+      illFormedTextMessage(parsed('["\\uD83D\\uDE00", "\\ud83d\\ude00", "\\u00e9\\uD7FF\\uE000"]')),
+    ).toBeUndefined();
+    expect(illFormedTextMessage({ name: '김민지 😀 é', n: 1, ok: true, none: null, list: [] })).toBeUndefined();
+    // `\\ud800` is a backslash and the text "ud800".
+    expect(illFormedTextMessage(parsed('["\\\\ud800"]'))).toBeUndefined();
+  });
+
+  it('walks 100,000 levels without recursion', () => {
+    let deep: unknown = 'ok';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(illFormedTextMessage(deep)).toBeUndefined();
   });
 });

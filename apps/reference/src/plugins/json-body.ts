@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { exceedsJsonDepth, MAX_JSON_DEPTH, unpairedSurrogateEscape, unpairedSurrogateMessage } from '@cls-api/server';
+import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { parseJsonInSlices, TooDeepError } from '../json-slices.js';
@@ -230,7 +230,8 @@ function forbiddenName(value: unknown): string | undefined {
 /**
  * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): Unicode
  * text in UTF-8 (invalid bytes are refused, never turned into U+FFFD and stored; so is an escape of half a surrogate
- * pair, which the database would keep as bytes that read back as three U+FFFD, unlike the text sent), nested at
+ * pair, which the database would keep as bytes that read back as three U+FFFD, unlike the text sent: looked for in the
+ * parsed value, where each string is one native check), nested at
  * most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive parser's or validator's stack), no
  * forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
  * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
@@ -238,8 +239,6 @@ function forbiddenName(value: unknown): string | undefined {
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
   if (!isUtf8(body)) throw invalid(NOT_UTF8);
-  const halfPair = unpairedSurrogateEscape(body);
-  if (halfPair !== undefined) throw invalid(unpairedSurrogateMessage(halfPair));
   // A byte order mark is not JSON, but some encoders write one; it carries no data.
   const bytes = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.subarray(3) : body;
   let value: unknown;
@@ -260,6 +259,8 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
       throw invalid(NOT_JSON);
     }
   }
+  const notUnicode = illFormedTextMessage(value);
+  if (notUnicode !== undefined) throw invalid(notUnicode);
   const forbidden = forbiddenName(value);
   if (forbidden !== undefined) throw invalid(`The request body has a forbidden property name ${forbidden}.`);
   return value;
