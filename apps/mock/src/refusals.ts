@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import type { Contract } from './contract.js';
-import { errorResponse, type ShapedResponse, unknownRoute } from './shape.js';
+import { errorResponse, parseJson, type ShapedResponse, unknownRoute } from './shape.js';
 
 type Operation = Parameters<typeof errorResponse>[3];
 
@@ -72,15 +72,7 @@ export function refuseBody(contract: Contract, body: Buffer | 'too-large', op: O
     return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
   // Nor is a string holding half of a surrogate pair (`\ud800` alone) Unicode text, though Prism would take it (the
   // reference refuses both). Text that is not JSON at all is Prism's to answer.
-  const notUnicode = illFormedTextMessage(parsedOrUndefined(body));
+  const notUnicode = illFormedTextMessage(parseJson(body));
   if (notUnicode !== undefined) return errorResponse(contract, 'invalid', notUnicode, op);
   return undefined;
-}
-
-function parsedOrUndefined(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

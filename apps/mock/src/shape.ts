@@ -157,7 +157,8 @@ function isEnvelope(body: unknown): boolean {
   return typeof body === 'object' && body !== null && typeof (body as { success?: unknown }).success === 'boolean';
 }
 
-function parseJson(body: Buffer): unknown {
+/** The JSON value of `body`, or undefined when it is not JSON. */
+export function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
   } catch {

@@ -230,11 +230,10 @@ function forbiddenName(value: unknown): string | undefined {
 /**
  * A JSON request body, checked before anything recursive sees it (a large one in slices, src/json-slices.ts): Unicode
  * text in UTF-8 (invalid bytes are refused, never turned into U+FFFD and stored; so is an escape of half a surrogate
- * pair, which the database would keep as bytes that read back as three U+FFFD, unlike the text sent: looked for in the
- * parsed value, where each string is one native check), nested at
- * most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a recursive parser's or validator's stack), no
- * forbidden property name. Each failure is 400 INVALID_PARAMETER saying what is
- * wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
+ * pair, which the database would keep as bytes that read back as three U+FFFD: looked for in the parsed value, where
+ * each string is one native check), nested at most `MAX_JSON_DEPTH` levels (a body nested thousands deep overflows a
+ * recursive parser's or validator's stack), no forbidden property name. Each failure is 400 INVALID_PARAMETER saying
+ * what is wrong; an empty body is a missing one (REQUIRED_PARAMETER where the operation documents it).
  */
 export async function parseJsonBody(body: Buffer): Promise<unknown> {
   if (body.length === 0) throw new RequestValidationError('body', '', true, 'The request body is required.');
