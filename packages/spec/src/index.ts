@@ -4,3 +4,4 @@ export * from './calendar.js';
 export * from './model.js';
 export * from './credentials.js';
 export * from './sandbox.js';
+export * from './text.js';
