@@ -11,10 +11,13 @@ import {
   type ErrorCode,
   type ThrowingClsClient,
 } from '@cls-api/client';
+import { HALF_SURROGATE_PAIR, illFormedTextAt } from '@cls-api/spec';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
+  ErrorCode as JsonRpcErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -125,6 +128,8 @@ function argumentError(text: string, code: ErrorCode): CallToolResult {
   return toolError(text, { code, message: text });
 }
 
+const NOTHING_SENT = 'Nothing was sent, so no call was counted; correct the arguments and call again.';
+
 function pick(args: Arguments, names: string[]): Record<string, unknown> | undefined {
   const out = Object.fromEntries(names.filter((n) => args[n] !== undefined).map((n) => [n, args[n]]));
   return Object.keys(out).length > 0 ? out : undefined;
@@ -136,7 +141,16 @@ function pick(args: Arguments, names: string[]): Record<string, unknown> | undef
  */
 function checkArguments(tool: ToolDefinition, args: Arguments): CallToolResult | undefined {
   const errors = argumentErrors(tool, args);
-  if (errors.length === 0) return undefined;
+  if (errors.length === 0) {
+    // No schema says text is Unicode. The service refuses such text, and in a path or query a URL cannot carry it.
+    const illFormed = illFormedTextAt(args);
+    if (!illFormed) return undefined;
+    const where = illFormed.propertyName ? `a property name in ${illFormed.path || 'arguments'}` : illFormed.path;
+    return argumentError(
+      `${tool.name}: ${where} holds ${HALF_SURROGATE_PAIR}, which is not Unicode text. ${NOTHING_SENT}`,
+      'INVALID_PARAMETER',
+    );
+  }
   const where = (e: (typeof errors)[number]) => {
     const path = e.instancePath
       .split('/')
@@ -153,10 +167,7 @@ function checkArguments(tool: ToolDefinition, args: Arguments): CallToolResult |
   });
   const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
   const code: ErrorCode = errors.every((e) => e.keyword === 'required') ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
-  return argumentError(
-    `${tool.name}: ${shown.join('; ')}${more}. Nothing was sent, so no call was counted; correct the arguments and call again.`,
-    code,
-  );
+  return argumentError(`${tool.name}: ${shown.join('; ')}${more}. ${NOTHING_SENT}`, code);
 }
 
 function valueAt(value: unknown, pointer: string): unknown {
@@ -241,6 +252,22 @@ function listed(tool: ToolDefinition): Tool {
   };
 }
 
+interface RequestSchema<T> {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: T }
+    | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+}
+
+/** The request as its schema reads it, or the -32602 error that names each argument it refused. */
+function parsedRequest<T extends { method: string }>(schema: RequestSchema<T>, raw: { method: string }): T {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`);
+  throw new McpError(JsonRpcErrorCode.InvalidParams, `Invalid ${raw.method} request: ${issues.join('; ')}`);
+}
+
 /**
  * An MCP server of the API with the tools the options expose. `callers` may be shared by several servers (the HTTP
  * transport makes one per request) so that they share credentials, token and quota state.
@@ -253,8 +280,16 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     { name: 'cls-api', title: 'Commerce and Logistics Service API v3', version },
     { capabilities: { tools: {} }, instructions: instructions(options, tools) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.map(listed) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  // Each handler is registered by its method alone: the SDK parses a request by the schema given here before any
+  // handler runs, and answered one it refused there (`arguments` a string, `cursor` a number) with -32603, an error
+  // of this server. Parsed in the handler, it is -32602, invalid params: the caller's to correct. (For tools/call
+  // the SDK's own check of the request comes first, with the same code.)
+  server.setRequestHandler(ListToolsRequestSchema.pick({ method: true }).loose(), async (raw) => {
+    parsedRequest(ListToolsRequestSchema, raw);
+    return { tools: tools.map(listed) };
+  });
+  server.setRequestHandler(CallToolRequestSchema.pick({ method: true }).loose(), async (raw) => {
+    const request = parsedRequest(CallToolRequestSchema, raw);
     const name = request.params.name;
     const tool = tools.find((t) => t.name === name);
     if (!tool) {

@@ -2,7 +2,8 @@
 // it, with no real time passing (a virtual clock) and no machine speed involved.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { contractModel } from '@cls-api/spec';
+import { CallToolResultSchema, ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
+import { contractModel, HALF_SURROGATE_PAIR } from '@cls-api/spec';
 import { describe, expect, it } from 'vitest';
 import { toolTable } from '../generated/tools.js';
 import { parseCli, type McpOptions } from '../src/config.js';
@@ -33,6 +34,21 @@ async function connected(settings: ClientSettings, opts: McpOptions = options): 
   const client = new Client({ name: 'test', version: '0.0.0' });
   await client.connect(b);
   return client;
+}
+
+/** A server with writes allowed over a service that answers every request with an empty list, and what it sent. */
+async function writable(): Promise<{ seen: Request[]; client: Client }> {
+  const seen: Request[] = [];
+  const client = await connected(
+    {
+      fetch: async (request) => {
+        seen.push(request);
+        return json(200, { success: true, data: [] });
+      },
+    },
+    { ...options, readOnly: false },
+  );
+  return { seen, client };
 }
 
 /** A clock that moves only when the client sleeps. */
@@ -282,16 +298,7 @@ describe('a tool call', () => {
   });
 
   it('with a mistyped argument is refused against the input schema, and no request reaches the service', async () => {
-    const seen: Request[] = [];
-    const client = await connected(
-      {
-        fetch: async (request) => {
-          seen.push(request);
-          return json(200, { success: true, data: [] });
-        },
-      },
-      { ...options, readOnly: false },
-    );
+    const { seen, client } = await writable();
     const mistyped = await client.callTool({ name: 'listManagerOrders', arguments: { size: 'ten' } });
     expect(mistyped.isError).toBe(true);
     expect(textOf(mistyped)).toBe(
@@ -310,6 +317,54 @@ describe('a tool call', () => {
     const large = await client.callTool({ name: 'listManagerOrders', arguments: { size: 500 } });
     expect(large.isError, textOf(large)).toBeFalsy();
     expect(seen.map((r) => new URL(r.url).search)).toEqual(['?size=500']);
+  });
+
+  it('with half a surrogate pair in any argument is refused by its name, and no request reaches the service', async () => {
+    const { seen, client } = await writable();
+    const half = HALF_SURROGATE_PAIR;
+    // In the path: the URL could not carry it (the client's URL encoding threw "URI malformed").
+    const inPath = await client.callTool({ name: 'getManagerOrder', arguments: { order_no: 'ORD-\ud800' } });
+    expect(inPath.isError).toBe(true);
+    expect(textOf(inPath)).toBe(
+      `getManagerOrder: order_no holds ${half}, which is not Unicode text. Nothing was sent, so no call was counted; correct the arguments and call again.`,
+    );
+    expect(structured<{ error: { code: string } }>(inPath).error.code).toBe('INVALID_PARAMETER');
+    // In a body: the service would refuse it, and the call would count.
+    const inBody = await client.callTool({
+      name: 'registerDraftOrders',
+      arguments: { body: { orders: [draftRow, { ...draftRow, receiver_name: 'Kim \udc00' }] } },
+    });
+    expect(textOf(inBody)).toMatch(
+      /^registerDraftOrders: body\.orders\[1\]\.receiver_name holds half of a surrogate pair/,
+    );
+    const whole = await client.callTool({
+      name: 'registerDraftOrders',
+      arguments: { body: { orders: [{ ...draftRow, receiver_name: 'Kim 😀' }] } },
+    });
+    expect(whole.isError, textOf(whole)).toBeFalsy();
+    expect(seen.map((r) => r.method)).toEqual(['POST']);
+  });
+
+  it('whose request is malformed (arguments not an object, a name not a string) is invalid params, not an internal error', async () => {
+    const client = await connected({ fetch: async () => json(200, { success: true, data: [] }) });
+    const refusal = (params: unknown, method = 'tools/call') =>
+      client.request({ method, params } as never, CallToolResultSchema).then(
+        () => undefined,
+        (err: McpError) => ({ code: err.code, message: err.message }),
+      );
+    for (const params of [
+      { name: 'listSuppliers', arguments: '{}' },
+      { name: 'listSuppliers', arguments: [1] },
+      { name: 5 },
+    ]) {
+      const error = await refusal(params);
+      expect(error?.code, JSON.stringify(params)).toBe(ErrorCode.InvalidParams);
+    }
+    const list = await refusal({ cursor: 5 }, 'tools/list');
+    expect(list?.code).toBe(ErrorCode.InvalidParams);
+    expect(list?.message).toContain(
+      'Invalid tools/list request: params.cursor: Invalid input: expected string, received number',
+    );
   });
 
   it("over the monthly quota says the quota is the account's, and when it resets", async () => {
