@@ -15,7 +15,7 @@ import { cacheMiddleware, resolveCacheTtls, type CacheOptions, type CacheStore }
 import { items, paginate } from './paging.js';
 import { Pacer, pacingLayer, sharedPacer, type PacerOptions } from './pacing.js';
 import { quotaLayer, sharedQuota, type QuotaState } from './quota.js';
-import { CallRequest, platformFetch, toRequest } from './request.js';
+import { assertEncodableParams, CallRequest, platformFetch, toRequest } from './request.js';
 import { resolveRetry, retryLayer, type RetryOptions } from './retry.js';
 import { createSandboxHelpers, withSandboxOutcome, type SandboxHelpers } from './sandbox.js';
 import { realTimers, type Timers } from './timers.js';
@@ -195,6 +195,7 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
   );
   // Every call's result carries the service's request id beside the response, the line a support ticket quotes.
   // A call's `sandbox` option (a forced outcome) becomes its request headers here, before openapi-fetch sees it.
+  // A path or query parameter no URL can carry is refused here, naming it, before openapi-fetch's encoding throws.
   const methods = client as unknown as Record<(typeof callMethods)[number], (...args: unknown[]) => Promise<object>>;
   for (const name of callMethods) {
     const call = methods[name];
@@ -203,6 +204,8 @@ export function createClient(options: ClientOptions): ClsClient | ThrowingClsCli
       if (args.length > initAt) {
         try {
           args[initAt] = withSandboxOutcome(args[initAt]);
+          const [method, path] = name === 'request' ? [String(args[0]).toUpperCase(), args[1]] : [name, args[0]];
+          assertEncodableParams(method, path, args[initAt]);
         } catch (error) {
           // Refused before sending, as a call refuses a missing credential: a rejected promise, never a throw.
           return Promise.reject(error);

@@ -133,3 +133,28 @@ export function platformFetch(request: Request): Promise<Response> {
   const call = request as unknown as CallRequest;
   return isCallRequest(call) ? globalThis.fetch(call.url, call.fetchInit()) : globalThis.fetch(request);
 }
+
+/**
+ * Refuses a call whose path or query parameter no URL can carry: text holding half of a surrogate pair without the
+ * other half. openapi-fetch would throw encodeURIComponent's bare "URI malformed", naming neither the call nor the
+ * parameter. Checked with that same function, so what passes is what openapi-fetch can encode.
+ */
+export function assertEncodableParams(method: string, path: unknown, init: unknown): void {
+  const params = (init as { params?: Record<string, unknown> } | undefined)?.params;
+  for (const where of ['path', 'query'] as const) {
+    const values = params?.[where];
+    if (typeof values !== 'object' || values === null) continue;
+    for (const [name, value] of Object.entries(values)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (typeof item !== 'string') continue;
+        try {
+          encodeURIComponent(item);
+        } catch {
+          throw new TypeError(
+            `${method} ${String(path)}: params.${where}.${name} holds half of a surrogate pair without the other half, which is not Unicode text and cannot be put in a URL; nothing was sent`,
+          );
+        }
+      }
+    }
+  }
+}

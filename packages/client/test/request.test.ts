@@ -85,3 +85,36 @@ describe('the request openapi-fetch builds', () => {
     expect(new CallRequest(`${BASE}/v3/x`).body).toBeNull();
   });
 });
+
+describe('a parameter no URL can carry', () => {
+  it('is refused before sending, naming the call and the parameter, in the path, the query or a list of values', async () => {
+    const seen: Request[] = [];
+    const client = createClient({
+      baseUrl: BASE,
+      apiKey: 'wms_test_k',
+      pacing: false,
+      fetch: async (request) => {
+        seen.push(request);
+        return ok();
+      },
+    });
+    const half = 'holds half of a surrogate pair without the other half, which is not Unicode text';
+    await expect(
+      client.GET('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'ORD-\ud800' } } }),
+    ).rejects.toThrow(
+      new TypeError(
+        `GET /v3/wms/orders/{order_no}: params.path.order_no ${half} and cannot be put in a URL; nothing was sent`,
+      ),
+    );
+    await expect(
+      client.request('get', '/v3/wms/orders', { params: { query: { date_from: '2026-\udc00' } } }),
+    ).rejects.toThrow(`GET /v3/wms/orders: params.query.date_from ${half}`);
+    await expect(
+      client.GET('/v3/wms/orders', { params: { query: { date_from: ['2026-11-20', '\ud83d'] } } as never }),
+    ).rejects.toThrow(`params.query.date_from ${half}`);
+    expect(seen).toHaveLength(0);
+    // A whole pair is text like any other.
+    await client.GET('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'ORD-😀' } } });
+    expect(seen.map((r) => new URL(r.url).pathname)).toEqual(['/v3/wms/orders/ORD-%F0%9F%98%80']);
+  });
+});
