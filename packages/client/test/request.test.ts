@@ -11,6 +11,21 @@ afterEach(() => {
 const ok = () => json(200, page([], 1, 0));
 const draftBody = { orders: [orderRow()] };
 
+/** A client whose custom fetch keeps every Request it is given and answers an empty page. */
+function recording() {
+  const seen: Request[] = [];
+  const client = createClient({
+    baseUrl: BASE,
+    apiKey: 'wms_test_k',
+    pacing: false,
+    fetch: async (request) => {
+      seen.push(request);
+      return ok();
+    },
+  });
+  return { seen, client };
+}
+
 describe('the request openapi-fetch builds', () => {
   it("goes to the platform's fetch as a URL and init, so that fetch builds the only Request", async () => {
     const calls: unknown[][] = [];
@@ -29,16 +44,7 @@ describe('the request openapi-fetch builds', () => {
   });
 
   it('reaches a custom fetch as a real Request', async () => {
-    const seen: Request[] = [];
-    const client = createClient({
-      baseUrl: BASE,
-      apiKey: 'wms_test_k',
-      pacing: false,
-      fetch: async (request) => {
-        seen.push(request);
-        return ok();
-      },
-    });
+    const { seen, client } = recording();
     await client.POST('/v3/wms/orders/draft', { body: draftBody });
     expect(Object.getPrototypeOf(seen[0])).toBe(Request.prototype);
     expect(await seen[0]!.json()).toEqual(draftBody);
@@ -88,16 +94,7 @@ describe('the request openapi-fetch builds', () => {
 
 describe('a parameter no URL can carry', () => {
   it('is refused before sending, naming the call and the parameter, in the path, the query or a list of values', async () => {
-    const seen: Request[] = [];
-    const client = createClient({
-      baseUrl: BASE,
-      apiKey: 'wms_test_k',
-      pacing: false,
-      fetch: async (request) => {
-        seen.push(request);
-        return ok();
-      },
-    });
+    const { seen, client } = recording();
     const half = 'holds half of a surrogate pair without the other half, which is not Unicode text';
     await expect(
       client.GET('/v3/wms/orders/{order_no}', { params: { path: { order_no: 'ORD-\ud800' } } }),
