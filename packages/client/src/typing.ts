@@ -53,10 +53,13 @@ export async function toApiError(
   }
   const envelope = isErrorEnvelope(body) ? body : undefined;
   const code = envelope && isErrorCode(envelope.error.code) ? envelope.error.code : undefined;
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   const message =
     envelope && typeof envelope.error.message === 'string'
       ? envelope.error.message
-      : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} without the API's error envelope`;
+      : response.ok
+        ? `${status} with a body of type ${response.headers.get('Content-Type')}, not the API's JSON`
+        : `${status} without the API's error envelope`;
   const init = {
     status: response.status,
     code,
@@ -76,13 +79,25 @@ export async function toApiError(
   return new ApiError(init);
 }
 
+const JSON_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Whether openapi-fetch can read this success as JSON: it has no body, a JSON type, or no type to go by. */
+function readableAsJson(request: Request, response: Response): boolean {
+  if (response.status === 204 || request.method === 'HEAD' || response.headers.get('Content-Length') === '0')
+    return true;
+  const type = response.headers.get('Content-Type');
+  return type === null || JSON_TYPE.test(type);
+}
+
 /**
  * Turns every error response into an `ApiError` (`QuotaExceededError` for the monthly quota). With
  * `throwOnError` it is thrown; otherwise the response goes back to openapi-fetch's `{ data, error }` and the typed
  * error is kept for `apiErrorOf(response)`. The quota error is always thrown: no call can succeed until the quota
  * resets, and a loop that checks only `data` must not spin on it. So is an error whose body is not the API's
  * envelope (a proxy's HTML page for a 502): `error` is typed as the envelope, and `error.error.code` on the page's
- * text would fail with a TypeError that says nothing of the call. A request that got no response becomes a
+ * text would fail with a TypeError that says nothing of the call. So is a success whose body is not JSON by its
+ * type (`data` is typed as the API's body, and a caller would get JSON.parse's SyntaxError instead). A request that
+ * got no response becomes a
  * `NetworkError` saying whether it may have been written.
  */
 export function errorTypingMiddleware(options: {
@@ -130,9 +145,11 @@ export function errorTypingMiddleware(options: {
           return undefined;
         });
     },
-    onResponse({ request, response, schemaPath }) {
+    onResponse({ request, response, schemaPath, options: call }) {
       const pending = take(request);
-      if (response.ok) return undefined;
+      // A success whose body is not JSON (a captive portal's or a misrouted proxy's HTML page, with 200) would reach
+      // the caller as JSON.parse's bare SyntaxError; a call that asked for text or a stream reads it as it is.
+      if (response.ok && (call.parseAs !== 'json' || readableAsJson(request, response))) return undefined;
       return typeError(request, response, schemaPath, pending);
     },
     onError({ request, error }) {

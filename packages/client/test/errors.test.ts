@@ -112,6 +112,49 @@ describe('ApiError', () => {
     }
   });
 
+  it('a success whose body is not JSON by its type is thrown in either style, naming the status and the type', async () => {
+    // It reached the caller as JSON.parse's bare SyntaxError ("Unexpected token '<'"), naming neither the call nor
+    // the status.
+    const portal = () =>
+      new Response('<html>Sign in to the hotel Wi-Fi</html>', {
+        status: 200,
+        statusText: 'OK',
+        headers: { 'Content-Type': 'text/html; charset=utf-8' },
+      });
+    for (const throwOnError of [false, true]) {
+      const { client } = testClient(portal, { throwOnError });
+      const err = (await client.GET('/v3/manager/orders').catch((e: unknown) => e)) as ApiError;
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(200);
+      expect(err.code).toBeUndefined();
+      expect(err.message).toBe("HTTP 200 OK with a body of type text/html; charset=utf-8, not the API's JSON");
+      expect(String(err)).toBe(`ApiError: 200 on GET ${BASE}/v3/manager/orders: ${err.message}`);
+      expect(err.body).toBe('<html>Sign in to the hotel Wi-Fi</html>');
+    }
+    // A call that asks for the body as text gets it as it is.
+    const { client } = testClient(portal);
+    const { data } = await client.GET('/v3/manager/orders', { parseAs: 'text' });
+    expect(data).toBe('<html>Sign in to the hotel Wi-Fi</html>');
+    // JSON by any of its names, or with no type to go by, is read as before; so is a success without a body.
+    for (const type of ['application/json', 'Application/JSON;charset=UTF-8', 'application/vnd.api+json', null]) {
+      const body = JSON.stringify(page([managerOrder(1)], 1, 1));
+      const { client: typed } = testClient(
+        // As bytes: a Response made from a string would type it text/plain itself.
+        () =>
+          new Response(new TextEncoder().encode(body), {
+            status: 200,
+            headers: type === null ? {} : { 'Content-Type': type },
+          }),
+      );
+      const { data: read } = await typed.GET('/v3/manager/orders');
+      expect(read, String(type)).toEqual(JSON.parse(body));
+    }
+    const { client: empty } = testClient(
+      () => new Response(null, { status: 204, headers: { 'Content-Type': 'text/plain' } }),
+    );
+    expect((await empty.GET('/v3/manager/orders')).data).toBeUndefined();
+  });
+
   it('a code outside the contract is not passed off as one of its codes', async () => {
     const { client } = testClient(() => apiError(400, 'SOMETHING_NEW'));
     const { response } = await client.GET('/v3/manager/orders');
