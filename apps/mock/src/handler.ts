@@ -115,7 +115,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       } else {
         const body = await readBody(req);
         shaped =
-          refuseBody(contract, body, undefined) ??
+          refuseBody(contract, body, undefined, req.headers['content-encoding']) ??
           sandbox.answer(method, path, req.headers, body as Buffer, parsePrefer(req.headers.prefer));
       }
       send(res, shaped);
@@ -142,7 +142,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     const facts: RequestFacts = { method, pathname, headers: req.headers, prefer: parsePrefer(req.headers.prefer) };
     if (matched) facts.op = matched.route.op;
     const body = await readBody(req);
-    let shaped = refuseBody(contract, body, facts.op);
+    let shaped = refuseBody(contract, body, facts.op, req.headers['content-encoding']);
     // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
     const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers, body as Buffer) : undefined;
     if (forced && 'refused' in forced) shaped ??= forced.refused;

@@ -3,7 +3,7 @@
 // not Unicode, nested too deep). Each answer is the contract's error envelope.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
+import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import type { Contract } from './contract.js';
 import { errorResponse, parseJson, type ShapedResponse, unknownRoute } from './shape.js';
 
@@ -64,8 +64,16 @@ export function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 }
 
 /** The answer to a body Prism would misread, or undefined for one it may have. */
-export function refuseBody(contract: Contract, body: Buffer | 'too-large', op: Operation): ShapedResponse | undefined {
+export function refuseBody(
+  contract: Contract,
+  body: Buffer | 'too-large',
+  op: Operation,
+  contentEncoding: string | undefined,
+): ShapedResponse | undefined {
   if (body === 'too-large') return tooLarge(contract, op);
+  // Prism reads a body as it came: a gzip body would be "not UTF-8", and one declared br but sent plain taken.
+  const coded = body.length > 0 ? contentCodingMessage(contentEncoding) : undefined;
+  if (coded !== undefined) return errorResponse(contract, 'invalid', coded, op);
   // Prism would read the bytes as U+FFFD and accept them: JSON is UTF-8, so such a body is malformed.
   if (!isUtf8(body)) return errorResponse(contract, 'invalid', 'The request body is not valid UTF-8.', op);
   if (exceedsJsonDepth(body))

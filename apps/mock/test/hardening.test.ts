@@ -2,8 +2,9 @@
 // and the mock keeps serving. Prism itself dies on some of these; the front server keeps them from it, and
 // restarts Prism if it dies anyway.
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { illFormedTextMessage } from '@cls-api/server';
+import { contentCodingMessage, illFormedTextMessage } from '@cls-api/server';
 import { loadSpec } from '@cls-api/spec';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
 import { send } from './support.js';
@@ -133,6 +134,28 @@ describe('requests Prism cannot take', () => {
       `${text.slice(0, at)}\\ud83d\\ude00${text.slice(at)}`,
     );
     expect(pair.status, pair.text).toBe(200);
+    await stillServes();
+  });
+
+  it('a body sent with a Content-Encoding is 400 INVALID_PARAMETER naming its coding; identity is no coding', async () => {
+    // Prism read it as it came: a gzip body was "not valid UTF-8", and one declared br but sent plain was served.
+    const req = exampleRequest(doc, drafts);
+    for (const [coding, body] of [
+      ['gzip', gzipSync(req.body!)],
+      ['br', req.body!],
+    ] as const) {
+      const answer = await send(mock.url, req.method, req.url, { ...req.headers, 'content-encoding': coding }, body);
+      expectEnvelope(answer, 'INVALID_PARAMETER');
+      expect((answer.body as { error: { message: string } }).error.message).toBe(contentCodingMessage(coding));
+    }
+    const identity = await send(
+      mock.url,
+      req.method,
+      req.url,
+      { ...req.headers, 'content-encoding': 'identity' },
+      req.body!,
+    );
+    expect(identity.status, identity.text).toBe(200);
     await stillServes();
   });
 

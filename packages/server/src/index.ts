@@ -3,4 +3,4 @@ export type * from '../generated/handlers.js';
 export type { components, operations, paths } from '../generated/openapi-types.js';
 export type { Area, HandlerContext, KeyArea } from './context.js';
 export { missingHandlers, assertHandlersComplete } from './check.js';
-export { MAX_JSON_DEPTH, exceedsJsonDepth, illFormedTextMessage } from './json.js';
+export { MAX_JSON_DEPTH, contentCodingMessage, exceedsJsonDepth, illFormedTextMessage } from './json.js';

@@ -47,3 +47,17 @@ export function illFormedTextMessage(value: unknown): string | undefined {
 }
 
 const NOT_UNICODE = 'The request body is not valid Unicode';
+
+/**
+ * Why a body sent with this `Content-Encoding` is refused, or undefined when it is not coded (no header, or only
+ * `identity`). No server of the contract decodes a body: read as it came, a gzip body was refused as "not valid
+ * UTF-8", and one declared `br` but sent plain was taken as plain. The coding is named, cut at 40 characters.
+ */
+export function contentCodingMessage(header: string | undefined): string | undefined {
+  const coding = header
+    ?.split(',')
+    .map((c) => c.trim())
+    .find((c) => c !== '' && c.toLowerCase() !== 'identity');
+  if (coding === undefined) return undefined;
+  return `The request body is sent with Content-Encoding ${coding.slice(0, 40)}, which this server does not decode: send the JSON text as it is, without a Content-Encoding.`;
+}

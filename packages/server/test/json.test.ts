@@ -1,6 +1,6 @@
 // exceedsJsonDepth: the bound every server of the contract puts on a JSON body before parsing it.
 import { describe, expect, it } from 'vitest';
-import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '../src/index.js';
+import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '../src/index.js';
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
 
@@ -61,5 +61,18 @@ describe('illFormedTextMessage', () => {
     let deep: unknown = 'ok';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(illFormedTextMessage(deep)).toBeUndefined();
+  });
+});
+
+describe('contentCodingMessage', () => {
+  it('names the first coding other than identity, cut at 40 characters; no coding, or identity alone, is none', () => {
+    const refused = (coding: string) =>
+      `The request body is sent with Content-Encoding ${coding}, which this server does not decode: send the JSON text as it is, without a Content-Encoding.`;
+    expect(contentCodingMessage('gzip')).toBe(refused('gzip'));
+    expect(contentCodingMessage(' identity , br')).toBe(refused('br'));
+    expect(contentCodingMessage('x'.repeat(100))).toBe(refused('x'.repeat(40)));
+    for (const none of [undefined, '', 'identity', 'IDENTITY', ' identity, ,identity ']) {
+      expect(contentCodingMessage(none), String(none)).toBeUndefined();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
+import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { parseJsonInSlices, TooDeepError } from '../json-slices.js';
@@ -266,8 +266,9 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
 }
 
 /**
- * The only body parser of the server: `application/json` as `parseJsonBody` reads it. Any other content type is
- * refused by Fastify and answered 400 INVALID_PARAMETER by error mapping (415 is not a contract status). A declared
+ * The only body parser of the server: `application/json` as `parseJsonBody` reads it, sent without a content coding
+ * (a coded body is refused by its coding rather than misread). Any other content type is refused by Fastify and
+ * answered 400 INVALID_PARAMETER by error mapping (415 is not a contract status). A declared
  * Content-Length above the limit is refused before a byte of the body is read, and the connection is closed, so a
  * client cannot hold it by announcing gigabytes.
  */
@@ -277,11 +278,17 @@ export const jsonBody = fp<JsonBodyOptions>(
     const turns = new BodyTurns();
     app.decorate('bodyTurns', turns);
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) =>
-      parseJsonBody(
-        await readBody(payload, request.headers['content-length'], request.routeOptions.bodyLimit ?? bodyLimit),
-      ),
-    );
+    app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) => {
+      const body = await readBody(
+        payload,
+        request.headers['content-length'],
+        request.routeOptions.bodyLimit ?? bodyLimit,
+      );
+      // Read first, within the limit, as any body is: only then is its coding a reason to refuse it.
+      const coded = body.length > 0 ? contentCodingMessage(request.headers['content-encoding']) : undefined;
+      if (coded !== undefined) throw invalid(coded);
+      return parseJsonBody(body);
+    });
 
     // The operation's own limit, so a route whose body is small (the public token request) cannot be made to read
     // and parse megabytes; the route's bodyLimit (src/assembly/routes.ts) bounds a chunked body the same way as it arrives.

@@ -1,6 +1,7 @@
 // Hostile JSON bodies: nesting, bytes that are not UTF-8, escapes of half a surrogate pair, names that carry control characters or `__proto__`, sizes
 // beyond what the contract needs. Each is 400 in the envelope, says what is wrong, and writes nothing.
-import { illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
+import { gzipSync } from 'node:zlib';
+import { contentCodingMessage, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
 import { loadSpec, operations, referenceOf, resolvePointer } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, RawConnection } from '../support/raw.js';
@@ -23,6 +24,16 @@ const row = (i: number) => ({
   receiver_phone: '010-1234-5678',
   receiver_address: '12 Teheran-ro, Seoul',
 });
+
+/** Makes a product of that code, with stock for a few rows. */
+async function product(code: string): Promise<void> {
+  const made = await s.post(
+    '/v3/wms/products',
+    { product_code: code, product_name: code, price: 1000, stock_quantity: 5 },
+    { apiKey: wms },
+  );
+  expect(made.status, made.text).toBe(200);
+}
 
 const drafts = () => (sqliteOf(s.app).prepare('SELECT count(*) AS n FROM draft_orders').get() as { n: number }).n;
 
@@ -139,17 +150,45 @@ describe('bytes that are not UTF-8', () => {
   });
 });
 
+describe('a body sent with a Content-Encoding', () => {
+  // Read as it came: a gzip body was refused as "not valid UTF-8", and one declared br but sent plain was written.
+  it('is 400 naming its coding and writes nothing; identity is no coding', async () => {
+    await product('H-CODED');
+    const before = drafts();
+    const plain = JSON.stringify({ orders: [{ ...row(40), product_code: 'H-CODED' }] });
+    const post = async (coding: string, body: Buffer) => {
+      const connection = await RawConnection.open(port);
+      connection.write(
+        `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${wms}\r\nContent-Type: application/json\r\nContent-Encoding: ${coding}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      connection.write(body);
+      const answer = await connection.next();
+      connection.destroy();
+      return answer;
+    };
+    for (const [coding, body, named] of [
+      ['gzip', gzipSync(plain), 'gzip'],
+      ['br', Buffer.from(plain), 'br'],
+      ['identity, GZIP', gzipSync(plain), 'GZIP'],
+    ] as const) {
+      const answer = await post(coding, body);
+      expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+      expect(answer!.body.error.message).toBe(contentCodingMessage(coding));
+      expect(answer!.body.error.message).toContain(`Content-Encoding ${named}, which`);
+    }
+    expect(drafts()).toBe(before);
+    const identity = await post('identity', Buffer.from(plain));
+    expect(identity!.status, identity!.text).toBe(200);
+    expect(drafts()).toBe(before + 1);
+  });
+});
+
 describe('escapes of half a surrogate pair', () => {
   // JSON.parse makes `\ud800` a lone UTF-16 code unit, which the database kept as bytes that read back as three U+FFFD:
   // a draft with one in its mall_order_no was written and reported as failed ("already exists"), and an order with
   // one in any text was reported created with text other than what the seller sent.
   it('a bulk draft or order with one in a string is 400 naming it, and writes nothing; a pair is kept as sent', async () => {
-    const made = await s.post(
-      '/v3/wms/products',
-      { product_code: 'H-SURROGATE', product_name: 'Surrogate', price: 1000, stock_quantity: 5 },
-      { apiKey: wms },
-    );
-    expect(made.status, made.text).toBe(200);
+    await product('H-SURROGATE');
     const orderCount = () => (sqliteOf(s.app).prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n;
     const good = { ...row(20), product_code: 'H-SURROGATE' };
     const before = { drafts: drafts(), orders: orderCount() };
