@@ -4,6 +4,7 @@
 import {
   contractModel,
   deref,
+  patternMeanings,
   type ErrorCatalogEntry,
   type ExampleObject,
   type JsonSchema,
@@ -81,9 +82,12 @@ export class Contract {
   readonly operations: readonly OperationInfo[];
   readonly routes: Route[];
   readonly schemes: Map<string, CredentialScheme>;
+  /** Each pattern the contract puts in words (`x-pattern-meaning`), by its text, as Prism's messages quote it. */
+  readonly patternMeanings: ReadonlyMap<string, string>;
 
   constructor(doc: OpenApiDocument) {
     this.doc = doc;
+    this.patternMeanings = patternMeanings(doc);
     const model = contractModel(doc);
     this.catalog = model.catalog;
     this.operations = model.operations;

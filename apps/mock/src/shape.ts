@@ -220,13 +220,45 @@ function securityFailure(contract: Contract, req: RequestFacts, op: OperationInf
   return errorResponse(contract, role, foreign ? `This operation accepts only ${accepted}.` : `Send ${accepted}.`, op);
 }
 
+const PATTERN_MESSAGE = 'must match pattern "';
+
+/**
+ * Prism's violations with each value whose pattern the contract puts in words (`x-pattern-meaning`) said in words,
+ * once, where its first violation was: its length, pattern and format violations would each quote the pattern or
+ * say less, as the reference server's validator puts them in words too.
+ */
+export function inWords(meanings: ReadonlyMap<string, string>, violations: Violation[]): Violation[] {
+  const worded = new Map<string, Violation>();
+  for (const v of violations) {
+    const at = v.message.indexOf(PATTERN_MESSAGE);
+    const meaning = at < 0 ? undefined : meanings.get(v.message.slice(at + PATTERN_MESSAGE.length, -1));
+    if (meaning !== undefined) {
+      worded.set(JSON.stringify(v.location), { ...v, message: `${v.message.slice(0, at)}must be ${meaning}` });
+    }
+  }
+  if (worded.size === 0) return violations;
+  const out: Violation[] = [];
+  const placed = new Set<string>();
+  for (const v of violations) {
+    const key = JSON.stringify(v.location);
+    const said = worded.get(key);
+    if (!said) out.push(v);
+    else if (!placed.has(key)) {
+      placed.add(key);
+      out.push(said);
+    }
+  }
+  return out;
+}
+
 /** Answers a request Prism found invalid: REQUIRED_PARAMETER when something is missing, else INVALID_PARAMETER. */
 function validationFailure(
   contract: Contract,
   op: OperationInfo | undefined,
-  violations: Violation[],
+  found: Violation[],
   fallback: string,
 ): ShapedResponse {
+  const violations = inWords(contract.patternMeanings, found);
   const first = violations.find(isRequired) ?? violations[0];
   const role: ErrorRole = first && isRequired(first) ? 'missing' : 'invalid';
   let message = first ? describeViolation(first) : fallback;

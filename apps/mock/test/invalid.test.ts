@@ -111,6 +111,26 @@ describe('parameters', () => {
     expect((answer.body as { error: { message: string } }).error.message).toContain(name);
   });
 
+  // A pattern the contract puts in words (x-pattern-meaning) is said in words: the calendar check is a few hundred
+  // characters of regular expression, which Prism quoted, once for the pattern and again for its length and format.
+  const worded = contract.operations.flatMap((op) =>
+    op.parameters
+      .filter((p) => p.in === 'query' && contract.patternMeanings.has(String(schemaOf(p.schema).pattern)))
+      .map((p) => [`${op.operationId} ${p.name}`, op, p.name, schemaOf(p.schema).pattern as string] as const),
+  );
+  it('the contract has query parameters whose pattern it puts in words', () =>
+    expect(worded.map(([at]) => at)).toContain('listWmsOrders updated_after'));
+  it.each(worded)('%s written wrong: 400 INVALID_PARAMETER saying what it must be', async (_, op, name, pattern) => {
+    const req = exampleRequest(doc, op);
+    const url = new URL(req.url, 'http://x');
+    url.searchParams.set(name, '2026/12/1');
+    const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+    expectEnvelope(answer, code('invalid'), op);
+    expect((answer.body as { error: { message: string } }).error.message).toBe(
+      `${name} must be ${contract.patternMeanings.get(pattern)}.`,
+    );
+  });
+
   const requiredQuery = contract.operations.flatMap((op) =>
     op.parameters
       .filter((p) => p.in === 'query' && p.required)

@@ -311,7 +311,10 @@ describe('a tool call', () => {
     });
     expect(textOf(row)).toContain('body.orders[1].quantity must be integer (got "3")');
     const date = await client.callTool({ name: 'listManagerOrders', arguments: { date_from: '2026-02-30' } });
-    expect(textOf(date)).toContain('date_from must match');
+    // The calendar check is said in words (the spec's x-pattern-meaning), not quoted: a model cannot use the pattern.
+    expect(textOf(date)).toBe(
+      'listManagerOrders: date_from must be a date that exists, written YYYY-MM-DD (such as 2026-11-20) (got "2026-02-30"). Nothing was sent, so no call was counted; correct the arguments and call again.',
+    );
     expect(seen).toHaveLength(0);
     // A bound that may still change stays open: the service decides.
     const large = await client.callTool({ name: 'listManagerOrders', arguments: { size: 500 } });

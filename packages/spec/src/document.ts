@@ -485,6 +485,26 @@ export const PROVISIONAL_KEYWORDS: readonly string[] = [
 /** `x-known-values`: the values of an open set that the contract knows of (a value outside them is allowed). */
 export const KNOWN_VALUES_KEYWORD = 'x-known-values';
 
+/**
+ * `x-pattern-meaning`: what a value matching the schema's `pattern` is, in words (spec/README.md, "Patterns in
+ * words"); an error message says it in place of a pattern no reader can use.
+ */
+export const PATTERN_MEANING_KEYWORD = 'x-pattern-meaning';
+
+/** Every `pattern` of the document that carries its meaning (`x-pattern-meaning`), by the pattern's text. */
+export function patternMeanings(doc: unknown): ReadonlyMap<string, string> {
+  const meanings = new Map<string, string>();
+  const stack: unknown[] = [doc];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const { pattern, [PATTERN_MEANING_KEYWORD]: meaning } = node as Record<string, unknown>;
+    if (typeof pattern === 'string' && typeof meaning === 'string') meanings.set(pattern, meaning);
+    stack.push(...Object.values(node));
+  }
+  return meanings;
+}
+
 /** `x-former-names`: the names a component schema had in an earlier release (spec/README.md, "Former names"). */
 export const FORMER_NAMES_KEYWORD = 'x-former-names';
 

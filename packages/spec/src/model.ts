@@ -13,6 +13,7 @@ import {
   KNOWN_VALUES_KEYWORD,
   loadSpec,
   operations,
+  patternMeanings,
   provisionalNodesIn,
   provisionalSchemaNodes,
   relaxProvisional,
@@ -316,6 +317,7 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
   addFormats(ajv);
   if (!relaxed && options.openValues !== true) ajv.addKeyword(knownValuesKeyword());
   ajv.addSchema({ $id: DOC_ID, components: source.components ?? {}, paths: source.paths ?? {} } as object);
+  const meanings = patternMeanings(doc);
   const cache = new Map<string, ValidateFunction>();
   // Callers pass the same schema objects of the document on every request: found by identity, a schema costs no
   // serialisation (its text was a measurable share of a request's CPU in the reference server, BENCHMARKS.md).
@@ -336,9 +338,36 @@ function createValidator(doc: OpenApiDocument, options: ValidatorOptions): Schem
     compile,
     errors(schema, value) {
       const fn = compile(schema);
-      return fn(value) ? [] : errorsOfTakenBranches(fn.errors ?? [], value, compile);
+      return fn(value) ? [] : inWords(errorsOfTakenBranches(fn.errors ?? [], value, compile), meanings);
     },
   };
+}
+
+/** The keywords that check how a string is written, which a pattern's meaning (`x-pattern-meaning`) puts in words. */
+const WRITTEN_FORM_KEYWORDS = new Set(['pattern', 'minLength', 'maxLength', 'format']);
+
+/**
+ * The errors of a value whose pattern the document puts in words (`x-pattern-meaning`, found by the pattern's text,
+ * so a schema inlined without its extensions is read the same) say that instead, once per value: a calendar check is
+ * a few hundred characters of regular expression that tell a reader nothing, and "fewer than 10 characters" does not
+ * say which 10.
+ */
+function inWords(errors: ErrorObject[], meanings: ReadonlyMap<string, string>): ErrorObject[] {
+  const meaningAt = new Map<string, string>();
+  for (const error of errors) {
+    const meaning = error.keyword === 'pattern' ? meanings.get(String(error.params.pattern)) : undefined;
+    if (meaning !== undefined) meaningAt.set(error.instancePath, meaning);
+  }
+  if (meaningAt.size === 0) return errors;
+  const said = new Set<string>();
+  return errors.filter((error) => {
+    const meaning = WRITTEN_FORM_KEYWORDS.has(error.keyword) ? meaningAt.get(error.instancePath) : undefined;
+    if (meaning === undefined) return true;
+    if (said.has(error.instancePath)) return false;
+    said.add(error.instancePath);
+    error.message = `must be ${meaning}`;
+    return true;
+  });
 }
 
 /**

@@ -4,6 +4,8 @@ import {
   ContractError,
   ContractModel,
   contractModel,
+  loadSandboxSpec,
+  patternMeanings,
   readLimits,
   ServiceTime,
   type OpenApiDocument,
@@ -209,6 +211,64 @@ describe('validators: one configuration, full and relaxed', () => {
     } finally {
       stringify.mockRestore();
     }
+  });
+});
+
+describe('patterns in words (x-pattern-meaning)', () => {
+  const model = contractModel();
+  const dateTime = { $ref: '#/components/schemas/DateTime' };
+  const date = { $ref: '#/components/schemas/CalendarDate' };
+  const words = {
+    date: 'must be a date that exists, written YYYY-MM-DD (such as 2026-11-20)',
+    dateTime: 'must be a date and time that exist, written YYYY-MM-DD HH:MM:SS (such as 2026-11-20 14:03:12)',
+  };
+
+  it('a calendar value written wrong gets one error, in words, in place of the pattern, its length and format', () => {
+    for (const v of [model.validator(), model.validator({ relaxed: true, openValues: true })]) {
+      for (const [schema, value, said] of [
+        [dateTime, '2026-12-01T00:00:00', words.dateTime],
+        [dateTime, '2026-02-29 00:00:00', words.dateTime],
+        [date, '2026-02-30', words.date],
+        [date, '2026-12-1', words.date],
+      ] as const) {
+        const errors = v.errors(schema, value);
+        expect(
+          errors.map((e) => e.message),
+          value,
+        ).toEqual([said]);
+      }
+      // Each value its own error; a schema inlined without the extension is read by its pattern's text.
+      const inlined = { ...(doc.components!.schemas!.CalendarDate as Record<string, unknown>) };
+      delete inlined['x-pattern-meaning'];
+      const pair = { type: 'object', properties: { from: inlined, to: date } };
+      expect(
+        v.errors(pair, { from: '2026-13-01', to: '20261201' }).map((e) => `${e.instancePath} ${e.message}`),
+      ).toEqual([`/from ${words.date}`, `/to ${words.date}`]);
+      expect(v.errors(date, '2024-02-29')).toEqual([]);
+    }
+  });
+
+  it('a pattern without a meaning is quoted as it is', () => {
+    const errors = model.validator().errors({ $ref: '#/components/schemas/ReceiverPhone' }, 'call me');
+    expect(errors.map((e) => e.message)).toEqual(['must match pattern "^\\+?[0-9][0-9-]{5,18}[0-9]$"']);
+  });
+
+  it('every pattern too long to read (over 64 characters) carries its meaning, in both documents', () => {
+    for (const document of [doc, loadSandboxSpec()]) {
+      const meanings = patternMeanings(document);
+      const unread: string[] = [];
+      const stack: unknown[] = [document];
+      while (stack.length > 0) {
+        const node = stack.pop();
+        if (node === null || typeof node !== 'object') continue;
+        const { pattern } = node as { pattern?: unknown };
+        if (typeof pattern === 'string' && pattern.length > 64 && !meanings.has(pattern)) unread.push(pattern);
+        stack.push(...Object.values(node));
+      }
+      expect(unread).toEqual([]);
+      expect(meanings.size).toBeGreaterThan(0);
+    }
+    expect([...patternMeanings(doc).values()].sort()).toEqual([words.dateTime, words.date].map((w) => w.slice(8)));
   });
 });
 

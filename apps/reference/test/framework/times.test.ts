@@ -158,12 +158,25 @@ describe('a time or date that does not exist is 400 INVALID_PARAMETER', () => {
         .map((q) => `${q.name}=2028-02-29`);
       const url = (value: string) => `${op.path}?${[...required, `${p.name}=${encodeURIComponent(value)}`].join('&')}`;
       const auth = op.area === 'pay' ? { bearer: token } : { apiKey: keys[op.area]! };
+      // Said in the words of the schema's x-pattern-meaning: the pattern itself is a few hundred characters.
+      const meaning = (doc.components!.schemas![date ? 'CalendarDate' : 'DateTime'] as Record<string, unknown>)[
+        'x-pattern-meaning'
+      ];
       for (const bad of date
-        ? ['2026-02-29', '2100-02-29', '2026-04-31', '2026-13-01']
-        : ['2026-02-29 00:00:00', '2026-13-01 25:00:00', '2026-04-31 10:00:00', '2026-11-20 24:00:00']) {
-        expect(codeOf(await srv.get(url(bad), auth)), `${op.operationId} ${p.name}=${bad}`).toEqual([
+        ? ['2026-02-29', '2100-02-29', '2026-04-31', '2026-13-01', '2026/12/01', '2026-12-1']
+        : [
+            '2026-02-29 00:00:00',
+            '2026-13-01 25:00:00',
+            '2026-04-31 10:00:00',
+            '2026-11-20 24:00:00',
+            '2026-12-01T00:00:00',
+            '2026-12-01 00:00',
+          ]) {
+        const r = await srv.get(url(bad), auth);
+        expect([...codeOf(r), r.body.error?.message], `${op.operationId} ${p.name}=${bad}`).toEqual([
           400,
           'INVALID_PARAMETER',
+          `The query parameter ${p.name} must be ${meaning}.`,
         ]);
       }
       const good = date ? '2028-02-29' : '2028-02-29 00:00:00';
