@@ -97,8 +97,7 @@ function readableAsJson(request: Request, response: Response): boolean {
  * envelope (a proxy's HTML page for a 502): `error` is typed as the envelope, and `error.error.code` on the page's
  * text would fail with a TypeError that says nothing of the call. So is a success whose body is not JSON by its
  * type (`data` is typed as the API's body, and a caller would get JSON.parse's SyntaxError instead). A request that
- * got no response becomes a
- * `NetworkError` saying whether it may have been written.
+ * got no response becomes a `NetworkError` saying whether it may have been written.
  */
 export function errorTypingMiddleware(options: {
   throwOnError: boolean;

@@ -268,9 +268,9 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
 /**
  * The only body parser of the server: `application/json` as `parseJsonBody` reads it, sent without a content coding
  * (a coded body is refused by its coding rather than misread). Any other content type is refused by Fastify and
- * answered 400 INVALID_PARAMETER by error mapping (415 is not a contract status). A declared
- * Content-Length above the limit is refused before a byte of the body is read, and the connection is closed, so a
- * client cannot hold it by announcing gigabytes.
+ * answered 400 INVALID_PARAMETER by error mapping (415 is not a contract status). A declared Content-Length above the
+ * limit is refused before a byte of the body is read, and the connection is closed, so a client cannot hold it by
+ * announcing gigabytes.
  */
 export const jsonBody = fp<JsonBodyOptions>(
   async (app: FastifyInstance, options) => {
