@@ -4,7 +4,16 @@ import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import type { Contract } from './contract.js';
 import type { Engine } from './engine.js';
 import { forward } from './forward.js';
-import { MAX_BODY_BYTES, pathOf, readBody, refuseBody, refuseTarget, tooLarge } from './refusals.js';
+import {
+  MAX_BODY_BYTES,
+  pathOf,
+  queryOf,
+  readBody,
+  refuseBody,
+  refuseQuery,
+  refuseTarget,
+  tooLarge,
+} from './refusals.js';
 import { SandboxHelpers } from './sandbox.js';
 import {
   errorResponse,
@@ -115,6 +124,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       } else {
         const body = await readBody(req);
         shaped =
+          refuseQuery(contract, queryOf(req.url)) ??
           refuseBody(contract, body, undefined, req.headers['content-encoding']) ??
           sandbox.answer(method, path, req.headers, body as Buffer, parsePrefer(req.headers.prefer));
       }
@@ -124,7 +134,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       );
       return;
     }
-    const refused = refuseTarget(contract, method, path);
+    const refused = refuseTarget(contract, method, path, queryOf(req.url));
     if (refused) {
       req.resume();
       send(res, refused);

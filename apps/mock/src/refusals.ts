@@ -3,7 +3,14 @@
 // not Unicode, nested too deep). Each answer is the contract's error envelope.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
+import {
+  contentCodingMessage,
+  exceedsJsonDepth,
+  illFormedTextMessage,
+  MALFORMED_PATH_ESCAPE_MESSAGE,
+  MAX_JSON_DEPTH,
+  malformedQueryMessage,
+} from '@cls-api/server';
 import type { Contract } from './contract.js';
 import { errorResponse, parseJson, type ShapedResponse, unknownRoute } from './shape.js';
 
@@ -22,11 +29,23 @@ export function pathOf(target: string | undefined): string | undefined {
   return end === -1 ? target : target.slice(0, end);
 }
 
-/** The answer to a request target Prism must not see: not a path, a malformed escape, or no route of the contract. */
+/** The query string of a request target (`/a?b#c` is `b`), or undefined when it has none. */
+export function queryOf(target: string | undefined): string | undefined {
+  const question = target?.indexOf('?') ?? -1;
+  if (question === -1) return undefined;
+  const hash = target!.indexOf('#', question);
+  return target!.slice(question + 1, hash === -1 ? undefined : hash);
+}
+
+/**
+ * The answer to a request target Prism must not see: not a path, a malformed escape in the path, no route of the
+ * contract, or a malformed escape in the query, which Prism would read as it came (`?product_code=%FF`).
+ */
 export function refuseTarget(
   contract: Contract,
   method: string,
   pathname: string | undefined,
+  query?: string,
 ): ShapedResponse | undefined {
   if (pathname === undefined)
     return errorResponse(contract, 'invalid', 'The request target must be a path that starts with /.');
@@ -36,11 +55,19 @@ export function refuseTarget(
     return errorResponse(
       contract,
       'invalid',
-      'The path has a malformed percent escape: each % must start two hex digits, and the bytes must be UTF-8.',
+      MALFORMED_PATH_ESCAPE_MESSAGE,
       contract.match(method, pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))?.route.op,
     );
   }
-  return contract.match(method, pathname) ? undefined : unknownRoute(contract, method, pathname);
+  const matched = contract.match(method, pathname);
+  if (!matched) return unknownRoute(contract, method, pathname);
+  return refuseQuery(contract, query, matched.route.op);
+}
+
+/** The answer to a query string with a malformed percent escape, or undefined for one without. */
+export function refuseQuery(contract: Contract, query: string | undefined, op?: Operation): ShapedResponse | undefined {
+  const malformed = query === undefined ? undefined : malformedQueryMessage(query);
+  return malformed === undefined ? undefined : errorResponse(contract, 'invalid', malformed, op);
 }
 
 export function tooLarge(contract: Contract, op: Operation): ShapedResponse {

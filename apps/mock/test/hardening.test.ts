@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentCodingMessage, illFormedTextMessage } from '@cls-api/server';
+import { contentCodingMessage, illFormedTextMessage, malformedQueryMessage } from '@cls-api/server';
 import { loadSpec } from '@cls-api/spec';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
 import { send } from './support.js';
@@ -80,6 +80,24 @@ describe('requests Prism cannot take', () => {
       expect(mock.engineRestarts).toBe(0);
     },
   );
+
+  it('a malformed percent escape in the query is 400 INVALID_PARAMETER naming the parameter, not read as it came', async () => {
+    // Prism read `%FF` as the text "%FF" and answered 200, as if the filter were a product code.
+    const get = (target: string) =>
+      raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nConnection: close\r\n\r\n`);
+    for (const value of ['%FF', '%', '%zz', '50%OFF', '%E2%82', '%ED%A0%80']) {
+      const answer = await get(`/v3/wms/inventory?page=1&product_code=${value}`);
+      expectEnvelope(answer, 'INVALID_PARAMETER');
+      expect((answer.body as { error: { message: string } }).error.message, value).toBe(
+        malformedQueryMessage(`product_code=${value}`),
+      );
+    }
+    const req = exampleRequest(doc, listOrders);
+    expect((await send(mock.url, 'GET', '/v3/wms/inventory?product_code=50%25OFF', req.headers)).status).toBe(200);
+    expectEnvelope(await get('/v3/wms/nothing?product_code=%FF'), 'NOT_FOUND');
+    expectEnvelope(await get('/sandbox/clock?x=%FF'), 'INVALID_PARAMETER');
+    await stillServes();
+  });
 
   it.each(['//', '//[', '/[', '/v3//wms/orders', '/v3/wms/orders/', '/v3/wms/orders/draft/', '/v3/wms/orders/ORD-1/'])(
     'a path that names no operation (%s) is 404 NOT_FOUND, not 500',

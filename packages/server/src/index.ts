@@ -4,3 +4,4 @@ export type { components, operations, paths } from '../generated/openapi-types.j
 export type { Area, HandlerContext, KeyArea } from './context.js';
 export { missingHandlers, assertHandlersComplete } from './check.js';
 export { MAX_JSON_DEPTH, contentCodingMessage, exceedsJsonDepth, illFormedTextMessage } from './json.js';
+export { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from './target.js';

@@ -21,6 +21,7 @@ import { gatewayRateLimit } from '../plugins/gateway-rate-limit.js';
 import { gracefulClose } from '../plugins/graceful-close.js';
 import { incompleteRequests } from '../plugins/incomplete-requests.js';
 import { jsonBody } from '../plugins/json-body.js';
+import { queryEscapes } from '../plugins/query-escapes.js';
 import { quota } from '../plugins/quota.js';
 import { forcedOutcomes, sandboxHelpers, testClock } from '../plugins/sandbox.js';
 import type { SandboxClocks } from '../sandbox/clock.js';
@@ -63,6 +64,7 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
     tiers,
     buckets: redis ? new RedisGatewayBuckets(redis, tiers) : new MemoryGatewayBuckets(tiers),
   });
+  await app.register(queryEscapes);
   await app.register(jsonBody, { bodyLimit: config.bodyLimitBytes, operationLimits: spec.operationBodyLimits });
   await app.register(auth, { accounts, jwt, apiKeyCacheMs: config.apiKeyCacheMs });
   await app.register(testClock, { clocks });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorCode } from '@cls-api/server';
+import { type ErrorCode, MALFORMED_PATH_ESCAPE_MESSAGE } from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
 import { ApiError, messageText, shown } from '../errors.js';
 import fp from 'fastify-plugin';
@@ -29,7 +29,7 @@ const FRAMEWORK_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be sent as application/json.',
   FST_ERR_CTP_INVALID_TYPE: 'The request body must be sent as application/json.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the request body.',
-  FST_ERR_BAD_URL: 'The request URL is malformed.',
+  FST_ERR_BAD_URL: MALFORMED_PATH_ESCAPE_MESSAGE,
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.',
 };
 

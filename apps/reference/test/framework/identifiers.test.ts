@@ -1,6 +1,7 @@
 // Identifiers are any non-empty text without control characters (spec/DECISIONS.md G25): dots, spaces, slashes
 // and Hangul included, percent-encoded as UTF-8 in a path. Over real HTTP, so the router's decoding is what is tested.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from '@cls-api/server';
 import { loadSpec } from '@cls-api/spec';
 import { LIMITS_OFF, startTestServer, type TestResponse, type TestServer } from '../support/server.js';
 
@@ -130,8 +131,24 @@ describe('open identifiers', () => {
         const r = await s.get(path, { apiKey: wms });
         expect(codeOf(r), path).toEqual([400, 'INVALID_PARAMETER']);
         expect(r.text.startsWith('{"success":false,"error":{')).toBe(true);
+        expect(r.body.error.message, path).toBe(MALFORMED_PATH_ESCAPE_MESSAGE);
       }
     }
+  });
+
+  it('a malformed percent escape in a query is 400 INVALID_PARAMETER naming the parameter, as a path is refused', async () => {
+    // Read as it came, `%FF` was the product code "%FF": 404 PRODUCT_NOT_FOUND for a product never named.
+    for (const bad of ['%FF', '%', '%zz', '50%OFF', '%E0%A4', '%ED%A0%80']) {
+      const r = await s.get(`/v3/wms/inventory?page=1&product_code=${bad}`, { apiKey: wms });
+      expect(codeOf(r), bad).toEqual([400, 'INVALID_PARAMETER']);
+      expect(r.body.error.message, bad).toBe(malformedQueryMessage(`product_code=${bad}`));
+    }
+    // As the path's: before authentication, and after the route is found.
+    expect(codeOf(await s.get('/v3/manager/orders?date_from=%'))).toEqual([400, 'INVALID_PARAMETER']);
+    expect(codeOf(await s.get('/v3/wms/nothing?x=%', { apiKey: wms }))).toEqual([404, 'NOT_FOUND']);
+    // An escaped % is text like any other.
+    const r = await s.get(`/v3/wms/inventory?product_code=${enc('50% off')}`, { apiKey: wms });
+    expect([r.status, r.body.data?.[0]?.product_code]).toEqual([200, '50% off']);
   });
 
   it('the designed bounds hold: more than the maximum length or a control character is 400 INVALID_PARAMETER', async () => {
