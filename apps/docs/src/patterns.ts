@@ -1,4 +1,4 @@
-import { type OpenApiDocument, referenceOf } from '@cls-api/spec';
+import { type OpenApiDocument, patternMeanings, referenceOf } from '@cls-api/spec';
 import { forEachNode } from './walk.js';
 
 // A string's `pattern` in words, for the site. Redoc prints a pattern as the raw regular expression, which a reader
@@ -8,7 +8,6 @@ import { forEachNode } from './walk.js';
 const CONTROL = String.raw`\x00-\x1F\x7F`;
 const C1 = String.raw`\x7F-\x9F`;
 const NO_CONTROL = 'no control characters (such as a line break or a tab)';
-const TOKEN_CHARS = 'letters, digits, `_` and `-`';
 
 /** The calendar part that CalendarDate and DateTime share: a date that exists, leap years included. */
 const CALENDAR =
@@ -17,45 +16,17 @@ const CLOCK = ' (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]';
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-const length = (min: string, max: string) => (min === max ? `${min}` : `${min} to ${max}`);
-
-/** Each known shape of pattern, and its words. A shape is matched against the pattern's own text. */
-const SHAPES: Array<[RegExp, (...groups: string[]) => string]> = [
-  [
-    new RegExp(`^${literal(`^[^${CONTROL}]{`)}(\\d+),(\\d+)${literal('}$')}$`),
-    (min, max) => `${length(min!, max!)} characters, ${NO_CONTROL}.`,
-  ],
-  [
-    new RegExp(`^${literal(`^[^${CONTROL.slice(0, -4)}${C1}]{`)}(\\d+),(\\d+)${literal('}$')}$`),
-    (min, max) => `${length(min!, max!)} characters, ${NO_CONTROL}.`,
-  ],
+/**
+ * The shapes of pattern the contract leaves without words of its own (`x-pattern-meaning`, spec/README.md, "Patterns
+ * in words"), and their words: text checks that leave the length to `maxLength`, the JWT's, and one a release of the
+ * changelog names that the contract no longer has. A shape is matched against the pattern's own text.
+ */
+const SHAPES: Array<[RegExp, () => string]> = [
   [new RegExp(`^${literal(`^[^${CONTROL}]*$`)}$`), () => `Any text with ${NO_CONTROL}.`],
   [new RegExp(`^${literal(`^[^${CONTROL.slice(0, -4)}${C1}]*$`)}$`), () => `Any text with ${NO_CONTROL}.`],
   [
-    new RegExp(`^${literal('^[A-Za-z0-9_-]{')}(\\d+),(\\d+)${literal('}$')}$`),
-    (min, max) => `${length(min!, max!)} characters: ${TOKEN_CHARS}.`,
-  ],
-  [
-    new RegExp(`^${literal('^[a-z][a-z0-9_]{0,')}(\\d+)${literal('}$')}$`),
-    (rest) => `A lowercase letter, then up to ${rest} lowercase letters, digits or \`_\`.`,
-  ],
-  [
-    new RegExp(`^${literal('^[A-Za-z][A-Za-z0-9]{0,')}(\\d+)${literal('}$')}$`),
-    (rest) => `A letter, then up to ${rest} letters or digits.`,
-  ],
-  [
     new RegExp(`^${literal('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$')}$`),
-    () => `Three parts of ${TOKEN_CHARS}, joined by dots (a JWT).`,
-  ],
-  [
-    new RegExp(`^${literal('^\\+?[0-9][0-9-]{')}(\\d+),(\\d+)${literal('}[0-9]$')}$`),
-    (min, max) =>
-      `An optional \`+\`, then ${Number(min) + 2} to ${Number(max) + 2} digits and hyphens, starting and ending with a digit.`,
-  ],
-  [new RegExp(`^${literal(`^${CALENDAR}$`)}$`), () => '`YYYY-MM-DD`, a date that exists (leap years included).'],
-  [
-    new RegExp(`^${literal(`^${CALENDAR}${CLOCK}$`)}$`),
-    () => '`YYYY-MM-DD HH:MM:SS`, a time that exists (leap years included).',
+    () => 'Three parts of letters, digits, `_` and `-`, joined by dots (a JWT).',
   ],
   [
     new RegExp(`^${literal(`^(?:${CALENDAR}${CLOCK})?$`)}$`),
@@ -63,18 +34,21 @@ const SHAPES: Array<[RegExp, (...groups: string[]) => string]> = [
   ],
 ];
 
-/** The words for `pattern`, or undefined for a shape the site does not know yet. */
-export function patternInWords(pattern: string): string | undefined {
-  for (const [shape, words] of SHAPES) {
-    const match = shape.exec(pattern);
-    if (match) return words(...match.slice(1));
-  }
+/**
+ * The words for `pattern`: the contract's own (`x-pattern-meaning`, by the pattern's text, as `patternMeanings` of
+ * @cls-api/spec finds them in `meanings`' document) as a sentence, else those of its shape above, else undefined.
+ */
+export function patternInWords(pattern: string, meanings: ReadonlyMap<string, string>): string | undefined {
+  const meaning = meanings.get(pattern);
+  if (meaning !== undefined) return `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.`;
+  for (const [shape, words] of SHAPES) if (shape.test(pattern)) return words();
   return undefined;
 }
 
-const wordsOf = (pattern: string): string => {
-  const words = patternInWords(pattern);
-  if (!words) throw new Error(`the site has no words for the pattern ${pattern}: add its shape to patterns.ts`);
+const wordsOf = (pattern: string, meanings: ReadonlyMap<string, string>): string => {
+  const words = patternInWords(pattern, meanings);
+  if (!words)
+    throw new Error(`the site has no words for the pattern ${pattern}: give it x-pattern-meaning in the contract`);
   return `Format: ${words}`;
 };
 
@@ -100,10 +74,11 @@ function resolved(doc: Doc, value: unknown): Record<string, unknown> | undefined
 /**
  * The document with every string `pattern` said in words instead, in place. Redoc shows a parameter's own
  * description, not its schema's, so a parameter whose schema has a pattern gets the sentence too. A pattern of a
- * shape not listed above stops the build: a new rule gets its words before the site shows it.
+ * pattern without words stops the build: a new rule gets its words before the site shows it.
  */
 export function patternsInWords(document: OpenApiDocument): void {
   const doc = document as unknown as Doc;
+  const meanings = patternMeanings(document);
   const parameters: unknown[] = Object.values(doc.components?.parameters ?? {});
   for (const item of Object.values(doc.paths ?? {})) {
     parameters.push(...((item.parameters as unknown[] | undefined) ?? []));
@@ -116,12 +91,13 @@ export function patternsInWords(document: OpenApiDocument): void {
     const parameter = p as Record<string, unknown>;
     if (typeof parameter.$ref === 'string') continue;
     const pattern = resolved(doc, parameter.schema)?.pattern;
-    if (typeof pattern === 'string') parameter.description = withSentence(parameter.description, wordsOf(pattern));
+    if (typeof pattern === 'string')
+      parameter.description = withSentence(parameter.description, wordsOf(pattern, meanings));
   }
   // Every other string `pattern`, a schema's, becomes a "Format:" sentence at the end of its description.
   forEachNode([doc.components, doc.paths], (node) => {
     if (typeof node.pattern !== 'string') return;
-    node.description = withSentence(node.description, wordsOf(node.pattern));
+    node.description = withSentence(node.description, wordsOf(node.pattern, meanings));
     delete node.pattern;
   });
 }

@@ -1,11 +1,12 @@
 // The "Changelog" guide is generated from @cls-api/spec's CHANGELOG.md (written by `pnpm release`), not by hand.
 import { readFileSync } from 'node:fs';
-import type { OpenApiDocument } from '@cls-api/spec';
+import { loadSpec, type OpenApiDocument, patternMeanings } from '@cls-api/spec';
 import { describe, expect, it } from 'vitest';
 import { CHANGELOG_TAG, changelogGuide, readSpecChangelog } from '../src/index.js';
 import { docsSpecPath } from '../src/paths.js';
 
 type Tag = { name: string; description?: string; 'x-traitTag'?: boolean };
+const meanings = patternMeanings(loadSpec());
 
 describe('the Changelog guide', () => {
   it('is a guide of the docs copy, listed after "Versioning", with every version of the spec changelog', () => {
@@ -46,6 +47,7 @@ describe('the Changelog guide', () => {
         '## 3.1.0',
         '',
       ].join('\n'),
+      meanings,
     );
     expect(guide).not.toContain('@cls-api/spec@4.0.0');
     expect(guide).not.toMatch(/^# /m);
@@ -55,7 +57,7 @@ describe('the Changelog guide', () => {
   });
 
   it('reads for a reader: formats in words, not regular expressions; each note a paragraph; no claim npm contradicts', () => {
-    const guide = changelogGuide(readSpecChangelog());
+    const guide = changelogGuide(readSpecChangelog(), meanings);
     const count = (term: RegExp) => [...guide.matchAll(term)].length;
     // No code span holds a regular expression: anchored (`^…`, `…$`), a control-character escape, a class of digits
     // or a repetition bound.
@@ -67,7 +69,7 @@ describe('the Changelog guide', () => {
     expect(count(/pnpm breaking/g)).toBe(0);
     expect(count(/published to the npm registry/g)).toBe(0);
     expect(guide).toMatch(
-      /^- `POST \/v3\/wms\/orders\/draft` `response 200 body data\.drafts\[\]\.mall_order_no pattern`: format changed: now 1 to 100 characters/m,
+      /^- `POST \/v3\/wms\/orders\/draft` `response 200 body data\.drafts\[\]\.mall_order_no pattern`: format changed: now text of 1 to 100 characters with no control character/m,
     );
     // A note after a list of changes starts a paragraph of its own.
     expect(guide).toMatch(/\n\nThe first release made for the npm registry/);

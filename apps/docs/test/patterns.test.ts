@@ -2,7 +2,7 @@
 // cannot use and which runs off a phone's screen. The contract itself keeps its patterns.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSpec } from '@cls-api/spec';
+import { loadSpec, patternMeanings } from '@cls-api/spec';
 import { describe, expect, it } from 'vitest';
 import { docsSpec, patternInWords } from '../src/index.js';
 import { decisionsPath, siteDir } from '../src/paths.js';
@@ -44,20 +44,16 @@ describe('patterns in words', () => {
       expect((doc.components?.parameters as any)?.[name]?.description, name).toMatch(/Format: /);
   });
 
-  it('the words agree with the pattern at its bounds', () => {
+  it("says the contract's own words for a pattern (x-pattern-meaning), and a shape's only for a pattern without", () => {
+    const meanings = patternMeanings(contract);
     const control = '^[^\\x00-\\x1F\\x7F]{1,100}$';
-    expect(patternInWords(control)).toBe('1 to 100 characters, no control characters (such as a line break or a tab).');
-    const re = new RegExp(control);
-    expect(re.test('a'.repeat(100))).toBe(true);
-    expect(re.test('a'.repeat(101))).toBe(false);
-    expect(re.test('a\tb')).toBe(false);
-    const phone = '^\\+?[0-9][0-9-]{5,18}[0-9]$';
-    expect(patternInWords(phone)).toMatch(/7 to 20 digits and hyphens/);
-    expect(new RegExp(phone).test('1234567')).toBe(true);
-    expect(new RegExp(phone).test('123456')).toBe(false);
-    expect(new RegExp(phone).test('1'.repeat(20))).toBe(true);
-    expect(new RegExp(phone).test('1'.repeat(21))).toBe(false);
-    expect(patternInWords('^[A-Za-z0-9_-]{8,64}$')).toBe('8 to 64 characters: letters, digits, `_` and `-`.');
+    expect(patternInWords(control, meanings)).toBe(`${meanings.get(control)!.replace(/^t/, 'T')}.`);
+    expect(patternInWords(control, meanings)).toMatch(/^Text of 1 to 100 characters with no control character/);
+    expect(patternInWords('^[^\\x00-\\x1F\\x7F]*$', meanings)).toBe(
+      'Any text with no control characters (such as a line break or a tab).',
+    );
+    // No shape repeats words the contract has: every pattern with a meaning is said only in those words.
+    for (const pattern of meanings.keys()) expect(patternInWords(pattern, new Map()), pattern).toBeUndefined();
   });
 
   it('the document the site offers for download is the contract itself, every pattern kept', () => {
@@ -66,9 +62,10 @@ describe('patterns in words', () => {
     expect(patterns(published.components).length).toBe(patterns(contract.components).length);
   });
 
-  it('a pattern of a shape the site has no words for stops the build, naming it', () => {
+  it('a pattern the site has no words for stops the build, naming it', () => {
     const copy = structuredClone(contract);
     (copy.components!.schemas as any).Code.pattern = '^[0-9]{3}$';
+    delete (copy.components!.schemas as any).Code['x-pattern-meaning'];
     expect(() => docsSpec(copy, decisions)).toThrow(/no words for the pattern \^\[0-9\]\{3\}\$/);
   });
 });

@@ -491,7 +491,10 @@ export const KNOWN_VALUES_KEYWORD = 'x-known-values';
  */
 export const PATTERN_MEANING_KEYWORD = 'x-pattern-meaning';
 
-/** Every `pattern` of the document that carries its meaning (`x-pattern-meaning`), by the pattern's text. */
+/**
+ * Every `pattern` of the document that carries its meaning (`x-pattern-meaning`), by the pattern's text. The meaning
+ * is found by the text wherever the pattern is, so one pattern given two meanings is an error of the contract.
+ */
 export function patternMeanings(doc: unknown): ReadonlyMap<string, string> {
   const meanings = new Map<string, string>();
   const stack: unknown[] = [doc];
@@ -499,7 +502,14 @@ export function patternMeanings(doc: unknown): ReadonlyMap<string, string> {
     const node = stack.pop();
     if (node === null || typeof node !== 'object') continue;
     const { pattern, [PATTERN_MEANING_KEYWORD]: meaning } = node as Record<string, unknown>;
-    if (typeof pattern === 'string' && typeof meaning === 'string') meanings.set(pattern, meaning);
+    if (typeof pattern === 'string' && typeof meaning === 'string') {
+      const earlier = meanings.get(pattern);
+      if (earlier !== undefined && earlier !== meaning)
+        throw new Error(
+          `the pattern ${pattern} has two meanings in ${PATTERN_MEANING_KEYWORD}: "${earlier}" and "${meaning}"`,
+        );
+      meanings.set(pattern, meaning);
+    }
     stack.push(...Object.values(node));
   }
   return meanings;
