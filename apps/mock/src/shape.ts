@@ -134,18 +134,24 @@ export function fieldOf(location: Array<string | number>): string {
 // change) misses a required item, like a missing property (DECISIONS G27).
 const isRequired = (v: Violation) => v.code === 'required' || v.code === 'minProperties';
 
+/** A parameter named as the reference server names it (`The query parameter size`); a body's field as it is. */
+function subject(v: Violation, field: string): string {
+  const part = v.location[1];
+  return part === 'query' || part === 'path' ? `The ${part} parameter ${field}` : field;
+}
+
 /** A sentence naming the field, from one of Prism's violations. */
 export function describeViolation(v: Violation): string {
   const field = fieldOf(v.location);
   const property = /required property '([^']+)'/.exec(v.message)?.[1];
   if (isRequired(v)) {
-    if (property) return `${field ? `${field}.${property}` : property} is required.`;
+    if (property) return `${subject(v, field ? `${field}.${property}` : property)} is required.`;
     if (v.location[1] === undefined) return 'The request body is required.';
   }
   if (v.code === 415) return `Unsupported Content-Type. ${v.message}.`;
   const dotted = v.location.slice(2).map(String).join('.');
   const at = dotted ? v.message.indexOf(`${dotted} `) : -1;
-  if (at >= 0) return `${field} ${v.message.slice(at + dotted.length + 1)}.`;
+  if (at >= 0) return `${subject(v, field)} ${v.message.slice(at + dotted.length + 1)}.`;
   return `${v.message}.`;
 }
 

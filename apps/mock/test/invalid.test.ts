@@ -130,7 +130,7 @@ describe('parameters', () => {
     const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
     expectEnvelope(answer, code('invalid'), op);
     expect((answer.body as { error: { message: string } }).error.message).toBe(
-      `${name} must be ${contract.patternMeanings.get(pattern)}.`,
+      `The query parameter ${name} must be ${contract.patternMeanings.get(pattern)}.`,
     );
   });
 

@@ -49,7 +49,7 @@ describe('Prefer', () => {
 });
 
 describe('violations', () => {
-  it('name the field the way the contract does (orders[2].receiver_name)', () => {
+  it('name the field the way the reference server does (orders[2].receiver_name, the query parameter size)', () => {
     expect(fieldOf(['request', 'body', 'orders', '2', 'receiver_name'])).toBe('orders[2].receiver_name');
     expect(fieldOf(['request', 'query', 'size'])).toBe('size');
     expect(
@@ -65,7 +65,14 @@ describe('violations', () => {
         code: 'maximum',
         message: 'Request query parameter size must be <= 100',
       }),
-    ).toBe('size must be <= 100.');
+    ).toBe('The query parameter size must be <= 100.');
+    expect(
+      describeViolation({
+        location: ['request', 'query'],
+        code: 'required',
+        message: "Request query parameter must have required property 'date_from'",
+      }),
+    ).toBe('The query parameter date_from is required.');
     expect(describeViolation({ location: ['request'], code: 'required', message: 'Body parameter is required' })).toBe(
       'The request body is required.',
     );
