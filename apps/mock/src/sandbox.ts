@@ -11,7 +11,9 @@ import {
   failedRowsOf,
   loadSandboxSpec,
   operations,
+  pastLastTimeMessage,
   rowBeyondRequest,
+  sandboxClockLastTime,
   sandboxOutcomes,
   type SandboxOutcomeFacts,
   type JsonSchema,
@@ -41,6 +43,8 @@ export class SandboxHelpers {
   readonly operations: readonly OperationInfo[];
   private readonly validator: SchemaValidator;
   private readonly forced: SandboxOutcomeFacts;
+  /** The last time the test clock shows (`x-last-time`): the mock's clock never moves, but a later `at` is refused. */
+  private readonly clockLastTime: string;
 
   constructor(
     private readonly contract: Contract,
@@ -50,6 +54,7 @@ export class SandboxHelpers {
     this.operations = operations(doc);
     this.validator = documentValidator(doc);
     this.forced = sandboxOutcomes(doc);
+    this.clockLastTime = sandboxClockLastTime(doc);
   }
 
   /**
@@ -134,6 +139,10 @@ export class SandboxHelpers {
         }
         const refused = this.refuseBody(op, input);
         if (refused) return refused;
+        // Validated: a DateTime, which orders as text does.
+        const at = op.operationId === 'setSandboxClock' ? (input as { at?: unknown }).at : undefined;
+        if (typeof at === 'string' && at > this.clockLastTime)
+          return errorResponse(this.contract, 'invalid', pastLastTimeMessage(this.clockLastTime, 'at'), op);
       }
     }
     return this.example(op, prefer, input);

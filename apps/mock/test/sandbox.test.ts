@@ -1,7 +1,13 @@
 // The sandbox's helpers on the mock: answered statelessly from their own document (@cls-api/spec/sandbox.json), each
 // answer one of its examples or the envelope with a status that helper documents, and valid against its schema.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentValidator, loadSandboxSpec, type JsonSchema } from '@cls-api/spec';
+import {
+  documentValidator,
+  type JsonSchema,
+  loadSandboxSpec,
+  pastLastTimeMessage,
+  sandboxClockLastTime,
+} from '@cls-api/spec';
 import { SandboxHelpers, startMock, type MockServer } from '../src/index.js';
 import { send, type Answer } from './support.js';
 
@@ -72,6 +78,14 @@ describe('the sandbox helpers on the mock', () => {
     expect(both.status).toBe(400);
     const notJson = await call('PUT', '/sandbox/clock', { ...TEST_KEY, body: '{at:' });
     expect(notJson.status).toBe(400);
+    // Past the last time the clock shows, as the reference server refuses it; the last time itself is taken.
+    const last = sandboxClockLastTime(doc);
+    const past = await call('PUT', '/sandbox/clock', json({ at: '9999-12-31 00:00:00' }));
+    expect([past.status, (past.body as { error: { message: string } }).error.message]).toEqual([
+      400,
+      pastLastTimeMessage(last, 'at'),
+    ]);
+    expect((await call('PUT', '/sandbox/clock', json({ at: last }))).status).toBe(200);
     const seed = await call('POST', '/sandbox/reset', json({ seed: 'everything' }));
     expect((seed.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
   });

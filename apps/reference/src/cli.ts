@@ -24,7 +24,7 @@ import {
   storageOptions,
   type Clock,
 } from './server.js';
-import { monthKey, ServiceTime, startOfNextMonth } from '@cls-api/spec';
+import { loadSandboxSpec, monthKey, sandboxClockLastTime, ServiceTime, startOfNextMonth } from '@cls-api/spec';
 import {
   type AccountListing,
   KEY_AREAS,
@@ -213,7 +213,11 @@ async function admin(
         const domain = createDomain(storage.domain, { timeZone: config.serviceTimeZone });
         // Shipped at the time its records see: a test order at its account's test clock (the sandbox's).
         const order = await storage.domain.findOrder(null, arg);
-        const clocks = new SandboxClocks(storage.domain, new ServiceTime(config.serviceTimeZone));
+        const clocks = new SandboxClocks(
+          storage.domain,
+          new ServiceTime(config.serviceTimeZone),
+          sandboxClockLastTime(loadSandboxSpec()),
+        );
         const at = order ? await clocks.ownerNow(order.owner, now) : now;
         return { ...(await domain.shipOrder(flags.account ?? null, arg, at)) };
       }

@@ -89,7 +89,7 @@ export async function assembleApp(options: AssembleOptions): Promise<FastifyInst
     const domain = options.createDomain(storage.domain, { timeZone: config.serviceTimeZone });
     const handlers = serverHandlers({ config, domain: domain.handlers, accounts, jwt, redis });
     const sandbox = readSandbox();
-    const clocks = new SandboxClocks(storage.domain, new ServiceTime(config.serviceTimeZone));
+    const clocks = new SandboxClocks(storage.domain, new ServiceTime(config.serviceTimeZone), sandbox.clockLastTime);
 
     const app = Fastify(httpOptions(config, spec, logger));
     // Registered first, so it runs after the plugins' own close hooks (the quota's last write needs the database).

@@ -85,6 +85,25 @@ export function sandboxOutcomes(doc: OpenApiDocument): SandboxOutcomeFacts {
 }
 
 /**
+ * The last time the test clock shows (`x-last-time` of the sandbox document's `SandboxClockSet`), as a service
+ * time `YYYY-MM-DD HH:MM:SS`. A document without one, or with one in another form, is an error of the document.
+ */
+export function sandboxClockLastTime(doc: OpenApiDocument): string {
+  const last = (doc.components?.schemas?.SandboxClockSet as Record<string, unknown> | undefined)?.['x-last-time'];
+  if (typeof last !== 'string' || !/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(last))
+    throw new Error('the sandbox document states no x-last-time on SandboxClockSet, written YYYY-MM-DD HH:MM:SS');
+  return last;
+}
+
+/**
+ * The 400 message for a change of the test clock past its last time: `at` set later, or `advance_seconds` that
+ * would move it there. One wording for every server that answers the clock.
+ */
+export function pastLastTimeMessage(lastTime: string, by: 'at' | 'advance_seconds'): string {
+  return `${by === 'at' ? 'at is' : 'advance_seconds moves the clock'} past the last time the test clock can show, ${lastTime}.`;
+}
+
+/**
  * The rows a forced bulk failure fails, read from `X-Sandbox-Failed-Rows` as the sandbox document defines it
  * (zero-based row indexes, comma-separated, each once, sent with `X-Sandbox-Outcome: bulk_failed` only), or the
  * message of the 400 that refuses it: one reading for every server that answers the header. `show` writes the

@@ -8,6 +8,8 @@ import {
   errorCatalog,
   loadSandboxSpec,
   operations,
+  pastLastTimeMessage,
+  sandboxClockLastTime,
   sandboxDereferencedJsonPath,
   sandboxOutcomes,
   sandboxYamlPath,
@@ -107,5 +109,16 @@ describe('the sandbox document', () => {
     expect(facts.outcomes.get('bulk_failed')).toEqual({});
     expect(facts.failedRowsPattern.test('0,2,999')).toBe(true);
     for (const bad of ['', '1,', '01', ' 1', '1;2', '1000']) expect(facts.failedRowsPattern.test(bad), bad).toBe(false);
+  });
+
+  it("states the clock's last time as data (x-last-time), a day before the years run out, and says it in words", () => {
+    const last = sandboxClockLastTime(sandbox);
+    expect(last).toBe('9999-12-30 23:59:59');
+    expect(schemaValidator(sandbox).errors({ $ref: '#/components/schemas/SandboxClockSet' }, { at: last })).toEqual([]);
+    expect(sandbox.paths!['/sandbox/clock']!.put!.description).toContain(`at most ${last}`);
+    expect(pastLastTimeMessage(last, 'at')).toBe(`at is past the last time the test clock can show, ${last}.`);
+    const without = structuredClone(sandbox);
+    delete (without.components!.schemas!.SandboxClockSet as Record<string, unknown>)['x-last-time'];
+    expect(() => sandboxClockLastTime(without)).toThrow(/x-last-time/);
   });
 });

@@ -2,7 +2,7 @@
 // account's test records see, kept in the database and read on every request, so that a clock set through one
 // instance is what every instance on the database reads next. Live data, the monthly quota's month and a JWT's
 // expiry never read it: they stay on real time.
-import { type EpochSeconds, ServiceTime } from '@cls-api/spec';
+import { type EpochSeconds, pastLastTimeMessage, ServiceTime } from '@cls-api/spec';
 import type { Owner } from '../environment.js';
 import { ApiError } from '../errors.js';
 import type { Credential } from '../request.js';
@@ -25,12 +25,6 @@ export interface ClockChange {
 }
 
 /**
- * The last time the clock shows. DateTime has four-digit years, and the latest time derived from the clock's is a
- * day ahead of it at most (a return's `cancellable_until`, the next 18:00): so the clock ends a day before 9999 does.
- */
-const LAST_TIME = '9999-12-30 23:59:59';
-
-/**
  * The clock's time now. A running clock stops at `lastMs`: set a few seconds before the end, it ran on into the year
  * 10000 and wrote times and numbers (`DRF-100000101-0001`) outside the contract.
  */
@@ -47,14 +41,20 @@ export function clockedAccount(credential: Credential | undefined): string | und
 }
 
 export class SandboxClocks {
-  /** The last millisecond of `LAST_TIME`, service time. */
+  /** The last millisecond of `lastTime`, service time. */
   private readonly lastMs: number;
 
+  /**
+   * `lastTime` is the last time the clock shows (`sandboxClockLastTime` of the sandbox document): the latest time
+   * derived from the clock's is a day ahead of it at most (a return's `cancellable_until`, the next 18:00), and
+   * DateTime has four-digit years.
+   */
   constructor(
     private readonly store: DomainStore,
     private readonly time: ServiceTime,
+    private readonly lastTime: string,
   ) {
-    this.lastMs = this.instantOf(LAST_TIME) + 999;
+    this.lastMs = this.instantOf(lastTime) + 999;
   }
 
   /**
@@ -92,7 +92,7 @@ export class SandboxClocks {
       if (target > this.lastMs)
         throw new ApiError(
           'INVALID_PARAMETER',
-          `${change.at !== undefined ? 'at is' : 'advance_seconds moves the clock'} past the last time the test clock can show, ${LAST_TIME}.`,
+          pastLastTimeMessage(this.lastTime, change.at !== undefined ? 'at' : 'advance_seconds'),
         );
       const frozen = change.frozen ?? (current?.frozen_at_ms !== undefined && current.frozen_at_ms !== null);
       const record: SandboxClockRecord = {

@@ -8,6 +8,7 @@ import {
   operations,
   type SandboxOutcomeFacts,
   type SchemaValidator,
+  sandboxClockLastTime,
   sandboxOutcomes,
 } from '@cls-api/spec';
 
@@ -15,6 +16,8 @@ export interface SandboxFacts {
   doc: OpenApiDocument;
   operations: ReadonlyMap<string, OperationInfo>;
   outcomes: SandboxOutcomeFacts;
+  /** The last time the test clock shows (`x-last-time`). */
+  clockLastTime: string;
   /** Request bodies and parameters (parameters coerced from text, as the contract's routes do). */
   validators: { parameters: SchemaValidator; body: SchemaValidator };
 }
@@ -24,6 +27,7 @@ export function readSandbox(doc: OpenApiDocument = loadSandboxSpec()): SandboxFa
     doc,
     operations: new Map(operations(doc).map((op) => [op.operationId, op])),
     outcomes: sandboxOutcomes(doc),
+    clockLastTime: sandboxClockLastTime(doc),
     validators: { parameters: documentValidator(doc, { coerceTypes: true }), body: documentValidator(doc) },
   };
 }
