@@ -14,35 +14,29 @@ const CALENDAR =
   '(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
 const CLOCK = ' (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]';
 
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * The shapes of pattern the contract leaves without words of its own (`x-pattern-meaning`, spec/README.md, "Patterns
- * in words"), and their words: text checks that leave the length to `maxLength`, the JWT's, and one a release of the
- * changelog names that the contract no longer has. A shape is matched against the pattern's own text.
+ * The patterns the contract leaves without words of its own (`x-pattern-meaning`, spec/README.md, "Patterns in
+ * words"), by their text, and the site's words for them: text checks that leave the length to `maxLength`, the JWT's,
+ * and one a release of the changelog names that the contract no longer has.
  */
-const SHAPES: Array<[RegExp, () => string]> = [
-  [new RegExp(`^${literal(`^[^${CONTROL}]*$`)}$`), () => `Any text with ${NO_CONTROL}.`],
-  [new RegExp(`^${literal(`^[^${CONTROL.slice(0, -4)}${C1}]*$`)}$`), () => `Any text with ${NO_CONTROL}.`],
+const UNWORDED = new Map<string, string>([
+  [`^[^${CONTROL}]*$`, `Any text with ${NO_CONTROL}.`],
+  [`^[^${CONTROL.slice(0, -4)}${C1}]*$`, `Any text with ${NO_CONTROL}.`],
   [
-    new RegExp(`^${literal('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$')}$`),
-    () => 'Three parts of letters, digits, `_` and `-`, joined by dots (a JWT).',
+    '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+    'Three parts of letters, digits, `_` and `-`, joined by dots (a JWT).',
   ],
-  [
-    new RegExp(`^${literal(`^(?:${CALENDAR}${CLOCK})?$`)}$`),
-    () => '`YYYY-MM-DD HH:MM:SS`, a time that exists (leap years included), or empty.',
-  ],
-];
+  [`^(?:${CALENDAR}${CLOCK})?$`, '`YYYY-MM-DD HH:MM:SS`, a time that exists (leap years included), or empty.'],
+]);
 
 /**
  * The words for `pattern`: the contract's own (`x-pattern-meaning`, by the pattern's text, as `patternMeanings` of
- * @cls-api/spec finds them in `meanings`' document) as a sentence, else those of its shape above, else undefined.
+ * @cls-api/spec finds them in `meanings`' document) as a sentence, else the site's own above, else undefined.
  */
 export function patternInWords(pattern: string, meanings: ReadonlyMap<string, string>): string | undefined {
   const meaning = meanings.get(pattern);
   if (meaning !== undefined) return `${meaning.charAt(0).toUpperCase()}${meaning.slice(1)}.`;
-  for (const [shape, words] of SHAPES) if (shape.test(pattern)) return words();
-  return undefined;
+  return UNWORDED.get(pattern);
 }
 
 const wordsOf = (pattern: string, meanings: ReadonlyMap<string, string>): string => {
@@ -73,8 +67,8 @@ function resolved(doc: Doc, value: unknown): Record<string, unknown> | undefined
 
 /**
  * The document with every string `pattern` said in words instead, in place. Redoc shows a parameter's own
- * description, not its schema's, so a parameter whose schema has a pattern gets the sentence too. A pattern of a
- * pattern without words stops the build: a new rule gets its words before the site shows it.
+ * description, not its schema's, so a parameter whose schema has a pattern gets the sentence too. A pattern without
+ * words stops the build: a new rule gets its words before the site shows it.
  */
 export function patternsInWords(document: OpenApiDocument): void {
   const doc = document as unknown as Doc;
