@@ -96,6 +96,7 @@ describe('requests Prism cannot take', () => {
     expect((await send(mock.url, 'GET', '/v3/wms/inventory?product_code=50%25OFF', req.headers)).status).toBe(200);
     expectEnvelope(await get('/v3/wms/nothing?product_code=%FF'), 'NOT_FOUND');
     expectEnvelope(await get('/sandbox/clock?x=%FF'), 'INVALID_PARAMETER');
+    expectEnvelope(await get('/sandbox/nothing?x=%FF'), 'NOT_FOUND');
     await stillServes();
   });
 
