@@ -4,6 +4,7 @@
 import {
   contractModel,
   deref,
+  integerQueryParameters,
   patternMeanings,
   type ErrorCatalogEntry,
   type ExampleObject,
@@ -84,6 +85,10 @@ export class Contract {
   readonly schemes: Map<string, CredentialScheme>;
   /** Each pattern the contract puts in words (`x-pattern-meaning`), by its text, as Prism's messages quote it. */
   readonly patternMeanings: ReadonlyMap<string, string>;
+  /** How every integer query parameter is written (`info.x-limits.query_integer_syntax`), which Prism does not check. */
+  readonly queryIntegerSyntax: RegExp;
+  /** Each operation's integer query parameters, by operationId. */
+  readonly integerQuery: ReadonlyMap<string, readonly string[]>;
 
   constructor(doc: OpenApiDocument) {
     this.doc = doc;
@@ -91,6 +96,8 @@ export class Contract {
     const model = contractModel(doc);
     this.catalog = model.catalog;
     this.operations = model.operations;
+    this.queryIntegerSyntax = model.limits.queryIntegerSyntax;
+    this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);

@@ -10,6 +10,7 @@ import {
   queryOf,
   readBody,
   refuseBody,
+  refuseIntegerQuery,
   refuseQuery,
   refuseTarget,
   tooLarge,
@@ -173,6 +174,10 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
         }
       }
       shaped ??= await fromPrism(req, facts, body as Buffer, Array.isArray(prefer) ? prefer.join(', ') : prefer);
+      // After Prism, so that a missing or foreign credential is answered first, as on the reference server; a success
+      // or a validation failure of another kind gives way to it, as the reference checks this first.
+      if (facts.op && (shaped.status < 300 || shaped.rewritten === 'invalid' || shaped.rewritten === 'missing'))
+        shaped = refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
     }
     send(res, shaped);
     onRequest?.(

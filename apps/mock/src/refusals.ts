@@ -11,6 +11,7 @@ import {
   MAX_JSON_DEPTH,
   malformedQueryMessage,
 } from '@cls-api/server';
+import { integerQueryMessage, type OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
 import { errorResponse, parseJson, type ShapedResponse, unknownRoute } from './shape.js';
 
@@ -68,6 +69,27 @@ export function refuseTarget(
 export function refuseQuery(contract: Contract, query: string | undefined, op?: Operation): ShapedResponse | undefined {
   const malformed = query === undefined ? undefined : malformedQueryMessage(query);
   return malformed === undefined ? undefined : errorResponse(contract, 'invalid', malformed, op);
+}
+
+/**
+ * The answer to an integer query parameter not written as `info.x-limits.query_integer_syntax` says (`size=1e1`,
+ * `+5`, `10.0`), or given twice, in the reference server's words; undefined when each is written right. Prism reads
+ * such a value as the number it spells and answered 200.
+ */
+export function refuseIntegerQuery(
+  contract: Contract,
+  op: OperationInfo,
+  query: string | undefined,
+): ShapedResponse | undefined {
+  if (query === undefined) return undefined;
+  const params = new URLSearchParams(query);
+  for (const name of contract.integerQuery.get(op.operationId) ?? []) {
+    const values = params.getAll(name);
+    if (values.length === 0) continue;
+    const refused = integerQueryMessage(name, values.length === 1 ? values[0]! : values, contract.queryIntegerSyntax);
+    if (refused !== undefined) return errorResponse(contract, 'invalid', refused, op);
+  }
+  return undefined;
 }
 
 export function tooLarge(contract: Contract, op: Operation): ShapedResponse {

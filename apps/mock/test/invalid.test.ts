@@ -1,6 +1,14 @@
 // Invalid requests get this API's error envelope with a documented catalogue code, never problem+json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deref, loadSpec, type JsonSchema, type OperationInfo, type RequestBodyObject } from '@cls-api/spec';
+import {
+  contractModel,
+  deref,
+  integerQueryMessage,
+  loadSpec,
+  type JsonSchema,
+  type OperationInfo,
+  type RequestBodyObject,
+} from '@cls-api/spec';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
 import { schemaValidator, send, type Answer } from './support.js';
 
@@ -94,7 +102,7 @@ describe('parameters', () => {
   });
 
   // Integer query parameters are decimal digits only (info.x-limits.query_integer_syntax), and their schemas say so
-  // with their bounds: the mock, which reads only the schemas, refuses a negative one as the reference server does.
+  // with their bounds: the mock refuses a negative one from the schemas (Prism), as the reference server does.
   const integers = contract.operations.flatMap((op) =>
     op.parameters
       .filter((p) => p.in === 'query' && schemaOf(p.schema).type === 'integer')
@@ -110,6 +118,40 @@ describe('parameters', () => {
     expectEnvelope(answer, code('invalid'), op);
     expect((answer.body as { error: { message: string } }).error.message).toContain(name);
   });
+
+  // Written another way than info.x-limits.query_integer_syntax allows, or twice: Prism read `1e1` as ten and
+  // answered 200. The words are the reference server's (integerQueryMessage of @cls-api/spec).
+  const syntax = contractModel(doc).limits.queryIntegerSyntax;
+  it.each(integers)(
+    "%s written another way than decimal digits, or twice: 400 in the reference's words",
+    async (_, op, name) => {
+      const req = exampleRequest(doc, op);
+      for (const written of ['1e1', '+5', '10.0', ' 10', '0x10', '']) {
+        const url = new URL(req.url, 'http://x');
+        url.searchParams.set(name, written);
+        const answer = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+        expectEnvelope(answer, code('invalid'), op);
+        expect((answer.body as { error: { message: string } }).error.message, written).toBe(
+          integerQueryMessage(name, written, syntax),
+        );
+      }
+      const url = new URL(req.url, 'http://x');
+      url.searchParams.set(name, '1');
+      url.searchParams.append(name, '2');
+      const twice = await send(mock.url, req.method, `${url.pathname}${url.search}`, req.headers, req.body);
+      expectEnvelope(twice, code('invalid'), op);
+      expect((twice.body as { error: { message: string } }).error.message).toBe(
+        `The query parameter ${name} must be given once.`,
+      );
+      // A credential missing is answered first, as on the reference server.
+      const { 'X-API-Key': _key, Authorization: _jwt, ...anonymous } = req.headers as Record<string, string>;
+      const bare = new URL(req.url, 'http://x');
+      bare.searchParams.set(name, '1e1');
+      expect((await send(mock.url, req.method, `${bare.pathname}${bare.search}`, anonymous, req.body)).status).toBe(
+        401,
+      );
+    },
+  );
 
   // A pattern the contract puts in words (x-pattern-meaning) is said in words: the calendar check is a few hundred
   // characters of regular expression, which Prism quoted, once for the pattern and again for its length and format.

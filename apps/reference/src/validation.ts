@@ -1,4 +1,6 @@
 import {
+  integerQueryMessage,
+  integerQueryParameters,
   isReference,
   KNOWN_VALUES_KEYWORD,
   referenceOf,
@@ -261,18 +263,6 @@ async function firstBulkError(
   return undefined;
 }
 
-/** The `type` a schema finally has, following its `$ref`s through the document. */
-function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
-  let current = schema as Record<string, unknown> | undefined;
-  for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
-    if (current.type !== undefined) return current.type;
-    const next = referenceOf(current);
-    if (!next) return undefined;
-    current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
-  }
-  return undefined;
-}
-
 /** The contract model's validators a request is checked with. */
 export interface RequestValidators {
   /** Path and query parameters: `validator({ coerceTypes: true, openValues: true })` (coerces, fills defaults). */
@@ -315,9 +305,7 @@ export function requestValidator(
     validator.compile(schema);
     return (value: unknown): ErrorObject | undefined => validator.errors(schema, value)[0];
   };
-  const integerQuery = op.parameters
-    .filter((p) => p.in === 'query' && typeOf(options.doc, p.schema) === 'integer')
-    .map((p) => p.name);
+  const integerQuery = integerQueryParameters(options.doc, op);
   const { integerSyntax } = options;
   const params = check(validators.parameters, parameterSchema(op, 'path'));
   const query = check(validators.parameters, parameterSchema(op, 'query'));
@@ -339,11 +327,8 @@ export function requestValidator(
     for (const name of integerQuery) {
       const value = rawQuery[name];
       if (value === undefined) continue;
-      if (typeof value !== 'string' || !integerSyntax.test(value)) {
-        // The value is not echoed: it may hold anything, control characters included, which a message may not.
-        const how = Array.isArray(value) ? 'given once' : `written as decimal digits only (${integerSyntax.source})`;
-        throw new RequestValidationError('query', name, false, `The query parameter ${name} must be ${how}.`);
-      }
+      const refused = integerQueryMessage(name, value as string | string[], integerSyntax);
+      if (refused !== undefined) throw new RequestValidationError('query', name, false, refused);
     }
     const queryError = query?.(request.query);
     if (queryError) throw describe('query', queryError);

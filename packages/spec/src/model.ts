@@ -16,6 +16,7 @@ import {
   patternMeanings,
   provisionalNodesIn,
   provisionalSchemaNodes,
+  referenceOf,
   relaxProvisional,
   resolvePointer,
   type ErrorCatalogEntry,
@@ -117,6 +118,38 @@ export function readLimits(doc: OpenApiDocument): Limits {
     returnWithdrawalDeadline: deadline,
     queryIntegerSyntax: new RegExp(syntax, 'u'),
   };
+}
+
+/** The `type` a schema finally has, following its `$ref`s through the document. */
+function typeOf(doc: OpenApiDocument, schema: unknown): unknown {
+  let current = schema as Record<string, unknown> | undefined;
+  for (let hops = 0; hops < 32 && current && typeof current === 'object'; hops++) {
+    if (current.type !== undefined) return current.type;
+    const next = referenceOf(current);
+    if (!next) return undefined;
+    current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
+  }
+  return undefined;
+}
+
+/** The names of an operation's integer query parameters: those `info.x-limits.query_integer_syntax` says how to write. */
+export function integerQueryParameters(doc: OpenApiDocument, op: OperationInfo): string[] {
+  return op.parameters.filter((p) => p.in === 'query' && typeOf(doc, p.schema) === 'integer').map((p) => p.name);
+}
+
+/**
+ * Why the raw value of an integer query parameter is refused, as the 400 message every server of the contract
+ * answers with, or undefined when it is written as `syntax` (`Limits.queryIntegerSyntax`) says. A value given more
+ * than once arrives as an array. The value is not repeated: it may hold anything, control characters included.
+ */
+export function integerQueryMessage(
+  name: string,
+  value: string | readonly string[],
+  syntax: RegExp,
+): string | undefined {
+  if (typeof value === 'string' && syntax.test(value)) return undefined;
+  const how = typeof value === 'string' ? `written as decimal digits only (${syntax.source})` : 'given once';
+  return `The query parameter ${name} must be ${how}.`;
 }
 
 /** `info.x-service-time-zone`, checked to be an IANA zone this runtime knows. */

@@ -4,6 +4,8 @@ import {
   ContractError,
   ContractModel,
   contractModel,
+  integerQueryMessage,
+  integerQueryParameters,
   loadSandboxSpec,
   patternMeanings,
   readLimits,
@@ -73,6 +75,18 @@ describe('limits', () => {
     expect(limits.returnWithdrawalDeadline).toEqual({ hour: 18, minute: 0 });
     expect(limits.queryIntegerSyntax.test('10')).toBe(true);
     expect(limits.queryIntegerSyntax.test('1e1')).toBe(false);
+  });
+
+  it('names the integer query parameters the syntax applies to, and words a refusal once for every server', () => {
+    const { limits, operations } = new ContractModel(doc);
+    const listWmsOrders = operations.find((op) => op.operationId === 'listWmsOrders')!;
+    expect(integerQueryParameters(doc, listWmsOrders).sort()).toEqual(['order_status_code', 'page', 'size']);
+    const syntax = limits.queryIntegerSyntax;
+    expect(integerQueryMessage('size', '10', syntax)).toBeUndefined();
+    expect(integerQueryMessage('size', '1e1', syntax)).toBe(
+      `The query parameter size must be written as decimal digits only (${syntax.source}).`,
+    );
+    expect(integerQueryMessage('size', ['1', '2'], syntax)).toBe('The query parameter size must be given once.');
   });
 
   it('follows a change of the spec without a change of code', () => {
