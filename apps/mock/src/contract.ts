@@ -75,6 +75,8 @@ export interface CredentialScheme {
   header: string;
   /** For `http` schemes, the authorization scheme (`bearer`). */
   httpScheme?: string;
+  /** For API-key schemes, the area of the keys it takes (`x-key-area`), a key's first segment. */
+  keyArea?: string;
 }
 
 export class Contract {
@@ -106,9 +108,14 @@ export class Contract {
     this.routes = this.operations.map((op) => routeOf(op)).sort((a, b) => b.literalSegments - a.literalSegments);
     // Header names lower-cased, as Node gives a request's headers.
     this.schemes = new Map(
-      model.credentialSchemes.map(({ name, header, httpScheme }) => [
+      model.credentialSchemes.map(({ name, header, httpScheme, keyArea }) => [
         name,
-        { name, header: header.toLowerCase(), ...(httpScheme !== undefined ? { httpScheme } : {}) },
+        {
+          name,
+          header: header.toLowerCase(),
+          ...(httpScheme !== undefined ? { httpScheme } : {}),
+          ...(keyArea !== undefined ? { keyArea } : {}),
+        },
       ]),
     );
   }

@@ -24,6 +24,7 @@ import {
   type RequestFacts,
   type ShapedResponse,
   shapeResponse,
+  wrongAreaKey,
 } from './shape.js';
 
 export function send(res: ServerResponse, shaped: ShapedResponse): void {
@@ -174,10 +175,12 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
         }
       }
       shaped ??= await fromPrism(req, facts, body as Buffer, Array.isArray(prefer) ? prefer.join(', ') : prefer);
-      // After Prism, so that a missing or foreign credential is answered first, as on the reference server; a success
-      // or a validation failure of another kind gives way to it, as the reference checks this first.
+      // After Prism, which answers a missing credential first, as the reference server does. A success or a
+      // validation failure gives way to a key of another area (the reference's 403 comes before any 400), then to an
+      // integer query parameter written wrong (its first check of the query).
       if (facts.op && (shaped.status < 300 || shaped.rewritten === 'invalid' || shaped.rewritten === 'missing'))
-        shaped = refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
+        shaped =
+          wrongAreaKey(contract, facts, facts.op) ?? refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
     }
     send(res, shaped);
     onRequest?.(

@@ -2,7 +2,7 @@
 // `{success: false, error: {code, message}}` with a catalogue code, and only the headers the contract gives values
 // for. Pure functions, so every rule can be tested without a running Prism.
 import { isDeepStrictEqual } from 'node:util';
-import type { OperationInfo } from '@cls-api/spec';
+import { apiKeyShape, type OperationInfo } from '@cls-api/spec';
 import { errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
 /** A violation as Prism reports it in its `sl-violations` header. */
@@ -211,19 +211,44 @@ function securityFailure(contract: Contract, req: RequestFacts, op: OperationInf
     (name) => !op.security.includes(name) && credentialSent(contract, req, name),
   );
   const role: ErrorRole = foreign ? 'wrongCredential' : 'noCredential';
-  const { code, status } = contract.errorFor(role);
-  const example = documentedError(contract, op, status, code);
-  if (example) {
-    return {
-      status,
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: Buffer.from(JSON.stringify(example.value)),
-      example: example.example,
-      rewritten: role,
-    };
-  }
+  const documented = documentedRefusal(contract, op, role);
+  if (documented) return documented;
   const accepted = op.security.map((s) => contract.schemes.get(s)?.header ?? s).join(' or ');
   return errorResponse(contract, role, foreign ? `This operation accepts only ${accepted}.` : `Send ${accepted}.`, op);
+}
+
+/**
+ * The answer to an API key of another area (`manager_test_…` on a `/v3/wms/` operation): the operation's first
+ * documented 403 `AUTH_FORBIDDEN` example, as the reference server refuses it; undefined when the key's area is one
+ * the operation takes, when the key has no area (`{area}_{env}_{random}`, which the mock cannot judge otherwise), or
+ * when a credential of another scheme the operation takes (a JWT) is sent too.
+ */
+export function wrongAreaKey(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse | undefined {
+  const accepted = op.security.map((name) => contract.schemes.get(name)).filter((s) => s !== undefined);
+  const keyed = accepted.filter((s) => s.keyArea !== undefined);
+  if (keyed.length === 0) return undefined;
+  const raw = req.headers[keyed[0]!.header];
+  const shape = apiKeyShape(((Array.isArray(raw) ? raw[0] : raw) ?? '').trim());
+  if (!shape || keyed.some((s) => s.keyArea === shape.area)) return undefined;
+  if (accepted.some((s) => s.keyArea === undefined && credentialSent(contract, req, s.name))) return undefined;
+  return (
+    documentedRefusal(contract, op, 'wrongCredential') ??
+    errorResponse(contract, 'wrongCredential', 'This API key is not valid for this area.', op)
+  );
+}
+
+/** The operation's first documented example of the code the mock answers for `role`, served as written. */
+function documentedRefusal(contract: Contract, op: OperationInfo, role: ErrorRole): ShapedResponse | undefined {
+  const { code, status } = contract.errorFor(role);
+  const example = documentedError(contract, op, status, code);
+  if (!example) return undefined;
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: Buffer.from(JSON.stringify(example.value)),
+    example: example.example,
+    rewritten: role,
+  };
 }
 
 const PATTERN_MESSAGE = 'must match pattern "';

@@ -81,6 +81,35 @@ describe('authentication (source: Authentication 6 and 9)', () => {
     const answer = await send(mock.url, req.method, req.url, headers, req.body);
     expectEnvelope(answer, code('wrongCredential'), op);
   });
+
+  // A key names its area (`{area}_{env}_{random}`, source: Authentication 3): one of an area the operation does not
+  // take is 403 AUTH_FORBIDDEN, as on the reference server. Prism checked only that a key was sent.
+  const areas = keySchemes.map((s) => s.keyArea!);
+  const keyed = secured.filter((op) => keySchemes.some((s) => op.security.includes(s.name)));
+  const narrow = keyed.filter((op) =>
+    areas.some((a) => !op.security.some((n) => contract.schemes.get(n)!.keyArea === a)),
+  );
+  it("the contract has operations that take keys of some areas only, and some that take every area's", () => {
+    expect(narrow.length).toBeGreaterThan(0);
+    expect(narrow.length).toBeLessThan(keyed.length);
+  });
+  it.each(keyed.map(byId))(
+    '%s: a key of an area it does not take is 403 AUTH_FORBIDDEN, one it takes is not',
+    async (_, op) => {
+      const req = exampleRequest(doc, op);
+      const takes = (area: string) => op.security.some((n) => contract.schemes.get(n)!.keyArea === area);
+      const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
+      for (const area of areas) {
+        const headers = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: `${area}_test_mock` };
+        const answer = await send(mock.url, req.method, req.url, headers, req.body);
+        if (takes(area)) expect(answer.status, area).not.toBe(403);
+        else expectEnvelope(answer, code('wrongCredential'), op);
+      }
+      // A key without an area is not judged: the mock takes it as Prism does.
+      const plain = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: 'mock-key' };
+      expect((await send(mock.url, req.method, req.url, plain, req.body)).status).not.toBe(403);
+    },
+  );
 });
 
 describe('parameters', () => {

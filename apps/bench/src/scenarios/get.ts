@@ -114,7 +114,7 @@ export async function runGet(ctx: Context): Promise<GetResult> {
     log('starting the reference server (seeding a SQLite file with the demo data)…');
     const reference = await startReference();
     servers.reference = reference;
-    // The same request bytes go to every server: the live key (the mock checks only that a key is present) and
+    // The same request bytes go to every server: the live key (the mock checks only its area) and
     // the Prefer header that picks the mock's example (the other two ignore it).
     const headers = {
       'X-API-Key': reference.liveKey(areaOf(GET_REQUEST.path) as 'manager'),
