@@ -11,12 +11,12 @@ import { ApiError } from '../errors.js';
  */
 export const queryEscapes = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async function refuseMalformedQuery(request) {
-      if (request.is404) return;
+    // A callback hook: no promise per request.
+    app.addHook('onRequest', function refuseMalformedQuery(request, _reply, done) {
       const question = request.url.indexOf('?');
-      if (question === -1) return;
-      const message = malformedQueryMessage(request.url.slice(question + 1));
-      if (message !== undefined) throw new ApiError('INVALID_PARAMETER', message);
+      const message =
+        question === -1 || request.is404 ? undefined : malformedQueryMessage(request.url.slice(question + 1));
+      done(message === undefined ? undefined : new ApiError('INVALID_PARAMETER', message));
     });
   },
   { name: 'query-escapes', fastify: '5.x', dependencies: ['cors'] },
