@@ -1,6 +1,7 @@
 // What the front server answers itself, before Prism sees the request: what Prism cannot take safely (a target that
 // is not a path, a malformed percent escape, an unknown route) and bodies it would misread (too large, not UTF-8 or
-// not Unicode, nested too deep). Each answer is the contract's error envelope.
+// not Unicode, nested too deep). And one rule Prism does not hold, applied to its answer: how an integer query
+// parameter is written. Each answer is the contract's error envelope.
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
