@@ -4,7 +4,7 @@
 // A path with such an escape was already refused; the query now is too, in the same words.
 
 const ESCAPE_RULE =
-  'each % must start two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';
+  'each % must be followed by two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';
 
 /** The 400 message for a path with a malformed percent escape. */
 export const MALFORMED_PATH_ESCAPE_MESSAGE = `The path has a malformed percent escape: ${ESCAPE_RULE}.`;

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from '../src/index.js';
 
-const RULE = 'each % must start two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';
+const RULE =
+  'each % must be followed by two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';
 
 describe('malformedQueryMessage', () => {
   it('takes every well-formed query, escapes of any script and a + for a space included', () => {
