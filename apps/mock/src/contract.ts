@@ -14,7 +14,9 @@ import {
   type OperationInfo,
   type Reference,
   type ResponseObject,
+  type SchemaValidator,
 } from '@cls-api/spec';
+import { describeRequestError, type RequestErrorWords, schemaAt } from '@cls-api/server';
 
 /**
  * Example-object extension naming the response headers that come with one scenario, such as the `Retry-After` of
@@ -91,6 +93,8 @@ export class Contract {
   readonly queryIntegerSyntax: RegExp;
   /** Each operation's integer query parameters, by operationId. */
   readonly integerQuery: ReadonlyMap<string, readonly string[]>;
+  /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
+  private readonly bodyValidator: SchemaValidator;
 
   constructor(doc: OpenApiDocument) {
     this.doc = doc;
@@ -100,6 +104,7 @@ export class Contract {
     this.operations = model.operations;
     this.queryIntegerSyntax = model.limits.queryIntegerSyntax;
     this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
+    this.bodyValidator = model.validator({ openValues: true });
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);
@@ -118,6 +123,13 @@ export class Contract {
         },
       ]),
     );
+  }
+
+  /** The first refusal of `body` by the operation's body schema, in the reference server's words; undefined if none. */
+  bodyRefusal(op: OperationInfo, body: unknown): RequestErrorWords | undefined {
+    const schema = op.requestBody?.schema;
+    const first = schema === undefined ? undefined : this.bodyValidator.errors(schema, body)[0];
+    return first && describeRequestError('body', first, (at) => schemaAt(this.doc, schema, at));
   }
 
   /** The code the mock answers for `role`, with its catalogue status. */

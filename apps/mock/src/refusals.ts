@@ -130,7 +130,11 @@ export function refuseBody(
     return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
   // Nor is a string holding half of a surrogate pair (`\ud800` alone) Unicode text, though Prism would take it (the
   // reference refuses both). Text that is not JSON at all is Prism's to answer.
-  const notUnicode = illFormedTextMessage(parseJson(body));
+  const json = parseJson(body);
+  const notUnicode = illFormedTextMessage(json);
   if (notUnicode !== undefined) return errorResponse(contract, 'invalid', notUnicode, op);
+  // Prism takes a body of JSON `null` for no body ("The request body is required."); it is a body of the wrong type.
+  const refused = json === null && op?.requestBody ? contract.bodyRefusal(op, null) : undefined;
+  if (refused) return errorResponse(contract, refused.missing ? 'missing' : 'invalid', refused.message, op);
   return undefined;
 }

@@ -4,6 +4,7 @@
 // moves; each answer is a documented example of that helper, and what the sandbox would refuse (no credential, a
 // live key, a body against its schema) is refused here the same way. A forced outcome (`X-Sandbox-Outcome` on a
 // `/v3/` operation) becomes the operation's own named example of that answer, as a `Prefer` would ask for it.
+import { describeRequestError, schemaAt } from '@cls-api/server';
 import {
   apiKeyShape,
   bulkRows,
@@ -171,15 +172,11 @@ export class SandboxHelpers {
   private refuseBody(op: OperationInfo, input: unknown): ShapedResponse | undefined {
     const schema = op.requestBody?.schema as JsonSchema | undefined;
     if (!schema) return undefined;
-    const errors = this.validator.errors(schema, input);
-    if (errors.length === 0) return undefined;
-    const missing = errors.find((e) => e.keyword === 'required');
-    const first = missing ?? errors[0]!;
-    const where = first.instancePath ? first.instancePath.slice(1).replaceAll('/', '.') : 'the body';
-    const message = missing
-      ? `${String((missing.params as { missingProperty?: unknown }).missingProperty)} is required.`
-      : `${where} ${first.message ?? 'is not valid'}.`;
-    return errorResponse(this.contract, missing ? 'missing' : 'invalid', message, op);
+    // The first refusal, in the reference server's words.
+    const first = this.validator.errors(schema, input)[0];
+    if (!first) return undefined;
+    const words = describeRequestError('body', first, (at) => schemaAt(this.doc, schema, at));
+    return errorResponse(this.contract, words.missing ? 'missing' : 'invalid', words.message, op);
   }
 
   /**

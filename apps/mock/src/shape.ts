@@ -2,7 +2,8 @@
 // `{success: false, error: {code, message}}` with a catalogue code, and only the headers the contract gives values
 // for. Pure functions, so every rule can be tested without a running Prism.
 import { isDeepStrictEqual } from 'node:util';
-import { apiKeyShape, type OperationInfo } from '@cls-api/spec';
+import { describeRequestError, type RequestPart, type SchemaRefusal, schemaAt } from '@cls-api/server';
+import { apiKeyShape, type JsonSchema, type OperationInfo } from '@cls-api/spec';
 import { errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
 /** A violation as Prism reports it in its `sl-violations` header. */
@@ -120,38 +121,57 @@ export function asText(message: string): string {
   return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
 }
 
-/** `['request', 'body', 'orders', '0', 'quantity']` as `orders[0].quantity`. */
-export function fieldOf(location: Array<string | number>): string {
-  let field = '';
-  for (const part of location.slice(2)) {
-    const text = String(part);
-    field += /^\d+$/.test(text) ? `[${text}]` : field ? `.${text}` : text;
-  }
-  return field;
-}
-
 // A body that names none of the fields it must name at least one of (`minProperties`, an update with nothing to
 // change) misses a required item, like a missing property (DECISIONS G27).
 const isRequired = (v: Violation) => v.code === 'required' || v.code === 'minProperties';
 
-/** A parameter named as the reference server names it (`The query parameter size`); a body's field as it is. */
-function subject(v: Violation, field: string): string {
-  const part = v.location[1];
-  return part === 'query' || part === 'path' ? `The ${part} parameter ${field}` : field;
+/**
+ * One of Prism's violations of a parameter or the body as the refusal of the schema it reports, so that it is worded
+ * as the reference server words it (`describeRequestError`); undefined for any other (a header, a media type, a
+ * body missing). Prism keeps Ajv's keyword as the code and writes the value's place before Ajv's words ("Request
+ * body property orders.2 must have required property 'receiver_name'"); what Ajv kept as parameters is in the words.
+ */
+export function refusalOf(v: Violation): { part: RequestPart; error: SchemaRefusal } | undefined {
+  const part = ({ body: 'body', query: 'query', path: 'params' } as const)[String(v.location[1])];
+  if (part === undefined || typeof v.code !== 'string') return undefined;
+  const segments = v.location.slice(2).map(String);
+  const dotted = segments.join('.');
+  const at = dotted ? v.message.indexOf(`${dotted} `) : -1;
+  const message =
+    at >= 0
+      ? v.message.slice(at + dotted.length + 1)
+      : v.message.replace(/^Request (?:body(?: property)?|(?:query|path) parameter) /, '');
+  const limit = / than (\d+) propert/.exec(message)?.[1];
+  return {
+    part,
+    error: {
+      keyword: v.code,
+      instancePath: segments.map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+      params: {
+        missingProperty: /required property '([^']*)'/.exec(message)?.[1],
+        additionalProperty: /; found '([^']*)'$/.exec(message)?.[1],
+        limit: limit === undefined ? undefined : Number(limit),
+      },
+      message,
+    },
+  };
 }
 
-/** A sentence naming the field, from one of Prism's violations. */
-export function describeViolation(v: Violation): string {
-  const field = fieldOf(v.location);
-  const property = /required property '([^']+)'/.exec(v.message)?.[1];
-  if (isRequired(v)) {
-    if (property) return `${subject(v, field ? `${field}.${property}` : property)} is required.`;
-    if (v.location[1] === undefined) return 'The request body is required.';
+/**
+ * A sentence naming the field, from one of Prism's violations, in the reference server's words. `bodySchemaAt`
+ * gives the body's schema at an instance path, for an object that must name at least one of its fields.
+ */
+export function describeViolation(
+  v: Violation,
+  bodySchemaAt?: (instancePath: string) => JsonSchema | undefined,
+): string {
+  const refusal = refusalOf(v);
+  if (refusal) {
+    const schemaOf = refusal.part === 'body' ? bodySchemaAt : undefined;
+    return describeRequestError(refusal.part, refusal.error, schemaOf).message;
   }
+  if (isRequired(v) && v.location[1] === undefined) return 'The request body is required.';
   if (v.code === 415) return `Unsupported Content-Type. ${v.message}.`;
-  const dotted = v.location.slice(2).map(String).join('.');
-  const at = dotted ? v.message.indexOf(`${dotted} `) : -1;
-  if (at >= 0) return `${subject(v, field)} ${v.message.slice(at + dotted.length + 1)}.`;
   return `${v.message}.`;
 }
 
@@ -292,7 +312,8 @@ function validationFailure(
   const violations = inWords(contract.patternMeanings, found);
   const first = violations.find(isRequired) ?? violations[0];
   const role: ErrorRole = first && isRequired(first) ? 'missing' : 'invalid';
-  let message = first ? describeViolation(first) : fallback;
+  const bodySchemaAt = (at: string) => schemaAt(contract.doc, op?.requestBody?.schema, at);
+  let message = first ? describeViolation(first, bodySchemaAt) : fallback;
   if (violations.length > 1) message += ` (${violations.length - 1} more: see the ${VIOLATIONS_HEADER} header)`;
   return errorResponse(contract, role, message, op);
 }

@@ -270,6 +270,42 @@ describe('request bodies (source: Errors, rule 5)', () => {
     expectEnvelope(answer, required ? missingCode(op) : code('invalid'), op);
   });
 
+  // Prism took a body of JSON `null` for no body (REQUIRED_PARAMETER "The request body is required."), and worded an
+  // unknown field and a body naming no field in its own words; the reference server's words are asserted here.
+  const message = (answer: Answer) => (answer.body as { error: { message: string } }).error.message;
+  it.each(withBody.map(byId))(
+    '%s with a body of JSON null: 400 INVALID_PARAMETER, a body of the wrong type',
+    async (_, op) => {
+      const req = exampleRequest(doc, op);
+      const schema = deref<JsonSchema>(doc, op.requestBody!.schema!);
+      const answer = await send(mock.url, req.method, req.url, req.headers, 'null');
+      expectEnvelope(answer, code('invalid'), op);
+      expect(message(answer)).toBe(`The request body must be ${String(schema.type)}.`);
+    },
+  );
+
+  const closed = withBody.filter(
+    (op) => deref<JsonSchema>(doc, op.requestBody!.schema!).additionalProperties === false,
+  );
+  it('the contract has request bodies that take no unknown field', () => expect(closed.length).toBeGreaterThan(0));
+  it.each(closed.map(byId))('%s with an unknown field: 400 INVALID_PARAMETER naming the field', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const body = JSON.stringify({ ...(JSON.parse(req.body!) as object), 'no\u0007such': 1 });
+    const answer = await send(mock.url, req.method, req.url, req.headers, body);
+    expectEnvelope(answer, code('invalid'), op);
+    expect(message(answer)).toBe('no\\u0007such is not allowed.');
+  });
+
+  const updates = withBody.filter((op) => deref<JsonSchema>(doc, op.requestBody!.schema!).minProperties === 1);
+  it('the contract has an update that must name a field', () => expect(updates.length).toBeGreaterThan(0));
+  it.each(updates.map(byId))('%s naming no field: the fields it may name (DECISIONS G27)', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const fields = Object.keys(deref<JsonSchema>(doc, op.requestBody!.schema!).properties as object);
+    const answer = await send(mock.url, req.method, req.url, req.headers, '{}');
+    expectEnvelope(answer, missingCode(op), op);
+    expect(message(answer)).toBe(`The request body names no field: give at least 1 of ${fields.join(', ')}.`);
+  });
+
   // The contract's own deliberately invalid bodies, each with the answer it must get.
   const invalidExamples = contract.operations.flatMap((op) => {
     const raw = deref<RequestBodyObject>(doc, doc.paths![op.path]![op.method]!.requestBody ?? { content: {} });

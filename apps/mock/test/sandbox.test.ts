@@ -78,6 +78,12 @@ describe('the sandbox helpers on the mock', () => {
     expect(both.status).toBe(400);
     const notJson = await call('PUT', '/sandbox/clock', { ...TEST_KEY, body: '{at:' });
     expect(notJson.status).toBe(400);
+    // In the reference server's words: it was "the body must NOT have additional properties."
+    const unknown = await call('PUT', '/sandbox/clock', json({ at: '2026-11-20 18:00:01', later: true }));
+    expect([unknown.status, (unknown.body as { error: { message: string } }).error.message]).toEqual([
+      400,
+      'later is not allowed.',
+    ]);
     // Past the last time the clock shows, as the reference server refuses it; the last time itself is taken.
     const last = sandboxClockLastTime(doc);
     const past = await call('PUT', '/sandbox/clock', json({ at: '9999-12-31 00:00:00' }));

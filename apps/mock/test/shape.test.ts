@@ -1,11 +1,11 @@
 // The front server's rules on their own, without Prism.
 import { describe, expect, it } from 'vitest';
+import { schemaAt } from '@cls-api/server';
 import { loadSpec } from '@cls-api/spec';
 import { Contract } from '../src/contract.js';
 import {
   asText,
   describeViolation,
-  fieldOf,
   formatPrefer,
   parsePrefer,
   resolvePrefer,
@@ -50,8 +50,6 @@ describe('Prefer', () => {
 
 describe('violations', () => {
   it('name the field the way the reference server does (orders[2].receiver_name, the query parameter size)', () => {
-    expect(fieldOf(['request', 'body', 'orders', '2', 'receiver_name'])).toBe('orders[2].receiver_name');
-    expect(fieldOf(['request', 'query', 'size'])).toBe('size');
     expect(
       describeViolation({
         location: ['request', 'body', 'orders', '2'],
@@ -76,6 +74,41 @@ describe('violations', () => {
     expect(describeViolation({ location: ['request'], code: 'required', message: 'Body parameter is required' })).toBe(
       'The request body is required.',
     );
+  });
+
+  // Prism's own words were "Request body must NOT have additional properties; found 'zzz'." and "Request body must
+  // NOT have fewer than 1 properties.", where the reference server says "zzz is not allowed." and names the fields.
+  it('word an unknown field, a body naming no field and the whole body as the reference server does', () => {
+    const violation = (location: string[], code: string, message: string) => ({
+      location: ['request', 'body', ...location],
+      code,
+      message,
+    });
+    expect(
+      describeViolation(
+        violation([], 'additionalProperties', "Request body must NOT have additional properties; found 'zzz'"),
+      ),
+    ).toBe('zzz is not allowed.');
+    expect(
+      describeViolation(
+        violation(
+          ['orders', '0'],
+          'additionalProperties',
+          "Request body property orders.0 must NOT have additional properties; found 'a\u0001b'",
+        ),
+      ),
+    ).toBe('orders[0].a\\u0001b is not allowed.');
+    expect(describeViolation(violation([], 'type', 'Request body must be object'))).toBe(
+      'The request body must be object.',
+    );
+    const update = contract.operations.find((o) => o.path === '/v3/wms/orders/{order_no}' && o.method === 'patch')!;
+    const bodySchemaAt = (at: string) => schemaAt(doc, update.requestBody!.schema, at);
+    expect(
+      describeViolation(
+        violation([], 'minProperties', 'Request body must NOT have fewer than 1 properties'),
+        bodySchemaAt,
+      ),
+    ).toMatch(/^The request body names no field: give at least 1 of quantity, receiver_name, .*\.$/);
   });
 
   it('messages are one line of at most 1,000 characters', () => {

@@ -1,9 +1,9 @@
+import { describeRequestError, type RequestPart, schemaAt } from '@cls-api/server';
 import {
   integerQueryMessage,
   integerQueryParameters,
   isReference,
   KNOWN_VALUES_KEYWORD,
-  referenceOf,
   resolvePointer,
   type ErrorObject,
   type JsonSchema,
@@ -11,36 +11,12 @@ import {
   type OperationInfo,
   type SchemaValidator,
 } from '@cls-api/spec';
-import { shown } from './errors.js';
 import { SLICE_MS, Slices } from './slices.js';
 
 // Requests and responses are validated by the contract model's validators (`@cls-api/spec`'s `contractModel`), the
 // one Ajv configuration of the repository: `validator({ coerceTypes: true, openValues: true })` for path and query
 // parameters (text, coerced and defaulted), `validator({ openValues: true })` for bodies (a request may carry any
 // member of an open set, DECISIONS G24: `order_status_code=55` is an empty page), `validator()` for responses.
-
-/** The schema that applies at `instancePath` of a value of `schema`, following `$ref`s, `properties`, `items`. */
-function schemaAt(doc: OpenApiDocument, schema: unknown, instancePath: string): JsonSchema | undefined {
-  const deref = (node: unknown): Record<string, unknown> | undefined => {
-    let current = node as Record<string, unknown> | undefined;
-    // A reference wrapped to carry a description (`allOf: [{$ref}]`) is the schema it names.
-    for (let hops = 0, next = referenceOf(current); hops < 32 && next; hops++, next = referenceOf(current)) {
-      current = resolvePointer(doc, next.$ref) as Record<string, unknown> | undefined;
-    }
-    return current && typeof current === 'object' ? current : undefined;
-  };
-  let current = deref(schema);
-  for (const raw of instancePath.split('/').slice(1)) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (!current) return undefined;
-    current = /^\d+$/.test(segment)
-      ? deref(current.items)
-      : deref((current.properties as Record<string, unknown> | undefined)?.[segment]);
-  }
-  return current as JsonSchema | undefined;
-}
-
-export type RequestPart = 'params' | 'query' | 'body';
 
 /** A request that does not match the contract, described the way the client wrote it. */
 export class RequestValidationError extends Error {
@@ -57,53 +33,13 @@ export class RequestValidationError extends Error {
   }
 }
 
-/**
- * `/orders/2/receiver_name` → `orders[2].receiver_name`, as a message may show it: a property name is the client's
- * own text (`a\u0010b`), so it is escaped and bounded (`shown`).
- */
-export function itemName(instancePath: string, child?: string): string {
-  const segments = instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) segments.push(child);
-  let out = '';
-  for (const s of segments) out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
-  return shown(out);
-}
-
 function describe(
   part: RequestPart,
   error: ErrorObject,
-  schemaOf: (instancePath: string) => JsonSchema | undefined = () => undefined,
+  schemaOf?: (instancePath: string) => JsonSchema | undefined,
 ): RequestValidationError {
-  const p = error.params as Record<string, unknown>;
-  if (error.keyword === 'required') {
-    const item = itemName(error.instancePath, String(p.missingProperty));
-    const what = part === 'body' ? item : `The ${part === 'query' ? 'query' : 'path'} parameter ${item}`;
-    return new RequestValidationError(part, item, true, `${what} is required.`);
-  }
-  const item = itemName(error.instancePath);
-  if (error.keyword === 'minProperties') {
-    // An object that names fewer items than it needs lacks a required item, whichever one the client meant to
-    // send (`PATCH /v3/wms/orders/{order_no}` with `{}`: DECISIONS G27).
-    const subject = item === '' ? 'The request body' : item;
-    const properties = Object.keys((schemaOf(error.instancePath)?.properties ?? {}) as object);
-    const choice = properties.length > 0 ? `: give at least ${String(p.limit)} of ${properties.join(', ')}` : '';
-    const names = p.limit === 1 ? 'names no field' : `names fewer than ${String(p.limit)} fields`;
-    return new RequestValidationError(part, item, true, `${subject} ${names}${choice}.`);
-  }
-  if (error.keyword === 'additionalProperties') {
-    const extra = itemName(error.instancePath, String(p.additionalProperty));
-    return new RequestValidationError(part, extra, false, `${extra} is not allowed.`);
-  }
-  const subject =
-    item === ''
-      ? 'The request body'
-      : part === 'body'
-        ? item
-        : `The ${part === 'query' ? 'query' : 'path'} parameter ${item}`;
-  return new RequestValidationError(part, item, false, `${subject} ${error.message ?? 'is invalid'}.`);
+  const { item, missing, message } = describeRequestError(part, error, schemaOf);
+  return new RequestValidationError(part, item, missing, message);
 }
 
 /**

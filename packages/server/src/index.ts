@@ -5,3 +5,13 @@ export type { Area, HandlerContext, KeyArea } from './context.js';
 export { missingHandlers, assertHandlersComplete } from './check.js';
 export { MAX_JSON_DEPTH, contentCodingMessage, exceedsJsonDepth, illFormedTextMessage } from './json.js';
 export { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from './target.js';
+export {
+  MAX_ECHOED_CHARACTERS,
+  describeRequestError,
+  itemName,
+  schemaAt,
+  shown,
+  type RequestErrorWords,
+  type RequestPart,
+  type SchemaRefusal,
+} from './request-errors.js';

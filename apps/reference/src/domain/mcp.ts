@@ -2,7 +2,8 @@
 
 import type { ErrorObject, JsonSchema, SchemaValidator } from '@cls-api/spec';
 import type { RequestContext } from '../environment.js';
-import { ApiError, shown } from '../errors.js';
+import { shown } from '@cls-api/server';
+import { ApiError } from '../errors.js';
 import type { DomainHandlers, McpArea, McpTool, McpToolDefinition, Pagination } from './vocabulary.js';
 
 type WrappedHandlers = Omit<DomainHandlers, 'listMcpTools' | 'callMcpTool'>;

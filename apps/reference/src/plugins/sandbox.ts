@@ -18,7 +18,8 @@ import {
 } from '@cls-api/spec';
 import type { Route } from '@cls-api/server';
 import fp from 'fastify-plugin';
-import { ApiError, shown } from '../errors.js';
+import { shown } from '@cls-api/server';
+import { ApiError } from '../errors.js';
 import type { Owner } from '../environment.js';
 import type { Contract } from '../contract-facts.js';
 import type { ForcedOutcome } from '../request.js';
