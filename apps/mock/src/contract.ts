@@ -7,6 +7,7 @@ import {
   integerQueryParameters,
   patternMeanings,
   type ErrorCatalogEntry,
+  type IntegerQuerySyntax,
   type ExampleObject,
   type JsonSchema,
   type MediaTypeObject,
@@ -90,7 +91,7 @@ export class Contract {
   /** Each pattern the contract puts in words (`x-pattern-meaning`), by its text, as Prism's messages quote it. */
   readonly patternMeanings: ReadonlyMap<string, string>;
   /** How every integer query parameter is written (`info.x-limits.query_integer_syntax`), which Prism does not check. */
-  readonly queryIntegerSyntax: RegExp;
+  readonly queryIntegerSyntax: IntegerQuerySyntax;
   /** Each operation's integer query parameters, by operationId. */
   readonly integerQuery: ReadonlyMap<string, readonly string[]>;
   /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
@@ -102,7 +103,7 @@ export class Contract {
     const model = contractModel(doc);
     this.catalog = model.catalog;
     this.operations = model.operations;
-    this.queryIntegerSyntax = model.limits.queryIntegerSyntax;
+    this.queryIntegerSyntax = model.limits;
     this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
     this.bodyValidator = model.validator({ openValues: true });
     for (const [role, code] of Object.entries(ERROR_ROLES)) {

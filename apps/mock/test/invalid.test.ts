@@ -150,7 +150,7 @@ describe('parameters', () => {
 
   // Written another way than info.x-limits.query_integer_syntax allows, or twice: Prism read `1e1` as ten and
   // answered 200. The words are the reference server's (integerQueryMessage of @cls-api/spec).
-  const syntax = contractModel(doc).limits.queryIntegerSyntax;
+  const syntax = contractModel(doc).limits;
   it.each(integers)(
     "%s written another way than decimal digits, or twice: 400 in the reference's words",
     async (_, op, name) => {

@@ -22,6 +22,8 @@ export interface ContractLimits {
   testKeyMonthlyQuota: number;
   /** `info.x-limits.query_integer_syntax`: how every integer query parameter is written (DECISIONS G23). */
   queryIntegerSyntax: RegExp;
+  /** `info.x-limits.query_integer_meaning`: the same in words, as a refusal says it. */
+  queryIntegerMeaning: string;
 }
 
 /** The security scheme of the JWT (`components.securitySchemes`). */
@@ -158,6 +160,7 @@ export function readContract(doc: OpenApiDocument): Contract {
       gateway: model.limits.gateway,
       testKeyMonthlyQuota: positiveNumber(testQuota, 'info.x-limits.monthly_quota.test.calls_per_month'),
       queryIntegerSyntax: model.limits.queryIntegerSyntax,
+      queryIntegerMeaning: model.limits.queryIntegerMeaning,
     },
     timeZone: model.timeZone,
     tokenLifetime: { access: bounds(doc, 'expires_in'), refresh: bounds(doc, 'refresh_token_expires_in') },

@@ -6,6 +6,7 @@ import {
   KNOWN_VALUES_KEYWORD,
   resolvePointer,
   type ErrorObject,
+  type IntegerQuerySyntax,
   type JsonSchema,
   type OpenApiDocument,
   type OperationInfo,
@@ -214,7 +215,7 @@ export interface RequestValidatorOptions {
    * before Ajv coerces it: coercion turns `1e1`, `0x10` or ` 10` into numbers and `Infinity` into a number that
    * passes `minimum`/`maximum`, so only the text tells them from `10`.
    */
-  integerSyntax: RegExp;
+  integerSyntax: IntegerQuerySyntax;
   /** How long a bulk body's rows are checked before others get a turn, in slices (`SLICE_MS` unless given). */
   sliceMs?: number;
 }

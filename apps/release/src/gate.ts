@@ -377,7 +377,7 @@ export async function classifyChanges(base: OpenApiDocument, head: OpenApiDocume
 }
 
 /** The error catalogue and `info.x-limits`: extensions Optic does not read, and that every tool here acts on. */
-function extensionChanges(base: OpenApiDocument, head: OpenApiDocument): ContractChange[] {
+export function extensionChanges(base: OpenApiDocument, head: OpenApiDocument): ContractChange[] {
   const out: ContractChange[] = [];
   const before = errorCatalog(base);
   const after = errorCatalog(head);
@@ -481,7 +481,9 @@ function componentNameChanges(base: OpenApiDocument, head: OpenApiDocument): Con
 function flatten(node: unknown, prefix = '', out = new Map<string, unknown>()): Map<string, unknown> {
   if (node && typeof node === 'object' && !Array.isArray(node)) {
     for (const [k, v] of Object.entries(node)) {
-      if (k === 'description') continue;
+      // Words, not limits: a description, and the words that tell what a limit beside them says as data
+      // (`query_integer_meaning`). New words change nothing a client sends or gets, but its messages.
+      if (k === 'description' || k.endsWith('_meaning')) continue;
       flatten(v, prefix ? `${prefix}.${k}` : k, out);
     }
   } else if (prefix) out.set(prefix, node);

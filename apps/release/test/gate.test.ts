@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Changeset } from '../src/changesets.js';
-import { classifyChanges } from '../src/gate.js';
+import { classifyChanges, extensionChanges } from '../src/gate.js';
 import { verdict } from '../src/verdict.js';
 
 const run = promisify(execFile);
@@ -216,6 +216,26 @@ describe('additive changes pass the gate', () => {
     const r = await gate(plain, structuredClone(plain));
     expect(r.changes).toEqual([]);
     expect(r.ok).toBe(true);
+  });
+});
+
+describe('limits (info.x-limits)', () => {
+  const limits = (edit: (l: Json) => void) => variant(plain, (d) => edit(d.info['x-limits']));
+  const changes = (head: Json) => extensionChanges(plain as OpenApiDocument, head as OpenApiDocument);
+
+  it('a tighter limit or another syntax is breaking; a looser limit is not', () => {
+    const tighter = changes(limits((l) => (l.bulk_rows_per_request = 500)));
+    expect(tighter.map((c) => [c.kind, c.location, c.what])).toEqual([
+      ['breaking', 'limit bulk_rows_per_request', 'changed from 1000 to 500'],
+    ]);
+    expect(changes(limits((l) => (l.query_integer_syntax = '^[0-9]{1,6}$')))[0]?.kind).toBe('breaking');
+    expect(changes(limits((l) => (l.bulk_rows_per_request = 2000)))[0]?.kind).toBe('non-breaking');
+  });
+
+  it('new words for a limit change nothing: they are no change of the contract', () => {
+    expect(plain.info['x-limits'].query_integer_meaning).toEqual(expect.any(String));
+    expect(changes(limits((l) => (l.query_integer_meaning = 'digits')))).toEqual([]);
+    expect(changes(limits((l) => delete l.query_integer_meaning))).toEqual([]);
   });
 });
 

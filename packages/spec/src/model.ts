@@ -74,7 +74,12 @@ export interface Limits {
   returnWithdrawalDeadline: TimeOfDay;
   /** How every integer query parameter is written (DECISIONS G23). */
   queryIntegerSyntax: RegExp;
+  /** The same syntax in words (`query_integer_meaning`), as a refusal says it. */
+  queryIntegerMeaning: string;
 }
+
+/** How an integer query parameter is written: the pattern that checks it and the words that tell it. */
+export type IntegerQuerySyntax = Pick<Limits, 'queryIntegerSyntax' | 'queryIntegerMeaning'>;
 
 /** `info.x-limits`, checked: throws a `ContractError` naming what is missing or malformed. */
 export function readLimits(doc: OpenApiDocument): Limits {
@@ -111,12 +116,15 @@ export function readLimits(doc: OpenApiDocument): Limits {
   if (typeof syntax !== 'string' || !syntax.startsWith('^') || !syntax.endsWith('$')) {
     fail('info.x-limits.query_integer_syntax as an anchored pattern');
   }
+  const meaning = raw.query_integer_meaning;
+  if (typeof meaning !== 'string' || meaning.trim() === '') fail('info.x-limits.query_integer_meaning as words');
   return {
     gateway,
     monthlyQuota,
     bulkRowsPerRequest: rows,
     returnWithdrawalDeadline: deadline,
     queryIntegerSyntax: new RegExp(syntax, 'u'),
+    queryIntegerMeaning: meaning,
   };
 }
 
@@ -139,16 +147,17 @@ export function integerQueryParameters(doc: OpenApiDocument, op: OperationInfo):
 
 /**
  * Why the raw value of an integer query parameter is refused, as the 400 message every server of the contract
- * answers with, or undefined when it is written as `syntax` (`Limits.queryIntegerSyntax`) says. A value given more
+ * answers with, or undefined when it is written as `syntax` says (`Limits.queryIntegerSyntax`, worded by
+ * `queryIntegerMeaning`). A value given more
  * than once arrives as an array. The value is not repeated: it may hold anything, control characters included.
  */
 export function integerQueryMessage(
   name: string,
   value: string | readonly string[],
-  syntax: RegExp,
+  syntax: IntegerQuerySyntax,
 ): string | undefined {
-  if (typeof value === 'string' && syntax.test(value)) return undefined;
-  const how = typeof value === 'string' ? `written as decimal digits only (${syntax.source})` : 'given once';
+  if (typeof value === 'string' && syntax.queryIntegerSyntax.test(value)) return undefined;
+  const how = typeof value === 'string' ? `written as ${syntax.queryIntegerMeaning}` : 'given once';
   return `The query parameter ${name} must be ${how}.`;
 }
 

@@ -81,10 +81,11 @@ describe('limits', () => {
     const { limits, operations } = new ContractModel(doc);
     const listWmsOrders = operations.find((op) => op.operationId === 'listWmsOrders')!;
     expect(integerQueryParameters(doc, listWmsOrders).sort()).toEqual(['order_status_code', 'page', 'size']);
-    const syntax = limits.queryIntegerSyntax;
+    const syntax = limits;
     expect(integerQueryMessage('size', '10', syntax)).toBeUndefined();
+    // In words, never the pattern: it was "must be written as decimal digits only (^[0-9]{1,9}$)."
     expect(integerQueryMessage('size', '1e1', syntax)).toBe(
-      `The query parameter size must be written as decimal digits only (${syntax.source}).`,
+      'The query parameter size must be written as decimal digits only, at most nine, with no sign, point, exponent or space.',
     );
     expect(integerQueryMessage('size', ['1', '2'], syntax)).toBe('The query parameter size must be given once.');
   });
@@ -116,6 +117,11 @@ describe('limits', () => {
       'an unanchored syntax',
       (d: OpenApiDocument) => (limitsOf(d).query_integer_syntax = '[0-9]+'),
       /query_integer_syntax/,
+    ],
+    [
+      'the syntax without words',
+      (d: OpenApiDocument) => delete limitsOf(d).query_integer_meaning,
+      /query_integer_meaning/,
     ],
     ['the time zone', (d: OpenApiDocument) => (d.info['x-service-time-zone'] = 'Mars/Olympus'), /time zone/],
   ])('refuses a contract that misstates %s, naming it', (_, mutate, message) => {

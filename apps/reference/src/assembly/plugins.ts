@@ -96,7 +96,7 @@ export async function registerPlugins(app: FastifyInstance, inputs: PluginInputs
   await app.register(sandboxHelpers, {
     sandbox,
     clocks,
-    integerSyntax: spec.limits.queryIntegerSyntax,
+    integerSyntax: spec.limits,
     strict: config.strictContract,
     violations,
   });

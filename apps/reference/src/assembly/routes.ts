@@ -53,7 +53,7 @@ export function registerRoutes(
     parameters: spec.model.validator({ coerceTypes: true, openValues: true }),
     body: spec.model.validator({ openValues: true }),
   };
-  const validatorOptions = { doc: spec.doc, integerSyntax: spec.limits.queryIntegerSyntax };
+  const validatorOptions = { doc: spec.doc, integerSyntax: spec.limits };
   for (const route of routes) {
     const op = spec.operations.get(route.operationId);
     if (!op)

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   bulkRows,
   failedRowsOf,
+  type IntegerQuerySyntax,
   type JsonSchema,
   type OpenApiDocument,
   type OperationInfo,
@@ -318,7 +319,7 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
 export interface SandboxHelpersOptions extends Record<string, unknown> {
   sandbox: SandboxFacts;
   clocks: SandboxClocks;
-  integerSyntax: RegExp;
+  integerSyntax: IntegerQuerySyntax;
   /** Strict-contract mode: every answer is checked against the sandbox document, as contract-check does. */
   strict: boolean;
   violations: string[];

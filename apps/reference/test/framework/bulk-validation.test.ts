@@ -178,7 +178,7 @@ async function outcome(validate: RequestValidator, shape: Shape, body: unknown, 
 }
 
 const validatorOf = (op: OperationInfo) =>
-  requestValidator(op, validators, { doc, integerSyntax: spec.limits.queryIntegerSyntax, sliceMs: 0 });
+  requestValidator(op, validators, { doc, integerSyntax: spec.limits, sliceMs: 0 });
 
 describe('a bulk body checked in slices', () => {
   it('is found for every operation whose body holds an array of rows, and for no other', () => {
