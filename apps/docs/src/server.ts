@@ -279,6 +279,15 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     );
   });
 
+  // CONNECT (a proxy's tunnel) never reaches the handler either, and Node closes the connection unanswered: it is a
+  // method the site does not have, answered as any other.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const text = 'Method not allowed\n';
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  });
+
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

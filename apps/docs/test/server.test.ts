@@ -70,6 +70,8 @@ describe('startDocs', () => {
         ['GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400],
         ['POST / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
         [`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+        // Node closed a CONNECT without a byte.
+        ['CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n', 405],
       ];
       for (const [raw, status] of cases) {
         expect(await rawStatus(docs.port, raw), JSON.stringify(raw.slice(0, 40))).toBe(status);
