@@ -5,12 +5,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
+  bodyMediaTypeMessage,
   contentCodingMessage,
   exceedsJsonDepth,
   illFormedTextMessage,
   MALFORMED_PATH_ESCAPE_MESSAGE,
   MAX_JSON_DEPTH,
   malformedQueryMessage,
+  namesMediaType,
 } from '@cls-api/server';
 import { integerQueryMessage, type OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
@@ -113,14 +115,23 @@ export function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
-/** The answer to a body Prism would misread, or undefined for one it may have. */
+/**
+ * The answer to a body Prism would misread, or undefined for one it may have. `contentType` is checked for an
+ * operation that takes a body: Prism took `application/vnd.api+json` as JSON, and failed (500) on a list of types.
+ */
 export function refuseBody(
   contract: Contract,
   body: Buffer | 'too-large',
   op: Operation,
   contentEncoding: string | undefined,
+  contentType?: string,
 ): ShapedResponse | undefined {
   if (body === 'too-large') return tooLarge(contract, op);
+  // As the reference server reads it: a Content-Type that names another type is refused, with a body or without; no
+  // Content-Type only with a body (without either, the body is missing).
+  const mediaType = op?.requestBody?.contentType;
+  if (mediaType && (contentType !== undefined || body.length > 0) && !namesMediaType(contentType, mediaType))
+    return errorResponse(contract, 'invalid', bodyMediaTypeMessage(mediaType), op);
   // Prism reads a body as it came: a gzip body would be "not UTF-8", and one declared br but sent plain taken.
   const coded = body.length > 0 ? contentCodingMessage(contentEncoding) : undefined;
   if (coded !== undefined) return errorResponse(contract, 'invalid', coded, op);

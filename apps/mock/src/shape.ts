@@ -257,6 +257,20 @@ export function wrongAreaKey(contract: Contract, req: RequestFacts, op: Operatio
   );
 }
 
+/**
+ * What the reference server answers before it reads a body: no credential of a scheme the operation takes (401, or
+ * 403 when only one of another scheme was sent), or an API key of another area (403); undefined otherwise.
+ */
+export function credentialRefusal(
+  contract: Contract,
+  req: RequestFacts,
+  op: OperationInfo,
+): ShapedResponse | undefined {
+  if (op.security.length === 0) return undefined;
+  if (!op.security.some((name) => credentialSent(contract, req, name))) return securityFailure(contract, req, op);
+  return wrongAreaKey(contract, req, op);
+}
+
 /** The operation's first documented example of the code the mock answers for `role`, served as written. */
 function documentedRefusal(contract: Contract, op: OperationInfo, role: ErrorRole): ShapedResponse | undefined {
   const { code, status } = contract.errorFor(role);

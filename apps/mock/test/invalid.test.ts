@@ -240,6 +240,7 @@ describe('parameters', () => {
 
 describe('request bodies (source: Errors, rule 5)', () => {
   const withBody = contract.operations.filter((op) => op.requestBody);
+  const message = (answer: Answer) => (answer.body as { error: { message: string } }).error.message;
 
   it.each(withBody.map(byId))('%s without a body: 400 REQUIRED_PARAMETER (where documented)', async (_, op) => {
     const req = exampleRequest(doc, op);
@@ -259,6 +260,52 @@ describe('request bodies (source: Errors, rule 5)', () => {
     expectEnvelope(answer, code('invalid'), op);
   });
 
+  // Prism took a `+json` type for JSON (200), failed on a list of types (500 INTERNAL_ERROR), and read a Content-Type
+  // without a body as no body (REQUIRED_PARAMETER); the reference server refuses each as a body of another type.
+  it.each(withBody.map(byId))("%s sent as another media type: 400 in the reference server's words", async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const expected = `The request body must be sent as ${op.requestBody!.contentType}.`;
+    for (const [type, body] of [
+      ['application/vnd.api+json', req.body],
+      ['application/json, text/plain', req.body],
+      ['text/json', req.body],
+      ['text/plain', undefined],
+    ] as const) {
+      const answer = await send(mock.url, req.method, req.url, { ...req.headers, 'Content-Type': type }, body);
+      expectEnvelope(answer, code('invalid'), op);
+      expect(message(answer), type).toBe(expected);
+    }
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+      const answer = await send(mock.url, req.method, req.url, { ...req.headers, 'Content-Type': type }, req.body);
+      expect(answer.status, `${type}: ${answer.text}`).toBeLessThan(300);
+    }
+  });
+
+  // The reference server checks the credential before it reads the body; the mock refused the body first (400).
+  const securedWithBody = withBody.filter((op) => op.security.length > 0);
+  it.each(securedWithBody.map(byId))(
+    '%s without a credential and with a body it would refuse: 401 first',
+    async (_, op) => {
+      const req = exampleRequest(doc, op);
+      const headers = withoutHeader(
+        req.headers,
+        op.security.map((s) => contract.schemes.get(s)!.header),
+      );
+      for (const [extra, body] of [
+        [{ 'Content-Encoding': 'gzip' }, req.body],
+        [{ 'Content-Type': 'text/json' }, req.body],
+        [{}, new Uint8Array([0xff, 0xfe])],
+        [{}, 'null'],
+      ] as const) {
+        const answer = await send(mock.url, req.method, req.url, { ...headers, ...extra }, body);
+        expect([answer.status, (answer.body as { error?: { code?: string } }).error?.code], answer.text).toEqual([
+          401,
+          code('noCredential'),
+        ]);
+      }
+    },
+  );
+
   it.each(withBody.map(byId))('%s with an empty object: 400, the code the contract gives', async (_, op) => {
     const req = exampleRequest(doc, op);
     const schema = deref<JsonSchema>(doc, op.requestBody!.schema!);
@@ -272,7 +319,6 @@ describe('request bodies (source: Errors, rule 5)', () => {
 
   // Prism took a body of JSON `null` for no body (REQUIRED_PARAMETER "The request body is required."), and worded an
   // unknown field and a body naming no field in its own words; the reference server's words are asserted here.
-  const message = (answer: Answer) => (answer.body as { error: { message: string } }).error.message;
   it.each(withBody.map(byId))(
     '%s with a body of JSON null: 400 INVALID_PARAMETER, a body of the wrong type',
     async (_, op) => {

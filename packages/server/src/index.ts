@@ -3,7 +3,14 @@ export type * from '../generated/handlers.js';
 export type { components, operations, paths } from '../generated/openapi-types.js';
 export type { Area, HandlerContext, KeyArea } from './context.js';
 export { missingHandlers, assertHandlersComplete } from './check.js';
-export { MAX_JSON_DEPTH, contentCodingMessage, exceedsJsonDepth, illFormedTextMessage } from './json.js';
+export {
+  MAX_JSON_DEPTH,
+  bodyMediaTypeMessage,
+  contentCodingMessage,
+  exceedsJsonDepth,
+  illFormedTextMessage,
+  namesMediaType,
+} from './json.js';
 export { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from './target.js';
 export {
   MAX_ECHOED_CHARACTERS,

@@ -61,3 +61,17 @@ export function contentCodingMessage(header: string | undefined): string | undef
   if (coding === undefined) return undefined;
   return `The request body is sent with Content-Encoding ${coding.slice(0, 40)}, which this server does not decode: send the JSON text as it is, without a Content-Encoding.`;
 }
+
+/**
+ * Whether a `Content-Type` header names `mediaType` (`application/json`): case aside, with or without parameters
+ * (`; charset=utf-8`). A list of types (`application/json, text/plain`) names none.
+ */
+export function namesMediaType(header: string | undefined, mediaType: string): boolean {
+  if (header === undefined) return false;
+  return header.split(';', 1)[0]!.trim().toLowerCase() === mediaType.toLowerCase();
+}
+
+/** The 400 message for a body sent with another `Content-Type` than `mediaType`, or with none. */
+export function bodyMediaTypeMessage(mediaType: string): string {
+  return `The request body must be sent as ${mediaType}.`;
+}

@@ -1,6 +1,13 @@
 // exceedsJsonDepth: the bound every server of the contract puts on a JSON body before parsing it.
 import { describe, expect, it } from 'vitest';
-import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '../src/index.js';
+import {
+  bodyMediaTypeMessage,
+  contentCodingMessage,
+  exceedsJsonDepth,
+  illFormedTextMessage,
+  MAX_JSON_DEPTH,
+  namesMediaType,
+} from '../src/index.js';
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
 
@@ -74,5 +81,27 @@ describe('contentCodingMessage', () => {
     for (const none of [undefined, '', 'identity', 'IDENTITY', ' identity, ,identity ']) {
       expect(contentCodingMessage(none), String(none)).toBeUndefined();
     }
+  });
+});
+
+describe('namesMediaType and bodyMediaTypeMessage', () => {
+  it('take the type in any case, with or without parameters, and nothing else', () => {
+    for (const header of [
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      ' application/json ;x=1',
+    ])
+      expect(namesMediaType(header, 'application/json'), header).toBe(true);
+    for (const header of [
+      undefined,
+      '',
+      'text/json',
+      'application/vnd.api+json',
+      'application/jsonx',
+      'application/json, text/plain',
+    ])
+      expect(namesMediaType(header, 'application/json'), String(header)).toBe(false);
+    expect(bodyMediaTypeMessage('application/json')).toBe('The request body must be sent as application/json.');
   });
 });

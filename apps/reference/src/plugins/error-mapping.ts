@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type ErrorCode, MALFORMED_PATH_ESCAPE_MESSAGE } from '@cls-api/server';
+import { bodyMediaTypeMessage, type ErrorCode, MALFORMED_PATH_ESCAPE_MESSAGE, shown } from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
-import { shown } from '@cls-api/server';
 import { ApiError, messageText } from '../errors.js';
 import fp from 'fastify-plugin';
-import { bodyTooLargeMessage } from './json-body.js';
+import { BODY_MEDIA_TYPE, bodyTooLargeMessage } from './json-body.js';
 import { pathOf } from '../request.js';
 import { DatabaseLockedError } from '../store/busy.js';
 import { RequestValidationError } from '../validation.js';
@@ -27,8 +26,8 @@ export const INTERNAL_ERROR_MESSAGE = 'An internal error occurred. Please report
 
 /** Messages for the request-level failures Fastify detects before our validation runs. */
 const FRAMEWORK_MESSAGES: Record<string, string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The request body must be sent as application/json.',
-  FST_ERR_CTP_INVALID_TYPE: 'The request body must be sent as application/json.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: bodyMediaTypeMessage(BODY_MEDIA_TYPE),
+  FST_ERR_CTP_INVALID_TYPE: bodyMediaTypeMessage(BODY_MEDIA_TYPE),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the request body.',
   FST_ERR_BAD_URL: MALFORMED_PATH_ESCAPE_MESSAGE,
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.',

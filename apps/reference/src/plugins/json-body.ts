@@ -272,13 +272,16 @@ export async function parseJsonBody(body: Buffer): Promise<unknown> {
  * limit is refused before a byte of the body is read, and the connection is closed, so a client cannot hold it by
  * announcing gigabytes.
  */
+/** The media type of every request body the server reads (the contract's bodies are all `application/json`). */
+export const BODY_MEDIA_TYPE = 'application/json';
+
 export const jsonBody = fp<JsonBodyOptions>(
   async (app: FastifyInstance, options) => {
     const { bodyLimit } = options;
     const turns = new BodyTurns();
     app.decorate('bodyTurns', turns);
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: Readable) => {
+    app.addContentTypeParser(BODY_MEDIA_TYPE, async (request: FastifyRequest, payload: Readable) => {
       const body = await readBody(
         payload,
         request.headers['content-length'],

@@ -17,9 +17,8 @@ import {
   type SandboxOutcome,
   ServiceTime,
 } from '@cls-api/spec';
-import type { Route } from '@cls-api/server';
+import { type Route, shown } from '@cls-api/server';
 import fp from 'fastify-plugin';
-import { shown } from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import type { Owner } from '../environment.js';
 import type { Contract } from '../contract-facts.js';
