@@ -225,11 +225,17 @@ function credentialSent(contract: Contract, req: RequestFacts, schemeName: strin
   return scheme.httpScheme ? text.trim().toLowerCase().startsWith(`${scheme.httpScheme} `) : true;
 }
 
-/** Answers a failed security check: 401 when no credential was sent, 403 when only one of another scheme was. */
+/**
+ * Answers a failed security check: 403 when only an API key was sent to an operation that takes none (the JWT-only
+ * /v3/pay/, source: Authentication 6), else 401. A JWT sent where only API keys are taken is a missing key, as the
+ * contract's 401 says ("The API key is missing or invalid") and the reference server answers: its 403 is for a valid
+ * key that may not be used here.
+ */
 function securityFailure(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse {
-  const foreign = [...contract.schemes.keys()].some(
-    (name) => !op.security.includes(name) && credentialSent(contract, req, name),
-  );
+  const isKey = (name: string) => contract.schemes.get(name)?.httpScheme === undefined;
+  const foreign =
+    !op.security.some(isKey) &&
+    [...contract.schemes.keys()].some((name) => isKey(name) && credentialSent(contract, req, name));
   const role: ErrorRole = foreign ? 'wrongCredential' : 'noCredential';
   const documented = documentedRefusal(contract, op, role);
   if (documented) return documented;

@@ -82,6 +82,19 @@ describe('authentication (source: Authentication 6 and 9)', () => {
     expectEnvelope(answer, code('wrongCredential'), op);
   });
 
+  // A JWT where only API keys are taken is a missing key (the contract's 401), as the reference server answers. The
+  // mock answered 403 with the operation's first AUTH_FORBIDDEN example: "This API key is not valid for this area."
+  const jwtScheme = [...contract.schemes.values()].find((s) => s.httpScheme)!;
+  const keyOnly = secured.filter((op) => !op.security.includes(jwtScheme.name));
+  it('the contract has operations that take API keys only', () => expect(keyOnly.length).toBeGreaterThan(0));
+  it.each(keyOnly.map(byId))('%s with only a JWT: 401 AUTH_MISSING_TOKEN', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
+    const headers = { ...withoutHeader(req.headers, schemeHeaders), [jwtScheme.header]: 'Bearer mock-token' };
+    const answer = await send(mock.url, req.method, req.url, headers, req.body);
+    expectEnvelope(answer, code('noCredential'), op);
+  });
+
   // A key names its area (`{area}_{env}_{random}`, source: Authentication 3): one of an area the operation does not
   // take is 403 AUTH_FORBIDDEN, as on the reference server. Prism checked only that a key was sent.
   const areas = keySchemes.map((s) => s.keyArea!);
