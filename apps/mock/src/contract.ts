@@ -67,6 +67,8 @@ export const ERROR_ROLES = {
   noCredential: 'AUTH_MISSING_TOKEN',
   /** Only a credential of a scheme the operation does not accept was sent (an API key on /v3/pay/). */
   wrongCredential: 'AUTH_FORBIDDEN',
+  /** The credential cannot be one: an API key header sent twice. */
+  invalidCredential: 'AUTH_INVALID_TOKEN',
   /** Prism failed. */
   internal: 'INTERNAL_ERROR',
 } as const;

@@ -21,11 +21,11 @@ import {
   errorResponse,
   formatPrefer,
   parsePrefer,
+  refuseKey,
   resolvePrefer,
   type RequestFacts,
   type ShapedResponse,
   shapeResponse,
-  wrongAreaKey,
 } from './shape.js';
 
 export function send(res: ServerResponse, shaped: ShapedResponse): void {
@@ -180,11 +180,11 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       }
       shaped ??= await fromPrism(req, facts, body as Buffer, Array.isArray(prefer) ? prefer.join(', ') : prefer);
       // After Prism, which answers a missing credential first, as the reference server does. A success or a
-      // validation failure gives way to a key of another area (the reference's 403 comes before any 400), then to an
+      // validation failure gives way to a key the reference refuses (its 401 or 403 comes before any 400), then to an
       // integer query parameter written wrong (its first check of the query).
       if (facts.op && (shaped.status < 300 || shaped.rewritten === 'invalid' || shaped.rewritten === 'missing'))
         shaped =
-          wrongAreaKey(contract, facts, facts.op) ?? refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
+          refuseKey(contract, facts, facts.op) ?? refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
     }
     send(res, shaped);
     onRequest?.(

@@ -244,17 +244,26 @@ function securityFailure(contract: Contract, req: RequestFacts, op: OperationInf
 }
 
 /**
- * The answer to an API key of another area (`manager_test_…` on a `/v3/wms/` operation): the operation's first
- * documented 403 `AUTH_FORBIDDEN` example, as the reference server refuses it; undefined when the key's area is one
- * the operation takes, when the key has no area (`{area}_{env}_{random}`, which the mock cannot judge otherwise), or
- * when a credential of another scheme the operation takes (a JWT) is sent too.
+ * The answer to an API key the reference server refuses though the mock cannot look it up: more than one key (the
+ * header sent twice), which is no key (401 `AUTH_INVALID_TOKEN`), and a key of another area (`manager_test_…` on a
+ * `/v3/wms/` operation, 403 `AUTH_FORBIDDEN`), each as the operation's first documented example of its code.
+ * Undefined when the key's area is one the operation takes, when the key has no area (`{area}_{env}_{random}`, which
+ * the mock cannot judge otherwise), or when a credential of another scheme the operation takes (a JWT) is sent too.
  */
-export function wrongAreaKey(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse | undefined {
+export function refuseKey(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse | undefined {
   const accepted = op.security.map((name) => contract.schemes.get(name)).filter((s) => s !== undefined);
   const keyed = accepted.filter((s) => s.keyArea !== undefined);
   if (keyed.length === 0) return undefined;
   const raw = req.headers[keyed[0]!.header];
-  const shape = apiKeyShape(((Array.isArray(raw) ? raw[0] : raw) ?? '').trim());
+  const key = ((Array.isArray(raw) ? raw[0] : raw) ?? '').trim();
+  // Node joins a header sent twice with ", ", and no key holds a comma; the reference server reads the key first
+  // when a JWT is sent too (DECISIONS G22).
+  if (key.includes(','))
+    return (
+      documentedRefusal(contract, op, 'invalidCredential') ??
+      errorResponse(contract, 'invalidCredential', 'The API key is invalid.', op)
+    );
+  const shape = apiKeyShape(key);
   if (!shape || keyed.some((s) => s.keyArea === shape.area)) return undefined;
   if (accepted.some((s) => s.keyArea === undefined && credentialSent(contract, req, s.name))) return undefined;
   return (
@@ -265,7 +274,7 @@ export function wrongAreaKey(contract: Contract, req: RequestFacts, op: Operatio
 
 /**
  * What the reference server answers before it reads a body: no credential of a scheme the operation takes (401, or
- * 403 when only one of another scheme was sent), or an API key of another area (403); undefined otherwise.
+ * 403 when only an API key was sent where none is taken), or a key it refuses (`refuseKey`); undefined otherwise.
  */
 export function credentialRefusal(
   contract: Contract,
@@ -274,7 +283,7 @@ export function credentialRefusal(
 ): ShapedResponse | undefined {
   if (op.security.length === 0) return undefined;
   if (!op.security.some((name) => credentialSent(contract, req, name))) return securityFailure(contract, req, op);
-  return wrongAreaKey(contract, req, op);
+  return refuseKey(contract, req, op);
 }
 
 /** The operation's first documented example of the code the mock answers for `role`, served as written. */

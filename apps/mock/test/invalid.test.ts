@@ -82,6 +82,18 @@ describe('authentication (source: Authentication 6 and 9)', () => {
     expectEnvelope(answer, code('wrongCredential'), op);
   });
 
+  // The key header sent twice (Node joins the two with ", ") is no key: the reference server answers 401
+  // AUTH_INVALID_TOKEN, where the mock took it (200).
+  const takesKeys = secured.filter((op) => keySchemes.some((s) => op.security.includes(s.name)));
+  it.each(takesKeys.map(byId))('%s with the API key header sent twice: 401 AUTH_INVALID_TOKEN', async (_, op) => {
+    const req = exampleRequest(doc, op);
+    const headers = new Headers(req.headers);
+    const scheme = keySchemes.find((s) => op.security.includes(s.name))!;
+    headers.append(scheme.header, headers.get(scheme.header)!);
+    const answer = await send(mock.url, req.method, req.url, Object.fromEntries(headers), req.body);
+    expectEnvelope(answer, code('invalidCredential'), op);
+  });
+
   // A JWT where only API keys are taken is a missing key (the contract's 401), as the reference server answers. The
   // mock answered 403 with the operation's first AUTH_FORBIDDEN example: "This API key is not valid for this area."
   const jwtScheme = [...contract.schemes.values()].find((s) => s.httpScheme)!;

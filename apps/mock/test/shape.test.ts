@@ -173,7 +173,15 @@ describe('shapeResponse', () => {
   });
 
   it('every role maps to a catalogue code', () => {
-    for (const role of ['unknownRoute', 'invalid', 'missing', 'noCredential', 'wrongCredential', 'internal'] as const) {
+    for (const role of [
+      'unknownRoute',
+      'invalid',
+      'missing',
+      'noCredential',
+      'wrongCredential',
+      'invalidCredential',
+      'internal',
+    ] as const) {
       const { code, status } = contract.errorFor(role);
       expect(contract.catalog.get(code)?.status).toBe(status);
     }
