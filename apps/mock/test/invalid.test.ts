@@ -74,12 +74,15 @@ describe('authentication (source: Authentication 6 and 9)', () => {
   it('the contract has a JWT-only operation to check', () => {
     expect(jwtOnly.length).toBeGreaterThan(0);
   });
-  it.each(jwtOnly.map(byId))('%s with only an API key: 403 AUTH_FORBIDDEN', async (_, op) => {
+  /** The operation's example request with its own credential replaced by `header: value`. */
+  const withOnly = (op: OperationInfo, header: string, value: string) => {
     const req = exampleRequest(doc, op);
     const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
-    const headers = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: 'wms_test_mock' };
-    const answer = await send(mock.url, req.method, req.url, headers, req.body);
-    expectEnvelope(answer, code('wrongCredential'), op);
+    const headers = { ...withoutHeader(req.headers, schemeHeaders), [header]: value };
+    return send(mock.url, req.method, req.url, headers, req.body);
+  };
+  it.each(jwtOnly.map(byId))('%s with only an API key: 403 AUTH_FORBIDDEN', async (_, op) => {
+    expectEnvelope(await withOnly(op, apiKeyScheme.header, 'wms_test_mock'), code('wrongCredential'), op);
   });
 
   // The key header sent twice (Node joins the two with ", ") is no key: the reference server answers 401
@@ -100,11 +103,7 @@ describe('authentication (source: Authentication 6 and 9)', () => {
   const keyOnly = secured.filter((op) => !op.security.includes(jwtScheme.name));
   it('the contract has operations that take API keys only', () => expect(keyOnly.length).toBeGreaterThan(0));
   it.each(keyOnly.map(byId))('%s with only a JWT: 401 AUTH_MISSING_TOKEN', async (_, op) => {
-    const req = exampleRequest(doc, op);
-    const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
-    const headers = { ...withoutHeader(req.headers, schemeHeaders), [jwtScheme.header]: 'Bearer mock-token' };
-    const answer = await send(mock.url, req.method, req.url, headers, req.body);
-    expectEnvelope(answer, code('noCredential'), op);
+    expectEnvelope(await withOnly(op, jwtScheme.header, 'Bearer mock-token'), code('noCredential'), op);
   });
 
   // A key names its area (`{area}_{env}_{random}`, source: Authentication 3): one of an area the operation does not
