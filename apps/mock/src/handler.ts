@@ -158,8 +158,8 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     if (matched) facts.op = matched.route.op;
     const body = await readBody(req);
     let shaped = refuseBody(contract, body, facts.op, req.headers['content-encoding'], req.headers['content-type']);
-    // The reference server checks the credential before it reads a body: a missing one, or a key of another area,
-    // is answered first.
+    // The reference server checks the credential before it reads a body: a missing one, or a key it refuses
+    // (`refuseKey`), is answered first.
     if (shaped && facts.op) shaped = credentialRefusal(contract, facts, facts.op) ?? shaped;
     // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
     const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers, body as Buffer) : undefined;
