@@ -227,9 +227,9 @@ function credentialSent(contract: Contract, req: RequestFacts, schemeName: strin
 
 /**
  * Answers a failed security check: 403 when only an API key was sent to an operation that takes none (the JWT-only
- * /v3/pay/, source: Authentication 6), else 401. A JWT sent where only API keys are taken is a missing key, as the
- * contract's 401 says ("The API key is missing or invalid") and the reference server answers: its 403 is for a valid
- * key that may not be used here.
+ * /v3/pay/, spec/components/responses/ForbiddenPay.yaml), else 401. A JWT sent where only API keys are taken is a
+ * missing key, as the contract's 401 says (spec/components/responses/Unauthorized.yaml: "The API key is missing or
+ * invalid") and the reference server answers: the operation's 403 is for a valid key that may not be used there.
  */
 function securityFailure(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse {
   const isKey = (name: string) => contract.schemes.get(name)?.httpScheme === undefined;
