@@ -17,7 +17,7 @@ import {
   type ResponseObject,
   type SchemaValidator,
 } from '@cls-api/spec';
-import { describeRequestError, type RequestErrorWords, schemaAt } from '@cls-api/server';
+import { describeRequestError, pathPattern, type RequestErrorWords, schemaAt } from '@cls-api/server';
 
 /**
  * Example-object extension naming the response headers that come with one scenario, such as the `Retry-After` of
@@ -149,11 +149,6 @@ export class Contract {
     return route ? { route, pathMatches } : undefined;
   }
 
-  /** Whether any operation has this path, whatever its method. */
-  hasPath(pathname: string): boolean {
-    return this.routes.some((r) => r.pattern.test(pathname));
-  }
-
   /** Every named response example of `op`, in response order. */
   scenariosOf(op: OperationInfo): Scenario[] {
     const out: Scenario[] = [];
@@ -223,18 +218,8 @@ export function errorCodeOf(body: unknown): string | undefined {
   return typeof error?.code === 'string' ? error.code : undefined;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 function routeOf(op: OperationInfo): Route {
-  const segments = op.path.split('/').filter(Boolean);
-  let literalSegments = 0;
-  const parts = segments.map((segment) => {
-    if (/^\{[^}]+\}$/.test(segment)) return '([^/]+)';
-    literalSegments += 1;
-    return escapeRegExp(segment);
-  });
+  const literalSegments = op.path.split('/').filter((s) => s !== '' && !/^\{[^}]+\}$/.test(s)).length;
   // Exactly the path: Prism routes no trailing slash, and the reference server answers one 404.
-  return { op, pattern: new RegExp(`^/${parts.join('/')}$`), literalSegments };
+  return { op, pattern: pathPattern(op.path), literalSegments };
 }

@@ -2,7 +2,13 @@
 // `{success: false, error: {code, message}}` with a catalogue code, and only the headers the contract gives values
 // for. Pure functions, so every rule can be tested without a running Prism.
 import { isDeepStrictEqual } from 'node:util';
-import { describeRequestError, type RequestPart, type SchemaRefusal, schemaAt } from '@cls-api/server';
+import {
+  describeRequestError,
+  noOperationMessage,
+  type RequestPart,
+  type SchemaRefusal,
+  schemaAt,
+} from '@cls-api/server';
 import { apiKeyShape, type JsonSchema, type OperationInfo } from '@cls-api/spec';
 import { errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
@@ -436,10 +442,7 @@ function generatedBody(contract: Contract, op: OperationInfo, shaped: ShapedResp
 
 /** The answer to a method and path that name no operation of the contract: 404 NOT_FOUND, in the envelope. */
 export function unknownRoute(contract: Contract, method: string, pathname: string): ShapedResponse {
-  const message = contract.hasPath(pathname)
-    ? `${method} is not an operation of ${pathname}.`
-    : `No operation at ${pathname}. Every path starts with /v3/; see the API reference.`;
-  return errorResponse(contract, 'unknownRoute', message);
+  return errorResponse(contract, 'unknownRoute', noOperationMessage(method, pathname));
 }
 
 function documentedStatus(contract: Contract, op: OperationInfo, example: string): string | undefined {

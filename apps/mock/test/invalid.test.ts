@@ -9,6 +9,7 @@ import {
   type OperationInfo,
   type RequestBodyObject,
 } from '@cls-api/spec';
+import { noOperationMessage } from '@cls-api/server';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
 import { schemaValidator, send, type Answer } from './support.js';
 
@@ -441,7 +442,11 @@ describe('routes and mock controls', () => {
       const req = exampleRequest(doc, op);
       const answer = await send(mock.url, unused.toUpperCase(), req.url, req.headers);
       expectEnvelope(answer, code('unknownRoute'));
-      expect((answer.body as { error: { message: string } }).error.message).toContain(unused.toUpperCase());
+      // In the reference server's words, naming the methods the path has.
+      expect((answer.body as { error: { message: string } }).error.message).toBe(
+        noOperationMessage(unused.toUpperCase(), req.url.split('?')[0]!),
+      );
+      expect((answer.body as { error: { message: string } }).error.message).toMatch(/: it has [A-Z, ]+\.$/);
     }
   });
 

@@ -11,7 +11,13 @@ export {
   illFormedTextMessage,
   namesMediaType,
 } from './json.js';
-export { MALFORMED_PATH_ESCAPE_MESSAGE, malformedQueryMessage } from './target.js';
+export {
+  MALFORMED_PATH_ESCAPE_MESSAGE,
+  malformedQueryMessage,
+  methodsAt,
+  noOperationMessage,
+  pathPattern,
+} from './target.js';
 export {
   MAX_ECHOED_CHARACTERS,
   describeRequestError,

@@ -1,7 +1,10 @@
-// What every server of this contract answers to a request target whose percent escapes do not spell text. Read
+// What every server of this contract answers to a request target whose percent escapes do not spell text (and,
+// below, to a method and path that name no operation). Read
 // leniently, as Node's and Prism's query parsers read it, `?product_code=%FF` was the product code "%FF": the
 // reference answered 404 PRODUCT_NOT_FOUND for a product the client never named, and the mock ignored the filter.
 // A path with such an escape was already refused; the query now is too, in the same words.
+import { routes } from '../generated/routes.js';
+import { shown } from './request-errors.js';
 
 const ESCAPE_RULE =
   'each % must be followed by two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';
@@ -37,4 +40,33 @@ export function malformedQueryMessage(query: string): string | undefined {
     return `The query parameter ${shown} has a malformed percent escape: ${ESCAPE_RULE}.`;
   }
   return undefined;
+}
+
+// A method and path that name no operation. Where the path has operations of other methods, the answer names them,
+// so that a client that sent PUT for PATCH reads what to send; the 404 itself is the contract's (NOT_FOUND).
+
+/**
+ * A path of the contract (`/v3/wms/orders/{order_no}`) as the pattern of the concrete paths it names: a
+ * `{parameter}` is one non-empty segment, and nothing may follow (a trailing slash names no operation).
+ */
+export function pathPattern(template: string): RegExp {
+  const segments = template
+    .split('/')
+    .map((segment) => (/^\{[^}]+\}$/.test(segment) ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${segments.join('/')}$`);
+}
+
+const PATH_PATTERNS = routes.map((route) => ({ method: route.method, pattern: pathPattern(route.path) }));
+
+/** The methods of the operations at a concrete path (`/v3/wms/orders/ORD-1`: GET, PATCH), in the contract's order. */
+export function methodsAt(path: string): string[] {
+  return [...new Set(PATH_PATTERNS.filter((p) => p.pattern.test(path)).map((p) => p.method))];
+}
+
+/** The 404 message for a method and path that name no operation of the contract. */
+export function noOperationMessage(method: string, path: string): string {
+  const others = methodsAt(path).filter((m) => m !== method.toUpperCase());
+  return others.length > 0
+    ? `${method} is not an operation of ${shown(path)}: it has ${others.join(', ')}.`
+    : `No operation ${method} ${shown(path)}.`;
 }

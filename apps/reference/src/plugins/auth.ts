@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { routes } from '@cls-api/server';
+import { noOperationMessage, routes } from '@cls-api/server';
 import type { JwtIssuer } from '../auth/jwt.js';
 import { ApiKeyCache } from '../auth/key-cache.js';
 import { contract } from '../contract-facts.js';
 import { ApiError } from '../errors.js';
+import { pathOf } from '../request.js';
 import fp from 'fastify-plugin';
 import { API_KEY_SHAPE, type AccountStore } from '../store/interface.js';
 
@@ -128,7 +129,7 @@ export const auth = fp<AuthOptions>(
       if (!route) {
         // An empty path parameter matched a route, but addresses no operation.
         if (request.routeOptions.config.operation)
-          throw new ApiError('NOT_FOUND', `No operation ${request.method} ${request.url.split('?')[0]}.`);
+          throw new ApiError('NOT_FOUND', noOperationMessage(request.method, pathOf(request.url)));
         return; // no route at all (the not-found handler answers), or the sandbox's, which authenticates its own
       }
       await authenticateFor(request, route);

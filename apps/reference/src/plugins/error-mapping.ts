@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyMediaTypeMessage, type ErrorCode, MALFORMED_PATH_ESCAPE_MESSAGE, shown } from '@cls-api/server';
+import {
+  bodyMediaTypeMessage,
+  type ErrorCode,
+  MALFORMED_PATH_ESCAPE_MESSAGE,
+  noOperationMessage,
+  shown,
+} from '@cls-api/server';
 import type { ErrorCatalogEntry } from '@cls-api/spec';
 import { ApiError, messageText } from '../errors.js';
 import fp from 'fastify-plugin';
@@ -203,7 +209,7 @@ export const errorMapping = fp<ErrorMappingOptions>(
       const status = clientStatus(fastifyError);
       if (status !== undefined) {
         if (status === 404)
-          return send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
+          return send(request, reply, 'NOT_FOUND', noOperationMessage(request.method, pathOf(request.url)));
         const known = FRAMEWORK_MESSAGES[fastifyError.code];
         // A body stream that ended early (the client went away, or a parse error cut it) has no Fastify code.
         const message =
@@ -230,7 +236,7 @@ export const errorMapping = fp<ErrorMappingOptions>(
     app.setErrorHandler((error, request, reply) => handle(error as FastifyError, request, reply));
 
     const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-      send(request, reply, 'NOT_FOUND', `No operation ${request.method} ${shown(pathOf(request.url))}.`);
+      send(request, reply, 'NOT_FOUND', noOperationMessage(request.method, pathOf(request.url)));
     app.setNotFoundHandler(notFound);
 
     // A route or method the contract has nowhere is answered before Fastify reads a body for it: Fastify would

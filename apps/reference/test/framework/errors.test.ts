@@ -71,6 +71,11 @@ describe('the envelope', () => {
     }
     const head = await s.request('HEAD', '/v3/wms/orders', { unchecked: true });
     expect(head.status).toBe(404);
+    // A method the path does not have names the ones it has (the mock answers in the same words).
+    expect((await s.request('PUT', '/v3/wms/orders/ORD-1')).body.error.message).toBe(
+      'PUT is not an operation of /v3/wms/orders/ORD-1: it has GET, PATCH.',
+    );
+    expect((await s.request('GET', '/v3/nothing')).body.error.message).toBe('No operation GET /v3/nothing.');
   });
 });
 
