@@ -149,6 +149,12 @@ export class Contract {
     return route ? { route, pathMatches } : undefined;
   }
 
+  /** The methods of the operations this document has at a concrete path, upper-case, in the document's order. */
+  methodsAt(pathname: string): string[] {
+    const at = new Set(this.routes.filter((r) => r.pattern.test(pathname)).map((r) => r.op));
+    return [...new Set(this.operations.filter((op) => at.has(op)).map((op) => op.method.toUpperCase()))];
+  }
+
   /** Every named response example of `op`, in response order. */
   scenariosOf(op: OperationInfo): Scenario[] {
     const out: Scenario[] = [];

@@ -442,7 +442,7 @@ function generatedBody(contract: Contract, op: OperationInfo, shaped: ShapedResp
 
 /** The answer to a method and path that name no operation of the contract: 404 NOT_FOUND, in the envelope. */
 export function unknownRoute(contract: Contract, method: string, pathname: string): ShapedResponse {
-  return errorResponse(contract, 'unknownRoute', noOperationMessage(method, pathname));
+  return errorResponse(contract, 'unknownRoute', noOperationMessage(method, pathname, contract.methodsAt(pathname)));
 }
 
 function documentedStatus(contract: Contract, op: OperationInfo, example: string): string | undefined {

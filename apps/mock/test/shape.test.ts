@@ -10,6 +10,7 @@ import {
   parsePrefer,
   resolvePrefer,
   shapeResponse,
+  unknownRoute,
   type RequestFacts,
 } from '../src/shape.js';
 
@@ -114,6 +115,21 @@ describe('violations', () => {
   it('messages are one line of at most 1,000 characters', () => {
     expect(asText('a\nb\tc')).toBe('a b c');
     expect(asText('x'.repeat(2000))).toHaveLength(1000);
+  });
+});
+
+describe('unknownRoute', () => {
+  it('names the methods the served document has at the path, not those of the bundled contract', () => {
+    const message = (c: Contract) =>
+      (
+        JSON.parse(unknownRoute(c, 'PUT', '/v3/wms/orders/ORD-1').body.toString()) as {
+          error: { message: string };
+        }
+      ).error.message;
+    expect(message(contract)).toBe('PUT is not an operation of /v3/wms/orders/ORD-1: it has GET, PATCH.');
+    const served = structuredClone(doc);
+    delete served.paths!['/v3/wms/orders/{order_no}']!.patch;
+    expect(message(new Contract(served))).toBe('PUT is not an operation of /v3/wms/orders/ORD-1: it has GET.');
   });
 });
 

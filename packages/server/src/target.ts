@@ -63,9 +63,12 @@ export function methodsAt(path: string): string[] {
   return [...new Set(PATH_PATTERNS.filter((p) => p.pattern.test(path)).map((p) => p.method))];
 }
 
-/** The 404 message for a method and path that name no operation of the contract. */
-export function noOperationMessage(method: string, path: string): string {
-  const others = methodsAt(path).filter((m) => m !== method.toUpperCase());
+/**
+ * The 404 message for a method and path that name no operation of the contract. `methods` are those at the path:
+ * by default the contract's (`methodsAt`); a server serving another document gives its own.
+ */
+export function noOperationMessage(method: string, path: string, methods: readonly string[] = methodsAt(path)): string {
+  const others = methods.filter((m) => m !== method.toUpperCase());
   return others.length > 0
     ? `${method} is not an operation of ${shown(path)}: it has ${others.join(', ')}.`
     : `No operation ${method} ${shown(path)}.`;
