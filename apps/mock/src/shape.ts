@@ -252,9 +252,10 @@ function securityFailure(contract: Contract, req: RequestFacts, op: OperationInf
 /**
  * The answer to an API key the reference server refuses though the mock cannot look it up: more than one key (the
  * header sent twice), which is no key (401 `AUTH_INVALID_TOKEN`), and a key of another area (`manager_test_…` on a
- * `/v3/wms/` operation, 403 `AUTH_FORBIDDEN`), each as the operation's first documented example of its code.
- * Undefined when the key's area is one the operation takes, when the key has no area (`{area}_{env}_{random}`, which
- * the mock cannot judge otherwise), or when a credential of another scheme the operation takes (a JWT) is sent too.
+ * `/v3/wms/` operation, 403 `AUTH_FORBIDDEN`), each as the operation's first documented example of its code. A JWT
+ * sent beside the key changes nothing: where both are taken, the key is the one read (DECISIONS G22). Undefined when
+ * the key's area is one the operation takes, or when the key has no area (`{area}_{env}_{random}`, which the mock
+ * cannot judge otherwise).
  */
 export function refuseKey(contract: Contract, req: RequestFacts, op: OperationInfo): ShapedResponse | undefined {
   const accepted = op.security.map((name) => contract.schemes.get(name)).filter((s) => s !== undefined);
@@ -262,8 +263,7 @@ export function refuseKey(contract: Contract, req: RequestFacts, op: OperationIn
   if (keyed.length === 0) return undefined;
   const raw = req.headers[keyed[0]!.header];
   const key = ((Array.isArray(raw) ? raw[0] : raw) ?? '').trim();
-  // Node joins a header sent twice with ", ", and no key holds a comma; the reference server reads the key first
-  // when a JWT is sent too (DECISIONS G22).
+  // Node joins a header sent twice with ", ", and no key holds a comma.
   if (key.includes(','))
     return (
       documentedRefusal(contract, op, 'invalidCredential') ??
@@ -271,7 +271,6 @@ export function refuseKey(contract: Contract, req: RequestFacts, op: OperationIn
     );
   const shape = apiKeyShape(key);
   if (!shape || keyed.some((s) => s.keyArea === shape.area)) return undefined;
-  if (accepted.some((s) => s.keyArea === undefined && credentialSent(contract, req, s.name))) return undefined;
   return (
     documentedRefusal(contract, op, 'wrongCredential') ??
     errorResponse(contract, 'wrongCredential', 'This API key is not valid for this area.', op)

@@ -117,6 +117,7 @@ describe('authentication (source: Authentication 6 and 9)', () => {
   it("the contract has operations that take keys of some areas only, and some that take every area's", () => {
     expect(narrow.length).toBeGreaterThan(0);
     expect(narrow.length).toBeLessThan(keyed.length);
+    expect(narrow.filter((op) => op.security.includes(jwtScheme.name)).length).toBeGreaterThan(0);
   });
   it.each(keyed.map(byId))(
     '%s: a key of an area it does not take is 403 AUTH_FORBIDDEN, one it takes is not',
@@ -129,6 +130,10 @@ describe('authentication (source: Authentication 6 and 9)', () => {
         const answer = await send(mock.url, req.method, req.url, headers, req.body);
         if (takes(area)) expect(answer.status, area).not.toBe(403);
         else expectEnvelope(answer, code('wrongCredential'), op);
+        // Where a JWT is taken too, one sent beside the key changes nothing: the key is read (DECISIONS G22).
+        if (!op.security.includes(jwtScheme.name) || takes(area)) continue;
+        const both = { ...headers, [jwtScheme.header]: 'Bearer mock-token' };
+        expectEnvelope(await send(mock.url, req.method, req.url, both, req.body), code('wrongCredential'), op);
       }
       // A key without an area is not judged: the mock takes it as Prism does.
       const plain = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: 'mock-key' };
