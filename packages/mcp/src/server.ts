@@ -11,6 +11,7 @@ import {
   type ErrorCode,
   type ThrowingClsClient,
 } from '@cls-api/client';
+import { itemName, shown } from '@cls-api/server';
 import { HALF_SURROGATE_PAIR, illFormedTextAt } from '@cls-api/spec';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
@@ -151,23 +152,20 @@ function checkArguments(tool: ToolDefinition, args: Arguments): CallToolResult |
       'INVALID_PARAMETER',
     );
   }
+  // Named as both servers name a field they refuse.
   const where = (e: (typeof errors)[number]) => {
-    const path = e.instancePath
-      .split('/')
-      .slice(1)
-      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p.replace(/~1/g, '/').replace(/~0/g, '~')}`))
-      .join('')
-      .replace(/^\./, '');
-    const missing = e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : '';
-    return [path, missing].filter(Boolean).join('.') || 'arguments';
+    const missing =
+      e.keyword === 'required' ? String((e.params as { missingProperty?: string }).missingProperty) : undefined;
+    return itemName(e.instancePath, missing) || 'arguments';
   };
-  const shown = errors.slice(0, 5).map((e) => {
-    const got = e.keyword === 'required' ? '' : ` (got ${JSON.stringify(valueAt(args, e.instancePath)) ?? 'nothing'})`;
+  const listed = errors.slice(0, 5).map((e) => {
+    const value = JSON.stringify(valueAt(args, e.instancePath));
+    const got = e.keyword === 'required' ? '' : ` (got ${value === undefined ? 'nothing' : shown(value)})`;
     return `${where(e)} ${e.message ?? 'is not valid'}${got}`;
   });
-  const more = errors.length > shown.length ? `; and ${errors.length - shown.length} more` : '';
+  const more = errors.length > listed.length ? `; and ${errors.length - listed.length} more` : '';
   const code: ErrorCode = errors.every((e) => e.keyword === 'required') ? 'REQUIRED_PARAMETER' : 'INVALID_PARAMETER';
-  return argumentError(`${tool.name}: ${shown.join('; ')}${more}. ${NOTHING_SENT}`, code);
+  return argumentError(`${tool.name}: ${listed.join('; ')}${more}. ${NOTHING_SENT}`, code);
 }
 
 function valueAt(value: unknown, pointer: string): unknown {
@@ -192,7 +190,10 @@ async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Argum
   const known = new Set([...tool.pathParams, ...tool.queryParams, 'body']);
   const unknown = Object.keys(args).filter((k) => !known.has(k));
   if (unknown.length > 0) {
-    return argumentError(`${tool.name} takes no argument ${unknown.join(', ')}`, 'INVALID_PARAMETER');
+    return argumentError(
+      `${tool.name} takes no argument ${unknown.map((k) => shown(k)).join(', ')}`,
+      'INVALID_PARAMETER',
+    );
   }
   for (const name of tool.inputSchema.required ?? []) {
     if (args[name] === undefined) {

@@ -322,6 +322,17 @@ describe('a tool call', () => {
     expect(seen.map((r) => new URL(r.url).search)).toEqual(['?size=500']);
   });
 
+  it('repeats a name or value an agent made up with its control characters escaped, and no request is sent', async () => {
+    const { seen, client } = await writable();
+    // A line break, a bell and a C1 control (U+009B starts a terminal's escape sequence): the message stays one line.
+    const unknown = await client.callTool({ name: 'listManagerOrders', arguments: { sizee: 5, 'a\nb\u0007': 1 } });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toBe('listManagerOrders takes no argument sizee, a\\u000ab\\u0007');
+    const value = await client.callTool({ name: 'listManagerOrders', arguments: { size: 'x\u009b2J' } });
+    expect(textOf(value)).toContain('size must be integer (got "x\\u009b2J")');
+    expect(seen).toHaveLength(0);
+  });
+
   it('with half a surrogate pair in any argument is refused by its name, and no request reaches the service', async () => {
     const { seen, client } = await writable();
     const half = HALF_SURROGATE_PAIR;
