@@ -279,6 +279,12 @@ export async function startDocs(options: DocsOptions = {}): Promise<DocsServer> 
     );
   });
 
+  // An Expect other than 100-continue never reaches the handler: Node would answer 417 with an empty body. A body
+  // the client sends anyway is not read, so the connection closes rather than read it as the next request.
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    plain(res, 417, 'Expectation failed: only 100-continue is supported', { connection: 'close' });
+  });
+
   // CONNECT (a proxy's tunnel) never reaches the handler either, and Node closes the connection unanswered: it is a
   // method the site does not have, answered as any other.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {

@@ -82,6 +82,20 @@ describe('startDocs', () => {
     }
   });
 
+  it('answers an expectation it cannot meet with 417 and a line saying so, as its other refusals', async () => {
+    const docs = await startDocs();
+    try {
+      // Node answered 417 with an empty body on its own.
+      const res = await get(docs.port, '/', { expect: '200-ok' });
+      expect(res.status).toBe(417);
+      expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(res.body.toString('utf8')).toBe('Expectation failed: only 100-continue is supported\n');
+      expect((await get(docs.port, '/openapi.json', { expect: '100-continue' })).status).toBe(200);
+    } finally {
+      await docs.close();
+    }
+  });
+
   it('serves gzip and brotli by Accept-Encoding, with an ETag and Last-Modified that give a 304', async () => {
     const docs = await startDocs();
     try {
