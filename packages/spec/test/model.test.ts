@@ -90,6 +90,25 @@ describe('limits', () => {
     expect(integerQueryMessage('size', ['1', '2'], syntax)).toBe('The query parameter size must be given once.');
   });
 
+  it('words the integer query syntax as its pattern reads: the most digits it takes, and no sign, point or space', () => {
+    // Both are written by hand in spec/components/x-limits.yaml; a new length in one must come with the other.
+    const { queryIntegerSyntax, queryIntegerMeaning } = new ContractModel(doc).limits;
+    const most = Array.from({ length: 20 }, (_, i) => i + 1).filter((n) => queryIntegerSyntax.test('7'.repeat(n)));
+    expect(most).toEqual(Array.from({ length: most.length }, (_, i) => i + 1));
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    expect(queryIntegerMeaning).toContain(`at most ${words[most.length - 1]},`);
+    for (const [refused, word] of [
+      ['+5', 'sign'],
+      ['-5', 'sign'],
+      ['5.0', 'point'],
+      ['5e1', 'exponent'],
+      [' 5', 'space'],
+    ] as const) {
+      expect(queryIntegerSyntax.test(refused), refused).toBe(false);
+      expect(queryIntegerMeaning).toContain(word);
+    }
+  });
+
   it('follows a change of the spec without a change of code', () => {
     const changed = copy();
     (limitsOf(changed).gateway as Record<string, unknown>).burst = 70;
