@@ -11,8 +11,7 @@ import {
   type ErrorCode,
   type ThrowingClsClient,
 } from '@cls-api/client';
-import { itemName, shown } from '@cls-api/server';
-import { HALF_SURROGATE_PAIR, illFormedTextAt } from '@cls-api/spec';
+import { HALF_SURROGATE_PAIR, illFormedTextAt, itemName, shown } from '@cls-api/spec';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,

@@ -18,12 +18,12 @@ export {
   noOperationMessage,
   pathPattern,
 } from './target.js';
+// Kept here too for the servers that named them from this package: they live in @cls-api/spec, which the MCP server
+// shares.
+export { MAX_ECHOED_CHARACTERS, itemName, shown } from '@cls-api/spec';
 export {
-  MAX_ECHOED_CHARACTERS,
   describeRequestError,
-  itemName,
   schemaAt,
-  shown,
   type RequestErrorWords,
   type RequestPart,
   type SchemaRefusal,

@@ -2,29 +2,7 @@
 // from the reference server, the mock and the mock's sandbox helpers. The mock had its validators' own words ("Request
 // body must NOT have additional properties; found 'zzz'." where the reference says "zzz is not allowed."), so a
 // client's error handling tried on the mock met other words on the service.
-import { referenceOf, resolvePointer, type JsonSchema, type OpenApiDocument } from '@cls-api/spec';
-
-/** How much of a client's own text (a property name, a path) a message repeats. */
-export const MAX_ECHOED_CHARACTERS = 200;
-
-/**
- * Characters a message may not carry as they are: C0 and C1 controls and DEL (the contract's `Text` is one line
- * without control characters, spec/components/schemas/SingleLineText.yaml; C1 controls such as U+009B start terminal
- * escape sequences too), the Unicode line and paragraph separators, and lone surrogates, which are not text.
- */
-const UNSAFE =
-  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
-/**
- * A client's text as a message may repeat it: every unsafe character written as a JSON-style escape (`a\u0010b`),
- * and at most `max` characters, so that an echo can neither break the message's one line, nor colour or move a
- * terminal that shows the log, nor make the message long.
- */
-export function shown(text: string, max: number = MAX_ECHOED_CHARACTERS): string {
-  const chars = Array.from(text);
-  const cut = chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
-  return cut.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+import { itemName, referenceOf, resolvePointer, type JsonSchema, type OpenApiDocument } from '@cls-api/spec';
 
 /** The part of a request a schema refused: its path parameters, its query, or its body. */
 export type RequestPart = 'params' | 'query' | 'body';
@@ -46,21 +24,6 @@ export interface RequestErrorWords {
   /** True when a required item is absent (REQUIRED_PARAMETER), false for a wrong format or value. */
   missing: boolean;
   message: string;
-}
-
-/**
- * `/orders/2/receiver_name` → `orders[2].receiver_name`, as a message may show it: a property name is the client's
- * own text (`a\u0010b`), so it is escaped and bounded (`shown`).
- */
-export function itemName(instancePath: string, child?: string): string {
-  const segments = instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) segments.push(child);
-  let out = '';
-  for (const s of segments) out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
-  return shown(out);
 }
 
 /** The schema that applies at `instancePath` of a value of `schema`, following `$ref`s, `properties`, `items`. */

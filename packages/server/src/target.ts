@@ -3,8 +3,8 @@
 // leniently, as Node's and Prism's query parsers read it, `?product_code=%FF` was the product code "%FF": the
 // reference answered 404 PRODUCT_NOT_FOUND for a product the client never named, and the mock ignored the filter.
 // A path with such an escape was already refused; the query now is too, in the same words.
+import { shown } from '@cls-api/spec';
 import { routes } from '../generated/routes.js';
-import { shown } from './request-errors.js';
 
 const ESCAPE_RULE =
   'each % must be followed by two hex digits (a % itself is written %25), and the bytes they spell must be UTF-8';

@@ -1,7 +1,7 @@
 // describeRequestError: a refusal of a request's schemas in the words both servers answer with.
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '@cls-api/spec';
-import { describeRequestError, itemName, schemaAt, shown } from '../src/index.js';
+import { describeRequestError, schemaAt } from '../src/index.js';
 
 const doc = loadSpec();
 const refusal = (keyword: string, instancePath: string, params: Record<string, unknown> = {}, message?: string) => ({
@@ -9,20 +9,6 @@ const refusal = (keyword: string, instancePath: string, params: Record<string, u
   instancePath,
   params,
   ...(message !== undefined ? { message } : {}),
-});
-
-describe('itemName and shown', () => {
-  it('name an item by its place, as a client writes it', () => {
-    expect(itemName('/orders/2/receiver_name')).toBe('orders[2].receiver_name');
-    expect(itemName('', 'product_code')).toBe('product_code');
-    expect(itemName('/a~1b/c~0d')).toBe('a/b.c~d');
-  });
-
-  it("escape and bound a client's own text", () => {
-    expect(itemName('', 'a\u0010b\u009b')).toBe('a\\u0010b\\u009b');
-    expect(shown('x'.repeat(300))).toBe(`${'x'.repeat(200)}…`);
-    expect(shown('\ud800 \u2028')).toBe('\\ud800 \\u2028');
-  });
 });
 
 describe('describeRequestError', () => {

@@ -2,7 +2,8 @@
 // other (`\ud800` alone) into a lone UTF-16 code unit, and a caller's own string can hold one too: sent, it is a value
 // no server keeps as it came (a database stores bytes that read back as something else; a URL cannot encode it). The
 // servers refuse such a body (@cls-api/server's illFormedTextMessage), and the MCP server refuses such arguments
-// before it sends anything: one walk for both.
+// before it sends anything: one walk for both. A client's own text that a message repeats (a property name, a path)
+// is escaped and bounded by one rule for every server and the MCP server alike (`shown`, `itemName`).
 
 /** Where a value holds half of a surrogate pair without the other half. */
 export interface IllFormedText {
@@ -58,4 +59,41 @@ function pathOf(parents: readonly number[], keys: ReadonlyArray<string | number>
     path += typeof key === 'number' ? `[${key}]` : path === '' ? key : `.${key}`;
   }
   return path;
+}
+
+/** How much of a client's own text (a property name, a path) a message repeats. */
+export const MAX_ECHOED_CHARACTERS = 200;
+
+/**
+ * Characters a message may not carry as they are: C0 and C1 controls and DEL (the contract's `Text` is one line
+ * without control characters, spec/components/schemas/SingleLineText.yaml; C1 controls such as U+009B start terminal
+ * escape sequences too), the Unicode line and paragraph separators, and lone surrogates, which are not text.
+ */
+const UNSAFE =
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A client's text as a message may repeat it: every unsafe character written as a JSON-style escape (`a\u0010b`),
+ * and at most `max` characters, so that an echo can neither break the message's one line, nor colour or move a
+ * terminal that shows the log, nor make the message long.
+ */
+export function shown(text: string, max: number = MAX_ECHOED_CHARACTERS): string {
+  const chars = Array.from(text);
+  const cut = chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
+  return cut.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * `/orders/2/receiver_name` → `orders[2].receiver_name`, as a message may show it: a property name is the client's
+ * own text (`a\u0010b`), so it is escaped and bounded (`shown`).
+ */
+export function itemName(instancePath: string, child?: string): string {
+  const segments = instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) segments.push(child);
+  let out = '';
+  for (const s of segments) out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
+  return shown(out);
 }
