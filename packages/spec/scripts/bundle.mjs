@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { withoutNodeNotice } from './tool-output.mjs';
 
 const pkgDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(pkgDir, '../..');
@@ -50,11 +51,7 @@ function runRedocly(args, cwd, verbose) {
     env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
   });
   if (res.error) throw new BuildError(`could not run ${bin('redocly')}: ${res.error.message}`);
-  // Drop the Node 20 deprecation box: it is noise on every run and hides the actual diagnostics.
-  const output = `${res.stdout}\n${res.stderr}`
-    .split('\n')
-    .filter((line) => !/^\s*[║╔╚╟╠╗╝]/.test(line))
-    .join('\n')
+  const output = withoutNodeNotice(`${res.stdout}\n${res.stderr}`)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
   if (res.status !== 0) {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withoutNodeNotice } from './tool-output.mjs';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = resolve(packageDir, '..', '..');
@@ -62,34 +63,36 @@ function run({ bin, args }) {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let output = '';
+    // Each stream is printed when the linter ends (a few seconds), without Redocly's Node notice.
+    let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (chunk) => {
-      output += chunk;
-      process.stdout.write(chunk);
+      stdout += chunk;
     });
     child.stderr.on('data', (chunk) => {
-      output += chunk;
-      process.stderr.write(chunk);
+      stderr += chunk;
     });
-    child.on('error', (error) => resolvePromise({ code: 1, output: `${output}\n${error.message}` }));
-    child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), output }));
+    const done = (code, extra = '') => {
+      const [out, err] = [withoutNodeNotice(stdout), withoutNodeNotice(`${stderr}${extra}`)];
+      process.stdout.write(out);
+      process.stderr.write(err);
+      resolvePromise({ code, output: `${out}\n${err}` });
+    };
+    child.on('error', (error) => done(1, `\n${error.message}\n`));
+    child.on('close', (code, signal) => done(code ?? (signal ? 1 : 0)));
   });
 }
 
-// Lines that report a warning. Some lines merely contain the word: Redocly's boxed notice that Node 20
-// support is ending (printed on every run on these machines; it says nothing about the contract), a summary
-// count of zero ("0 warnings"), and Spectral's all-clear ("No results with a severity of 'warn' or higher").
+// Lines that report a warning. Some lines merely contain the word: a summary count of zero ("0 warnings"), and
+// Spectral's all-clear ("No results with a severity of 'warn' or higher").
 const NOT_WARNINGS = [/\b0 warnings?\b/gi, /severity of '?warn'? or higher/gi];
 
 function warningLines(output) {
   const lines = output.replace(/\u001b\[[0-9;]*m/g, '').split(/\r?\n/);
   const found = [];
-  let inBox = false;
   for (const line of lines) {
-    if (line.includes('╔')) inBox = true;
     const rest = NOT_WARNINGS.reduce((text, pattern) => text.replace(pattern, ''), line);
-    if (!inBox && /\bwarn(?:ing)?s?\b/i.test(rest)) found.push(line.trim());
-    if (line.includes('╚')) inBox = false;
+    if (/\bwarn(?:ing)?s?\b/i.test(rest)) found.push(line.trim());
   }
   return found;
 }
