@@ -10,6 +10,7 @@ import {
   queryOf,
   readBody,
   refuseBody,
+  refuseBodyText,
   refuseIntegerQuery,
   refuseQuery,
   refuseTarget,
@@ -126,12 +127,15 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
         shaped = tooLarge(contract, undefined);
       } else {
         const body = await readBody(req);
-        // A helper the sandbox does not have is 404 first, as on the reference server.
-        const helper = sandbox.operations.some((op) => op.path === path && op.method === method.toLowerCase());
+        // In the reference server's order: a helper the sandbox does not have is 404 first, then the query, the
+        // credential, and the body, which is refused as on every operation (its media type, coding and text).
+        const helper = sandbox.helper(method, path);
         shaped =
-          (helper ? refuseQuery(contract, queryOf(req.url)) : undefined) ??
-          refuseBody(contract, body, undefined, req.headers['content-encoding']) ??
-          sandbox.answer(method, path, req.headers, body as Buffer, parsePrefer(req.headers.prefer));
+          (helper
+            ? (refuseQuery(contract, queryOf(req.url)) ??
+              sandbox.refuseCredential(helper, req.headers) ??
+              refuseBodyText(contract, body, helper, req.headers['content-encoding'], req.headers['content-type']))
+            : undefined) ?? sandbox.answer(method, path, req.headers, body as Buffer, parsePrefer(req.headers.prefer));
       }
       send(res, shaped);
       onRequest?.(

@@ -126,6 +126,24 @@ export function refuseBody(
   contentEncoding: string | undefined,
   contentType?: string,
 ): ShapedResponse | undefined {
+  const refused = refuseBodyText(contract, body, op, contentEncoding, contentType);
+  if (refused || body === 'too-large') return refused;
+  // Prism takes a body of JSON `null` for no body ("The request body is required."); it is a body of the wrong type.
+  const words = op?.requestBody && parseJson(body) === null ? contract.bodyRefusal(op, null) : undefined;
+  return words && errorResponse(contract, words.missing ? 'missing' : 'invalid', words.message, op);
+}
+
+/**
+ * The part of {@link refuseBody} that reads no schema: the body's size, media type, coding and text. The sandbox's
+ * helpers, whose schemas are in the sandbox's own document, check the rest themselves.
+ */
+export function refuseBodyText(
+  contract: Contract,
+  body: Buffer | 'too-large',
+  op: Operation,
+  contentEncoding: string | undefined,
+  contentType?: string,
+): ShapedResponse | undefined {
   if (body === 'too-large') return tooLarge(contract, op);
   // As the reference server reads it: a Content-Type that names another type is refused, with a body or without; no
   // Content-Type only with a body (without either, the body is missing).
@@ -141,11 +159,7 @@ export function refuseBody(
     return errorResponse(contract, 'invalid', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`, op);
   // Nor is a string holding half of a surrogate pair (`\ud800` alone) Unicode text, though Prism would take it (the
   // reference refuses both). Text that is not JSON at all is Prism's to answer.
-  const json = parseJson(body);
-  const notUnicode = illFormedTextMessage(json);
+  const notUnicode = illFormedTextMessage(parseJson(body));
   if (notUnicode !== undefined) return errorResponse(contract, 'invalid', notUnicode, op);
-  // Prism takes a body of JSON `null` for no body ("The request body is required."); it is a body of the wrong type.
-  const refused = json === null && op?.requestBody ? contract.bodyRefusal(op, null) : undefined;
-  if (refused) return errorResponse(contract, refused.missing ? 'missing' : 'invalid', refused.message, op);
   return undefined;
 }

@@ -119,13 +119,10 @@ export class SandboxHelpers {
     body: Buffer,
     prefer: Preference,
   ): ShapedResponse {
-    const m = method.toLowerCase();
-    const op = this.operations.find((o) => o.path === pathname && o.method === m);
+    const op = this.helper(method, pathname);
     if (!op) return unknownRoute(this.contract, method, pathname);
-    const credential = this.credentialOf(op, headers);
-    if (credential === undefined) return this.documented(op, '401', 'AUTH_MISSING_TOKEN', 'noCredential');
-    // A test credential only (the document's 403); the mock tells a live key by its `{area}_{env}_` shape.
-    if (credential.live) return this.documented(op, '403', 'AUTH_FORBIDDEN', 'liveCredential');
+    const refused = this.refuseCredential(op, headers);
+    if (refused) return refused;
     let input: unknown;
     if (op.requestBody) {
       const text = body.toString('utf8');
@@ -147,6 +144,24 @@ export class SandboxHelpers {
       }
     }
     return this.example(op, prefer, input);
+  }
+
+  /** The helper at `method` and `pathname`; undefined when the sandbox has none there. */
+  helper(method: string, pathname: string): OperationInfo | undefined {
+    const m = method.toLowerCase();
+    return this.operations.find((o) => o.path === pathname && o.method === m);
+  }
+
+  /** The answer to a missing credential, or one the helpers do not take; undefined when the credential is taken. */
+  refuseCredential(
+    op: OperationInfo,
+    headers: Record<string, string | string[] | undefined>,
+  ): ShapedResponse | undefined {
+    const credential = this.credentialOf(op, headers);
+    if (credential === undefined) return this.documented(op, '401', 'AUTH_MISSING_TOKEN', 'noCredential');
+    // A test credential only (the document's 403); the mock tells a live key by its `{area}_{env}_` shape.
+    if (credential.live) return this.documented(op, '403', 'AUTH_FORBIDDEN', 'liveCredential');
+    return undefined;
   }
 
   /** The credential sent in a header of a scheme the helper takes; undefined when none was. */

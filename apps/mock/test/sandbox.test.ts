@@ -1,6 +1,8 @@
 // The sandbox's helpers on the mock: answered statelessly from their own document (@cls-api/spec/sandbox.json), each
 // answer one of its examples or the envelope with a status that helper documents, and valid against its schema.
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyMediaTypeMessage } from '@cls-api/server';
 import {
   documentValidator,
   type JsonSchema,
@@ -76,7 +78,11 @@ describe('the sandbox helpers on the mock', () => {
     expect(neither.status).toBe(400);
     const both = await call('PUT', '/sandbox/clock', json({ at: '2026-11-20 18:00:01', advance_seconds: 60 }));
     expect(both.status).toBe(400);
-    const notJson = await call('PUT', '/sandbox/clock', { ...TEST_KEY, body: '{at:' });
+    const notJson = await call('PUT', '/sandbox/clock', {
+      'Content-Type': 'application/json',
+      ...TEST_KEY,
+      body: '{at:',
+    });
     expect(notJson.status).toBe(400);
     // In the reference server's words: it was "the body must NOT have additional properties."
     const unknown = await call('PUT', '/sandbox/clock', json({ at: '2026-11-20 18:00:01', later: true }));
@@ -94,6 +100,25 @@ describe('the sandbox helpers on the mock', () => {
     expect((await call('PUT', '/sandbox/clock', json({ at: last }))).status).toBe(200);
     const seed = await call('POST', '/sandbox/reset', json({ seed: 'everything' }));
     expect((seed.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
+  });
+
+  it('refuses a body as every operation does, and answers the credential first, as the reference server', async () => {
+    // The mock took these with 200: the sandbox's helpers take JSON as the service's operations do.
+    const clock = JSON.stringify({ at: '2026-11-20 18:00:01' });
+    for (const type of ['text/plain', 'application/vnd.api+json', 'application/json, text/plain']) {
+      const answer = await call('PUT', '/sandbox/clock', { ...TEST_KEY, 'Content-Type': type, body: clock });
+      expect([answer.status, (answer.body as { error: { message: string } }).error.message], type).toEqual([
+        400,
+        bodyMediaTypeMessage('application/json'),
+      ]);
+    }
+    // Without a credential, a body the mock cannot read is not answered first: it was 400 for the gzip coding.
+    const coded = { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' };
+    const anonymous = await send(mock.url, 'PUT', '/sandbox/clock', coded, gzipSync(clock));
+    documented('PUT', '/sandbox/clock', anonymous);
+    expect(anonymous.status).toBe(401);
+    const keyed = await send(mock.url, 'PUT', '/sandbox/clock', { ...coded, ...TEST_KEY }, gzipSync(clock));
+    expect(keyed.status).toBe(400);
   });
 
   it('serves the example Prefer names, and 404 for what the sandbox does not have', async () => {
