@@ -22,6 +22,8 @@ import {
   errorResponse,
   formatPrefer,
   parsePrefer,
+  prismAuthorization,
+  refuseAuthorization,
   refuseKey,
   resolvePrefer,
   type RequestFacts,
@@ -165,6 +167,11 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     // The reference server checks the credential before it reads a body: a missing one, or a key it refuses
     // (`refuseKey`), is answered first.
     if (shaped && facts.op) shaped = credentialRefusal(contract, facts, facts.op) ?? shaped;
+    // An Authorization header that is not `Bearer <token>` is refused by its shape, before Prism, which would answer
+    // the request as if no credential were sent (401 AUTH_MISSING_TOKEN) or take `Bearer a b`.
+    if (!shaped && facts.op) shaped = refuseAuthorization(contract, facts, facts.op);
+    const authorization = facts.op && !shaped ? prismAuthorization(contract, facts.op, req.headers) : undefined;
+    if (authorization) req.headers[authorization.header] = authorization.value;
     // A forced outcome of the sandbox (sandbox.ts) is served as the Prefer of the operation's example of it.
     const forced = facts.op ? sandbox.forcedOutcome(facts.op, req.headers, body as Buffer) : undefined;
     if (forced && 'refused' in forced) shaped ??= forced.refused;

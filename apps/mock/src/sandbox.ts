@@ -22,8 +22,8 @@ import {
   type OperationInfo,
   type SchemaValidator,
 } from '@cls-api/spec';
-import type { Contract } from './contract.js';
-import { errorResponse, type Preference, type ShapedResponse, unknownRoute } from './shape.js';
+import type { Contract, ErrorRole } from './contract.js';
+import { errorResponse, type Preference, schemeToken, type ShapedResponse, unknownRoute } from './shape.js';
 
 /** The path prefix of the sandbox's helpers. */
 export const SANDBOX_PREFIX = '/sandbox/';
@@ -159,29 +159,36 @@ export class SandboxHelpers {
   ): ShapedResponse | undefined {
     const credential = this.credentialOf(op, headers);
     if (credential === undefined) return this.documented(op, '401', 'AUTH_MISSING_TOKEN', 'noCredential');
+    if (credential === null) return this.documented(op, '401', 'AUTH_INVALID_TOKEN', 'invalidCredential');
     // A test credential only (the document's 403); the mock tells a live key by its `{area}_{env}_` shape.
     if (credential.live) return this.documented(op, '403', 'AUTH_FORBIDDEN', 'liveCredential');
     return undefined;
   }
 
-  /** The credential sent in a header of a scheme the helper takes; undefined when none was. */
+  /**
+   * The credential sent in a header of a scheme the helper takes, an API key first (DECISIONS G22); null for an
+   * authorization header the reference server refuses by its shape (`Basic …`, `Bearer` alone); undefined when none
+   * was sent.
+   */
   private credentialOf(
     op: OperationInfo,
     headers: Record<string, string | string[] | undefined>,
-  ): { live: boolean } | undefined {
+  ): { live: boolean } | null | undefined {
+    let malformed = false;
     for (const name of op.security) {
       const scheme = this.contract.schemes.get(name);
       if (!scheme) continue;
       const raw = headers[scheme.header];
-      const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-      if (!value) continue;
       if (scheme.httpScheme) {
-        if (value.toLowerCase().startsWith(`${scheme.httpScheme} `)) return { live: false };
+        const token = schemeToken(scheme.httpScheme, raw);
+        if (typeof token === 'string') return { live: false };
+        malformed ||= token === null;
         continue;
       }
-      return { live: apiKeyShape(value)?.env === 'live' };
+      const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+      if (value) return { live: apiKeyShape(value)?.env === 'live' };
     }
-    return undefined;
+    return malformed ? null : undefined;
   }
 
   private refuseBody(op: OperationInfo, input: unknown): ShapedResponse | undefined {
@@ -238,11 +245,12 @@ export class SandboxHelpers {
         };
       }
     }
-    return errorResponse(
-      this.contract,
-      code === 'AUTH_FORBIDDEN' ? 'wrongCredential' : 'noCredential',
-      code === 'AUTH_FORBIDDEN' ? 'The sandbox helpers take a test credential only.' : 'Send X-API-Key or a JWT.',
-      op,
-    );
+    const [role, message]: [ErrorRole, string] =
+      code === 'AUTH_FORBIDDEN'
+        ? ['wrongCredential', 'The sandbox helpers take a test credential only.']
+        : code === 'AUTH_INVALID_TOKEN'
+          ? ['invalidCredential', 'The Authorization header must be Bearer <access_token>.']
+          : ['noCredential', 'Send X-API-Key or a JWT.'];
+    return errorResponse(this.contract, role, message, op);
   }
 }

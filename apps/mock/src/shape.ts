@@ -10,7 +10,7 @@ import {
   schemaAt,
 } from '@cls-api/server';
 import { apiKeyShape, type JsonSchema, type OperationInfo } from '@cls-api/spec';
-import { errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
+import { type CredentialScheme, errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
 /** A violation as Prism reports it in its `sl-violations` header. */
 export interface Violation {
@@ -228,7 +228,62 @@ function credentialSent(contract: Contract, req: RequestFacts, schemeName: strin
   const value = req.headers[scheme.header];
   const text = Array.isArray(value) ? value[0] : value;
   if (!text?.trim()) return false;
-  return scheme.httpScheme ? text.trim().toLowerCase().startsWith(`${scheme.httpScheme} `) : true;
+  return scheme.httpScheme ? typeof schemeToken(scheme.httpScheme, text) === 'string' : true;
+}
+
+/**
+ * The token of an authorization header of `scheme` (`Bearer <token>`): the scheme's name in any case (RFC 9110
+ * 11.1), one token after it. Null for a header of another shape (`Basic …`, `Bearer` alone, two tokens), which the
+ * reference server refuses as an invalid credential; undefined for no header or an empty one.
+ */
+export function schemeToken(scheme: string, header: string | string[] | undefined): string | null | undefined {
+  const text = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!text) return undefined;
+  const [name, ...rest] = text.split(/ +/);
+  return name!.toLowerCase() === scheme.toLowerCase() && rest.length === 1 ? rest[0]! : null;
+}
+
+/**
+ * The answer to an authorization header the reference server refuses by its shape alone (401 `AUTH_INVALID_TOKEN`),
+ * where the operation takes it and no API key it takes is sent (the key is the one read then, DECISIONS G22).
+ */
+export function refuseAuthorization(
+  contract: Contract,
+  req: RequestFacts,
+  op: OperationInfo,
+): ShapedResponse | undefined {
+  const schemes = op.security.map((name) => contract.schemes.get(name)).filter((s) => s !== undefined);
+  const http = schemes.find((s) => s.httpScheme !== undefined);
+  if (!http || schemes.some((s) => s.httpScheme === undefined && credentialSent(contract, req, s.name)))
+    return undefined;
+  if (schemeToken(http.httpScheme!, req.headers[http.header]) !== null) return undefined;
+  return (
+    documentedRefusal(contract, op, 'invalidCredential') ??
+    errorResponse(contract, 'invalidCredential', `The ${headerName(http.header)} header must be ${bearer(http)}.`, op)
+  );
+}
+
+/** `authorization` → `Authorization`, as a message names a header. */
+const headerName = (header: string) =>
+  header.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+const bearer = (scheme: CredentialScheme) => `${headerName(scheme.httpScheme!)} <access_token>`;
+
+/**
+ * The authorization header as Prism reads it: Prism takes the scheme's name in one case only (`Bearer`), where the
+ * service takes any. Undefined when the header is absent, refused, or written so already.
+ */
+export function prismAuthorization(
+  contract: Contract,
+  op: OperationInfo,
+  headers: RequestFacts['headers'],
+): { header: string; value: string } | undefined {
+  for (const scheme of op.security.map((name) => contract.schemes.get(name))) {
+    if (scheme?.httpScheme === undefined) continue;
+    const token = schemeToken(scheme.httpScheme, headers[scheme.header]);
+    const value = `${headerName(scheme.httpScheme)} ${token}`;
+    if (typeof token === 'string' && headers[scheme.header] !== value) return { header: scheme.header, value };
+  }
+  return undefined;
 }
 
 /**
@@ -287,6 +342,8 @@ export function credentialRefusal(
   op: OperationInfo,
 ): ShapedResponse | undefined {
   if (op.security.length === 0) return undefined;
+  const malformed = refuseAuthorization(contract, req, op);
+  if (malformed) return malformed;
   if (!op.security.some((name) => credentialSent(contract, req, name))) return securityFailure(contract, req, op);
   return refuseKey(contract, req, op);
 }

@@ -107,6 +107,32 @@ describe('authentication (source: Authentication 6 and 9)', () => {
     expectEnvelope(await withOnly(op, jwtScheme.header, 'Bearer mock-token'), code('noCredential'), op);
   });
 
+  // An Authorization header that is not `Bearer <token>` is an invalid credential (401 AUTH_INVALID_TOKEN) on the
+  // reference server. The mock answered it as no credential (AUTH_MISSING_TOKEN), took `Bearer a b`, and refused the
+  // scheme's name in lower case, which the service takes (an HTTP scheme's name is not case-sensitive).
+  const takesJwt = secured.filter((op) => op.security.includes(jwtScheme.name));
+  it('the contract has operations that take a JWT', () => expect(takesJwt.length).toBeGreaterThan(0));
+  it.each(takesJwt.map(byId))(
+    '%s: an Authorization header not of the Bearer <token> shape is 401 AUTH_INVALID_TOKEN; bearer <token> is taken',
+    async (_, op) => {
+      for (const value of ['Basic bW9jazptb2Nr', 'Bearer', 'Bearer mock token']) {
+        expectEnvelope(await withOnly(op, jwtScheme.header, value), code('invalidCredential'), op);
+      }
+      expect((await withOnly(op, jwtScheme.header, 'bearer mock-token')).status).not.toBe(401);
+      // Beside an API key the operation takes, the key is the credential read (DECISIONS G22).
+      const key = keySchemes.find((s) => op.security.includes(s.name));
+      if (!key) return;
+      const req = exampleRequest(doc, op);
+      const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
+      const headers = {
+        ...withoutHeader(req.headers, schemeHeaders),
+        [key.header]: `${key.keyArea}_test_mock`,
+        [jwtScheme.header]: 'Basic x',
+      };
+      expect((await send(mock.url, req.method, req.url, headers, req.body)).status).not.toBe(401);
+    },
+  );
+
   // A key names its area (`{area}_{env}_{random}`, source: Authentication 3): one of an area the operation does not
   // take is 403 AUTH_FORBIDDEN, as on the reference server. Prism checked only that a key was sent.
   const areas = keySchemes.map((s) => s.keyArea!);

@@ -71,6 +71,16 @@ describe('the sandbox helpers on the mock', () => {
   it('refuses what the sandbox refuses, in the envelope its document declares', async () => {
     const missing = await call('GET', '/sandbox/clock', {});
     expect(missing.status).toBe(401);
+    // An Authorization header of another shape is an invalid credential, as on the reference server (it was 401
+    // AUTH_MISSING_TOKEN, and `Bearer a b` was taken).
+    for (const value of ['Basic bW9jazptb2Nr', 'Bearer a b']) {
+      const malformed = await call('GET', '/sandbox/clock', { Authorization: value });
+      expect([malformed.status, (malformed.body as { error: { code: string } }).error.code], value).toEqual([
+        401,
+        'AUTH_INVALID_TOKEN',
+      ]);
+    }
+    expect((await call('GET', '/sandbox/clock', { Authorization: 'bearer mock-token' })).status).toBe(200);
     const live = await call('POST', '/sandbox/reset', { 'X-API-Key': 'wms_live_mock' });
     expect(live.status).toBe(403);
     expect((live.body as { error: { code: string } }).error.code).toBe('AUTH_FORBIDDEN');
