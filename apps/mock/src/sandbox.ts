@@ -10,13 +10,17 @@ import {
   bulkRows,
   documentValidator,
   failedRowsOf,
+  liveCredentialMessage,
   loadSandboxSpec,
   operations,
   pastLastTimeMessage,
   rowBeyondRequest,
   sandboxClockLastTime,
   sandboxOutcomes,
+  type SandboxOutcome,
   type SandboxOutcomeFacts,
+  undeclaredOutcomeMessage,
+  unknownOutcomeMessage,
   type JsonSchema,
   type OpenApiDocument,
   type OperationInfo,
@@ -76,15 +80,17 @@ export class SandboxHelpers {
     const failedRows = header(this.forced.failedRowsHeader);
     if (outcome === undefined && failedRows === undefined) return undefined;
     const refuse = (message: string) => ({ refused: errorResponse(this.contract, 'invalid', message, op) });
-    if (this.credentialOf(op, headers)?.live)
-      return {
-        refused: errorResponse(this.contract, 'wrongCredential', 'A forced outcome takes a test credential.', op),
-      };
+    const credential = this.credentialOf(op, headers);
+    if (credential?.live)
+      return { refused: errorResponse(this.contract, 'wrongCredential', liveCredentialMessage('Forced outcomes'), op) };
     // Checked as the sandbox checks it, though not applied: the failed rows answered are the example's.
     const rows = failedRows === undefined ? undefined : failedRowsOf(this.forced, outcome, failedRows);
     if (outcome === undefined) return rows && 'refused' in rows ? refuse(rows.refused) : undefined;
-    if (!this.forced.outcomes.has(outcome as never))
-      return refuse(`${this.forced.outcomeHeader} is one of ${[...this.forced.outcomes.keys()].join(', ')}.`);
+    if (!this.forced.outcomes.has(outcome as never)) return refuse(unknownOutcomeMessage(this.forced, outcome));
+    const forced = outcome as SandboxOutcome;
+    // A JWT has no monthly quota: no operation called with one declares that outcome (the reference server's rule).
+    if (forced === 'quota_exceeded' && credential?.jwt)
+      return refuse(undeclaredOutcomeMessage(this.forced, forced, op.operationId, true));
     const scenarios = this.contract.scenariosOf(op);
     const retryAfter = (h: Record<string, string>) => Object.keys(h).some((n) => n.toLowerCase() === 'retry-after');
     const found =
@@ -99,7 +105,7 @@ export class SandboxHelpers {
                   s.status === '200' &&
                   Number((s.value as { data?: { failed_count?: unknown } }).data?.failed_count) > 0,
               );
-    if (!found) return refuse(`${op.operationId} does not declare the outcome ${outcome}.`);
+    if (!found) return refuse(undeclaredOutcomeMessage(this.forced, forced, op.operationId, false));
     if (rows && 'refused' in rows) return refuse(rows.refused);
     const beyond = rows && rowBeyondRequest(this.forced, rows.rows, bulkRows(parsedBody(body)).length);
     if (beyond) return refuse(beyond);
@@ -173,7 +179,7 @@ export class SandboxHelpers {
   private credentialOf(
     op: OperationInfo,
     headers: Record<string, string | string[] | undefined>,
-  ): { live: boolean } | null | undefined {
+  ): { live: boolean; jwt: boolean } | null | undefined {
     let malformed = false;
     for (const name of op.security) {
       const scheme = this.contract.schemes.get(name);
@@ -181,12 +187,12 @@ export class SandboxHelpers {
       const raw = headers[scheme.header];
       if (scheme.httpScheme) {
         const token = schemeToken(scheme.httpScheme, raw);
-        if (typeof token === 'string') return { live: false };
+        if (typeof token === 'string') return { live: false, jwt: true };
         malformed ||= token === null;
         continue;
       }
       const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-      if (value) return { live: apiKeyShape(value)?.env === 'live' };
+      if (value) return { live: apiKeyShape(value)?.env === 'live', jwt: false };
     }
     return malformed ? null : undefined;
   }

@@ -6,9 +6,13 @@ import { bodyMediaTypeMessage } from '@cls-api/server';
 import {
   documentValidator,
   type JsonSchema,
+  liveCredentialMessage,
   loadSandboxSpec,
   pastLastTimeMessage,
   sandboxClockLastTime,
+  sandboxOutcomes,
+  undeclaredOutcomeMessage,
+  unknownOutcomeMessage,
 } from '@cls-api/spec';
 import { SandboxHelpers, startMock, type MockServer } from '../src/index.js';
 import { send, type Answer } from './support.js';
@@ -17,6 +21,7 @@ const doc = loadSandboxSpec();
 const validator = documentValidator(doc);
 const ops = new SandboxHelpers({ schemes: new Map() } as never, doc).operations;
 const TEST_KEY = { 'X-API-Key': 'wms_test_mock' };
+const facts = sandboxOutcomes(doc);
 
 let mock: MockServer;
 beforeAll(async () => {
@@ -214,14 +219,34 @@ describe('forced outcomes on the mock', () => {
     expect(live.status).toBe(403);
   });
 
-  it('refuses what the sandbox refuses: an undeclared or unknown outcome, a live key', async () => {
+  it('refuses what the sandbox refuses, in its words: an undeclared or unknown outcome, a live key', async () => {
+    const error = (answer: Answer) => (answer.body as { error: { code: string; message: string } }).error;
     const undeclared = await suppliers('bulk_failed');
-    expect(undeclared.status).toBe(400);
-    expect((undeclared.body as { error: { code: string } }).error.code).toBe('INVALID_PARAMETER');
-    expect((await suppliers('timeout')).status).toBe(400);
+    expect([undeclared.status, error(undeclared).code, error(undeclared).message]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      undeclaredOutcomeMessage(facts, 'bulk_failed', 'listSuppliers', false),
+    ]);
+    // The words were the mock's own: "X-Sandbox-Outcome is one of …".
+    const unknown = await suppliers('timeout');
+    expect([unknown.status, error(unknown).message]).toEqual([400, unknownOutcomeMessage(facts, 'timeout')]);
     const live = await suppliers('internal_error', 'wms_live_mock');
-    expect(live.status).toBe(403);
-    expect((live.body as { error: { code: string } }).error.code).toBe('AUTH_FORBIDDEN');
+    expect([live.status, error(live).code, error(live).message]).toEqual([
+      403,
+      'AUTH_FORBIDDEN',
+      liveCredentialMessage('Forced outcomes'),
+    ]);
+    // A JWT has no monthly quota: the mock served the operation's quota example to one.
+    const manager = (credential: Record<string, string>) =>
+      send(mock.url, 'GET', '/v3/manager/orders', { ...credential, 'X-Sandbox-Outcome': 'quota_exceeded' });
+    const byJwt = await manager({ Authorization: 'Bearer mock-token' });
+    expect([byJwt.status, error(byJwt).message]).toEqual([
+      400,
+      undeclaredOutcomeMessage(facts, 'quota_exceeded', 'listManagerOrders', true),
+    ]);
+    expect((await manager({ 'X-API-Key': 'manager_test_mock' })).status).toBe(429);
+    // Beside a key, the key is the credential read (DECISIONS G22).
+    expect((await manager({ 'X-API-Key': 'manager_test_mock', Authorization: 'Bearer mock-token' })).status).toBe(429);
     // Without the header, the operation answers as always.
     expect((await send(mock.url, 'GET', '/v3/wms/suppliers', TEST_KEY)).status).toBe(200);
   });

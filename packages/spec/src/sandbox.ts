@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deref, type OpenApiDocument, type ParameterObject } from './document.js';
+import { shown } from './text.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = basename(here) === 'src' ? join(here, '..', 'dist') : here;
@@ -123,6 +124,30 @@ export function failedRowsOf(
   const indexes = raw.split(',').map(Number);
   if (new Set(indexes).size !== indexes.length) return { refused: `${failedRowsHeader} names a row twice.` };
   return { rows: new Set(indexes) };
+}
+
+/** The message of the 400 when `X-Sandbox-Outcome` names no outcome the sandbox has (the value escaped by `shown`). */
+export function unknownOutcomeMessage(facts: SandboxOutcomeFacts, value: string): string {
+  return `${facts.outcomeHeader} must be one of ${[...facts.outcomes.keys()].join(', ')}, not ${shown(value)}.`;
+}
+
+/**
+ * The message of the 400 when an operation does not declare the outcome asked for. `byJwt`: the request's credential
+ * is a JWT, which has no monthly quota, so `quota_exceeded` is no outcome of it on any operation.
+ */
+export function undeclaredOutcomeMessage(
+  facts: SandboxOutcomeFacts,
+  outcome: SandboxOutcome,
+  operationId: string,
+  byJwt: boolean,
+): string {
+  const why = outcome === 'quota_exceeded' && byJwt ? ' called with a JWT, which has no monthly quota' : '';
+  return `${facts.outcomeHeader}: ${outcome} is not an outcome of ${operationId}${why}.`;
+}
+
+/** The message of the 403 for a live credential where only a test one is taken (`what`: `Forced outcomes`). */
+export function liveCredentialMessage(what: 'Forced outcomes' | 'The sandbox helpers'): string {
+  return `${what} take a test credential; this one is live.`;
 }
 
 /** The rows of a bulk registration's body, as `X-Sandbox-Failed-Rows` counts them: its array; none without one. */

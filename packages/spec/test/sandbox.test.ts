@@ -13,6 +13,8 @@ import {
   sandboxDereferencedJsonPath,
   sandboxOutcomes,
   sandboxYamlPath,
+  undeclaredOutcomeMessage,
+  unknownOutcomeMessage,
 } from '../src/index.js';
 import { loadBuiltSpec, schemaValidator } from './support.js';
 
@@ -120,5 +122,22 @@ describe('the sandbox document', () => {
     const without = structuredClone(sandbox);
     delete (without.components!.schemas!.SandboxClockSet as Record<string, unknown>)['x-last-time'];
     expect(() => sandboxClockLastTime(without)).toThrow(/x-last-time/);
+  });
+});
+
+describe('the words of a forced outcome refused', () => {
+  const facts = sandboxOutcomes(sandbox);
+  it('name the outcomes the document lists, and the value sent, escaped', () => {
+    expect(unknownOutcomeMessage(facts, 'time\u0007out')).toBe(
+      `X-Sandbox-Outcome must be one of ${[...facts.outcomes.keys()].join(', ')}, not time\\u0007out.`,
+    );
+  });
+  it('say why a JWT meets no quota', () => {
+    expect(undeclaredOutcomeMessage(facts, 'quota_exceeded', 'listManagerOrders', true)).toBe(
+      'X-Sandbox-Outcome: quota_exceeded is not an outcome of listManagerOrders called with a JWT, which has no monthly quota.',
+    );
+    expect(undeclaredOutcomeMessage(facts, 'bulk_failed', 'listSuppliers', true)).toBe(
+      'X-Sandbox-Outcome: bulk_failed is not an outcome of listSuppliers.',
+    );
   });
 });

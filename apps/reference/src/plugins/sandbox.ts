@@ -8,6 +8,7 @@ import {
   failedRowsOf,
   type IntegerQuerySyntax,
   type JsonSchema,
+  liveCredentialMessage,
   type OpenApiDocument,
   type OperationInfo,
   type QuotaHeaders,
@@ -16,6 +17,8 @@ import {
   rowBeyondRequest,
   type SandboxOutcome,
   ServiceTime,
+  undeclaredOutcomeMessage,
+  unknownOutcomeMessage,
 } from '@cls-api/spec';
 import { type Route, shown } from '@cls-api/server';
 import fp from 'fastify-plugin';
@@ -42,12 +45,12 @@ function header(request: FastifyRequest, name: string): string | undefined {
 function refused(message: string): ApiError {
   return new ApiError('INVALID_PARAMETER', message, true);
 }
-function liveRefused(what: string): ApiError {
-  return new ApiError('AUTH_FORBIDDEN', `${what} take a test credential; this one is live.`, true);
+function liveRefused(what: Parameters<typeof liveCredentialMessage>[0]): ApiError {
+  return new ApiError('AUTH_FORBIDDEN', liveCredentialMessage(what), true);
 }
 
 /** The test owner of a request's credential, or the refusal of a live one. */
-function testOwner(request: FastifyRequest, what: string): Owner {
+function testOwner(request: FastifyRequest, what: Parameters<typeof liveCredentialMessage>[0]): Owner {
   const credential = request.credential;
   if (!credential || credential.kind === 'public') throw new Error(`${what} reached without a credential`);
   if (credential.environment !== 'test') throw liveRefused(what);
@@ -195,7 +198,6 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
       const shape = bulkShapeOf(spec.doc, op);
       if (shape) bulkShapes.set(op.operationId, shape);
     }
-    const names = [...outcomes.keys()].join(', ');
 
     app.decorateRequest('forcedOutcome', undefined);
 
@@ -215,13 +217,11 @@ export const forcedOutcomes = fp<ForcedOutcomesOptions>(
         throw refused('refused' in read ? read.refused : `${outcomeHeader} is missing.`);
       }
       const outcome = value as SandboxOutcome;
-      if (!outcomes.has(outcome)) throw refused(`${outcomeHeader} must be one of ${names}, not ${shown(value)}.`);
+      if (!outcomes.has(outcome)) throw refused(unknownOutcomeMessage(sandbox.outcomes, value));
       const byApiKey = credential.kind === 'api_key';
       const code = outcomes.get(outcome)!.code;
       if (!declares(op, outcome, code, bulkShapes.has(op.operationId), byApiKey, quotaHeaders.retryAfter)) {
-        throw refused(
-          `${outcomeHeader}: ${outcome} is not an outcome of ${route.operationId}${outcome === 'quota_exceeded' && !byApiKey ? ' called with a JWT, which has no monthly quota' : ''}.`,
-        );
+        throw refused(undeclaredOutcomeMessage(sandbox.outcomes, outcome, route.operationId, !byApiKey));
       }
       const forced: ForcedOutcome = { outcome };
       if (rows !== undefined) {
