@@ -5,6 +5,8 @@ import {
   contractModel,
   deref,
   integerQueryParameters,
+  type McpToolDefinition,
+  mcpToolsOf,
   patternMeanings,
   type ErrorCatalogEntry,
   type IntegerQuerySyntax,
@@ -16,6 +18,8 @@ import {
   type Reference,
   type ResponseObject,
   type SchemaValidator,
+  toolArgumentRefusal,
+  withToolDefaults,
 } from '@cls-api/spec';
 import { describeRequestError, pathPattern, type RequestErrorWords, schemaAt } from '@cls-api/server';
 
@@ -96,6 +100,8 @@ export class Contract {
   readonly queryIntegerSyntax: IntegerQuerySyntax;
   /** Each operation's integer query parameters, by operationId. */
   readonly integerQuery: ReadonlyMap<string, readonly string[]>;
+  /** The MCP area's tools by name (`mcpToolsOf`): a call the reference server refuses is refused here too. */
+  readonly tools: ReadonlyMap<string, McpToolDefinition>;
   /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
   private readonly bodyValidator: SchemaValidator;
 
@@ -108,6 +114,7 @@ export class Contract {
     this.queryIntegerSyntax = model.limits;
     this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
     this.bodyValidator = model.validator({ openValues: true });
+    this.tools = new Map(mcpToolsOf(doc).map((tool) => [tool.name, tool]));
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);
@@ -133,6 +140,12 @@ export class Contract {
     const schema = op.requestBody?.schema;
     const first = schema === undefined ? undefined : this.bodyValidator.errors(schema, body)[0];
     return first && describeRequestError('body', first, (at) => schemaAt(this.doc, schema, at));
+  }
+
+  /** The first refusal of a tool's arguments by its input schema, in the reference server's words; undefined if none. */
+  toolArgumentRefusal(tool: McpToolDefinition, args: unknown): ReturnType<typeof toolArgumentRefusal> | undefined {
+    const errors = this.bodyValidator.errors(tool.input_schema, withToolDefaults(tool.input_schema, args));
+    return errors.length > 0 ? toolArgumentRefusal(errors) : undefined;
   }
 
   /** The code the mock answers for `role`, with its catalogue status. */

@@ -25,6 +25,7 @@ import {
   prismAuthorization,
   refuseAuthorization,
   refuseKey,
+  refuseToolCall,
   resolvePrefer,
   type RequestFacts,
   type ShapedResponse,
@@ -192,10 +193,14 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
       shaped ??= await fromPrism(req, facts, body as Buffer, Array.isArray(prefer) ? prefer.join(', ') : prefer);
       // After Prism, which answers a missing credential first, as the reference server does. A success or a
       // validation failure gives way to a key the reference refuses (its 401 or 403 comes before any 400), then to an
-      // integer query parameter written wrong (its first check of the query).
+      // integer query parameter written wrong (its first check of the query); a success, to a tool call the reference
+      // refuses once it has the request (`refuseToolCall`).
       if (facts.op && (shaped.status < 300 || shaped.rewritten === 'invalid' || shaped.rewritten === 'missing'))
         shaped =
-          refuseKey(contract, facts, facts.op) ?? refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ?? shaped;
+          refuseKey(contract, facts, facts.op) ??
+          refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ??
+          (shaped.status < 300 ? refuseToolCall(contract, facts, facts.op, body as Buffer) : undefined) ??
+          shaped;
     }
     send(res, shaped);
     onRequest?.(

@@ -9,7 +9,7 @@ import {
   type SchemaRefusal,
   schemaAt,
 } from '@cls-api/server';
-import { apiKeyShape, type JsonSchema, type OperationInfo } from '@cls-api/spec';
+import { apiKeyShape, type JsonSchema, type OperationInfo, toolAreaMessage, unknownToolMessage } from '@cls-api/spec';
 import { type CredentialScheme, errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
 /** A violation as Prism reports it in its `sl-violations` header. */
@@ -330,6 +330,40 @@ export function refuseKey(contract: Contract, req: RequestFacts, op: OperationIn
     documentedRefusal(contract, op, 'wrongCredential') ??
     errorResponse(contract, 'wrongCredential', 'This API key is not valid for this area.', op)
   );
+}
+
+/** The operation that calls a tool of the MCP area, and the path parameter that names the tool. */
+const TOOL_CALL = { operationId: 'callMcpTool', parameter: 'tool_name' };
+
+/**
+ * The answer to a tool call the reference server refuses once the request itself is taken: a tool the area does not
+ * have (404), a key of another area than the tool's (403, DECISIONS G8; a key without an area is not judged), and
+ * arguments its input schema refuses (400), each in the reference server's words. Prism answered each with the
+ * operation's example result.
+ */
+export function refuseToolCall(
+  contract: Contract,
+  req: RequestFacts,
+  op: OperationInfo,
+  body: Buffer,
+): ShapedResponse | undefined {
+  if (op.operationId !== TOOL_CALL.operationId) return undefined;
+  const at = op.path.split('/').indexOf(`{${TOOL_CALL.parameter}}`);
+  const segment = req.pathname.split('/')[at];
+  if (at < 0 || segment === undefined) return undefined;
+  const name = decodeURIComponent(segment);
+  const tool = contract.tools.get(name);
+  if (!tool) return errorResponse(contract, 'unknownRoute', unknownToolMessage(name), op);
+  const keyed = op.security.map((s) => contract.schemes.get(s)).find((s) => s?.keyArea !== undefined);
+  const raw = keyed ? req.headers[keyed.header] : undefined;
+  const area = apiKeyShape(((Array.isArray(raw) ? raw[0] : raw) ?? '').trim())?.area;
+  if (area !== undefined && area !== tool.area)
+    return errorResponse(contract, 'wrongCredential', toolAreaMessage(tool), op);
+  const args = (parseJson(body) as { arguments?: unknown } | undefined)?.arguments;
+  const refused = contract.toolArgumentRefusal(tool, args);
+  if (refused)
+    return errorResponse(contract, refused.code === 'REQUIRED_PARAMETER' ? 'missing' : 'invalid', refused.message, op);
+  return undefined;
 }
 
 /**

@@ -8,6 +8,8 @@ import {
   type JsonSchema,
   type OperationInfo,
   type RequestBodyObject,
+  toolAreaMessage,
+  unknownToolMessage,
 } from '@cls-api/spec';
 import { noOperationMessage } from '@cls-api/server';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
@@ -149,7 +151,10 @@ describe('authentication (source: Authentication 6 and 9)', () => {
     '%s: a key of an area it does not take is 403 AUTH_FORBIDDEN, one it takes is not',
     async (_, op) => {
       const req = exampleRequest(doc, op);
-      const takes = (area: string) => op.security.some((n) => contract.schemes.get(n)!.keyArea === area);
+      // A tool call takes every area's key, and then a key of the called tool's own area only (tested below).
+      const tool = [...contract.tools.values()].find((t) => req.url.includes(`/${t.name}/`));
+      const takes = (area: string) =>
+        op.security.some((n) => contract.schemes.get(n)!.keyArea === area) && (!tool || tool.area === area);
       const schemeHeaders = op.security.map((s) => contract.schemes.get(s)!.header);
       for (const area of areas) {
         const headers = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: `${area}_test_mock` };
@@ -164,6 +169,58 @@ describe('authentication (source: Authentication 6 and 9)', () => {
       // A key without an area is not judged: the mock takes it as Prism does.
       const plain = { ...withoutHeader(req.headers, schemeHeaders), [apiKeyScheme.header]: 'mock-key' };
       expect((await send(mock.url, req.method, req.url, plain, req.body)).status).not.toBe(403);
+    },
+  );
+});
+
+// A call of an MCP-area tool is refused, as the reference server refuses it, once the request is taken: a tool the
+// area does not have (404), a key of another area than the tool's (403, DECISIONS G8), arguments its input schema
+// refuses (400). Prism answered every one with the operation's example result.
+describe('tool calls of the MCP area', () => {
+  const tools = [...contract.tools.values()];
+  const call = contract.operations.find((op) => op.operationId === 'callMcpTool')!;
+  const keyHeader = [...contract.schemes.values()].find((s) => s.keyArea !== undefined)!.header;
+  const callTool = (name: string, area: string, body: unknown) =>
+    send(
+      mock.url,
+      'POST',
+      call.path.replace('{tool_name}', name),
+      { [keyHeader]: `${area}_test_mock`, 'Content-Type': 'application/json' },
+      JSON.stringify(body),
+    );
+  const message = (answer: Answer) => (answer.body as { error: { message: string } }).error.message;
+  it('the contract has tools of more than one area', () => {
+    expect(new Set(tools.map((t) => t.area)).size).toBeGreaterThan(1);
+  });
+
+  it('an unknown tool is 404 NOT_FOUND, naming it', async () => {
+    const answer = await callTool('no_such_tool', tools[0]!.area, { arguments: {} });
+    expectEnvelope(answer, code('unknownRoute'), call);
+    expect(message(answer)).toBe(unknownToolMessage('no_such_tool'));
+  });
+
+  it.each(tools.map((t) => [t.name, t] as const))(
+    '%s: refused to a key of another area and to arguments it does not take',
+    async (_, tool) => {
+      const args = Object.fromEntries(
+        ((tool.input_schema.required as string[] | undefined) ?? []).map((name) => [name, 'X-1']),
+      );
+      for (const area of new Set(tools.map((t) => t.area))) {
+        const answer = await callTool(tool.name, area, { arguments: args });
+        if (area === tool.area) expect(answer.status, `${area}: ${answer.text}`).toBe(200);
+        else {
+          expectEnvelope(answer, code('wrongCredential'), call);
+          expect(message(answer)).toBe(toolAreaMessage(tool));
+        }
+      }
+      const unknown = await callTool(tool.name, tool.area, { arguments: { ...args, not_an_argument: 1 } });
+      expectEnvelope(unknown, code('invalid'), call);
+      expect(message(unknown)).toBe('arguments.not_an_argument is not an argument of this tool.');
+      const required = (tool.input_schema.required as string[] | undefined) ?? [];
+      if (required.length === 0) return;
+      const missing = await callTool(tool.name, tool.area, { arguments: {} });
+      expectEnvelope(missing, code('missing'), call);
+      expect(message(missing)).toBe(`arguments.${required[0]} is required.`);
     },
   );
 });

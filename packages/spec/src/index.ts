@@ -5,3 +5,4 @@ export * from './model.js';
 export * from './credentials.js';
 export * from './sandbox.js';
 export * from './text.js';
+export * from './mcp-tools.js';

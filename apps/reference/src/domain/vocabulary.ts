@@ -6,9 +6,9 @@ import {
   KNOWN_VALUES_KEYWORD,
   type ContractModel,
   type JsonSchema,
+  type McpToolDefinition as SpecMcpTool,
+  mcpToolsOf as specMcpTools,
   type OpenApiDocument,
-  type OperationInfo,
-  operations,
 } from '@cls-api/spec';
 import type { RequestContext } from '../environment.js';
 import type { Window } from '../store/interface.js';
@@ -95,84 +95,12 @@ export function paginationOf(page: number, size: number, total: number): Paginat
 export type McpTool = components['schemas']['McpTool'];
 export type McpArea = McpTool['area'];
 
-export interface McpToolDefinition extends McpTool {
-  /** Where each argument goes in the wrapped operation's input. */
-  argumentLocations: Record<string, 'path' | 'query'>;
+/** A tool of the MCP area (`mcpToolsOf` in @cls-api/spec), its area one of the contract's. */
+export interface McpToolDefinition extends SpecMcpTool {
+  area: McpArea;
 }
 
-const MCP_AREAS: ReadonlySet<string> = new Set<McpArea>(['wms', 'manager', 'cam']);
-
-/** A schema without the contract's `x-…` annotations, which mean nothing to a tool's caller. */
-function withoutExtensions(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutExtensions);
-  if (node && typeof node === 'object') {
-    return Object.fromEntries(
-      Object.entries(node)
-        .filter(([key]) => !key.startsWith('x-'))
-        .map(([key, value]) => [key, withoutExtensions(value)]),
-    );
-  }
-  return node;
-}
-
-const ANNOTATIONS = new Set(['title', 'description', 'examples', 'deprecated']);
-
-/**
- * A schema whose one-branch `allOf` only annotates its branch (how the contract writes a reference beside a
- * description: spec/README.md, "What other tools read"), as that branch with the annotations: what an agent reads
- * in a tool's arguments is then the type and pattern themselves.
- */
-function unwrapped(schema: JsonSchema): JsonSchema {
-  const { allOf, ...rest } = schema;
-  if (!Array.isArray(allOf) || allOf.length !== 1 || Object.keys(rest).some((k) => !ANNOTATIONS.has(k))) return schema;
-  return { ...unwrapped(allOf[0] as JsonSchema), ...rest };
-}
-
-function inputSchemaOf(op: OperationInfo): { schema: JsonSchema; locations: Record<string, 'path' | 'query'> } {
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  const locations: Record<string, 'path' | 'query'> = {};
-  for (const p of op.parameters) {
-    if (p.in !== 'path' && p.in !== 'query') continue;
-    if (!p.schema) throw new Error(`${op.operationId}: parameter ${p.name} has no schema`);
-    if (JSON.stringify(p.schema).includes('"$ref"')) {
-      throw new Error(`${op.operationId}: parameter ${p.name} has a $ref: derive tools from the dereferenced document`);
-    }
-    const schema = unwrapped(withoutExtensions(p.schema) as JsonSchema);
-    properties[p.name] = p.description === undefined ? schema : { ...schema, description: p.description };
-    if (p.required) required.push(p.name);
-    locations[p.name] = p.in;
-  }
-  const schema: JsonSchema = { type: 'object', additionalProperties: false };
-  if (required.length > 0) schema.required = required;
-  schema.properties = properties;
-  return { schema, locations };
-}
-
-/**
- * The tools of the MCP area: one per operation carrying `x-mcp-tool`, in the document's order, each with the JSON
- * Schema of its arguments derived from the operation's path and query parameters. `doc` must be the dereferenced
- * bundle (`loadDereferencedSpec()`), so that each input schema stands alone.
- */
+/** The tools of the MCP area, derived from the contract by @cls-api/spec (`doc`: the dereferenced bundle). */
 export function mcpToolsOf(doc: OpenApiDocument): McpToolDefinition[] {
-  const tools: McpToolDefinition[] = [];
-  for (const op of operations(doc)) {
-    if (op.mcpTool === undefined) continue;
-    // DECISIONS G12: tools wrap read operations only, so an agent cannot write through them.
-    if (op.method !== 'get')
-      throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.method.toUpperCase()} ${op.path}: tools wrap reads only`);
-    if (!MCP_AREAS.has(op.area))
-      throw new Error(`x-mcp-tool ${op.mcpTool} is on ${op.path}, whose area ${op.area} cannot be a tool's`);
-    if (tools.some((t) => t.name === op.mcpTool)) throw new Error(`x-mcp-tool ${op.mcpTool} is used twice`);
-    const { schema, locations } = inputSchemaOf(op);
-    tools.push({
-      name: op.mcpTool,
-      description: doc.paths?.[op.path]?.[op.method]?.summary ?? op.operationId,
-      area: op.area as McpArea,
-      operation_id: op.operationId,
-      input_schema: schema,
-      argumentLocations: locations,
-    });
-  }
-  return tools;
+  return specMcpTools(doc) as McpToolDefinition[];
 }
