@@ -337,7 +337,8 @@ const TOOL_CALL = { operationId: 'callMcpTool', parameter: 'tool_name' };
 
 /**
  * The answer to a tool call the reference server refuses once the request itself is taken: a tool the area does not
- * have (404), a key of another area than the tool's (403, DECISIONS G8; a key without an area is not judged), and
+ * have (404, unless a Prefer names the answer), a key of another area than the tool's (403, DECISIONS G8; a key
+ * without an area is not judged), and
  * arguments its input schema refuses (400), each in the reference server's words. Prism answered each with the
  * operation's example result.
  */
@@ -353,7 +354,11 @@ export function refuseToolCall(
   if (at < 0 || segment === undefined) return undefined;
   const name = decodeURIComponent(segment);
   const tool = contract.tools.get(name);
-  if (!tool) return errorResponse(contract, 'unknownRoute', unknownToolMessage(name), op);
+  // A name is data, as an order number is: with a Prefer naming an answer, that answer is served for any name.
+  if (!tool) {
+    const chosen = req.prefer.code !== undefined || req.prefer.example !== undefined;
+    return chosen ? undefined : errorResponse(contract, 'unknownRoute', unknownToolMessage(name), op);
+  }
   const keyed = op.security.map((s) => contract.schemes.get(s)).find((s) => s?.keyArea !== undefined);
   const raw = keyed ? req.headers[keyed.header] : undefined;
   const area = apiKeyShape(((Array.isArray(raw) ? raw[0] : raw) ?? '').trim())?.area;

@@ -193,10 +193,19 @@ describe('tool calls of the MCP area', () => {
     expect(new Set(tools.map((t) => t.area)).size).toBeGreaterThan(1);
   });
 
-  it('an unknown tool is 404 NOT_FOUND, naming it', async () => {
+  it('an unknown tool is 404 NOT_FOUND, naming it; with a Prefer naming an answer, that answer', async () => {
     const answer = await callTool('no_such_tool', tools[0]!.area, { arguments: {} });
     expectEnvelope(answer, code('unknownRoute'), call);
     expect(message(answer)).toBe(unknownToolMessage('no_such_tool'));
+    // A name is data, as an order number is: the documented answer asked for is served for any (the kit does so).
+    const asked = await send(
+      mock.url,
+      'POST',
+      call.path.replace('{tool_name}', 'no_such_tool'),
+      { [keyHeader]: `${tools[0]!.area}_test_mock`, 'Content-Type': 'application/json', Prefer: 'code=200' },
+      JSON.stringify({ arguments: {} }),
+    );
+    expect(asked.status).toBe(200);
   });
 
   it.each(tools.map((t) => [t.name, t] as const))(
