@@ -338,9 +338,8 @@ const TOOL_CALL = { operationId: 'callMcpTool', parameter: 'tool_name' };
 /**
  * The answer to a tool call the reference server refuses once the request itself is taken: a tool the area does not
  * have (404, unless a Prefer names the answer), a key of another area than the tool's (403, DECISIONS G8; a key
- * without an area is not judged), and
- * arguments its input schema refuses (400), each in the reference server's words. Prism answered each with the
- * operation's example result.
+ * without an area is not judged), and arguments its input schema refuses (400), each in the reference server's
+ * words. Prism answered each with the operation's example result.
  */
 export function refuseToolCall(
   contract: Contract,
