@@ -88,6 +88,9 @@ export interface CredentialScheme {
   keyArea?: string;
 }
 
+/** The operation that calls a tool of the MCP area, by the contract's name for it. */
+const TOOL_CALL_OPERATION = 'callMcpTool';
+
 export class Contract {
   readonly doc: OpenApiDocument;
   readonly catalog: ReadonlyMap<string, ErrorCatalogEntry>;
@@ -102,6 +105,8 @@ export class Contract {
   readonly integerQuery: ReadonlyMap<string, readonly string[]>;
   /** The MCP area's tools by name (`mcpToolsOf`): a call the reference server refuses is refused here too. */
   readonly tools: ReadonlyMap<string, McpToolDefinition>;
+  /** The operation that calls a tool (`callMcpTool`) and its path parameter naming the tool; none without tools. */
+  readonly toolCall?: { op: OperationInfo; parameter: string };
   /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
   private readonly bodyValidator: SchemaValidator;
 
@@ -115,6 +120,14 @@ export class Contract {
     this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
     this.bodyValidator = model.validator({ openValues: true });
     this.tools = new Map(mcpToolsOf(doc).map((tool) => [tool.name, tool]));
+    if (this.tools.size > 0) {
+      const op = this.operations.find((o) => o.operationId === TOOL_CALL_OPERATION);
+      const parameter = op?.parameters.find((p) => p.in === 'path')?.name;
+      // A renamed operation would leave every call taken unchecked: refuse to start instead.
+      if (!op || !parameter)
+        throw new Error(`the contract has MCP tools but no ${TOOL_CALL_OPERATION} operation naming one in its path`);
+      this.toolCall = { op, parameter };
+    }
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
         throw new Error(`the contract's error catalogue has no ${code}, which the mock answers for "${role}"`);

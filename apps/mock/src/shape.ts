@@ -332,9 +332,6 @@ export function refuseKey(contract: Contract, req: RequestFacts, op: OperationIn
   );
 }
 
-/** The operation that calls a tool of the MCP area, and the path parameter that names the tool. */
-const TOOL_CALL = { operationId: 'callMcpTool', parameter: 'tool_name' };
-
 /**
  * The answer to a tool call the reference server refuses once the request itself is taken: a tool the area does not
  * have (404, unless a Prefer names the answer), a key of another area than the tool's (403, DECISIONS G8; a key
@@ -347,8 +344,8 @@ export function refuseToolCall(
   op: OperationInfo,
   body: Buffer,
 ): ShapedResponse | undefined {
-  if (op.operationId !== TOOL_CALL.operationId) return undefined;
-  const at = op.path.split('/').indexOf(`{${TOOL_CALL.parameter}}`);
+  if (op !== contract.toolCall?.op) return undefined;
+  const at = op.path.split('/').indexOf(`{${contract.toolCall.parameter}}`);
   const segment = req.pathname.split('/')[at];
   if (at < 0 || segment === undefined) return undefined;
   const name = decodeURIComponent(segment);

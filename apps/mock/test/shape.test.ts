@@ -210,3 +210,16 @@ describe('shapeResponse', () => {
     expect(() => new Contract(copy)).toThrow(/NOT_FOUND/);
   });
 });
+
+describe('the MCP area', () => {
+  it('knows the operation that calls a tool, and refuses to start on a contract that renamed it', () => {
+    expect(new Contract(doc).toolCall?.op.operationId).toBe('callMcpTool');
+    // Every call would be taken unchecked (200 for a tool that does not exist): a renamed operation stops the mock.
+    const renamed = loadSpec();
+    for (const item of Object.values(renamed.paths ?? {}))
+      for (const op of Object.values(item ?? {}))
+        if ((op as { operationId?: string }).operationId === 'callMcpTool')
+          (op as { operationId: string }).operationId = 'invokeTool';
+    expect(() => new Contract(renamed)).toThrow(/no callMcpTool operation/);
+  });
+});
