@@ -10,7 +10,7 @@ import {
   resolvePointer,
 } from './document.js';
 import { type ErrorObject, readCredentialSchemes } from './model.js';
-import { shown } from './text.js';
+import { itemName, shown } from './text.js';
 
 /** A tool as `GET /v3/mcp/tools` lists it, with where each argument goes in the wrapped operation's input. */
 export interface McpToolDefinition {
@@ -142,17 +142,26 @@ export function toolArgumentRefusal(errors: readonly ErrorObject[]): {
   code: 'REQUIRED_PARAMETER' | 'INVALID_PARAMETER';
   message: string;
 } {
+  // Named as the servers name a field (`itemName`): a name is the caller's own text, so it is escaped and bounded.
+  const named = (instancePath: string, child?: string) => {
+    const item = itemName(instancePath, child);
+    return item === '' ? 'arguments' : `arguments.${item}`;
+  };
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing) {
     const name = (missing.params as { missingProperty: string }).missingProperty;
-    return { code: 'REQUIRED_PARAMETER', message: `arguments.${shown(name)} is required.` };
+    return { code: 'REQUIRED_PARAMETER', message: `${named(missing.instancePath, name)} is required.` };
   }
   const first = errors[0];
   if (first?.keyword === 'additionalProperties') {
     const name = (first.params as { additionalProperty: string }).additionalProperty;
-    // The name is the caller's own text: escaped and bounded, never repeated raw (it may hold control characters).
-    return { code: 'INVALID_PARAMETER', message: `arguments.${shown(name)} is not an argument of this tool.` };
+    return {
+      code: 'INVALID_PARAMETER',
+      message: `${named(first.instancePath, name)} is not an argument of this tool.`,
+    };
   }
-  const where = `arguments${shown((first?.instancePath ?? '').replaceAll('/', '.'))}`;
-  return { code: 'INVALID_PARAMETER', message: `${where} ${first?.message ?? 'is invalid'}.` };
+  return {
+    code: 'INVALID_PARAMETER',
+    message: `${named(first?.instancePath ?? '')} ${first?.message ?? 'is invalid'}.`,
+  };
 }

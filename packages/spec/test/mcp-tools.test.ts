@@ -58,6 +58,11 @@ describe('a refused tool call, in words', () => {
       code: 'INVALID_PARAMETER',
       message: 'arguments.size must be integer.',
     });
+    // Below the top level, named as the servers name a field: it was `arguments.codes.2`.
+    expect(toolArgumentRefusal([refusal('type', '/codes/2', {}, 'must be string')]).message).toBe(
+      'arguments.codes[2] must be string.',
+    );
+    expect(toolArgumentRefusal([refusal('type', '', {}, 'must be object')]).message).toBe('arguments must be object.');
   });
 
   it('fills the defaults of the arguments, leaving what was sent and anything not an object', () => {

@@ -100,7 +100,7 @@ export interface McpToolDefinition extends SpecMcpTool {
   area: McpArea;
 }
 
-/** The tools of the MCP area, derived from the contract by @cls-api/spec (`doc`: the dereferenced bundle). */
+/** The tools of the MCP area, derived from the contract by @cls-api/spec, each area one of `McpArea`. */
 export function mcpToolsOf(doc: OpenApiDocument): McpToolDefinition[] {
   return specMcpTools(doc) as McpToolDefinition[];
 }
