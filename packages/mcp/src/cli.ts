@@ -2,6 +2,7 @@
 // `cls-mcp`: the MCP server over stdio (the default, for a host that starts it) or Streamable HTTP (`--http`).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, parseCli, USAGE } from './config.js';
+import { connectServer } from './connect.js';
 import { serveHttp } from './http.js';
 import { createMcpServer } from './server.js';
 
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   }
   // With stdio, stdout carries the protocol: nothing else may be written to it.
   const server = createMcpServer(config.options);
-  await server.connect(new StdioServerTransport());
+  await connectServer(server, new StdioServerTransport(), { lines: true });
 }
 
 main().catch((err: unknown) => {

@@ -5,6 +5,7 @@ import { createServer, type Server as HttpServer, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpOptions } from './config.js';
+import { connectServer } from './connect.js';
 import { Callers, createMcpServer, type ClientSettings } from './server.js';
 
 export interface HttpEndpoint {
@@ -44,8 +45,7 @@ export async function serveHttp(
       void transport.close();
       void server.close();
     });
-    server
-      .connect(transport)
+    connectServer(server, transport)
       .then(() => transport.handleRequest(req, res))
       .catch((err: unknown) => {
         if (!res.headersSent) jsonRpcError(res, 500, `Internal error: ${(err as Error).message}`);

@@ -252,20 +252,23 @@ function listed(tool: ToolDefinition): Tool {
   };
 }
 
+type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
+
 interface RequestSchema<T> {
-  safeParse(
-    value: unknown,
-  ):
-    | { success: true; data: T }
-    | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Issues } };
+}
+
+/** The -32602 error of a request of `method` that its schema refused, naming each field it refused. */
+export function invalidParams(method: string, issues: Issues): McpError {
+  const named = issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`);
+  return new McpError(JsonRpcErrorCode.InvalidParams, `Invalid ${method} request: ${named.join('; ')}`);
 }
 
 /** The request as its schema reads it, or the -32602 error that names each argument it refused. */
 function parsedRequest<T extends { method: string }>(schema: RequestSchema<T>, raw: { method: string }): T {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`);
-  throw new McpError(JsonRpcErrorCode.InvalidParams, `Invalid ${raw.method} request: ${issues.join('; ')}`);
+  throw invalidParams(raw.method, result.error.issues);
 }
 
 /**

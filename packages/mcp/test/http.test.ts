@@ -68,4 +68,14 @@ describe('the HTTP endpoint', () => {
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body).error.code).toBe(-32700);
   });
+
+  it('answers an initialize with params its schema refuses as invalid params, naming the field', async () => {
+    const bad = JSON.parse(initialize) as { params: Record<string, unknown> };
+    bad.params.protocolVersion = 5;
+    const res = await send('POST', '/mcp', { ...post, Host: new URL(endpoint.url).host }, JSON.stringify(bad));
+    expect(JSON.parse(res.body)).toMatchObject({
+      id: 1,
+      error: { code: -32602, message: expect.stringMatching(/Invalid initialize request: params\.protocolVersion: /) },
+    });
+  });
 });
