@@ -179,11 +179,28 @@ function valueAt(value: unknown, pointer: string): unknown {
 type LooseRequest = (
   method: string,
   path: string,
-  init: { params: { path?: Record<string, unknown>; query?: Record<string, unknown> }; body?: unknown },
+  init: {
+    params: { path?: Record<string, unknown>; query?: Record<string, unknown> };
+    body?: unknown;
+    signal: AbortSignal;
+  },
 ) => Promise<{ data: unknown }>;
-type LooseBulk = (rows: unknown[], options: { params?: { path: Record<string, unknown> } }) => Promise<unknown>;
+type LooseBulk = (
+  rows: unknown[],
+  options: { params?: { path: Record<string, unknown> }; signal: AbortSignal },
+) => Promise<unknown>;
 
-async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Arguments): Promise<CallToolResult> {
+/**
+ * A tool call sent through the client. `signal` aborts when the host cancels the call or its connection closes: a
+ * call still waiting for its turn is then never sent (it would spend a call of the monthly quota for an answer no one
+ * reads), and a bulk job sends no further chunk.
+ */
+async function call(
+  client: ThrowingClsClient,
+  tool: ToolDefinition,
+  args: Arguments,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const path = pick(args, tool.pathParams);
   const query = pick(args, tool.queryParams);
   const known = new Set([...tool.pathParams, ...tool.queryParams, 'body']);
@@ -207,13 +224,14 @@ async function call(client: ThrowingClsClient, tool: ToolDefinition, args: Argum
       return argumentError(`${tool.name} needs body.${tool.bulk.rowsField}, an array of rows`, 'REQUIRED_PARAMETER');
     }
     const bulk = client.bulk[tool.name as keyof typeof client.bulk] as unknown as LooseBulk;
-    const data = await bulk(rows, path ? { params: { path } } : {});
+    const data = await bulk(rows, path ? { params: { path }, signal } : { signal });
     return { content: [{ type: 'text', text: renderResult(data) }], structuredContent: { data } };
   }
   const request = client.request as unknown as LooseRequest;
   const init = {
     params: { ...(path ? { path } : {}), ...(query ? { query } : {}) },
     ...(args.body !== undefined ? { body: args.body } : {}),
+    signal,
   };
   const { data: envelope } = await request(tool.method.toUpperCase(), tool.path, init);
   const { data, pagination } = (envelope ?? {}) as { data?: unknown; pagination?: Pagination };
@@ -291,7 +309,7 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     parsedRequest(ListToolsRequestSchema, raw);
     return { tools: tools.map(listed) };
   });
-  server.setRequestHandler(CallToolRequestSchema.pick({ method: true }).loose(), async (raw) => {
+  server.setRequestHandler(CallToolRequestSchema.pick({ method: true }).loose(), async (raw, extra) => {
     const request = parsedRequest(CallToolRequestSchema, raw);
     const name = request.params.name;
     const tool = tools.find((t) => t.name === name);
@@ -320,7 +338,7 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
     const client = callers.clientFor(tool, args);
     if ('missing' in client) return toolError(client.missing, { message: client.missing });
     try {
-      return await call(client, tool, args);
+      return await call(client, tool, args, extra.signal);
     } catch (err) {
       return errorResult(err);
     }

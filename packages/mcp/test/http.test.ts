@@ -78,4 +78,45 @@ describe('the HTTP endpoint', () => {
       error: { code: -32602, message: expect.stringMatching(/Invalid initialize request: params\.protocolVersion: /) },
     });
   });
+
+  it('aborts the request of a tool call whose HTTP connection closed before its answer', async () => {
+    let aborted: (() => void) | undefined;
+    const gone = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    let sent!: () => void;
+    const out = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const hanging = await serveHttp(
+      { baseUrl: 'http://service.test', apiKeys: ['wms_test_a1b2c3'], readOnly: true },
+      { host: '127.0.0.1', port: 0 },
+      {
+        fetch: (request) => {
+          request.signal.addEventListener('abort', () => aborted!());
+          sent();
+          return new Promise<Response>(() => undefined);
+        },
+        pacing: false,
+      },
+    );
+    try {
+      const url = new URL(hanging.url);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listWmsOrders' } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/mcp',
+        headers: { ...post, Host: url.host },
+      });
+      req.on('error', () => undefined);
+      req.end(body);
+      await out;
+      req.destroy();
+      await gone;
+    } finally {
+      await hanging.close();
+    }
+  });
 });

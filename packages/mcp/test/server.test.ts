@@ -67,6 +67,14 @@ function virtualTimers() {
   };
 }
 
+/**
+ * Resolves once the in-memory transport has delivered what was sent before (it delivers each message on a later
+ * turn of the event loop, not after a time).
+ */
+async function settled(): Promise<void> {
+  for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('a tool call', () => {
   it('is retried by the client after a gateway 429 (no Retry-After), and the tool succeeds', async () => {
     const seen: Request[] = [];
@@ -278,6 +286,51 @@ describe('a tool call', () => {
         (t) => t.name.startsWith('listManager') || t.name.startsWith('getManager'),
       ),
     ).toBe(true);
+  });
+
+  it('cancelled by the host while its request is out aborts that request', async () => {
+    const host = new AbortController();
+    let aborted: Promise<void> | undefined;
+    const client = await connected({
+      fetch: (request) => {
+        aborted = new Promise((resolve) => request.signal.addEventListener('abort', () => resolve()));
+        host.abort();
+        return new Promise(() => undefined);
+      },
+      pacing: false,
+    });
+    const called = client.callTool({ name: 'listWmsOrders', arguments: {} }, undefined, { signal: host.signal });
+    await expect(called).rejects.toThrow();
+    // The cancellation travels as a notification; a request the server never aborts is still out after it.
+    await settled();
+    expect(aborted).toBeDefined();
+    expect(await Promise.race([aborted!.then(() => 'aborted'), settled().then(() => 'still out')])).toBe('aborted');
+  });
+
+  it('of a bulk job cancelled by the host sends no further chunk', async () => {
+    const host = new AbortController();
+    let sent = 0;
+    const client = await connected(
+      {
+        fetch: async (request) => {
+          const { orders } = (await request.json()) as { orders: Array<{ mall_order_no: string }> };
+          sent += 1;
+          host.abort();
+          await settled();
+          const drafts = orders.map((o, i) => ({ success: true, mall_order_no: o.mall_order_no, draft_id: `D${i}` }));
+          return json(200, { success: true, data: { created_count: orders.length, failed_count: 0, drafts } });
+        },
+        pacing: false,
+      },
+      { ...options, readOnly: false },
+    );
+    const orders = Array.from({ length: 1200 }, (_, i) => ({ ...draftRow, mall_order_no: `M-${i}` }));
+    const called = client.callTool({ name: 'registerDraftOrders', arguments: { body: { orders } } }, undefined, {
+      signal: host.signal,
+    });
+    await expect(called).rejects.toThrow();
+    await settled();
+    expect(sent).toBe(1);
   });
 
   it('of a bulk job of one request that fails says only that the request failed', async () => {
