@@ -26,6 +26,7 @@ import {
   refuseAuthorization,
   refuseKey,
   refuseToolCall,
+  toolCallResult,
   resolvePrefer,
   type RequestFacts,
   type ShapedResponse,
@@ -200,6 +201,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
           refuseKey(contract, facts, facts.op) ??
           refuseIntegerQuery(contract, facts.op, queryOf(req.url)) ??
           (shaped.status < 300 ? refuseToolCall(contract, facts, facts.op, body as Buffer) : undefined) ??
+          toolCallResult(contract, facts, facts.op, shaped) ??
           shaped;
     }
     send(res, shaped);

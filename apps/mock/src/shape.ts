@@ -9,7 +9,14 @@ import {
   type SchemaRefusal,
   schemaAt,
 } from '@cls-api/server';
-import { apiKeyShape, type JsonSchema, type OperationInfo, toolAreaMessage, unknownToolMessage } from '@cls-api/spec';
+import {
+  apiKeyShape,
+  type JsonSchema,
+  type McpToolDefinition,
+  type OperationInfo,
+  toolAreaMessage,
+  unknownToolMessage,
+} from '@cls-api/spec';
 import { type CredentialScheme, errorCodeOf, type Contract, type ErrorRole, type Scenario } from './contract.js';
 
 /** A violation as Prism reports it in its `sl-violations` header. */
@@ -332,6 +339,47 @@ export function refuseKey(contract: Contract, req: RequestFacts, op: OperationIn
   );
 }
 
+/** The tool a request of the tool-call operation names, and its definition when the contract has it. */
+function calledTool(
+  contract: Contract,
+  req: RequestFacts,
+  op: OperationInfo,
+): { name: string; tool: McpToolDefinition | undefined } | undefined {
+  if (op !== contract.toolCall?.op) return undefined;
+  const at = op.path.split('/').indexOf(`{${contract.toolCall.parameter}}`);
+  const segment = req.pathname.split('/')[at];
+  if (at < 0 || segment === undefined) return undefined;
+  const name = decodeURIComponent(segment);
+  return { name, tool: contract.tools.get(name) };
+}
+
+/**
+ * The answer to a tool call the mock takes, as the reference server gives it: the called tool's name, and the wrapped
+ * operation's `data` (with its `pagination`, for a paged list) from that operation's first success example. Prism
+ * served the tool-call operation's one example, whose `tool` is `wms_get_order` whichever tool was called. A Prefer
+ * that names an example is served as written, as for any operation.
+ */
+export function toolCallResult(
+  contract: Contract,
+  req: RequestFacts,
+  op: OperationInfo,
+  shaped: ShapedResponse,
+): ShapedResponse | undefined {
+  if (shaped.status !== 200 || req.prefer.example !== undefined) return undefined;
+  const tool = calledTool(contract, req, op)?.tool;
+  const wrapped = tool && contract.operations.find((o) => o.operationId === tool.operation_id);
+  const success = wrapped && contract.scenariosOf(wrapped).find((s) => s.status === '200');
+  if (!success) return undefined;
+  const { data, pagination } = success.value as { data: unknown; pagination?: unknown };
+  const result = { tool: tool.name, result: data, ...(pagination === undefined ? {} : { pagination }) };
+  return {
+    ...shaped,
+    body: Buffer.from(JSON.stringify({ success: true, data: result })),
+    example: `${success.operationId} ${success.example}`,
+    rewritten: 'toolResult',
+  };
+}
+
 /**
  * The answer to a tool call the reference server refuses once the request itself is taken: a tool the area does not
  * have (404, unless a Prefer names the answer), a key of another area than the tool's (403, DECISIONS G8; a key
@@ -344,12 +392,9 @@ export function refuseToolCall(
   op: OperationInfo,
   body: Buffer,
 ): ShapedResponse | undefined {
-  if (op !== contract.toolCall?.op) return undefined;
-  const at = op.path.split('/').indexOf(`{${contract.toolCall.parameter}}`);
-  const segment = req.pathname.split('/')[at];
-  if (at < 0 || segment === undefined) return undefined;
-  const name = decodeURIComponent(segment);
-  const tool = contract.tools.get(name);
+  const called = calledTool(contract, req, op);
+  if (!called) return undefined;
+  const { name, tool } = called;
   // A name is data, as an order number is: with a Prefer naming an answer, that answer is served for any name.
   if (!tool) {
     const chosen = req.prefer.code !== undefined || req.prefer.example !== undefined;

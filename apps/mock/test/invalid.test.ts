@@ -175,7 +175,8 @@ describe('authentication (source: Authentication 6 and 9)', () => {
 
 // A call of an MCP-area tool is refused, as the reference server refuses it, once the request is taken: a tool the
 // area does not have (404), a key of another area than the tool's (403, DECISIONS G8), arguments its input schema
-// refuses (400). Prism answered every one with the operation's example result.
+// refuses (400). Prism answered every one with the operation's example result; one it takes is answered with the
+// called tool's own result (below).
 describe('tool calls of the MCP area', () => {
   const tools = [...contract.tools.values()];
   const call = contract.operations.find((op) => op.operationId === 'callMcpTool')!;
@@ -230,6 +231,28 @@ describe('tool calls of the MCP area', () => {
       const missing = await callTool(tool.name, tool.area, { arguments: {} });
       expectEnvelope(missing, code('missing'), call);
       expect(message(missing)).toBe(`arguments.${required[0]} is required.`);
+    },
+  );
+
+  // As the reference server answers: the called tool's name, and the wrapped operation's own result (here its first
+  // success example), not the tool-call operation's one example, which is another tool's.
+  it.each(tools.map((t) => [t.name, t] as const))(
+    "%s: taken, answers with its own name and its operation's result",
+    async (_, tool) => {
+      const args = Object.fromEntries(
+        ((tool.input_schema.required as string[] | undefined) ?? []).map((name) => [name, 'X-1']),
+      );
+      const answer = await callTool(tool.name, tool.area, { arguments: args });
+      expect(answer.status, answer.text).toBe(200);
+      expect(validator.errors(call.responses['200']!.schema, answer.body)).toEqual([]);
+      const wrapped = contract.operations.find((op) => op.operationId === tool.operation_id)!;
+      const example = contract.scenariosOf(wrapped).find((s) => s.status === '200')!.value as Record<string, unknown>;
+      const expected = {
+        tool: tool.name,
+        result: example.data,
+        ...(example.pagination ? { pagination: example.pagination } : {}),
+      };
+      expect((answer.body as { data: unknown }).data).toEqual(expected);
     },
   );
 });
