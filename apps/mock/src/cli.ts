@@ -44,6 +44,18 @@ function portFromEnv(): number {
   return port;
 }
 
+/** A refused listen as one line naming what to change, or undefined for any other error. */
+function listenRefusal(err: unknown): string | undefined {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.syscall !== 'listen') return undefined;
+  const at = `${e.address}:${e.port}`;
+  if (e.code === 'EADDRINUSE')
+    return `${at} is in use: stop what holds it, or set PORT to another port (0 picks a free one).`;
+  if (e.code === 'EADDRNOTAVAIL') return `${e.address} is not an address of this machine: set HOST to one that is.`;
+  if (e.code === 'EACCES') return `listening on ${at} is not allowed to this user: set PORT to a port above 1023.`;
+  return `listening on ${at} failed: ${e.message}`;
+}
+
 // Ctrl-C is handled from the first line: one that comes while Prism still loads the contract stops it and removes its
 // files too, and the command exits 130 (it was interrupted before it served); once the mock serves, Ctrl-C is
 // its ordinary end, exit 0.
@@ -83,7 +95,12 @@ try {
     ...(quiet ? {} : { onRequest: (line: string) => console.log(`  ${line}`) }),
   });
 } catch (err) {
-  if (!starting.signal.aborted) throw err;
+  if (!starting.signal.aborted) {
+    const refused = listenRefusal(err);
+    if (!refused) throw err;
+    console.error(`The mock cannot start: ${refused}`);
+    process.exit(1);
+  }
   console.log(`${stopping}: the mock was stopped before it served; Prism and its temporary files are gone.`);
   process.exit(130);
 }

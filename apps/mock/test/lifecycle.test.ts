@@ -256,6 +256,32 @@ describe('the pnpm mock command', () => {
     expect(err).toMatch(/PORT must be an integer/);
   });
 
+  it('pnpm mock on a port in use says so in one line naming it, exits 1, and leaves no Prism behind', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const child = spawn(process.execPath, [join(pkgDir, 'dist', 'cli.js')], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code).toBe(1);
+      expect(err).toBe(
+        `The mock cannot start: 127.0.0.1:${port} is in use: stop what holds it, or set PORT to another port (0 picks a free one).\n`,
+      );
+      const prism = Number(out.match(/Prism \(process (\d+)\)/)?.[1]);
+      expect(prism, out).toBeGreaterThan(0);
+      expect(() => process.kill(prism, 0), 'the Prism started is gone').toThrow();
+    } finally {
+      blocker.close();
+    }
+  });
+
   it('--help prints the usage and exits 0 without starting Prism; an unknown option is a usage error, exit 2', () => {
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [join(pkgDir, 'dist', 'cli.js'), ...args], {
