@@ -106,17 +106,26 @@ function withRequestId(result: object): object {
   return r;
 }
 
-function validate(options: ClientOptions): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
+/**
+ * What is wrong with `baseUrl` as the API's base address, worded to follow its name (`baseUrl must …`,
+ * `CLS_BASE_URL must …`), or undefined when nothing is: a tool that takes the address from its user checks it so
+ * before it makes a client.
+ */
+export function baseUrlProblem(baseUrl: string): string | undefined {
   let url: URL;
   try {
-    url = new URL(options.baseUrl);
+    url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
+    return `must be an absolute URL, got ${JSON.stringify(baseUrl)}`;
   }
-  if (/\/v3\/?$/.test(url.pathname)) {
-    throw new TypeError('baseUrl must not end with /v3: every path of the API already starts with /v3/');
-  }
+  if (/\/v3\/?$/.test(url.pathname)) return 'must not end with /v3: every path of the API already starts with /v3/';
+  return undefined;
+}
+
+function validate(options: ClientOptions): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createClient needs an options object');
+  const problem = baseUrlProblem(options.baseUrl);
+  if (problem) throw new TypeError(`baseUrl ${problem}`);
   if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
     throw new TypeError('apiKey must be a non-empty string');
   }

@@ -1,4 +1,4 @@
-export { createClient } from './client.js';
+export { baseUrlProblem, createClient } from './client.js';
 export type { ClientExtensions, ClientOptions, ClsClient, ThrowingClsClient } from './client.js';
 
 export {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, QuotaExceededError, apiErrorOf, createClient, errorCodes, isErrorCode } from '../src/index.js';
+import {
+  ApiError,
+  QuotaExceededError,
+  apiErrorOf,
+  baseUrlProblem,
+  createClient,
+  errorCodes,
+  isErrorCode,
+} from '../src/index.js';
 import { BASE, apiError, gateway429, json, managerOrder, page, quota429, sequence, testClient } from './support.js';
 
 const option = { option_code: 'WHITE-M', option_name: 'White, M' };
@@ -245,6 +253,10 @@ describe('options', () => {
   it('are checked when the client is created', () => {
     expect(() => createClient({ baseUrl: 'api.example.com' })).toThrow(/absolute URL/);
     expect(() => createClient({ baseUrl: 'https://api.example.com/v3' })).toThrow(/must not end with \/v3/);
+    // The same rule, for a tool that names the address its own way (cls-mcp: CLS_BASE_URL must …).
+    expect(baseUrlProblem('api.example.com')).toBe('must be an absolute URL, got "api.example.com"');
+    expect(baseUrlProblem('https://api.example.com/v3/')).toMatch(/^must not end with \/v3/);
+    expect(baseUrlProblem('https://api.example.com/base')).toBeUndefined();
     expect(() => createClient({ baseUrl: BASE, apiKey: ' ' })).toThrow(/apiKey/);
     expect(() => createClient({ baseUrl: BASE, retry: { maxTries: 0 } })).toThrow(/maxTries/);
   });

@@ -26,10 +26,27 @@ async function main(): Promise<void> {
   await connectServer(server, new StdioServerTransport(), { lines: true });
 }
 
+/** A refused listen (--http) as one line naming what to change, or undefined for any other error. */
+function listenRefusal(err: unknown): string | undefined {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (e?.syscall !== 'listen') return undefined;
+  const at = `${e.address}:${e.port}`;
+  if (e.code === 'EADDRINUSE')
+    return `${at} is in use: stop what holds it, or pick another --port (0 picks a free one)`;
+  if (e.code === 'EADDRNOTAVAIL') return `${e.address} is not an address of this machine: pick one that is with --host`;
+  if (e.code === 'EACCES') return `listening on ${at} is not allowed to this user: pick a --port above 1023`;
+  return `listening on ${at} failed: ${e.message}`;
+}
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`cls-mcp: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
+  }
+  const refused = listenRefusal(err);
+  if (refused) {
+    process.stderr.write(`cls-mcp: ${refused}\n`);
+    process.exit(1);
   }
   process.stderr.write(`cls-mcp: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);

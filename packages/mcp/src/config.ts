@@ -2,6 +2,7 @@
 // same variables as the contract-test kit (packages/contract-tests/README.md), read by the same parser
 // (`apiKeysFromEnv` of @cls-api/spec), so that a key never shows on a command line or in a host's process list.
 import { parseArgs } from 'node:util';
+import { baseUrlProblem } from '@cls-api/client';
 import { apiKeyShape, apiKeysFromEnv, splitList } from '@cls-api/spec';
 import type { McpOptions } from './options.js';
 import { allAreas, defaultAreas, exposedTools, OPT_IN_AREAS } from './tools.js';
@@ -64,6 +65,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
   const help = values.help ?? false;
   const baseUrl = env.CLS_BASE_URL?.trim() ?? '';
   if (!help && !baseUrl) throw new ConfigError('CLS_BASE_URL is required: the API base address, without /v3');
+  const baseUrlRefused = help ? undefined : baseUrlProblem(baseUrl);
+  if (baseUrlRefused) throw new ConfigError(`CLS_BASE_URL ${baseUrlRefused}`);
   const apiKeys = apiKeysFromEnv(env);
   for (const key of apiKeys) {
     if (!apiKeyShape(key)) {
@@ -81,8 +84,8 @@ export function parseCli(argv: string[], env: Record<string, string | undefined>
     if (!allAreas().includes(area)) throw new ConfigError(`unknown area ${area}: one of ${allAreas().join(', ')}`);
   }
   const port = values.port === undefined ? 3333 : Number(values.port);
-  if (values.port !== undefined && !/^\d{1,5}$/.test(values.port)) {
-    throw new ConfigError(`--port takes a port number, got ${JSON.stringify(values.port)}`);
+  if (values.port !== undefined && (!/^\d{1,5}$/.test(values.port) || port > 65535)) {
+    throw new ConfigError(`--port takes a port number from 0 to 65535, got ${JSON.stringify(values.port)}`);
   }
   if ((values.port !== undefined || values.host !== undefined) && !values.http) {
     throw new ConfigError('--port and --host go with --http');

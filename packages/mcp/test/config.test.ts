@@ -54,11 +54,22 @@ describe('parseCli', () => {
       port: 0,
     });
     expect(() => parseCli(['--http', '--port', '1e3'], env)).toThrow(ConfigError);
+    expect(parseCli(['--http', '--port', '65535'], env).transport).toMatchObject({ port: 65535 });
+    expect(() => parseCli(['--http', '--port', '65536'], env)).toThrow(
+      new ConfigError('--port takes a port number from 0 to 65535, got "65536"'),
+    );
     expect(() => parseCli(['--port', '80'], env)).toThrow(/go with --http/);
   });
 
   it('refuses what it cannot start with', () => {
     expect(() => parseCli([], {})).toThrow(/CLS_BASE_URL is required/);
+    // The client's own rule for a base address, in the variable's name, before any client is made.
+    expect(() => parseCli([], { ...env, CLS_BASE_URL: 'api.example.com' })).toThrow(
+      new ConfigError('CLS_BASE_URL must be an absolute URL, got "api.example.com"'),
+    );
+    expect(() => parseCli([], { ...env, CLS_BASE_URL: 'https://api.example.com/v3/' })).toThrow(
+      new ConfigError('CLS_BASE_URL must not end with /v3: every path of the API already starts with /v3/'),
+    );
     expect(() => parseCli([], { ...env, CLS_API_KEYS: 'not-a-key' })).toThrow(/\{area\}_\{env\}_/);
     expect(() => parseCli([], { ...env, CLS_CLIENT_ID: 'cli_test_x' })).toThrow(/go together/);
     expect(() => parseCli(['--api-key', 'wms_test_1'], env)).toThrow(ConfigError);

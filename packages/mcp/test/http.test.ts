@@ -1,7 +1,10 @@
 // The Streamable HTTP endpoint's own answers, before any tool: the one path, POST only, local names only.
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveHttp, type HttpEndpoint } from '../src/http.js';
+import { cli } from './support.js';
 
 let endpoint: HttpEndpoint;
 beforeAll(async () => {
@@ -117,6 +120,26 @@ describe('the HTTP endpoint', () => {
       await gone;
     } finally {
       await hanging.close();
+    }
+  });
+});
+
+describe('cls-mcp --http', () => {
+  it('on a port in use says so in one line naming it, and exits 1', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const run = spawnSync(process.execPath, [cli, '--http', '--port', String(port)], {
+        env: { PATH: process.env.PATH ?? '', CLS_BASE_URL: 'http://127.0.0.1:9' },
+        encoding: 'utf8',
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        `cls-mcp: 127.0.0.1:${port} is in use: stop what holds it, or pick another --port (0 picks a free one)\n`,
+      );
+    } finally {
+      blocker.close();
     }
   });
 });
