@@ -73,6 +73,8 @@ const CASES: Record<Fault, FaultCase> = {
   // Order is designed, additionalProperties included (spec/components/schemas/Order.yaml).
   schema_extra_field: on('schema_valid', 'getWmsOrder', 'workflows', { provisional: true }),
   schema_wrong_type: on('schema_valid', 'getWmsOrder', 'workflows'),
+  // The tool call is designed (x-provisional on callMcpTool).
+  mcp_tool_result_other_tool: on('tool_result_of_tool', 'callMcpTool', 'workflows', { provisional: true }),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).
   draft_row_shapes_mixed: on('schema_valid', 'registerDraftOrders', 'workflows'),
   envelope_not_first: on('envelope_first_field', 'listSuppliers', 'paging'),

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
 import { Redactor } from '../src/plan/credentials.js';
 import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/contract/generate.js';
-import { internalDetail } from '../src/contract/checks.js';
+import { checkResponse, internalDetail } from '../src/contract/checks.js';
 import { BudgetSkip, Transport, type Exchange } from '../src/run/http.js';
 import { QuotaBudget } from '../src/run/http/quota-budget.js';
 import { RunObservations } from '../src/run/observations.js';
@@ -502,5 +502,52 @@ describe('a connection the server closes under a request', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('a tool call that succeeds', () => {
+  const call = contract.operation('callMcpTool');
+  const list = contract.operations.find(
+    (o) => o.mcpTool && contract.responseFor(o, 200)?.schema && /^list/.test(o.operationId),
+  )!;
+  const one = contract.operations.find((o) => o.mcpTool && /^get/.test(o.operationId))!;
+  const judged = (tool: string, data: unknown) =>
+    checkResponse({
+      contract,
+      op: call,
+      exchange: {
+        request: {
+          method: 'post',
+          path: `/v3/mcp/tools/${tool}/call`,
+          url: 'http://x/base',
+          credential: { kind: 'none' },
+        },
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          text: '{"success":true}',
+          json: { success: true, data },
+        },
+        ms: 1,
+        attempt: 1,
+      },
+    }).findings.filter((f) => f.check === 'tool_result_of_tool');
+  const page = { page: 1, size: 10, total: 0, total_pages: 0, has_next: false };
+
+  test("is the called tool's: its name, and a result its operation documents", () => {
+    expect(judged(list.mcpTool!, { tool: list.mcpTool, result: [], pagination: page })).toEqual([]);
+    // A departure (the tool call is designed), naming what was expected.
+    const named = judged(list.mcpTool!, { tool: one.mcpTool, result: [], pagination: page });
+    expect(named).toEqual([
+      expect.objectContaining({
+        expected: `data.tool "${list.mcpTool}", the tool called`,
+        provisional: expect.any(String),
+      }),
+    ]);
+    // One record where the list tool's operation answers a page of them.
+    const other = judged(list.mcpTool!, { tool: list.mcpTool, result: {} });
+    expect(other).toEqual([
+      expect.objectContaining({ expected: `a result valid as the data of ${list.operationId}'s success` }),
+    ]);
   });
 });

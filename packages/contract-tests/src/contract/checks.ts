@@ -104,6 +104,12 @@ export const CHECKS: readonly CheckInfo[] = [
     description:
       'page, size, total, total_pages and has_next agree with each other, with the request and with the length of data.',
   },
+  {
+    name: 'tool_result_of_tool',
+    kind: 'response',
+    description:
+      "A tool call that succeeds names the tool called (`data.tool`), and its `result` (with `pagination`) is a body the wrapped operation's success documents as its `data` (and `pagination`).",
+  },
   { name: 'no_server_error', kind: 'case', description: 'No request of the kit, valid or invalid, gets a 5xx.' },
   {
     name: 'expected_outcome',
@@ -361,7 +367,50 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
 
   checkRateHeaders(ctx, documented?.headers, findings, evaluated);
   if (status === 200) checkPagination(ctx, findings, evaluated);
+  if (status >= 200 && status < 300) checkToolResult(ctx, findings, evaluated);
   return { evaluated, findings };
+}
+
+/** The tool a request of the tool-call operation names, from that operation's one path parameter. */
+function calledTool(op: OperationInfo, path: string): string | undefined {
+  if (op.operationId !== 'callMcpTool') return undefined;
+  const parameter = op.parameters.find((p) => p.in === 'path');
+  const at = parameter ? op.path.split('/').indexOf(`{${parameter.name}}`) : -1;
+  const segment = at < 0 ? undefined : path.split('/')[at];
+  return segment === undefined ? undefined : decodeURIComponent(segment);
+}
+
+/** Why a tool call's result that is not the called tool's is a departure, where the operation is a design of ours. */
+const TOOL_DEPARTURE_REASON = 'the tool call is a design of ours (x-provisional on its operation)';
+
+/**
+ * A tool call's success is the called tool's own: its name, and a result the wrapped operation documents as its
+ * `data` (with `pagination` for a paged list), judged as that operation's success body. A result of another tool (an
+ * order where a list was asked for) passes the call's own schema, which takes any object or array.
+ */
+function checkToolResult(ctx: CheckContext, findings: Finding[], evaluated: string[]): void {
+  const { contract, op, exchange } = ctx;
+  const name = calledTool(op, exchange.request.path);
+  const data = (exchange.response.json as { data?: unknown } | undefined)?.data as
+    | { tool?: unknown; result?: unknown; pagination?: unknown }
+    | undefined;
+  if (name === undefined || !data || typeof data !== 'object') return;
+  evaluated.push('tool_result_of_tool');
+  const provisional = op.provisional ? TOOL_DEPARTURE_REASON : undefined;
+  const add = (expected: string, seen: string) =>
+    findings.push({ check: 'tool_result_of_tool', expected, seen, ...(provisional ? { provisional } : {}) });
+  if (data.tool !== name) add(`data.tool ${JSON.stringify(name)}, the tool called`, JSON.stringify(data.tool));
+  const wrapped = contract.operations.find((o) => o.mcpTool === name);
+  const schema = wrapped && contract.responseFor(wrapped, contract.successStatus(wrapped))?.schema;
+  if (!wrapped || !schema) return;
+  const body = {
+    success: true,
+    data: data.result,
+    ...(data.pagination === undefined ? {} : { pagination: data.pagination }),
+  };
+  const { errors, departures } = contract.verdict(schema, body);
+  const problems = [...errors, ...departures];
+  if (problems.length > 0) add(`a result valid as the data of ${wrapped.operationId}'s success`, problems.join('; '));
 }
 
 function headerSchema(

@@ -73,6 +73,8 @@ export const FAULTS = [
   'return_window_closed',
   /** The other seller's read of a product code both sellers use answered with the seller's own product. */
   'shared_code_leak',
+  /** A tool call that succeeds answered with another tool's name, as a server serving one example for all would. */
+  'mcp_tool_result_other_tool',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -929,6 +931,10 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
         // 201 Created, with only the headers the contract gives the 200 it should have been: none of the quota's.
         status = 201;
         for (const name of [LIMIT, REMAINING, RESET]) delete out[name];
+        hit();
+      }
+      if (has('mcp_tool_result_other_tool') && is(op, 'callMcpTool') && status === 200 && data()) {
+        data()!.tool = contract.operations.find((o) => o.mcpTool && o.mcpTool !== data()!.tool)?.mcpTool;
         hit();
       }
       if (has('schema_extra_field') && is(op, 'getWmsOrder') && status === 200 && data()) {

@@ -37,13 +37,27 @@ export async function ensureFixtureOrder(t: CaseContext): Promise<string> {
 export async function knownPathValues(t: CaseContext, op: OperationInfo): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    const product = await productPathValue(t, p.name);
-    if (product !== undefined) out[p.name] = product;
-    else if (p.name === 'order_no') out[p.name] = await ensureFixtureOrder(t);
-    else if (op.area === t.mcpArea() && p.name === 'tool_name') out[p.name] = knownTool(t);
-    else t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
+    out[p.name] =
+      (await existingValue(t, op, p.name)) ?? t.skip(`${op.operationId}: the kit has no existing ${p.name} to use`);
   }
   return out;
+}
+
+/** The path parameters whose values the kit can make name a record of its own (existingValue). */
+const OWN_RECORDS = new Set(['product_code', 'order_no']);
+
+/** Whether the kit can make `name` name a record of its own, whatever the operation (a product, an order). */
+export function namesOwnRecord(name: string): boolean {
+  return OWN_RECORDS.has(name);
+}
+
+/** A value of the path parameter `name` of `op` naming a resource that exists, or undefined where the kit has none. */
+export async function existingValue(t: CaseContext, op: OperationInfo, name: string): Promise<string | undefined> {
+  const product = await productPathValue(t, name);
+  if (product !== undefined) return product;
+  if (name === 'order_no') return ensureFixtureOrder(t);
+  if (op.area === t.mcpArea() && name === 'tool_name') return knownTool(t);
+  return undefined;
 }
 
 /**
@@ -57,10 +71,8 @@ export async function reachablePathValues(
   const path: Record<string, string> = {};
   let known = true;
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    const product = await productPathValue(t, p.name);
-    if (product !== undefined) path[p.name] = product;
-    else if (p.name === 'order_no') path[p.name] = await ensureFixtureOrder(t);
-    else if (op.area === t.mcpArea() && p.name === 'tool_name') path[p.name] = knownTool(t);
+    const existing = await existingValue(t, op, p.name);
+    if (existing !== undefined) path[p.name] = existing;
     else {
       path[p.name] = unknownValue(t, p);
       known = false;

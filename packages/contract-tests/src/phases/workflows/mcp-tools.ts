@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { OperationInfo } from '@cls-api/spec';
 import { dataOf, type CaseDef, type RunEnv } from '../../run/case.js';
 import { unknownResourceProof, unknownValue } from '../shared/inputs.js';
+import { existingValue, namesOwnRecord } from '../shared/paths.js';
 
 export function mcpToolCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -34,6 +35,14 @@ export function mcpToolCases(env: RunEnv): CaseDef[] {
         );
         const call = contract.findOperation('callMcpTool');
         if (!call) return;
+        for (const o of contract.operations.filter((x) => x.mcpTool !== undefined)) {
+          const needed = toolArguments(o).filter((p) => !(p.in === 'path' && namesOwnRecord(p.name)));
+          if (needed.length > 0) {
+            t.note(
+              `${o.mcpTool} is not called for a result: it needs ${needed.map((p) => p.name).join(' and ')}, and no record the kit makes has one`,
+            );
+          }
+        }
         if (env.readOnly) {
           t.note('read-only run: tool calls (POST) not sent');
           return;
@@ -73,8 +82,56 @@ export function mcpToolCases(env: RunEnv): CaseDef[] {
       },
     });
   }
+  cases.push(...toolResultCases(env));
   cases.push(...toolCodeCases(env));
   return cases;
+}
+
+/** The arguments a tool of `wrapped` needs: its path parameters and required query parameters. */
+function toolArguments(wrapped: OperationInfo) {
+  return wrapped.parameters.filter((p) => p.in === 'path' || p.required);
+}
+
+/**
+ * Each tool called for a record the kit knows (or none, for a list), answering 200: the answer's own check
+ * (`tool_result_of_tool`) holds it to the called tool's name and to the wrapped operation's result. Without these,
+ * a server answering every tool with one tool's result would pass: the examples name records a real server does not
+ * hold, so no other case gets a tool's success.
+ */
+function toolResultCases(env: RunEnv): CaseDef[] {
+  const { contract } = env;
+  const call = contract.findOperation('callMcpTool');
+  if (!call) return [];
+  return contract.operations
+    .filter((o) => o.mcpTool !== undefined && toolArguments(o).every((p) => p.in === 'path' && namesOwnRecord(p.name)))
+    .map(
+      (wrapped): CaseDef => ({
+        id: `workflows/mcp_tool_result/${wrapped.mcpTool}`,
+        phase: 'workflows',
+        title: `The ${wrapped.mcpTool} tool answers with its own name and ${wrapped.operationId}'s result`,
+        operations: [call.operationId],
+        writes: false,
+        run: async (t) => {
+          if (env.readOnly) t.skip('read-only run: tool calls (POST) not sent');
+          const credential = t.key(wrapped.area);
+          const args: Record<string, string> = {};
+          for (const p of toolArguments(wrapped)) {
+            args[p.name] =
+              (await existingValue(t, wrapped, p.name)) ??
+              t.skip(`the kit has no existing ${p.name} to call ${wrapped.mcpTool} with`);
+          }
+          const ex = await t.call(call, {
+            path: { tool_name: wrapped.mcpTool! },
+            body: { arguments: args },
+            credential,
+          });
+          t.expect(ex, call, {
+            status: contract.successStatus(call),
+            why: `${wrapped.mcpTool} called${Object.keys(args).length > 0 ? ` for the kit's ${Object.keys(args).join(' and ')}` : ''}`,
+          });
+        },
+      }),
+    );
 }
 
 /**
