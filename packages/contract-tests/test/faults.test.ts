@@ -73,6 +73,12 @@ const CASES: Record<Fault, FaultCase> = {
   // Order is designed, additionalProperties included (spec/components/schemas/Order.yaml).
   schema_extra_field: on('schema_valid', 'getWmsOrder', 'workflows', { provisional: true }),
   schema_wrong_type: on('schema_valid', 'getWmsOrder', 'workflows'),
+  // The supplier list's shared parameters are proven by the product list before it: its own success must still be
+  // asked for and judged.
+  supplier_list_data_object: {
+    check: 'schema_valid',
+    run: { operations: ['listWmsProducts', 'listSuppliers'], phases: ['generated'] },
+  },
   // The tool call is designed (x-provisional on callMcpTool).
   mcp_tool_result_other_tool: on('tool_result_of_tool', 'callMcpTool', 'workflows', { provisional: true }),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).

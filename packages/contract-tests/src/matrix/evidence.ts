@@ -23,6 +23,7 @@ export class Evidence {
     // An answer asked for with Prefer (a mock's example) proves the example, not the server's behaviour.
     if (deliberate) return;
     note('response');
+    if (status >= 200 && status < 300) note('success');
     const cred = exchange.request.credential;
     if (cred.kind === 'apiKey' && headers[this.contract.quotaHeaders.remaining] !== undefined) note('quota_headers');
     const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
@@ -31,6 +32,11 @@ export class Evidence {
     // Another seller's credential answered by this operation: its records were compared with this seller's.
     if ((cred.kind === 'apiKey' || cred.kind === 'bearer') && cred.seller === 'other' && status < 500)
       note('isolation');
+  }
+
+  /** Whether an answer of the run was a success of `operation`: its success body has been judged. */
+  succeeded(operation: string): boolean {
+    return (this.proofs.get(`${operation} success`)?.size ?? 0) > 0;
   }
 
   /** The cases whose answers prove the pair (empty: none). */

@@ -75,6 +75,8 @@ export const FAULTS = [
   'shared_code_leak',
   /** A tool call that succeeds answered with another tool's name, as a server serving one example for all would. */
   'mcp_tool_result_other_tool',
+  /** The supplier list's success with `data` an object: a list no other list's answer stands for. */
+  'supplier_list_data_object',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -931,6 +933,10 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
         // 201 Created, with only the headers the contract gives the 200 it should have been: none of the quota's.
         status = 201;
         for (const name of [LIMIT, REMAINING, RESET]) delete out[name];
+        hit();
+      }
+      if (has('supplier_list_data_object') && is(op, 'listSuppliers') && status === 200 && isObject(body)) {
+        body.data = {};
         hit();
       }
       if (has('mcp_tool_result_other_tool') && is(op, 'callMcpTool') && status === 200 && data()) {
