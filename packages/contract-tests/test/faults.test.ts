@@ -79,6 +79,10 @@ const CASES: Record<Fault, FaultCase> = {
     check: 'schema_valid',
     run: { operations: ['listWmsProducts', 'listSuppliers'], phases: ['generated'] },
   },
+  // No case but the order raised beyond stock has an order of its own to change.
+  order_update_ignored: on('expected_outcome', 'updateWmsOrder', 'workflows'),
+  // No case but the return's withdrawal has a return to read (the read is one call of that case, run for cancelReturn).
+  return_read_status_number: on('schema_valid', 'cancelReturn', 'workflows'),
   // The tool call is designed (x-provisional on callMcpTool).
   mcp_tool_result_other_tool: on('tool_result_of_tool', 'callMcpTool', 'workflows', { provisional: true }),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).

@@ -536,7 +536,8 @@ describe('one request for every rule it proves: the spend of a full run', () => 
     );
     // The shipped order is found, and the refused changes read back, through the JWT: the change is the only call.
     expect(byId('workflows/shipped_order_unmodifiable').metered).toBe(1);
-    expect(byId('workflows/codes/INVENTORY_INSUFFICIENT/updateWmsOrder').metered).toBe(2);
+    // Raising the order beyond stock is refused; changing its memo is the update's own success.
+    expect(byId('workflows/codes/INVENTORY_INSUFFICIENT/updateWmsOrder').metered).toBe(3);
     // Drafts are read back once, through their own area (the JWT reads none).
     expect(byId('workflows/registerDraftOrders/mixed_rows_read_back').metered).toBe(1);
     // An unknown option under the kit's product is OPTION_NOT_FOUND: the code's workflow sends nothing more.

@@ -77,6 +77,10 @@ export const FAULTS = [
   'mcp_tool_result_other_tool',
   /** The supplier list's success with `data` an object: a list no other list's answer stands for. */
   'supplier_list_data_object',
+  /** A return read by its number answered with its `status` a number. */
+  'return_read_status_number',
+  /** An order update answered 200 with the order as it was: the change not made. */
+  'order_update_ignored',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -933,6 +937,14 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
         // 201 Created, with only the headers the contract gives the 200 it should have been: none of the quota's.
         status = 201;
         for (const name of [LIMIT, REMAINING, RESET]) delete out[name];
+        hit();
+      }
+      if (has('order_update_ignored') && is(op, 'updateWmsOrder') && status === 200 && data()) {
+        data()!.memo = 'As registered';
+        hit();
+      }
+      if (has('return_read_status_number') && is(op, 'getReturn') && status === 200 && data()) {
+        data()!.status = 1;
         hit();
       }
       if (has('supplier_list_data_object') && is(op, 'listSuppliers') && status === 200 && isObject(body)) {

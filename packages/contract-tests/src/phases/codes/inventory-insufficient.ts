@@ -88,6 +88,23 @@ export function inventoryInsufficientCases(env: RunEnv): CaseDef[] {
             read,
           );
         }
+        // A change the order takes (its memo), on the order no other case reads: the update's own success, which no
+        // other case gets (the request examples name orders a real server does not hold), and the order it answers.
+        if (propertySchema(t, update.requestBody?.schema, 'memo')) {
+          const memo = 'Changed by the contract-test kit';
+          const taken = await t.call(update, { path: { order_no: orderNo }, body: { memo } });
+          if (
+            t.expect(taken, update, { status: contract.successStatus(update), why: `order ${orderNo}'s memo changed` })
+          )
+            t.assert(
+              dataOf<Row>(taken)?.memo === memo,
+              'expected_outcome',
+              `order ${orderNo} answered with memo ${JSON.stringify(memo)}`,
+              `memo ${JSON.stringify(dataOf<Row>(taken)?.memo)}`,
+              taken,
+              update,
+            );
+        }
       },
     },
   ];

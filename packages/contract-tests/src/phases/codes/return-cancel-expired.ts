@@ -23,11 +23,16 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
     : undefined;
   const cancelParam = cancel?.parameters.find((p) => p.in === 'path');
   if (!cancel || !registerReturn || !cancelParam || !register || !contract.bulk(register)) return [];
+  // The read of one return, at the path its withdrawal extends (`/returns/{return_no}`).
+  const getReturn = contract.operations.find(
+    (op) => op.method === 'get' && op.path.endsWith(`/{${cancelParam.name}}`) && cancel.path.startsWith(`${op.path}/`),
+  );
   return [
     {
       id: `workflows/codes/RETURN_CANCEL_EXPIRED/${cancel.operationId}`,
       phase: 'workflows',
       title: `${cancel.method.toUpperCase()} ${cancel.path} right after the return is registered: withdrawn while the window is open`,
+      // The read back of the return is one call more, not an operation the case is run for.
       operations: [cancel.operationId, registerReturn.operationId],
       writes: true,
       reaches: ['RETURN_CANCEL_EXPIRED', 'DUPLICATE'],
@@ -62,6 +67,7 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
         );
         const returnNo = ret?.[cancelParam.name];
         if (typeof returnNo !== 'string') return;
+        if (getReturn) await readBack(t, getReturn, cancelParam.name, returnNo, body.order_no);
         const withdrawn = await withdrawAtOnce(t, cancel, cancelParam.name, returnNo, ret, registered);
         // The first return withdrawn, the order may have another: the one whose window the test clock closes.
         const sandbox = withdrawn ? await t.env.sandbox?.session() : undefined;
@@ -69,6 +75,31 @@ export function returnCancelExpiredCases(env: RunEnv): CaseDef[] {
       },
     },
   ];
+}
+
+/**
+ * The return just registered, read by its number: the read's own success (no other case has a return to read), and
+ * the return it names.
+ */
+async function readBack(
+  t: CaseContext,
+  getReturn: OperationInfo,
+  param: string,
+  returnNo: string,
+  orderNo: unknown,
+): Promise<void> {
+  const read = await t.call(getReturn, { path: { [param]: returnNo } });
+  const why = `return ${returnNo}, just registered`;
+  if (!t.expect(read, getReturn, { status: t.contract.successStatus(getReturn), why })) return;
+  const got = dataOf<Row>(read);
+  t.assert(
+    got?.[param] === returnNo && got?.order_no === orderNo,
+    'expected_outcome',
+    `${why}, of order ${String(orderNo)}`,
+    `${param} ${JSON.stringify(got?.[param])}, order_no ${JSON.stringify(got?.order_no)}`,
+    read,
+    getReturn,
+  );
 }
 
 /**
