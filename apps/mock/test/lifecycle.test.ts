@@ -256,7 +256,10 @@ describe('the pnpm mock command', () => {
     expect(err).toMatch(/PORT must be an integer/);
   });
 
-  it('pnpm mock on a port in use says so in one line naming it, exits 1, and leaves no Prism behind', async () => {
+  // Prism loads the contract before the mock listens: minutes on a busy machine (vitest.config.ts).
+  it('pnpm mock on a port in use says so in one line naming it, exits 1, and leaves no Prism behind', {
+    timeout: 900_000,
+  }, async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const port = (blocker.address() as { port: number }).port;
