@@ -219,6 +219,14 @@ describe('being a good citizen', () => {
     expect(describeFailures(report)).toBe('');
   });
 
+  test('--read-only against a seller who holds nothing: a read without a record to name still sends its valid input', async () => {
+    server = await servers.start({ demo: false });
+    const report = await runKit(server, { readOnly: true, operations: ['listProductOptions'], phases: ['generated'] });
+    const valid = report.cases.find((c) => c.id === 'generated/listProductOptions/valid');
+    expect(valid?.status, JSON.stringify(valid)).toBe('passed');
+    expect(valid?.requests).toBeGreaterThan(0);
+  });
+
   test("--read-only where both sellers have a product under one code: the other seller's own is not a leak", async () => {
     server = await servers.start({ demo: 'both' });
     const report = await runKit(server, { readOnly: true });
