@@ -306,7 +306,13 @@ export function createMcpServer(options: McpOptions, callers: Callers = new Call
   // of this server. Parsed in the handler, it is -32602, invalid params: the caller's to correct. (For tools/call
   // the SDK's own check of the request comes first, with the same code.)
   server.setRequestHandler(ListToolsRequestSchema.pick({ method: true }).loose(), async (raw) => {
-    parsedRequest(ListToolsRequestSchema, raw);
+    const request = parsedRequest(ListToolsRequestSchema, raw);
+    // Every tool is listed at once and no cursor is ever given out: any cursor is one this server did not issue.
+    if (request.params?.cursor !== undefined) {
+      throw invalidParams('tools/list', [
+        { path: ['params', 'cursor'], message: 'this server lists every tool at once and gives out no cursor' },
+      ]);
+    }
     return { tools: tools.map(listed) };
   });
   server.setRequestHandler(CallToolRequestSchema.pick({ method: true }).loose(), async (raw, extra) => {

@@ -432,6 +432,12 @@ describe('a tool call', () => {
     expect(list?.message).toContain(
       'Invalid tools/list request: params.cursor: Invalid input: expected string, received number',
     );
+    // A cursor this server did not give out (it lists every tool at once): invalid params, not the first page again.
+    const stale = await refusal({ cursor: 'page-2' }, 'tools/list');
+    expect(stale?.code).toBe(ErrorCode.InvalidParams);
+    expect(stale?.message).toContain(
+      'Invalid tools/list request: params.cursor: this server lists every tool at once and gives out no cursor',
+    );
   });
 
   it("over the monthly quota says the quota is the account's, and when it resets", async () => {
