@@ -19,6 +19,7 @@ import {
   type ResponseObject,
   type SchemaValidator,
   toolArgumentRefusal,
+  TOOL_CALL_OPERATION,
   withToolDefaults,
 } from '@cls-api/spec';
 import { describeRequestError, pathPattern, type RequestErrorWords, schemaAt } from '@cls-api/server';
@@ -87,9 +88,6 @@ export interface CredentialScheme {
   /** For API-key schemes, the area of the keys it takes (`x-key-area`), a key's first segment. */
   keyArea?: string;
 }
-
-/** The operation that calls a tool of the MCP area, by the contract's name for it. */
-const TOOL_CALL_OPERATION = 'callMcpTool';
 
 export class Contract {
   readonly doc: OpenApiDocument;

@@ -11,6 +11,7 @@ import {
 } from '@cls-api/server';
 import {
   apiKeyShape,
+  calledToolName,
   type JsonSchema,
   type McpToolDefinition,
   type OperationInfo,
@@ -346,11 +347,8 @@ function calledTool(
   op: OperationInfo,
 ): { name: string; tool: McpToolDefinition | undefined } | undefined {
   if (op !== contract.toolCall?.op) return undefined;
-  const at = op.path.split('/').indexOf(`{${contract.toolCall.parameter}}`);
-  const segment = req.pathname.split('/')[at];
-  if (at < 0 || segment === undefined) return undefined;
-  const name = decodeURIComponent(segment);
-  return { name, tool: contract.tools.get(name) };
+  const name = calledToolName(op, req.pathname);
+  return name === undefined ? undefined : { name, tool: contract.tools.get(name) };
 }
 
 /**

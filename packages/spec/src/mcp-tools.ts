@@ -112,6 +112,27 @@ export function mcpToolsOf(doc: OpenApiDocument): McpToolDefinition[] {
   return tools;
 }
 
+/** The operation that calls a tool by its name, which is that operation's one path parameter. */
+export const TOOL_CALL_OPERATION = 'callMcpTool';
+
+/**
+ * The tool a request of the tool-call operation names: the segment of `pathname` (the request's path, from the
+ * service's root) where `op`'s path has its one path parameter, percent-decoded. Undefined for another operation, a
+ * path of another shape, or a segment that does not decode.
+ */
+export function calledToolName(op: Pick<OperationInfo, 'operationId' | 'path' | 'parameters'>, pathname: string) {
+  if (op.operationId !== TOOL_CALL_OPERATION) return undefined;
+  const parameter = op.parameters.find((p) => p.in === 'path');
+  const at = parameter ? op.path.split('/').indexOf(`{${parameter.name}}`) : -1;
+  const segment = at < 0 ? undefined : pathname.split('/')[at];
+  if (segment === undefined) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The message of the 404 for a call of a tool the area does not have (the name escaped by `shown`). */
 export function unknownToolMessage(name: string): string {
   return `Tool ${shown(name)} was not found.`;

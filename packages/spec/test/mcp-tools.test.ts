@@ -2,11 +2,13 @@
 // bundle as from the dereferenced bundle, and a refused call worded once.
 import { describe, expect, it } from 'vitest';
 import {
+  calledToolName,
   loadDereferencedSpec,
   loadSpec,
   mcpToolsOf,
   operations,
   toolArgumentRefusal,
+  TOOL_CALL_OPERATION,
   toolAreaMessage,
   unknownToolMessage,
   withToolDefaults,
@@ -25,6 +27,26 @@ describe('mcpToolsOf', () => {
   it('gives the same tools from the bundle as from the dereferenced bundle', () => {
     // The mock reads the bundle, the reference server the dereferenced one: an agent must meet the same tools.
     expect(tools).toEqual(mcpToolsOf(loadDereferencedSpec()));
+  });
+});
+
+describe('calledToolName', () => {
+  const ops = operations(loadSpec());
+  const call = ops.find((op) => op.operationId === TOOL_CALL_OPERATION)!;
+  // The request path with the tool's name where the operation's path has its parameter.
+  const pathFor = (segment: string) => call.path.replace(/\{[^}]+\}/, segment);
+
+  it("reads the tool's name where the tool call's path names it, percent-decoded", () => {
+    expect(call.parameters.filter((p) => p.in === 'path')).toHaveLength(1);
+    expect(calledToolName(call, pathFor('wms_list_orders'))).toBe('wms_list_orders');
+    expect(calledToolName(call, pathFor('a%20b%2Fc'))).toBe('a b/c');
+  });
+
+  it('names no tool for another operation, a shorter path, or a segment that does not decode', () => {
+    const other = ops.find((op) => op.operationId !== TOOL_CALL_OPERATION && op.path.includes('{'))!;
+    expect(calledToolName(other, pathFor('wms_list_orders'))).toBeUndefined();
+    expect(calledToolName(call, '/v3')).toBeUndefined();
+    expect(calledToolName(call, pathFor('%E0%A4%A'))).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 // The checks run on every response. Each reads what it expects from the contract: the documented statuses,
 // content types, schemas, `x-error-codes`, headers and limits of the operation the request was made to.
-import { ServiceTime, startOfNextMonth, type OperationInfo } from '@cls-api/spec';
+import { calledToolName, ServiceTime, startOfNextMonth, type OperationInfo } from '@cls-api/spec';
 import type { Contract } from './contract.js';
 import type { Credential } from '../plan/credentials.js';
 import type { Exchange } from '../run/http.js';
@@ -371,15 +371,6 @@ export function checkResponse(ctx: CheckContext): { evaluated: string[]; finding
   return { evaluated, findings };
 }
 
-/** The tool a request of the tool-call operation names, from that operation's one path parameter. */
-function calledTool(op: OperationInfo, path: string): string | undefined {
-  if (op.operationId !== 'callMcpTool') return undefined;
-  const parameter = op.parameters.find((p) => p.in === 'path');
-  const at = parameter ? op.path.split('/').indexOf(`{${parameter.name}}`) : -1;
-  const segment = at < 0 ? undefined : path.split('/')[at];
-  return segment === undefined ? undefined : decodeURIComponent(segment);
-}
-
 /** Why a tool call's result that is not the called tool's is a departure, where the operation is a design of ours. */
 const TOOL_DEPARTURE_REASON = 'the tool call is a design of ours (x-provisional on its operation)';
 
@@ -390,7 +381,7 @@ const TOOL_DEPARTURE_REASON = 'the tool call is a design of ours (x-provisional 
  */
 function checkToolResult(ctx: CheckContext, findings: Finding[], evaluated: string[]): void {
   const { contract, op, exchange } = ctx;
-  const name = calledTool(op, exchange.request.path);
+  const name = calledToolName(op, exchange.request.path);
   const data = (exchange.response.json as { data?: unknown } | undefined)?.data as
     | { tool?: unknown; result?: unknown; pagination?: unknown }
     | undefined;

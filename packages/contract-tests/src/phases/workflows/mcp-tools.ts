@@ -1,6 +1,6 @@
 // The MCP tool list: exactly the operations marked x-mcp-tool; a tool of another area refused, an unknown one not found.
 import { isDeepStrictEqual } from 'node:util';
-import type { OperationInfo } from '@cls-api/spec';
+import { type OperationInfo, TOOL_CALL_OPERATION } from '@cls-api/spec';
 import { dataOf, type CaseDef, type RunEnv } from '../../run/case.js';
 import { unknownResourceProof, unknownValue } from '../shared/inputs.js';
 import { existingValue, namesOwnRecord } from '../shared/paths.js';
@@ -13,7 +13,7 @@ export function mcpToolCases(env: RunEnv): CaseDef[] {
       id: 'workflows/mcp_tools',
       phase: 'workflows',
       title: 'The MCP tool list holds exactly the operations marked x-mcp-tool; a tool of another area is refused',
-      operations: ['listMcpTools', 'callMcpTool'],
+      operations: ['listMcpTools', TOOL_CALL_OPERATION],
       writes: false,
       run: async (t) => {
         const listOp = t.op('listMcpTools');
@@ -33,7 +33,7 @@ export function mcpToolCases(env: RunEnv): CaseDef[] {
           ex,
           listOp,
         );
-        const call = contract.findOperation('callMcpTool');
+        const call = contract.findOperation(TOOL_CALL_OPERATION);
         if (!call) return;
         for (const o of contract.operations.filter((x) => x.mcpTool !== undefined)) {
           const needed = toolArguments(o).filter((p) => !(p.in === 'path' && namesOwnRecord(p.name)));
@@ -100,7 +100,7 @@ function toolArguments(wrapped: OperationInfo) {
  */
 function toolResultCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
-  const call = contract.findOperation('callMcpTool');
+  const call = contract.findOperation(TOOL_CALL_OPERATION);
   if (!call) return [];
   return contract.operations
     .filter((o) => o.mcpTool !== undefined && toolArguments(o).every((p) => p.in === 'path' && namesOwnRecord(p.name)))
@@ -141,7 +141,7 @@ function toolResultCases(env: RunEnv): CaseDef[] {
  */
 function toolCodeCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
-  const call = contract.findOperation('callMcpTool');
+  const call = contract.findOperation(TOOL_CALL_OPERATION);
   if (!call) return [];
   const identifiers = (o: OperationInfo) =>
     o.parameters.filter((p) => p.in === 'path' || (p.in === 'query' && contract.isIdentifier(p.schema)));
