@@ -11,6 +11,8 @@ import { checkResponse, internalDetail } from '../src/contract/checks.js';
 import { BudgetSkip, Transport, type Exchange } from '../src/run/http.js';
 import { QuotaBudget } from '../src/run/http/quota-budget.js';
 import { RunObservations } from '../src/run/observations.js';
+import type { CaseDef, RunEnv } from '../src/run/case.js';
+import { PR_ROTATION, prSlots } from '../src/plan/profile.js';
 
 const contract = new Contract();
 const generator = new Generator(contract);
@@ -549,5 +551,38 @@ describe('a tool call that succeeds', () => {
     expect(other).toEqual([
       expect.objectContaining({ expected: `a result valid as the data of ${list.operationId}'s success` }),
     ]);
+  });
+});
+
+describe('the pr slots without a ledger', () => {
+  const env = { contract, clientId: 'cli_test_x', clientSecret: 'sec_x' } as unknown as RunEnv;
+  const def = (id: string, phase: CaseDef['phase'], operations: string[], needs?: string[]): CaseDef => ({
+    id,
+    phase,
+    title: id,
+    operations,
+    writes: false,
+    ...(needs ? { needs } : {}),
+    run: async () => undefined,
+  });
+
+  test('a case that reads records another case makes shares a slot with a maker of them, not the lightest slot', () => {
+    const maker = def('workflows/addProductOptions/mixed_rows_read_back', 'workflows', ['addProductOptions']);
+    // One-call cases enough to fill every slot, so that the maker's slot is no longer the lightest.
+    const fillers = Array.from({ length: PR_ROTATION * 3 }, (_, i) =>
+      def(`negative/listSuppliers/filler_${i}`, 'negative', ['listSuppliers']),
+    );
+    const reader = def(
+      'workflows/getProductOption/seller_isolation',
+      'workflows',
+      ['getProductOption'],
+      ['addProductOptions'],
+    );
+    const slots = prSlots(env, [maker, ...fillers, reader]);
+    expect(slots).toHaveLength(PR_ROTATION);
+    const slotOf = (c: CaseDef) => slots.findIndex((s) => s.includes(c));
+    expect(slotOf(reader)).toBe(slotOf(maker));
+    // The maker comes first in its slot, as in the run's order.
+    expect(slots[slotOf(maker)]!.indexOf(maker)).toBeLessThan(slots[slotOf(maker)]!.indexOf(reader));
   });
 });

@@ -69,17 +69,29 @@ export function expectedCalls(env: RunEnv, def: CaseDef): number {
 
 /**
  * The metered cases shared out over PR_ROTATION slots: each in turn to the slot with the fewest expected calls so far,
- * which keeps the run's order within a slot (a case may rely on a record an earlier one made).
+ * which keeps the run's order within a slot (a case may rely on a record an earlier one made). A case that reads
+ * records another case makes (`needs`) goes to the slot of a case that makes them, as a ledger's choice takes one
+ * along: in a slot of its own it would only skip, having nothing to read.
  */
 export function prSlots(env: RunEnv, cases: CaseDef[]): CaseDef[][] {
   const metered = cases.filter((c) => expectedCalls(env, c) > 0);
   const count = Math.min(PR_ROTATION, metered.length);
   const slots: CaseDef[][] = Array.from({ length: count }, () => []);
   const load = new Array<number>(count).fill(0);
+  const makes = (maker: CaseDef, opId: string) => maker.phase !== 'negative' && maker.operations.includes(opId);
   for (const def of metered) {
-    const lightest = load.indexOf(Math.min(...load));
-    slots[lightest]!.push(def);
-    load[lightest]! += expectedCalls(env, def);
+    const withMaker = (def.needs ?? [])
+      .map(
+        (opId) =>
+          [
+            slots.findIndex((slot) => slot.some((m) => m.phase === 'workflows' && makes(m, opId))),
+            slots.findIndex((slot) => slot.some((m) => makes(m, opId))),
+          ].find((i) => i >= 0) ?? -1,
+      )
+      .find((i) => i >= 0);
+    const target = withMaker ?? load.indexOf(Math.min(...load));
+    slots[target]!.push(def);
+    load[target]! += expectedCalls(env, def);
   }
   return slots;
 }
