@@ -340,7 +340,7 @@ describe('profiles: full (nightly) and pr (every pull request)', () => {
     );
   });
 
-  test('the union of 8 consecutive pr runs covers every case of the full run that needs a test key', async () => {
+  test(`the union of ${PR_ROTATION} consecutive pr runs covers every case of the full run that needs a test key`, async () => {
     server = await servers.start();
     // The plan is made before any request: a budget of none shows it without sending anything.
     const full = await runKit(server, { maxRequests: 0 });

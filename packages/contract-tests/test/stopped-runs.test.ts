@@ -95,7 +95,8 @@ test('--coverage prints the matrix: every operation, one column per rule', async
   });
   expect(r.code, r.out).toBe(0);
   expect(r.out).toMatch(/Coverage matrix: \d+ of \d+ \(operation, rule\) pairs proven/);
-  expect(r.out).toMatch(/^operation +response +auth +body_parsing +unknown_resource/m);
-  expect(r.out).toMatch(/^getWmsOrder +✓ +✓ +✓/m);
+  expect(r.out).toMatch(/^operation +response +success +auth +body_parsing +unknown_resource/m);
+  // Refusals only: the answers prove the response rule, never the success rule, which stays not reached (·).
+  expect(r.out).toMatch(/^getWmsOrder +✓ +· +✓ +✓/m);
   expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/## Contract tests: ✅ passed[\s\S]*### Coverage/);
 });

@@ -11,8 +11,10 @@ import { checkResponse, internalDetail } from '../src/contract/checks.js';
 import { BudgetSkip, Transport, type Exchange } from '../src/run/http.js';
 import { QuotaBudget } from '../src/run/http/quota-budget.js';
 import { RunObservations } from '../src/run/observations.js';
-import type { CaseDef, RunEnv } from '../src/run/case.js';
+import type { CaseDef, CaseResult, RunEnv } from '../src/run/case.js';
 import { PR_ROTATION, prSlots } from '../src/plan/profile.js';
+import { applicableRules, coverageMatrix, RULES } from '../src/matrix/coverage.js';
+import { Evidence } from '../src/matrix/evidence.js';
 
 const contract = new Contract();
 const generator = new Generator(contract);
@@ -551,6 +553,67 @@ describe('a tool call that succeeds', () => {
     expect(other).toEqual([
       expect.objectContaining({ expected: `a result valid as the data of ${list.operationId}'s success` }),
     ]);
+  });
+});
+
+describe('the coverage matrix: a success rule per operation', () => {
+  const op = contract.findOperation('listInvoiceVideos')!;
+  const answer = (status: number) =>
+    ({
+      request: { method: 'GET', path: '/v3/cam/invoices/612345678901/videos', credential: { kind: 'none' } },
+      response: { status, headers: {}, json: status === 200 ? { success: true, data: [] } : undefined, text: '' },
+      ms: 1,
+      attempt: 1,
+    }) as unknown as Exchange;
+  const result = (failures: CaseResult['failures']): CaseResult => ({
+    id: 'workflows/invoice_videos',
+    phase: 'workflows',
+    title: 'videos',
+    operations: [op.operationId],
+    status: failures.length > 0 ? 'failed' : 'passed',
+    failures,
+    departures: [],
+    notes: [],
+    requests: 1,
+    metered: 0,
+    charged: 0,
+    ms: 1,
+  });
+  const pair = (statuses: number[], failures: CaseResult['failures'], rule = 'success') => {
+    const evidence = new Evidence(contract);
+    for (const status of statuses) evidence.answered(op, answer(status), 'workflows/invoice_videos', false);
+    const matrix = coverageMatrix({ contract, results: [result(failures)], evidence, isolated: () => false });
+    return matrix.pairs.find((p) => p.operation === op.operationId && p.rule === rule)!;
+  };
+
+  test('applies to every operation that documents a success, next to the response rule', () => {
+    for (const o of contract.operations)
+      expect(applicableRules(contract, o, () => false).slice(0, 2), o.operationId).toEqual(['response', 'success']);
+    expect(RULES.success).toBeDefined();
+  });
+
+  test('a refusal proves the response rule, not the success rule: that stays not reached, and says why', () => {
+    expect(pair([404], []).status).toBe('not_reached');
+    expect(pair([404], []).reason).toContain('no request of this run got a success from listInvoiceVideos');
+    expect(pair([404], [], 'response').status).toBe('proven');
+    expect(pair([404, 200], []).status).toBe('proven');
+  });
+
+  test('a check of the answer failing on a success fails the success rule; on a refusal, the response rule only', () => {
+    const failure = (status: number) => ({
+      check: 'schema_valid',
+      operation: op.operationId,
+      expected: 'x',
+      seen: 'y',
+      status,
+    });
+    expect(pair([200], [failure(200)]).status).toBe('failed');
+    expect(pair([200], [failure(200)], 'response').status).toBe('failed');
+    expect(pair([404, 200], [failure(404)]).status).toBe('proven');
+    expect(pair([404, 200], [failure(404)], 'response').status).toBe('failed');
+    // A case's own assertion (no check of the answer) fails the rules of the case, not the success rule.
+    const outcome = { check: 'expected_outcome', operation: op.operationId, expected: 'x', seen: 'y', status: 200 };
+    expect(pair([200], [outcome]).status).toBe('proven');
   });
 });
 

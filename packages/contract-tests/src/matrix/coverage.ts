@@ -4,7 +4,8 @@
 // codes); the evidence from the answers each case got (matrix/evidence.ts), so a rule proven on one operation
 // never stands for another.
 import type { OperationInfo } from '@cls-api/spec';
-import type { CaseResult, RunEnv } from '../run/case.js';
+import { CHECKS } from '../contract/checks.js';
+import type { CaseResult, Failure, RunEnv } from '../run/case.js';
 import type { Contract } from '../contract/contract.js';
 import type { Evidence } from './evidence.js';
 
@@ -29,6 +30,7 @@ export interface CoverageReport {
 /** What each rule is, for the report's legend and the README. */
 export const RULES: Readonly<Record<string, string>> = {
   response: 'every answer: documented status, schema, headers, envelope, error code',
+  success: 'a success answered and its body checked against the documented schema (no refusal stands for it)',
   auth: 'missing, invalid, wrong-area and wrong-scheme credentials refused with the documented code',
   body_parsing: 'a body that is not JSON refused with 400, never a 5xx or a success',
   unknown_resource: 'an unknown resource answered with the documented 404',
@@ -57,6 +59,7 @@ export function applicableRules(
   isolated: (op: OperationInfo) => boolean,
 ): string[] {
   const rules = ['response'];
+  if (Object.keys(op.responses).some((status) => status.startsWith('2'))) rules.push('success');
   if (op.security.length > 0) rules.push('auth');
   if (op.requestBody) rules.push('body_parsing');
   if ((contract.responseFor(op, 404)?.errorCodes.length ?? 0) > 0) rules.push('unknown_resource');
@@ -102,6 +105,20 @@ export function rulesOfCase(c: Pick<CaseResult, 'id' | 'phase' | 'concern'>): st
   if (c.phase === 'bulk' || last === 'mixed_rows_read_back') return ['bulk_rows'];
   if (last === 'seller_isolation') return ['isolation'];
   return [];
+}
+
+/** The checks run on every answer (checks.ts), which a failure on a success answer fails the success rule by. */
+const RESPONSE_CHECKS = new Set(CHECKS.filter((c) => c.kind === 'response').map((c) => c.name));
+
+/**
+ * The rules a failure fails for the operation it names: the one its check speaks of, and `success` where a check of
+ * the answer's own failed on a success (its body, headers or envelope), unless another rule owns that check.
+ */
+function rulesOfFailure(f: Failure): string[] {
+  const rule = ruleOfCheck(f.check);
+  const onSuccess = f.status !== undefined && f.status >= 200 && f.status < 300;
+  const ownsSuccess = onSuccess && RESPONSE_CHECKS.has(f.check) && (rule === undefined || rule === 'response');
+  return [...(rule ? [rule] : []), ...(ownsSuccess ? ['success'] : [])];
 }
 
 /** The rule a failed check speaks of, for the operation it names. */
@@ -150,7 +167,7 @@ export function coverageMatrix(input: {
     for (const op of r.operations)
       for (const rule of rulesOfCase(r)) add(meant as Map<string, CaseResult[]>, key(op, rule), r);
     for (const f of r.failures) {
-      const rules = new Set([...rulesOfCase(r).filter(() => r.operations.includes(f.operation)), ruleOfCheck(f.check)]);
+      const rules = new Set([...rulesOfCase(r).filter(() => r.operations.includes(f.operation)), ...rulesOfFailure(f)]);
       if (/^code_|error_code_reached/.test(f.check)) for (const x of rulesOfCase(r)) rules.add(x);
       for (const rule of rules) {
         if (!rule) continue;
@@ -214,6 +231,7 @@ export function coverageMatrix(input: {
   }
   const order = [
     'response',
+    'success',
     'auth',
     'body_parsing',
     'unknown_resource',

@@ -1,7 +1,9 @@
-// What each answer of the run proves, per operation: that it was answered and checked (`response`), that a test key
-// got the quota headers (`quota_headers`), that a domain code came back from it (`code:X`), and that another
-// seller's credential was answered by it (`isolation`, compared in isolation.ts). Failures come from the cases;
-// this only notes where the run looked, so the matrix can tell "proven" from "never asked".
+// What each answer of the run proves, per operation: that it was answered and checked (`response`), that a success
+// was, its body judged against the documented schema (`success`: a refusal proves the input well-formed, not what a
+// success brings), that a test key got the quota headers (`quota_headers`), that a domain code came back from it
+// (`code:X`), and that another seller's credential was answered by it (`isolation`, compared in isolation.ts).
+// Failures come from the cases; this only notes where the run looked, so the matrix can tell "proven" from "never
+// asked".
 import type { OperationInfo } from '@cls-api/spec';
 import type { Contract } from '../contract/contract.js';
 import type { Exchange } from '../run/http.js';
@@ -58,6 +60,8 @@ export class Evidence {
       return "no answer of this operation to another seller's credential (give --other-api-key for its area)";
     if (rule === 'quota_headers') return 'no answer of this operation to a test key (the JWT or a live key was used)';
     if (rule.startsWith('code:')) return `no request of this run drove ${operation} to ${rule.slice(5)}`;
+    if (rule === 'success')
+      return `no request of this run got a success from ${operation}: its success body is not judged (no record of the seller's it could read, or every answer was a refusal)`;
     return undefined;
   }
 }

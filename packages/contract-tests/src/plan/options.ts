@@ -6,6 +6,7 @@ import { PHASES, type Phase } from '../run/case.js';
 import { UsageError } from './credentials.js';
 import { EXIT_CODES } from '../report/exit-codes.js';
 import { PROFILES, type Profile, type RunOptions, TARGETS, type Target } from './run-options.js';
+import { PR_ROTATION } from './profile.js';
 
 export const USAGE = `Usage: cls-contract --base-url URL [options]
 
@@ -55,7 +56,7 @@ Being a good citizen:
                             left out are skipped with the reason, not failed
   --ledger FILE             a ledger kept across runs (a CI cache): when each (operation, rule) pair was last
                             proven; a pr run takes the slot that ran longest ago, and the summary names pairs
-                            not proven within the last 8 runs
+                            not proven within the last ${PR_ROTATION} runs
   --max-quota N             spend at most N calls of each seller's test-key monthly quota (retries included);
                             cases that do not fit are skipped with the reason; the summary shows the quota the
                             service counted (X-RateLimit-Remaining before and after) next to the kit's count

@@ -15,7 +15,7 @@ export const PR_QUOTA = 15;
  * slots, balanced by their expected calls, and each pr run takes one (the one that ran longest ago when a ledger is
  * kept, else the seed's), so that every (operation, rule) pair is proven within this many pr runs.
  */
-export const PR_ROTATION = 8;
+export const PR_ROTATION = 10;
 
 /**
  * Test-key calls a case is expected to send per operation it is about that takes a key, by phase: a paged list is
@@ -182,16 +182,16 @@ function pickStalest(env: RunEnv, metered: CaseDef[], ledger: Ledger, room: numb
   const applicable = applicablePairs(env);
   const provenIn = (pair: string) => (now.proven.has(pair) ? ledger.runs + 1 : (ledger.pairs[pair]?.run ?? -1));
   // The pairs a case proves: those of the rules it is about and the codes it drives the server to (where the
-  // operation lists them), and what it proved when it last ran; one that has not
-  // run yet is counted on for the answers it will get too (every answer proves its operation's response rule, a
-  // test key's its quota headers).
+  // operation lists them), and what it proved when it last ran; one that has not run yet is counted on for the
+  // answers it will get too (every answer proves its operation's response rule, a test key's its quota headers, and
+  // it may be a success: once it has run, the ledger says whether it was).
   const aims = new Map(
     metered.map((c) => {
       const last = ledger.cases[c.id];
       const rules = [
         ...rulesOfCase(c),
         ...(c.reaches ?? []).map((code) => `code:${code}`),
-        ...(last ? [] : ['response', ...(expectedCalls(env, c) > 0 ? ['quota_headers'] : [])]),
+        ...(last ? [] : ['response', 'success', ...(expectedCalls(env, c) > 0 ? ['quota_headers'] : [])]),
       ];
       const own = c.operations.flatMap((op) => rules.map((r) => `${op} ${r}`));
       return [c.id, [...new Set([...own, ...(last?.proves ?? [])])].filter((k) => applicable.has(k))];

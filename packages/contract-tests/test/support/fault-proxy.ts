@@ -81,6 +81,8 @@ export const FAULTS = [
   'return_read_status_number',
   /** An order update answered 200 with the order as it was: the change not made. */
   'order_update_ignored',
+  /** An invoice's videos answered 200 with none, where no video is the documented 404. */
+  'invoice_videos_empty',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -941,6 +943,10 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
       }
       if (has('order_update_ignored') && is(op, 'updateWmsOrder') && status === 200 && data()) {
         data()!.memo = 'As registered';
+        hit();
+      }
+      if (has('invoice_videos_empty') && is(op, 'listInvoiceVideos') && status === 200 && isObject(body)) {
+        body.data = [];
         hit();
       }
       if (has('return_read_status_number') && is(op, 'getReturn') && status === 200 && data()) {

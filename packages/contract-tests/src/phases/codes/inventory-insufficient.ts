@@ -4,7 +4,7 @@ import { dataOf, type CaseContext, type CaseDef, type RunEnv } from '../../run/c
 import { bulkTarget, checkBulkResponse, freshRows, send, type Row } from '../shared/bulk.js';
 import type { JsonSchema } from '@cls-api/spec';
 import { createdFixtureProduct, createProductBody, ensureFixtureProduct, propertySchema } from '../shared/fixtures.js';
-import { jwtRead } from '../workflows/read-back.js';
+import { jwtRead } from '../shared/shipped.js';
 
 /**
  * A product and the stock it was created with, all of which an order of one unit raised to one unit more than that

@@ -6,6 +6,7 @@ import { bulkTarget, storedRow } from './bulk.js';
 import { dataOf, type CaseContext } from '../../run/case.js';
 import { pageQuery, productPathValue } from './fixtures.js';
 import { unknownValue } from './inputs.js';
+import { invoiceVideos } from './shipped.js';
 
 /** An order of the primary seller that has not shipped, registered once per run (or found, read-only). */
 export async function ensureFixtureOrder(t: CaseContext): Promise<string> {
@@ -44,7 +45,7 @@ export async function knownPathValues(t: CaseContext, op: OperationInfo): Promis
 }
 
 /** The path parameters whose values the kit can make name a record of its own (existingValue). */
-const OWN_RECORDS = new Set(['product_code', 'order_no']);
+const OWN_RECORDS = new Set(['product_code', 'order_no', 'invoice_no']);
 
 /** Whether the kit can make `name` name a record of its own, whatever the operation (a product, an order). */
 export function namesOwnRecord(name: string): boolean {
@@ -56,6 +57,11 @@ export async function existingValue(t: CaseContext, op: OperationInfo, name: str
   const product = await productPathValue(t, name);
   if (product !== undefined) return product;
   if (name === 'order_no') return ensureFixtureOrder(t);
+  // An invoice of the seller's whose videos the camera area listed: a shipped order's, where it has videos.
+  if (name === 'invoice_no') {
+    const found = await invoiceVideos(t);
+    return found && 'invoice' in found && found.videos > 0 ? found.invoice : undefined;
+  }
   if (op.area === t.mcpArea() && name === 'tool_name') return knownTool(t);
   return undefined;
 }

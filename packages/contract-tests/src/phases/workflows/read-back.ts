@@ -24,6 +24,7 @@ import {
   type FixtureProduct,
 } from '../shared/fixtures.js';
 import { checkServiceTimes } from '../shared/service-time.js';
+import { jwtRead } from '../shared/shipped.js';
 
 export function readBackCases(env: RunEnv): CaseDef[] {
   const { contract } = env;
@@ -217,23 +218,6 @@ async function readBack(t: CaseContext, target: BulkTarget, sent: Row[], results
       read.op,
     );
   }
-}
-
-/**
- * The read of the same record on another area that takes the run's JWT (`/v3/wms/orders/{order_no}` →
- * `/v3/manager/orders/{order_no}`), or undefined when there is none or the run has no client credentials.
- */
-export function jwtRead(t: CaseContext, read: OperationInfo): OperationInfo | undefined {
-  if (!t.env.clientId || !t.env.clientSecret) return undefined;
-  const segment = `/${read.area}/`;
-  if (!read.path.includes(segment)) return undefined;
-  return t.contract.operations.find(
-    (o) =>
-      o.method === 'get' &&
-      o.area !== read.area &&
-      o.security.some((s) => t.isBearerScheme(s)) &&
-      read.path.replace(segment, `/${o.area}/`) === o.path,
-  );
 }
 
 /** The properties of the record a read operation answers with (its success body's `data`). */
