@@ -17,7 +17,6 @@ import {
   CallToolRequestSchema,
   ErrorCode as JsonRpcErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -276,10 +275,25 @@ interface RequestSchema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Issues } };
 }
 
+/**
+ * A JSON-RPC error this server answers a request with, its message as written: the SDK answers any error thrown by a
+ * handler with the error's `code` and `message`. Its own McpError writes the code into the message as well ("MCP
+ * error -32602: …"), which the SDK's client then prefixes again: a host showed the code twice before the words.
+ */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** The -32602 error of a request of `method` that its schema refused, naming each field it refused. */
-export function invalidParams(method: string, issues: Issues): McpError {
+export function invalidParams(method: string, issues: Issues): ProtocolError {
   const named = issues.map((i) => `${i.path.map(String).join('.') || 'the request'}: ${i.message}`);
-  return new McpError(JsonRpcErrorCode.InvalidParams, `Invalid ${method} request: ${named.join('; ')}`);
+  return new ProtocolError(JsonRpcErrorCode.InvalidParams, `Invalid ${method} request: ${named.join('; ')}`);
 }
 
 /** The request as its schema reads it, or the -32602 error that names each argument it refused. */

@@ -78,7 +78,7 @@ describe('the HTTP endpoint', () => {
     const res = await send('POST', '/mcp', { ...post, Host: new URL(endpoint.url).host }, JSON.stringify(bad));
     expect(JSON.parse(res.body)).toMatchObject({
       id: 1,
-      error: { code: -32602, message: expect.stringMatching(/Invalid initialize request: params\.protocolVersion: /) },
+      error: { code: -32602, message: expect.stringMatching(/^Invalid initialize request: params\.protocolVersion: /) },
     });
   });
 

@@ -67,7 +67,7 @@ describe('over stdio', () => {
     const [refused, next] = await answers([JSON.stringify(bad)]);
     expect(refused).toMatchObject({
       id: 1,
-      error: { code: -32602, message: expect.stringMatching(/Invalid initialize request: params\.protocolVersion: /) },
+      error: { code: -32602, message: expect.stringMatching(/^Invalid initialize request: params\.protocolVersion: /) },
     });
     expect(next).toMatchObject({ id: 'last', result: { protocolVersion: '2025-06-18' } });
   });
