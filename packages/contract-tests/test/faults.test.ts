@@ -85,6 +85,8 @@ const CASES: Record<Fault, FaultCase> = {
   return_read_status_number: on('schema_valid', 'cancelReturn', 'workflows'),
   // Only a shipped order's invoice has videos the kit can ask for; no video is the source's 404, never an empty list.
   invoice_videos_empty: on('expected_outcome', 'listInvoiceVideos', 'workflows'),
+  // The camera area's records are the seller's too: another seller's key never sees them (DECISIONS G9).
+  videos_leak: on('seller_isolation', 'listInvoiceVideos', 'workflows'),
   // The tool call is designed (x-provisional on callMcpTool).
   mcp_tool_result_other_tool: on('tool_result_of_tool', 'callMcpTool', 'workflows', { provisional: true }),
   // A successful draft row with an empty draft_id: the two shapes are the source's (DraftResult.yaml).

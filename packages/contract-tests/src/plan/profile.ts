@@ -184,14 +184,17 @@ function pickStalest(env: RunEnv, metered: CaseDef[], ledger: Ledger, room: numb
   // The pairs a case proves: those of the rules it is about and the codes it drives the server to (where the
   // operation lists them), and what it proved when it last ran; one that has not run yet is counted on for the
   // answers it will get too (every answer proves its operation's response rule, a test key's its quota headers, and
-  // it may be a success: once it has run, the ledger says whether it was).
+  // one of a case not made to be refused may be a success: once it has run, the ledger says whether it was).
   const aims = new Map(
     metered.map((c) => {
       const last = ledger.cases[c.id];
+      const refused = c.phase === 'negative' || c.id.endsWith('/invalid');
       const rules = [
         ...rulesOfCase(c),
         ...(c.reaches ?? []).map((code) => `code:${code}`),
-        ...(last ? [] : ['response', 'success', ...(expectedCalls(env, c) > 0 ? ['quota_headers'] : [])]),
+        ...(last
+          ? []
+          : ['response', ...(refused ? [] : ['success']), ...(expectedCalls(env, c) > 0 ? ['quota_headers'] : [])]),
       ];
       const own = c.operations.flatMap((op) => rules.map((r) => `${op} ${r}`));
       return [c.id, [...new Set([...own, ...(last?.proves ?? [])])].filter((k) => applicable.has(k))];

@@ -35,8 +35,11 @@ export class IsolationLedger {
     /** The prefix of the identifiers the run invents: such a record is this run's, whatever its fields. */
     private readonly runPrefix: string,
   ) {
-    this.reads = contract.operations
-      .filter((op) => op.method === 'get' && /\/\{[^}]+\}$/.test(op.path))
+    const gets = contract.operations.filter((op) => op.method === 'get' && op.path.includes('{'));
+    // A read of one record (`/v3/wms/orders/{order_no}`), and a list under one record that no read of its items
+    // addresses (`/v3/cam/invoices/{invoice_no}/videos`): its items are that record's, named by its identifiers.
+    this.reads = gets
+      .filter((op) => /\/\{[^}]+\}$/.test(op.path) || !gets.some((o) => o.path.startsWith(`${op.path}/{`)))
       .map((op) => ({ path: op.path, params: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!) }));
   }
 

@@ -40,7 +40,7 @@ function fileOf(specifier: string): string {
   return file;
 }
 
-/** Two sellers of a reference server: the primary (test keys of every area) and the other (WMS and manager keys). */
+/** Two sellers of a reference server, each with test keys of every area. */
 export interface SellerPair {
   keys: { primary: Record<string, string>; other: Record<string, string> };
   accounts: { primary: string; other: string };
@@ -66,9 +66,8 @@ export interface ReferenceOptions {
   sellerPairs?: number;
 }
 
-/** The areas of each seller's test keys. */
-const PRIMARY_AREAS = ['wms', 'manager', 'cam'] as const;
-const OTHER_AREAS = ['wms', 'manager'] as const;
+/** The areas of each seller's test keys: every area, so that another seller's read is asked on each. */
+const AREAS = ['wms', 'manager', 'cam'] as const;
 
 /**
  * Provisions the sellers in the server's database before it starts, through its store as `admin account create`,
@@ -83,7 +82,7 @@ async function provision(database: string, pairs: number): Promise<SellerPair[]>
     const seller = async (name: string, areas: readonly ('wms' | 'manager' | 'cam')[]) => {
       const now = new Date();
       // Linked to every area, as `admin account create` without --link does.
-      const { account_id: account } = await accounts.createAccount({ name, paid: false, link: PRIMARY_AREAS }, now);
+      const { account_id: account } = await accounts.createAccount({ name, paid: false, link: AREAS }, now);
       const keys: Record<string, string> = {};
       for (const area of areas) keys[area] = (await accounts.createApiKey(account, area, 'test', now)).api_key;
       const client = await accounts.createClient(account, 'test', now);
@@ -92,8 +91,8 @@ async function provision(database: string, pairs: number): Promise<SellerPair[]>
     const out: SellerPair[] = [];
     for (let i = 0; i < pairs; i++) {
       const suffix = i === 0 ? '' : ` ${i + 1}`;
-      const primary = await seller(`Contract kit seller${suffix}`, PRIMARY_AREAS);
-      const other = await seller(`Contract kit other seller${suffix}`, OTHER_AREAS);
+      const primary = await seller(`Contract kit seller${suffix}`, AREAS);
+      const other = await seller(`Contract kit other seller${suffix}`, AREAS);
       out.push({
         keys: { primary: primary.keys, other: other.keys },
         accounts: { primary: primary.account, other: other.account },

@@ -83,6 +83,8 @@ export const FAULTS = [
   'order_update_ignored',
   /** An invoice's videos answered 200 with none, where no video is the documented 404. */
   'invoice_videos_empty',
+  /** Another seller asking for the seller's invoice answered with the seller's videos. */
+  'videos_leak',
 ] as const;
 
 /** The faults a default full run must catch (planted.test.ts): each a server wrong in one operation only. */
@@ -764,6 +766,21 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
           pagination: { page, size, total: all.length, total_pages: totalPages, has_next: page < totalPages },
         }),
       };
+    }
+
+    // The seller's videos shown to another seller asking for the seller's invoice.
+    if (has('videos_leak') && caller?.area && is(op, 'listInvoiceVideos')) {
+      const own = await send(method, pathAndQuery(), headers);
+      if (own.status !== 404) return own;
+      // The camera area takes API keys only: the seller's own key of that area and environment.
+      const owner = caller.who === 'primary' ? 'other' : 'primary';
+      const ownerKey = upstream.sellers[owner].keys[caller.env]?.[caller.area];
+      if (!ownerKey) return own;
+      const theirs = await send(method, pathAndQuery(), { ...headers, 'x-api-key': ownerKey });
+      if (theirs.status !== 200) return own;
+      hits += 1;
+      await oneCall({ ...caller, who: owner }, theirs);
+      return { ...own, status: 200, body: theirs.body };
     }
 
     // The planted leaks of one pre-registered order (planted.test.ts).

@@ -7,7 +7,7 @@ import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../../run/case.js';
 import type { Credential } from '../../plan/credentials.js';
 import { validQuery } from '../shared/inputs.js';
-import { knownPathValues } from '../shared/paths.js';
+import { knownPathValues, namesOwnRecord } from '../shared/paths.js';
 import { otherSellerJwt } from './seller-isolation.js';
 
 const BY_THE_WORKFLOW = new Set(['listManagerOrders', 'getManagerOrder', 'getWmsOrder']);
@@ -83,15 +83,16 @@ async function otherCredential(t: CaseContext, op: OperationInfo): Promise<Crede
 }
 
 /**
- * The seller's own records to read: the kit's product and order (what knownPathValues names), and for the rest a
- * record the run created (a draft, an option under the kit's product, a return).
+ * The seller's own records to read: the kit's product and order, the shipped order's invoice with videos (what
+ * knownPathValues names), and for the rest a record the run created (a draft, an option under the kit's product, a
+ * return).
  */
 async function sellersPathValues(t: CaseContext, op: OperationInfo): Promise<Record<string, string>> {
   const params = op.parameters.filter((p) => p.in === 'path');
-  const created = params.filter((p) => !KNOWN.has(p.name));
+  const created = params.filter((p) => !namesOwnRecord(p.name));
   const out: Record<string, string> = await knownPathValues(t, {
     ...op,
-    parameters: params.filter((p) => KNOWN.has(p.name)),
+    parameters: params.filter((p) => namesOwnRecord(p.name)),
   });
   for (const p of created) {
     const id = t.env.records.idOf(p.name, 'primary');
@@ -107,7 +108,7 @@ async function sellersPathValues(t: CaseContext, op: OperationInfo): Promise<Rec
  */
 function creators(env: RunEnv, op: OperationInfo): string[] {
   return op.parameters
-    .filter((p) => p.in === 'path' && !KNOWN.has(p.name))
+    .filter((p) => p.in === 'path' && !namesOwnRecord(p.name))
     .flatMap((p) => {
       const parent = op.path.slice(0, op.path.lastIndexOf(`/{${p.name}}`));
       const creator = env.contract.operations.find((o) => o.method === 'post' && o.path === parent);
@@ -139,6 +140,3 @@ function sellerChooses(t: CaseContext, op: OperationInfo, name: string): boolean
   };
   return creator?.requestBody?.schema !== undefined && carries(creator.requestBody.schema, 0);
 }
-
-/** Path parameters knownPathValues names a record of the seller for. */
-const KNOWN = new Set(['product_code', 'order_no']);
