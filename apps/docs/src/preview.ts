@@ -1,5 +1,6 @@
 // `pnpm docs:preview`: serves the built site on PORT (default 8080) until Ctrl-C.
 import { parseArgs } from 'node:util';
+import { listenRefusal } from '@cls-api/spec';
 import { startDocs, type DocsServer } from './server.js';
 
 const DEFAULT_PORT = 8080;
@@ -52,6 +53,6 @@ try {
   console.log(`Documentation site: ${docs.url}`);
   console.log('Ctrl-C stops.');
 } catch (err) {
-  console.error((err as Error).message);
+  console.error(listenRefusal(err, { port: 'PORT', host: 'HOST' }) ?? (err as Error).message);
   process.exit(1);
 }

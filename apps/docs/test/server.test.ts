@@ -5,7 +5,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { offline, startDocs, withoutTelemetry } from '../src/index.js';
@@ -223,6 +223,25 @@ describe('pnpm docs:preview', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+
+  it('on a port another server holds: one line naming the port and the setting that moves it, exit 1', async () => {
+    const holder = createNetServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const run = spawnSync(process.execPath, [join(pkgDir, 'dist', 'lib', 'preview.js')], {
+        encoding: 'utf8',
+        timeout: HELP_GUARD_MS,
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+      });
+      expect(run.status, run.stderr).toBe(1);
+      expect(run.stderr).toBe(
+        `127.0.0.1:${port} is in use: stop what holds it, or set PORT to another port (0 picks a free one)\n`,
+      );
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
   });
 
   it('--help prints the usage and exits 0 without serving; an unknown option is a usage error, exit 2', () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm mock`: the mock on port 4010 (PORT and HOST override) until Ctrl-C.
 import { parseArgs } from 'node:util';
-import { loadSpec } from '@cls-api/spec';
+import { listenRefusal, loadSpec } from '@cls-api/spec';
 import { Contract } from './contract.js';
 import { curlFor, exampleRequest } from './requests.js';
 import { startMock, type MockServer } from './index.js';
@@ -44,18 +44,6 @@ function portFromEnv(): number {
   return port;
 }
 
-/** A refused listen as one line naming what to change, or undefined for any other error. */
-function listenRefusal(err: unknown): string | undefined {
-  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (e?.syscall !== 'listen') return undefined;
-  const at = `${e.address}:${e.port}`;
-  if (e.code === 'EADDRINUSE')
-    return `${at} is in use: stop what holds it, or set PORT to another port (0 picks a free one).`;
-  if (e.code === 'EADDRNOTAVAIL') return `${e.address} is not an address of this machine: set HOST to one that is.`;
-  if (e.code === 'EACCES') return `listening on ${at} is not allowed to this user: set PORT to a port above 1023.`;
-  return `listening on ${at} failed: ${e.message}`;
-}
-
 // Ctrl-C is handled from the first line: one that comes while Prism still loads the contract stops it and removes its
 // files too, and the command exits 130 (it was interrupted before it served); once the mock serves, Ctrl-C is
 // its ordinary end, exit 0.
@@ -96,9 +84,9 @@ try {
   });
 } catch (err) {
   if (!starting.signal.aborted) {
-    const refused = listenRefusal(err);
+    const refused = listenRefusal(err, { port: 'PORT', host: 'HOST' });
     if (!refused) throw err;
-    console.error(`The mock cannot start: ${refused}`);
+    console.error(`The mock cannot start: ${refused}.`);
     process.exit(1);
   }
   console.log(`${stopping}: the mock was stopped before it served; Prism and its temporary files are gone.`);

@@ -24,7 +24,14 @@ import {
   storageOptions,
   type Clock,
 } from './server.js';
-import { loadSandboxSpec, monthKey, sandboxClockLastTime, ServiceTime, startOfNextMonth } from '@cls-api/spec';
+import {
+  listenRefusal,
+  loadSandboxSpec,
+  monthKey,
+  sandboxClockLastTime,
+  ServiceTime,
+  startOfNextMonth,
+} from '@cls-api/spec';
 import {
   type AccountListing,
   KEY_AREAS,
@@ -662,6 +669,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (err instanceof ProvisioningError || err instanceof NotEmptyError || err instanceof DatabaseUnavailableError)
       return fail(1, err.message);
     if (err instanceof ApiError) return fail(1, err.message, err.code);
+    const refused = listenRefusal(err, { port: 'PORT', host: 'HOST' });
+    if (refused) return fail(1, refused);
     return fail(1, err instanceof Error ? err.message : String(err));
   }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `cls-mcp`: the MCP server over stdio (the default, for a host that starts it) or Streamable HTTP (`--http`).
+import { listenRefusal } from '@cls-api/spec';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ConfigError, parseCli, USAGE } from './config.js';
 import { connectServer } from './connect.js';
@@ -26,24 +27,12 @@ async function main(): Promise<void> {
   await connectServer(server, new StdioServerTransport(), { lines: true });
 }
 
-/** A refused listen (--http) as one line naming what to change, or undefined for any other error. */
-function listenRefusal(err: unknown): string | undefined {
-  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (e?.syscall !== 'listen') return undefined;
-  const at = `${e.address}:${e.port}`;
-  if (e.code === 'EADDRINUSE')
-    return `${at} is in use: stop what holds it, or pick another --port (0 picks a free one)`;
-  if (e.code === 'EADDRNOTAVAIL') return `${e.address} is not an address of this machine: pick one that is with --host`;
-  if (e.code === 'EACCES') return `listening on ${at} is not allowed to this user: pick a --port above 1023`;
-  return `listening on ${at} failed: ${e.message}`;
-}
-
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`cls-mcp: ${err.message}\n\n${USAGE}\n`);
     process.exit(2);
   }
-  const refused = listenRefusal(err);
+  const refused = listenRefusal(err, { port: '--port', host: '--host' });
   if (refused) {
     process.stderr.write(`cls-mcp: ${refused}\n`);
     process.exit(1);

@@ -136,7 +136,7 @@ describe('cls-mcp --http', () => {
       });
       expect(run.status).toBe(1);
       expect(run.stderr).toBe(
-        `cls-mcp: 127.0.0.1:${port} is in use: stop what holds it, or pick another --port (0 picks a free one)\n`,
+        `cls-mcp: 127.0.0.1:${port} is in use: stop what holds it, or set --port to another port (0 picks a free one)\n`,
       );
     } finally {
       blocker.close();

@@ -6,3 +6,4 @@ export * from './credentials.js';
 export * from './sandbox.js';
 export * from './text.js';
 export * from './mcp-tools.js';
+export * from './listen.js';

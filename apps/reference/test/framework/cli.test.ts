@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -313,6 +315,22 @@ describe('seed and the demo', () => {
     });
     expect([patch.status, patch.body.error.code]).toEqual([409, 'ORDER_ALREADY_SHIPPED']);
     expect((await cli('admin', 'order', 'ship', 'NO-SUCH-ORDER')).code).toBe(1);
+  });
+
+  it('serve on a port another server holds is one line naming the port and the setting that moves it, exit 1', async () => {
+    const holder = createServer();
+    await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
+    try {
+      const port = (holder.address() as AddressInfo).port;
+      env.PORT = String(port);
+      const r = await cli('serve');
+      expect(r.code).toBe(1);
+      expect(r.err).toBe(
+        `error: 127.0.0.1:${port} is in use: stop what holds it, or set PORT to another port (0 picks a free one)\n`,
+      );
+    } finally {
+      await new Promise((done) => holder.close(done));
+    }
   });
 
   it('serve --demo loads the demo into an empty database, listens, and prints a working curl line', async () => {
