@@ -103,8 +103,8 @@ export class Contract {
   readonly integerQuery: ReadonlyMap<string, readonly string[]>;
   /** The MCP area's tools by name (`mcpToolsOf`): a call the reference server refuses is refused here too. */
   readonly tools: ReadonlyMap<string, McpToolDefinition>;
-  /** The operation that calls a tool (`callMcpTool`) and its path parameter naming the tool; none without tools. */
-  readonly toolCall?: { op: OperationInfo; parameter: string };
+  /** The operation that calls a tool (`callMcpTool`), naming it in its path (`calledToolName`); none without tools. */
+  readonly toolCall?: { op: OperationInfo };
   /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
   private readonly bodyValidator: SchemaValidator;
 
@@ -120,11 +120,10 @@ export class Contract {
     this.tools = new Map(mcpToolsOf(doc).map((tool) => [tool.name, tool]));
     if (this.tools.size > 0) {
       const op = this.operations.find((o) => o.operationId === TOOL_CALL_OPERATION);
-      const parameter = op?.parameters.find((p) => p.in === 'path')?.name;
       // A renamed operation would leave every call taken unchecked: refuse to start instead.
-      if (!op || !parameter)
+      if (!op?.parameters.some((p) => p.in === 'path'))
         throw new Error(`the contract has MCP tools but no ${TOOL_CALL_OPERATION} operation naming one in its path`);
-      this.toolCall = { op, parameter };
+      this.toolCall = { op };
     }
     for (const [role, code] of Object.entries(ERROR_ROLES)) {
       if (!this.catalog.has(code)) {
