@@ -389,6 +389,8 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       if (signal === 'SIGHUP')
         for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
       if (serving) {
+        // A second signal changes nothing: the stop goes on in order, said once.
+        if (exiting) return;
         say(`${signal}: stopping the cluster…`);
         stopAndExit(exitCodeOf(signal));
         return;
