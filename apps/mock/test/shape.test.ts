@@ -133,6 +133,32 @@ describe('unknownRoute', () => {
   });
 });
 
+describe('Contract', () => {
+  // Without the tool-call operation, or with none of its path naming the tool, no call's tool could be read: every
+  // call would be taken unchecked, so the mock refuses to start.
+  const toolCallPath = contract.toolCall!.op.path;
+  const refusal = /the contract has MCP tools but no callMcpTool operation naming one in its path/;
+
+  it('refuses a contract whose MCP tools have no tool-call operation', () => {
+    const served = structuredClone(doc);
+    delete served.paths![toolCallPath];
+    expect(() => new Contract(served)).toThrow(refusal);
+  });
+
+  it('refuses a contract whose tool-call operation names no tool in its path', () => {
+    const served = structuredClone(doc);
+    const item = served.paths![toolCallPath]!;
+    delete item.parameters;
+    delete item.post!.parameters;
+    expect(() => new Contract(served)).toThrow(refusal);
+  });
+
+  it('reads the tool-call operation of the contract as served', () => {
+    expect(contract.toolCall!.op.operationId).toBe('callMcpTool');
+    expect(contract.tools.size).toBeGreaterThan(0);
+  });
+});
+
 describe('shapeResponse', () => {
   const facts: RequestFacts = { method: 'GET', pathname: op.path, headers: {}, op, prefer: { rest: [] } };
 
