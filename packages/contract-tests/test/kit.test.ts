@@ -227,6 +227,22 @@ describe('being a good citizen', () => {
     expect(valid?.requests).toBeGreaterThan(0);
   });
 
+  test("--read-only against a seller who holds nothing: another seller's lists, empty, prove no isolation", async () => {
+    server = await servers.start({ demo: false });
+    const report = await runKit(server, { readOnly: true, phases: ['workflows'] });
+    const lists = ['listWmsOrders', 'listWmsProducts', 'listManagerProducts'];
+    for (const op of lists) {
+      // Asked, and answered as the contract says: with nothing of the seller's to show, the answer shows nothing.
+      const sweep = report.cases.find((c) => c.id === `workflows/${op}/seller_isolation`);
+      expect(sweep?.status, JSON.stringify(sweep)).toBe('passed');
+      expect(sweep?.requests).toBe(1);
+      const pair = report.coverage!.pairs.find((p) => p.operation === op && p.rule === 'isolation');
+      expect(pair?.status, op).toBe('not_reached');
+      expect(pair?.reason).toContain("could have shown one of the seller's records");
+    }
+    expect(report.coverage!.pairs.filter((p) => p.rule === 'isolation' && p.status === 'proven')).toEqual([]);
+  });
+
   test("--read-only where both sellers have a product under one code: the other seller's own is not a leak", async () => {
     server = await servers.start({ demo: 'both' });
     const report = await runKit(server, { readOnly: true });

@@ -15,6 +15,7 @@ import type { CaseDef, CaseResult, RunEnv } from '../src/run/case.js';
 import { PR_ROTATION, prSlots } from '../src/plan/profile.js';
 import { applicableRules, coverageMatrix, RULES } from '../src/matrix/coverage.js';
 import { Evidence } from '../src/matrix/evidence.js';
+import { IsolationLedger } from '../src/run/isolation.js';
 
 const contract = new Contract();
 const generator = new Generator(contract);
@@ -580,7 +581,7 @@ describe('the coverage matrix: a success rule per operation', () => {
     ms: 1,
   });
   const pair = (statuses: number[], failures: CaseResult['failures'], rule = 'success') => {
-    const evidence = new Evidence(contract);
+    const evidence = new Evidence(contract, () => true);
     for (const status of statuses) evidence.answered(op, answer(status), 'workflows/invoice_videos', false);
     const matrix = coverageMatrix({ contract, results: [result(failures)], evidence, isolated: () => false });
     return matrix.pairs.find((p) => p.operation === op.operationId && p.rule === rule)!;
@@ -647,5 +648,52 @@ describe('the pr slots without a ledger', () => {
     expect(slotOf(reader)).toBe(slotOf(maker));
     // The maker comes first in its slot, as in the run's order.
     expect(slots[slotOf(maker)]!.indexOf(maker)).toBeLessThan(slots[slotOf(maker)]!.indexOf(reader));
+  });
+});
+
+describe('which answers to another seller prove isolation (IsolationLedger.couldShow)', () => {
+  const exchange = (path: string, seller: 'primary' | 'other', data?: unknown) =>
+    ({
+      request: { method: 'GET', path, credential: { kind: 'apiKey', seller, ref: `KEY_${seller}`, area: 'wms' } },
+      response: {
+        status: data === undefined ? 404 : 200,
+        headers: {},
+        json: data && { success: true, data },
+        text: '',
+      },
+      ms: 1,
+      attempt: 1,
+    }) as unknown as Exchange;
+  const op = (id: string) => contract.findOperation(id)!;
+  const ledger = () => new IsolationLedger(contract, 'kit-run-');
+
+  test("one the seller's answers showed: a read naming it, and the lists of its kind in any area", () => {
+    const l = ledger();
+    expect(l.couldShow(op('listManagerOrders'), exchange('/v3/manager/orders', 'other', []))).toBe(false);
+    l.observe(op('listWmsOrders'), exchange('/v3/wms/orders', 'primary', [{ order_no: 'ORD-1', status: 'x' }]));
+    expect(l.couldShow(op('getWmsOrder'), exchange('/v3/wms/orders/ORD-1', 'other'))).toBe(true);
+    expect(l.couldShow(op('getManagerOrder'), exchange('/v3/manager/orders/ORD-1', 'other'))).toBe(true);
+    expect(l.couldShow(op('listManagerOrders'), exchange('/v3/manager/orders', 'other', []))).toBe(true);
+    // Another identifier, or another kind of record: nothing of the seller's the answer could have shown.
+    expect(l.couldShow(op('getWmsOrder'), exchange('/v3/wms/orders/ORD-2', 'other'))).toBe(false);
+    expect(l.couldShow(op('listWmsProducts'), exchange('/v3/wms/products', 'other', []))).toBe(false);
+  });
+
+  test("what another seller's own answers showed is not the seller's", () => {
+    const l = ledger();
+    l.observe(op('listWmsOrders'), exchange('/v3/wms/orders', 'other', [{ order_no: 'ORD-9', status: 'x' }]));
+    expect(l.couldShow(op('getWmsOrder'), exchange('/v3/wms/orders/ORD-9', 'other'))).toBe(false);
+    expect(l.couldShow(op('listWmsOrders'), exchange('/v3/wms/orders', 'other', []))).toBe(false);
+  });
+
+  test("a list under one record: that record's items, not those of another", () => {
+    const l = ledger();
+    l.observe(
+      op('listProductOptions'),
+      exchange('/v3/wms/products/P-1/options', 'primary', [{ option_code: 'O-1', name: 'red' }]),
+    );
+    expect(l.couldShow(op('listProductOptions'), exchange('/v3/wms/products/P-1/options', 'other', []))).toBe(true);
+    expect(l.couldShow(op('listProductOptions'), exchange('/v3/wms/products/P-2/options', 'other', []))).toBe(false);
+    expect(l.couldShow(op('getProductOption'), exchange('/v3/wms/products/P-1/options/O-1', 'other'))).toBe(true);
   });
 });

@@ -145,6 +145,13 @@ function ruleOfCheck(check: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Rules only an answer proves, whichever case passed: another seller's answer proves isolation only where it could
+ * have shown one of the seller's records (a seller_isolation case passes on an empty list of a seller who has
+ * nothing, which proves nothing).
+ */
+const BY_ANSWERS_ONLY = new Set(['isolation']);
+
 export function coverageMatrix(input: {
   contract: Contract;
   results: CaseResult[];
@@ -188,7 +195,7 @@ export function coverageMatrix(input: {
       const proof = evidence.proofOf(op.operationId, rule);
       let pair: MatrixPair;
       if (fails) pair = { operation: op.operationId, rule, status: 'failed', cases: [...fails] };
-      else if (proof.length > 0 || cases.some((c) => c.status === 'passed'))
+      else if (proof.length > 0 || (!BY_ANSWERS_ONLY.has(rule) && cases.some((c) => c.status === 'passed')))
         pair = {
           operation: op.operationId,
           rule,

@@ -1,7 +1,8 @@
 // What each answer of the run proves, per operation: that it was answered and checked (`response`), that a success
 // was, its body judged against the documented schema (`success`: a refusal proves the input well-formed, not what a
 // success brings), that a test key got the quota headers (`quota_headers`), that a domain code came back from it
-// (`code:X`), and that another seller's credential was answered by it (`isolation`, compared in isolation.ts).
+// (`code:X`), and that another seller's credential was answered by it where the seller's records could have shown
+// (`isolation`, compared in isolation.ts).
 // Failures come from the cases; this only notes where the run looked, so the matrix can tell "proven" from "never
 // asked".
 import type { OperationInfo } from '@cls-api/spec';
@@ -11,7 +12,11 @@ import type { Exchange } from '../run/http.js';
 export class Evidence {
   private readonly proofs = new Map<string, Set<string>>();
 
-  constructor(private readonly contract: Contract) {}
+  constructor(
+    private readonly contract: Contract,
+    /** Whether an answer to another seller could have shown one of the seller's records (isolation.ts `couldShow`). */
+    private readonly couldShow: (op: OperationInfo, exchange: Exchange) => boolean,
+  ) {}
 
   /** Notes one answer the case `caseId` got from `op`. */
   answered(op: OperationInfo, exchange: Exchange, caseId: string, deliberate: boolean): void {
@@ -31,8 +36,14 @@ export class Evidence {
     const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
     if (status >= 400 && typeof code === 'string' && this.contract.catalog.get(code)?.status === status)
       note(`code:${code}`);
-    // Another seller's credential answered by this operation: its records were compared with this seller's.
-    if ((cred.kind === 'apiKey' || cred.kind === 'bearer') && cred.seller === 'other' && status < 500)
+    // Another seller's credential answered by this operation when it could have shown one of the seller's records:
+    // its records were compared with the seller's.
+    if (
+      (cred.kind === 'apiKey' || cred.kind === 'bearer') &&
+      cred.seller === 'other' &&
+      status < 500 &&
+      this.couldShow(op, exchange)
+    )
       note('isolation');
   }
 
@@ -57,7 +68,7 @@ export class Evidence {
   /** Why a pair has no proof, where the run can tell. */
   whyNot(operation: string, rule: string): string | undefined {
     if (rule === 'isolation')
-      return "no answer of this operation to another seller's credential (give --other-api-key for its area)";
+      return "no answer of this operation to another seller's credential that could have shown one of the seller's records: give --other-api-key for its area, and run where the seller has such records (or let the run create them)";
     if (rule === 'quota_headers') return 'no answer of this operation to a test key (the JWT or a live key was used)';
     if (rule.startsWith('code:')) return `no request of this run drove ${operation} to ${rule.slice(5)}`;
     if (rule === 'success')

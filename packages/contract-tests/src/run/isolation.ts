@@ -28,6 +28,11 @@ interface RecordRead {
 
 export class IsolationLedger {
   private readonly seen = new Map<string, Sighting>();
+  /**
+   * The identifiers of every record the seller's own answers showed, by the names of the identifiers that address
+   * them (`order_no`; `product_code option_code`): what another seller's answer could have shown.
+   */
+  private readonly sellers = new Map<string, string[][]>();
   private readonly reads: RecordRead[];
 
   constructor(
@@ -54,7 +59,12 @@ export class IsolationLedger {
     const context = pathValues(op.path, exchange.request.path);
     const findings: Finding[] = [];
     let compared = false;
-    for (const { key, fields } of this.recordsIn(op, data, context)) {
+    for (const { key, names, values, fields } of this.recordsIn(op, data, context)) {
+      if (seller === 'primary') {
+        const kind = this.sellers.get(names) ?? [];
+        if (!kind.some((known) => known.every((v, i) => v === values[i]))) kind.push(values);
+        this.sellers.set(names, kind);
+      }
       const before = this.seen.get(key);
       if (!before) {
         this.seen.set(key, { seller, fields, where });
@@ -90,6 +100,21 @@ export class IsolationLedger {
     return agreeing > 0;
   }
 
+  /**
+   * Whether an answer of `op` to another seller could have shown a record of the seller's, so that it proves
+   * something: the read of one record (or a list under one) named one the seller's answers showed, and a list was
+   * asked when the seller's answers had shown at least one record of its kind (under the same record, for a list
+   * under one). An answer asked before the run saw any (a read-only run of a seller with no orders, or a list read
+   * before the run created the records it would hold) compares nothing, and proves nothing.
+   */
+  couldShow(op: OperationInfo, exchange: Exchange): boolean {
+    const context = pathValues(op.path, exchange.request.path);
+    const read = this.readFor(op, context);
+    if (!read) return false;
+    const known = this.sellers.get(read.params.join(' ')) ?? [];
+    return known.some((values) => read.params.every((p, i) => context[p] === undefined || context[p] === values[i]));
+  }
+
   /** Whether an operation's answers carry records a seller owns (a read addresses them). */
   addresses(op: OperationInfo): boolean {
     return this.readFor(op, {}) !== undefined;
@@ -118,7 +143,7 @@ export class IsolationLedger {
     op: OperationInfo,
     data: unknown,
     context: Record<string, string>,
-  ): Generator<{ key: string; fields: Map<string, string> }> {
+  ): Generator<{ key: string; names: string; values: string[]; fields: Map<string, string> }> {
     const read = this.readFor(op, context);
     if (!read) return;
     const last = read.params.at(-1)!;
@@ -127,9 +152,11 @@ export class IsolationLedger {
       if (typeof id !== 'string' || id === '') continue;
       // Outer parameters come from the record itself or from the path it was read under (an option's product).
       const values = read.params.map((p) => (typeof item[p] === 'string' ? (item[p] as string) : context[p]));
-      if (values.some((v) => v === undefined)) continue;
+      if (!values.every((v) => v !== undefined)) continue;
       yield {
         key: read.params.map((p, i) => `${p} ${values[i]}`).join(', '),
+        names: read.params.join(' '),
+        values,
         fields: textFields(item, new Set(read.params)),
       };
     }

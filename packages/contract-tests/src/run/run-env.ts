@@ -55,6 +55,7 @@ export function runEnv(
   });
 
   const records = new RecordLog(contract, environment.name, !options.examplesOnly);
+  const isolation = new IsolationLedger(contract, records.prefix);
   const env: RunEnv = {
     contract,
     generator: new Generator(contract),
@@ -78,8 +79,8 @@ export function runEnv(
     shared: new Map(),
     now: () => Date.now(),
     observations: new RunObservations(contract),
-    isolation: new IsolationLedger(contract, records.prefix),
-    evidence: new Evidence(contract),
+    isolation,
+    evidence: new Evidence(contract, (op, exchange) => isolation.couldShow(op, exchange)),
     proofs: new Map(),
     jwt: async (t) => obtainJwt(env, t),
   };
