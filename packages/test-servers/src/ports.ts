@@ -56,15 +56,13 @@ export async function sparePort(ephemeral: readonly [number, number] = ephemeral
   return bindOnce(0);
 }
 
-/** Rejects with a message naming the port when another server listens on it (on 127.0.0.1 or every address). */
+/**
+ * Rejects with the listen error itself (`EADDRINUSE`, with its address and port) when another server listens on
+ * `port` (on 127.0.0.1 or every address): a command words it as it words its own refused listen (`listenRefusal` of
+ * @cls-api/spec).
+ */
 export async function assertPortFree(port: number): Promise<void> {
-  await bindOnce(port).catch((err: NodeJS.ErrnoException) => {
-    throw new Error(
-      err.code === 'EADDRINUSE'
-        ? `port ${port} is already in use on 127.0.0.1: stop the server on it or choose another PORT`
-        : `port ${port} cannot be used: ${err.message}`,
-    );
-  });
+  await bindOnce(port);
 }
 
 /** A process that holds a listening TCP socket. */

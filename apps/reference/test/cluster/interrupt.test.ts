@@ -358,7 +358,10 @@ describe('cls-reference cluster on a PORT another server holds', () => {
     const port = (other.address() as { port: number }).port;
     const run = startCluster(port);
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain(`port ${port} is already in use`);
+    // In the words of a refused listen of `serve` (listenRefusal), with the setting to change.
+    expect(run.output()).toContain(
+      `127.0.0.1:${port} is in use: stop what holds it, or set PORT to another port (0 picks a free one)`,
+    );
     expect(run.output()).not.toContain('Serving through nginx');
     await expectNothingLeft(run);
   });
