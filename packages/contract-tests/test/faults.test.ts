@@ -161,6 +161,11 @@ const CASES: Record<Fault, FaultCase> = {
   read_back_mismatch: on('read_back', 'registerDraftOrders', 'workflows'),
   shipped_order_modifiable: on('shipped_order_unmodifiable', 'updateWmsOrder', 'workflows'),
   seller_leak: on('seller_isolation', 'listManagerOrders', 'workflows'),
+  // Read-only (a live key): the workflow that registers an order is left out, and the seller's own order is read.
+  order_read_leak: {
+    check: 'seller_isolation',
+    run: { readOnly: true, operations: ['getWmsOrder'], phases: ['workflows'] },
+  },
   // Only a JWT on the manager area sees another seller's orders: the keys keep them apart.
   seller_leak_jwt: on('seller_isolation', 'listManagerOrders', 'workflows', { alsoAllowed: ['expected_outcome'] }),
   // Both sellers have a product under one code (read-only: the run reads the seller's own codes): the other seller's

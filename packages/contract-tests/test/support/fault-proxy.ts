@@ -56,6 +56,7 @@ export const FAULTS = [
   'read_back_mismatch',
   'shipped_order_modifiable',
   'seller_leak',
+  'order_read_leak',
   'no_gateway_limit',
   'accepts_any_key',
   'quota_per_key',
@@ -773,6 +774,21 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
       const own = await send(method, pathAndQuery(), headers);
       if (own.status !== 404) return own;
       // The camera area takes API keys only: the seller's own key of that area and environment.
+      const owner = caller.who === 'primary' ? 'other' : 'primary';
+      const ownerKey = upstream.sellers[owner].keys[caller.env]?.[caller.area];
+      if (!ownerKey) return own;
+      const theirs = await send(method, pathAndQuery(), { ...headers, 'x-api-key': ownerKey });
+      if (theirs.status !== 200) return own;
+      hits += 1;
+      await oneCall({ ...caller, who: owner }, theirs);
+      return { ...own, status: 200, body: theirs.body };
+    }
+
+    // The seller's order shown to another seller asking for it by number in the WMS area.
+    if (has('order_read_leak') && caller?.area && is(op, 'getWmsOrder')) {
+      const own = await send(method, pathAndQuery(), headers);
+      if (own.status !== 404) return own;
+      // The WMS area takes API keys only: the seller's own key of that area and environment.
       const owner = caller.who === 'primary' ? 'other' : 'primary';
       const ownerKey = upstream.sellers[owner].keys[caller.env]?.[caller.area];
       if (!ownerKey) return own;

@@ -2,7 +2,8 @@
 // credential (its JWT where the area takes one, which spends no quota; else its key of that area). A list must show
 // none of the seller's records (isolation.ts compares every record of every answer); a read of one of the seller's
 // own records must be not found, never forbidden and never the record. The order reads of the manager area and
-// getWmsOrder are the seller_isolation workflow's (seller-isolation.ts), which also registers the order they read.
+// getWmsOrder are the seller_isolation workflow's (seller-isolation.ts), which also registers the order they read; a
+// read-only run, which leaves that workflow out, asks them here for an order the seller already has.
 import type { JsonSchema, OperationInfo } from '@cls-api/spec';
 import type { CaseContext, CaseDef, RunEnv } from '../../run/case.js';
 import type { Credential } from '../../plan/credentials.js';
@@ -19,7 +20,7 @@ export function isolationSweepCases(env: RunEnv): CaseDef[] {
         op.method === 'get' &&
         op.security.length > 0 &&
         env.isolation.addresses(op) &&
-        !BY_THE_WORKFLOW.has(op.operationId),
+        (env.readOnly || !BY_THE_WORKFLOW.has(op.operationId)),
     )
     .map(
       (op): CaseDef => ({
