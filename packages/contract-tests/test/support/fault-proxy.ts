@@ -769,26 +769,14 @@ export async function startFaultProxy(upstream: Upstream, options: ProxyOptions 
       };
     }
 
-    // The seller's videos shown to another seller asking for the seller's invoice.
-    if (has('videos_leak') && caller?.area && is(op, 'listInvoiceVideos')) {
+    // A record of the seller's shown to another seller asking for it with its own key (both areas take API keys
+    // only): `videos_leak` the videos of the seller's invoice, `order_read_leak` the seller's order read by number.
+    const keyedLeak =
+      (has('videos_leak') && is(op, 'listInvoiceVideos')) || (has('order_read_leak') && is(op, 'getWmsOrder'));
+    if (keyedLeak && caller?.area) {
       const own = await send(method, pathAndQuery(), headers);
       if (own.status !== 404) return own;
-      // The camera area takes API keys only: the seller's own key of that area and environment.
-      const owner = caller.who === 'primary' ? 'other' : 'primary';
-      const ownerKey = upstream.sellers[owner].keys[caller.env]?.[caller.area];
-      if (!ownerKey) return own;
-      const theirs = await send(method, pathAndQuery(), { ...headers, 'x-api-key': ownerKey });
-      if (theirs.status !== 200) return own;
-      hits += 1;
-      await oneCall({ ...caller, who: owner }, theirs);
-      return { ...own, status: 200, body: theirs.body };
-    }
-
-    // The seller's order shown to another seller asking for it by number in the WMS area.
-    if (has('order_read_leak') && caller?.area && is(op, 'getWmsOrder')) {
-      const own = await send(method, pathAndQuery(), headers);
-      if (own.status !== 404) return own;
-      // The WMS area takes API keys only: the seller's own key of that area and environment.
+      // The record's owner's own key of that area and environment.
       const owner = caller.who === 'primary' ? 'other' : 'primary';
       const ownerKey = upstream.sellers[owner].keys[caller.env]?.[caller.area];
       if (!ownerKey) return own;
