@@ -1,32 +1,37 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { type Descriptors, processDescriptors } from '../descriptors.js';
 
 export interface IncompleteRequestsOptions extends Record<string, unknown> {
   /** MAX_INCOMPLETE_REQUESTS: requests whose head or body has stopped arriving, over every client address together. */
   max: number;
+  /** The process's descriptors; by default read from `/proc` (where there is none, silent connections are not shed). */
+  descriptors?: Descriptors | undefined;
 }
 
-/** At most one warning a second under a flood: the log must not become the flood. */
+/** At most one warning a second of each kind under a flood: the log must not become the flood. */
 const WARN_EVERY_MS = 1_000;
 
-/**
- * How long a connection that has sent nothing at all is given before it counts as stalled. Its request may simply not
- * have been written yet: a client opening many connections at once (a CI running its jobs in parallel) writes each
- * request only once the connection is up, and a busy client may take a while to get to it.
- */
-export const FIRST_BYTE_MS = 1_000;
-
 /** While more connections are watched than the bound, how often they are looked at again without a new arrival. */
-const RECHECK_MS = FIRST_BYTE_MS / 4;
+const RECHECK_MS = 250;
+
+/**
+ * Descriptors kept free for whatever else the process must open: the next client's connection, a database or Redis
+ * reconnection. An eighth of the limit, and never more than 64 (a limit of thousands needs no more).
+ */
+export function descriptorReserve(limit: number): number {
+  return Math.min(64, Math.floor(limit / 8));
+}
+
+/** How many connections may arrive between two counts of the process's descriptors. */
+const RECOUNT_EVERY = 32;
 
 interface Watched {
   /** `socket.bytesRead` when the connection last made progress (or was first watched). */
   bytes: number;
   /** The look (see `look`) during which that was seen. */
   look: number;
-  /** When, in milliseconds. */
-  sinceMs: number;
 }
 
 /**
@@ -41,28 +46,68 @@ interface Watched {
  * parser reads the socket natively, so no 'data' listener could see them). A watched connection is stalled when a
  * look at it finds no byte since an earlier look with a turn of the event loop between them, so the server has had the
  * chance to read whatever the client sent (a request that is queued behind others, not yet read, is never taken for a
- * stalled one), and:
- * - one that has sent nothing at all, only after `FIRST_BYTE_MS` without a byte (its client may not have written yet);
- * - one the server has stopped reading itself (a body it is not ready for: Node pauses the socket) never.
+ * stalled one), unless:
+ * - it has sent nothing at all: its client may simply not have written yet (a client opening many connections at once,
+ *   a CI running its jobs in parallel, writes each request once the connection is up, and a busy one may take seconds
+ *   to get to it), so how long it has been silent says nothing a verdict could rest on;
+ * - the server has stopped reading it itself (a body it is not ready for: Node pauses the socket).
  *
  * The connections are looked at when more of them are watched than `max`: once per turn of the event loop in which one
  * arrives (right after the turn's reads), and every `RECHECK_MS` while they stay more. When more than `max` are stalled,
  * those that progressed least recently are closed unanswered: a flood pushes out its own requests, which stopped first,
  * and a client whose request is still arriving has progressed more recently than any of them.
+ *
+ * Connections that have sent nothing are bounded by what they actually exhaust, the process's descriptors: when a new
+ * connection leaves fewer free than `descriptorReserve`, those that have sent nothing are closed unanswered, the
+ * longest silent first, until twice the reserve is free. A burst the process has descriptors for is never cut,
+ * however slowly its client writes; a silent flood holds at most what the process can spare, and each of its
+ * connections at most `HEADERS_TIMEOUT_MS`.
  */
 export const incompleteRequests = fp<IncompleteRequestsOptions>(
-  async (app: FastifyInstance, { max }) => {
+  async (app: FastifyInstance, { max, descriptors = processDescriptors() }) => {
     // A Map keeps insertion order; a connection that progresses is moved to the end, so the first is the least recent.
     const watched = new Map<Socket, Watched>();
     let look = 0;
     let lookPending = false;
     let recheck: NodeJS.Timeout | undefined;
-    let closedSinceWarning = 0;
-    let lastWarningMs = 0;
 
-    const record = (socket: Socket, bytes: number, nowMs: number) => {
+    // Descriptors: connections open as their 'close' events tell (less those shed here, whose descriptor is closed at
+    // once), and the others as of the last count.
+    let connections = 0;
+    const shed = new WeakSet<Socket>();
+    let others = descriptors ? descriptors.count() : 0;
+    let sinceCount = 0;
+    const recount = () => {
+      if (!descriptors) return;
+      others = descriptors.count() - connections;
+      sinceCount = 0;
+    };
+
+    const warnings = {
+      stalled: { closed: 0, lastMs: 0 },
+      silent: { closed: 0, lastMs: 0 },
+    };
+    const warn = (kind: keyof typeof warnings, nowMs: number) => {
+      const w = warnings[kind];
+      if (w.closed === 0 || nowMs - w.lastMs < WARN_EVERY_MS) return;
+      if (kind === 'stalled') {
+        app.log.warn(
+          { closed: w.closed, limit: max },
+          'stalled requests over MAX_INCOMPLETE_REQUESTS: those stalled longest were closed',
+        );
+      } else {
+        app.log.warn(
+          { closed: w.closed, open: others + connections, limit: descriptors?.limit },
+          'file descriptors running short: connections that had sent nothing were closed, the longest silent first',
+        );
+      }
+      w.closed = 0;
+      w.lastMs = nowMs;
+    };
+
+    const record = (socket: Socket, bytes: number) => {
       watched.delete(socket);
-      watched.set(socket, { bytes, look, sinceMs: nowMs });
+      watched.set(socket, { bytes, look });
     };
 
     const lookSoon = () => {
@@ -80,11 +125,11 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       for (const [socket, w] of [...watched]) {
         const bytes = socket.bytesRead;
         if (bytes !== w.bytes || socket.isPaused()) {
-          record(socket, bytes, nowMs);
+          record(socket, bytes);
           continue;
         }
         if (look - w.look < 2) continue; // no full turn of reads since it was seen
-        if (bytes === 0 && nowMs - w.sinceMs < FIRST_BYTE_MS) continue;
+        if (bytes === 0) continue; // silent: bounded by descriptors, not here
         stalled.push(socket);
       }
       // `stalled` is in the order of last progress: the first stopped first.
@@ -92,16 +137,9 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
         const socket = stalled[i]!;
         watched.delete(socket);
         socket.destroy();
-        closedSinceWarning++;
+        warnings.stalled.closed++;
       }
-      if (closedSinceWarning > 0 && nowMs - lastWarningMs >= WARN_EVERY_MS) {
-        app.log.warn(
-          { closed: closedSinceWarning, limit: max },
-          'stalled requests over MAX_INCOMPLETE_REQUESTS: those stalled longest were closed',
-        );
-        closedSinceWarning = 0;
-        lastWarningMs = nowMs;
-      }
+      warn('stalled', nowMs);
       clearTimeout(recheck);
       recheck = undefined;
       if (watched.size > max) {
@@ -110,15 +148,40 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       }
     }
 
+    function shedSilent() {
+      if (!descriptors) return;
+      const reserve = descriptorReserve(descriptors.limit);
+      if (++sinceCount >= RECOUNT_EVERY || descriptors.limit - (others + connections) < reserve) recount();
+      let free = descriptors.limit - (others + connections);
+      if (free >= reserve) return;
+      // In the order of last progress: those that never progressed, in the order they arrived.
+      for (const socket of [...watched.keys()]) {
+        if (free >= 2 * reserve) break;
+        if (socket.bytesRead !== 0 || socket.isPaused()) continue;
+        watched.delete(socket);
+        shed.add(socket);
+        connections--;
+        socket.destroy();
+        free++;
+        warnings.silent.closed++;
+      }
+      warn('silent', Date.now());
+    }
+
     const watch = (socket: Socket) => {
-      record(socket, socket.bytesRead, Date.now());
+      record(socket, socket.bytesRead);
       if (watched.size > max) lookSoon();
     };
 
     app.server.on('connection', function watchOpening(socket: Socket) {
       if (socket.destroyed) return;
+      connections++;
+      socket.once('close', () => {
+        watched.delete(socket);
+        if (!shed.has(socket)) connections--;
+      });
       watch(socket);
-      socket.once('close', () => watched.delete(socket));
+      shedSilent();
     });
     app.server.on('request', function watchBody(req, res) {
       const socket = req.socket;
