@@ -48,7 +48,7 @@ describe('pnpm bench interrupted', () => {
     };
     child.stdout.on('data', watch);
     child.stderr.on('data', watch);
-    const exitCode = await new Promise<number | null>((done) => child.once('exit', done));
+    const exitCode = await new Promise<number | null>((done) => child.once('close', done));
     expect(floorPid, output).toBeDefined();
     // The reference profiled first: what was interrupted is the scenario's second server.
     expect(output).toContain('profiled the reference');

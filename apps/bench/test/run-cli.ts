@@ -26,7 +26,7 @@ export async function runCli(args: string[]): Promise<CliRun> {
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  const exitCode = await new Promise<number | null>((done) => child.once('exit', done));
+  const exitCode = await new Promise<number | null>((done) => child.once('close', done));
   try {
     return {
       exitCode,

@@ -207,7 +207,7 @@ describe('pnpm docs:preview', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     try {
       const url = await new Promise<string>((resolveUrl, reject) => {
         child.stdout.on('data', (c: Buffer) => {
@@ -278,7 +278,7 @@ describe('pnpm docs:preview', () => {
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
-      child.once('exit', (c, s) => r([c, s])),
+      child.once('close', (c, s) => r([c, s])),
     );
     expect(output).toContain('Documentation site: http');
     expect({ code, signal }, output).toEqual({ code: 0, signal: null });

@@ -79,7 +79,7 @@ export function contractLocal(
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  return new Promise((done) => child.once('exit', (code) => done({ code, output })));
+  return new Promise((done) => child.once('close', (code) => done({ code, output })));
 }
 
 export function tempDir(prefix: string): string {

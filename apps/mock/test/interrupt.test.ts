@@ -82,7 +82,7 @@ async function interruptAt(
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
   try {
     await until(
       `stage "${name}"`,

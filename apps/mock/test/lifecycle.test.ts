@@ -220,7 +220,7 @@ describe('the pnpm mock command', () => {
     });
     let output = '';
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
     try {
       const tryLine = await new Promise<string>((resolveLine, reject) => {
         child.stdout.on('data', (c: Buffer) => {
@@ -251,7 +251,7 @@ describe('the pnpm mock command', () => {
     });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
     expect(code).toBe(2);
     expect(err).toMatch(/PORT must be an integer/);
   });
@@ -272,7 +272,7 @@ describe('the pnpm mock command', () => {
       let err = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
       expect(code).toBe(1);
       expect(err).toBe(
         `The mock cannot start: 127.0.0.1:${port} is in use: stop what holds it, or set PORT to another port (0 picks a free one).\n`,

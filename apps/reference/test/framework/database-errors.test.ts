@@ -24,7 +24,7 @@ function run(
       child.kill('SIGKILL');
       done({ code: null, stderr, hung: true });
     }, 20_000);
-    child.once('exit', (code) => {
+    child.once('close', (code) => {
       clearTimeout(timer);
       done({ code, stderr, hung: false });
     });
