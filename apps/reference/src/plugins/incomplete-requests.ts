@@ -24,7 +24,11 @@ export function descriptorReserve(limit: number): number {
   return Math.min(64, Math.floor(limit / 8));
 }
 
-/** How many connections may arrive between two counts of the process's descriptors. */
+/**
+ * How many connections may arrive between two counts of the process's descriptors, at least. A count lists every
+ * descriptor (about a microsecond each), so it is taken once per eighth as many arrivals as there are connections:
+ * its cost per arrival stays constant however many are open.
+ */
 const RECOUNT_EVERY = 32;
 
 interface Watched {
@@ -46,27 +50,29 @@ interface Watched {
  * parser reads the socket natively, so no 'data' listener could see them). A watched connection is stalled when a
  * look at it finds no byte since an earlier look with a turn of the event loop between them, so the server has had the
  * chance to read whatever the client sent (a request that is queued behind others, not yet read, is never taken for a
- * stalled one), unless:
- * - it has sent nothing at all: its client may simply not have written yet (a client opening many connections at once,
- *   a CI running its jobs in parallel, writes each request once the connection is up, and a busy one may take seconds
- *   to get to it), so how long it has been silent says nothing a verdict could rest on;
- * - the server has stopped reading it itself (a body it is not ready for: Node pauses the socket).
+ * stalled one), unless the server has stopped reading it itself (a body it is not ready for: Node pauses the socket).
  *
  * The connections are looked at when more of them are watched than `max`: once per turn of the event loop in which one
  * arrives (right after the turn's reads), and every `RECHECK_MS` while they stay more. When more than `max` are stalled,
  * those that progressed least recently are closed unanswered: a flood pushes out its own requests, which stopped first,
  * and a client whose request is still arriving has progressed more recently than any of them.
  *
- * Connections that have sent nothing are bounded by what they actually exhaust, the process's descriptors: when a new
- * connection leaves fewer free than `descriptorReserve`, those that have sent nothing are closed unanswered, the
- * longest silent first, until twice the reserve is free. A burst the process has descriptors for is never cut,
- * however slowly its client writes; a silent flood holds at most what the process can spare, and each of its
- * connections at most `HEADERS_TIMEOUT_MS`.
+ * A connection that has sent nothing at all is silent, not stalled: its client may simply not have written yet (a
+ * client opening many connections at once, a CI running its jobs in parallel, writes each request once the connection
+ * is up, and a busy one may take seconds to get to it), so how long it has been silent says nothing a verdict could
+ * rest on. Silent connections are kept apart, looked at only every `RECHECK_MS` (one that has begun to send is watched
+ * from then on), so that however many there are, an arrival costs no more. They are bounded by what they actually
+ * exhaust, the process's descriptors: when a new connection leaves fewer free than `descriptorReserve`, silent ones are
+ * closed unanswered, the longest silent first, until twice the reserve is free. A burst the process has descriptors for
+ * is never cut, however slowly its client writes; a silent flood holds at most what the process can spare, and each
+ * of its connections at most `HEADERS_TIMEOUT_MS`.
  */
 export const incompleteRequests = fp<IncompleteRequestsOptions>(
   async (app: FastifyInstance, { max, descriptors = processDescriptors() }) => {
     // A Map keeps insertion order; a connection that progresses is moved to the end, so the first is the least recent.
     const watched = new Map<Socket, Watched>();
+    // In the order they arrived: the first has been silent longest.
+    const silent = new Set<Socket>();
     let look = 0;
     let lookPending = false;
     let recheck: NodeJS.Timeout | undefined;
@@ -77,11 +83,6 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
     const shed = new WeakSet<Socket>();
     let others = descriptors ? descriptors.count() : 0;
     let sinceCount = 0;
-    const recount = () => {
-      if (!descriptors) return;
-      others = descriptors.count() - connections;
-      sinceCount = 0;
-    };
 
     const warnings = {
       stalled: { closed: 0, lastMs: 0 },
@@ -117,10 +118,17 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       setImmediate(lookAtWatched);
     };
 
-    function lookAtWatched() {
+    /** Silent connections that have begun to send are watched from now on. */
+    const promote = (socket: Socket) => {
+      silent.delete(socket);
+      record(socket, socket.bytesRead);
+    };
+
+    function lookAtWatched(periodic = false) {
       lookPending = false;
       look++;
       const nowMs = Date.now();
+      if (periodic) for (const socket of silent) if (socket.bytesRead !== 0) promote(socket);
       const stalled: Socket[] = [];
       for (const [socket, w] of [...watched]) {
         const bytes = socket.bytesRead;
@@ -129,7 +137,6 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
           continue;
         }
         if (look - w.look < 2) continue; // no full turn of reads since it was seen
-        if (bytes === 0) continue; // silent: bounded by descriptors, not here
         stalled.push(socket);
       }
       // `stalled` is in the order of last progress: the first stopped first.
@@ -140,25 +147,35 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
         warnings.stalled.closed++;
       }
       warn('stalled', nowMs);
-      clearTimeout(recheck);
-      recheck = undefined;
-      if (watched.size > max) {
-        recheck = setTimeout(lookSoon, RECHECK_MS);
-        recheck.unref();
-      }
+      scheduleRecheck();
+    }
+
+    function scheduleRecheck() {
+      if (recheck || (watched.size <= max && silent.size === 0)) return;
+      recheck = setTimeout(() => {
+        recheck = undefined;
+        lookAtWatched(true);
+      }, RECHECK_MS);
+      recheck.unref();
     }
 
     function shedSilent() {
       if (!descriptors) return;
+      if (++sinceCount >= Math.max(RECOUNT_EVERY, connections >> 3)) {
+        others = descriptors.count() - connections;
+        sinceCount = 0;
+      }
       const reserve = descriptorReserve(descriptors.limit);
-      if (++sinceCount >= RECOUNT_EVERY || descriptors.limit - (others + connections) < reserve) recount();
       let free = descriptors.limit - (others + connections);
       if (free >= reserve) return;
-      // In the order of last progress: those that never progressed, in the order they arrived.
-      for (const socket of [...watched.keys()]) {
+      for (const socket of silent) {
         if (free >= 2 * reserve) break;
-        if (socket.bytesRead !== 0 || socket.isPaused()) continue;
-        watched.delete(socket);
+        if (socket.bytesRead !== 0) {
+          promote(socket);
+          lookSoon();
+          continue;
+        }
+        silent.delete(socket);
         shed.add(socket);
         connections--;
         socket.destroy();
@@ -178,14 +195,18 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       connections++;
       socket.once('close', () => {
         watched.delete(socket);
+        silent.delete(socket);
         if (!shed.has(socket)) connections--;
       });
-      watch(socket);
+      // Nothing has been read from it yet: the reads come after this turn's arrivals.
+      silent.add(socket);
+      scheduleRecheck();
       shedSilent();
     });
     app.server.on('request', function watchBody(req, res) {
       const socket = req.socket;
       watched.delete(socket);
+      silent.delete(socket);
       const declared = req.headers['content-length'];
       const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
       if (!hasBody || req.complete) return;

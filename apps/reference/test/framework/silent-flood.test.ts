@@ -71,6 +71,18 @@ describe('connections that have sent nothing', () => {
     expect(statuses).toEqual(Array(SILENT).fill(200));
   });
 
+  it(`${SILENT} connections that send part of a request head and stop: they are stalled, and at most MAX_INCOMPLETE_REQUESTS (${MAX_INCOMPLETE}) stay open`, async () => {
+    const connections = await Promise.all(
+      Array.from({ length: SILENT }, () => RawConnection.open(port, { localAddress: '127.2.0.2' })),
+    );
+    for (const c of connections) c.write('GET /health HTTP/1.1\r\nHo');
+    // Closed by the bound, not by the headers timeout (2 minutes here): the bound within a fraction of a second.
+    const open = () => connections.filter((c) => !c.isClosed).length;
+    for (let i = 0; i < 400 && open() > MAX_INCOMPLETE; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(open()).toBe(MAX_INCOMPLETE);
+    for (const c of connections) c.socket.destroy();
+  });
+
   it(`${FLOOD_ADDRESSES * FLOOD_PER_ADDRESS} silent connections from ${FLOOD_ADDRESSES} addresses, with ${FILE_LIMIT} descriptors: another client is served`, async () => {
     const open = (address: string) =>
       new Promise<void>((done) => {
