@@ -17,6 +17,7 @@ import { runPipeline } from './scenarios/pipeline.js';
 import { runProfile } from './scenarios/profile.js';
 import { runKit } from './scenarios/kit.js';
 import { runScale } from './scenarios/scale.js';
+import { runSilent } from './scenarios/silent.js';
 import { evaluateTargets } from './targets.js';
 
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,6 +34,7 @@ const RUNNERS: { [K in ScenarioName]: (ctx: Context) => Promise<NonNullable<Resu
   profile: runProfile,
   pipeline: runPipeline,
   kit: runKit,
+  silent: runSilent,
 };
 
 export interface BenchRun {

@@ -1,6 +1,17 @@
 import { parseArgs } from 'node:util';
 
-export const SCENARIOS = ['get', 'scale', 'draft', 'bodies', 'client', 'bundle', 'profile', 'pipeline', 'kit'] as const;
+export const SCENARIOS = [
+  'get',
+  'scale',
+  'draft',
+  'bodies',
+  'client',
+  'bundle',
+  'profile',
+  'pipeline',
+  'kit',
+  'silent',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
@@ -13,6 +24,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   profile: 'CPU profile of the reference server under the GET load',
   pipeline: 'Pipeline: cold and unchanged `pnpm build` in a temporary clone',
   kit: 'Contract-test kit: a full run and a --profile pr run against a fresh reference server',
+  silent: 'New connections while many connections that have sent nothing are held open',
 };
 
 /** Every loop is bounded: a fixed duration or a fixed count, and each child process has a time limit. */
@@ -25,6 +37,7 @@ export interface Settings {
   client: { warmupCalls: number; rounds: number; callsPerRound: number };
   profile: { durationSec: number; top: number };
   pipeline: { warmRuns: number; installTimeoutSec: number; buildTimeoutSec: number };
+  silent: { rounds: number; held: number; callsPerRound: number };
 }
 
 export const FULL: Settings = {
@@ -35,6 +48,7 @@ export const FULL: Settings = {
   client: { warmupCalls: 500, rounds: 10, callsPerRound: 300 },
   profile: { durationSec: 8, top: 15 },
   pipeline: { warmRuns: 3, installTimeoutSec: 900, buildTimeoutSec: 1800 },
+  silent: { rounds: 5, held: 8000, callsPerRound: 2000 },
 };
 
 export const QUICK: Settings = {
@@ -45,6 +59,7 @@ export const QUICK: Settings = {
   client: { warmupCalls: 50, rounds: 2, callsPerRound: 100 },
   profile: { durationSec: 3, top: 10 },
   pipeline: { warmRuns: 1, installTimeoutSec: 900, buildTimeoutSec: 1800 },
+  silent: { rounds: 1, held: 1000, callsPerRound: 200 },
 };
 
 export interface BenchOptions {
@@ -120,6 +135,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     settings.draft.rounds = rounds;
     settings.bodies.rounds = rounds;
     settings.client.rounds = rounds;
+    settings.silent.rounds = rounds;
   }
   const seconds = positive('seconds', values.seconds, false);
   if (seconds !== undefined) {

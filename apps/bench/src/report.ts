@@ -7,6 +7,7 @@ import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { BodiesPhase, BodiesResult } from './scenarios/bodies.js';
 import { KIT_3_1, type KitResult, type KitRun } from './scenarios/kit.js';
+import type { SilentResult } from './scenarios/silent.js';
 import type { GetResult, GetServerKey } from './scenarios/get.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
@@ -310,6 +311,34 @@ function bodiesSection(b: BodiesResult): string {
       '(the server serves one large body at a time per address). The same few bodies are sent again, so after the ' +
       'first round their rows are refused as duplicates inside a 200 answer: the server still reads, checks and ' +
       'parses every byte.',
+  ].join('\n');
+}
+
+function silentSection(s: SilentResult): string {
+  return [
+    `## ${SCENARIO_TITLES.silent}`,
+    '',
+    `Each round makes ${fmt(s.callsPerRound)} calls of \`GET /health\` to the reference server, each on a connection of ` +
+      `its own, ${s.concurrency} at a time: first with no other connection open, then while ${fmt(s.held)} connections ` +
+      'that have sent nothing are held open (from many loopback addresses, under the per-address cap). The server ' +
+      'never closes a connection for how long it has been silent, so the ratio is what holding them costs every new ' +
+      'arrival (1: they cost nothing). Held at end: those the server had not closed when the calls were done (it closes ' +
+      'silent connections only when short of file descriptors).',
+    '',
+    table(
+      ['Round', 'Calls/s, none held', 'Calls/s, held', 'Held at end', 'Held ÷ none', 'Failed'],
+      s.rounds.map((r, i) => [
+        String(i + 1),
+        fmt(r.noneCallsPerSecond),
+        fmt(r.heldCallsPerSecond),
+        fmt(r.heldOpenAtEnd),
+        `${fmt(r.heldCallsPerSecond / r.noneCallsPerSecond, 2)} ×`,
+        fmt(r.failed),
+      ]),
+      ['r', 'r', 'r', 'r', 'r', 'r'],
+    ),
+    '',
+    `Median ratio: ${fmt(s.ratio, 2)} ×.`,
   ].join('\n');
 }
 
@@ -647,6 +676,7 @@ export function renderMarkdown(r: Report): string {
     if (name === 'profile' && res.profile) parts.push(profileSection(res.profile));
     if (name === 'pipeline' && res.pipeline) parts.push(pipelineSection(res.pipeline));
     if (name === 'kit' && res.kit) parts.push(kitSection(res.kit));
+    if (name === 'silent' && res.silent) parts.push(silentSection(res.silent));
   }
   parts.push(
     '',

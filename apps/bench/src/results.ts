@@ -8,6 +8,7 @@ import type { ClientResult } from './scenarios/client.js';
 import type { DraftResult } from './scenarios/draft.js';
 import type { GetResult } from './scenarios/get.js';
 import type { KitResult } from './scenarios/kit.js';
+import type { SilentResult } from './scenarios/silent.js';
 import type { PipelineResult } from './scenarios/pipeline.js';
 import type { ProfileResult } from './scenarios/profile.js';
 import type { ScaleResult } from './scenarios/scale.js';
@@ -34,6 +35,7 @@ export interface Results {
   profile?: ProfileResult;
   pipeline?: PipelineResult;
   kit?: KitResult;
+  silent?: SilentResult;
   /** Scenarios that were asked for but failed, with why. */
   errors: Partial<Record<ScenarioName, string>>;
 }

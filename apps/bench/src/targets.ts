@@ -160,6 +160,13 @@ const DEFINITIONS: TargetDefinition[] = [
     measure: (r) => r.kit && { value: r.kit.full.wallMs, text: `${fmt(r.kit.full.wallMs / 1000, 1)} s`, valid: true },
   },
   {
+    id: 'silent-held',
+    scenario: 'silent',
+    target: (r) =>
+      `New-connection calls per second with ${r.silent ? fmt(r.silent.held) : 'many'} silent connections held ÷ with none (reported)`,
+    measure: (r) => r.silent && { value: r.silent.ratio, text: `${fmt(r.silent.ratio, 2)} ×`, valid: r.silent.valid },
+  },
+  {
     id: 'client-overhead',
     scenario: 'client',
     threshold: THRESHOLDS.clientOverhead,

@@ -158,6 +158,7 @@ describe('evaluateTargets', () => {
       draft: { p50Ms: 19.9, rowsPerRequest: 1000, postgres: { p50Ms: 40 } },
       bodies: { p99Ratio: 3.5, with: { p99Ms: 70, failed: 0 }, without: { p99Ms: 20, failed: 0 } },
       kit: { full: { wallMs: 12_345 } },
+      silent: { held: 8000, ratio: 0.97, valid: true },
       client: { overhead: 0.1, overheadUs: 100 },
       bundle: { client: { gzipBytes: 15_001 } },
       pipeline: { warmSeconds: 2.99 },
@@ -171,6 +172,7 @@ describe('evaluateTargets', () => {
       'bodies-p99-ratio': 'missed',
       'draft-postgres-p50': 'missed',
       'kit-full-wall': 'reported',
+      'silent-held': 'reported',
       'client-overhead': 'missed',
       'client-bundle': 'missed',
       'unchanged-rebuild': 'met',
@@ -179,6 +181,7 @@ describe('evaluateTargets', () => {
     expect(targets.find((t) => t.id === 'get-postgres-vs-bare')!.value).toBeCloseTo(0.2, 10);
     expect(targets.find((t) => t.id === 'nginx-two-instances')!.value).toBeCloseTo(1.3, 10);
     expect(targets.find((t) => t.id === 'kit-full-wall')!.measured).toBe('12.3 s');
+    expect(targets.find((t) => t.id === 'silent-held')!.measured).toBe('0.97 ×');
     expect(targets.find((t) => t.id === 'draft-postgres-p50')!.measured).toBe('40.0 ms');
     expect(targets.find((t) => t.id === 'bodies-p99-ratio')!.measured).toBe('3.50 × (70.0 ms ÷ 20.0 ms)');
     // Each GET target shows its engine's floor against the same bound beside it: bare ÷ floor, paired per round.
@@ -217,6 +220,7 @@ describe('evaluateTargets', () => {
       errors: { pipeline: 'boom' },
       get: getResult(0.9, 9, false),
       scale: scaleResult([10], [20], [20], false),
+      silent: { held: 8000, ratio: 1, valid: false },
     } as unknown as Results;
     const targets = evaluateTargets(results);
     expect(status(results)).toEqual({
@@ -228,6 +232,7 @@ describe('evaluateTargets', () => {
       'bodies-p99-ratio': 'not run',
       'draft-postgres-p50': 'not run',
       'kit-full-wall': 'not run',
+      'silent-held': 'invalid',
       'client-overhead': 'not run',
       'client-bundle': 'not run',
       'unchanged-rebuild': 'not run',
