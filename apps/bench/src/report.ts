@@ -319,8 +319,9 @@ function silentSection(s: SilentResult): string {
     `## ${SCENARIO_TITLES.silent}`,
     '',
     `Each round makes ${fmt(s.callsPerRound)} calls of \`GET /health\` to the reference server, each on a connection of ` +
-      `its own, ${s.concurrency} at a time: first with no other connection open, then while ${fmt(s.held)} connections ` +
-      'that have sent nothing are held open (from many loopback addresses, under the per-address cap). The server ' +
+      `its own, ${s.concurrency} at a time: once with no other connection open, and once while ${fmt(s.held)} connections ` +
+      'that have sent nothing are held open (from many loopback addresses, under the per-address cap), each first in ' +
+      'turn. The server ' +
       'never closes a connection for how long it has been silent, so the ratio is what holding them costs every new ' +
       'arrival (1: they cost nothing). Held at end: those the server had not closed when the calls were done (it closes ' +
       'silent connections only when short of file descriptors).',

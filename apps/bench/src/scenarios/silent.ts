@@ -1,7 +1,7 @@
 // New connections to the reference server while many connections that have sent nothing are held open (clients
 // that opened them and have not written yet, or a silent flood): each round times the same calls twice, once with
-// none held and once with `held` held, so the ratio is measured side by side. The server never closes a silent
-// connection for how long it has been silent, so what holding them costs each new arrival is what this shows.
+// none held and once with `held` held, each first in turn, so the ratio is measured side by side. The server never
+// closes a connection for how long it has been silent, so what holding them costs each new arrival is what this shows.
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Context } from '../context.js';
@@ -81,7 +81,9 @@ export async function runSilent(ctx: Context): Promise<SilentResult> {
     await timedCalls(port, callsPerRound); // warm-up
     const measured: SilentRound[] = [];
     for (let r = 0; r < rounds; r++) {
-      const none = await timedCalls(port, callsPerRound);
+      // Which half comes first alternates, so that neither gains from the other's warming (or loses to its garbage).
+      const heldFirst = r % 2 === 1;
+      const none = heldFirst ? undefined : await timedCalls(port, callsPerRound);
       const silent: Socket[] = [];
       try {
         for (let a = 0; a * PER_ADDRESS < held; a++) {
@@ -89,15 +91,18 @@ export async function runSilent(ctx: Context): Promise<SilentResult> {
           silent.push(...(await Promise.all(Array.from({ length: n }, () => openSilent(port, address(10, a))))));
         }
         const withHeld = await timedCalls(port, callsPerRound);
+        const heldOpenAtEnd = silent.filter((s) => !s.destroyed && !s.readableEnded).length;
+        for (const s of silent) s.destroy();
+        const before = none ?? (await timedCalls(port, callsPerRound));
         const round: SilentRound = {
-          noneCallsPerSecond: none.perSecond,
+          noneCallsPerSecond: before.perSecond,
           heldCallsPerSecond: withHeld.perSecond,
-          heldOpenAtEnd: silent.filter((s) => !s.destroyed && !s.readableEnded).length,
-          failed: none.failed + withHeld.failed,
+          heldOpenAtEnd,
+          failed: before.failed + withHeld.failed,
         };
         measured.push(round);
         ctx.log(
-          `round ${r + 1}: ${Math.round(round.noneCallsPerSecond)} calls/s with none held, ${Math.round(round.heldCallsPerSecond)} with ${round.heldOpenAtEnd} held`,
+          `round ${r + 1}${heldFirst ? ' (held first)' : ''}: ${Math.round(round.noneCallsPerSecond)} calls/s with none held, ${Math.round(round.heldCallsPerSecond)} with ${round.heldOpenAtEnd} held`,
         );
       } finally {
         for (const s of silent) s.destroy();
