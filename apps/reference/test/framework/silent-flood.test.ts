@@ -3,15 +3,11 @@
 // nothing about its client, so no silent connection may be cut for it while the process has descriptors to spare.
 // What a silent flood does exhaust is the process's descriptors: the real `serve` process (dist/cli.js) runs here
 // with a file limit of 600, and a flood of more silent connections than that must leave another client served.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type RunningServer, sparePort, startServer } from '@cls-api/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LimitedServe, startLimitedServe } from '../support/limited-serve.js';
 import { RawConnection } from '../support/raw.js';
 
-const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 const FILE_LIMIT = 600;
 /** Small, so that a handful of silent connections is already more than the bound on stalled requests. */
 const MAX_INCOMPLETE = 16;
@@ -19,42 +15,25 @@ const SILENT = 60;
 const FLOOD_ADDRESSES = 250;
 const FLOOD_PER_ADDRESS = 3;
 
-let server: RunningServer;
+let serve: LimitedServe;
 let port: number;
-let dir: string;
 const flood: Socket[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cls-silent-'));
-  port = await sparePort();
-  server = await startServer(
-    'the reference server',
-    'prlimit',
-    [`--nofile=${FILE_LIMIT}:${FILE_LIMIT}`, process.execPath, cli, 'serve'],
-    {
-      port,
-      log: () => undefined,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE: join(dir, 'reference.db'),
-        LOG_LEVEL: 'warn',
-        MAX_INCOMPLETE_REQUESTS: String(MAX_INCOMPLETE),
-        // Node's own timeouts would close silent connections too, after HEADERS_TIMEOUT_MS: far out of these tests'
-        // reach, so that only the bound under test can close one.
-        HEADERS_TIMEOUT_MS: '120000',
-        REQUEST_TIMEOUT_MS: '120000',
-        JWT_SECRET: 'silent-test-secret-0123456789-abcdefghijklmnop',
-      },
-    },
-  );
+  serve = await startLimitedServe(FILE_LIMIT, {
+    LOG_LEVEL: 'warn',
+    MAX_INCOMPLETE_REQUESTS: String(MAX_INCOMPLETE),
+    // Node's own timeouts would close silent connections too, after HEADERS_TIMEOUT_MS: far out of these tests'
+    // reach, so that only the bound under test can close one.
+    HEADERS_TIMEOUT_MS: '120000',
+    REQUEST_TIMEOUT_MS: '120000',
+  });
+  port = serve.port;
 }, 120_000);
 
 afterAll(async () => {
   for (const s of flood) s.destroy();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await serve?.stop();
 });
 
 describe('connections that have sent nothing', () => {
@@ -107,6 +86,6 @@ describe('connections that have sent nothing', () => {
     const oldestClosed = () => flood.slice(0, 10).every((s) => s.destroyed || s.readableEnded);
     for (let i = 0; i < 100 && !oldestClosed(); i++) await new Promise((r) => setTimeout(r, 50));
     expect(oldestClosed()).toBe(true);
-    expect(server.output()).toContain('file descriptors running short');
+    expect(serve.server.output()).toContain('file descriptors running short');
   });
 });

@@ -2,49 +2,26 @@
 // sends one byte. The real `serve` process (dist/cli.js) runs with a file limit of 400 descriptors, so a server
 // that kept every stalled connection open would run out of them and reset everyone else's connections; bounding
 // what stalled requests hold in total (MAX_INCOMPLETE_REQUESTS, 256) keeps the other clients served.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { type RunningServer, sparePort, startServer } from '@cls-api/test-servers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LimitedServe, startLimitedServe } from '../support/limited-serve.js';
 
-const cli = resolve(import.meta.dirname, '../../dist/cli.js');
 const FILE_LIMIT = 400;
 const ADDRESSES = 200;
 const PER_ADDRESS = 3;
 
-let server: RunningServer;
+let serve: LimitedServe;
 let port: number;
-let dir: string;
 const flood: Socket[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'cls-flood-'));
-  port = await sparePort();
-  server = await startServer(
-    'the reference server',
-    'prlimit',
-    [`--nofile=${FILE_LIMIT}:${FILE_LIMIT}`, process.execPath, cli, 'serve'],
-    {
-      port,
-      log: () => undefined,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE: join(dir, 'reference.db'),
-        LOG_LEVEL: 'silent',
-        JWT_SECRET: 'flood-test-secret-0123456789-abcdefghijklmnop',
-      },
-    },
-  );
+  serve = await startLimitedServe(FILE_LIMIT);
+  port = serve.port;
 }, 120_000);
 
 afterAll(async () => {
   for (const s of flood) s.destroy();
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  await serve?.stop();
 });
 
 /** One stalled request: a token request announcing 100 bytes of body, of which it sends one. */
