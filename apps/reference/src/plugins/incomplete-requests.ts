@@ -60,8 +60,10 @@ interface Watched {
  * A connection that has sent nothing at all is silent, not stalled: its client may simply not have written yet (a
  * client opening many connections at once, a CI running its jobs in parallel, writes each request once the connection
  * is up, and a busy one may take seconds to get to it), so how long it has been silent says nothing a verdict could
- * rest on. Silent connections are kept apart, looked at only every `RECHECK_MS` (one that has begun to send is watched
- * from then on), so that however many there are, an arrival costs no more. They are bounded by what they actually
+ * rest on. So is a kept-alive connection whose requests have all been answered, until its client sends a byte of the
+ * next one (and `KEEP_ALIVE_TIMEOUT_MS` closes it if none comes). Silent connections are kept apart, looked at only
+ * every `RECHECK_MS` (one that has begun to send is watched from then on, so a next request that stops inside its head
+ * is stalled like a first one), so that however many there are, an arrival costs no more. They are bounded by what they actually
  * exhaust, the process's descriptors: when a new connection leaves fewer free than `descriptorReserve`, silent ones are
  * closed unanswered, the longest silent first, until twice the reserve is free. A burst the process has descriptors for
  * is never cut, however slowly its client writes; a silent flood holds at most what the process can spare, and each
@@ -71,8 +73,11 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
   async (app: FastifyInstance, { max, descriptors = processDescriptors() }) => {
     // A Map keeps insertion order; a connection that progresses is moved to the end, so the first is the least recent.
     const watched = new Map<Socket, Watched>();
-    // In the order they arrived: the first has been silent longest.
-    const silent = new Set<Socket>();
+    // Each with its `socket.bytesRead` when it fell silent (0 for a new connection), in that order: the first has been
+    // silent longest.
+    const silent = new Map<Socket, number>();
+    // Requests in flight on each connection: one whose requests are all answered falls silent again.
+    const inFlight = new WeakMap<Socket, number>();
     let look = 0;
     let lookPending = false;
     let recheck: NodeJS.Timeout | undefined;
@@ -99,7 +104,7 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       } else {
         app.log.warn(
           { closed: w.closed, open: others + connections, limit: descriptors?.limit },
-          'file descriptors running short: connections that had sent nothing were closed, the longest silent first',
+          'file descriptors running short: connections that had sent nothing (or nothing since their last answer) were closed, the longest silent first',
         );
       }
       w.closed = 0;
@@ -128,7 +133,7 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       lookPending = false;
       look++;
       const nowMs = Date.now();
-      if (periodic) for (const socket of silent) if (socket.bytesRead !== 0) promote(socket);
+      if (periodic) for (const [socket, bytes] of silent) if (socket.bytesRead !== bytes) promote(socket);
       const stalled: Socket[] = [];
       for (const [socket, w] of [...watched]) {
         const bytes = socket.bytesRead;
@@ -168,9 +173,9 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       const reserve = descriptorReserve(descriptors.limit);
       let free = descriptors.limit - (others + connections);
       if (free >= reserve) return;
-      for (const socket of silent) {
+      for (const [socket, bytes] of silent) {
         if (free >= 2 * reserve) break;
-        if (socket.bytesRead !== 0) {
+        if (socket.bytesRead !== bytes) {
           promote(socket);
           lookSoon();
           continue;
@@ -199,7 +204,7 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
         if (!shed.has(socket)) connections--;
       });
       // Nothing has been read from it yet: the reads come after this turn's arrivals.
-      silent.add(socket);
+      silent.set(socket, 0);
       scheduleRecheck();
       shedSilent();
     });
@@ -207,6 +212,16 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       const socket = req.socket;
       watched.delete(socket);
       silent.delete(socket);
+      inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+      // 'close' follows both a finished response and an aborted one.
+      res.once('close', function fallSilent() {
+        const left = (inFlight.get(socket) ?? 1) - 1;
+        inFlight.set(socket, left);
+        if (left > 0 || socket.destroyed) return;
+        watched.delete(socket);
+        silent.set(socket, socket.bytesRead);
+        scheduleRecheck();
+      });
       const declared = req.headers['content-length'];
       const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
       if (!hasBody || req.complete) return;

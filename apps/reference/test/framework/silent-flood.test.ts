@@ -23,10 +23,11 @@ beforeAll(async () => {
   serve = await startLimitedServe(FILE_LIMIT, {
     LOG_LEVEL: 'warn',
     MAX_INCOMPLETE_REQUESTS: String(MAX_INCOMPLETE),
-    // Node's own timeouts would close silent connections too, after HEADERS_TIMEOUT_MS: far out of these tests'
-    // reach, so that only the bound under test can close one.
+    // Node's own timeouts would close silent and idle connections too: far out of these tests' reach, so that only
+    // the bound under test can close one.
     HEADERS_TIMEOUT_MS: '120000',
     REQUEST_TIMEOUT_MS: '120000',
+    KEEP_ALIVE_TIMEOUT_MS: '120000',
   });
   port = serve.port;
 }, 120_000);
@@ -56,6 +57,21 @@ describe('connections that have sent nothing', () => {
     );
     for (const c of connections) c.write('GET /health HTTP/1.1\r\nHo');
     // Closed by the bound, not by the headers timeout (2 minutes here): the bound within a fraction of a second.
+    const open = () => connections.filter((c) => !c.isClosed).length;
+    for (let i = 0; i < 400 && open() > MAX_INCOMPLETE; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(open()).toBe(MAX_INCOMPLETE);
+    for (const c of connections) c.socket.destroy();
+  });
+
+  it(`${SILENT} kept-alive connections, each answered once, that send part of their next request head and stop: at most MAX_INCOMPLETE_REQUESTS (${MAX_INCOMPLETE}) stay open`, async () => {
+    const connections = await Promise.all(
+      Array.from({ length: SILENT }, () => RawConnection.open(port, { localAddress: '127.2.0.3' })),
+    );
+    for (const c of connections) c.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const answers = await Promise.all(connections.map((c) => c.next()));
+    expect(answers.map((a) => a?.status ?? 'closed unanswered')).toEqual(Array(SILENT).fill(200));
+    // Each connection is idle now and kept alive; the next request stops inside its head.
+    for (const c of connections) c.write('GET /health HTTP/1.1\r\nHo');
     const open = () => connections.filter((c) => !c.isClosed).length;
     for (let i = 0; i < 400 && open() > MAX_INCOMPLETE; i++) await new Promise((r) => setTimeout(r, 50));
     expect(open()).toBe(MAX_INCOMPLETE);
