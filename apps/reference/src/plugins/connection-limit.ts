@@ -42,15 +42,15 @@ export function proxyMatcher(trustedProxies: readonly string[]): (address: strin
  *   connection that has not yet sent a whole request head is not idle: a burst of new connections must not push
  *   each other out before they are read, and one that trickles its head is cut by the headers timeout. When none of them is idle, the new
  *   connection is not counted: its first request is answered 429 RATE_LIMIT_EXCEEDED in the envelope
- *   (the gateway's kind: no Retry-After, no X-RateLimit-*; slow down) and it is closed, and one that sends no request
- *   head within `OVER_CAP_HEAD_MS` is closed unanswered. Other addresses are not affected.
+ *   (the gateway's kind: no Retry-After, no X-RateLimit-*; slow down) and it is closed. However long its client takes
+ *   to write that request (a busy client may take seconds), the answer is the 429: how long it waited is no verdict.
+ *   What bounds these connections is their number: an address has at most `maxPerAddress` of them waiting for their
+ *   request, and one more closes the one that has waited longest, unanswered (besides the headers timeout, and the
+ *   file descriptors `incomplete-requests` sheds silent connections by). Other addresses are not affected.
  * - Through a trusted proxy (TRUSTED_PROXIES): the proxy's connections carry many clients, so they are not capped;
  *   instead each forwarded client address may have at most as many requests in flight, and one more is answered 429
  *   RATE_LIMIT_EXCEEDED in the envelope, without Retry-After or X-RateLimit-* (the gateway's kind of 429: slow down).
  */
-/** How long a connection over the cap may take to send the request head its 429 answers. */
-export const OVER_CAP_HEAD_MS = 1_000;
-
 export const connectionLimit = fp<ConnectionLimitOptions>(
   async (app: FastifyInstance, options) => {
     const { maxPerAddress } = options;
@@ -74,6 +74,8 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
     const served = new WeakSet<Socket>();
     const idle = (socket: Socket) => served.has(socket) && (inFlightOn.get(socket) ?? 0) === 0;
     const overCap = new WeakSet<Socket>();
+    // Connections over the cap that have not yet sent the request their 429 answers, by address, oldest first.
+    const waiting = new Map<string, Set<Socket>>();
     app.server.on('request', function trackInFlight(req, res) {
       const socket = req.socket;
       inFlightOn.set(socket, (inFlightOn.get(socket) ?? 0) + 1);
@@ -106,9 +108,22 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
             'connection over the cap: every connection this address holds is busy',
           );
           overCap.add(socket);
-          const cut = setTimeout(() => socket.destroy(), OVER_CAP_HEAD_MS);
-          cut.unref();
-          socket.once('close', () => clearTimeout(cut));
+          let refused = waiting.get(address);
+          if (!refused) {
+            refused = new Set();
+            waiting.set(address, refused);
+          }
+          if (refused.size >= maxPerAddress) {
+            const longest = refused.values().next().value!;
+            refused.delete(longest);
+            longest.destroy();
+          }
+          refused.add(socket);
+          const own = refused;
+          socket.once('close', () => {
+            own.delete(socket);
+            if (own.size === 0 && waiting.get(address) === own) waiting.delete(address);
+          });
           return;
         }
         mine.delete(oldestIdle);
@@ -123,7 +138,11 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
     });
 
     app.addHook('onRequest', async function refuseOverCap(request, reply) {
-      if (!overCap.has(request.raw.socket)) return;
+      const socket = request.raw.socket;
+      if (!overCap.has(socket)) return;
+      // Answered: no longer waiting, so the address's next refused connection does not push this one out.
+      const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
+      if (address !== undefined) waiting.get(address)?.delete(socket);
       reply.header('connection', 'close');
       throw new ApiError(
         'RATE_LIMIT_EXCEEDED',

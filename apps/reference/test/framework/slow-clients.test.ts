@@ -65,15 +65,38 @@ describe('connections per client address', () => {
     expectEnvelope(refused, 429, 'RATE_LIMIT_EXCEEDED');
     expect(refused!.headers['retry-after']).toBeUndefined();
     await extra.closed;
-    // One that sends nothing is closed unanswered.
-    const silent = await connect('127.0.0.1');
-    await silent.closed;
-    expect(await silent.next()).toBeUndefined();
     expect(extra.isClosed).toBe(true);
     for (const c of busy) expect(c.isClosed).toBe(false);
     const other = await connect('127.0.0.2');
     other.write(get('/health'));
     expect((await other.next())?.status).toBe(200);
+  });
+
+  it('over the cap, a connection whose client writes late still gets the 429; at most the cap of them wait, the longest waiting is closed first', async () => {
+    // The headers timeout far out of reach: only the bound under test may close a waiting connection.
+    s = await startTestServer({
+      env: { MAX_CONNECTIONS_PER_ADDRESS: '2', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' },
+    });
+    const key = await s.key(await s.account(), 'wms');
+    const announced = `POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`;
+    for (const c of [await connect('127.0.0.1'), await connect('127.0.0.1')]) {
+      c.write(announced);
+      expect((await c.next())?.status).toBe(100);
+    }
+    // Two refused connections whose client has not written yet, then a pause longer than a busy client's.
+    const late = [await connect('127.0.0.1'), await connect('127.0.0.1')];
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(late.map((c) => c.isClosed)).toEqual([false, false]);
+    // A third waiting one is one too many: the one that has waited longest is closed, unanswered.
+    const third = await connect('127.0.0.1');
+    for (let i = 0; i < 200 && !late[0]!.isClosed; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(late.map((c) => c.isClosed)).toEqual([true, false]);
+    expect(await late[0]!.next()).toBeUndefined();
+    for (const c of [late[1]!, third]) {
+      c.write(get('/health'));
+      expectEnvelope(await c.next(), 429, 'RATE_LIMIT_EXCEEDED');
+      await c.closed;
+    }
   });
 
   it('through a trusted proxy, requests in flight per forwarded address are capped: 429 in the envelope, without quota headers', async () => {
