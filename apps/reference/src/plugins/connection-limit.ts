@@ -90,16 +90,27 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
       else map.set(key, left);
     };
 
+    /** Adds the socket to its address's set in `held` until it closes (an empty set is dropped). */
+    const hold = (held: Map<string, Set<Socket>>, address: string, socket: Socket) => {
+      let own = held.get(address);
+      if (!own) {
+        own = new Set();
+        held.set(address, own);
+      }
+      own.add(socket);
+      const set = own;
+      socket.once('close', () => {
+        set.delete(socket);
+        if (set.size === 0 && held.get(address) === set) held.delete(address);
+      });
+    };
+
     // Prepended, so that a refused connection is closed before Node's HTTP server starts reading from it.
     app.server.prependListener('connection', function capConnections(socket: Socket) {
       const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
       if (address === undefined || trusted(socket)) return;
-      let mine = open.get(address);
-      if (!mine) {
-        mine = new Set();
-        open.set(address, mine);
-      }
-      if (mine.size >= maxPerAddress) {
+      const mine = open.get(address);
+      if (mine && mine.size >= maxPerAddress) {
         // Sets keep insertion order: the first idle one is the oldest.
         const oldestIdle = [...mine].find(idle);
         if (!oldestIdle) {
@@ -108,33 +119,19 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
             'connection over the cap: every connection this address holds is busy',
           );
           overCap.add(socket);
-          let refused = waiting.get(address);
-          if (!refused) {
-            refused = new Set();
-            waiting.set(address, refused);
-          }
-          if (refused.size >= maxPerAddress) {
+          const refused = waiting.get(address);
+          if (refused && refused.size >= maxPerAddress) {
             const longest = refused.values().next().value!;
             refused.delete(longest);
             longest.destroy();
           }
-          refused.add(socket);
-          const own = refused;
-          socket.once('close', () => {
-            own.delete(socket);
-            if (own.size === 0 && waiting.get(address) === own) waiting.delete(address);
-          });
+          hold(waiting, address, socket);
           return;
         }
         mine.delete(oldestIdle);
         oldestIdle.destroy();
       }
-      mine.add(socket);
-      const own = mine;
-      socket.once('close', () => {
-        own.delete(socket);
-        if (own.size === 0 && open.get(address) === own) open.delete(address);
-      });
+      hold(open, address, socket);
     });
 
     app.addHook('onRequest', async function refuseOverCap(request, reply) {
