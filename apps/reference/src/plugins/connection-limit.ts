@@ -3,6 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Requests in flight on a connection: from its parsed head until its response has ended or was aborted. */
+    requestsInFlight(socket: Socket): number;
+  }
+}
+
 export interface ConnectionLimitOptions extends Record<string, unknown> {
   /** Open connections (or, through a trusted proxy, requests in flight) one client address may have. */
   maxPerAddress: number;
@@ -76,6 +83,7 @@ export const connectionLimit = fp<ConnectionLimitOptions>(
     const overCap = new WeakSet<Socket>();
     // Connections over the cap that have not yet sent the request their 429 answers, by address, oldest first.
     const waiting = new Map<string, Set<Socket>>();
+    app.decorate('requestsInFlight', (socket: Socket) => inFlightOn.get(socket) ?? 0);
     app.server.on('request', function trackInFlight(req, res) {
       const socket = req.socket;
       inFlightOn.set(socket, (inFlightOn.get(socket) ?? 0) + 1);

@@ -63,11 +63,11 @@ interface Watched {
  * rest on. So is a kept-alive connection whose requests have all been answered, until its client sends a byte of the
  * next one (and `KEEP_ALIVE_TIMEOUT_MS` closes it if none comes). Silent connections are kept apart, looked at only
  * every `RECHECK_MS` (one that has begun to send is watched from then on, so a next request that stops inside its head
- * is stalled like a first one), so that however many there are, an arrival costs no more. They are bounded by what they actually
- * exhaust, the process's descriptors: when a new connection leaves fewer free than `descriptorReserve`, silent ones are
- * closed unanswered, the longest silent first, until twice the reserve is free. A burst the process has descriptors for
- * is never cut, however slowly its client writes; a silent flood holds at most what the process can spare, and each
- * of its connections at most `HEADERS_TIMEOUT_MS`.
+ * is stalled like a first one), so that however many there are, an arrival costs no more. They are bounded by what
+ * they actually exhaust, the process's descriptors: when a new connection leaves fewer free than `descriptorReserve`,
+ * silent ones are closed unanswered, the longest silent first, until twice the reserve is free. A burst the process
+ * has descriptors for is never cut, however slowly its client writes; a silent flood holds at most what the process
+ * can spare, and each of its connections at most `HEADERS_TIMEOUT_MS`.
  */
 export const incompleteRequests = fp<IncompleteRequestsOptions>(
   async (app: FastifyInstance, { max, descriptors = processDescriptors() }) => {
@@ -76,8 +76,6 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
     // Each with its `socket.bytesRead` when it fell silent (0 for a new connection), in that order: the first has been
     // silent longest.
     const silent = new Map<Socket, number>();
-    // Requests in flight on each connection: one whose requests are all answered falls silent again.
-    const inFlight = new WeakMap<Socket, number>();
     let look = 0;
     let lookPending = false;
     let recheck: NodeJS.Timeout | undefined;
@@ -212,12 +210,10 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       const socket = req.socket;
       watched.delete(socket);
       silent.delete(socket);
-      inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
-      // 'close' follows both a finished response and an aborted one.
+      // 'close' follows both a finished response and an aborted one. A connection whose requests are all answered
+      // falls silent again (`connection-limit`, registered first, has already counted this one out).
       res.once('close', function fallSilent() {
-        const left = (inFlight.get(socket) ?? 1) - 1;
-        inFlight.set(socket, left);
-        if (left > 0 || socket.destroyed) return;
+        if (app.requestsInFlight(socket) > 0 || socket.destroyed) return;
         watched.delete(socket);
         silent.set(socket, socket.bytesRead);
         scheduleRecheck();
