@@ -115,18 +115,29 @@ export function resolvePrefer(
   return { prefer };
 }
 
+/**
+ * Prism's violations (its `sl-violations` header), each once: Prism reports a keyword once for every schema of a
+ * value that declares it (a parameter whose schema and `allOf` both say `minimum: 1`), and one problem counted twice
+ * would read as two.
+ */
 export function parseViolations(value: string | string[] | undefined): Violation[] {
   if (value === undefined) return [];
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(Array.isArray(value) ? value[0]! : value);
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (v): v is Violation =>
-        typeof v === 'object' && v !== null && Array.isArray(v.location) && typeof v.message === 'string',
-    );
+    parsed = JSON.parse(Array.isArray(value) ? value[0]! : value);
   } catch {
     return [];
   }
+  if (!Array.isArray(parsed)) return [];
+  const seen = new Set<string>();
+  return parsed.filter((v): v is Violation => {
+    if (typeof v !== 'object' || v === null || !Array.isArray(v.location) || typeof v.message !== 'string')
+      return false;
+    const key = JSON.stringify([v.location, v.code, v.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** One line of at most 1,000 characters: the contract's `Text`. */
