@@ -31,17 +31,6 @@ export function descriptorReserve(limit: number): number {
  */
 const RECOUNT_EVERY = 32;
 
-/**
- * Whether the connection's HTTP parser is inside a request it has not read to the end. Node's parser keeps when the
- * message it is reading began (`duration()`: milliseconds since then, 0 between messages); that is not part of Node's
- * documented API, so where it is missing the answer is no, and such a request is bounded only by `HEADERS_TIMEOUT_MS`
- * and the descriptor shedding. `test/framework/silent-flood.test.ts` fails if this Node no longer has it.
- */
-function requestBegun(socket: Socket): boolean {
-  const parser = (socket as Socket & { parser?: { duration?: () => number } | null }).parser;
-  return typeof parser?.duration === 'function' && parser.duration() > 0;
-}
-
 interface Watched {
   /** `socket.bytesRead` when the connection last made progress (or was first watched). */
   bytes: number;
@@ -72,8 +61,7 @@ interface Watched {
  * client opening many connections at once, a CI running its jobs in parallel, writes each request once the connection
  * is up, and a busy one may take seconds to get to it), so how long it has been silent says nothing a verdict could
  * rest on. So is a kept-alive connection whose requests have all been answered, until its client sends a byte of the
- * next one (and `KEEP_ALIVE_TIMEOUT_MS` closes it if none comes); one whose next request had already begun to arrive
- * when the last answer ended is watched at once. Silent connections are kept apart, looked at only
+ * next one (and `KEEP_ALIVE_TIMEOUT_MS` closes it if none comes). Silent connections are kept apart, looked at only
  * every `RECHECK_MS` (one that has begun to send is watched from then on, so a next request that stops inside its head
  * is stalled like a first one), so that however many there are, an arrival costs no more. They are bounded by what
  * they actually exhaust, the process's descriptors: when a new connection leaves fewer free than `descriptorReserve`,
@@ -222,30 +210,22 @@ export const incompleteRequests = fp<IncompleteRequestsOptions>(
       const socket = req.socket;
       watched.delete(socket);
       silent.delete(socket);
-      const declared = req.headers['content-length'];
-      const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
-      if (hasBody && !req.complete) {
-        watch(socket);
-        const done = () => watched.delete(socket);
-        req.once('end', done);
-        res.once('finish', done);
-        res.once('close', done);
-      }
-      // 'close' follows both a finished response and an aborted one (and the listeners above). A connection whose
-      // requests are all answered falls silent again (`connection-limit`, registered first, has already counted this
-      // one out), unless a next request has begun: its first bytes may have been read with this one's (a pipelining
-      // client writes them at once), so no byte would arrive to tell, and it is watched from now on.
+      // 'close' follows both a finished response and an aborted one. A connection whose requests are all answered
+      // falls silent again (`connection-limit`, registered first, has already counted this one out).
       res.once('close', function fallSilent() {
         if (app.requestsInFlight(socket) > 0 || socket.destroyed) return;
-        if (requestBegun(socket)) {
-          silent.delete(socket);
-          watch(socket);
-          return;
-        }
         watched.delete(socket);
         silent.set(socket, socket.bytesRead);
         scheduleRecheck();
       });
+      const declared = req.headers['content-length'];
+      const hasBody = (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
+      if (!hasBody || req.complete) return;
+      watch(socket);
+      const done = () => watched.delete(socket);
+      req.once('end', done);
+      res.once('finish', done);
+      res.once('close', done);
     });
     app.addHook('onClose', async function stopLooking() {
       clearTimeout(recheck);
