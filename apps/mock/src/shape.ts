@@ -116,28 +116,37 @@ export function resolvePrefer(
 }
 
 /**
- * Prism's violations (its `sl-violations` header), each once: Prism reports a keyword once for every schema of a
- * value that declares it (a parameter whose schema and `allOf` both say `minimum: 1`), and one problem counted twice
- * would read as two.
+ * The entries of Prism's `sl-violations` header, each once, or undefined when it holds no JSON list. Prism reports a
+ * keyword once for every schema of a value that declares it (a parameter whose schema and `allOf` both say
+ * `minimum: 1`), and one problem listed twice would read as two.
  */
-export function parseViolations(value: string | string[] | undefined): Violation[] {
-  if (value === undefined) return [];
+function violationEntries(value: string | string[] | undefined): unknown[] | undefined {
+  if (value === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Array.isArray(value) ? value[0]! : value);
   } catch {
-    return [];
+    return undefined;
   }
-  if (!Array.isArray(parsed)) return [];
+  if (!Array.isArray(parsed)) return undefined;
   const seen = new Set<string>();
-  return parsed.filter((v): v is Violation => {
-    if (typeof v !== 'object' || v === null || !Array.isArray(v.location) || typeof v.message !== 'string')
-      return false;
-    const key = JSON.stringify([v.location, v.code, v.message]);
+  return parsed.filter((v: { location?: unknown; code?: unknown; message?: unknown } | null) => {
+    const key = JSON.stringify([v?.location, v?.code, v?.message]);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
   });
+}
+
+/** Prism's violations, each once (`violationEntries`). */
+export function parseViolations(value: string | string[] | undefined): Violation[] {
+  return (violationEntries(value) ?? []).filter(
+    (v): v is Violation =>
+      typeof v === 'object' &&
+      v !== null &&
+      Array.isArray((v as Violation).location) &&
+      typeof (v as Violation).message === 'string',
+  );
 }
 
 /** One line of at most 1,000 characters: the contract's `Text`. */
@@ -550,6 +559,9 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
       shaped.headers[lower] ??= value;
     }
   }
+  // The header the message points to names each problem once too.
+  const entries = violationEntries(shaped.headers[VIOLATIONS_HEADER]);
+  if (entries) shaped.headers[VIOLATIONS_HEADER] = JSON.stringify(entries);
   return withContractHeaders(contract, op, shaped);
 }
 

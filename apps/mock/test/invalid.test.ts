@@ -13,6 +13,7 @@ import {
 } from '@cls-api/spec';
 import { noOperationMessage } from '@cls-api/server';
 import { Contract, exampleRequest, startMock, type MockServer } from '../src/index.js';
+import { VIOLATIONS_HEADER } from '../src/shape.js';
 import { schemaValidator, send, type Answer } from './support.js';
 
 const doc = loadSpec();
@@ -312,6 +313,9 @@ describe('parameters', () => {
     expect((answer.body as { error: { message: string } }).error.message).toBe(
       `The query parameter ${name} must be >= ${minimum}.`,
     );
+    // The header the longer messages point to lists it once too.
+    const listed = JSON.parse(answer.headers.get(VIOLATIONS_HEADER) ?? '[]') as Array<{ location: string[] }>;
+    expect(listed.filter((v) => v.location.join('.') === `request.query.${name}`)).toHaveLength(1);
   });
 
   // Written another way than info.x-limits.query_integer_syntax allows, or twice: Prism read `1e1` as ten and
