@@ -138,16 +138,11 @@ function violationEntries(value: string | string[] | undefined): unknown[] | und
   });
 }
 
-/** Prism's violations, each once (`violationEntries`). */
-export function parseViolations(value: string | string[] | undefined): Violation[] {
-  return (violationEntries(value) ?? []).filter(
-    (v): v is Violation =>
-      typeof v === 'object' &&
-      v !== null &&
-      Array.isArray((v as Violation).location) &&
-      typeof (v as Violation).message === 'string',
-  );
-}
+const isViolation = (v: unknown): v is Violation =>
+  typeof v === 'object' &&
+  v !== null &&
+  Array.isArray((v as Violation).location) &&
+  typeof (v as Violation).message === 'string';
 
 /** One line of at most 1,000 characters: the contract's `Text`. */
 export function asText(message: string): string {
@@ -521,7 +516,8 @@ function validationFailure(
 export function shapeResponse(contract: Contract, req: RequestFacts, upstream: UpstreamResponse): ShapedResponse {
   const contentType = String(upstream.headers['content-type'] ?? '').toLowerCase();
   const json = /json/.test(contentType) ? parseJson(upstream.body) : undefined;
-  const violations = parseViolations(upstream.headers[VIOLATIONS_HEADER]).filter((v) => v.location[0] === 'request');
+  const entries = violationEntries(upstream.headers[VIOLATIONS_HEADER]);
+  const violations = (entries ?? []).filter(isViolation).filter((v) => v.location[0] === 'request');
   const { op } = req;
   const chosen = req.prefer.example;
 
@@ -560,7 +556,6 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
     }
   }
   // The header the message points to names each problem once too.
-  const entries = violationEntries(shaped.headers[VIOLATIONS_HEADER]);
   if (entries) shaped.headers[VIOLATIONS_HEADER] = JSON.stringify(entries);
   return withContractHeaders(contract, op, shaped);
 }
