@@ -130,8 +130,9 @@ function violationEntries(value: string | string[] | undefined): unknown[] | und
   }
   if (!Array.isArray(parsed)) return undefined;
   const seen = new Set<string>();
-  return parsed.filter((v: { location?: unknown; code?: unknown; message?: unknown } | null) => {
-    const key = JSON.stringify([v?.location, v?.code, v?.message]);
+  return parsed.filter((v: unknown) => {
+    // Prism's repeats are the same entry written again, word for word.
+    const key = JSON.stringify(v);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
