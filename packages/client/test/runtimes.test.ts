@@ -1,81 +1,29 @@
 // The runtime matrix: the packed package, installed with npm into a fresh project outside the repository, runs the
 // example the README starts with against the seeded reference server on every runtime of the README's "Runtimes"
 // table. The table is what is run: each row names a runtime, its version and where it comes from; a runtime
-// missing here is installed from the npm registry at the version the row names, into
-// node_modules/.cache/cls-runtimes/<package>@<version> of this package (kept between runs: tens of MB each), and
-// the version that runs is checked against the row.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// missing here is installed from the npm registry at the version the row names (`ensureNpmRuntime` of
+// @cls-api/test-servers, which keeps it between runs for every suite), and the version that runs is checked against
+// the row.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, relative, sep } from 'node:path';
 import { CHROMIUM, CHROMIUM_ARGS, ensureChromium } from '@cls-api/chromium';
-import { keyOf, startReference, type ReferenceServer } from '@cls-api/test-servers';
+import {
+  ensureNpmRuntime,
+  keyOf,
+  npmSpec,
+  RUNTIME_CACHE,
+  type ReferenceServer,
+  type RuntimeRow,
+  runtimeBin,
+  runtimeTable,
+  startReference,
+} from '@cls-api/test-servers';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAndInstall, packageDir, readmeExample, run } from './packed.js';
-
-interface RuntimeRow {
-  runtime: string;
-  version: string;
-  from: string;
-}
-
-/** The rows of the README's "Runtimes" table. */
-function runtimeTable(): RuntimeRow[] {
-  const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
-  const section = /^## Runtimes\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
-  const rows = section
-    .split('\n')
-    .filter((line) => line.startsWith('|'))
-    .map((line) =>
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((cell) => cell.trim()),
-    );
-  const [header, rule, ...body] = rows;
-  if (header?.[0] !== 'Runtime' || header[1] !== 'Version' || header[2] !== 'From' || !rule?.[0]?.startsWith('---')) {
-    throw new Error('the README has no Runtimes table with the columns Runtime, Version, From');
-  }
-  return body.map(([runtime, version, from]) => ({ runtime: runtime!, version: version!, from: from! }));
-}
-
-/** The npm package a row installs (`npm \`bun@1.4.5\``), if it names one. */
-const npmSpec = (row: RuntimeRow): string | undefined => /npm `([^`]+@[^`]+)`/.exec(row.from)?.[1];
-
-const cacheRoot = join(packageDir, 'node_modules', '.cache', 'cls-runtimes');
-
-/**
- * The folder holding `spec` installed with npm, installing it first when missing. The install goes into a folder of
- * its own and is renamed into place when complete, so a run killed half-way, or two runs at once, leave no broken
- * copy behind.
- */
-async function ensureInstalled(spec: string): Promise<string> {
-  const dir = join(cacheRoot, spec);
-  if (existsSync(join(dir, '.installed'))) return dir;
-  mkdirSync(cacheRoot, { recursive: true });
-  const staging = mkdtempSync(join(cacheRoot, `.${spec.replace(/[@/]/g, '_')}-`));
-  try {
-    writeFileSync(join(staging, 'package.json'), JSON.stringify({ private: true }));
-    await run('npm', ['install', spec, '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: staging,
-      timeout: 600_000,
-    });
-    writeFileSync(join(staging, '.installed'), `${spec}\n`);
-    try {
-      renameSync(staging, dir);
-    } catch (err) {
-      // Another run installed it first.
-      if (!existsSync(join(dir, '.installed'))) throw err;
-    }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return dir;
-}
-
-const bin = (dir: string, name: string) => join(dir, 'node_modules', '.bin', name);
 
 let work: string;
 let project: string;
@@ -149,7 +97,7 @@ const env = {
   NO_COLOR: '1',
   DO_NOT_TRACK: '1',
   DENO_NO_UPDATE_CHECK: '1',
-  DENO_DIR: join(cacheRoot, 'deno-dir'),
+  DENO_DIR: join(RUNTIME_CACHE, 'deno-dir'),
 };
 
 /** What this test uses of miniflare, which is installed by the test rather than declared as a dependency. */
@@ -172,19 +120,19 @@ const RUNNERS: Record<string, Runner> = {
     return { version: process.versions.node.split('.')[0]!, printed: lines(stdout) };
   },
   'Node.js 22': async (row) => {
-    const node = bin(await ensureInstalled(npmSpec(row)!), 'node');
+    const node = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'node');
     const version = (await run(node, ['--version'], { env })).stdout.trim().replace(/^v/, '');
     const { stdout } = await run(node, ['example.mjs'], { cwd: project, env });
     return { version, printed: lines(stdout) };
   },
   Bun: async (row) => {
-    const bun = bin(await ensureInstalled(npmSpec(row)!), 'bun');
+    const bun = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'bun');
     const version = (await run(bun, ['--version'], { env })).stdout.trim();
     const { stdout } = await run(bun, ['example.mjs'], { cwd: project, env });
     return { version, printed: lines(stdout) };
   },
   Deno: async (row) => {
-    const deno = bin(await ensureInstalled(npmSpec(row)!), 'deno');
+    const deno = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'deno');
     const version = /deno (\S+)/.exec((await run(deno, ['--version'], { env })).stdout)?.[1] ?? '';
     const { stdout } = await run(
       deno,
@@ -195,7 +143,7 @@ const RUNNERS: Record<string, Runner> = {
   },
   'Cloudflare Workers (workerd)': async (row) => {
     const spec = npmSpec(row)!;
-    const dir = await ensureInstalled(spec);
+    const dir = await ensureNpmRuntime(spec);
     const manifest = join(dir, 'node_modules', 'miniflare', 'package.json');
     const version = JSON.parse(readFileSync(manifest, 'utf8')).version as string;
     const { Miniflare } = createRequire(manifest)('miniflare') as MiniflareModule;
@@ -270,7 +218,7 @@ const RUNNERS: Record<string, Runner> = {
   },
 };
 
-const table = runtimeTable();
+const table = runtimeTable(join(packageDir, 'README.md'));
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'cls-client-runtimes-'));

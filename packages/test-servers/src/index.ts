@@ -30,3 +30,11 @@ export {
   type ReferenceServer,
   startReference,
 } from './reference.js';
+export {
+  ensureNpmRuntime,
+  npmSpec,
+  RUNTIME_CACHE,
+  type RuntimeRow,
+  runtimeBin,
+  runtimeTable,
+} from './runtimes.js';
