@@ -13,7 +13,14 @@ import {
   runContractTests,
   type Report,
 } from '../src/index.js';
-import { appState, referenceCli, sellersOf, startReference, type ReferenceServer } from './support/apps.js';
+import {
+  appState,
+  referenceCli,
+  sellersOf,
+  shipAnOrder,
+  startReference,
+  type ReferenceServer,
+} from './support/apps.js';
 import { respect } from './support/respect.js';
 
 const state = appState(referenceCli);
@@ -28,45 +35,6 @@ const state = appState(referenceCli);
 const FULL_RUN_METERED_AT_MOST = 115;
 if (state === 'absent')
   console.warn('skipped: @cls-api/reference is not installed, so the kit is not run against the reference server');
-
-/**
- * A shipped order for the shipped-order rule (and the Arazzo workflow that looks for one): a product and an order
- * through the API, shipped by the operator. Made again after each run whose sandbox reset emptied the account.
- */
-async function shipAnOrder(server: ReferenceServer): Promise<void> {
-  const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-  const product = await fetch(`${server.url}/v3/wms/products`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      product_code: 'KIT-SHIPPED-01',
-      product_name: 'Shipped order product',
-      price: 1000,
-      stock_quantity: 5,
-    }),
-  });
-  expect(product.status).toBe(200);
-  const order = await fetch(`${server.url}/v3/wms/orders`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      orders: [
-        {
-          mall_order_no: 'KIT-SHIPPED-1',
-          mall_product_name: 'Shipped order product',
-          product_code: 'KIT-SHIPPED-01',
-          quantity: 1,
-          receiver_name: 'Kim Minji',
-          receiver_phone: '010-1234-5678',
-          receiver_address: '12 Teheran-ro, Seoul',
-        },
-      ],
-    }),
-  });
-  const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
-    .order_no;
-  await server.admin(['order', 'ship', orderNo]);
-}
 
 /** A promise with its settling functions, for a test that waits on another's result. */
 function deferred<T>() {

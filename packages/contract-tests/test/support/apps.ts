@@ -25,6 +25,8 @@ function located(specifier: string): string | undefined {
 export const referenceCli = '@cls-api/reference/cli';
 /** The mock's entry (`startMock`), exported as `@cls-api/mock`. */
 export const mockEntry = '@cls-api/mock';
+/** The mock's command (`pnpm mock`), exported as `@cls-api/mock/cli`. */
+export const mockCli = '@cls-api/mock/cli';
 
 /** Why an app cannot be used: not installed beside this package (skip), or installed but not built (fail). */
 export function appState(specifier: string): 'absent' | 'unbuilt' | 'ready' {
@@ -52,6 +54,8 @@ export interface SellerPair {
 export interface ReferenceServer extends SellerPair {
   url: string;
   database: string;
+  /** The serving process. */
+  pid: number;
   pairs: SellerPair[];
   /** Runs `cls-reference admin … --json` on the server's database, in a process of its own. */
   admin: (args: string[]) => Promise<Record<string, unknown>>;
@@ -64,6 +68,10 @@ export interface ReferenceOptions {
    * monthly quota and lists what they hold.
    */
   sellerPairs?: number;
+  /** The Node.js that runs the server and its admin commands (default: this process's). */
+  node?: string;
+  /** Its `DATABASE`: a `postgres://…` URL (default: a SQLite file in a temporary folder). */
+  database?: string;
 }
 
 /** The areas of each seller's test keys: every area, so that another seller's read is asked on each. */
@@ -111,7 +119,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
-    DATABASE: join(dir, 'reference.db'),
+    DATABASE: options.database ?? join(dir, 'reference.db'),
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',
     PORT: '0',
@@ -120,10 +128,11 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     KEEP_ALIVE_TIMEOUT_MS: '600000',
   };
   const cli = fileOf(referenceCli);
+  const node = options.node ?? process.execPath;
   // Asynchronous: overlapping runs in this process keep going while a command runs.
   const admin = (args: string[]): Promise<Record<string, unknown>> =>
     new Promise((done, fail) => {
-      const command = spawn(process.execPath, [cli, 'admin', ...args, '--json'], {
+      const command = spawn(node, [cli, 'admin', ...args, '--json'], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -139,7 +148,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     });
   const pairs = await provision(env.DATABASE, options.sellerPairs ?? 1);
 
-  const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--json'], {
+  const child: ChildProcess = spawn(node, [cli, 'serve', '--json'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -160,6 +169,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
   return {
     url,
     database: env.DATABASE,
+    pid: child.pid!,
     ...pairs[0]!,
     pairs,
     admin,
@@ -172,6 +182,46 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A shipped order for the shipped-order rule (and the Arazzo workflow that looks for one): a product and an order
+ * through the API, shipped by the operator. Made again after each run whose sandbox reset emptied the account.
+ */
+export async function shipAnOrder(server: ReferenceServer): Promise<void> {
+  const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
+  const product = await fetch(`${server.url}/v3/wms/products`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      product_code: 'KIT-SHIPPED-01',
+      product_name: 'Shipped order product',
+      price: 1000,
+      stock_quantity: 5,
+    }),
+  });
+  if (product.status !== 200)
+    throw new Error(`the product for a shipped order: ${product.status} ${await product.text()}`);
+  const order = await fetch(`${server.url}/v3/wms/orders`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      orders: [
+        {
+          mall_order_no: 'KIT-SHIPPED-1',
+          mall_product_name: 'Shipped order product',
+          product_code: 'KIT-SHIPPED-01',
+          quantity: 1,
+          receiver_name: 'Kim Minji',
+          receiver_phone: '010-1234-5678',
+          receiver_address: '12 Teheran-ro, Seoul',
+        },
+      ],
+    }),
+  });
+  const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
+    .order_no;
+  await server.admin(['order', 'ship', orderNo]);
 }
 
 /** The kit's credentials for a reference server: a pair of sellers' keys and client credentials (the first pair). */
@@ -207,6 +257,43 @@ export function upstreamOf(server: ReferenceServer, pair: SellerPair = server, s
 export interface MockServer {
   url: string;
   close: () => Promise<void>;
+}
+
+/** The mock served by its command on `node`, as `pnpm mock` serves it; `prism` is the Prism process it started. */
+export interface MockProcess extends MockServer {
+  pid: number;
+  prism: number;
+}
+
+export async function startMockProcess(node: string, port: number): Promise<MockProcess> {
+  const child = spawn(node, [fileOf(mockCli), '--quiet'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const { url, prism } = await new Promise<{ url: string; prism: number }>((done, fail) => {
+    let err = '';
+    // Until it says where it listens or exits: the calling test's limit is the safety net.
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const listening = /Mock listening on (\S+)/.exec(out);
+      const spawned = /Prism \(process (\d+)\)/.exec(out);
+      if (listening && spawned) done({ url: listening[1]!, prism: Number(spawned[1]) });
+    });
+    child.on('exit', (code) => fail(new Error(`the mock exited (${code}): ${out}${err}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    prism,
+    close: async () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      const code = await exited;
+      if (code !== 0) throw new Error(`the mock exited ${code} on Ctrl-C: ${out}`);
+    },
+  };
 }
 
 export async function startMockServer(): Promise<MockServer> {
