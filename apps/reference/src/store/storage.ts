@@ -125,6 +125,8 @@ export async function openStorage(target: DatabaseTarget, options: StorageOption
       await PgEngine.open(target.url, options.onIdleError ? { onIdleError: options.onIdleError } : {}),
     );
   } catch (err) {
+    if (target.engine === 'sqlite' && driverNotLoaded(err))
+      throw new DatabaseUnavailableError(driverMessage(err), { cause: err });
     const reason = err instanceof Error ? err.message : String(err);
     const safe = target.engine === 'postgres' ? reason.split(target.url).join(target.display) : reason;
     // pg's own words when the server asks for a password and the URL has none.
@@ -136,4 +138,26 @@ export async function openStorage(target: DatabaseTarget, options: StorageOption
       cause: err,
     });
   }
+}
+
+/**
+ * better-sqlite3's native addon did not load: built for another Node.js (`pnpm install` builds it for the Node.js
+ * that ran the install, and a version manager may switch Node.js after it), or never built. Not the database's fault.
+ */
+function driverNotLoaded(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === 'ERR_DLOPEN_FAILED' || /Could not locate the bindings file/.test(String(message));
+}
+
+function driverMessage(err: unknown): string {
+  const message = String((err as { message?: unknown }).message);
+  const built = /using\s+NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
+  const needed = /requires\s+NODE_MODULE_VERSION (\d+)/.exec(message)?.[1];
+  const why =
+    built && needed
+      ? `it was built for another Node.js (module version ${built}; ${process.version} needs ${needed})`
+      : /Could not locate the bindings file/.test(message)
+        ? 'it was never built (its build script did not run at install)'
+        : message.split('\n')[0];
+  return `SQLite's driver (better-sqlite3) cannot be loaded by Node.js ${process.version}: ${why}. Run \`pnpm --filter @cls-api/reference rebuild better-sqlite3\` to build it for this Node.js, or use PostgreSQL (DATABASE=postgres://…).`;
 }
