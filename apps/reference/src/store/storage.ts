@@ -125,19 +125,27 @@ export async function openStorage(target: DatabaseTarget, options: StorageOption
       await PgEngine.open(target.url, options.onIdleError ? { onIdleError: options.onIdleError } : {}),
     );
   } catch (err) {
-    if (target.engine === 'sqlite' && driverNotLoaded(err))
-      throw new DatabaseUnavailableError(driverMessage(err), { cause: err });
-    const reason = err instanceof Error ? err.message : String(err);
-    const safe = target.engine === 'postgres' ? reason.split(target.url).join(target.display) : reason;
-    // pg's own words when the server asks for a password and the URL has none.
-    const hint =
-      target.engine === 'postgres' && /password must be a string/.test(reason)
-        ? ' (the server asks for a password and none was given: put it in the URL, postgres://user:password@host:port/database, or in PGPASSWORD)'
-        : '';
-    throw new DatabaseUnavailableError(`DATABASE ${describeTarget(target)} cannot be used: ${safe}${hint}`, {
-      cause: err,
-    });
+    throw openFailure(target, err);
   }
+}
+
+/**
+ * Why the database `target` names could not be opened, as the error `openStorage` throws: the database named without
+ * its password, with a hint where the cause is a known one.
+ */
+export function openFailure(target: DatabaseTarget, err: unknown): DatabaseUnavailableError {
+  if (target.engine === 'sqlite' && driverNotLoaded(err))
+    return new DatabaseUnavailableError(driverMessage(err), { cause: err });
+  const reason = err instanceof Error ? err.message : String(err);
+  const safe = target.engine === 'postgres' ? reason.split(target.url).join(target.display) : reason;
+  // pg's own words when the server asks for a password and the URL has none.
+  const hint =
+    target.engine === 'postgres' && /password must be a string/.test(reason)
+      ? ' (the server asks for a password and none was given: put it in the URL, postgres://user:password@host:port/database, or in PGPASSWORD)'
+      : '';
+  return new DatabaseUnavailableError(`DATABASE ${describeTarget(target)} cannot be used: ${safe}${hint}`, {
+    cause: err,
+  });
 }
 
 /**
