@@ -20,6 +20,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Report } from '../src/index.js';
 import { appState, mockCli, referenceCli, shipAnOrder, startMockProcess, startReference } from './support/apps.js';
+import { kitVariables } from './support/servers.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
 const cli = join(pkgDir, 'dist', 'cli.js');
@@ -85,15 +86,7 @@ describe.skipIf(state === 'absent' || mockState === 'absent')("the README's Runt
         expect(realpathSync(`/proc/${server.pid}/exe`)).toBe(realpathSync(node));
         await shipAnOrder(server);
         const report = join(work, `report-${i}.json`);
-        const run = await kit(node, ['--quiet', '--seed', '20261206', '--json', report], {
-          CLS_BASE_URL: server.url,
-          CLS_API_KEYS: Object.values(server.keys.primary).join(','),
-          CLS_OTHER_API_KEYS: Object.values(server.keys.other).join(','),
-          CLS_CLIENT_ID: server.client.id,
-          CLS_CLIENT_SECRET: server.client.secret,
-          CLS_OTHER_CLIENT_ID: server.otherClient.id,
-          CLS_OTHER_CLIENT_SECRET: server.otherClient.secret,
-        });
+        const run = await kit(node, ['--quiet', '--seed', '20261206', '--json', report], kitVariables(server));
         const said = `${run.stdout}${run.stderr}`;
         expect(run.code, said).toBe(0);
         const result = JSON.parse(readFileSync(report, 'utf8')) as Report;
