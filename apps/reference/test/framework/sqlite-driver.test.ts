@@ -1,8 +1,8 @@
 // SQLite's driver is a native addon built for the Node.js that ran the install. Started on another Node.js (a version
 // manager switched it), or installed without its build, the server says so and how to build it, instead of blaming
 // the database file. The errors are the ones the driver's load throws: Node's own for an addon of another module
-// version, and the `bindings` package's for an addon never built (the real case is run by the kit's runtime matrix
-// only on PostgreSQL; this file holds the words).
+// version, and the `bindings` package's for an addon never built. (The kit's runtime matrix serves the reference on a
+// second Node.js on PostgreSQL only, so it never meets this case: this file holds the words.)
 import { describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, openFailure } from '../../src/store/storage.js';
 
