@@ -113,18 +113,23 @@ type Runner = (row: RuntimeRow) => Promise<{ version: string; printed: string[] 
 
 const lines = (text: string) => text.trim().split('\n');
 
+/** A Node.js of another major than this process's, from the npm package its row names. */
+const nodeFromNpm: Runner = async (row) => {
+  const node = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'node');
+  const version = (await run(node, ['--version'], { env })).stdout.trim().replace(/^v/, '');
+  const { stdout } = await run(node, ['example.mjs'], { cwd: project, env });
+  return { version, printed: lines(stdout) };
+};
+
 /** How each runtime of the table runs the example, by the table's name for it. */
 const RUNNERS: Record<string, Runner> = {
   'Node.js 20': async () => {
     const { stdout } = await run(process.execPath, ['example.mjs'], { cwd: project, env });
     return { version: process.versions.node.split('.')[0]!, printed: lines(stdout) };
   },
-  'Node.js 22': async (row) => {
-    const node = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'node');
-    const version = (await run(node, ['--version'], { env })).stdout.trim().replace(/^v/, '');
-    const { stdout } = await run(node, ['example.mjs'], { cwd: project, env });
-    return { version, printed: lines(stdout) };
-  },
+  'Node.js 22': nodeFromNpm,
+  'Node.js 24': nodeFromNpm,
+  'Node.js 26': nodeFromNpm,
   Bun: async (row) => {
     const bun = runtimeBin(await ensureNpmRuntime(npmSpec(row)!), 'bun');
     const version = (await run(bun, ['--version'], { env })).stdout.trim();
