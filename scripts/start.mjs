@@ -107,7 +107,14 @@ const demoKeysFile = demoKeysPath({ ...process.env, DATABASE: rawDatabase }, roo
 const pidsFile = resolve(dataDir, 'start-pids.json');
 const shownDatabase = databaseIsUrl ? withoutPassword(rawDatabase) : database;
 
-mkdirSync(dataDir, { recursive: true });
+try {
+  mkdirSync(dataDir, { recursive: true });
+} catch (error) {
+  console.error(
+    `error: the data folder ${dataDir} cannot be made: ${error.message}. DATA_DIR, or the folder of DATABASE, must name a folder.`,
+  );
+  process.exit(1);
+}
 stopLeftovers();
 
 const referenceEnv = { ...env, DATABASE: database, PORT: String(ports.reference), HOST: host };
@@ -119,13 +126,19 @@ if (databaseIsUrl ? !existsSync(demoKeysFile) : !existsSync(database)) {
     encoding: 'utf8',
   });
   if (seeded.status !== 0) {
-    console.error(seeded.stderr);
-    if (!databaseIsUrl) {
-      rmSync(database, { force: true });
+    // A database that already has data is served as it is; anything else is an error of its own.
+    if (databaseIsUrl && /already has accounts/.test(seeded.stderr)) {
+      console.log('  The database already has accounts: it is served as it is, without the demo data.');
+    } else {
+      console.error(seedError(seeded.stderr));
+      // No half-loaded file for the next start to serve. A path under something that is not a folder holds no file.
+      if (!databaseIsUrl) {
+        try {
+          rmSync(database, { force: true });
+        } catch {}
+      }
       process.exit(seeded.status ?? 1);
     }
-    // A database that already has data is served as it is; anything else is an error of its own.
-    if (!/already has accounts/.test(seeded.stderr)) process.exit(seeded.status ?? 1);
   }
   // `seed` itself keeps the credentials it printed in demoKeysFile.
 }
@@ -391,4 +404,19 @@ async function waitFor(url, what) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the ${what} did not answer ${url} within ${limitS} s`);
+}
+
+/** What `seed --json` wrote on stderr, as a reader reads it: each `{"error":{"message":…}}` line as `error: …`. */
+function seedError(stderr) {
+  return stderr
+    .trim()
+    .split('\n')
+    .map((line) => {
+      try {
+        const message = JSON.parse(line)?.error?.message;
+        if (typeof message === 'string') return `error: ${message}`;
+      } catch {}
+      return line;
+    })
+    .join('\n');
 }

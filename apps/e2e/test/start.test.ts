@@ -2,7 +2,7 @@
 // them all on Ctrl-C without pnpm calling it a failure, stops the others when one dies and says which and why, and
 // starts again after any crash, its own included.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { POSTGRES_PASSWORD, portHolders, runningInGroup, sparePort, startPostgres } from '@cls-api/test-servers';
@@ -147,6 +147,50 @@ describe('pnpm start --help', () => {
   });
 });
 
+describe('pnpm start where its data cannot be written', () => {
+  // A path under a file: neither the data folder nor the database can be made there.
+  const underFile = () => {
+    const dir = tempDir('cls-start-file-');
+    const file = join(dir, 'not-a-folder');
+    writeFileSync(file, '');
+    return { dir, file };
+  };
+  const start = (env: Record<string, string>) =>
+    spawnSync(process.execPath, ['scripts/start.mjs', '--no-build'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+      timeout: HELP_GUARD_MS,
+    });
+  const plain = (output: string) => {
+    expect(output).not.toContain('{"error"');
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).not.toContain('Node.js v');
+  };
+
+  it('a data folder that cannot be made: one line naming it, exit 1, nothing started', () => {
+    const { file } = underFile();
+    const run = start({ DATABASE: join(file, 'reference.db') });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `error: the data folder ${file} cannot be made: EEXIST: file already exists, mkdir '${file}'. DATA_DIR, or the folder of DATABASE, must name a folder.`,
+    );
+    plain(run.stdout + run.stderr);
+    expect(run.stdout).not.toContain('Loading the demo data');
+  });
+
+  it("a database the demo data cannot be loaded into: the reference's words on one line, exit 1", () => {
+    const { dir, file } = underFile();
+    const run = start({ DATA_DIR: dir, DATABASE: join(file, 'reference.db') });
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stdout).toContain(`Loading the demo data into ${join(file, 'reference.db')}`);
+    const said = run.stderr.trim();
+    expect(said.startsWith(`error: DATABASE ${join(file, 'reference.db')} cannot be used: EEXIST`), said).toBe(true);
+    expect(said.split('\n')).toHaveLength(1);
+    plain(run.stdout + run.stderr);
+  });
+});
+
 // Each test starts the three servers, two or three times: scripts/start.mjs waits up to 600 s for each to answer
 // (the mock's Prism takes minutes on a busy machine), so each test may take that long.
 describe('pnpm start', { timeout: 1_800_000 }, () => {
@@ -224,6 +268,11 @@ describe('pnpm start', { timeout: 1_800_000 }, () => {
         DATABASE: inQuery.href,
       });
       await running(third);
+      // Its seed finds the accounts the first start loaded: said as what happens, not as an error.
+      expect(third.output()).toContain(
+        'The database already has accounts: it is served as it is, without the demo data.',
+      );
+      expect(third.output()).not.toMatch(/\{"error"|^error:/m);
       expect(third.output()).toContain('password=***');
       expect(third.output()).not.toContain(POSTGRES_PASSWORD);
       const last = pids(dataDir);
