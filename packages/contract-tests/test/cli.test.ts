@@ -8,30 +8,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { EXIT_CODES } from '../src/report/exit-codes.js';
+import { cli, runCli as run } from './support/command.js';
 import { closedPort } from './support/ports.js';
 import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 
-const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
 const servers = referenceServers();
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
-}
 
 /**
  * A proxy to `target` that answers nothing to the first POST to `path` (the rest it passes on), and resolves

@@ -1,16 +1,15 @@
 // `--preflight`: the built command reads each seller's test-key quota left and says whether the run its options
 // describe fits above the reserve, against the fake server, whose accounts can start the month with calls used.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NO_CREDENTIAL } from '../src/run/credentials.js';
 import { runPreflight } from '../src/plan/preflight.js';
 import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
+import { runCli as run } from './support/command.js';
 import { kitOptions, runKit } from './support/run.js';
 
-const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
 const servers = referenceServers();
 let fake: TestServer | undefined;
 const dirs: string[] = [];
@@ -24,20 +23,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'cls-preflight-'));
   dirs.push(dir);
   return dir;
-}
-
-function run(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
 }
 
 describe('--preflight', () => {

@@ -1,6 +1,6 @@
 // The kit against the repository's reference server (apps/reference): the full run, rate-limit probes included,
 // must pass; so must the Arazzo workflows under `redocly respect`.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,10 +3,10 @@
 // the Node.js of the install, which a second Node.js cannot load). A partner's CI runs the kit on whatever Node.js
 // it has; this is where a difference between two of them would show. The rows run at once: a run waits on its
 // pace far more than it works.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ensureNpmRuntime,
   npmSpec,
@@ -20,10 +20,10 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Report } from '../src/index.js';
 import { appState, mockCli, referenceCli, shipAnOrder, startMockProcess, startReference } from './support/apps.js';
+import { runCli } from './support/command.js';
 import { kitVariables } from './support/servers.js';
 
 const pkgDir = resolve(import.meta.dirname, '..');
-const cli = join(pkgDir, 'dist', 'cli.js');
 const table = runtimeTable(join(pkgDir, 'README.md'));
 const state = appState(referenceCli);
 const mockState = appState(mockCli);
@@ -36,21 +36,6 @@ async function nodeOf(row: RuntimeRow): Promise<string> {
   return spec ? runtimeBin(await ensureNpmRuntime(spec), 'node') : process.execPath;
 }
 
-/** The kit's command on `node`, with the environment a partner's CI gives it: its exit code and what it printed. */
-function kit(node: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    // The row's Node.js first on PATH too: nothing the command starts reaches another.
-    const child = spawn(node, [cli, ...args], {
-      env: { PATH: `${dirname(node)}:${process.env.PATH ?? ''}`, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
 describe.skipIf(state === 'absent' || mockState === 'absent')("the README's Runtimes table", () => {
   let postgres: RunningPostgres | undefined;
   const work = mkdtempSync(join(tmpdir(), 'cls-kit-runtimes-'));
@@ -60,6 +45,8 @@ describe.skipIf(state === 'absent' || mockState === 'absent')("the README's Runt
       throw new Error(
         `${referenceCli} is missing: build the reference server first (pnpm --filter @cls-api/reference build)`,
       );
+    if (mockState === 'unbuilt')
+      throw new Error(`${mockCli} is missing: build the mock first (pnpm --filter @cls-api/mock build)`);
     postgres = await startPostgres(() => undefined);
   }, 600_000);
 
@@ -82,8 +69,8 @@ describe.skipIf(state === 'absent' || mockState === 'absent')("the README's Runt
         expect(realpathSync(`/proc/${server.pid}/exe`)).toBe(realpathSync(node));
         await shipAnOrder(server);
         const report = join(work, `report-${i}.json`);
-        const run = await kit(node, ['--quiet', '--seed', '20261206', '--json', report], kitVariables(server));
-        const said = `${run.stdout}${run.stderr}`;
+        const run = await runCli(['--quiet', '--seed', '20261206', '--json', report], kitVariables(server), node);
+        const said = run.output;
         expect(run.code, said).toBe(0);
         const result = JSON.parse(readFileSync(report, 'utf8')) as Report;
         expect(result.totals.failed, said).toBe(0);
@@ -110,10 +97,12 @@ describe.skipIf(state === 'absent' || mockState === 'absent')("the README's Runt
         expect(realpathSync(`/proc/${mock.pid}/exe`)).toBe(realpathSync(node));
         expect(realpathSync(`/proc/${mock.prism}/exe`)).toBe(realpathSync(node));
         const report = join(work, `mock-${row.version}.json`);
-        const run = await kit(node, ['--target', 'mock', '--quiet', '--seed', '2', '--json', report], {
-          CLS_BASE_URL: mock.url,
-        });
-        const said = `${run.stdout}${run.stderr}`;
+        const run = await runCli(
+          ['--target', 'mock', '--quiet', '--seed', '2', '--json', report],
+          { CLS_BASE_URL: mock.url },
+          node,
+        );
+        const said = run.output;
         expect(run.code, said).toBe(0);
         const result = JSON.parse(readFileSync(report, 'utf8')) as Report;
         expect(result.totals.failed, said).toBe(0);

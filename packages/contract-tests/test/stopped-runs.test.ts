@@ -1,14 +1,13 @@
 // A run that stops (a usage error, a server that is not there) still leaves its report folder, says what to check,
 // and says the cases it did not reach were not reached because it stopped; a finished run prints its coverage.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
+import { runCli as run } from './support/command.js';
 import { closedPort } from './support/ports.js';
 import { kitVariables, referenceServers, type TestServer } from './support/servers.js';
 
-const cli = resolve(import.meta.dirname, '..', 'dist', 'cli.js');
 const dirs: string[] = [];
 const servers = referenceServers();
 let server: TestServer | undefined;
@@ -17,16 +16,6 @@ afterEach(async () => {
   server = undefined;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => done({ code, out }));
-  });
-}
 
 function reportDir(): { dir: string; args: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'cls-kit-report-'));
@@ -71,10 +60,10 @@ test('a server that is not there: the message names CLS_BASE_URL, and nothing is
     CLS_API_KEYS: 'wms_test_abcdefghijklmnop',
   });
   expect(r.code).toBe(3);
-  expect(r.out).toMatch(
+  expect(r.output).toMatch(
     /ECONNREFUSED \(no server answers at http:\/\/127\.0\.0\.1:\d+: check CLS_BASE_URL or --base-url/,
   );
-  expect(r.out).not.toMatch(/filters/);
+  expect(r.output).not.toMatch(/filters/);
   const json = JSON.parse(readFileSync(join(dir, 'contract.json'), 'utf8')) as {
     stoppedBy: string;
     errorCodes: Array<{ reason?: string; unreachable?: boolean }>;
@@ -93,10 +82,10 @@ test('--coverage prints the matrix: every operation, one column per rule', async
   const r = await run(['--coverage', '--quiet', '--phase', 'negative', '--operation', 'getWmsOrder', ...args], {
     ...kitVariables(server),
   });
-  expect(r.code, r.out).toBe(0);
-  expect(r.out).toMatch(/Coverage matrix: \d+ of \d+ \(operation, rule\) pairs proven/);
-  expect(r.out).toMatch(/^operation +response +success +auth +body_parsing +unknown_resource/m);
+  expect(r.code, r.output).toBe(0);
+  expect(r.output).toMatch(/Coverage matrix: \d+ of \d+ \(operation, rule\) pairs proven/);
+  expect(r.output).toMatch(/^operation +response +success +auth +body_parsing +unknown_resource/m);
   // Refusals only: the answers prove the response rule, never the success rule, which stays not reached (·).
-  expect(r.out).toMatch(/^getWmsOrder +✓ +· +✓ +✓/m);
+  expect(r.output).toMatch(/^getWmsOrder +✓ +· +✓ +✓/m);
   expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/## Contract tests: ✅ passed[\s\S]*### Coverage/);
 });
