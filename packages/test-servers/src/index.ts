@@ -13,6 +13,7 @@ export { assertPortFree, type PortHolder, portHolders, sparePort } from './ports
 export {
   type OwnGroup,
   processesIn,
+  processTree,
   runCommand,
   runningInGroup,
   startServer,

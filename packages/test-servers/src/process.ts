@@ -149,6 +149,28 @@ function statOf(pid: number): { ppid: number; pgid: number } | undefined {
 }
 
 /**
+ * `pid` and every process that still runs below it, read from Linux's /proc (only `pid` where there is none). A
+ * process's children outlive it and move to another parent, so the tree is read before any of it is stopped.
+ */
+export function processTree(pid: number): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [pid];
+  }
+  const children = new Map<number, number[]>();
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = statOf(Number(name))?.ppid;
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(name)]);
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
+}
+
+/**
  * The processes of process group `pgid` that still run, read from Linux's /proc: one killed but not yet reaped by its
  * parent holds no port and runs nothing, though `kill(-pgid, 0)` still finds it.
  */

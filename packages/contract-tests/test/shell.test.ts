@@ -1,0 +1,48 @@
+// A shell step still running when its test ends is stopped with what it started (test/support/shell.ts): the first
+// test leaves a step waiting on a long `sleep`, as a timed-out test would; the second finds neither left.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, expect, test } from 'vitest';
+import { bash } from './support/shell.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cls-shell-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Whether `pid` still runs (a zombie has ended: only its parent's reaping is left). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+let step: { shell: number; sleep: number } | undefined;
+
+test.skipIf(process.platform !== 'linux')('a test ends while its step still runs', async () => {
+  void bash('sleep 600 & echo "$$ $!" > pids; wait', dir, { PATH: process.env.PATH ?? '' });
+  for (let i = 0; i < 600 && step === undefined; i++) {
+    const said = (() => {
+      try {
+        return readFileSync(join(dir, 'pids'), 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    const [shell, sleeper] = said.trim().split(' ').map(Number);
+    if (said.endsWith('\n') && shell && sleeper) step = { shell, sleep: sleeper };
+    else await sleep(50);
+  }
+  expect(step).toBeDefined();
+  expect(running(step!.shell) && running(step!.sleep)).toBe(true);
+});
+
+test.skipIf(process.platform !== 'linux')('neither the step nor what it started runs after its test', async () => {
+  expect(step).toBeDefined();
+  // Killed as the first test ended; their ending is reaped by their parents, which takes a moment, not a wait.
+  for (let i = 0; i < 200 && (running(step!.shell) || running(step!.sleep)); i++) await sleep(50);
+  expect(running(step!.shell), `bash ${step!.shell} still runs`).toBe(false);
+  expect(running(step!.sleep), `sleep ${step!.sleep} still runs`).toBe(false);
+});
