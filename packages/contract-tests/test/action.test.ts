@@ -256,7 +256,7 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
 
   test("a pull request, from the README's workflow with the kit the project installed: a pr run passes, its outputs from the JSON report, its summary in the job summary", {
     timeout: 900_000,
-  }, async () => {
+  }, async ({ onTestFinished }) => {
     // The action as the npm package ships it, which is where `uses: ./node_modules/@cls-api/contract-tests` finds it.
     const actionPath = join(project, 'node_modules', ...pkg.name.split('/'));
     const shipped: CompositeAction = readAction(join(actionPath, 'action.yml'));
@@ -264,6 +264,7 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
     const sellers = [server.keys.primary.wms!, server.keys.other.wms!];
     const before = await Promise.all(sellers.map(remaining));
     const result = await runComposite(shipped, {
+      onTestFinished,
       inputs: readmeInputs(),
       actionPath,
       workspace: project,
@@ -328,7 +329,7 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
     // The README's step after the action, with the action's outputs.
     const notice = readmeWorkflow().steps.find((s) => s.name === 'What the run spent')!;
     const env = Object.fromEntries(Object.entries(notice.env!).map(([k, v]) => [k, fillIn(v, secrets, outputs)]));
-    const said = await bash(notice.run!, project, { PATH: process.env.PATH ?? '', ...env });
+    const said = await bash(notice.run!, project, { PATH: process.env.PATH ?? '', ...env }, onTestFinished);
     expect(said.code).toBe(0);
     expect(said.output).toBe(
       `::notice::contract tests ${outputs.passed} passed, 0 failed; ${outputs.metered} test-key calls spent, ${outputs['quota-remaining']} left this month\n`,
@@ -337,8 +338,9 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
 
   test('the pre-flight stops a run that would not fit above the reserve: the step fails with the reason, the run never starts', {
     timeout: 600_000,
-  }, async () => {
+  }, async ({ onTestFinished }) => {
     const result = await runComposite(action, {
+      onTestFinished,
       inputs: { ...readmeInputs(), 'quota-reserve': '990', 'report-dir': 'reports/stopped' },
       actionPath: join(project, 'node_modules', ...pkg.name.split('/')),
       workspace: project,
@@ -361,8 +363,9 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
 
   test('a fork’s pull request, with empty secrets: the pre-flight stops with exit 2 naming the variables', {
     timeout: 600_000,
-  }, async () => {
+  }, async ({ onTestFinished }) => {
     const result = await runComposite(action, {
+      onTestFinished,
       inputs: { 'base-url': server.url, 'report-dir': 'reports/fork' },
       actionPath: join(project, 'node_modules', ...pkg.name.split('/')),
       workspace: project,
@@ -378,12 +381,13 @@ describe.skipIf(state === 'absent')('its steps, run as written against the refer
 
   test('a failing run fails the step with the kit’s exit code, its outputs and summary still written: the action from the checkout, the kit from its tarballs', {
     timeout: 900_000,
-  }, async () => {
+  }, async ({ onTestFinished }) => {
     let proxy: FaultProxy | undefined;
     try {
       proxy = await startFaultProxy(upstreamOf(server), { faults: ['page_0_as_page_1'] });
       const workspace = mkdtempSync(join(work, 'checkout-'));
       const result = await runComposite(action, {
+        onTestFinished,
         inputs: {
           ...readmeInputs(),
           'base-url': proxy.url,

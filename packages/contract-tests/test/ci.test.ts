@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, type OnTestFinishedHandler, test } from 'vitest';
 import { parse } from 'yaml';
 import { UsageError } from '../src/plan/credentials.js';
 import { parseCli } from '../src/plan/options.js';
@@ -83,16 +83,26 @@ function partnerProject(): string {
 }
 
 /** Runs one shell step as the CI would, in the partner's project. */
-function shell(script: string, cwd: string, env: Record<string, string>) {
-  return bash(script, cwd, {
-    PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-    HOME: cwd,
-    // Offline: a registry lookup would fail the step, so a pass proves npx used the installed kit.
-    npm_config_offline: 'true',
-    npm_config_update_notifier: 'false',
-    npm_config_cache: join(cwd, '.npm'),
-    ...env,
-  });
+function shell(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  onTestFinished: (fn: OnTestFinishedHandler) => void,
+) {
+  return bash(
+    script,
+    cwd,
+    {
+      PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      HOME: cwd,
+      // Offline: a registry lookup would fail the step, so a pass proves npx used the installed kit.
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+      npm_config_cache: join(cwd, '.npm'),
+      ...env,
+    },
+    onTestFinished,
+  );
 }
 
 /** The value of `--flag VALUE` in a command line. */
@@ -165,7 +175,7 @@ describe('the README shows working CI configurations', () => {
       ['pull_request', 'pr'],
       ['schedule', 'full'],
     ] as const) {
-      const r = await shell(command, dir, { ...env, GITHUB_EVENT_NAME: event });
+      const r = await shell(command, dir, { ...env, GITHUB_EVENT_NAME: event }, onTestFinished);
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain('seed 7');
       expectJUnit(join(dir, junit));
@@ -208,7 +218,12 @@ describe('the README shows working CI configurations', () => {
       ['merge_request_event', 'pr'],
       ['schedule', 'full'],
     ] as const) {
-      const r = await shell(command, dir, { ...variables, CI_PIPELINE_IID: '12', CI_PIPELINE_SOURCE: source });
+      const r = await shell(
+        command,
+        dir,
+        { ...variables, CI_PIPELINE_IID: '12', CI_PIPELINE_SOURCE: source },
+        onTestFinished,
+      );
       expect(r.code, r.output).toBe(0);
       expect(r.output).toContain('seed 12');
       expectJUnit(join(dir, junit));

@@ -21,8 +21,8 @@ function running(pid: number): boolean {
 
 let step: { shell: number; sleep: number } | undefined;
 
-test.skipIf(process.platform !== 'linux')('a test ends while its step still runs', async () => {
-  void bash('sleep 600 & echo "$$ $!" > pids; wait', dir, { PATH: process.env.PATH ?? '' });
+test.skipIf(process.platform !== 'linux')('a test ends while its step still runs', async ({ onTestFinished }) => {
+  void bash('sleep 600 & echo "$$ $!" > pids; wait', dir, { PATH: process.env.PATH ?? '' }, onTestFinished);
   for (let i = 0; i < 600 && step === undefined; i++) {
     const said = (() => {
       try {

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OnTestFinishedHandler } from 'vitest';
 import { parse } from 'yaml';
 import { bash } from './shell.js';
 
@@ -94,6 +95,8 @@ export async function runComposite(
     workspace: string;
     /** The runner's environment: PATH, HOME, GITHUB_EVENT_NAME, GITHUB_RUN_NUMBER … */
     env: Record<string, string>;
+    /** The running test's context hook: a step still running when the test ends is stopped (support/shell.ts). */
+    onTestFinished: (fn: OnTestFinishedHandler) => void;
   },
 ): Promise<ActionRun> {
   if (action.runs.using !== 'composite') throw new Error(`not a composite action: ${action.runs.using}`);
@@ -127,17 +130,22 @@ export async function runComposite(
     const stepEnv = Object.fromEntries(
       Object.entries(step.env ?? {}).map(([name, value]) => [name, evaluate(String(value), inputs, steps)]),
     );
-    const res = await bash(step.run!, options.workspace, {
-      ...options.env,
-      ...jobEnv,
-      CI: 'true',
-      GITHUB_ACTIONS: 'true',
-      GITHUB_WORKSPACE: options.workspace,
-      GITHUB_ACTION_PATH: options.actionPath,
-      RUNNER_TEMP: temp,
-      ...files,
-      ...stepEnv,
-    });
+    const res = await bash(
+      step.run!,
+      options.workspace,
+      {
+        ...options.env,
+        ...jobEnv,
+        CI: 'true',
+        GITHUB_ACTIONS: 'true',
+        GITHUB_WORKSPACE: options.workspace,
+        GITHUB_ACTION_PATH: options.actionPath,
+        RUNNER_TEMP: temp,
+        ...files,
+        ...stepEnv,
+      },
+      options.onTestFinished,
+    );
     results.push({ ...(step.id ? { id: step.id } : {}), ...(step.name ? { name: step.name } : {}), ...res });
     if (step.id) steps[step.id] = parseCommandFile(readFileSync(files.GITHUB_OUTPUT, 'utf8'));
     Object.assign(jobEnv, parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8')));
