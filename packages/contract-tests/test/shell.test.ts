@@ -41,14 +41,13 @@ let step: { shell: number; sleep: number } | undefined;
 test.skipIf(process.platform !== 'linux')('a test ends while its step still runs', async ({ onTestFinished }) => {
   void bash('sleep 600 & echo "$$ $!" > pids; wait', dir, { PATH: process.env.PATH ?? '' }, onTestFinished);
   const [shell, sleeper] = await pidsIn(join(dir, 'pids'));
+  expect(running(shell) && running(sleeper)).toBe(true);
   step = { shell, sleep: sleeper };
-  expect(step).toBeDefined();
-  expect(running(step!.shell) && running(step!.sleep)).toBe(true);
 });
 
 test.skipIf(process.platform !== 'linux')('neither the step nor what it started runs after its test', async () => {
   expect(step).toBeDefined();
-  // Killed as the first test ended; their ending is reaped by their parents, which takes a moment, not a wait.
+  // Killed as the first test ended; a moment more for their parents to reap them.
   for (let i = 0; i < 200 && (running(step!.shell) || running(step!.sleep)); i++) await sleep(50);
   expect(running(step!.shell), `bash ${step!.shell} still runs`).toBe(false);
   expect(running(step!.sleep), `sleep ${step!.sleep} still runs`).toBe(false);
