@@ -99,9 +99,10 @@ if (!noBuild) {
 // The three servers' commands, through their packages' exports (devDependencies of the root), now that they are built.
 const entry = (specifier) => fileURLToPath(import.meta.resolve(specifier));
 const referenceCli = entry('@cls-api/reference/cli');
-// The reference's own rules: a URL shown without its password (before the host or as `?password=`), and where the
-// demo credentials are kept (which `serve --demo` and `seed` follow too).
-const { dataDirOf, demoKeysPath, withoutPassword } = await import('@cls-api/reference');
+// The reference's own rules: a URL shown without its password (before the host or as `?password=`), where the demo
+// credentials are kept (which `serve --demo` and `seed` follow too), and the code of the seed's refusal of a database
+// that already has accounts.
+const { DATABASE_NOT_EMPTY, dataDirOf, demoKeysPath, withoutPassword } = await import('@cls-api/reference');
 const dataDir = dataDirOf(process.env, root);
 const demoKeysFile = demoKeysPath({ ...process.env, DATABASE: rawDatabase }, root);
 const pidsFile = resolve(dataDir, 'start-pids.json');
@@ -127,7 +128,7 @@ if (databaseIsUrl ? !existsSync(demoKeysFile) : !existsSync(database)) {
   });
   if (seeded.status !== 0) {
     // A database that already has data is served as it is; anything else is an error of its own.
-    if (databaseIsUrl && /already has accounts/.test(seeded.stderr)) {
+    if (databaseIsUrl && seedErrorCode(seeded.stderr) === DATABASE_NOT_EMPTY) {
       console.log('  The database already has accounts: it is served as it is, without the demo data.');
     } else {
       console.error(seedError(seeded.stderr));
@@ -407,6 +408,15 @@ async function waitFor(url, what) {
 }
 
 /** What `seed --json` wrote on stderr, as a reader reads it: each `{"error":{"message":…}}` line as `error: …`. */
+/** The code of the seed's JSON error (`reference seed --json`), if its last line is one. */
+function seedErrorCode(stderr) {
+  try {
+    return JSON.parse(stderr.trim().split('\n').at(-1))?.error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 function seedError(stderr) {
   return stderr
     .trim()

@@ -668,8 +668,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError) return fail(2, `${err.message}\n\n${USAGE}`);
     if (err instanceof ConfigError) return fail(2, err.message);
-    if (err instanceof ProvisioningError || err instanceof NotEmptyError || err instanceof DatabaseUnavailableError)
-      return fail(1, err.message);
+    if (err instanceof NotEmptyError) return fail(1, err.message, err.code);
+    if (err instanceof ProvisioningError || err instanceof DatabaseUnavailableError) return fail(1, err.message);
     if (err instanceof ApiError) return fail(1, err.message, err.code);
     const refused = listenRefusal(err, { port: 'PORT', host: 'HOST' });
     if (refused) return fail(1, refused);

@@ -29,7 +29,12 @@ export interface DemoAccount {
   environments: Partial<Record<KeyEnv, Record<string, unknown>>>;
 }
 
+/** The code `seed --json` gives its refusal of a database with accounts, so that a caller (`pnpm start`) need not
+ * match its words. */
+export const DATABASE_NOT_EMPTY = 'DATABASE_NOT_EMPTY';
+
 export class NotEmptyError extends Error {
+  readonly code = DATABASE_NOT_EMPTY;
   constructor() {
     super('the database already has accounts: demo data is loaded only into an empty database');
     this.name = 'NotEmptyError';

@@ -279,7 +279,10 @@ describe('seed and the demo', () => {
 
     const again = await cli('seed', '--json');
     expect(again.code).toBe(1);
-    expect(JSON.parse(again.err).error.message).toMatch(/empty database/);
+    expect(JSON.parse(again.err).error).toEqual({
+      code: 'DATABASE_NOT_EMPTY',
+      message: expect.stringMatching(/empty database/),
+    });
   });
 
   it('admin order ship marks an order shipped with an invoice number; it can no longer be modified', async () => {
