@@ -1,6 +1,7 @@
 // The root commands say what a contributor needs and nothing else: no turbo telemetry notice (and telemetry off), no
 // turbo banner before a package command's own output, `--help` without a build, a wrong option named in one line
-// with exit 2, and an install of a fresh clone without warnings about commands it could not link.
+// with exit 2, and an install of a fresh clone without warnings about commands it could not link or build scripts it
+// skipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,5 +99,14 @@ describe('the root commands', () => {
       );
     expect(bins.length).toBeGreaterThan(0);
     expect(bins.filter((b) => !tracked.has(b))).toEqual([]);
+  });
+
+  it('an install ignores no build script without package.json saying so, so it prints no "Ignored build scripts" box', () => {
+    // What the install recorded (pnpm's state file, JSON despite its name): the packages whose build scripts it
+    // skipped because package.json neither allows nor ignores them, which it lists in a warning after every install.
+    const state = JSON.parse(readFileSync(join(root, 'node_modules', '.modules.yaml'), 'utf8')) as {
+      ignoredBuilds?: string[];
+    };
+    expect(state.ignoredBuilds ?? []).toEqual([]);
   });
 });
