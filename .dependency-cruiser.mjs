@@ -4,8 +4,8 @@
 //   - packages never reach into apps (a package's tests may start an app through its exports);
 //   - nothing imports another package's files: not its dist/ or src/ by a package subpath, not any file by a relative
 //     path (built or not), and a package that others import declares an `exports` map, through which alone it is reached;
-//   - a package imports only the workspace packages its own package.json declares (the root's list of every package
-//     makes any of them resolve from anywhere), and a published package's code (src/) only those it declares for its
+//   - a package imports only the workspace packages its own package.json declares (one in a node_modules folder
+//     above it would resolve from anywhere below), and a published package's code (src/) only those it declares for its
 //     users, not for its development alone;
 //   - the spec package is the bottom layer: it imports no other package of ours;
 //   - no import cycle anywhere, a lazy import() or a type-only import included.

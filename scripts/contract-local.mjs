@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { importExport } from './workspace.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
@@ -45,7 +46,7 @@ async function main(args) {
   // them); it is built once a demo server has run from this checkout, and without one there are no credentials.
   let demoKeysPath;
   try {
-    ({ demoKeysPath } = await import('@cls-api/reference'));
+    ({ demoKeysPath } = await importExport('@cls-api/reference'));
   } catch {
     return noDemo('the reference server is not built yet');
   }

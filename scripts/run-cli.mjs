@@ -9,19 +9,17 @@
 //   node scripts/run-cli.mjs <export or bin> [arguments for the CLI…]
 //
 // The CLI is named as a package's public face, never by a file path: an export (`@cls-api/reference/cli`) or a bin
-// (`cls-contract`) of one of the root's workspace devDependencies. Both are resolved as Node resolves them.
+// (`cls-contract`) of a workspace package, found as scripts/workspace.mjs finds it.
 //
 // CLS_NO_BUILD=1 skips the build (as `pnpm start --no-build` does): for a caller that built already and runs while
 // other processes read the build outputs, which a turbo run would restore from its cache under them. `--help` (`-h`)
 // skips it too once the CLI is built: a help text needs no fresh build. The build says one line; turbo's own output
 // (its banner, the task logs, its summary) is shown only when the build fails.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { binOf, resolveExport } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..');
-const require = createRequire(resolve(root, 'package.json'));
 const [cli, ...args] = process.argv.slice(2);
 if (!cli) {
   console.error(
@@ -30,32 +28,15 @@ if (!cli) {
   process.exit(2);
 }
 
-/** The root's workspace devDependencies that show their manifest, with where it lies. */
-function workspaceManifests() {
-  const { devDependencies = {} } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
-  return Object.entries(devDependencies)
-    .filter(([, range]) => String(range).startsWith('workspace:'))
-    .flatMap(([name]) => {
-      try {
-        const at = require.resolve(`${name}/package.json`);
-        return [{ at, manifest: JSON.parse(readFileSync(at, 'utf8')) }];
-      } catch {
-        return []; // no `./package.json` export: it has no bin to look for
-      }
-    });
-}
-
 /** The package to build and how to find its CLI once built. */
 function target(name) {
   if (name.startsWith('@')) {
-    const pkg = name.split('/').slice(0, 2).join('/');
-    return { pkg, file: () => require.resolve(name) };
+    // An unknown name is refused by turbo's build, or said not to resolve with the build skipped.
+    return { pkg: name.split('/').slice(0, 2).join('/'), file: () => resolveExport(name) };
   }
-  for (const { at, manifest } of workspaceManifests()) {
-    const bin = typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()]: manifest.bin } : manifest.bin;
-    if (bin?.[name]) return { pkg: manifest.name, file: () => resolve(dirname(at), bin[name]) };
-  }
-  console.error(`${name}: no workspace devDependency of the root declares this bin`);
+  const bin = binOf(name);
+  if (bin) return { pkg: bin.pkg, file: () => bin.file };
+  console.error(`${name}: no workspace package declares this bin`);
   process.exit(2);
 }
 

@@ -22,8 +22,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { importExport, resolveExport } from './workspace.mjs';
 
 const USAGE = `Usage: pnpm start [--no-build]
 
@@ -96,13 +96,13 @@ if (!noBuild) {
   }
 }
 
-// The three servers' commands, through their packages' exports (devDependencies of the root), now that they are built.
-const entry = (specifier) => fileURLToPath(import.meta.resolve(specifier));
+// The three servers' commands, through their packages' exports (scripts/workspace.mjs), now that they are built.
+const entry = resolveExport;
 const referenceCli = entry('@cls-api/reference/cli');
 // The reference's own rules: a URL shown without its password (before the host or as `?password=`), where the demo
 // credentials are kept (which `serve --demo` and `seed` follow too), and the code of the seed's refusal of a database
 // that already has accounts.
-const { DATABASE_NOT_EMPTY, dataDirOf, demoKeysPath, withoutPassword } = await import('@cls-api/reference');
+const { DATABASE_NOT_EMPTY, dataDirOf, demoKeysPath, withoutPassword } = await importExport('@cls-api/reference');
 const dataDir = dataDirOf(process.env, root);
 const demoKeysFile = demoKeysPath({ ...process.env, DATABASE: rawDatabase }, root);
 const pidsFile = resolve(dataDir, 'start-pids.json');

@@ -17,6 +17,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readReports, testPlan, turboConcurrency } from './test-reports.mjs';
+import { importExport } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
@@ -164,8 +165,8 @@ process.exit(failed > 0 || turboFailed ? 1 : 0);
 async function installDebianPackages() {
   const build = ['exec', 'turbo', 'run', 'build', '--filter=@cls-api/chromium', '--output-logs=errors-only'];
   if (spawnSync('pnpm', build, { cwd: root, stdio: 'inherit' }).status !== 0) return; // the run below says why
-  const { JAVA_RUNTIME, SERVER_PACKAGES, ensureDebianPackages } = await import('@cls-api/test-servers');
-  const { CHROMIUM_PACKAGE } = await import('@cls-api/chromium');
+  const { JAVA_RUNTIME, SERVER_PACKAGES, ensureDebianPackages } = await importExport('@cls-api/test-servers');
+  const { CHROMIUM_PACKAGE } = await importExport('@cls-api/chromium');
   try {
     await ensureDebianPackages([...SERVER_PACKAGES, CHROMIUM_PACKAGE, JAVA_RUNTIME], (line) =>
       console.log(`[debian] ${line}`),

@@ -13,6 +13,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,12 +36,13 @@ interface Manifest {
   scripts?: Record<string, string>;
 }
 
-const manifests: Manifest[] = ['apps', 'packages'].flatMap((group) =>
+const manifests: Array<Manifest & { dir: string }> = ['apps', 'packages'].flatMap((group) =>
   readdirSync(join(root, group), { withFileTypes: true })
     .filter((d) => d.isDirectory())
     .flatMap((d) => {
       try {
-        return [JSON.parse(readFileSync(join(root, group, d.name, 'package.json'), 'utf8')) as Manifest];
+        const dir = join(group, d.name);
+        return [{ ...(JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest), dir }];
       } catch {
         return [];
       }
@@ -60,6 +62,27 @@ function closure(name: string, fields: Array<'dependencies' | 'devDependencies'>
   };
   visit(name);
   return seen;
+}
+
+/** Whether a task of the package in `dir` names `file` (from the root) among its inputs, as a `$TURBO_ROOT$/` glob. */
+function readsFile(dir: string, file: string): boolean {
+  let config: { tasks?: Record<string, { inputs?: string[] }> };
+  try {
+    config = JSON.parse(readFileSync(join(root, dir, 'turbo.json'), 'utf8'));
+  } catch {
+    return false; // no turbo.json of its own: its tasks read its own folder
+  }
+  return Object.values(config.tasks ?? {})
+    .flatMap((t) => t.inputs ?? [])
+    .filter((g) => g.startsWith('$TURBO_ROOT$/'))
+    .some((g) => {
+      const pattern = g
+        .slice('$TURBO_ROOT$/'.length)
+        .split(/(\*\*|\*)/)
+        .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+        .join('');
+      return new RegExp(`^${pattern}$`).test(file);
+    });
 }
 
 describe("turbo's task graph", () => {
@@ -122,6 +145,37 @@ describe("turbo's task graph", () => {
     expect([...changed].sort()).toEqual(dependants.sort());
     // And some are left alone: the packages that read no spec.
     expect(manifests.length - dependants.length).toBeGreaterThan(0);
+  });
+
+  // Turbo folds every file of each workspace package the root package.json depends on into every task's hash: with
+  // the packages listed there, one edit of the reference server made every task of the repository miss its cache.
+  it.each([
+    ['@cls-api/reference', 'apps/reference/README.md'],
+    ['@cls-api/test-servers', 'packages/test-servers/README.md'],
+  ])('rebuilds, after an edit of a file of %s, that package and what depends on it, nothing else', (name, file) => {
+    // Its build, and the builds and suites of the packages that declare it (a suite starts the servers it declares).
+    const before = new Map(dry(['build', 'test']).map((t) => [t.taskId, t.hash]));
+    const edited = join(copy, file);
+    const text = readFileSync(edited, 'utf8');
+    appendFileSync(edited, '\nOne line more.\n');
+    try {
+      const after = dry(['build', 'test']);
+      const changed = new Set(after.filter((t) => before.get(t.taskId) !== t.hash).map((t) => t.package));
+      const dependants = manifests
+        .filter((m) => closure(m.name, ['dependencies', 'devDependencies']).has(name))
+        .map((m) => m.name);
+      // And the packages whose turbo.json names the file among a task's inputs (the spec's boundary tests read
+      // every package's sources).
+      const readers = manifests.filter((m) => readsFile(m.dir, file)).map((m) => m.name);
+      expect([...changed].sort()).toEqual([...new Set([...dependants, ...readers])].sort());
+    } finally {
+      writeFileSync(edited, text);
+    }
+  });
+
+  it('the root package.json depends on no workspace package: the scripts reach them through scripts/workspace.mjs', () => {
+    const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
+    expect([...ours(rootManifest.dependencies), ...ours(rootManifest.devDependencies)]).toEqual([]);
   });
 
   it('builds, before a package, every package of ours its package.json depends on, whatever its turbo.json names', () => {

@@ -58,8 +58,9 @@ describe('the boundary linter', () => {
     link('apps/docs', 'apps/mock');
     link('packages/spec', 'apps/mock');
     link('packages/client', 'apps/mock');
-    // The root lists every workspace package, so each resolves from any folder below it (Node looks upwards): the
-    // client and the test servers, built, resolve for a package that does not declare them.
+    // A workspace package in a node_modules folder above a package (the root's, were it to list them) resolves from
+    // every folder below it (Node looks upwards): the client and the test servers, built, resolve there for a package
+    // that does not declare them.
     for (const target of ['packages/client', 'packages/test-servers']) {
       const at = join(dir, 'node_modules', '@cls-api', target.split('/')[1]!);
       mkdirSync(dirname(at), { recursive: true });
@@ -85,7 +86,7 @@ describe('the boundary linter', () => {
     put(dir, 'packages/contract-tests/test/support/apps.ts', "await import('../../../../apps/mock/dist/index.js');\n");
     put(dir, 'packages/client/src/unbuilt.ts', "import '../../spec/dist/index.js';\n");
     put(dir, 'scripts/mock.mjs', "import '../apps/mock/dist/cli.js';\n");
-    // Imports by name that resolve (through the root's node_modules) or not (unbuilt), of packages the importer's
+    // Imports by name that resolve (through the node_modules above) or not (unbuilt), of packages the importer's
     // package.json does not declare, or declares for its development only.
     put(dir, 'packages/spec/src/uses-client.ts', "import '@cls-api/client';\n");
     put(dir, 'packages/spec/test/uses-client.test.ts', "import '@cls-api/client';\n");
@@ -156,7 +157,7 @@ describe('the boundary linter', () => {
     ]);
   });
 
-  it("refuses a package its package.json does not declare, though the root's list makes it resolve", () => {
+  it('refuses a package its package.json does not declare, though a node_modules above makes it resolve', () => {
     expect(found('packages/server/src/uses-test-servers.ts')).toEqual(['undeclared-workspace-package']);
     expect(found('packages/server/test/uses-test-servers.test.ts')).toEqual(['undeclared-workspace-package']);
     // Not built: seen by name, as written.
