@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { importExport } from './workspace.mjs';
 import { fileURLToPath } from 'node:url';
+import { importExport } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 

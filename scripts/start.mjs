@@ -97,8 +97,7 @@ if (!noBuild) {
 }
 
 // The three servers' commands, through their packages' exports (scripts/workspace.mjs), now that they are built.
-const entry = resolveExport;
-const referenceCli = entry('@cls-api/reference/cli');
+const referenceCli = resolveExport('@cls-api/reference/cli');
 // The reference's own rules: a URL shown without its password (before the host or as `?password=`), where the demo
 // credentials are kept (which `serve --demo` and `seed` follow too), and the code of the seed's refusal of a database
 // that already has accounts.
@@ -159,13 +158,13 @@ const servers = [
   },
   {
     name: 'docs site',
-    args: [entry('@cls-api/docs/preview')],
+    args: [resolveExport('@cls-api/docs/preview')],
     env: { ...env, PORT: String(ports.docs), HOST: host },
     ready: urls.docs,
   },
   {
     name: 'mock',
-    args: [entry('@cls-api/mock/cli'), '--quiet'],
+    args: [resolveExport('@cls-api/mock/cli'), '--quiet'],
     env: { ...env, PORT: String(ports.mock), HOST: host },
     // Any answer will do: the mock answers an unknown path 404 in the envelope once Prism is up.
     ready: `${urls.mock}/v3/`,
@@ -407,7 +406,6 @@ async function waitFor(url, what) {
   throw new Error(`the ${what} did not answer ${url} within ${limitS} s`);
 }
 
-/** What `seed --json` wrote on stderr, as a reader reads it: each `{"error":{"message":…}}` line as `error: …`. */
 /** The code of the seed's JSON error (`reference seed --json`), if its last line is one. */
 function seedErrorCode(stderr) {
   try {
@@ -417,6 +415,7 @@ function seedErrorCode(stderr) {
   }
 }
 
+/** What `seed --json` wrote on stderr, as a reader reads it: each `{"error":{"message":…}}` line as `error: …`. */
 function seedError(stderr) {
   return stderr
     .trim()
