@@ -16,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readReports, testPlan, turboConcurrency } from './test-reports.mjs';
+import { readReports, runEnvOf, testPlan, turboConcurrency } from './test-reports.mjs';
 import { importExport } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -50,10 +50,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     for (const child of children) child.kill(signal);
   });
 }
-const turboRun = (tasks, extra) =>
+const turboRun = (tasks, extra, extraEnv = {}) =>
   new Promise((done) => {
     const args = ['exec', 'turbo', 'run', ...tasks, '--continue', '--summarize', ...extra, ...passOn];
-    const child = spawn('pnpm', args, { cwd: root, stdio: 'inherit', env });
+    const child = spawn('pnpm', args, { cwd: root, stdio: 'inherit', env: { ...env, ...extraEnv } });
     children.add(child);
     child.on('exit', (code) => {
       children.delete(child);
@@ -81,19 +81,23 @@ if (plan) {
   if (plan.before.length && (await turboRun(plan.before, [`--concurrency=${slots}`])) !== 0) turboFailed = true;
   const done = new Map(summariesSince(startedAt).flatMap((s) => s.tasks.map((t) => [t.taskId, t])));
   const unbuilt = new Set(plan.before.filter((id) => done.get(id)?.execution?.exitCode !== 0));
-  // Then the suites, longest first, and the checks, as many runs at once as there are slots, each run its own turbo
-  // run (`--only`: what it needs is built above), so that the order is the plan's. A task whose build failed is not
-  // run: it would test a stale build.
+  // Then the suites, longest first, and the checks, as many runs at once as there are slots, each task its own turbo
+  // run (`--only`: what it needs is built above), so that the order is the plan's; a run's tasks (the checks) one
+  // after the other. Each is told its hash in the whole graph (runEnvOf), which `--only` alone would leave out of its
+  // cache key. A task whose build failed is not run: it would test a stale build.
   const queue = [];
   for (const run of plan.runs) {
     const ready = run.tasks.filter((t) => ![...t.needs].some((id) => unbuilt.has(id)));
     blocked.push(...run.tasks.filter((t) => !ready.includes(t)));
-    if (ready.length) queue.push(ready.map((t) => t.taskId));
+    if (ready.length) queue.push(ready);
   }
   await Promise.all(
     Array.from({ length: Math.min(slots, queue.length) }, async () => {
       while (queue.length && !interrupted) {
-        if ((await turboRun(queue.shift(), ['--only', '--concurrency=1'])) !== 0) turboFailed = true;
+        for (const task of queue.shift()) {
+          if (interrupted) break;
+          if ((await turboRun([task.taskId], ['--only', '--concurrency=1'], runEnvOf(task))) !== 0) turboFailed = true;
+        }
       }
     }),
   );

@@ -38,6 +38,19 @@ export const RUN_ORDER = [
 ];
 
 /**
+ * The variable through which each suite's and check's own turbo run is told the task's hash in the whole graph. That
+ * run names the task with `--only` (its builds are done), and turbo then hashes the task without the tasks it
+ * depends on: an edit of the mock would have replayed the client's, the kit's and the docs' suites from the cache.
+ * The root turbo.json lists this variable in `globalEnv`, so the task's hash in its own run covers its whole graph.
+ */
+export const GRAPH_HASH_ENV = 'CLS_GRAPH_HASH';
+
+/** The environment of a planned task's own turbo run (testPlan's tasks carry their hash from the dry run). */
+export function runEnvOf(task) {
+  return { [GRAPH_HASH_ENV]: task.hash ?? '' };
+}
+
+/**
  * What `pnpm test` runs, from turbo's dry run of the whole graph (`--dry=json`'s tasks: taskId, task, package,
  * dependencies): first, in one turbo run, every task that is neither a suite nor a check (the builds, bundles and
  * generated code the others read); then the runs of RUN_ORDER, each suite on its own and the checks together. Each
@@ -54,7 +67,7 @@ export function testPlan(tasks) {
     }
     return seen;
   };
-  const planned = (t) => ({ taskId: t.taskId, package: t.package, needs: needs(t.taskId) });
+  const planned = (t) => ({ taskId: t.taskId, package: t.package, hash: t.hash, needs: needs(t.taskId) });
   const before = tasks.filter((t) => t.task !== 'test' && !CHECKS.includes(t.task));
   for (const t of tasks) {
     const waits = [...needs(t.taskId)].filter((d) => !before.some((b) => b.taskId === d));

@@ -17,8 +17,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { root } from './support.js';
+
+const testReports = pathToFileURL(join(root, 'scripts', 'test-reports.mjs')).href;
+const { runEnvOf } = (await import(testReports)) as { runEnvOf: (task: { hash?: string }) => Record<string, string> };
 
 interface DryTask {
   taskId: string;
@@ -88,11 +92,11 @@ function readsFile(dir: string, file: string): boolean {
 describe("turbo's task graph", () => {
   let copy: string;
 
-  const dry = (args: string[]): DryTask[] => {
+  const dry = (args: string[], env: Record<string, string> = {}): DryTask[] => {
     const run = spawnSync(join(root, 'node_modules', '.bin', 'turbo'), ['run', ...args, '--dry=json'], {
       cwd: copy,
       encoding: 'utf8',
-      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+      env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', ...env },
       maxBuffer: 64 * 1024 * 1024,
     });
     if (run.status !== 0) throw new Error(`turbo ${args.join(' ')} --dry=json exited ${run.status}: ${run.stderr}`);
@@ -171,6 +175,29 @@ describe("turbo's task graph", () => {
     } finally {
       writeFileSync(edited, text);
     }
+  });
+
+  // `pnpm test` runs each suite in a turbo run of its own, with `--only` (scripts/test-all.mjs), where turbo leaves
+  // the tasks it depends on out of its hash: without the task's hash in the whole graph (runEnvOf), an edit of the
+  // mock replayed the client's suite, which runs against the mock, from the cache.
+  it('gives a suite, run as pnpm test runs it, a new cache key when a package it depends on changes', () => {
+    const suite = '@cls-api/client#test';
+    const ownRun = () => {
+      const planned = dry(['test']).find((t) => t.taskId === suite)!;
+      const own = dry(['test', '--filter=@cls-api/client', '--only'], runEnvOf(planned));
+      return own.find((t) => t.taskId === suite)!.hash;
+    };
+    const before = ownRun();
+    const edited = join(copy, 'apps', 'mock', 'README.md');
+    const text = readFileSync(edited, 'utf8');
+    appendFileSync(edited, '\nOne line more.\n');
+    try {
+      expect(ownRun()).not.toBe(before);
+    } finally {
+      writeFileSync(edited, text);
+    }
+    // And an unchanged graph keeps its key: a second pnpm test replays it.
+    expect(ownRun()).toBe(before);
   });
 
   it('the root package.json depends on no workspace package: the scripts reach them through scripts/workspace.mjs', () => {
