@@ -13,15 +13,16 @@
 // folder of this run, removed at the end: a process a test kills cannot clean up after itself, and hundreds of runs
 // would otherwise fill the machine's temporary folder.
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readReports, runEnvOf, testPlan, turboConcurrency } from './test-reports.mjs';
+import { readReports, runEnvOf, summariesAfter, summaryFiles, testPlan, turboConcurrency } from './test-reports.mjs';
 import { importExport } from './workspace.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const runsDir = join(root, '.turbo', 'runs');
-const startedAt = Date.now();
+// The run summaries turbo had written before this run, which are not this run's (summariesAfter).
+const earlierSummaries = summaryFiles(runsDir);
 const scratch = mkdtempSync(join(tmpdir(), 'cls-test-run-'));
 // Open to every user as the machine's own temporary folder is: PostgreSQL runs as its own user when tests are root.
 chmodSync(scratch, 0o1777);
@@ -79,7 +80,7 @@ const blocked = [];
 if (plan) {
   // Every build, bundle and generated file the suites and checks read, in one turbo run.
   if (plan.before.length && (await turboRun(plan.before, [`--concurrency=${slots}`])) !== 0) turboFailed = true;
-  const done = new Map(summariesSince(startedAt).flatMap((s) => s.tasks.map((t) => [t.taskId, t])));
+  const done = new Map(summariesAfter(runsDir, earlierSummaries).flatMap((s) => s.tasks.map((t) => [t.taskId, t])));
   const unbuilt = new Set(plan.before.filter((id) => done.get(id)?.execution?.exitCode !== 0));
   // Then the suites, longest first, and the checks, as many runs at once as there are slots, each task its own turbo
   // run (`--only`: what it needs is built above), so that the order is the plan's; a run's tasks (the checks) one
@@ -105,7 +106,7 @@ if (plan) {
 }
 rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
 
-const summaries = summariesSince(startedAt);
+const summaries = summariesAfter(runsDir, earlierSummaries);
 let passed = 0;
 let failed = 0;
 const lines = [];
@@ -178,15 +179,4 @@ async function installDebianPackages() {
   } catch (error) {
     console.log(`[debian] ${error.message}: the suites that need these servers try again and say so`);
   }
-}
-
-/** Every run summary turbo wrote since `since`: the plan's runs, the one before the suites and one per suite. */
-function summariesSince(since) {
-  if (!existsSync(runsDir)) return [];
-  return readdirSync(runsDir)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => join(runsDir, f))
-    .filter((f) => statSync(f).mtimeMs >= since - 1000)
-    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
-    .map((f) => JSON.parse(readFileSync(f, 'utf8')));
 }

@@ -1,6 +1,6 @@
 // What `pnpm test` (scripts/test-all.mjs) decides apart from running: how many turbo tasks run at once, and the
 // closing counts, read from the reports each package's test task leaves.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -36,6 +36,24 @@ export const RUN_ORDER = [
   '@cls-api/mock',
   '@cls-api/toolchain',
 ];
+
+/** The run summaries in turbo's `runsDir` (`.turbo/runs`), by file name. */
+export function summaryFiles(runsDir) {
+  return new Set(existsSync(runsDir) ? readdirSync(runsDir).filter((f) => f.endsWith('.json')) : []);
+}
+
+/**
+ * The run summaries written since `earlier` was read (summaryFiles), oldest first: this run's, and none of a run
+ * before it. A start time compared with the files' times counted again the last summary of a run that ended within
+ * that second.
+ */
+export function summariesAfter(runsDir, earlier) {
+  return [...summaryFiles(runsDir)]
+    .filter((f) => !earlier.has(f))
+    .map((f) => join(runsDir, f))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+    .map((f) => JSON.parse(readFileSync(f, 'utf8')));
+}
 
 /**
  * The variable through which each suite's and check's own turbo run is told the task's hash in the whole graph. That

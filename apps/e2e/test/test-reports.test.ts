@@ -10,7 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 type Counts = { passed: number; failed: number; failures: string[] } | null;
 const script = pathToFileURL(resolve(import.meta.dirname, '..', '..', '..', 'scripts', 'test-reports.mjs')).href;
 type PlannedTask = { taskId: string; task: string; package: string; dependencies: string[] };
-const { readReports, turboConcurrency, testPlan, RUN_ORDER } = (await import(script)) as {
+const { readReports, turboConcurrency, testPlan, RUN_ORDER, summaryFiles, summariesAfter } = (await import(script)) as {
+  summaryFiles: (runsDir: string) => Set<string>;
+  summariesAfter: (runsDir: string, earlier: Set<string>) => Array<{ id: string }>;
   readReports: (dir: string, pkg: string) => Counts;
   turboConcurrency: (cores?: number) => number;
   testPlan: (tasks: PlannedTask[]) => {
@@ -199,6 +201,22 @@ describe("pnpm test's report reading", () => {
     expect(() => testPlan([task('@cls-api/x', 'test'), task('@cls-api/y', 'build', ['@cls-api/x#test'])])).toThrow(
       /@cls-api\/y#build needs @cls-api\/x#test/,
     );
+  });
+
+  it("counts only this run's turbo summaries, not one a run just before it wrote in the same second", () => {
+    const runs = join(dir, 'runs');
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(join(runs, 'before.json'), JSON.stringify({ id: 'before' }));
+    const earlier = summaryFiles(runs);
+    writeFileSync(join(runs, 'first.json'), JSON.stringify({ id: 'first' }));
+    writeFileSync(join(runs, 'second.json'), JSON.stringify({ id: 'second' }));
+    writeFileSync(join(runs, 'notes.txt'), 'not a summary');
+    expect(
+      summariesAfter(runs, earlier)
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(['first', 'second']);
+    expect(summariesAfter(join(dir, 'no-runs-yet'), summaryFiles(join(dir, 'no-runs-yet')))).toEqual([]);
   });
 
   it('is null for a package that left no reports', () => {
