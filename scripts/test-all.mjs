@@ -2,8 +2,8 @@
 // `pnpm test`: every check of the repo through turbo (lint, typecheck, test, and what they depend on), then one
 // closing line "N passed, N failed" summed over every suite, which CI reads. Turbo runs the builds first, then each
 // suite in a turbo run of its own, longest first, and the checks one after the other in one more slot
-// (scripts/test-reports.mjs, testPlan):
-// turbo alone starts ready tasks in the order they become ready, which left the two longest suites to start last.
+// (scripts/test-reports.mjs, testPlan): turbo alone starts ready tasks in the order they become ready, which left the
+// two longest suites to start last.
 //
 // A test task contributes its test cases, read from the JSON reports it leaves in <package>/reports/ (vitest's
 // json reporter shape: numPassedTests, numFailedTests). Turbo restores those reports on a cache hit, so a fully
