@@ -17,12 +17,12 @@ export const CHECKS = ['lint', 'lint:repo', 'typecheck'];
 
 /**
  * The order in which `pnpm test` starts its runs once the builds are done: the suites that take longest first, as
- * measured on a 2-core machine (`pnpm test`'s summary by task), with the checks (CHECKS, one after the other) where their time
- * puts them. Turbo alone starts ready tasks in the order they become ready, which left the two longest suites to
- * start last. Those two, docs and release, each keep both cores busy on their own; started together (on a machine
- * also busy with other work) they took 756 and 803 s against 453 and 416 s in a run where they barely overlapped.
- * The reference suite comes between them, so that release starts when it ends, beside the second half of docs. A suite not named here starts after these, in the graph's order; a wrong order costs time,
- * never a result.
+ * measured on a 2-core machine (`pnpm test`'s summary by task), with the checks (CHECKS, one after the other) where
+ * their time puts them. Turbo alone starts ready tasks in the order they become ready, which left the two longest
+ * suites to start last. Those two, docs and release, each keep both cores busy on their own; started together (on a
+ * machine also busy with other work) they took 756 and 803 s against 453 and 416 s in a run where they barely
+ * overlapped. The reference suite comes between them, so that release starts when it ends, beside the second half of
+ * docs. A suite not named here starts after these, in the graph's order; a wrong order costs time, never a result.
  */
 export const RUN_ORDER = [
   '@cls-api/docs',
@@ -71,9 +71,9 @@ export function runEnvOf(task) {
 /**
  * What `pnpm test` runs, from turbo's dry run of the whole graph (`--dry=json`'s tasks: taskId, task, package,
  * dependencies): first, in one turbo run, every task that is neither a suite nor a check (the builds, bundles and
- * generated code the others read); then the runs of RUN_ORDER, each suite on its own and the checks one after the other. Each
- * task keeps everything it needs, directly or not, so that one whose build failed is reported as not run rather than
- * run on a stale build.
+ * generated code the others read); then the runs of RUN_ORDER, each suite on its own and the checks one after the
+ * other. Each task keeps everything it needs, directly or not, so that one whose build failed is reported as not run
+ * rather than run on a stale build.
  */
 export function testPlan(tasks) {
   const byId = new Map(tasks.map((t) => [t.taskId, t]));

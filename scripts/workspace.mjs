@@ -11,18 +11,26 @@ import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** The folders pnpm-workspace.yaml lists (`packages/*`, `apps/*`): every workspace package, with its manifest. */
-export function workspacePackages() {
-  const globs = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+/**
+ * Every workspace package, with its manifest: the folders pnpm-workspace.yaml lists, each a package (`tools/x`) or,
+ * written `group/*`, a folder of packages (`packages/*`, `apps/*`).
+ */
+function workspacePackages() {
+  const entries = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
     .split('\n')
-    .map((line) => /^\s*-\s*['"]?([^'"\s]+)\/\*['"]?\s*$/.exec(line)?.[1])
+    .map((line) => /^\s*-\s*['"]?([^'"\s]+?)['"]?\s*$/.exec(line)?.[1])
     .filter(Boolean);
-  return globs.flatMap((group) =>
-    readdirSync(join(root, group), { withFileTypes: true })
-      .map((d) => join(root, group, d.name, 'package.json'))
-      .filter((file) => existsSync(file))
-      .map((file) => ({ dir: dirname(file), manifest: JSON.parse(readFileSync(file, 'utf8')) })),
+  const dirs = entries.flatMap((entry) =>
+    entry.endsWith('/*')
+      ? readdirSync(join(root, entry.slice(0, -2)), { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => join(root, entry.slice(0, -2), d.name))
+      : [join(root, entry)],
   );
+  return dirs
+    .map((dir) => join(dir, 'package.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => ({ dir: dirname(file), manifest: JSON.parse(readFileSync(file, 'utf8')) }));
 }
 
 /** The workspace package of a specifier (`@cls-api/reference/cli` is `@cls-api/reference`'s), or undefined. */

@@ -29,8 +29,10 @@ export interface DemoAccount {
   environments: Partial<Record<KeyEnv, Record<string, unknown>>>;
 }
 
-/** The code `seed --json` gives its refusal of a database with accounts, so that a caller (`pnpm start`) need not
- * match its words. */
+/**
+ * The code `seed --json` gives its refusal of a database with accounts, so that a caller (`pnpm start`) need not
+ * match its words.
+ */
 export const DATABASE_NOT_EMPTY = 'DATABASE_NOT_EMPTY';
 
 export class NotEmptyError extends Error {
