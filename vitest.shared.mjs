@@ -4,6 +4,14 @@
 // Plain JavaScript with its types beside it (vitest.shared.d.mts), so that each package type-checks its config
 // without taking this file into its own sources.
 
+import { GRAPH_HASH_ENV } from './scripts/test-reports.mjs';
+
+// `pnpm test` gives each suite's own turbo run the suite's hash in the whole graph (GRAPH_HASH_ENV), which turbo
+// hashes into every task. A suite that runs turbo itself (the release suite builds a copy of the repository with this
+// checkout's cache) would hand it on, and every build there would miss that cache. Loading a package's config takes
+// it out of the process the suite's tests and their children inherit.
+delete process.env[GRAPH_HASH_ENV];
+
 /**
  * Vitest makes a timeout's error before the test runs (to point at the test's line) and sets its message, "Test
  * timed out in 60000ms.", only when the limit passes; its stack still begins "Error: STACK_TRACE_ERROR", and the json

@@ -200,6 +200,51 @@ describe("turbo's task graph", () => {
     expect(ownRun()).toBe(before);
   });
 
+  // The release suite builds a copy of the repository through turbo with this checkout's cache. A suite's own run
+  // is given its hash in the whole graph as an environment variable that turbo hashes into every task (runEnvOf), and
+  // had the suite handed it on, every build of that copy would miss the cache and run cold.
+  it("lets a turbo build started by a suite's test, run as pnpm test runs it, find the builds pnpm test made", () => {
+    const planned = dry(['test']).find((t) => t.taskId === '@cls-api/release#test')!;
+    const project = mkdtempSync(join(copy, '.nested-suite-'));
+    const seen = join(project, 'hashes.json');
+    try {
+      writeFileSync(
+        join(project, 'vitest.config.mjs'),
+        "import { packageTestConfig } from '../vitest.shared.mjs';\n" +
+          'export default packageTestConfig({ testTimeout: 120_000, globals: true });\n',
+      );
+      mkdirSync(join(project, 'test'));
+      writeFileSync(
+        join(project, 'test', 'nested.test.ts'),
+        [
+          "import { spawnSync } from 'node:child_process';",
+          "import { writeFileSync } from 'node:fs';",
+          'test("builds through turbo", () => {',
+          `  const run = spawnSync(${JSON.stringify(join(root, 'node_modules', '.bin', 'turbo'))},`,
+          "    ['run', 'build', '--dry=json'], { cwd: process.env.COPY, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });",
+          '  const tasks = JSON.parse(run.stdout).tasks.map((t) => [t.taskId, t.hash]);',
+          `  writeFileSync(${JSON.stringify(seen)}, JSON.stringify(Object.fromEntries(tasks)));`,
+          '});',
+          '',
+        ].join('\n'),
+      );
+      const vitest = spawnSync(
+        join(root, 'apps', 'e2e', 'node_modules', '.bin', 'vitest'),
+        ['run', '--root', project, '--config', join(project, 'vitest.config.mjs')],
+        {
+          cwd: project,
+          encoding: 'utf8',
+          env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', COPY: copy, ...runEnvOf(planned) },
+        },
+      );
+      expect(vitest.status, vitest.stdout + vitest.stderr).toBe(0);
+      const checkout = Object.fromEntries(dry(['build']).map((t) => [t.taskId, t.hash]));
+      expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual(checkout);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it('the root package.json depends on no workspace package: the scripts reach them through scripts/workspace.mjs', () => {
     const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
     expect([...ours(rootManifest.dependencies), ...ours(rootManifest.devDependencies)]).toEqual([]);
