@@ -8,8 +8,12 @@ export interface Upstream {
   body: Buffer;
 }
 
-/** The headers Prism does not get as sent: the connection's own, the length of a body read already, and Prefer. */
-const REPLACED = ['host', 'connection', 'content-length', 'prefer'];
+/**
+ * The headers Prism does not get as sent: the connection's own, how the body came (read already, it is sent whole
+ * with its length: a chunked body's `Transfer-Encoding` beside a `Content-Length` is a request Prism's HTTP parser
+ * refuses, with a 400 and no body), and Prefer.
+ */
+const REPLACED = ['host', 'connection', 'content-length', 'transfer-encoding', 'prefer'];
 
 export function forward(
   agent: Agent,

@@ -534,6 +534,13 @@ export function shapeResponse(contract: Contract, req: RequestFacts, upstream: U
     shaped = securityFailure(contract, req, op);
   } else if (op && violations.length > 0 && upstream.status >= 400 && upstream.status < 500) {
     shaped = validationFailure(contract, op, violations, 'The request is invalid.');
+  } else if (upstream.status >= 400 && !/json/.test(contentType)) {
+    // Prism's own refusals are JSON; an error without one comes from the HTTP layer under it, which answers a request
+    // it cannot read with a bare 400 and nothing else. The client still gets the envelope.
+    shaped =
+      upstream.status < 500
+        ? errorResponse(contract, 'invalid', `The request could not be read (HTTP ${upstream.status}).`, op)
+        : errorResponse(contract, 'internal', `Mock: Prism answered ${upstream.status} without a body.`, op);
   } else {
     shaped = { status: upstream.status, headers: {}, body: upstream.body };
     for (const [name, value] of Object.entries(upstream.headers)) {

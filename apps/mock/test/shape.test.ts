@@ -214,6 +214,29 @@ describe('shapeResponse', () => {
     expect(JSON.parse(shaped.body.toString()).error.code).toBe(contract.errorFor('internal').code);
   });
 
+  it("turns an error answered without a JSON body (Prism's HTTP layer refusing a request) into the envelope", () => {
+    for (const [status, role] of [
+      [400, 'invalid'],
+      [431, 'invalid'],
+      [503, 'internal'],
+    ] as const) {
+      const shaped = shapeResponse(contract, facts, {
+        status,
+        headers: { connection: 'close' },
+        body: Buffer.alloc(0),
+      });
+      expect(shaped.status).toBe(contract.errorFor(role).status);
+      expect(shaped.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(shaped.body.toString())).toEqual({
+        success: false,
+        error: { code: expect.any(String), message: expect.stringContaining(String(status)) },
+      });
+      expect(op.responses[String(shaped.status)]?.errorCodes ?? [contract.errorFor(role).code]).toContain(
+        JSON.parse(shaped.body.toString()).error.code,
+      );
+    }
+  });
+
   it('every role maps to a catalogue code', () => {
     for (const role of [
       'unknownRoute',
