@@ -22,7 +22,16 @@ import {
   TOOL_CALL_OPERATION,
   withToolDefaults,
 } from '@cls-api/spec';
-import { describeRequestError, pathPattern, type RequestErrorWords, schemaAt } from '@cls-api/server';
+import {
+  type BodyLimits,
+  bodyLimitOf,
+  describeRequestError,
+  maxRequestBodyBytes,
+  operationBodyLimits,
+  pathPattern,
+  type RequestErrorWords,
+  schemaAt,
+} from '@cls-api/server';
 
 /**
  * Example-object extension naming the response headers that come with one scenario, such as the `Retry-After` of
@@ -30,6 +39,13 @@ import { describeRequestError, pathPattern, type RequestErrorWords, schemaAt } f
  * cannot tell the two 429s apart.
  */
 export const RESPONSE_HEADERS_EXTENSION = 'x-response-headers';
+
+/**
+ * The most any request body can be for the mock: what Prism behind it reads (its body parser stops at 10 MiB).
+ * The contract's own bounds (Contract.bodyLimits, 7.3 MB for a 1,000-row bulk request) are below it; a contract
+ * that allowed more would have its largest bodies refused here, and the mock would say so in its refusal.
+ */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** One named response example of one operation: a scenario the mock can be asked for. */
 export interface Scenario {
@@ -105,6 +121,11 @@ export class Contract {
   readonly tools: ReadonlyMap<string, McpToolDefinition>;
   /** The operation that calls a tool (`callMcpTool`), naming it in its path (`calledToolName`); none without tools. */
   readonly toolCall?: { op: OperationInfo };
+  /**
+   * The request bodies the mock reads, as the reference server sizes them: each operation's own bound from its
+   * schema, and the largest the contract allows, never above what Prism reads (MAX_BODY_BYTES).
+   */
+  readonly bodyLimits: BodyLimits;
   /** Request bodies as the reference server validates them: a member of an open set is taken (DECISIONS G24). */
   private readonly bodyValidator: SchemaValidator;
 
@@ -116,6 +137,10 @@ export class Contract {
     this.operations = model.operations;
     this.queryIntegerSyntax = model.limits;
     this.integerQuery = new Map(this.operations.map((op) => [op.operationId, integerQueryParameters(doc, op)]));
+    this.bodyLimits = {
+      bodyLimit: Math.min(maxRequestBodyBytes(doc, this.operations).bytes, MAX_BODY_BYTES),
+      operationLimits: operationBodyLimits(doc, this.operations),
+    };
     this.bodyValidator = model.validator({ openValues: true });
     this.tools = new Map(mcpToolsOf(doc).map((tool) => [tool.name, tool]));
     if (this.tools.size > 0) {
@@ -170,6 +195,11 @@ export class Contract {
     const pathMatches = this.routes.filter((r) => r.pattern.test(pathname));
     const route = pathMatches.find((r) => r.op.method === m);
     return route ? { route, pathMatches } : undefined;
+  }
+
+  /** The largest request body `op` takes (any operation's largest for a request of none), bytes. */
+  bodyLimitOf(op: OperationInfo | undefined): number {
+    return bodyLimitOf(op?.operationId, this.bodyLimits);
   }
 
   /** The methods of the operations this document has at a concrete path, upper-case, in the document's order. */

@@ -5,7 +5,7 @@ import type { Contract } from './contract.js';
 import type { Engine } from './engine.js';
 import { forward } from './forward.js';
 import {
-  MAX_BODY_BYTES,
+  declaresTooLarge,
   pathOf,
   queryOf,
   readBody,
@@ -126,11 +126,11 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     withCorsHeaders(req, res);
     if (path !== undefined && SandboxHelpers.owns(path)) {
       let shaped: ShapedResponse;
-      if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      if (declaresTooLarge(contract, req, undefined)) {
         res.setHeader('connection', 'close');
         shaped = tooLarge(contract, undefined);
       } else {
-        const body = await readBody(req);
+        const body = await readBody(req, contract.bodyLimitOf(undefined));
         // In the reference server's order: a helper the sandbox does not have is 404 first, then the query, the
         // credential, and the body, which is refused as on every operation (its media type, coding and text).
         const helper = sandbox.helper(method, path);
@@ -156,7 +156,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     }
     const pathname = path!;
     const matched = contract.match(method, pathname);
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    if (declaresTooLarge(contract, req, matched?.route.op)) {
       // Refused before a byte of the body is read: waiting for gigabytes that may never come holds the connection.
       res.setHeader('connection', 'close');
       send(res, tooLarge(contract, matched?.route.op));
@@ -164,7 +164,7 @@ export function createHandler(inputs: HandlerInputs): (req: IncomingMessage, res
     }
     const facts: RequestFacts = { method, pathname, headers: req.headers, prefer: parsePrefer(req.headers.prefer) };
     if (matched) facts.op = matched.route.op;
-    const body = await readBody(req);
+    const body = await readBody(req, contract.bodyLimitOf(facts.op));
     let shaped = refuseBody(contract, body, facts.op, req.headers['content-encoding'], req.headers['content-type']);
     // The reference server checks the credential before it reads a body: a missing one, or a key it refuses
     // (`refuseKey`), is answered first.

@@ -44,9 +44,8 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-export { Contract, RESPONSE_HEADERS_EXTENSION, ERROR_ROLES, type Scenario } from './contract.js';
+export { Contract, MAX_BODY_BYTES, RESPONSE_HEADERS_EXTENSION, ERROR_ROLES, type Scenario } from './contract.js';
 export { checkingIntervalMs, TIMEOUTS } from './listener.js';
-export { MAX_BODY_BYTES } from './refusals.js';
 export { SANDBOX_PREFIX, SandboxHelpers } from './sandbox.js';
 export { curlFor, exampleRequest, type ExampleRequest } from './requests.js';
 

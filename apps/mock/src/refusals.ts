@@ -6,6 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import {
   bodyMediaTypeMessage,
+  bodyTooLargeMessage,
   contentCodingMessage,
   exceedsJsonDepth,
   illFormedTextMessage,
@@ -19,12 +20,6 @@ import type { Contract } from './contract.js';
 import { errorResponse, parseJson, type ShapedResponse, unknownRoute } from './shape.js';
 
 type Operation = Parameters<typeof errorResponse>[3];
-
-/**
- * Largest request body the mock takes: what Prism behind it reads (its body parser stops at 10 MiB), above the
- * 1,000-row bulk limit. The front server refuses a larger one itself, in the envelope, from its Content-Length.
- */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 /** The path of an origin-form request target (`/a?b` is `/a`), without `new URL`, which throws on `//[`. */
 export function pathOf(target: string | undefined): string | undefined {
@@ -95,19 +90,29 @@ export function refuseIntegerQuery(
   return undefined;
 }
 
+/**
+ * The answer to a body larger than its operation takes (Contract.bodyLimitOf), in the reference server's words:
+ * such a body cannot be valid, and neither server reads more of it than that.
+ */
 export function tooLarge(contract: Contract, op: Operation): ShapedResponse {
-  return errorResponse(contract, 'invalid', `The request body is larger than ${MAX_BODY_BYTES} bytes.`, op);
+  const message = bodyTooLargeMessage(contract.bodyLimitOf(op), contract.bodyLimits.bodyLimit);
+  return errorResponse(contract, 'invalid', message, op);
 }
 
-/** Reads the body, keeping none of it past MAX_BODY_BYTES. */
-export function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+/** Whether a request declares a body larger than its operation takes: refused before a byte of it is read. */
+export function declaresTooLarge(contract: Contract, req: IncomingMessage, op: Operation): boolean {
+  return Number(req.headers['content-length'] ?? 0) > contract.bodyLimitOf(op);
+}
+
+/** Reads the body, keeping none of it past `limit` bytes (Contract.bodyLimitOf). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let large = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) large = true;
+      if (size > limit) large = true;
       else chunks.push(chunk);
     });
     req.once('end', () => resolve(large ? 'too-large' : Buffer.concat(chunks)));

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type RunningNginx, type RunningServer, sparePort, startNginx, startServer } from '@cls-api/test-servers';
 import { loadConfig } from './config.js';
 import { contract } from './contract-facts.js';
-import { bodyLimitOf } from './plugins/json-body.js';
+import { bodyLimitOf } from '@cls-api/server';
 import { type Clock, MAX_HEADER_BYTES } from './server.js';
 
 export interface ClusterOptions {

@@ -28,7 +28,7 @@ export interface Config {
   /** Addresses or CIDR ranges whose `X-Forwarded-For` is believed; empty: the socket address is the client. */
   trustedProxies: string[];
   logLevel: LogLevel;
-  /** The largest request body read; by default the largest the contract allows (`src/body-limit.ts`). */
+  /** The largest request body read; by default the largest the contract allows (`@cls-api/server`'s `maxRequestBodyBytes`). */
   bodyLimitBytes: number;
   /** Time for a client to send a request's headers (Node's `headersTimeout`). */
   headersTimeoutMs: number;

@@ -2,7 +2,7 @@
 // `contractModel`): the limits and the service time zone come from the model, which reads and checks the
 // contract's extensions once; what is derived here (token lifetimes, path and message bounds, credential headers)
 // is read from the document's plain schemas.
-import { maxRequestBodyBytes, operationBodyLimits } from './body-limit.js';
+import { maxRequestBodyBytes, operationBodyLimits } from '@cls-api/server';
 import {
   ContractError,
   contractModel,

@@ -1,6 +1,8 @@
 // How large a request body the contract can need, computed from its own schemas: the body limit is sized to the
 // largest body a client may rightly send (a 1,000-row bulk request at every maximum length), not to a guess, so
-// that a body far larger than any the contract allows is refused from its Content-Length before it is read.
+// that a body far larger than any the contract allows is refused from its Content-Length before it is read. Every
+// server of the contract (the reference server, the nginx in front of its cluster, the mock) takes these limits and
+// refuses a larger body in the same words.
 
 import { referenceOf, resolvePointer, type JsonSchema, type OpenApiDocument, type OperationInfo } from '@cls-api/spec';
 
@@ -126,4 +128,25 @@ export function operationBodyLimits(doc: OpenApiDocument, ops: Iterable<Operatio
     if (bytes !== undefined) limits.set(op.operationId, bytes);
   }
   return limits;
+}
+
+/** The limits a server holds request bodies to: the largest it reads, and each operation's own bound. */
+export interface BodyLimits {
+  /** The largest body read, in bytes: by default the largest the contract allows (maxRequestBodyBytes). */
+  bodyLimit: number;
+  /** Each operation's own limit (operationBodyLimits); an operation absent from it takes `bodyLimit`. */
+  operationLimits: ReadonlyMap<string, number>;
+}
+
+/** The largest body an operation reads: its own schema's bound, never above the server's limit. */
+export function bodyLimitOf(operationId: string | undefined, limits: BodyLimits): number {
+  const own = operationId === undefined ? undefined : limits.operationLimits.get(operationId);
+  return own === undefined ? limits.bodyLimit : Math.min(own, limits.bodyLimit);
+}
+
+/** The message of a body over an operation's limit, from a server or the proxy in front of it alike. */
+export function bodyTooLargeMessage(limit: number, serverLimit: number): string {
+  return limit < serverLimit
+    ? `The request body is larger than ${limit} bytes, the most this operation takes.`
+    : `The request body is larger than ${limit} bytes, the most any operation takes.`;
 }

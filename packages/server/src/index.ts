@@ -4,6 +4,16 @@ export type { components, operations, paths } from '../generated/openapi-types.j
 export type { Area, HandlerContext, KeyArea } from './context.js';
 export { missingHandlers, assertHandlersComplete } from './check.js';
 export {
+  BYTES_PER_CHARACTER,
+  BYTES_PER_NUMBER,
+  type BodyLimits,
+  bodyLimitOf,
+  bodyTooLargeMessage,
+  maxJsonBytes,
+  maxRequestBodyBytes,
+  operationBodyLimits,
+} from './body-limit.js';
+export {
   MAX_JSON_DEPTH,
   bodyMediaTypeMessage,
   contentCodingMessage,

@@ -1,11 +1,11 @@
 // One Fastify route per operation of the contract: its parameters, query and body validated against the
 // contract's own schemas, then its handler called with the caller's context.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
+import { bodyLimitOf, routes, type Area, type HandlerContext, type Route } from '@cls-api/server';
 import type { Contract } from '../contract-facts.js';
 import type { RequestContext } from '../environment.js';
 import { stringifyInSlices } from '../json-write.js';
-import { bodyLimitOf, isLargeBody } from '../plugins/json-body.js';
+import { isLargeBody } from '../plugins/json-body.js';
 import { successSchemaOf } from '../serialization.js';
 import { requestValidator } from '../validation.js';
 import type { ServerHandlers } from './handlers.js';

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   bodyMediaTypeMessage,
+  bodyTooLargeMessage,
   type ErrorCode,
   MALFORMED_PATH_ESCAPE_MESSAGE,
   noOperationMessage,
@@ -12,7 +13,7 @@ import {
 import type { ErrorCatalogEntry } from '@cls-api/spec';
 import { ApiError, messageText } from '../errors.js';
 import fp from 'fastify-plugin';
-import { BODY_MEDIA_TYPE, bodyTooLargeMessage } from './json-body.js';
+import { BODY_MEDIA_TYPE } from './json-body.js';
 import { pathOf } from '../request.js';
 import { DatabaseLockedError } from '../store/busy.js';
 import { RequestValidationError } from '../validation.js';

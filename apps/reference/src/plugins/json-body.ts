@@ -2,7 +2,15 @@ import { isUtf8 } from 'node:buffer';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { contentCodingMessage, exceedsJsonDepth, illFormedTextMessage, MAX_JSON_DEPTH } from '@cls-api/server';
+import {
+  type BodyLimits,
+  bodyLimitOf,
+  bodyTooLargeMessage,
+  contentCodingMessage,
+  exceedsJsonDepth,
+  illFormedTextMessage,
+  MAX_JSON_DEPTH,
+} from '@cls-api/server';
 import { ApiError } from '../errors.js';
 import fp from 'fastify-plugin';
 import { parseJsonInSlices, TooDeepError } from '../json-slices.js';
@@ -14,28 +22,8 @@ declare module 'fastify' {
   }
 }
 
-export interface JsonBodyOptions extends Record<string, unknown> {
-  /** The largest body read, in bytes (Config.bodyLimitBytes). */
-  bodyLimit: number;
-  /** Each operation's own limit (`Contract.operationBodyLimits`); an operation absent from it takes `bodyLimit`. */
-  operationLimits: ReadonlyMap<string, number>;
-}
-
-/** The largest body an operation reads: its own schema's bound, never above the server's limit. */
-export function bodyLimitOf(
-  operationId: string | undefined,
-  options: Pick<JsonBodyOptions, 'bodyLimit' | 'operationLimits'>,
-): number {
-  const own = operationId === undefined ? undefined : options.operationLimits.get(operationId);
-  return own === undefined ? options.bodyLimit : Math.min(own, options.bodyLimit);
-}
-
-/** The message of a body over an operation's limit, from the server or the proxy in front of it alike. */
-export function bodyTooLargeMessage(limit: number, serverLimit: number): string {
-  return limit < serverLimit
-    ? `The request body is larger than ${limit} bytes, the most this operation takes.`
-    : `The request body is larger than ${limit} bytes, the most any operation takes.`;
-}
+/** The body limits of the server (Config.bodyLimitBytes) and of each operation (`Contract.operationBodyLimits`). */
+export type JsonBodyOptions = BodyLimits & Record<string, unknown>;
 
 /**
  * Above this size a body is checked and parsed in slices of the event loop (src/json-slices.ts), so that
