@@ -9,11 +9,24 @@ export interface Upstream {
 }
 
 /**
- * The headers Prism does not get as sent: the connection's own, how the body came (read already, it is sent whole
- * with its length: a chunked body's `Transfer-Encoding` beside a `Content-Length` is a request Prism's HTTP parser
- * refuses, with a 400 and no body), and Prefer.
+ * The headers Prism does not get as sent: those of the client's connection to the mock (HTTP's hop-by-hop headers),
+ * how the body came (read already, it is sent whole with its length: a chunked body's `Transfer-Encoding` beside a
+ * `Content-Length` is a request Prism's HTTP parser refuses with a 400 and no body, and a `Trailer` announced for a
+ * body with a length made Node's client throw, a 500), and Prefer.
  */
-const REPLACED = ['host', 'connection', 'content-length', 'transfer-encoding', 'prefer'];
+const REPLACED = [
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'prefer',
+];
 
 export function forward(
   agent: Agent,
