@@ -42,8 +42,8 @@ export const RESPONSE_HEADERS_EXTENSION = 'x-response-headers';
 
 /**
  * The most any request body can be for the mock: what Prism behind it reads (its body parser stops at 10 MiB).
- * The contract's own bounds (Contract.bodyLimits, 7.3 MB for a 1,000-row bulk request) are below it; a contract
- * that allowed more would have its largest bodies refused here, and the mock would say so in its refusal.
+ * The contract's own bounds (Contract.bodyLimits, 7.3 MB for a 1,000-row bulk request) are below it, as
+ * test/timeouts.test.ts checks: under a contract that allowed more, the mock would refuse its largest valid bodies.
  */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
