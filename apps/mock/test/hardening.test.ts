@@ -205,6 +205,44 @@ describe('requests Prism cannot take', () => {
     await stillServes();
   });
 
+  it("a body sent chunked, with a Trailer, or after Expect: 100-continue reaches Prism whole: the contract's validation answers it", async () => {
+    // Written, not ended: a client that half-closes its side gets no answer from a Node server still awaiting Prism.
+    const exchange = (bytes: string) =>
+      new Promise<{ status: number; body: unknown; text: string }>((resolve, reject) => {
+        const socket = connect(mock.port, '127.0.0.1', () => socket.write(bytes));
+        let text = '';
+        socket.on('data', (c: Buffer) => {
+          text += c.toString('utf8');
+        });
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const final = text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
+          let body: unknown;
+          try {
+            body = JSON.parse(final.slice(final.indexOf('\r\n\r\n') + 4));
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(final)?.[1] ?? 0), body, text });
+        });
+      });
+    const head =
+      'POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nContent-Type: application/json\r\nConnection: close\r\n';
+    const body = '{"orders":[]}';
+    const sent = [
+      `${head}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      `${head}Trailer: X-Checksum\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      `${head}Expect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ];
+    for (const bytes of sent) {
+      const answer = await exchange(bytes);
+      expectEnvelope(answer, 'INVALID_PARAMETER');
+      // The schema's own refusal of an empty list, which only a body read whole can have.
+      expect((answer.body as { error: { message: string } }).error.message, answer.text).toMatch(/^orders /);
+    }
+    await stillServes();
+  });
+
   it('CONNECT, a method the contract has nowhere, is 404 NOT_FOUND (the connection was dropped without an answer)', async () => {
     expectEnvelope(await raw('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n'), 'NOT_FOUND');
     await stillServes();
