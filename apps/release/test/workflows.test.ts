@@ -2,10 +2,10 @@
 // packages and deploy the docs site): each passes the workflow linter (action-validator); the release's jobs come in
 // the order that publishes nothing before the tag is pushed; and the site job's shell steps run as written, in a copy
 // of this checkout (its files as git lists them), with the registry read offline from the store this checkout was
-// installed from and the address GitHub Pages reports given as a project site's (`https://<owner>.github.io/<repo>`)
-// and as a custom domain's; each built site is served as GitHub Pages serves it and crawled, every in-site link
-// followed. The release's version, push and publish steps run as written in test/registry.test.ts, against its
-// throwaway registry and a local remote. The steps that cannot run here say why.
+// installed from, turbo's cache shared with this checkout, and the address GitHub Pages reports given as a project
+// site's (`https://<owner>.github.io/<repo>`) and as a custom domain's; each built site is served as GitHub Pages
+// serves it and crawled, every in-site link followed. The release's version, push and publish steps run as written in
+// test/registry.test.ts, against its throwaway registry and a local remote. The steps that cannot run here say why.
 import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -58,7 +58,16 @@ function runAsWritten(step: Step, cwd: string, values: Record<string, string> = 
   const res = runStep(
     step,
     cwd,
-    { ...process.env, CI: 'true', npm_config_offline: 'true', TURBO_TELEMETRY_DISABLED: '1' },
+    {
+      ...process.env,
+      CI: 'true',
+      npm_config_offline: 'true',
+      TURBO_TELEMETRY_DISABLED: '1',
+      // Turbo's cache is keyed by each task's inputs, the site's address included (DOCS_SITE_URL, apps/docs/turbo.json):
+      // with this checkout's cache, the copy builds the docs site for that address and replays the packages under it,
+      // unchanged, where a runner would build them cold to the same files.
+      TURBO_CACHE_DIR: join(root, '.turbo', 'cache'),
+    },
     values,
   );
   expect(res.status, `step "${step.name}" exited ${res.status}:\n${res.stdout}${res.stderr}`).toBe(0);
