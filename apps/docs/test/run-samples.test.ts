@@ -1,10 +1,13 @@
 // The sample runner gives every TypeScript sample a home of its own, inside the sample's working directory, and the
 // test run's temporary folder: whatever a sample writes to its home (a browser's profile, a tool's cache) stays there,
-// removed with the directory, instead of in the machine's home.
+// removed with the directory, instead of in the machine's home. A shell sample runs in a shell that reads no startup
+// file of the machine's.
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CodeBlock } from '../src/code-blocks.js';
-import { compileTypeScript, runTypeScript, workDir } from './run-samples.js';
+import { compileTypeScript, runShell, runTypeScript, workDir } from './run-samples.js';
 
 const block = (source: string): CodeBlock => ({
   info: 'ts',
@@ -25,6 +28,14 @@ describe('the sample runner', () => {
     const { home, tmp } = JSON.parse(run.output.trim()) as { home: string; tmp: string };
     expect(home).toBe(dir);
     expect(tmp).toBe(tmpdir());
+  });
+
+  it("runs a shell sample without the home's ~/.bashrc, even where bash would read it (no SHLVL, a socket as input)", () => {
+    const dir = workDir('runner-bashrc');
+    writeFileSync(join(dir, '.bashrc'), 'echo "the machine\'s .bashrc ran"\nexport CLS_FROM_BASHRC=1\n');
+    const run = runShell({ ...block('echo "sample ran"\n'), info: 'bash', language: 'shell' }, dir, { HOME: dir });
+    expect(run.ok, run.output).toBe(true);
+    expect(run.output).toBe('sample ran\n');
   });
 
   it("runs a sample that starts Chromium (packages/chromium/README.md's)", { timeout: 300_000 }, async () => {

@@ -340,7 +340,7 @@ describe('against a server', () => {
         .replace(/^\s*reproduce: /, '');
       // Asynchronous: the server answers from this very process.
       const replay = await new Promise<string>((done) => {
-        const child = spawn('bash', ['-c', line], {
+        const child = spawn('bash', ['--noprofile', '--norc', '-c', line], {
           env: { PATH: process.env.PATH ?? '', CLS_API_KEY_WMS: server!.keys.primary.wms! },
         });
         let out = '';
