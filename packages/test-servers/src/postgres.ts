@@ -85,8 +85,8 @@ export async function startPostgres(
       '--auth-local=trust',
       '--encoding=UTF8',
       '--locale=C',
-      // A throwaway cluster, served with fsync=off below: waiting for initdb's files to reach the disk took half of
-      // its time (2.5 of 5 s on an idle 2-core machine) and kept nothing a test needs.
+      // A throwaway cluster, removed when it stops and served with fsync=off below: waiting for initdb's files to
+      // reach the disk took half of its time (2.5 of 5 s on an idle 2-core machine) and kept nothing it needs.
       '--no-sync',
     ]);
     // With `ownGroup` in a group of its own, as the server: a terminal's Ctrl-C to the program's group does not cut
