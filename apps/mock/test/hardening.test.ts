@@ -24,14 +24,24 @@ afterAll(async () => {
 });
 
 /** Sends raw bytes; resolves with the status and the parsed body of the answer. */
-function raw(bytes: string | Buffer): Promise<{ status: number; body: unknown; text: string }> {
+/**
+ * Sends `bytes` on a connection of its own and reads the final answer (after a `100 Continue`, if any). With
+ * `halfClose: false` the client's side stays open: a client that half-closes gets no answer from a Node server still
+ * awaiting Prism.
+ */
+function raw(
+  bytes: string | Buffer,
+  { halfClose = true }: { halfClose?: boolean } = {},
+): Promise<{ status: number; body: unknown; text: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(mock.port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(mock.port, '127.0.0.1', () => (halfClose ? socket.end(bytes) : socket.write(bytes)));
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('error', reject);
     socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const text = Buffer.concat(chunks)
+        .toString('utf8')
+        .replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
       const bodyText = text.slice(text.indexOf('\r\n\r\n') + 4);
       let body: unknown;
@@ -206,26 +216,6 @@ describe('requests Prism cannot take', () => {
   });
 
   it("a body sent chunked, with a Trailer, or after Expect: 100-continue reaches Prism whole: the contract's validation answers it", async () => {
-    // Written, not ended: a client that half-closes its side gets no answer from a Node server still awaiting Prism.
-    const exchange = (bytes: string) =>
-      new Promise<{ status: number; body: unknown; text: string }>((resolve, reject) => {
-        const socket = connect(mock.port, '127.0.0.1', () => socket.write(bytes));
-        let text = '';
-        socket.on('data', (c: Buffer) => {
-          text += c.toString('utf8');
-        });
-        socket.on('error', reject);
-        socket.on('close', () => {
-          const final = text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, '');
-          let body: unknown;
-          try {
-            body = JSON.parse(final.slice(final.indexOf('\r\n\r\n') + 4));
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(final)?.[1] ?? 0), body, text });
-        });
-      });
     const head =
       'POST /v3/wms/orders/draft HTTP/1.1\r\nHost: x\r\nX-API-Key: wms_test_mock\r\nContent-Type: application/json\r\nConnection: close\r\n';
     const body = '{"orders":[]}';
@@ -235,7 +225,7 @@ describe('requests Prism cannot take', () => {
       `${head}Expect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     ];
     for (const bytes of sent) {
-      const answer = await exchange(bytes);
+      const answer = await raw(bytes, { halfClose: false });
       expectEnvelope(answer, 'INVALID_PARAMETER');
       // The schema's own refusal of an empty list, which only a body read whole can have.
       expect((answer.body as { error: { message: string } }).error.message, answer.text).toMatch(/^orders /);
