@@ -1,6 +1,7 @@
 // The kit against the repository's reference server (apps/reference): the full run, rate-limit probes included,
 // must pass; so must the Arazzo workflows under `redocly respect`.
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { contractModel, loadSpec } from '@cls-api/spec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +106,9 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
       expect(report.sandbox, summary).toMatchObject({ offered: true });
       const expired = report.errorCodes.find((c) => c.code === 'RETURN_CANCEL_EXPIRED')!;
       expect(expired.reached, summary).toMatchObject({ status: 400, operation: 'cancelReturn' });
+      // The run read the process's one model of the contract, which later runs read too: it left the document as
+      // the bundle has it.
+      expect(contractModel().doc).toEqual(loadSpec());
       expect(report.records!.created, summary).toBeGreaterThan(0);
       expect(report.records!.left, summary).toBe(0);
       expect(summary).toContain('Records: left 0 records');

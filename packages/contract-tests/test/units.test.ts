@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { loadSpec } from '@cls-api/spec';
 import { Contract, nextMonthStart, parseCli, UsageError } from '../src/index.js';
 import { Redactor } from '../src/plan/credentials.js';
 import { Generator, isSafePathSegment, NUMBER_SPELLINGS, seededRandom } from '../src/contract/generate.js';
@@ -21,6 +22,12 @@ const contract = new Contract();
 const generator = new Generator(contract);
 
 describe('reading the contract', () => {
+  test("the bundled contract's compiled validators serve every run of the process; another document gets its own", () => {
+    const schema = contract.operation('listWmsOrders').responses['200']!.schema!;
+    expect(new Contract().validator(schema)).toBe(contract.validator(schema));
+    expect(new Contract(loadSpec()).validator(schema)).not.toBe(contract.validator(schema));
+  });
+
   test('the bulk operations and their shapes come from the request and result schemas', () => {
     const shapes = Object.fromEntries(
       contract.operations.flatMap((op) => {
