@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../src/repo.js';
 
 const root = repoRoot(import.meta.dirname);
-const run = (command: string, ...args: string[]) =>
-  spawnSync(process.execPath, [join(root, 'scripts', 'run-cli.mjs'), `@cls-api/release/${command}`, ...args], {
+const run = (command: string, flag: string, env: NodeJS.ProcessEnv = {}) =>
+  spawnSync(process.execPath, [join(root, 'scripts', 'run-cli.mjs'), `@cls-api/release/${command}`, flag], {
     cwd: root,
     encoding: 'utf8',
     // Built already (pnpm test builds first); a turbo run here would restore outputs other suites are reading.
-    env: { ...process.env, CLS_NO_BUILD: '1' },
+    env: { ...process.env, CLS_NO_BUILD: '1', ...env },
   });
 
 describe.each(['release', 'breaking'])('pnpm %s', (command) => {
@@ -32,5 +32,14 @@ describe.each(['release', 'breaking'])('pnpm %s', (command) => {
     expect(r.stderr).toContain(`Usage: pnpm ${command} `);
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(r.stdout).toBe('');
+  });
+
+  it('answers --help and a wrong option without loading the gate (Optic takes seconds to load)', () => {
+    for (const flag of ['--help', '--no-such-option']) {
+      // NODE_DEBUG=module names every CommonJS module Node loads; Optic's are CommonJS.
+      const r = run(command, flag, { NODE_DEBUG: 'module' });
+      expect(r.stderr, flag).toMatch(/MODULE/);
+      expect(r.stderr, flag).not.toContain('@useoptic');
+    }
   });
 });
