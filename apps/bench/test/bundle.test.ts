@@ -7,7 +7,7 @@ import { FULL } from '../src/options.js';
 import { renderMarkdown, type Report } from '../src/report.js';
 import { runBundle } from '../src/scenarios/bundle.js';
 import { evaluateTargets } from '../src/targets.js';
-import { repoRoot } from '../src/cli.js';
+import { repoRoot } from '../src/bench.js';
 
 describe('the bundle scenario', () => {
   it('bundles the packed client with openapi-fetch, and the report shows the gzipped size beside the target', {

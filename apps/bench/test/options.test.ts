@@ -70,4 +70,16 @@ describe('pnpm bench --help', () => {
     expect(r.stderr).toContain("Unknown option '--no-such-option'");
     expect(r.stderr).toContain(USAGE);
   });
+
+  it('answers --help and a wrong option without loading what the scenarios run', () => {
+    for (const flag of ['--help', '--no-such-option']) {
+      // NODE_DEBUG=module names every CommonJS module Node loads: the servers' (Fastify, pg, ioredis) are.
+      const r = spawnSync(process.execPath, [cli, flag], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_DEBUG: 'module' },
+      });
+      expect(r.stderr, flag).toMatch(/MODULE/);
+      expect(r.stderr, flag).not.toMatch(/\/(fastify|pg|ioredis|autocannon)@/);
+    }
+  });
 });
