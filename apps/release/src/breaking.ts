@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
 import { readChangesets } from './changesets.js';
 import { commandLine } from './command-line.js';
+import { classifyChanges } from './gate.js';
 import { bundleAtRef, defaultBase, repoRoot } from './repo.js';
+import { verdict } from './verdict.js';
 
 const USAGE = `Usage: pnpm breaking [--base REF] [--base-file FILE --head-file FILE] [--changesets DIR] [--root DIR]
 
@@ -46,9 +48,6 @@ if (values['base-file']) {
   baseLabel = ref;
 }
 const head = values['head-file'] ? readDoc(values['head-file']) : loadSpec();
-// Loaded once there is something to compare: the gate runs on Optic, whose modules take one to two CPU-seconds to
-// load, which --help, a wrong option or a missing base need not wait for.
-const [{ classifyChanges }, { verdict }] = await Promise.all([import('./gate.js'), import('./verdict.js')]);
 const changes = await classifyChanges(base, head);
 const result = verdict(changes, readChangesets(values.changesets ?? join(root, '.changeset')), baseLabel);
 for (const line of result.lines) console.log(line);

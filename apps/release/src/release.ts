@@ -18,7 +18,9 @@ import { loadSpec } from '@cls-api/spec';
 import { type Bump, bumpFor, bumpVersion, readChangesets, SPEC_PACKAGE } from './changesets.js';
 import { contractChangeset } from './changelog.js';
 import { commandLine } from './command-line.js';
+import { classifyChanges } from './gate.js';
 import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
+import { verdict } from './verdict.js';
 
 const USAGE = `Usage: pnpm release [--dry-run] [--skip-build] [--version-only] [--publish]
 
@@ -122,9 +124,6 @@ const tag = lastReleaseTag(root);
 let generatedBump: Bump | undefined;
 let generatedText: string | undefined;
 if (tag) {
-  // Loaded here: Optic's modules, which the gate runs on, take one to two CPU-seconds to load, which --help, a wrong
-  // option and --publish need not wait for.
-  const [{ classifyChanges }, { verdict }] = await Promise.all([import('./gate.js'), import('./verdict.js')]);
   const changes = await classifyChanges(bundleAtRef(root, tag), loadSpec());
   const result = verdict(changes, readChangesets(changesetDir), tag);
   for (const line of result.lines) console.log(line);

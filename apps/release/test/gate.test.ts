@@ -291,6 +291,20 @@ describe('pnpm breaking', () => {
     expect(failed?.stdout).toMatch(/^BREAKING\s+POST \/v3\/auth\/token\s+operation\s+cannot remove an operation$/m);
   });
 
+  it('finds no change between a contract and itself, without loading Optic', async () => {
+    writeFileSync(join(dir, 'same.json'), JSON.stringify(plain));
+    const same = join(dir, 'same.json');
+    // NODE_DEBUG=module names every CommonJS module Node loads; Optic's are CommonJS.
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [cli, '--base-file', same, '--head-file', same, '--changesets', join(dir, 'none')],
+      { env: { ...process.env, NODE_DEBUG: 'module' } },
+    );
+    expect(stdout).toMatch(/^contract changes since \S+: 0 breaking, 0 provisional, 0 non-breaking /m);
+    expect(stderr).toMatch(/MODULE/);
+    expect(stderr).not.toContain('@useoptic');
+  });
+
   it('passes the working tree against its default base (the last release tag, origin/main or HEAD~1)', async () => {
     // Exit 0 (run rejects otherwise): no breaking change, or every one matched by a pending major changeset.
     const { stdout } = await run(process.execPath, [cli], { cwd: join(import.meta.dirname, '..') });
