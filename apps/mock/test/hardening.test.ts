@@ -23,7 +23,6 @@ afterAll(async () => {
   await mock?.close();
 });
 
-/** Sends raw bytes; resolves with the status and the parsed body of the answer. */
 /**
  * Sends `bytes` on a connection of its own and reads the final answer (after a `100 Continue`, if any). With
  * `halfClose: false` the client's side stays open: a client that half-closes gets no answer from a Node server still
