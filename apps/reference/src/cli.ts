@@ -8,22 +8,14 @@ import type { KeyArea } from '@cls-api/server';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import type { Cluster } from './cluster.js';
 import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
-import { openRedis, redisDatabaseOf } from './limits/redis.js';
-import { RedisUsageCounters } from './limits/redis-usage.js';
-import { createDomain } from './domain/index.js';
-import { SandboxClocks } from './sandbox/clock.js';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
 import { demoKeysPath, readDemoKeys, saveDemoKeys } from './demo-keys.js';
 import { ApiError } from './errors.js';
-import {
-  baseUrlOf,
-  createLogger,
-  exitCodeOf,
-  shutdownOnSignals,
-  startServer,
-  storageOptions,
-  type Clock,
-} from './server.js';
+// The HTTP server (Fastify and its plugins), Redis's client and the domain's handlers are loaded by the commands that
+// run them: `--help`, a wrong option and most admin commands need none, and loading them all took about a third of an
+// admin command's CPU time.
+import { exitCodeOf } from './assembly/shutdown.js';
+import type { Clock } from './server.js';
 import {
   listenRefusal,
   loadSandboxSpec,
@@ -217,6 +209,10 @@ async function admin(
       }
       case 'order ship': {
         if (!arg) throw new UsageError('admin order ship needs ORDER_NO');
+        const [{ createDomain }, { SandboxClocks }] = await Promise.all([
+          import('./domain/index.js'),
+          import('./sandbox/clock.js'),
+        ]);
         const domain = createDomain(storage.domain, { timeZone: config.serviceTimeZone });
         // Shipped at the time its records see: a test order at its account's test clock (the sandbox's).
         const order = await storage.domain.findOrder(null, arg);
@@ -231,6 +227,7 @@ async function admin(
       case 'quota reset': {
         const accountId = required(flags, 'account');
         const month = monthKey(now, config.serviceTimeZone);
+        const redis = config.redisUrl ? { url: config.redisUrl, ...(await import('./limits/redis.js')) } : undefined;
         // The counters the servers use: Redis's when REDIS_URL is set, else the database's. Each server records which
         // as it starts; resetting the other would do nothing and say it was done.
         const place = await accounts.usageCountersPlace();
@@ -244,13 +241,9 @@ async function admin(
           ]);
         // Another Redis, or another database index of the same one, holds no counter the servers read: a reset there
         // would print a full allowance and give back nothing.
-        if (
-          place?.kind === 'redis' &&
-          config.redisUrl &&
-          redisDatabaseOf(place.url) !== redisDatabaseOf(config.redisUrl)
-        )
+        if (place?.kind === 'redis' && redis && redis.redisDatabaseOf(place.url) !== redis.redisDatabaseOf(redis.url))
           throw new ConfigError([
-            `the servers on this DATABASE keep the monthly counters in Redis at ${place.url}, and REDIS_URL names ${withoutPassword(config.redisUrl)}, where no server records them: run admin quota reset with their REDIS_URL. Nothing was reset.`,
+            `the servers on this DATABASE keep the monthly counters in Redis at ${place.url}, and REDIS_URL names ${withoutPassword(redis.url)}, where no server records them: run admin quota reset with their REDIS_URL. Nothing was reset.`,
           ]);
         if (place === undefined && config.redisUrl)
           throw new ConfigError([
@@ -259,12 +252,13 @@ async function admin(
         await accounts.getAccount(accountId).then((a) => {
           if (!a) throw new ProvisioningError(`no account ${accountId}`);
         });
-        if (config.redisUrl) {
-          const redis = await openRedis(config.redisUrl);
+        if (redis) {
+          const { RedisUsageCounters } = await import('./limits/redis-usage.js');
+          const client = await redis.openRedis(redis.url);
           try {
-            await new RedisUsageCounters(redis).resetUsage(accountId, month, 'test');
+            await new RedisUsageCounters(client).resetUsage(accountId, month, 'test');
           } finally {
-            redis.disconnect();
+            client.disconnect();
           }
         } else {
           await accounts.resetUsage(accountId, month, 'test');
@@ -355,7 +349,10 @@ async function cluster(flags: Flags, io: CliIo, clock: Clock, json: boolean): Pr
       throw new Error(CLUSTER_NEEDS_TOOLING);
     throw err;
   });
-  const { RESTARTS, startCluster } = await import('./cluster.js');
+  const [{ RESTARTS, startCluster }, { createDomain }] = await Promise.all([
+    import('./cluster.js'),
+    import('./domain/index.js'),
+  ]);
   // A taken PORT is found before anything starts: nginx could not bind it, and the other server would answer.
   if (config0.port !== 0) await assertPortFree(config0.port);
 
@@ -578,6 +575,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   try {
     if (command === 'serve') {
+      const [{ baseUrlOf, createLogger, shutdownOnSignals, startServer, storageOptions }, { createDomain }] =
+        await Promise.all([import('./server.js'), import('./domain/index.js')]);
       const config = loadConfig(io.env);
       const logger = createLogger(config);
       if (config.jwtSecretGenerated)
@@ -649,6 +648,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
     const config = loadConfig(io.env, undefined, { needsJwtSecret: false });
     if (command === 'seed') {
+      const { createDomain } = await import('./domain/index.js');
       const accounts = await withStorage(config, (storage) =>
         provisionDemo(storage.accounts, createDomain(storage.domain, { timeZone: config.serviceTimeZone }), clock()),
       );

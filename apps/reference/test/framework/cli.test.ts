@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -417,5 +417,29 @@ describe('the bin', () => {
     expect(exitHandlers([bin])).toBe('0');
     // The measure sees the package when it is loaded, so the 0 above is not blind.
     expect(exitHandlers([bin, '@cls-api/test-servers'])).toBe('1');
+  });
+
+  it('answers --help, a wrong option and an admin command without loading the HTTP server or Redis', () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: build the package first`);
+    // NODE_DEBUG=module names every CommonJS module Node loads: Fastify's and ioredis's are.
+    const loaded = (args: string[]) => {
+      const r = spawnSync(process.execPath, [bin, ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, ...env, NODE_DEBUG: 'module' },
+      });
+      expect(r.stderr, args.join(' ')).toMatch(/MODULE/);
+      return r;
+    };
+    for (const args of [['--help'], ['--bogus'], ['admin', 'account', 'list']]) {
+      const r = loaded(args);
+      expect(r.stderr, args.join(' ')).not.toMatch(/\/(fastify|ioredis)@/);
+    }
+    // The measure sees them when a command does load them, so the passes above are not blind.
+    expect(loaded(['admin', 'quota', 'reset', '--account', 'none']).status).toBe(1);
+    const withRedis = spawnSync(process.execPath, [bin, 'admin', 'quota', 'reset', '--account', 'none'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env, REDIS_URL: 'redis://127.0.0.1:1', NODE_DEBUG: 'module' },
+    });
+    expect(withRedis.stderr).toMatch(/\/ioredis@/);
   });
 });
