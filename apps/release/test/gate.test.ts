@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { loadSpec, type OpenApiDocument } from '@cls-api/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Changeset } from '../src/changesets.js';
-import { classifyChanges, extensionChanges } from '../src/gate.js';
+import { classifyChanges, extensionChanges, withoutUnchangedPaths } from '../src/gate.js';
 import { verdict } from '../src/verdict.js';
 
 const run = promisify(execFile);
@@ -216,6 +216,98 @@ describe('additive changes pass the gate', () => {
     const r = await gate(plain, structuredClone(plain));
     expect(r.changes).toEqual([]);
     expect(r.ok).toBe(true);
+  });
+});
+
+describe('what Optic compares: the path items a change reaches', () => {
+  // `/a` reaches Leaf through a response component and a schema; `/b` reaches no component.
+  const doc = (leaf: Json, edit: (d: Json) => void = () => undefined): Json => {
+    const d: Json = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1.0.0' },
+      security: [{ key: [] }],
+      paths: {
+        '/a': { get: { responses: { '200': { $ref: '#/components/responses/A' } } } },
+        '/b': { get: { responses: { '204': {} } } },
+      },
+      components: {
+        responses: { A: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Row' } } } } },
+        schemas: { Row: { type: 'object', properties: { leaf: { $ref: '#/components/schemas/Leaf' } } }, Leaf: leaf },
+        securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
+    };
+    edit(d);
+    return d;
+  };
+  const pathsOf = ([base, head]: [Json, Json]) => [Object.keys(base.paths), Object.keys(head.paths)];
+  const text = { type: 'string' };
+
+  it('keeps a path item whose components changed, however deep, and leaves out one that is the same', () => {
+    expect(pathsOf(withoutUnchangedPaths(doc(text), doc({ type: 'integer' })))).toEqual([['/a'], ['/a']]);
+    expect(
+      pathsOf(
+        withoutUnchangedPaths(
+          doc(text),
+          doc(text, (d) => (d.paths['/b'].get.responses['404'] = {})),
+        ),
+      ),
+    ).toEqual([['/b'], ['/b']]);
+    // Another version of the same contract: nothing for Optic to judge.
+    expect(
+      pathsOf(
+        withoutUnchangedPaths(
+          doc(text),
+          doc(text, (d) => (d.info.version = '2.0.0')),
+        ),
+      ),
+    ).toEqual([[], []]);
+  });
+
+  it('keeps a path item on one side only', () => {
+    const added = doc(text, (d) => (d.paths['/c'] = { get: { responses: { '204': {} } } }));
+    expect(pathsOf(withoutUnchangedPaths(doc(text), added))).toEqual([[], ['/c']]);
+    expect(pathsOf(withoutUnchangedPaths(added, doc(text)))).toEqual([['/c'], []]);
+  });
+
+  it('keeps every path item when what shapes every operation changed: the security at the top, or its schemes', () => {
+    const everything = [
+      ['/a', '/b'],
+      ['/a', '/b'],
+    ];
+    expect(
+      pathsOf(
+        withoutUnchangedPaths(
+          doc(text),
+          doc(text, (d) => (d.security = [])),
+        ),
+      ),
+    ).toEqual(everything);
+    expect(
+      pathsOf(
+        withoutUnchangedPaths(
+          doc(text),
+          doc(text, (d) => (d.components.securitySchemes.key.name = 'X-Key')),
+        ),
+      ),
+    ).toEqual(everything);
+  });
+
+  it('a change to a component every operation reaches is found in each of them', async () => {
+    const r = await gate(
+      plain,
+      variant(plain, (d) => {
+        // Reached through the error envelope, from every operation's error responses.
+        const error = d.components.schemas.ErrorObject;
+        delete error.properties.message;
+        error.required = error.required.filter((name: string) => name !== 'message');
+      }),
+    );
+    const operations = new Set(r.changes.filter((c) => c.kind === 'breaking').map((c) => c.operation));
+    expect([...operations].sort()).toEqual([
+      'GET /v3/manager/orders',
+      'POST /v3/auth/token',
+      'POST /v3/wms/orders/draft',
+    ]);
   });
 });
 
