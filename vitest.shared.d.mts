@@ -14,10 +14,15 @@ export interface PackageTestOptions {
   env?: Record<string, string>;
 }
 
-/** Gives a timeout's report its message ("Test timed out in 60000ms.") instead of vitest's placeholder. */
-export const timeoutMessages: Reporter;
+/**
+ * Gives a timeout's report its message ("Test timed out in 60000ms.") instead of vitest's placeholder, and an error
+ * that wraps another ("fetch failed") the causes it carries.
+ */
+export const failureMessages: Reporter;
 
 export function stackWithMessage(error: { message?: string; stack?: string; name?: string }): void;
+
+export function stackWithCauses(error: { message?: string; stack?: string; cause?: unknown }): void;
 
 export function packageTestConfig(options: PackageTestOptions): {
   test: PackageTestOptions & {

@@ -13,20 +13,28 @@ import { GRAPH_HASH_ENV } from './scripts/test-reports.mjs';
 delete process.env[GRAPH_HASH_ENV];
 
 /**
- * Vitest makes a timeout's error before the test runs (to point at the test's line) and sets its message, "Test
- * timed out in 60000ms.", only when the limit passes; its stack still begins "Error: STACK_TRACE_ERROR", and the json
- * reporter writes the stack. This reporter, listed before it, gives such a stack the message's first line, so the
- * report (and `pnpm test`'s list of failures) says what happened and after how long.
+ * What the json reporter keeps of an error is its stack, and `pnpm test`'s list of failures shows the stack's first
+ * line. This reporter, listed before it, makes that line say what happened:
+ * - Vitest makes a timeout's error before the test runs (to point at the test's line) and sets its message, "Test
+ *   timed out in 60000ms.", only when the limit passes; its stack still begins "Error: STACK_TRACE_ERROR". Such a
+ *   stack is given the message.
+ * - An error that only wraps another ("TypeError: fetch failed", whose reason is its `cause`) has the causes it
+ *   carries added to that line, as the console's "Caused by:" shows them.
  * @type {import('vitest/node').Reporter}
  */
-export const timeoutMessages = {
+export const failureMessages = {
   onTestCaseResult(testCase) {
-    for (const error of testCase.task.result?.errors ?? []) stackWithMessage(error);
+    for (const error of testCase.task.result?.errors ?? []) explain(error);
   },
   onTestModuleEnd(testModule) {
-    for (const error of testModule.task.result?.errors ?? []) stackWithMessage(error);
+    for (const error of testModule.task.result?.errors ?? []) explain(error);
   },
 };
+
+function explain(error) {
+  stackWithMessage(error);
+  stackWithCauses(error);
+}
 
 /** @param {{ message?: string, stack?: string, name?: string }} error */
 export function stackWithMessage(error) {
@@ -36,12 +44,34 @@ export function stackWithMessage(error) {
   error.stack = [`${error.name || 'Error'}: ${error.message}`, ...rest.filter((l) => /^\s+at /.test(l))].join('\n');
 }
 
+/** How many causes deep a line goes: undici's are two at most (fetch failed, then the socket's error). */
+const CAUSE_DEPTH = 3;
+
+/** @param {{ message?: string, stack?: string, cause?: unknown }} error */
+export function stackWithCauses(error) {
+  if (typeof error?.stack !== 'string' || error.cause === undefined || error.cause === null) return;
+  const said = [];
+  let cause = error.cause;
+  while (cause !== undefined && cause !== null && said.length < CAUSE_DEPTH) {
+    if (typeof cause !== 'object') {
+      said.push(String(cause));
+      break;
+    }
+    const message = String(cause.message ?? '').split('\n')[0];
+    const code = typeof cause.code === 'string' && !message.includes(cause.code) ? ` (${cause.code})` : '';
+    said.push(`${cause.name || 'Error'}: ${message}${code}`);
+    cause = cause.cause;
+  }
+  const [first, ...rest] = error.stack.split('\n');
+  error.stack = [`${first}; caused by ${said.join('; caused by ')}`, ...rest].join('\n');
+}
+
 /** @param {import('./vitest.shared.d.mts').PackageTestOptions} options */
 export function packageTestConfig(options) {
   return {
     test: {
       include: ['test/**/*.test.ts'],
-      reporters: ['default', timeoutMessages, 'json'],
+      reporters: ['default', failureMessages, 'json'],
       outputFile: { json: 'reports/vitest.json' },
       ...options,
     },

@@ -108,9 +108,10 @@ const seconds = (ms) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 
 /**
  * Why a case or file failed, in one line: a timeout with its limit ("timed out after 60 s"), else the error's first
- * line (an assertion's message; for a browser wait that ran out, with what it waited for). A report written without
- * vitest.shared.mjs's fix still has "STACK_TRACE_ERROR" for a timeout: it is named a timeout with how long the case
- * ran, the limit itself being lost.
+ * line (an assertion's message; for an error that wraps another, with the causes vitest.shared.mjs's reporter added;
+ * for a browser wait that ran out, with what it waited for). A report written without vitest.shared.mjs's reporter
+ * still has "STACK_TRACE_ERROR" for a timeout: it is named a timeout with how long the case ran, the limit itself
+ * being lost.
  */
 export function cause(message, durationMs) {
   const line = firstLine(message);

@@ -1,7 +1,9 @@
 // `pnpm test`'s closing counts (scripts/test-all.mjs) read each package's vitest JSON report: a case that failed, and
 // a file that failed around its cases (its `beforeAll` threw, so every case shows as skipped), are each counted and
 // named, so the tail of a CI log says which test broke.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -153,6 +155,45 @@ describe("pnpm test's report reading", () => {
     const before = assertion.stack;
     stackWithMessage(assertion);
     expect(assertion.stack).toBe(before);
+  });
+
+  // "TypeError: fetch failed" is all undici's error says; why (a refused or reset connection) is in its `cause`, which
+  // the json reporter leaves out. A fetch that failed this way in CI said nothing more in the list of failures.
+  it("names what a wrapping error's causes say, in the report a suite writes with the shared config", async () => {
+    const project = mkdtempSync(join(dir, 'causes-'));
+    const closed = createServer();
+    const free = await new Promise<number>((done) =>
+      closed.listen(0, '127.0.0.1', () => done((closed.address() as AddressInfo).port)),
+    );
+    await new Promise((done) => closed.close(done));
+    writeFileSync(
+      join(project, 'vitest.config.mjs'),
+      `import { packageTestConfig } from ${JSON.stringify(shared)};\n` +
+        'export default packageTestConfig({ testTimeout: 60_000, globals: true });\n',
+    );
+    mkdirSync(join(project, 'test'));
+    writeFileSync(
+      join(project, 'test', 'causes.test.ts'),
+      [
+        `test('fetches a closed port', async () => { await fetch('http://127.0.0.1:${free}/'); });`,
+        "test('fails two causes deep', () => {",
+        "  throw new Error('outer', { cause: Object.assign(new Error('middle', { cause: 'a string' }), { code: 'E_MID' }) });",
+        '});',
+        "test('fails plainly', () => { throw new Error('no cause'); });",
+        '',
+      ].join('\n'),
+    );
+    const vitest = spawnSync(
+      join(import.meta.dirname, '..', 'node_modules', '.bin', 'vitest'),
+      ['run', '--root', project, '--config', join(project, 'vitest.config.mjs')],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(vitest.status, vitest.stdout + vitest.stderr).toBe(1);
+    expect(readReports(project, '@cls-api/x')?.failures).toEqual([
+      `@cls-api/x test/causes.test.ts > fetches a closed port: TypeError: fetch failed; caused by Error: connect ECONNREFUSED 127.0.0.1:${free}`,
+      '@cls-api/x test/causes.test.ts > fails two causes deep: Error: outer; caused by Error: middle (E_MID); caused by a string',
+      '@cls-api/x test/causes.test.ts > fails plainly: Error: no cause',
+    ]);
   });
 
   it('runs one turbo task per core, at least one', () => {
