@@ -219,3 +219,15 @@ describe.skipIf(state === 'absent')('against the reference server (apps/referenc
     expect(code, output).toBe(0);
   }, 300_000);
 });
+
+describe.skipIf(state !== 'ready')('the shipped order every run against the reference server starts with', () => {
+  // A fixture request that gets no answer names what became of the server; fetch's own error says only "fetch failed".
+  test('names a server that died before it answered, with how it ended', async ({ expect }) => {
+    const dead = await startReference();
+    process.kill(dead.pid, 'SIGKILL');
+    await dead.stop();
+    await expect(shipAnOrder(dead)).rejects.toThrow(
+      /^POST \/v3\/wms\/products for a shipped order got no answer \(TypeError: fetch failed\); the reference server \(pid \d+, Node\.js \S+\) has exited \(SIGKILL\); it printed: /,
+    );
+  });
+});

@@ -57,6 +57,8 @@ export interface ReferenceServer extends SellerPair {
   /** The serving process. */
   pid: number;
   pairs: SellerPair[];
+  /** Whether the serving process still runs, and the last of what it printed: for the message of a failed test. */
+  state: () => string;
   /** Runs `cls-reference admin … --json` on the server's database, in a process of its own. */
   admin: (args: string[]) => Promise<Record<string, unknown>>;
   stop: () => Promise<void>;
@@ -114,6 +116,9 @@ async function provision(database: string, pairs: number): Promise<SellerPair[]>
   }
 }
 
+/** How much of what a reference server printed is kept for a failure's message: its last characters. */
+const PRINTED_KEPT = 8_000;
+
 export async function startReference(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cls-reference-'));
   const env = {
@@ -152,11 +157,16 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // What it prints for as long as it runs, its last lines kept: a crash's stack goes to stderr whatever LOG_LEVEL says.
+  let printed = '';
+  const keep = (d: Buffer) => {
+    printed = (printed + d.toString('utf8')).slice(-PRINTED_KEPT);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const url = await new Promise<string>((done, fail) => {
     let out = '';
-    let err = '';
     // Until it prints its address or exits: the calling hook's limit is the safety net, not a guess at its speed.
-    child.stderr!.on('data', (d) => (err += d));
     child.stdout!.on('data', (d) => {
       out += d;
       const line = out.split('\n').find((l) => l.includes('"base_url"'));
@@ -164,8 +174,15 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
         done(String((JSON.parse(line) as { base_url: string }).base_url));
       }
     });
-    child.on('exit', (code) => fail(new Error(`the reference server exited (${code}): ${out}${err}`)));
+    child.on('exit', (code) => fail(new Error(`the reference server exited (${code}): ${printed}`)));
   });
+  const state = () => {
+    const how =
+      child.exitCode !== null || child.signalCode !== null
+        ? `has exited (${child.exitCode ?? child.signalCode})`
+        : 'still runs';
+    return `the reference server (pid ${child.pid}, Node.js ${node}) ${how}; it printed: ${printed.trim() || 'nothing'}`;
+  };
   return {
     url,
     database: env.DATABASE,
@@ -173,6 +190,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     ...pairs[0]!,
     pairs,
     admin,
+    state,
     stop: async () => {
       await new Promise<void>((done) => {
         if (child.exitCode !== null) return done();
@@ -190,34 +208,37 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
  */
 export async function shipAnOrder(server: ReferenceServer): Promise<void> {
   const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-  const product = await fetch(`${server.url}/v3/wms/products`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      product_code: 'KIT-SHIPPED-01',
-      product_name: 'Shipped order product',
-      price: 1000,
-      stock_quantity: 5,
-    }),
+  // A request that gets no answer at all names what the server did meanwhile: fetch's own error says only "fetch
+  // failed", and the server, started silent, may have printed a crash.
+  const post = async (path: string, body: unknown): Promise<Response> => {
+    try {
+      return await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    } catch (err) {
+      throw new Error(`POST ${path} for a shipped order got no answer (${String(err)}); ${server.state()}`, {
+        cause: err,
+      });
+    }
+  };
+  const product = await post('/v3/wms/products', {
+    product_code: 'KIT-SHIPPED-01',
+    product_name: 'Shipped order product',
+    price: 1000,
+    stock_quantity: 5,
   });
   if (product.status !== 200)
     throw new Error(`the product for a shipped order: ${product.status} ${await product.text()}`);
-  const order = await fetch(`${server.url}/v3/wms/orders`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      orders: [
-        {
-          mall_order_no: 'KIT-SHIPPED-1',
-          mall_product_name: 'Shipped order product',
-          product_code: 'KIT-SHIPPED-01',
-          quantity: 1,
-          receiver_name: 'Kim Minji',
-          receiver_phone: '010-1234-5678',
-          receiver_address: '12 Teheran-ro, Seoul',
-        },
-      ],
-    }),
+  const order = await post('/v3/wms/orders', {
+    orders: [
+      {
+        mall_order_no: 'KIT-SHIPPED-1',
+        mall_product_name: 'Shipped order product',
+        product_code: 'KIT-SHIPPED-01',
+        quantity: 1,
+        receiver_name: 'Kim Minji',
+        receiver_phone: '010-1234-5678',
+        receiver_address: '12 Teheran-ro, Seoul',
+      },
+    ],
   });
   const orderNo = ((await order.json()) as { data: { results: Array<{ order_no: string }> } }).data.results[0]!
     .order_no;
