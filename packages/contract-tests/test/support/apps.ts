@@ -57,7 +57,10 @@ export interface ReferenceServer extends SellerPair {
   /** The serving process. */
   pid: number;
   pairs: SellerPair[];
-  /** Whether the serving process still runs, and the last of what it printed: for the message of a failed test. */
+  /**
+   * Whether the serving process still runs (on the first line), its Node.js and the last of what it printed: for the
+   * message of a failed test.
+   */
   state: () => string;
   /** Runs `cls-reference admin … --json` on the server's database, in a process of its own. */
   admin: (args: string[]) => Promise<Record<string, unknown>>;
@@ -176,13 +179,14 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     });
     child.on('exit', (code) => fail(new Error(`the reference server exited (${code}): ${printed}`)));
   });
-  const state = () => {
-    const how =
-      child.exitCode !== null || child.signalCode !== null
-        ? `has exited (${child.exitCode ?? child.signalCode})`
-        : 'still runs';
-    return `the reference server (pid ${child.pid}, Node.js ${node}) ${how}; it printed: ${printed.trim() || 'nothing'}`;
-  };
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  // Its first line short, for a failure's one-line summary; the rest on the lines after.
+  const state = () =>
+    [
+      `the reference server (pid ${child.pid}) ${ended() ? `has exited (${child.exitCode ?? child.signalCode})` : 'still runs'}`,
+      `its Node.js: ${node}`,
+      `it printed: ${printed.trim() || 'nothing'}`,
+    ].join('\n');
   return {
     url,
     database: env.DATABASE,
@@ -193,7 +197,8 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     state,
     stop: async () => {
       await new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
+        // A server killed by a signal has no exit code, only the signal.
+        if (ended()) return done();
         child.once('exit', () => done());
         child.kill('SIGTERM');
       });
@@ -208,15 +213,14 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
  */
 export async function shipAnOrder(server: ReferenceServer): Promise<void> {
   const headers = { 'X-API-Key': server.keys.primary.wms!, 'Content-Type': 'application/json' };
-  // A request that gets no answer at all names what the server did meanwhile: fetch's own error says only "fetch
-  // failed", and the server, started silent, may have printed a crash.
+  // A request that gets no answer at all names what became of the server: fetch's own error says only "fetch failed"
+  // (why is in its cause, which the failure's summary line adds), and the server, started silent, may have printed a
+  // crash.
   const post = async (path: string, body: unknown): Promise<Response> => {
     try {
       return await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     } catch (err) {
-      throw new Error(`POST ${path} for a shipped order got no answer (${String(err)}); ${server.state()}`, {
-        cause: err,
-      });
+      throw new Error(`POST ${path} for a shipped order got no answer; ${server.state()}`, { cause: err });
     }
   };
   const product = await post('/v3/wms/products', {
