@@ -22,8 +22,6 @@ export const failureMessages: Reporter;
 
 export function stackWithMessage(error: { message?: string; stack?: string; name?: string }): void;
 
-export function stackWithCauses(error: { message?: string; stack?: string; cause?: unknown }): void;
-
 export function packageTestConfig(options: PackageTestOptions): {
   test: PackageTestOptions & {
     include: string[];

@@ -48,7 +48,7 @@ export function stackWithMessage(error) {
 const CAUSE_DEPTH = 3;
 
 /** @param {{ message?: string, stack?: string, cause?: unknown }} error */
-export function stackWithCauses(error) {
+function stackWithCauses(error) {
   if (typeof error?.stack !== 'string' || error.cause === undefined || error.cause === null) return;
   const said = [];
   let cause = error.cause;
