@@ -20,6 +20,7 @@ import { contractChangeset } from './changelog.js';
 import { commandLine } from './command-line.js';
 import { classifyChanges } from './gate.js';
 import { bundleAtRef, git, lastReleaseTag, publicPackages, repoRoot, syncContractVersion } from './repo.js';
+import { tarballProblems } from './tarball-checks.js';
 import { verdict } from './verdict.js';
 
 const USAGE = `Usage: pnpm release [--dry-run] [--skip-build] [--version-only] [--publish]
@@ -181,9 +182,10 @@ async function withTarballs(use: (tarballs: Tarball[]) => void): Promise<void> {
 }
 
 async function packAndCheck(work: string): Promise<Tarball[]> {
-  // Every public package, in dependency order. Each package is packed and checked beside the others (each pack,
-  // publint and attw is a process of its own, and none reads another's tarball); the list and its lines keep that
-  // order, and a failure stops the release with the first failing package in it, once every check has ended.
+  // Every public package, in dependency order. Each package is packed and checked beside the others (each pack is a
+  // process of its own, the checks of every tarball share this one, and none reads another's tarball); the list and
+  // its lines keep that order, and a failure stops the release with the first failing package in it, once every
+  // check has ended.
   const results = await Promise.allSettled(
     publicPackages(root).map(async (pkg): Promise<Tarball & { files: number; shown: string }> => {
       const out = join(work, pkg.name.replace('/', '+'));
@@ -234,27 +236,13 @@ function commitAndTag(): void {
   say(`tagged ${git(root, ['rev-parse', '--short', 'HEAD'])} v${version}`);
 }
 
-/** publint and "are the types wrong" on the tarball as it will be published: any error stops the release. */
+/** publint and "are the types wrong" on the tarball as it will be published: any problem stops the release. */
 async function checkTarball(tarball: string, dir: string): Promise<void> {
-  const bin = (name: string) => join(import.meta.dirname, '..', 'node_modules', '.bin', name);
-  // The packages are ESM only (`"type": "module"`, Node 20+): attw's esm-only profile skips the CommonJS require.
   // A subpath that exports a data file other than JSON (@cls-api/spec's `./openapi.yaml`) has no types to check.
   const exports = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).exports ?? {};
   const data = Object.entries(exports)
     .filter(([, target]) => typeof target === 'string' && !/\.(js|json)$/.test(target))
     .map(([subpath]) => subpath);
-  // Both read the tarball only: they run side by side, and publint's failure is named first when both fail.
-  const [publint, attw] = await Promise.allSettled([
-    shAsync(bin('publint'), ['run', tarball, '--level', 'warning', '--strict']),
-    shAsync(bin('attw'), [
-      tarball,
-      '--profile',
-      'esm-only',
-      '--format',
-      'ascii',
-      ...(data.length ? ['--exclude-entrypoints', ...data] : []),
-    ]),
-  ]);
-  if (publint.status === 'rejected') throw new Error(`publint ${tarball}:\n${(publint.reason as Error).message}`);
-  if (attw.status === 'rejected') throw new Error(`attw ${tarball}:\n${(attw.reason as Error).message}`);
+  const problems = await tarballProblems(tarball, data);
+  if (problems.length) throw new Error(`${tarball}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }
