@@ -10,7 +10,7 @@
 // The public packages are one `fixed` group (.changeset/config.json): a package generated from the spec is released
 // whenever the spec it embeds changes, and `info.version` follows @cls-api/spec's version. Options: USAGE below.
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -182,19 +182,31 @@ async function withTarballs(use: (tarballs: Tarball[]) => void): Promise<void> {
 }
 
 async function packAndCheck(work: string): Promise<Tarball[]> {
-  // Every public package, in dependency order. Each package is packed and checked beside the others (each pack is a
-  // process of its own, the checks of every tarball share this one, and none reads another's tarball); the list and
-  // its lines keep that order, and a failure stops the release with the first failing package in it, once every
-  // check has ended.
+  // Every public package, in dependency order, packed by one pnpm (workspace ranges become versions), then checked
+  // side by side in this process (none reads another's tarball); the list and its lines keep that order, and a
+  // failure stops the release with the first failing package in it, once every check has ended.
+  const packages = publicPackages(root);
+  const output = await shAsync('pnpm', [
+    '--recursive',
+    ...packages.flatMap((p) => ['--filter', p.name]),
+    'pack',
+    '--pack-destination',
+    work,
+    '--json',
+  ]);
+  let packed: Array<{ name: string; filename: string; files: unknown[] }>;
+  try {
+    packed = JSON.parse(output);
+  } catch {
+    throw new Error(`pnpm pack printed no list of the tarballs it packed:\n${output}`);
+  }
   const results = await Promise.allSettled(
-    publicPackages(root).map(async (pkg): Promise<Tarball & { files: number; shown: string }> => {
-      const out = join(work, pkg.name.replace('/', '+'));
-      await shAsync('pnpm', ['pack', '--pack-destination', out], pkg.dir);
-      const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz'))!);
-      await checkTarball(tarball, pkg.dir);
-      const files = (await shAsync('tar', ['-tzf', tarball])).trim().split('\n').length;
+    packages.map(async (pkg): Promise<Tarball & { files: number; shown: string }> => {
+      const pack = packed.find((p) => p.name === pkg.name);
+      if (!pack) throw new Error(`pnpm packed no tarball of ${pkg.name}`);
+      await checkTarball(pack.filename, pkg.dir);
       const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
-      return { name: pkg.name, version: pkg.version, tarball, files, shown };
+      return { name: pkg.name, version: pkg.version, tarball: pack.filename, files: pack.files.length, shown };
     }),
   );
   const tarballs: Tarball[] = [];
