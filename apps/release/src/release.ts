@@ -171,20 +171,31 @@ await withTarballs((tarballs) => {
 
 type Tarball = { name: string; version: string; tarball: string };
 
-/** Packs and checks every public package into a temp dir, which goes whatever `use` does. */
+/**
+ * Packs and checks every public package into a temp dir, which goes whatever `use` does. A package that fails its
+ * checks is named with each problem, and the release stops there (exit 1): `use` never sees a tarball set with one.
+ */
 async function withTarballs(use: (tarballs: Tarball[]) => void): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'cls-release-'));
+  let refused: string[] = [];
   try {
-    use(await packAndCheck(work));
+    const packed = await packAndCheck(work);
+    if ('refused' in packed) refused = packed.refused;
+    else use(packed.tarballs);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  if (refused.length) {
+    for (const line of refused) console.error(line);
+    console.error(`release: stopped before ${publishOnly ? 'publishing' : 'committing and tagging'} anything`);
+    process.exit(1);
+  }
 }
 
-async function packAndCheck(work: string): Promise<Tarball[]> {
+async function packAndCheck(work: string): Promise<{ tarballs: Tarball[] } | { refused: string[] }> {
   // Every public package, in dependency order, packed by one pnpm (workspace ranges become versions), then checked
-  // side by side in this process (none reads another's tarball); the list and its lines keep that order, and a
-  // failure stops the release with the first failing package in it, once every check has ended.
+  // side by side in this process (none reads another's tarball); the list and its lines keep that order, and every
+  // package that fails is named, once every check has ended.
   const packages = publicPackages(root);
   const output = await shAsync('pnpm', [
     '--recursive',
@@ -200,24 +211,28 @@ async function packAndCheck(work: string): Promise<Tarball[]> {
   } catch {
     throw new Error(`pnpm pack printed no list of the tarballs it packed:\n${output}`);
   }
-  const results = await Promise.allSettled(
-    packages.map(async (pkg): Promise<Tarball & { files: number; shown: string }> => {
+  const checked = await Promise.all(
+    packages.map(async (pkg) => {
       const pack = packed.find((p) => p.name === pkg.name);
       if (!pack) throw new Error(`pnpm packed no tarball of ${pkg.name}`);
-      await checkTarball(pack.filename, pkg.dir);
-      const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
-      return { name: pkg.name, version: pkg.version, tarball: pack.filename, files: pack.files.length, shown };
+      return { pkg, pack, problems: await tarballProblems(pack.filename, dataSubpaths(pkg.dir)) };
     }),
   );
+  const refused = checked
+    .filter((c) => c.problems.length)
+    .flatMap(({ pkg, problems }) => [
+      `release: ${pkg.name}@${pkg.version} fails its checks as packed:`,
+      ...problems.map((p) => `  ${p}`),
+    ]);
+  if (refused.length) return { refused };
   const tarballs: Tarball[] = [];
-  for (const result of results) {
-    if (result.status === 'rejected') throw result.reason;
-    const { files, shown, ...t } = result.value;
-    console.log(`  ${shown}  ${files} files  ${t.tarball.split('/').at(-1)}`);
-    tarballs.push(t);
+  for (const { pkg, pack } of checked) {
+    const shown = dryRun && bump ? `${pkg.name}@${version} (from ${pkg.version})` : `${pkg.name}@${pkg.version}`;
+    console.log(`  ${shown}  ${pack.files.length} files  ${pack.filename.split('/').at(-1)}`);
+    tarballs.push({ name: pkg.name, version: pkg.version, tarball: pack.filename });
   }
   say(`publint and attw: no problems in ${tarballs.length} tarballs`);
-  return tarballs;
+  return { tarballs };
 }
 
 /** Publishes what the registry does not have yet (a publish interrupted halfway can be run again). */
@@ -248,13 +263,13 @@ function commitAndTag(): void {
   say(`tagged ${git(root, ['rev-parse', '--short', 'HEAD'])} v${version}`);
 }
 
-/** publint and "are the types wrong" on the tarball as it will be published: any problem stops the release. */
-async function checkTarball(tarball: string, dir: string): Promise<void> {
-  // A subpath that exports a data file other than JSON (@cls-api/spec's `./openapi.yaml`) has no types to check.
+/**
+ * The subpaths of the package's `exports` that name a data file other than JSON (@cls-api/spec's `./openapi.yaml`):
+ * they have no types for "are the types wrong" to check.
+ */
+function dataSubpaths(dir: string): string[] {
   const exports = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).exports ?? {};
-  const data = Object.entries(exports)
+  return Object.entries(exports)
     .filter(([, target]) => typeof target === 'string' && !/\.(js|json)$/.test(target))
     .map(([subpath]) => subpath);
-  const problems = await tarballProblems(tarball, data);
-  if (problems.length) throw new Error(`${tarball}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }

@@ -405,6 +405,29 @@ describe('after the release, in the released copy', () => {
   };
   const released = () => releasedVersion(root);
 
+  it('a package whose types name a missing file stops the release, each problem named, nothing tagged', () => {
+    const manifest = join(copy, 'packages', 'client', 'package.json');
+    const original = readFileSync(manifest, 'utf8');
+    const pkg = JSON.parse(original);
+    pkg.exports['.'].types = './dist/src/gone.d.ts';
+    writeFileSync(manifest, JSON.stringify(pkg, null, 2));
+    try {
+      const tags = git(copy, ['tag', '--list']);
+      const r = node(['apps/release/dist/release.js', '--dry-run', '--skip-build']);
+      expect(r.status, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toContain(`release: @cls-api/client@${released()} fails its checks as packed:\n`);
+      expect(r.stderr).toMatch(/^ {2}publint: .*gone\.d\.ts.*does not exist/m);
+      expect(r.stderr).toMatch(/^ {2}attw: .*entrypoint \., resolutionKind bundler/m);
+      expect(r.stderr).toMatch(/^release: stopped before committing and tagging anything$/m);
+      // The other packages pass: only the failing one is named, and the message is not a stack trace.
+      expect(r.stderr.match(/fails its checks/g)).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(git(copy, ['tag', '--list'])).toBe(tags);
+    } finally {
+      writeFileSync(manifest, original);
+    }
+  });
+
   it('an added optional field is a minor release: the dry run shows the next minor of every package', () => {
     editYaml('spec/components/schemas/ManagerOrderListItem.yaml', (d) => {
       d.properties.note = { description: 'A note.', type: 'string', maxLength: 100 };
