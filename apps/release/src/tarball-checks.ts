@@ -1,8 +1,8 @@
-// publint and "are the types wrong" on a tarball as it will be published, in this process: each CLI started a Node of
-// its own and loaded its checker (attw's holds a TypeScript compiler) once per tarball, some 2 CPU-seconds each, when
-// one process checks every tarball of a release with one load. The verdicts are the CLIs': publint `--level warning
-// --strict` (any warning or error fails), attw `--profile esm-only` (problems seen only through the `node10` and
-// `node16-cjs` resolutions are the CommonJS `require` an ESM-only package does not offer).
+// publint and "are the types wrong" on a tarball as it will be published, in the release's own process rather than
+// through their CLIs: a CLI is a Node process that loads its checker (attw's holds a TypeScript compiler) for one
+// tarball, some 2 CPU-seconds each, where one load here serves every tarball of a release. The verdicts are the CLIs':
+// publint `--level warning --strict` (any warning or error fails), attw `--profile esm-only` (problems seen only
+// through the `node10` and `node16-cjs` resolutions are the CommonJS `require` an ESM-only package does not offer).
 import { readFileSync } from 'node:fs';
 
 /** The resolutions attw's `esm-only` profile leaves out. */
@@ -23,7 +23,7 @@ export async function tarballProblems(tarball: string, dataSubpaths: readonly st
     import('@arethetypeswrong/core'),
     import('@arethetypeswrong/core/problems'),
   ]);
-  const lint = await publint({ pack: { tarball: data.slice().buffer }, level: 'warning', strict: true });
+  const lint = await publint({ pack: { tarball: data.buffer }, level: 'warning', strict: true });
   const problems = lint.messages.map((m) => `publint: ${formatMessage(m, lint.pkg) ?? m.code}`);
   const analysis = await attw.checkPackage(attw.createPackageFromTarballData(data), {
     excludeEntrypoints: [...dataSubpaths],
