@@ -196,10 +196,11 @@ async function packAndCheck(work: string): Promise<{ tarballs: Tarball[] } | { r
   // Every public package, in dependency order, packed by one pnpm (workspace ranges become versions), then checked
   // side by side in this process (none reads another's tarball); the list and its lines keep that order, and every
   // package that fails is named, once every check has ended.
-  const packages = publicPackages(root);
+  // Read again, not the list read at the start: versioning has moved their versions since.
+  const versioned = publicPackages(root);
   const output = await shAsync('pnpm', [
     '--recursive',
-    ...packages.flatMap((p) => ['--filter', p.name]),
+    ...versioned.flatMap((p) => ['--filter', p.name]),
     'pack',
     '--pack-destination',
     work,
@@ -212,7 +213,7 @@ async function packAndCheck(work: string): Promise<{ tarballs: Tarball[] } | { r
     throw new Error(`pnpm pack printed no list of the tarballs it packed:\n${output}`);
   }
   const checked = await Promise.all(
-    packages.map(async (pkg) => {
+    versioned.map(async (pkg) => {
       const pack = packed.find((p) => p.name === pkg.name);
       if (!pack) throw new Error(`pnpm packed no tarball of ${pkg.name}`);
       return { pkg, pack, problems: await tarballProblems(pack.filename, dataSubpaths(pkg.dir)) };
