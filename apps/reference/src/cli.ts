@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { KeyArea } from '@cls-api/server';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, databaseOptions, loadConfig, type Config } from './config.js';
 import type { Cluster } from './cluster.js';
 import type { RunningPostgres, RunningRedis } from '@cls-api/test-servers';
 import { provisionDemo, NotEmptyError, type DemoAccount } from './demo.js';
@@ -59,8 +59,8 @@ GATEWAY_RATE_PER_SECOND, GATEWAY_BURST, MCP_RATE_PER_SECOND, MCP_BURST (and <NAM
 TEST_KEY_MONTHLY_QUOTA, JWT_SECRET,
 JWT_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, TRUSTED_PROXIES, LOG_LEVEL, BODY_LIMIT_BYTES, HEADERS_TIMEOUT_MS,
 REQUEST_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_CONNECTIONS_PER_ADDRESS, DB_LOCK_TIMEOUT_MS,
-SHUTDOWN_GRACE_MS, MAX_INCOMPLETE_REQUESTS, REDIS_COMMAND_TIMEOUT_MS, API_KEY_CACHE_MS, LIVE_USAGE_FLUSH_MS, CORS_ORIGINS,
-STRICT_CONTRACT, DATA_DIR (demo-keys.json, cluster.env).`;
+DB_CONNECT_TIMEOUT_MS, SHUTDOWN_GRACE_MS, MAX_INCOMPLETE_REQUESTS, REDIS_COMMAND_TIMEOUT_MS, API_KEY_CACHE_MS,
+LIVE_USAGE_FLUSH_MS, CORS_ORIGINS, STRICT_CONTRACT, DATA_DIR (demo-keys.json, cluster.env).`;
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -150,7 +150,7 @@ function demoText(accounts: DemoAccount[], baseUrl: string | undefined, keptIn?:
 }
 
 async function withStorage<T>(config: Config, work: (storage: Storage) => Promise<T>): Promise<T> {
-  const storage = await openStorage(config.database, { lockTimeoutMs: config.dbLockTimeoutMs });
+  const storage = await openStorage(config.database, databaseOptions(config));
   try {
     return await work(storage);
   } finally {

@@ -42,6 +42,8 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** How long a write waits for the SQLite write lock held by another connection before it fails (500). */
   dbLockTimeoutMs: number;
+  /** How long opening a PostgreSQL connection may take before it fails (at start, and for each pooled connection). */
+  dbConnectTimeoutMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;
   /**
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const keepAliveTimeoutMs = integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
   const maxConnectionsPerAddress = integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 100_000);
   const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000);
+  const dbConnectTimeoutMs = integer('DB_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000);
   const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', 20_000, 0, 600_000);
   // The hot path of every keyed request (README, "Deployment"): at most one second, so that a revoked key or an
   // ended subscription stops working within a second on every instance; 0 turns either off.
@@ -257,6 +260,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     keepAliveTimeoutMs,
     maxConnectionsPerAddress,
     dbLockTimeoutMs,
+    dbConnectTimeoutMs,
     shutdownGraceMs,
     redisUrl,
     redisCommandTimeoutMs,
@@ -267,4 +271,12 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
     strictContract,
     production,
   };
+}
+
+/** How every command opens `DATABASE`: SQLite's lock wait and PostgreSQL's connect limit, as configured. */
+export function databaseOptions(config: Pick<Config, 'dbLockTimeoutMs' | 'dbConnectTimeoutMs'>): {
+  lockTimeoutMs: number;
+  connectTimeoutMs: number;
+} {
+  return { lockTimeoutMs: config.dbLockTimeoutMs, connectTimeoutMs: config.dbConnectTimeoutMs };
 }

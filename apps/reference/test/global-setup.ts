@@ -4,6 +4,7 @@
 import { startPostgres } from '@cls-api/test-servers';
 import type { TestProject } from 'vitest/node';
 import { openStorage, parseDatabaseTarget } from '../src/store/storage.js';
+import { TEST_CONNECT_TIMEOUT_MS } from './support/connect-timeout.js';
 
 /** The migrated database the run's fresh storages are copied from; never opened by a test. */
 const MIGRATED_TEMPLATE = 'cls_migrated_template';
@@ -21,7 +22,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = await startPostgres();
   try {
     // Closed before any copy: PostgreSQL copies a template no session is connected to.
-    await (await openStorage(parseDatabaseTarget(await server.createDatabase(MIGRATED_TEMPLATE)))).close();
+    const template = parseDatabaseTarget(await server.createDatabase(MIGRATED_TEMPLATE));
+    await (await openStorage(template, { connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS })).close();
   } catch (err) {
     await server.stop();
     throw err;

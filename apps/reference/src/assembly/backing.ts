@@ -2,17 +2,17 @@
 // gateway buckets, the monthly usage counters and the refresh tokens shared by every instance (src/limits/).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
+import { type Config, databaseOptions } from '../config.js';
 import { openRedis } from '../limits/redis.js';
 import { RedisUsageCounters } from '../limits/redis-usage.js';
 import { SERVER_BUSY_TIMEOUT_MS } from '../store/busy.js';
 import type { Storage, UsageCounters } from '../store/interface.js';
 import { type StorageOptions, withoutPassword } from '../store/storage.js';
 
-/** How the server opens `DATABASE`: SQLite's lock wait, and a log line when PostgreSQL drops an idle connection. */
+/** How the server opens `DATABASE`: as every command does, and a log line when PostgreSQL drops an idle connection. */
 export function storageOptions(config: Config, logger: Pick<FastifyBaseLogger, 'warn'>): StorageOptions {
   return {
-    lockTimeoutMs: config.dbLockTimeoutMs,
+    ...databaseOptions(config),
     // The pool replaces the connection; a request that needed it meanwhile failed with 500 and was logged.
     onIdleError: (err) => logger.warn({ err }, 'database: an idle connection failed'),
   };

@@ -87,7 +87,11 @@ export interface PgEngineOptions {
   maxConnections?: number;
   /** Reports errors of idle connections (the database restarted, the network dropped); they are replaced. */
   onIdleError?: (err: Error) => void;
+  /** How long opening one connection may take before it fails (DB_CONNECT_TIMEOUT_MS); 10 s unless told. */
+  connectTimeoutMs?: number;
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export class PgEngine extends Executor implements SqlEngine {
   readonly name = 'postgres' as const;
@@ -109,7 +113,7 @@ export class PgEngine extends Executor implements SqlEngine {
     const pool = new pg.Pool({
       connectionString: url,
       max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       types,
     });
     pool.on('error', (err) => options.onIdleError?.(err));

@@ -77,6 +77,8 @@ export function describeTarget(target: DatabaseTarget): string {
 export interface StorageOptions {
   /** How long a SQLite write waits for the lock held by another connection (DB_LOCK_TIMEOUT_MS). */
   lockTimeoutMs?: number;
+  /** How long opening a PostgreSQL connection may take before it fails (DB_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
   onIdleError?: (err: Error) => void;
 }
 
@@ -121,8 +123,12 @@ export function sqliteStorage(db: Db, options: StorageOptions = {}): SqlStorage 
 export async function openStorage(target: DatabaseTarget, options: StorageOptions = {}): Promise<SqlStorage> {
   try {
     if (target.engine === 'sqlite') return sqliteStorage(openDatabase(target.path), options);
+    const { onIdleError, connectTimeoutMs } = options;
     return new SqlStorage(
-      await PgEngine.open(target.url, options.onIdleError ? { onIdleError: options.onIdleError } : {}),
+      await PgEngine.open(target.url, {
+        ...(onIdleError ? { onIdleError } : {}),
+        ...(connectTimeoutMs !== undefined ? { connectTimeoutMs } : {}),
+      }),
     );
   } catch (err) {
     throw openFailure(target, err);

@@ -5,13 +5,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, databaseOptions, loadConfig } from '../../src/config.js';
 import { PgEngine } from '../../src/store/pg-engine.js';
+import { openStorage } from '../../src/store/storage.js';
 import { TestClock } from '../support/clock.js';
+import { TEST_CONNECT_TIMEOUT_MS } from '../support/connect-timeout.js';
 import { newPostgresDatabase } from '../support/engines.js';
 import { POSTGRES_PASSWORD as PG_PASSWORD, sparePort } from '@cls-api/test-servers';
 import { LIMITS_OFF, startTestServer, TEST_JWT_SECRET, type TestServer } from '../support/server.js';
@@ -54,7 +57,12 @@ async function cli(
   let out = '';
   let err = '';
   const code = await runCli(argv, {
-    env: { LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env },
+    env: {
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: TEST_JWT_SECRET,
+      DB_CONNECT_TIMEOUT_MS: String(TEST_CONNECT_TIMEOUT_MS),
+      ...env,
+    },
     stdout: (t) => (out += `${t}\n`),
     stderr: (t) => (err += `${t}\n`),
     handleSignals: false,
@@ -127,6 +135,42 @@ describe('DATABASE names the engine', () => {
     expect(r.code).toBe(1);
     expect(r.err).toMatch(new RegExp(`DATABASE postgres://cls:\\*\\*\\*@127\\.0\\.0\\.1:${closed}/cls cannot be used`));
     expect(r.err).not.toContain('s3cret-pw');
+  });
+
+  it('opening a connection waits DB_CONNECT_TIMEOUT_MS, then fails naming DATABASE; the value is bounded', async () => {
+    // A server that takes the connection and never answers, as a host whose PostgreSQL has hung would.
+    const silent = createServer(() => undefined);
+    const arrived = new Promise<void>((done) => silent.once('connection', () => done()));
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    const { port } = silent.address() as AddressInfo;
+    const config = loadConfig({
+      DATABASE: `postgres://cls:s3cret-pw@127.0.0.1:${port}/cls`,
+      DB_CONNECT_TIMEOUT_MS: '60000',
+    });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let settled = false;
+      const opening = openStorage(config.database, databaseOptions(config));
+      opening.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await arrived;
+      // Past the 10 s default, still waiting: the configured limit is the one applied.
+      await vi.advanceTimersByTimeAsync(59_990);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(10);
+      await expect(opening).rejects.toThrow(
+        new RegExp(
+          `^DATABASE postgres://cls:\\*\\*\\*@127\\.0\\.0\\.1:${port}/cls cannot be used: Connection terminated due to connection timeout`,
+        ),
+      );
+    } finally {
+      vi.useRealTimers();
+      silent.close();
+    }
+    expect(loadConfig({}).dbConnectTimeoutMs).toBe(10_000);
+    expect(() => loadConfig({ DB_CONNECT_TIMEOUT_MS: '99' })).toThrow(/DB_CONNECT_TIMEOUT_MS/);
   });
 
   it('serve with a wrong password exits 1 with the server’s refusal, not the password', async () => {

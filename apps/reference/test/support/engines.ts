@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
+import { TEST_CONNECT_TIMEOUT_MS } from './connect-timeout.js';
 import {
   openStorage,
   parseDatabaseTarget,
@@ -12,6 +13,7 @@ import {
 } from '../../src/store/storage.js';
 
 export type EngineName = 'sqlite' | 'postgres';
+
 export const ENGINES: readonly EngineName[] = ['sqlite', 'postgres'];
 
 let databases = 0;
@@ -38,5 +40,8 @@ export async function newPostgresDatabase(options: { migrated?: boolean } = {}):
 /** Fresh, migrated storage of the engine. */
 export async function openTestStorage(engine: EngineName, options: StorageOptions = {}): Promise<SqlStorage> {
   if (engine === 'sqlite') return sqliteStorage(openDatabase(':memory:'), options);
-  return openStorage(parseDatabaseTarget(await newPostgresDatabase({ migrated: true })), options);
+  return openStorage(parseDatabaseTarget(await newPostgresDatabase({ migrated: true })), {
+    connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS,
+    ...options,
+  });
 }

@@ -11,6 +11,7 @@ import { assembleApp, type Clock, type DomainFactory, storageOptions } from '../
 import type { KeyEnv, Storage } from '../../src/store/interface.js';
 import type { Db } from '../../src/store/db.js';
 import { openStorage, parseDatabaseTarget, type SqlStorage, sqliteStorage } from '../../src/store/storage.js';
+import { TEST_CONNECT_TIMEOUT_MS } from './connect-timeout.js';
 import { type EngineName, openTestStorage } from './engines.js';
 import { contractProblems } from './contract.js';
 
@@ -33,6 +34,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     STRICT_CONTRACT: '1',
+    DB_CONNECT_TIMEOUT_MS: String(TEST_CONNECT_TIMEOUT_MS),
     ...env,
   });
 }

@@ -83,13 +83,20 @@ export interface ReferenceOptions {
 const AREAS = ['wms', 'manager', 'cam'] as const;
 
 /**
+ * How long opening a PostgreSQL connection may take, here and in the servers started here: as long as a test's own
+ * limit. With four Node.js runtimes installing and starting beside other suites, opening one took over the server's
+ * 10 s default (DB_CONNECT_TIMEOUT_MS) in CI.
+ */
+const CONNECT_TIMEOUT_MS = 600_000;
+
+/**
  * Provisions the sellers in the server's database before it starts, through its store as `admin account create`,
  * `key create` and `client create` do: a pair in milliseconds, where those commands take a Node process each (nine
  * a pair, seconds of a core).
  */
 async function provision(database: string, pairs: number): Promise<SellerPair[]> {
   const { openStorage, parseDatabaseTarget } = await import('@cls-api/reference/store');
-  const storage = await openStorage(parseDatabaseTarget(database));
+  const storage = await openStorage(parseDatabaseTarget(database), { connectTimeoutMs: CONNECT_TIMEOUT_MS });
   try {
     const { accounts } = storage;
     const seller = async (name: string, areas: readonly ('wms' | 'manager' | 'cam')[]) => {
@@ -134,6 +141,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Re
     // Idle connections stay open for the run: with the default 5 s a busy machine can leave the kit idle that long,
     // and a POST sent on a connection the server is just closing is an ECONNRESET the kit rightly does not repeat.
     KEEP_ALIVE_TIMEOUT_MS: '600000',
+    DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
   };
   const cli = fileOf(referenceCli);
   const node = options.node ?? process.execPath;
