@@ -52,16 +52,30 @@ export const RUNTIME_CACHE = join(
   'cls-runtimes',
 );
 
+/** The installs under way in this process, by the folder each fills. */
+const inFlight = new Map<string, Promise<string>>();
+
 /**
  * The folder holding `spec` installed with npm, installing it first when missing. The install goes into a folder of
  * its own and is renamed into place when complete, so a run killed half-way, or two suites installing the same
- * runtime at once, leave no broken copy behind.
+ * runtime at once, leave no broken copy behind. Within one process, callers asking for a runtime already being
+ * installed wait for that install: a matrix's tests start together, and each of its runtimes is asked for by several
+ * of them (the runtimes test of the contract-test kit asks for each twice), where one npm install each is enough.
  */
-export async function ensureNpmRuntime(spec: string): Promise<string> {
-  const dir = join(RUNTIME_CACHE, spec);
+export function ensureNpmRuntime(spec: string, cache = RUNTIME_CACHE): Promise<string> {
+  const dir = join(cache, spec);
+  let installing = inFlight.get(dir);
+  if (!installing) {
+    installing = install(spec, cache, dir).finally(() => inFlight.delete(dir));
+    inFlight.set(dir, installing);
+  }
+  return installing;
+}
+
+async function install(spec: string, cache: string, dir: string): Promise<string> {
   if (existsSync(join(dir, '.installed'))) return dir;
-  mkdirSync(RUNTIME_CACHE, { recursive: true });
-  const staging = mkdtempSync(join(RUNTIME_CACHE, `.${spec.replace(/[@/]/g, '_')}-`));
+  mkdirSync(cache, { recursive: true });
+  const staging = mkdtempSync(join(cache, `.${spec.replace(/[@/]/g, '_')}-`));
   try {
     writeFileSync(join(staging, 'package.json'), JSON.stringify({ private: true }));
     await execFileAsync('npm', ['install', spec, '--no-audit', '--no-fund', '--loglevel=error'], {
