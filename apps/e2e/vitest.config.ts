@@ -6,4 +6,7 @@ export default packageTestConfig({
   testTimeout: 120_000,
   hookTimeout: 900_000,
   fileParallelism: false,
+  // The reference servers `pnpm start` starts inherit it: on a PostgreSQL DATABASE, opening a connection waits as
+  // long as a test may, not the server's 10 s default, which a busy machine can exceed.
+  env: { DB_CONNECT_TIMEOUT_MS: '600000' },
 });
