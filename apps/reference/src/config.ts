@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { GatewayLimit } from '@cls-api/spec';
 import { contract, type Contract } from './contract-facts.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/pg-engine.js';
 import { type DatabaseTarget, DatabaseTargetError, parseDatabaseTarget } from './store/storage.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -206,7 +207,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const keepAliveTimeoutMs = integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
   const maxConnectionsPerAddress = integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 100_000);
   const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000);
-  const dbConnectTimeoutMs = integer('DB_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000);
+  const dbConnectTimeoutMs = integer('DB_CONNECT_TIMEOUT_MS', DEFAULT_CONNECT_TIMEOUT_MS, 100, 600_000);
   const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', 20_000, 0, 600_000);
   // The hot path of every keyed request (README, "Deployment"): at most one second, so that a revoked key or an
   // ended subscription stops working within a second on every instance; 0 turns either off.

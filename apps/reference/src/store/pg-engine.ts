@@ -91,7 +91,7 @@ export interface PgEngineOptions {
   connectTimeoutMs?: number;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export class PgEngine extends Executor implements SqlEngine {
   readonly name = 'postgres' as const;
