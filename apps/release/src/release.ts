@@ -83,6 +83,9 @@ if (publishOnly && (dryRun || versionOnly)) {
   process.exit(2);
 }
 
+// Whether this run has changed the working tree (versions, changelogs, changesets): a refusal undoes it.
+let versioning = false;
+
 // A release commits what versioning changes, and only that: it starts from a committed working tree. Publishing
 // publishes a tagged commit as it is.
 if (!dryRun && !versionOnly && git(root, ['status', '--porcelain'])) {
@@ -148,6 +151,7 @@ const bump = bumps.filter((b): b is Bump => !!b).sort((a, b) => rank[b] - rank[a
 const version = bump ? bumpVersion(current, bump) : current;
 
 if (bump && !dryRun) {
+  versioning = true;
   if (generatedText) writeFileSync(join(changesetDir, `contract-since-${tag}.md`), generatedText);
   say(`versioning: ${current} → ${version} (${bump})`);
   sh('pnpm', ['exec', 'changeset', 'version']);
@@ -187,6 +191,11 @@ async function withTarballs(use: (tarballs: Tarball[]) => void): Promise<void> {
   }
   if (refused.length) {
     for (const line of refused) console.error(line);
+    // Not with --version-only, which never packs, nor --publish, which publishes a tagged commit as it is.
+    if (versioning) {
+      undoVersioning();
+      console.error('release: the version changes are undone: the working tree is as it was');
+    }
     console.error(`release: stopped before ${publishOnly ? 'publishing' : 'committing and tagging'} anything`);
     process.exit(1);
   }
@@ -248,6 +257,16 @@ function publish(tarballs: Tarball[]): void {
     sh('npm', ['publish', t.tarball, '--access', 'public', '--tag', 'latest'], dirname(t.tarball));
     say(`published ${t.name}@${t.version} to ${registry}`);
   }
+}
+
+/**
+ * Puts back what versioning changed: the edited and deleted files as the commit has them, and the files it made
+ * removed. The run started from a committed working tree, so every change there is its own; ignored files (the
+ * builds) stay.
+ */
+function undoVersioning(): void {
+  git(root, ['checkout', 'HEAD', '--', '.']);
+  git(root, ['clean', '-d', '--force', '--quiet', '--', '.']);
 }
 
 /** Commits what versioning changed, and tags the release (once: a release run again finds its tag). */

@@ -69,6 +69,9 @@ let publishedAfterTagging: string[] = [];
 let publishBeforePush: StepRun | undefined;
 let push: StepRun | undefined;
 let publish: StepRun | undefined;
+/** The same step run first on a commit whose MCP server names missing types, and the copy as that run left it. */
+let refused: StepRun | undefined;
+let afterRefusal: { status: string; head: string; brokenHead: string; tags: string } | undefined;
 let before: { head: string; tags: string; files: Map<string, string> };
 
 /** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
@@ -236,6 +239,26 @@ beforeAll(async () => {
   writeFileSync(setupNodeNpmrc, `//127.0.0.1:${port}/:_authToken=\${NODE_AUTH_TOKEN}\nregistry=${registry}\n`);
   const { NPM_CONFIG_REGISTRY: _registry, ...job } = env;
   const jobEnv = { ...job, NPM_CONFIG_USERCONFIG: setupNodeNpmrc, NODE_AUTH_TOKEN: 'XXXXX-XXXXX-XXXXX-XXXXX' };
+  // First the step on a commit whose MCP server's types name a missing file: it versions, builds, and must stop at
+  // the checks with the copy as it found it. What it built is turbo's cache for the release after it, which versions
+  // to the same numbers (nothing depends on the MCP server, so nothing else builds again).
+  const mcpManifest = join(copy, 'packages', 'mcp', 'package.json');
+  const mcp = JSON.parse(readFileSync(mcpManifest, 'utf8'));
+  mcp.exports['.'].types = './dist/src/gone.d.ts';
+  writeFileSync(mcpManifest, `${JSON.stringify(mcp, null, 2)}\n`);
+  const commit = ['-c', 'user.name=release test', '-c', 'user.email=release@test.invalid', 'commit', '-q', '-a'];
+  git(copy, [...commit, '-m', 'types that name a missing file']);
+  const brokenHead = git(copy, ['rev-parse', 'HEAD']);
+  refused = runStep(releaseStep('Version and tag'), copy, jobEnv);
+  afterRefusal = {
+    status: git(copy, ['status', '--porcelain']),
+    head: git(copy, ['rev-parse', 'HEAD']),
+    brokenHead,
+    tags: git(copy, ['tag', '--list']),
+  };
+  git(copy, ['reset', '-q', '--hard', 'HEAD~1']);
+  git(copy, ['clean', '-d', '--force', '--quiet']);
+
   release = runStep(releaseStep('Version and tag'), copy, jobEnv);
   if (release.status === 0) {
     publishedAfterTagging = await onRegistry();
@@ -274,6 +297,22 @@ afterAll(async () => {
 });
 
 describe('pnpm release against a throwaway registry', () => {
+  it('a package that fails its checks after versioning stops the release, and the version changes are undone', () => {
+    expect(refused?.status, `${refused?.stdout}${refused?.stderr}`).toBe(1);
+    expect(refused?.stdout).toMatch(/^release: versioning: /m);
+    expect(refused?.stderr).toContain(`release: @cls-api/mcp@${releasedVersion(root)} fails its checks as packed:\n`);
+    expect(refused?.stderr).toMatch(
+      /^release: the version changes are undone: the working tree is as it was\nrelease: stopped before committing and tagging anything$/m,
+    );
+    // Nothing committed, tagged or left changed: the versions, changelogs and changesets are as the commit has them.
+    expect(afterRefusal).toEqual({
+      status: '',
+      head: afterRefusal?.brokenHead,
+      brokenHead: afterRefusal?.brokenHead,
+      tags: '',
+    });
+  });
+
   it('tags the copy, and publishes nothing while the tag is not on origin', () => {
     expect(release.status).toBe(0);
     expect(release.stdout).not.toMatch(/^release: published /m);
