@@ -13,7 +13,6 @@ import {
 } from '../../src/store/storage.js';
 
 export type EngineName = 'sqlite' | 'postgres';
-
 export const ENGINES: readonly EngineName[] = ['sqlite', 'postgres'];
 
 let databases = 0;

@@ -84,8 +84,8 @@ const AREAS = ['wms', 'manager', 'cam'] as const;
 
 /**
  * How long opening a PostgreSQL connection may take, here and in the servers started here: as long as a test's own
- * limit. With four Node.js runtimes installing and starting beside other suites, opening one took over the server's
- * 10 s default (DB_CONNECT_TIMEOUT_MS) in CI.
+ * limit. With three Node.js runtimes installing and four starting beside other suites, opening one took over the
+ * server's 10 s default (DB_CONNECT_TIMEOUT_MS) in CI.
  */
 const CONNECT_TIMEOUT_MS = 600_000;
 
