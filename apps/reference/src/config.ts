@@ -43,7 +43,10 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** How long a write waits for the SQLite write lock held by another connection before it fails (500). */
   dbLockTimeoutMs: number;
-  /** How long opening a PostgreSQL connection may take before it fails (at start, and for each pooled connection). */
+  /**
+   * How long getting a PostgreSQL connection may take before it fails: opening one (at start, and for each the pool
+   * adds), or waiting for a free one when the pool is full.
+   */
   dbConnectTimeoutMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may take before their connections are cut. */
   shutdownGraceMs: number;

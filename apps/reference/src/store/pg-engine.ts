@@ -87,7 +87,10 @@ export interface PgEngineOptions {
   maxConnections?: number;
   /** Reports errors of idle connections (the database restarted, the network dropped); they are replaced. */
   onIdleError?: (err: Error) => void;
-  /** How long opening one connection may take before it fails (DB_CONNECT_TIMEOUT_MS); 10 s unless told. */
+  /**
+   * How long getting a connection may take before it fails, opening one or waiting for a free one when all
+   * `maxConnections` are in use (DB_CONNECT_TIMEOUT_MS); 10 s unless told.
+   */
   connectTimeoutMs?: number;
 }
 

@@ -77,7 +77,7 @@ export function describeTarget(target: DatabaseTarget): string {
 export interface StorageOptions {
   /** How long a SQLite write waits for the lock held by another connection (DB_LOCK_TIMEOUT_MS). */
   lockTimeoutMs?: number;
-  /** How long opening a PostgreSQL connection may take before it fails (DB_CONNECT_TIMEOUT_MS). */
+  /** How long getting a PostgreSQL connection (opened, or freed in a full pool) may take (DB_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
   onIdleError?: (err: Error) => void;
 }
