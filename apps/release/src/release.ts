@@ -83,7 +83,8 @@ if (publishOnly && (dryRun || versionOnly)) {
   process.exit(2);
 }
 
-// Whether this run has changed the working tree (versions, changelogs, changesets): a refusal undoes it.
+// Whether this run has changed a working tree it found committed (versions, changelogs, changesets): a refusal or a
+// failure before the commit undoes it.
 let versioning = false;
 
 // A release commits what versioning changes, and only that: it starts from a committed working tree. Publishing
@@ -150,28 +151,42 @@ const rank = { patch: 0, minor: 1, major: 2 } as const;
 const bump = bumps.filter((b): b is Bump => !!b).sort((a, b) => rank[b] - rank[a])[0];
 const version = bump ? bumpVersion(current, bump) : current;
 
-if (bump && !dryRun) {
-  versioning = true;
-  if (generatedText) writeFileSync(join(changesetDir, `contract-since-${tag}.md`), generatedText);
-  say(`versioning: ${current} → ${version} (${bump})`);
-  sh('pnpm', ['exec', 'changeset', 'version']);
-  syncContractVersion(root, version);
-  if (!versionOnly) build();
-}
-if (versionOnly) {
-  say(bump ? `versioned ${version}` : `nothing to version: ${current} has no pending changesets`);
-  process.exit(0);
-}
-
-// 3-4. Pack and check (a package that fails its checks is never tagged), then commit and tag.
-await withTarballs((tarballs) => {
-  if (dryRun) {
-    const registry = sh('npm', ['config', 'get', 'registry']).trim();
-    say(`dry run: would tag v${version}, then publish ${tarballs.length} packages at ${version} to ${registry}`);
-    return;
+// From here on a real run changes the working tree it found committed: whatever stops it before the commit, a
+// check that refuses a package (withTarballs) or a command that fails (the build, the pack, `changeset version`),
+// puts that tree back as the commit has it.
+const startHead = git(root, ['rev-parse', 'HEAD']);
+try {
+  if (bump && !dryRun) {
+    // --version-only may run on a working tree with changes of the user's own: nothing there is undone.
+    versioning = !versionOnly;
+    if (generatedText) writeFileSync(join(changesetDir, `contract-since-${tag}.md`), generatedText);
+    say(`versioning: ${current} → ${version} (${bump})`);
+    sh('pnpm', ['exec', 'changeset', 'version']);
+    syncContractVersion(root, version);
+    if (!versionOnly) build();
   }
-  commitAndTag();
-});
+  if (versionOnly) {
+    say(bump ? `versioned ${version}` : `nothing to version: ${current} has no pending changesets`);
+    process.exit(0);
+  }
+
+  // 3-4. Pack and check (a package that fails its checks is never tagged), then commit and tag.
+  await withTarballs((tarballs) => {
+    if (dryRun) {
+      const registry = sh('npm', ['config', 'get', 'registry']).trim();
+      say(`dry run: would tag v${version}, then publish ${tarballs.length} packages at ${version} to ${registry}`);
+      return;
+    }
+    commitAndTag();
+  });
+} catch (error) {
+  if (!versioning || git(root, ['rev-parse', 'HEAD']) !== startHead) throw error;
+  console.error(`release: ${error instanceof Error ? error.message : String(error)}`.trimEnd());
+  undoVersioning();
+  console.error('release: the version changes are undone: the working tree is as it was');
+  console.error('release: stopped before committing and tagging anything');
+  process.exit(1);
+}
 
 type Tarball = { name: string; version: string; tarball: string };
 

@@ -74,6 +74,8 @@ let refused: StepRun | undefined;
 let afterRefusal: { status: string; head: string; tags: string } | undefined;
 let brokenHead: string | undefined;
 let before: { head: string; tags: string; files: Map<string, string> };
+/** `git commit` of every tracked change, as the tests' own author. */
+const commit = ['-c', 'user.name=release test', '-c', 'user.email=release@test.invalid', 'commit', '-q', '-a'];
 
 /** What a release changes, read from this checkout: HEAD, the tags, and the files versioning writes. */
 function releaseState() {
@@ -247,7 +249,6 @@ beforeAll(async () => {
   const mcp = JSON.parse(readFileSync(mcpManifest, 'utf8'));
   mcp.exports['.'].types = './dist/src/gone.d.ts';
   writeFileSync(mcpManifest, `${JSON.stringify(mcp, null, 2)}\n`);
-  const commit = ['-c', 'user.name=release test', '-c', 'user.email=release@test.invalid', 'commit', '-q', '-a'];
   git(copy, [...commit, '-m', 'types that name a missing file']);
   brokenHead = git(copy, ['rev-parse', 'HEAD']);
   refused = runStep(releaseStep('Version and tag'), copy, jobEnv);
@@ -438,6 +439,42 @@ describe('after the release, in the released copy', () => {
     writeFileSync(path, YAML.stringify(doc));
   };
   const released = () => releasedVersion(root);
+
+  it('a command that fails after versioning stops the release, and the version changes are undone', () => {
+    // The contract's info.version as a value on a line of its own: valid YAML the release cannot set, so versioning
+    // fails after `changeset version` has moved the packages and consumed the changeset.
+    const spec = join(copy, 'spec', 'openapi.yaml');
+    const text = readFileSync(spec, 'utf8');
+    const unsettable = text.replace(/^(info:\n(?:[ ]{2}.*\n)*?[ ]{2}version:)[ ]*(\S+)$/m, '$1\n    $2');
+    expect(unsettable).not.toBe(text);
+    writeFileSync(spec, unsettable);
+    writeFileSync(join(copy, '.changeset', 'a-fix.md'), '---\n"@cls-api/spec": patch\n---\n\nA fix.\n');
+    git(copy, ['add', '.changeset/a-fix.md']);
+    git(copy, [...commit, '-m', 'an info.version the release cannot set']);
+    const state = () => ({
+      status: git(copy, ['status', '--porcelain']),
+      head: git(copy, ['rev-parse', 'HEAD']),
+      tags: git(copy, ['tag', '--list']),
+    });
+    const committed = state();
+    try {
+      const r = node(['apps/release/dist/release.js', '--skip-build']);
+      expect(r.status, r.stdout + r.stderr).toBe(1);
+      const next = released().replace(/\d+$/, (patch) => String(Number(patch) + 1));
+      expect(r.stdout).toContain(`release: versioning: ${released()} → ${next} (patch)\n`);
+      expect(r.stderr).toBe(
+        [
+          `release: no info.version line in ${spec}`,
+          'release: the version changes are undone: the working tree is as it was',
+          'release: stopped before committing and tagging anything',
+          '',
+        ].join('\n'),
+      );
+      expect(state()).toEqual(committed);
+    } finally {
+      git(copy, ['reset', '-q', '--hard', 'HEAD~1']);
+    }
+  });
 
   it('a package whose types name a missing file stops the release, each problem named, nothing tagged', () => {
     const manifest = join(copy, 'packages', 'client', 'package.json');
