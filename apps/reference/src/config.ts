@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { GatewayLimit } from '@cls-api/spec';
 import { contract, type Contract } from './contract-facts.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './store/pg-engine.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from './store/sqlite-engine.js';
 import { type DatabaseTarget, DatabaseTargetError, parseDatabaseTarget } from './store/storage.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -209,7 +210,7 @@ export function loadConfig(env: Env = process.env, spec: Contract = contract(), 
   const connectionTimeoutMs = integer('CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000);
   const keepAliveTimeoutMs = integer('KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000);
   const maxConnectionsPerAddress = integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 100_000);
-  const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', 5_000, 0, 600_000);
+  const dbLockTimeoutMs = integer('DB_LOCK_TIMEOUT_MS', DEFAULT_LOCK_TIMEOUT_MS, 0, 600_000);
   const dbConnectTimeoutMs = integer('DB_CONNECT_TIMEOUT_MS', DEFAULT_CONNECT_TIMEOUT_MS, 100, 600_000);
   const shutdownGraceMs = integer('SHUTDOWN_GRACE_MS', 20_000, 0, 600_000);
   // The hot path of every keyed request (README, "Deployment"): at most one second, so that a revoked key or an

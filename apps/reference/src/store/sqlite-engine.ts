@@ -19,7 +19,10 @@ import type { Db } from './db.js';
 import type { Dialect, Page, Param, SqlEngine, SqlExecutor } from './sql.js';
 import { Statements } from './statements.js';
 
-/** The lock wait of an engine made without one (the operator's CLI, tests); the server passes DB_LOCK_TIMEOUT_MS. */
+/**
+ * How long a write waits for the write lock: an engine made without a wait (the operator's CLI, tests) waits this
+ * long, and so does the server unless DB_LOCK_TIMEOUT_MS says otherwise (config.ts reads its default here).
+ */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 
 /**

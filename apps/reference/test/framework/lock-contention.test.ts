@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { monthKey } from '@cls-api/spec';
+import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/store/db.js';
+import { DEFAULT_LOCK_TIMEOUT_MS } from '../../src/store/sqlite-engine.js';
 import { startTestServer, type TestServer, sqliteOf } from '../support/server.js';
 
 let dir: string;
@@ -101,6 +103,11 @@ describe('SQLite write lock held by another connection', () => {
     lock.exec('COMMIT');
     await s.app.usageMeter.settled();
     expect((await s.get('/v3/wms/suppliers', { apiKey: wms })).status).toBe(429);
+  });
+
+  it('the server waits as long as an engine made without a wait: one default, 5 s as the README says', () => {
+    expect(loadConfig({}).dbLockTimeoutMs).toBe(DEFAULT_LOCK_TIMEOUT_MS);
+    expect(DEFAULT_LOCK_TIMEOUT_MS).toBe(5_000);
   });
 
   it('a write that cannot get the lock within DB_LOCK_TIMEOUT_MS is 500 INTERNAL_ERROR in the envelope, and writes nothing', async () => {
