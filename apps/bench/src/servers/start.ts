@@ -160,9 +160,15 @@ function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cw
  * The environment the reference runs with in every scenario: production's (NODE_ENV=production, a fixed JWT secret),
  * with the gateway limit raised so that a load test from one address is not throttled (the limiter still runs on
  * every request), strict-contract response checking off (a test-only mode), and request logging off (LOG_LEVEL=warn).
+ * Nothing else of the bench's own environment is passed on, but DB_CONNECT_TIMEOUT_MS.
  */
 export function referenceEnv(): Record<string, string> {
+  // How long a PostgreSQL connection may take to open: the reference's own default, unless the bench's environment
+  // says otherwise (DB_CONNECT_TIMEOUT_MS: a database far away, or this package's tests on a machine whose cores
+  // other suites share).
+  const connectTimeout = process.env.DB_CONNECT_TIMEOUT_MS;
   return {
+    ...(connectTimeout ? { DB_CONNECT_TIMEOUT_MS: connectTimeout } : {}),
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: '0',
