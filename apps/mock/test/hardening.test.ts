@@ -24,9 +24,9 @@ afterAll(async () => {
 });
 
 /**
- * Sends `bytes` on a connection of its own and reads the final answer (after a `100 Continue`, if any). With
- * `halfClose: false` the client's side stays open: a client that half-closes gets no answer from a Node server still
- * awaiting Prism.
+ * Sends `bytes` on a connection of its own and reads the final answer (after a `100 Continue`, if any). By default
+ * the client then closes its side of the connection (a half-close) and reads on; with `halfClose: false` its side
+ * stays open.
  */
 function raw(
   bytes: string | Buffer,
@@ -224,10 +224,27 @@ describe('requests Prism cannot take', () => {
       `${head}Expect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     ];
     for (const bytes of sent) {
-      const answer = await raw(bytes, { halfClose: false });
+      const answer = await raw(bytes);
       expectEnvelope(answer, 'INVALID_PARAMETER');
       // The schema's own refusal of an empty list, which only a body read whole can have.
       expect((answer.body as { error: { message: string } }).error.message, answer.text).toMatch(/^orders /);
+    }
+    await stillServes();
+  });
+
+  it('a client that closes its side once its request is sent still gets the answer Prism gives', async () => {
+    const req = exampleRequest(doc, listOrders);
+    const headers = Object.entries(req.headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    for (const halfClose of [true, false]) {
+      const answer = await raw(`GET ${req.url} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`, {
+        halfClose,
+      });
+      expect([answer.status, Object.keys(answer.body as object)[0]], `half-close ${halfClose}`).toEqual([
+        200,
+        'success',
+      ]);
     }
     await stillServes();
   });
