@@ -46,10 +46,10 @@ export function createListener(
     },
   );
   // A client may close its side of the connection once its request is sent (a half-close, as `nc -N` does) and still
-  // read the answer. Node's server takes that end for the client gone unless told otherwise: it dropped the request
-  // and closed the connection, and the answer, still waiting on Prism, was never written. Kept half-open, the
-  // connection closes once the answer is written. `httpAllowHalfOpen` is the server's own switch for this, which
-  // Node's types leave out.
+  // read the answer. Unless told otherwise, Node's server takes that end for the client gone: it drops the request and
+  // closes the connection, and the answer, still waiting on Prism, is never written. Kept half-open, the connection
+  // closes once the answer is written. `httpAllowHalfOpen` is the server's own switch for this, which Node's types
+  // leave out.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Malformed HTTP never reaches the handler (Node's parser refuses it): it still gets the envelope, with a status
   // the contract uses, rather than Node's bare 400 or 431.

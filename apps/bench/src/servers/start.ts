@@ -160,7 +160,7 @@ function runReferenceCli(cli: string, args: string[], env: NodeJS.ProcessEnv, cw
  * The environment the reference runs with in every scenario: production's (NODE_ENV=production, a fixed JWT secret),
  * with the gateway limit raised so that a load test from one address is not throttled (the limiter still runs on
  * every request), strict-contract response checking off (a test-only mode), and request logging off (LOG_LEVEL=warn).
- * Nothing else of the bench's own environment is passed on, but DB_CONNECT_TIMEOUT_MS.
+ * Of the bench's own environment, only DB_CONNECT_TIMEOUT_MS is passed on.
  */
 export function referenceEnv(): Record<string, string> {
   // How long a PostgreSQL connection may take to open: the reference's own default, unless the bench's environment
